@@ -1,0 +1,173 @@
+/* sandbox-backend.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(SANDBOX_INSIDE) && !defined(SANDBOX_COMPILATION)
+# error "Only <sandbox.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "sandbox-version-macros.h"
+#include "sandbox-handle.h"
+#include "sandbox-network-policy.h"
+#include "sandbox-state.h"
+#include "sandbox-template.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SANDBOX_BACKEND_EXTENSION_POINT_NAME:
+ *
+ * The GIO extension point driver modules implement, each under its driver
+ * name (`bubblewrap`, `memory`, …).
+ */
+#define SANDBOX_BACKEND_EXTENSION_POINT_NAME "sandbox-backend"
+
+/**
+ * SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS:
+ *
+ * The default admission limit of a backend's sessions.
+ */
+#define SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS 8
+
+/**
+ * SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT:
+ *
+ * The largest admission limit a backend accepts.
+ */
+#define SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT 1024
+
+#define SANDBOX_TYPE_BACKEND (sandbox_backend_get_type ())
+
+SANDBOX_AVAILABLE_IN_ALL
+G_DECLARE_INTERFACE (SandboxBackend, sandbox_backend, SANDBOX, BACKEND, GObject)
+
+/**
+ * SandboxBackendInterface:
+ * @parent_iface: the parent interface
+ * @prewarm: stores @template under its content-addressed key (blocking,
+ *   thread-safe); sets @reused when it was already stored
+ * @create: creates a session from a stored template, or resumes the session
+ *   @state describes, under @policy (blocking, thread-safe)
+ * @prewarm_async: async form of @prewarm; the default runs it in a thread
+ * @prewarm_finish: finishes @prewarm_async
+ * @create_async: async form of @create; the default runs it in a thread
+ * @create_finish: finishes @create_async
+ * @gateway_error: class closure of #SandboxBackend::gateway-error
+ *
+ * What a driver module implements. Implementations also implement
+ * #GInitable, and validate their properties in init() with
+ * %SANDBOX_ERROR_INVALID (or %SANDBOX_ERROR_UNAVAILABLE where the driver cannot
+ * work on this system).
+ */
+struct _SandboxBackendInterface
+{
+  GTypeInterface parent_iface;
+
+  char          *(*prewarm)        (SandboxBackend        *self,
+                                    SandboxTemplate       *template_,
+                                    gboolean              *reused,
+                                    GCancellable          *cancellable,
+                                    GError               **error);
+  SandboxHandle *(*create)         (SandboxBackend        *self,
+                                    const char            *template_key,
+                                    SandboxState          *state,
+                                    SandboxNetworkPolicy  *policy,
+                                    GCancellable          *cancellable,
+                                    GError               **error);
+
+  void           (*prewarm_async)  (SandboxBackend        *self,
+                                    SandboxTemplate       *template_,
+                                    GCancellable          *cancellable,
+                                    GAsyncReadyCallback    callback,
+                                    gpointer               user_data);
+  char          *(*prewarm_finish) (SandboxBackend        *self,
+                                    GAsyncResult          *result,
+                                    gboolean              *reused,
+                                    GError               **error);
+  void           (*create_async)   (SandboxBackend        *self,
+                                    const char            *template_key,
+                                    SandboxState          *state,
+                                    SandboxNetworkPolicy  *policy,
+                                    GCancellable          *cancellable,
+                                    GAsyncReadyCallback    callback,
+                                    gpointer               user_data);
+  SandboxHandle *(*create_finish)  (SandboxBackend        *self,
+                                    GAsyncResult          *result,
+                                    GError               **error);
+
+  void           (*gateway_error)  (SandboxBackend        *self,
+                                    const GError          *cause);
+
+  /*< private >*/
+  gpointer _padding[12];
+};
+
+SANDBOX_AVAILABLE_IN_ALL
+SandboxBackend  *sandbox_backend_new            (const char            *driver,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error,
+                                                 const char            *first_property_name,
+                                                 ...) G_GNUC_NULL_TERMINATED;
+SANDBOX_AVAILABLE_IN_ALL
+SandboxBackend  *sandbox_backend_newv           (const char            *driver,
+                                                 guint                  n_properties,
+                                                 const char           **names,
+                                                 const GValue          *values,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+char           **sandbox_list_drivers           (void);
+
+SANDBOX_AVAILABLE_IN_ALL
+const char      *sandbox_backend_get_name       (SandboxBackend        *self);
+SANDBOX_AVAILABLE_IN_ALL
+char            *sandbox_backend_dup_state_directory (SandboxBackend   *self);
+SANDBOX_AVAILABLE_IN_ALL
+guint            sandbox_backend_get_max_concurrent_commands (SandboxBackend *self);
+
+SANDBOX_AVAILABLE_IN_ALL
+char            *sandbox_backend_prewarm        (SandboxBackend        *self,
+                                                 SandboxTemplate       *template_,
+                                                 gboolean              *reused,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_prewarm_async  (SandboxBackend        *self,
+                                                 SandboxTemplate       *template_,
+                                                 GCancellable          *cancellable,
+                                                 GAsyncReadyCallback    callback,
+                                                 gpointer               user_data);
+SANDBOX_AVAILABLE_IN_ALL
+char            *sandbox_backend_prewarm_finish (SandboxBackend        *self,
+                                                 GAsyncResult          *result,
+                                                 gboolean              *reused,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxHandle   *sandbox_backend_create         (SandboxBackend        *self,
+                                                 const char            *template_key,
+                                                 SandboxState          *state,
+                                                 SandboxNetworkPolicy  *policy,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_create_async   (SandboxBackend        *self,
+                                                 const char            *template_key,
+                                                 SandboxState          *state,
+                                                 SandboxNetworkPolicy  *policy,
+                                                 GCancellable          *cancellable,
+                                                 GAsyncReadyCallback    callback,
+                                                 gpointer               user_data);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxHandle   *sandbox_backend_create_finish  (SandboxBackend        *self,
+                                                 GAsyncResult          *result,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_emit_gateway_error (SandboxBackend    *self,
+                                                 const GError          *cause);
+
+G_END_DECLS

@@ -1,0 +1,97 @@
+/* sandbox-command.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(SANDBOX_INSIDE) && !defined(SANDBOX_COMPILATION)
+# error "Only <sandbox.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "sandbox-version-macros.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS:
+ *
+ * The default deadline of a command, in milliseconds (30 s).
+ */
+#define SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS 30000
+
+/**
+ * SANDBOX_COMMAND_MAX_TIMEOUT_MS:
+ *
+ * The largest deadline a command accepts, in milliseconds.
+ */
+#define SANDBOX_COMMAND_MAX_TIMEOUT_MS G_MAXINT32
+
+/**
+ * SANDBOX_COMMAND_DEFAULT_MAX_OUTPUT_BYTES:
+ *
+ * The default cap on a command's combined stdout and stderr (1 MiB).
+ */
+#define SANDBOX_COMMAND_DEFAULT_MAX_OUTPUT_BYTES 1048576
+
+#define SANDBOX_TYPE_COMMAND (sandbox_command_get_type ())
+
+SANDBOX_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SandboxCommand, sandbox_command, SANDBOX, COMMAND, GObject)
+
+SANDBOX_AVAILABLE_IN_ALL
+SandboxCommand      *sandbox_command_new                (const char            *executable);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxCommand      *sandbox_command_new_from_json      (const char            *json,
+                                                         GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxCommand      *sandbox_command_copy               (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean             sandbox_command_validate           (SandboxCommand        *self,
+                                                         GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+const char          *sandbox_command_get_executable     (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_set_executable     (SandboxCommand        *self,
+                                                         const char            *executable);
+SANDBOX_AVAILABLE_IN_ALL
+const char * const  *sandbox_command_get_args           (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_set_args           (SandboxCommand        *self,
+                                                         const char * const    *args);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_add_arg            (SandboxCommand        *self,
+                                                         const char            *arg);
+SANDBOX_AVAILABLE_IN_ALL
+const char          *sandbox_command_get_cwd            (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_set_cwd            (SandboxCommand        *self,
+                                                         const char            *cwd);
+SANDBOX_AVAILABLE_IN_ALL
+char               **sandbox_command_get_environment    (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_setenv             (SandboxCommand        *self,
+                                                         const char            *key,
+                                                         const char            *value);
+SANDBOX_AVAILABLE_IN_ALL
+const char          *sandbox_command_getenv             (SandboxCommand        *self,
+                                                         const char            *key);
+SANDBOX_AVAILABLE_IN_ALL
+guint                sandbox_command_get_timeout_ms     (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_set_timeout_ms     (SandboxCommand        *self,
+                                                         guint                  timeout_ms);
+SANDBOX_AVAILABLE_IN_ALL
+gsize                sandbox_command_get_max_output_bytes (SandboxCommand      *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_set_max_output_bytes (SandboxCommand      *self,
+                                                         gsize                  max_output_bytes);
+SANDBOX_AVAILABLE_IN_ALL
+GBytes              *sandbox_command_get_stdin          (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_set_stdin          (SandboxCommand        *self,
+                                                         GBytes                *stdin_bytes);
+
+G_END_DECLS

@@ -1,0 +1,105 @@
+/* sandbox-handle.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(SANDBOX_INSIDE) && !defined(SANDBOX_COMPILATION)
+# error "Only <sandbox.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "sandbox-version-macros.h"
+#include "sandbox-session.h"
+#include "sandbox-state.h"
+
+G_BEGIN_DECLS
+
+#define SANDBOX_TYPE_HANDLE (sandbox_handle_get_type ())
+
+SANDBOX_AVAILABLE_IN_ALL
+G_DECLARE_DERIVABLE_TYPE (SandboxHandle, sandbox_handle, SANDBOX, HANDLE, GObject)
+
+/**
+ * SandboxHandleClass:
+ * @parent_class: the parent class
+ * @stop: kills live commands, closes the gateway and releases the lease; the
+ *   workspace stays. Called at most once per handle (the base class makes
+ *   stop idempotent); blocking and thread-safe.
+ * @delete_session: removes the session's state and workspace, keeping
+ *   templates. Called after @stop has completed; returns %SANDBOX_ERROR_BUSY
+ *   when another owner attached meanwhile. Blocking and thread-safe.
+ *
+ * The class a backend subclasses for its live sessions. The base class keeps
+ * the session and state, makes stop idempotent and ordered before delete,
+ * refuses capture_state() after delete, provides the async forms (running the
+ * blocking vfuncs in a thread) and stops the session when the last reference
+ * is dropped.
+ */
+struct _SandboxHandleClass
+{
+  GObjectClass parent_class;
+
+  gboolean (*stop)           (SandboxHandle  *self,
+                              GCancellable   *cancellable,
+                              GError        **error);
+  gboolean (*delete_session) (SandboxHandle  *self,
+                              GCancellable   *cancellable,
+                              GError        **error);
+
+  /*< private >*/
+  gpointer _padding[12];
+};
+
+SANDBOX_AVAILABLE_IN_ALL
+SandboxSession *sandbox_handle_get_session     (SandboxHandle        *self);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxState   *sandbox_handle_capture_state   (SandboxHandle        *self,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_is_stopped      (SandboxHandle        *self);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_is_deleted      (SandboxHandle        *self);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_stop            (SandboxHandle        *self,
+                                                GCancellable         *cancellable,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+void            sandbox_handle_stop_async      (SandboxHandle        *self,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_stop_finish     (SandboxHandle        *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_shutdown        (SandboxHandle        *self,
+                                                GCancellable         *cancellable,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+void            sandbox_handle_shutdown_async  (SandboxHandle        *self,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_shutdown_finish (SandboxHandle        *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_delete          (SandboxHandle        *self,
+                                                GCancellable         *cancellable,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+void            sandbox_handle_delete_async    (SandboxHandle        *self,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_delete_finish   (SandboxHandle        *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+
+G_END_DECLS

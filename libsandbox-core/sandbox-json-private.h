@@ -1,0 +1,23 @@
+/* sandbox-json-private.h — strict JSON for untrusted input
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#ifndef SANDBOX_COMPILATION
+# error "This is a private header."
+#endif
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* Parses @json as strict RFC 8259 JSON (json-glib 1.6 alone accepts comments,
+ * single quotes and duplicate members, and truncates strings at "\u0000"), and
+ * returns the root node. Any violation is SANDBOX_ERROR_INVALID. */
+JsonNode *sandbox_json_parse_strict (const char  *json,
+                                     gssize       length,
+                                     GError     **error);
+
+G_END_DECLS

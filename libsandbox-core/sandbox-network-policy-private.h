@@ -1,0 +1,47 @@
+/* sandbox-network-policy-private.h — what only the library's gateway may see
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#ifndef SANDBOX_COMPILATION
+# error "This is a private header."
+#endif
+
+#include "sandbox-network-policy.h"
+
+G_BEGIN_DECLS
+
+/*
+ * SandboxNetworkRule:
+ * @origin: the normalized origin, "scheme://host[:port]" without a trailing slash
+ *   and without a default port ("https://api.example.com", "http://127.0.0.1:8080")
+ * @scheme: "http" or "https"
+ * @host: the host as it must appear in a Host header: lowercase hostname, IPv6
+ *   literals in brackets, plus ":port" when the port is not the scheme's default
+ * @hostname: the hostname alone (brackets kept for IPv6)
+ * @port: the port number, explicit or the scheme's default
+ * @header_names: (array zero-terminated=1): injected header names, in insertion order
+ * @header_values: (array zero-terminated=1): their values, same order
+ *
+ * One validated allow-list rule. Immutable, owned by its policy.
+ */
+typedef struct
+{
+  char *origin;
+  char *scheme;
+  char *host;
+  char *hostname;
+  guint16 port;
+  char **header_names;
+  char **header_values;
+} SandboxNetworkRule;
+
+/* The rule whose host equals @host (compared case-insensitively, as hosts are), or NULL. */
+const SandboxNetworkRule *sandbox_network_policy_find_rule (SandboxNetworkPolicy *self,
+                                                            const char           *host);
+const SandboxNetworkRule *sandbox_network_policy_get_rule  (SandboxNetworkPolicy *self,
+                                                            guint                 index);
+
+G_END_DECLS

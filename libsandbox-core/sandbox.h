@@ -1,0 +1,31 @@
+/* sandbox.h — the libsandbox umbrella header
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define SANDBOX_INSIDE
+# include "sandbox-version.h"
+# include "sandbox-version-macros.h"
+# include "sandbox-enums.h"
+# include "sandbox-error.h"
+# include "sandbox-path.h"
+# include "sandbox-command.h"
+# include "sandbox-network-policy.h"
+# include "sandbox-state.h"
+# include "sandbox-template.h"
+# include "sandbox-result.h"
+# include "sandbox-process.h"
+# include "sandbox-driver.h"
+# include "sandbox-session.h"
+# include "sandbox-handle.h"
+# include "sandbox-backend.h"
+# include "sandbox-gateway.h"
+#undef SANDBOX_INSIDE
+
+G_END_DECLS
