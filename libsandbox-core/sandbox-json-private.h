@@ -20,4 +20,12 @@ JsonNode *sandbox_json_parse_strict (const char  *json,
                                      gssize       length,
                                      GError     **error);
 
+/* Like sandbox_json_parse_strict(), but a string with an escaped NUL (which
+ * json-glib cannot represent) is reported with @nul_message, so a caller can
+ * say what such a string would have been; NULL gives the generic message. */
+JsonNode *sandbox_json_parse_strict_full (const char  *json,
+                                          gssize       length,
+                                          const char  *nul_message,
+                                          GError     **error);
+
 G_END_DECLS

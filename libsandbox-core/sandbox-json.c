@@ -1,0 +1,444 @@
+/* sandbox-json.c — strict JSON for untrusted input
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * json-glib 1.6 is a lenient parser: it skips comments, accepts single-quoted
+ * strings, lets a later duplicate member silently replace an earlier one and
+ * cuts strings at an escaped NUL. Any of these lets two readers of the same
+ * document disagree about what it says, so untrusted input first goes through
+ * the RFC 8259 checker below and only then to json-glib to build the tree.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "sandbox-error.h"
+#include "sandbox-json-private.h"
+
+/* Deep enough for any document we accept, shallow enough that neither this
+ * checker nor json-glib can run out of stack. */
+#define MAX_DEPTH 64
+
+typedef struct
+{
+  const char *data;
+  gsize length;
+  gsize pos;
+  guint depth;
+  const char *nul_message;
+  GError **error;
+} Checker;
+
+static gboolean check_value (Checker *checker);
+
+G_GNUC_PRINTF (2, 3)
+static gboolean
+fail (Checker    *checker,
+      const char *format,
+      ...)
+{
+  g_autofree char *problem = NULL;
+  va_list args;
+
+  va_start (args, format);
+  problem = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_set_error (checker->error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+               "Invalid JSON at byte %" G_GSIZE_FORMAT ": %s", checker->pos, problem);
+  return FALSE;
+}
+
+static gboolean
+at_end (Checker *checker)
+{
+  return checker->pos >= checker->length;
+}
+
+static char
+peek (Checker *checker)
+{
+  return at_end (checker) ? '\0' : checker->data[checker->pos];
+}
+
+static void
+skip_whitespace (Checker *checker)
+{
+  while (!at_end (checker))
+    {
+      char c = checker->data[checker->pos];
+
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+        break;
+      checker->pos++;
+    }
+}
+
+static gboolean
+expect_literal (Checker    *checker,
+                const char *literal)
+{
+  gsize length = strlen (literal);
+
+  if (checker->length - checker->pos < length ||
+      memcmp (checker->data + checker->pos, literal, length) != 0)
+    return fail (checker, "unexpected character");
+
+  checker->pos += length;
+  return TRUE;
+}
+
+static gboolean
+skip_digits (Checker *checker)
+{
+  gsize start = checker->pos;
+
+  while (g_ascii_isdigit (peek (checker)))
+    checker->pos++;
+
+  return checker->pos > start;
+}
+
+/* number = [ "-" ] int [ frac ] [ exp ] */
+static gboolean
+check_number (Checker *checker)
+{
+  if (peek (checker) == '-')
+    checker->pos++;
+
+  if (peek (checker) == '0')
+    {
+      checker->pos++;
+      if (g_ascii_isdigit (peek (checker)))
+        return fail (checker, "a number must not have leading zeros");
+    }
+  else if (!skip_digits (checker))
+    return fail (checker, "expected a digit");
+
+  if (peek (checker) == '.')
+    {
+      checker->pos++;
+      if (!skip_digits (checker))
+        return fail (checker, "expected a digit after the decimal point");
+    }
+
+  if (peek (checker) == 'e' || peek (checker) == 'E')
+    {
+      checker->pos++;
+      if (peek (checker) == '+' || peek (checker) == '-')
+        checker->pos++;
+      if (!skip_digits (checker))
+        return fail (checker, "expected a digit in the exponent");
+    }
+
+  return TRUE;
+}
+
+static gboolean
+read_hex4 (Checker  *checker,
+           gunichar *value)
+{
+  *value = 0;
+
+  if (checker->length - checker->pos < 4)
+    return fail (checker, "truncated \\u escape");
+
+  for (guint i = 0; i < 4; i++)
+    {
+      int digit = g_ascii_xdigit_value (checker->data[checker->pos + i]);
+
+      if (digit < 0)
+        return fail (checker, "invalid \\u escape");
+      *value = (*value << 4) | (gunichar) digit;
+    }
+
+  checker->pos += 4;
+  return TRUE;
+}
+
+/* Reads the escape after a backslash into @decoded (if not NULL). */
+static gboolean
+check_escape (Checker *checker,
+              GString *decoded)
+{
+  char c = peek (checker);
+  gunichar unit;
+  gunichar low;
+
+  checker->pos++;
+  switch (c)
+    {
+    case '"': case '\\': case '/':
+      if (decoded != NULL)
+        g_string_append_c (decoded, c);
+      return TRUE;
+    case 'b': case 'f': case 'n': case 'r': case 't':
+      if (decoded != NULL)
+        g_string_append_c (decoded, c == 'b' ? '\b' : c == 'f' ? '\f' :
+                                    c == 'n' ? '\n' : c == 'r' ? '\r' : '\t');
+      return TRUE;
+    case 'u':
+      break;
+    default:
+      checker->pos--;
+      return fail (checker, "invalid escape sequence");
+    }
+
+  if (!read_hex4 (checker, &unit))
+    return FALSE;
+
+  /* json-glib would cut the string here, so a reader would see less than
+   * the document says. */
+  if (unit == 0)
+    return fail (checker, "%s", checker->nul_message != NULL
+                 ? checker->nul_message : "a string contains \\u0000 (NUL)");
+
+  if (unit >= 0xDC00 && unit <= 0xDFFF)
+    return fail (checker, "unpaired low surrogate escape");
+
+  if (unit >= 0xD800 && unit <= 0xDBFF)
+    {
+      if (checker->length - checker->pos < 2 ||
+          checker->data[checker->pos] != '\\' || checker->data[checker->pos + 1] != 'u')
+        return fail (checker, "unpaired high surrogate escape");
+      checker->pos += 2;
+      if (!read_hex4 (checker, &low))
+        return FALSE;
+      if (low < 0xDC00 || low > 0xDFFF)
+        return fail (checker, "unpaired high surrogate escape");
+      unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+    }
+
+  if (decoded != NULL)
+    g_string_append_unichar (decoded, unit);
+  return TRUE;
+}
+
+/* The input is already known to be valid UTF-8, so only ASCII needs care. */
+static gboolean
+check_string (Checker *checker,
+              GString *decoded)
+{
+  if (peek (checker) != '"')
+    return fail (checker, "expected a double-quoted string");
+  checker->pos++;
+
+  while (!at_end (checker))
+    {
+      guchar c = (guchar) checker->data[checker->pos];
+
+      if (c == '"')
+        {
+          checker->pos++;
+          return TRUE;
+        }
+      if (c < 0x20)
+        return fail (checker, "unescaped control character in a string");
+      if (c == '\\')
+        {
+          checker->pos++;
+          if (!check_escape (checker, decoded))
+            return FALSE;
+          continue;
+        }
+      if (decoded != NULL)
+        g_string_append_c (decoded, (char) c);
+      checker->pos++;
+    }
+
+  return fail (checker, "unterminated string");
+}
+
+static gboolean
+enter_container (Checker *checker)
+{
+  if (++checker->depth > MAX_DEPTH)
+    return fail (checker, "nesting deeper than %d levels", MAX_DEPTH);
+  checker->pos++;
+  skip_whitespace (checker);
+  return TRUE;
+}
+
+static gboolean
+check_object (Checker *checker)
+{
+  g_autoptr(GHashTable) names = NULL;
+
+  if (!enter_container (checker))
+    return FALSE;
+
+  if (peek (checker) == '}')
+    {
+      checker->pos++;
+      checker->depth--;
+      return TRUE;
+    }
+
+  names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  while (TRUE)
+    {
+      g_autoptr(GString) name = g_string_new (NULL);
+      gsize name_pos;
+
+      skip_whitespace (checker);
+      name_pos = checker->pos;
+      if (!check_string (checker, name))
+        return FALSE;
+
+      if (!g_hash_table_add (names, g_string_free (g_steal_pointer (&name), FALSE)))
+        {
+          checker->pos = name_pos;
+          return fail (checker, "duplicate member name");
+        }
+
+      skip_whitespace (checker);
+      if (peek (checker) != ':')
+        return fail (checker, "expected ':'");
+      checker->pos++;
+
+      if (!check_value (checker))
+        return FALSE;
+
+      skip_whitespace (checker);
+      if (peek (checker) == ',')
+        {
+          checker->pos++;
+          continue;
+        }
+      if (peek (checker) == '}')
+        {
+          checker->pos++;
+          checker->depth--;
+          return TRUE;
+        }
+      return fail (checker, "expected ',' or '}'");
+    }
+}
+
+static gboolean
+check_array (Checker *checker)
+{
+  if (!enter_container (checker))
+    return FALSE;
+
+  if (peek (checker) == ']')
+    {
+      checker->pos++;
+      checker->depth--;
+      return TRUE;
+    }
+
+  while (TRUE)
+    {
+      if (!check_value (checker))
+        return FALSE;
+
+      skip_whitespace (checker);
+      if (peek (checker) == ',')
+        {
+          checker->pos++;
+          continue;
+        }
+      if (peek (checker) == ']')
+        {
+          checker->pos++;
+          checker->depth--;
+          return TRUE;
+        }
+      return fail (checker, "expected ',' or ']'");
+    }
+}
+
+static gboolean
+check_value (Checker *checker)
+{
+  skip_whitespace (checker);
+
+  switch (peek (checker))
+    {
+    case '{':
+      return check_object (checker);
+    case '[':
+      return check_array (checker);
+    case '"':
+      return check_string (checker, NULL);
+    case 't':
+      return expect_literal (checker, "true");
+    case 'f':
+      return expect_literal (checker, "false");
+    case 'n':
+      return expect_literal (checker, "null");
+    case '-': case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+      return check_number (checker);
+    default:
+      if (at_end (checker))
+        return fail (checker, "unexpected end of input");
+      return fail (checker, "unexpected character");
+    }
+}
+
+static gboolean
+check_document (const char  *json,
+                gsize        length,
+                const char  *nul_message,
+                GError     **error)
+{
+  Checker checker = { json, length, 0, 0, nul_message, error };
+  const char *invalid = NULL;
+
+  /* Also refuses raw NUL bytes, which JSON never allows unescaped. */
+  if (!g_utf8_validate_len (json, length, &invalid))
+    {
+      checker.pos = (gsize) (invalid - json);
+      return fail (&checker, "not valid UTF-8");
+    }
+
+  if (!check_value (&checker))
+    return FALSE;
+
+  skip_whitespace (&checker);
+  if (!at_end (&checker))
+    return fail (&checker, "unexpected data after the JSON value");
+
+  return TRUE;
+}
+
+JsonNode *
+sandbox_json_parse_strict (const char  *json,
+                           gssize       length,
+                           GError     **error)
+{
+  return sandbox_json_parse_strict_full (json, length, NULL, error);
+}
+
+JsonNode *
+sandbox_json_parse_strict_full (const char  *json,
+                                gssize       length,
+                                const char  *nul_message,
+                                GError     **error)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize size;
+
+  g_return_val_if_fail (json != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  size = length < 0 ? strlen (json) : (gsize) length;
+
+  if (!check_document (json, size, nul_message, error))
+    return NULL;
+
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, json, (gssize) size, &local_error))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "Invalid JSON: %s", local_error->message);
+      return NULL;
+    }
+
+  return json_node_ref (json_parser_get_root (parser));
+}
