@@ -1,0 +1,56 @@
+/* sandbox-workspace-fs.h: contained host-side access to a session workspace
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#ifndef SANDBOX_COMPILATION
+# error "sandbox-workspace-fs.h is private to the bubblewrap driver."
+#endif
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/*
+ * Every function here treats the workspace as hostile: guest commands run
+ * as the same uid and may replace any entry with a symbolic link, a FIFO, a
+ * socket, a hard link to a host file or a huge sparse file at any moment.
+ * Resolution goes through openat2() with RESOLVE_BENEATH, so nothing outside
+ * the workspace root is ever read, written, created or removed, and no call
+ * blocks on a FIFO. Error messages name workspace-relative paths only.
+ *
+ * @relative arguments are canonical workspace-relative paths ("dir/file"),
+ * or "." for the root itself. All functions are thread-safe.
+ */
+
+int       sandbox_workspace_open        (const char    *workspace_path,
+                                         GError       **error);
+
+GBytes   *sandbox_workspace_read        (int            root_fd,
+                                         const char    *relative,
+                                         gsize          max_bytes,
+                                         GError       **error);
+
+gboolean  sandbox_workspace_write       (int            root_fd,
+                                         const char    *relative,
+                                         GBytes        *contents,
+                                         gsize          max_bytes,
+                                         GError       **error);
+
+gboolean  sandbox_workspace_remove      (int            root_fd,
+                                         const char    *relative,
+                                         GError       **error);
+
+gboolean  sandbox_workspace_copy_tree   (int            src_dir_fd,
+                                         int            dst_parent_fd,
+                                         const char    *dst_name,
+                                         GCancellable  *cancellable,
+                                         GError       **error);
+
+gboolean  sandbox_workspace_remove_tree (int            parent_fd,
+                                         const char    *name,
+                                         GError       **error);
+
+G_END_DECLS
