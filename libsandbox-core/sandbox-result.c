@@ -1,0 +1,243 @@
+/* sandbox-result.c — how a command ended and what it printed
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "sandbox-result.h"
+
+/**
+ * SandboxResult:
+ *
+ * The outcome of a finished command: its exit status (128 + the signal
+ * number if a signal ended it) and everything it wrote to stdout and stderr.
+ * Immutable.
+ */
+struct _SandboxResult
+{
+  GObject parent_instance;
+
+  int exit_status;
+  GBytes *stdout_bytes;
+  GBytes *stderr_bytes;
+};
+
+G_DEFINE_FINAL_TYPE (SandboxResult, sandbox_result, G_TYPE_OBJECT)
+
+static void
+sandbox_result_finalize (GObject *object)
+{
+  SandboxResult *self = SANDBOX_RESULT (object);
+
+  g_clear_pointer (&self->stdout_bytes, g_bytes_unref);
+  g_clear_pointer (&self->stderr_bytes, g_bytes_unref);
+
+  G_OBJECT_CLASS (sandbox_result_parent_class)->finalize (object);
+}
+
+static void
+sandbox_result_class_init (SandboxResultClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sandbox_result_finalize;
+}
+
+static void
+sandbox_result_init (SandboxResult *self)
+{
+}
+
+static GBytes *
+bytes_or_empty (GBytes *bytes)
+{
+  return bytes != NULL ? g_bytes_ref (bytes) : g_bytes_new_static ("", 0);
+}
+
+/**
+ * sandbox_result_new:
+ * @exit_status: the exit status, or 128 + the signal number
+ * @stdout_bytes: (nullable): what the command wrote to stdout, or %NULL for
+ *   nothing
+ * @stderr_bytes: (nullable): what the command wrote to stderr, or %NULL for
+ *   nothing
+ *
+ * Creates a result; drivers and #SandboxProcess make these.
+ *
+ * Returns: (transfer full): a new #SandboxResult
+ */
+SandboxResult *
+sandbox_result_new (int     exit_status,
+                    GBytes *stdout_bytes,
+                    GBytes *stderr_bytes)
+{
+  SandboxResult *self = g_object_new (SANDBOX_TYPE_RESULT, NULL);
+
+  self->exit_status = exit_status;
+  self->stdout_bytes = bytes_or_empty (stdout_bytes);
+  self->stderr_bytes = bytes_or_empty (stderr_bytes);
+  return self;
+}
+
+/**
+ * sandbox_result_get_exit_status:
+ * @self: a #SandboxResult
+ *
+ * Returns: the exit status, or 128 + the signal number that ended the command
+ */
+int
+sandbox_result_get_exit_status (SandboxResult *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_RESULT (self), -1);
+
+  return self->exit_status;
+}
+
+/**
+ * sandbox_result_get_stdout_bytes:
+ * @self: a #SandboxResult
+ *
+ * Returns: (transfer none): the command's standard output, possibly empty
+ */
+GBytes *
+sandbox_result_get_stdout_bytes (SandboxResult *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_RESULT (self), NULL);
+
+  return self->stdout_bytes;
+}
+
+/**
+ * sandbox_result_get_stderr_bytes:
+ * @self: a #SandboxResult
+ *
+ * Returns: (transfer none): the command's standard error, possibly empty
+ */
+GBytes *
+sandbox_result_get_stderr_bytes (SandboxResult *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_RESULT (self), NULL);
+
+  return self->stderr_bytes;
+}
+
+#define REPLACEMENT_CHARACTER "\xef\xbf\xbd"
+
+/* The WHATWG UTF-8 decoder (what TextDecoder does without `fatal`): each
+ * maximal ill-formed subsequence becomes one U+FFFD. g_utf8_make_valid()
+ * differs: it replaces byte by byte and also replaces NUL. */
+static char *
+decode_utf8_lossy (const guint8 *data,
+                   gsize         length)
+{
+  GString *text = g_string_sized_new (length + 1);
+  gsize sequence_start = 0;
+  guint needed = 0;
+  guint seen = 0;
+  guint8 lower = 0x80;
+  guint8 upper = 0xBF;
+
+  for (gsize i = 0; i < length; i++)
+    {
+      guint8 byte = data[i];
+
+      if (needed == 0)
+        {
+          sequence_start = i;
+          if (byte <= 0x7F)
+            g_string_append_c (text, (char) byte);
+          else if (byte >= 0xC2 && byte <= 0xDF)
+            needed = 1;
+          else if (byte >= 0xE0 && byte <= 0xEF)
+            {
+              lower = byte == 0xE0 ? 0xA0 : 0x80;
+              upper = byte == 0xED ? 0x9F : 0xBF;
+              needed = 2;
+            }
+          else if (byte >= 0xF0 && byte <= 0xF4)
+            {
+              lower = byte == 0xF0 ? 0x90 : 0x80;
+              upper = byte == 0xF4 ? 0x8F : 0xBF;
+              needed = 3;
+            }
+          else
+            g_string_append (text, REPLACEMENT_CHARACTER);
+          continue;
+        }
+
+      if (byte < lower || byte > upper)
+        {
+          /* The sequence so far is one error; this byte starts afresh. */
+          g_string_append (text, REPLACEMENT_CHARACTER);
+          needed = seen = 0;
+          lower = 0x80;
+          upper = 0xBF;
+          i--;
+          continue;
+        }
+
+      lower = 0x80;
+      upper = 0xBF;
+      if (++seen == needed)
+        {
+          g_string_append_len (text, (const char *) data + sequence_start, needed + 1);
+          needed = seen = 0;
+        }
+    }
+
+  if (needed != 0)
+    g_string_append (text, REPLACEMENT_CHARACTER);
+
+  return g_string_free (text, FALSE);
+}
+
+static char *
+bytes_to_text (GBytes *bytes)
+{
+  gsize length;
+  const guint8 *data = g_bytes_get_data (bytes, &length);
+
+  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    {
+      data += 3;
+      length -= 3;
+    }
+
+  return decode_utf8_lossy (data, length);
+}
+
+/**
+ * sandbox_result_dup_stdout_text:
+ * @self: a #SandboxResult
+ *
+ * Decodes standard output as `TextDecoder` does: a leading UTF-8 byte order
+ * mark is dropped and each invalid UTF-8 sequence becomes U+FFFD. NUL bytes
+ * are kept, so a C string reading of the result stops at the first one; use
+ * sandbox_result_get_stdout_bytes() for binary output.
+ *
+ * Returns: (transfer full): the output as valid UTF-8
+ */
+char *
+sandbox_result_dup_stdout_text (SandboxResult *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_RESULT (self), NULL);
+
+  return bytes_to_text (self->stdout_bytes);
+}
+
+/**
+ * sandbox_result_dup_stderr_text:
+ * @self: a #SandboxResult
+ *
+ * Decodes standard error like sandbox_result_dup_stdout_text().
+ *
+ * Returns: (transfer full): the error output as valid UTF-8
+ */
+char *
+sandbox_result_dup_stderr_text (SandboxResult *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_RESULT (self), NULL);
+
+  return bytes_to_text (self->stderr_bytes);
+}
