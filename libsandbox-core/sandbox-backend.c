@@ -1,0 +1,464 @@
+/* sandbox-backend.c — the interface driver modules implement
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "sandbox-backend.h"
+#include "sandbox-error.h"
+
+/**
+ * SandboxBackend:
+ *
+ * A sandbox backend, provided by a driver module and created by name with
+ * sandbox_backend_new().
+ *
+ * A backend stores templates under content-addressed keys (prewarm) and
+ * creates or resumes sessions from them (create). Implementations also
+ * implement #GInitable and refuse, in init(), a configuration they can't
+ * honour.
+ */
+
+G_DEFINE_INTERFACE (SandboxBackend, sandbox_backend, G_TYPE_OBJECT)
+
+enum {
+  SIGNAL_GATEWAY_ERROR,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+typedef struct
+{
+  SandboxTemplate *template_;
+  char *template_key;
+  SandboxState *state;
+  SandboxNetworkPolicy *policy;
+  gboolean reused;
+} OperationData;
+
+static void
+operation_data_free (OperationData *data)
+{
+  g_clear_object (&data->template_);
+  g_clear_pointer (&data->template_key, g_free);
+  g_clear_object (&data->state);
+  g_clear_object (&data->policy);
+  g_free (data);
+}
+
+typedef struct
+{
+  char *key;
+  gboolean reused;
+} PrewarmResult;
+
+static void
+prewarm_result_free (PrewarmResult *result)
+{
+  g_free (result->key);
+  g_free (result);
+}
+
+static void
+prewarm_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  OperationData *data = task_data;
+  GError *error = NULL;
+  gboolean reused = FALSE;
+  char *key;
+
+  key = SANDBOX_BACKEND_GET_IFACE (source_object)->prewarm (source_object, data->template_,
+                                                            &reused, cancellable, &error);
+  if (key == NULL)
+    {
+      g_task_return_error (task, error);
+    }
+  else
+    {
+      PrewarmResult *result = g_new0 (PrewarmResult, 1);
+
+      result->key = key;
+      result->reused = reused;
+      g_task_return_pointer (task, result, (GDestroyNotify) prewarm_result_free);
+    }
+}
+
+static void
+sandbox_backend_real_prewarm_async (SandboxBackend      *self,
+                                    SandboxTemplate     *template_,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  OperationData *data = g_new0 (OperationData, 1);
+
+  g_task_set_source_tag (task, sandbox_backend_real_prewarm_async);
+  g_task_set_name (task, "[sandbox] prewarm");
+  data->template_ = g_object_ref (template_);
+  g_task_set_task_data (task, data, (GDestroyNotify) operation_data_free);
+  g_task_run_in_thread (task, prewarm_thread);
+}
+
+static char *
+sandbox_backend_real_prewarm_finish (SandboxBackend  *self,
+                                     GAsyncResult    *result,
+                                     gboolean        *reused,
+                                     GError         **error)
+{
+  PrewarmResult *prewarm = g_task_propagate_pointer (G_TASK (result), error);
+  char *key;
+
+  if (prewarm == NULL)
+    return NULL;
+
+  if (reused != NULL)
+    *reused = prewarm->reused;
+  key = g_steal_pointer (&prewarm->key);
+  prewarm_result_free (prewarm);
+  return key;
+}
+
+static void
+create_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  OperationData *data = task_data;
+  GError *error = NULL;
+  SandboxHandle *handle;
+
+  handle = SANDBOX_BACKEND_GET_IFACE (source_object)->create (source_object, data->template_key,
+                                                              data->state, data->policy,
+                                                              cancellable, &error);
+  if (handle == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, handle, g_object_unref);
+}
+
+static void
+sandbox_backend_real_create_async (SandboxBackend       *self,
+                                   const char           *template_key,
+                                   SandboxState         *state,
+                                   SandboxNetworkPolicy *policy,
+                                   GCancellable         *cancellable,
+                                   GAsyncReadyCallback   callback,
+                                   gpointer              user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  OperationData *data = g_new0 (OperationData, 1);
+
+  g_task_set_source_tag (task, sandbox_backend_real_create_async);
+  g_task_set_name (task, "[sandbox] create");
+  data->template_key = g_strdup (template_key);
+  data->state = state != NULL ? g_object_ref (state) : NULL;
+  data->policy = g_object_ref (policy);
+  g_task_set_task_data (task, data, (GDestroyNotify) operation_data_free);
+  g_task_run_in_thread (task, create_thread);
+}
+
+static SandboxHandle *
+sandbox_backend_real_create_finish (SandboxBackend  *self,
+                                    GAsyncResult    *result,
+                                    GError         **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+sandbox_backend_default_init (SandboxBackendInterface *iface)
+{
+  iface->prewarm_async = sandbox_backend_real_prewarm_async;
+  iface->prewarm_finish = sandbox_backend_real_prewarm_finish;
+  iface->create_async = sandbox_backend_real_create_async;
+  iface->create_finish = sandbox_backend_real_create_finish;
+
+  /**
+   * SandboxBackend:name:
+   *
+   * The backend's name. It is part of every template key and of every
+   * saved #SandboxState, so a session can only be resumed by a backend of
+   * the same name. Must not be empty.
+   */
+  g_object_interface_install_property (iface,
+    g_param_spec_string ("name", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBackend:state-directory:
+   *
+   * Where the backend keeps templates and sessions. It belongs to the
+   * trusted host.
+   */
+  g_object_interface_install_property (iface,
+    g_param_spec_string ("state-directory", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBackend:max-concurrent-commands:
+   *
+   * The admission limit of each session: at most this many live commands
+   * (1 … %SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT). Out-of-range values make
+   * init() fail with %SANDBOX_ERROR_INVALID.
+   */
+  g_object_interface_install_property (iface,
+    g_param_spec_uint ("max-concurrent-commands", NULL, NULL,
+                       0, G_MAXUINT, SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBackend::gateway-error:
+   * @self: the backend
+   * @cause: what went wrong
+   *
+   * Emitted when a session's network gateway fails to serve a request (the
+   * guest then gets a 502). The place to log internal gateway errors.
+   */
+  signals[SIGNAL_GATEWAY_ERROR] =
+    g_signal_new ("gateway-error",
+                  G_TYPE_FROM_INTERFACE (iface),
+                  G_SIGNAL_RUN_LAST,
+                  G_STRUCT_OFFSET (SandboxBackendInterface, gateway_error),
+                  NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_ERROR);
+}
+
+/**
+ * sandbox_backend_get_name:
+ * @self: a #SandboxBackend
+ *
+ * Returns: the backend's name
+ */
+const char *
+sandbox_backend_get_name (SandboxBackend *self)
+{
+  g_autofree char *name = NULL;
+
+  g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
+
+  /* Interned, so the string lives as long as the process and can be
+   * returned without transferring ownership. */
+  g_object_get (self, "name", &name, NULL);
+  return g_intern_string (name);
+}
+
+/**
+ * sandbox_backend_dup_state_directory:
+ * @self: a #SandboxBackend
+ *
+ * Returns: (transfer full) (nullable): the backend's state directory
+ */
+char *
+sandbox_backend_dup_state_directory (SandboxBackend *self)
+{
+  char *directory = NULL;
+
+  g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
+
+  g_object_get (self, "state-directory", &directory, NULL);
+  return directory;
+}
+
+/**
+ * sandbox_backend_get_max_concurrent_commands:
+ * @self: a #SandboxBackend
+ *
+ * Returns: the admission limit of each session
+ */
+guint
+sandbox_backend_get_max_concurrent_commands (SandboxBackend *self)
+{
+  guint max = 0;
+
+  g_return_val_if_fail (SANDBOX_IS_BACKEND (self), 0);
+
+  g_object_get (self, "max-concurrent-commands", &max, NULL);
+  return max;
+}
+
+/**
+ * sandbox_backend_prewarm:
+ * @self: a #SandboxBackend
+ * @template_: the template to store
+ * @reused: (out) (optional): set to whether the template was already stored
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Stores @template_ under its content-addressed key (see
+ * sandbox_template_compute_key()). Blocking.
+ *
+ * Returns: (transfer full): the template key, or %NULL with @error set
+ */
+char *
+sandbox_backend_prewarm (SandboxBackend   *self,
+                         SandboxTemplate  *template_,
+                         gboolean         *reused,
+                         GCancellable     *cancellable,
+                         GError          **error)
+{
+  gboolean local_reused = FALSE;
+  char *key;
+
+  g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (template_), NULL);
+
+  key = SANDBOX_BACKEND_GET_IFACE (self)->prewarm (self, template_, &local_reused,
+                                                   cancellable, error);
+  if (reused != NULL)
+    *reused = key != NULL && local_reused;
+  return key;
+}
+
+/**
+ * sandbox_backend_prewarm_async:
+ * @self: a #SandboxBackend
+ * @template_: the template to store
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when done
+ * @user_data: data for @callback
+ *
+ * Stores @template_; see sandbox_backend_prewarm().
+ */
+void
+sandbox_backend_prewarm_async (SandboxBackend      *self,
+                               SandboxTemplate     *template_,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_return_if_fail (SANDBOX_IS_BACKEND (self));
+  g_return_if_fail (SANDBOX_IS_TEMPLATE (template_));
+
+  SANDBOX_BACKEND_GET_IFACE (self)->prewarm_async (self, template_, cancellable,
+                                                   callback, user_data);
+}
+
+/**
+ * sandbox_backend_prewarm_finish:
+ * @self: a #SandboxBackend
+ * @result: the #GAsyncResult
+ * @reused: (out) (optional): set to whether the template was already stored
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the template key, or %NULL with @error set
+ */
+char *
+sandbox_backend_prewarm_finish (SandboxBackend  *self,
+                                GAsyncResult    *result,
+                                gboolean        *reused,
+                                GError         **error)
+{
+  g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (G_IS_ASYNC_RESULT (result), NULL);
+
+  return SANDBOX_BACKEND_GET_IFACE (self)->prewarm_finish (self, result, reused, error);
+}
+
+/**
+ * sandbox_backend_create:
+ * @self: a #SandboxBackend
+ * @template_key: the key sandbox_backend_prewarm() returned
+ * @state: (nullable): a saved state to resume, or %NULL for a new session
+ * @policy: the session's network policy (policies are never stored: pass it
+ *   again on every resume)
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Creates a session from a stored template, or resumes the one @state
+ * describes, and takes its exclusive lease. Blocking.
+ *
+ * Returns: (transfer full): the live session's handle, or %NULL with @error
+ *   set: %SANDBOX_ERROR_BUSY (another owner), %SANDBOX_ERROR_STATE_MISMATCH,
+ *   %SANDBOX_ERROR_NOT_FOUND (unknown template or session),
+ *   %SANDBOX_ERROR_UNAVAILABLE (isolation can't be established, or @policy
+ *   can't be enforced), %SANDBOX_ERROR_INVALID
+ */
+SandboxHandle *
+sandbox_backend_create (SandboxBackend        *self,
+                        const char            *template_key,
+                        SandboxState          *state,
+                        SandboxNetworkPolicy  *policy,
+                        GCancellable          *cancellable,
+                        GError               **error)
+{
+  g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (template_key != NULL, NULL);
+  g_return_val_if_fail (state == NULL || SANDBOX_IS_STATE (state), NULL);
+  g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY (policy), NULL);
+
+  return SANDBOX_BACKEND_GET_IFACE (self)->create (self, template_key, state, policy,
+                                                   cancellable, error);
+}
+
+/**
+ * sandbox_backend_create_async:
+ * @self: a #SandboxBackend
+ * @template_key: the key sandbox_backend_prewarm() returned
+ * @state: (nullable): a saved state to resume, or %NULL for a new session
+ * @policy: the session's network policy
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when done
+ * @user_data: data for @callback
+ *
+ * Creates or resumes a session; see sandbox_backend_create().
+ */
+void
+sandbox_backend_create_async (SandboxBackend        *self,
+                              const char            *template_key,
+                              SandboxState          *state,
+                              SandboxNetworkPolicy  *policy,
+                              GCancellable          *cancellable,
+                              GAsyncReadyCallback    callback,
+                              gpointer               user_data)
+{
+  g_return_if_fail (SANDBOX_IS_BACKEND (self));
+  g_return_if_fail (template_key != NULL);
+  g_return_if_fail (state == NULL || SANDBOX_IS_STATE (state));
+  g_return_if_fail (SANDBOX_IS_NETWORK_POLICY (policy));
+
+  SANDBOX_BACKEND_GET_IFACE (self)->create_async (self, template_key, state, policy,
+                                                  cancellable, callback, user_data);
+}
+
+/**
+ * sandbox_backend_create_finish:
+ * @self: a #SandboxBackend
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the live session's handle, or %NULL with @error set
+ */
+SandboxHandle *
+sandbox_backend_create_finish (SandboxBackend  *self,
+                               GAsyncResult    *result,
+                               GError         **error)
+{
+  g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (G_IS_ASYNC_RESULT (result), NULL);
+
+  return SANDBOX_BACKEND_GET_IFACE (self)->create_finish (self, result, error);
+}
+
+/**
+ * sandbox_backend_emit_gateway_error:
+ * @self: a #SandboxBackend
+ * @cause: what went wrong
+ *
+ * For backends: emits #SandboxBackend::gateway-error.
+ */
+void
+sandbox_backend_emit_gateway_error (SandboxBackend *self,
+                                    const GError   *cause)
+{
+  g_return_if_fail (SANDBOX_IS_BACKEND (self));
+  g_return_if_fail (cause != NULL);
+
+  g_signal_emit (self, signals[SIGNAL_GATEWAY_ERROR], 0, cause);
+}

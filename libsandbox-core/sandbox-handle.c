@@ -1,0 +1,518 @@
+/* sandbox-handle.c — a live session's owner
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "sandbox-error.h"
+#include "sandbox-handle.h"
+
+/**
+ * SandboxHandle:
+ *
+ * The owner of a live session, returned by sandbox_backend_create().
+ *
+ * While a handle is live it holds the session's exclusive lease. stop() and
+ * shutdown() kill live commands and keep the workspace; delete() also removes
+ * the session's state and workspace, keeping templates. Stopping is
+ * idempotent, and dropping the last reference to a live handle stops it.
+ *
+ * Backends subclass #SandboxHandle and implement #SandboxHandleClass.stop and
+ * #SandboxHandleClass.delete_session. The base class stops a live handle in
+ * its dispose, so a subclass's dispose must chain up *before* it releases
+ * anything its stop needs.
+ */
+
+typedef struct
+{
+  GMutex mutex;
+  SandboxSession *session;
+  SandboxState *state;
+
+  /* Stop runs once; later callers wait for it and share its outcome. */
+  GCond stop_cond;
+  gboolean stop_started;
+  gboolean stop_done;
+  GError *stop_error;
+
+  gboolean deleted;
+} SandboxHandlePrivate;
+
+G_DEFINE_TYPE_WITH_PRIVATE (SandboxHandle, sandbox_handle, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_SESSION,
+  PROP_STATE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+sandbox_handle_dispose (GObject *object)
+{
+  SandboxHandle *self = SANDBOX_HANDLE (object);
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+  g_autoptr(GError) error = NULL;
+
+  if (priv->state != NULL && !sandbox_handle_stop (self, NULL, &error))
+    g_warning ("Could not stop sandbox session %s: %s",
+               sandbox_state_get_session_id (priv->state), error->message);
+
+  G_OBJECT_CLASS (sandbox_handle_parent_class)->dispose (object);
+}
+
+static void
+sandbox_handle_finalize (GObject *object)
+{
+  SandboxHandle *self = SANDBOX_HANDLE (object);
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+
+  g_clear_object (&priv->session);
+  g_clear_object (&priv->state);
+  g_clear_error (&priv->stop_error);
+  g_mutex_clear (&priv->mutex);
+  g_cond_clear (&priv->stop_cond);
+
+  G_OBJECT_CLASS (sandbox_handle_parent_class)->finalize (object);
+}
+
+static void
+sandbox_handle_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  SandboxHandle *self = SANDBOX_HANDLE (object);
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      g_value_set_object (value, priv->session);
+      break;
+    case PROP_STATE:
+      g_value_set_object (value, priv->state);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_handle_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  SandboxHandle *self = SANDBOX_HANDLE (object);
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      priv->session = g_value_dup_object (value);
+      break;
+    case PROP_STATE:
+      priv->state = g_value_dup_object (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_handle_class_init (SandboxHandleClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = sandbox_handle_dispose;
+  object_class->finalize = sandbox_handle_finalize;
+  object_class->get_property = sandbox_handle_get_property;
+  object_class->set_property = sandbox_handle_set_property;
+
+  /**
+   * SandboxHandle:session:
+   *
+   * The live session.
+   */
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, SANDBOX_TYPE_SESSION,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SandboxHandle:state:
+   *
+   * The session's reconnect descriptor.
+   */
+  properties[PROP_STATE] =
+    g_param_spec_object ("state", NULL, NULL, SANDBOX_TYPE_STATE,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+sandbox_handle_init (SandboxHandle *self)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+
+  g_mutex_init (&priv->mutex);
+  g_cond_init (&priv->stop_cond);
+}
+
+/**
+ * sandbox_handle_get_session:
+ * @self: a #SandboxHandle
+ *
+ * Returns: (transfer none): the live session
+ */
+SandboxSession *
+sandbox_handle_get_session (SandboxHandle *self)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+
+  g_return_val_if_fail (SANDBOX_IS_HANDLE (self), NULL);
+
+  return priv->session;
+}
+
+/**
+ * sandbox_handle_capture_state:
+ * @self: a #SandboxHandle
+ * @error: return location for a #GError
+ *
+ * Returns the descriptor to persist in the host's store, to resume the session
+ * later with sandbox_backend_create(). It holds no policy and no credential.
+ * After delete, fails with %SANDBOX_ERROR_STOPPED.
+ *
+ * Returns: (transfer full): the session's state, or %NULL with @error set
+ */
+SandboxState *
+sandbox_handle_capture_state (SandboxHandle  *self,
+                              GError        **error)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+  gboolean deleted;
+
+  g_return_val_if_fail (SANDBOX_IS_HANDLE (self), NULL);
+
+  g_mutex_lock (&priv->mutex);
+  deleted = priv->deleted;
+  g_mutex_unlock (&priv->mutex);
+
+  if (deleted)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
+                           "Sandbox session is deleted");
+      return NULL;
+    }
+
+  return g_object_ref (priv->state);
+}
+
+/**
+ * sandbox_handle_is_stopped:
+ * @self: a #SandboxHandle
+ *
+ * Returns: whether the handle has been stopped (or deleted)
+ */
+gboolean
+sandbox_handle_is_stopped (SandboxHandle *self)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+  gboolean stopped;
+
+  g_return_val_if_fail (SANDBOX_IS_HANDLE (self), FALSE);
+
+  g_mutex_lock (&priv->mutex);
+  stopped = priv->stop_started;
+  g_mutex_unlock (&priv->mutex);
+
+  return stopped;
+}
+
+/**
+ * sandbox_handle_is_deleted:
+ * @self: a #SandboxHandle
+ *
+ * Returns: whether the session has been deleted through this handle
+ */
+gboolean
+sandbox_handle_is_deleted (SandboxHandle *self)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+  gboolean deleted;
+
+  g_return_val_if_fail (SANDBOX_IS_HANDLE (self), FALSE);
+
+  g_mutex_lock (&priv->mutex);
+  deleted = priv->deleted;
+  g_mutex_unlock (&priv->mutex);
+
+  return deleted;
+}
+
+/**
+ * sandbox_handle_stop:
+ * @self: a #SandboxHandle
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Kills live commands, closes the network gateway and releases the lease;
+ * the workspace stays. Idempotent: later calls wait for the first and report
+ * its outcome. Afterwards every session operation fails with
+ * %SANDBOX_ERROR_STOPPED.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_handle_stop (SandboxHandle  *self,
+                     GCancellable   *cancellable,
+                     GError        **error)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+  g_autoptr(GError) local_error = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (SANDBOX_IS_HANDLE (self), FALSE);
+
+  g_mutex_lock (&priv->mutex);
+  if (priv->stop_started)
+    {
+      while (!priv->stop_done)
+        g_cond_wait (&priv->stop_cond, &priv->mutex);
+      ok = priv->stop_error == NULL;
+      if (!ok)
+        g_propagate_error (error, g_error_copy (priv->stop_error));
+      g_mutex_unlock (&priv->mutex);
+      return ok;
+    }
+  priv->stop_started = TRUE;
+  g_mutex_unlock (&priv->mutex);
+
+  ok = SANDBOX_HANDLE_GET_CLASS (self)->stop (self, cancellable, &local_error);
+
+  g_mutex_lock (&priv->mutex);
+  priv->stop_done = TRUE;
+  if (!ok)
+    priv->stop_error = g_error_copy (local_error);
+  g_cond_broadcast (&priv->stop_cond);
+  g_mutex_unlock (&priv->mutex);
+
+  if (!ok)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return ok;
+}
+
+/**
+ * sandbox_handle_shutdown:
+ * @self: a #SandboxHandle
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The same as sandbox_handle_stop().
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_handle_shutdown (SandboxHandle  *self,
+                         GCancellable   *cancellable,
+                         GError        **error)
+{
+  return sandbox_handle_stop (self, cancellable, error);
+}
+
+/**
+ * sandbox_handle_delete:
+ * @self: a #SandboxHandle
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Stops the session, then removes its state and workspace; templates are
+ * kept. Fails with %SANDBOX_ERROR_BUSY when another owner attached after the
+ * stop. Deleting twice is a no-op.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_handle_delete (SandboxHandle  *self,
+                       GCancellable   *cancellable,
+                       GError        **error)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+  gboolean deleted;
+
+  g_return_val_if_fail (SANDBOX_IS_HANDLE (self), FALSE);
+
+  g_mutex_lock (&priv->mutex);
+  deleted = priv->deleted;
+  g_mutex_unlock (&priv->mutex);
+  if (deleted)
+    return TRUE;
+
+  if (!sandbox_handle_stop (self, cancellable, error))
+    return FALSE;
+
+  if (!SANDBOX_HANDLE_GET_CLASS (self)->delete_session (self, cancellable, error))
+    return FALSE;
+
+  g_mutex_lock (&priv->mutex);
+  priv->deleted = TRUE;
+  g_mutex_unlock (&priv->mutex);
+
+  return TRUE;
+}
+
+typedef gboolean (*HandleOperation) (SandboxHandle *, GCancellable *, GError **);
+
+static void
+sandbox_handle_operation_thread (GTask        *task,
+                                 gpointer      source_object,
+                                 gpointer      task_data,
+                                 GCancellable *cancellable)
+{
+  HandleOperation operation = task_data;
+  GError *error = NULL;
+
+  if (!operation (source_object, cancellable, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+sandbox_handle_run_in_thread (SandboxHandle       *self,
+                              HandleOperation      operation,
+                              gpointer             source_tag,
+                              const char          *name,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_name (task, name);
+  g_task_set_task_data (task, operation, NULL);
+  g_task_run_in_thread (task, sandbox_handle_operation_thread);
+}
+
+/**
+ * sandbox_handle_stop_async:
+ * @self: a #SandboxHandle
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when the session is stopped
+ * @user_data: data for @callback
+ *
+ * Stops the session; see sandbox_handle_stop().
+ */
+void
+sandbox_handle_stop_async (SandboxHandle       *self,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_return_if_fail (SANDBOX_IS_HANDLE (self));
+
+  sandbox_handle_run_in_thread (self, sandbox_handle_stop, sandbox_handle_stop_async,
+                                "[sandbox] stop", cancellable, callback, user_data);
+}
+
+/**
+ * sandbox_handle_stop_finish:
+ * @self: a #SandboxHandle
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_handle_stop_finish (SandboxHandle  *self,
+                            GAsyncResult   *result,
+                            GError        **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * sandbox_handle_shutdown_async:
+ * @self: a #SandboxHandle
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when the session is stopped
+ * @user_data: data for @callback
+ *
+ * The same as sandbox_handle_stop_async().
+ */
+void
+sandbox_handle_shutdown_async (SandboxHandle       *self,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_return_if_fail (SANDBOX_IS_HANDLE (self));
+
+  sandbox_handle_run_in_thread (self, sandbox_handle_stop, sandbox_handle_shutdown_async,
+                                "[sandbox] shutdown", cancellable, callback, user_data);
+}
+
+/**
+ * sandbox_handle_shutdown_finish:
+ * @self: a #SandboxHandle
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_handle_shutdown_finish (SandboxHandle  *self,
+                                GAsyncResult   *result,
+                                GError        **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * sandbox_handle_delete_async:
+ * @self: a #SandboxHandle
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when the session is deleted
+ * @user_data: data for @callback
+ *
+ * Deletes the session; see sandbox_handle_delete().
+ */
+void
+sandbox_handle_delete_async (SandboxHandle       *self,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_return_if_fail (SANDBOX_IS_HANDLE (self));
+
+  sandbox_handle_run_in_thread (self, sandbox_handle_delete, sandbox_handle_delete_async,
+                                "[sandbox] delete", cancellable, callback, user_data);
+}
+
+/**
+ * sandbox_handle_delete_finish:
+ * @self: a #SandboxHandle
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_handle_delete_finish (SandboxHandle  *self,
+                              GAsyncResult   *result,
+                              GError        **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

@@ -1,0 +1,310 @@
+/* sandbox-modules.c — finding and loading driver modules
+ *
+ * Drivers are GIO modules implementing the "sandbox-backend" extension point,
+ * the mechanism GIO itself uses for its TLS and VFS backends. They are loaded
+ * on first request, never from a class_init (g-ir-scanner runs those).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <stdlib.h>
+
+#include <gmodule.h>
+
+#include "sandbox-backend.h"
+#include "sandbox-error.h"
+
+typedef struct
+{
+  GIOExtensionPoint *extension_point;
+  char **directories;
+  char *failures;   /* modules that could not be loaded, for error messages */
+} DriverRegistry;
+
+static char **
+driver_directories (void)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  /* Like GIO's own module path, ignored in setuid/setgid processes. */
+  const char *path = secure_getenv ("SANDBOX_DRIVER_PATH");
+
+  if (path != NULL)
+    {
+      g_auto(GStrv) entries = g_strsplit (path, G_SEARCHPATH_SEPARATOR_S, -1);
+
+      for (guint i = 0; entries[i] != NULL; i++)
+        if (entries[i][0] != '\0')
+          g_strv_builder_add (builder, entries[i]);
+    }
+  g_strv_builder_add (builder, SANDBOX_DRIVERDIR);
+
+  return g_strv_builder_end (builder);
+}
+
+/* GIO reports a module that fails to load on stderr only; we check first with
+ * GModule so the failure can be part of the GError the caller gets. */
+static gboolean
+module_is_loadable (const char  *path,
+                    char       **failure)
+{
+  GModule *module = g_module_open (path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  gpointer symbol = NULL;
+
+  if (module == NULL)
+    {
+      *failure = g_strdup_printf ("%s: %s", path, g_module_error ());
+      return FALSE;
+    }
+
+  if (!g_module_symbol (module, "g_io_module_load", &symbol) || symbol == NULL)
+    {
+      *failure = g_strdup_printf ("%s: not a driver module (no g_io_module_load)", path);
+      g_module_close (module);
+      return FALSE;
+    }
+
+  g_module_close (module);
+  return TRUE;
+}
+
+static void
+load_directory (const char       *directory,
+                GHashTable       *loaded,
+                GString          *failures)
+{
+  g_autoptr(GDir) dir = g_dir_open (directory, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (dir == NULL)
+    return;
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_suffix (name, "." G_MODULE_SUFFIX))
+      g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *basename = g_ptr_array_index (names, i);
+      g_autofree char *path = g_build_filename (directory, basename, NULL);
+      g_autofree char *failure = NULL;
+      GIOModule *module;
+
+      /* The first directory providing a module name wins. */
+      if (g_hash_table_contains (loaded, basename))
+        continue;
+
+      if (!module_is_loadable (path, &failure))
+        {
+          g_string_append_printf (failures, "%s%s", failures->len ? "; " : "", failure);
+          continue;
+        }
+
+      module = g_io_module_new (path);
+      if (!g_type_module_use (G_TYPE_MODULE (module)))
+        {
+          g_string_append_printf (failures, "%s%s: could not be loaded",
+                                  failures->len ? "; " : "", path);
+          g_object_unref (module);
+          continue;
+        }
+      /* Drivers stay loaded for the life of the process: their types may be
+       * in use anywhere. The module keeps the use count it got above. */
+      g_hash_table_add (loaded, g_strdup (basename));
+    }
+}
+
+static DriverRegistry *
+driver_registry_get (void)
+{
+  static DriverRegistry *registry;
+
+  if (g_once_init_enter (&registry))
+    {
+      DriverRegistry *new_registry = g_new0 (DriverRegistry, 1);
+      g_autoptr(GHashTable) loaded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_autoptr(GString) failures = g_string_new (NULL);
+
+      new_registry->extension_point =
+        g_io_extension_point_register (SANDBOX_BACKEND_EXTENSION_POINT_NAME);
+      g_io_extension_point_set_required_type (new_registry->extension_point,
+                                              SANDBOX_TYPE_BACKEND);
+      new_registry->directories = driver_directories ();
+
+      for (guint i = 0; new_registry->directories[i] != NULL; i++)
+        load_directory (new_registry->directories[i], loaded, failures);
+
+      new_registry->failures = g_string_free (g_steal_pointer (&failures), FALSE);
+      g_once_init_leave (&registry, new_registry);
+    }
+
+  return registry;
+}
+
+/**
+ * sandbox_list_drivers:
+ *
+ * Loads the driver modules (once per process) and lists the drivers they
+ * provide. Modules are searched in the colon-separated `SANDBOX_DRIVER_PATH`
+ * (ignored in setuid programs), then in `$libdir/sandbox-1/drivers`.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the driver names, sorted
+ */
+char **
+sandbox_list_drivers (void)
+{
+  DriverRegistry *registry = driver_registry_get ();
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  char **names;
+
+  for (GList *l = g_io_extension_point_get_extensions (registry->extension_point);
+       l != NULL; l = l->next)
+    g_strv_builder_add (builder, g_io_extension_get_name (l->data));
+
+  names = g_strv_builder_end (builder);
+  qsort (names, g_strv_length (names), sizeof (char *),
+         (int (*) (const void *, const void *)) g_strcmp0);
+  return names;
+}
+
+static GType
+lookup_driver (const char  *driver,
+               GError     **error)
+{
+  DriverRegistry *registry = driver_registry_get ();
+  GIOExtension *extension;
+  g_autofree char *searched = NULL;
+
+  extension = g_io_extension_point_get_extension_by_name (registry->extension_point, driver);
+  if (extension != NULL)
+    return g_io_extension_get_type (extension);
+
+  searched = g_strjoinv (", ", registry->directories);
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+               "Sandbox driver \"%s\" is not available (searched %s%s%s)",
+               driver, searched,
+               registry->failures[0] != '\0' ? "; failed to load: " : "",
+               registry->failures);
+  return G_TYPE_INVALID;
+}
+
+/**
+ * sandbox_backend_new:
+ * @driver: the driver's name, e.g. `bubblewrap` or `memory`
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ * @first_property_name: (nullable): the first property to set, followed by
+ *   its value, then more name/value pairs, ending with %NULL
+ * @...: the values and further names
+ *
+ * Creates a backend of the named driver, loading driver modules on first use
+ * (see sandbox_list_drivers()). An unknown driver fails with
+ * %SANDBOX_ERROR_UNAVAILABLE naming the directories searched; a bad
+ * configuration with the driver's own error, usually %SANDBOX_ERROR_INVALID.
+ *
+ * Returns: (transfer full): a new backend, or %NULL with @error set
+ */
+SandboxBackend *
+sandbox_backend_new (const char    *driver,
+                     GCancellable  *cancellable,
+                     GError       **error,
+                     const char    *first_property_name,
+                     ...)
+{
+  GType type;
+  GObject *backend;
+  va_list args;
+
+  g_return_val_if_fail (driver != NULL, NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+
+  type = lookup_driver (driver, error);
+  if (type == G_TYPE_INVALID)
+    return NULL;
+
+  va_start (args, first_property_name);
+  backend = g_initable_new_valist (type, first_property_name, args, cancellable, error);
+  va_end (args);
+
+  return (SandboxBackend *) backend;
+}
+
+/* Bindings pass names from user input: an unknown one is a GError here, not
+ * a critical from GObject. */
+static gboolean
+check_property_names (GType          type,
+                      guint          n_properties,
+                      const char   **names,
+                      const GValue  *values,
+                      GError       **error)
+{
+  g_autoptr(GTypeClass) klass = g_type_class_ref (type);
+
+  for (guint i = 0; i < n_properties; i++)
+    {
+      GParamSpec *pspec = g_object_class_find_property (G_OBJECT_CLASS (klass), names[i]);
+
+      if (pspec == NULL || !(pspec->flags & G_PARAM_WRITABLE))
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                       "Sandbox driver %s has no settable property \"%s\"",
+                       g_type_name (type), names[i]);
+          return FALSE;
+        }
+
+      if (!g_value_type_transformable (G_VALUE_TYPE (&values[i]), pspec->value_type))
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                       "Property \"%s\" of sandbox driver %s takes a %s, not a %s",
+                       names[i], g_type_name (type), g_type_name (pspec->value_type),
+                       G_VALUE_TYPE_NAME (&values[i]));
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/**
+ * sandbox_backend_newv: (rename-to sandbox_backend_new)
+ * @driver: the driver's name, e.g. `bubblewrap` or `memory`
+ * @n_properties: the number of properties
+ * @names: (array length=n_properties): the property names
+ * @values: (array length=n_properties): the property values
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Creates a backend of the named driver; see sandbox_backend_new().
+ *
+ * Returns: (transfer full): a new backend, or %NULL with @error set
+ */
+SandboxBackend *
+sandbox_backend_newv (const char    *driver,
+                      guint          n_properties,
+                      const char   **names,
+                      const GValue  *values,
+                      GCancellable  *cancellable,
+                      GError       **error)
+{
+  g_autoptr(GObject) backend = NULL;
+  GType type;
+
+  g_return_val_if_fail (driver != NULL, NULL);
+  g_return_val_if_fail (n_properties == 0 || (names != NULL && values != NULL), NULL);
+
+  type = lookup_driver (driver, error);
+  if (type == G_TYPE_INVALID)
+    return NULL;
+
+  if (!check_property_names (type, n_properties, names, values, error))
+    return NULL;
+
+  backend = g_object_new_with_properties (type, n_properties, names, values);
+  if (!g_initable_init (G_INITABLE (backend), cancellable, error))
+    return NULL;
+
+  return (SandboxBackend *) g_steal_pointer (&backend);
+}
