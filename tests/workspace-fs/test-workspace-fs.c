@@ -1,0 +1,1167 @@
+/* test-workspace-fs.c: the contained workspace file I/O against a hostile guest
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every test builds a real directory pair under a fresh temporary directory:
+ * "workspace" (what the guest controls) and "outside" (host files the guest
+ * must never reach through the host), then plays the guest with symbolic
+ * links, hard links, FIFOs, sockets, sparse files and races.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "sandbox-error.h"
+#include "sandbox-driver.h"
+#include "sandbox-workspace-fs.h"
+
+#define SECRET "host secret"
+#define SENTINEL "sentinel"
+
+typedef struct
+{
+  char *base;        /* the temporary directory holding both trees */
+  char *workspace;   /* base/workspace */
+  char *outside;     /* base/outside: secret, dir/f */
+  int   root_fd;
+} Fixture;
+
+static char *
+ws_path (Fixture    *fixture,
+         const char *relative)
+{
+  return g_build_filename (fixture->workspace, relative, NULL);
+}
+
+static char *
+outside_path (Fixture    *fixture,
+              const char *relative)
+{
+  return g_build_filename (fixture->outside, relative, NULL);
+}
+
+static void
+set_host_file (const char *path,
+               const char *contents)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+}
+
+static char *
+get_host_file (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *contents = NULL;
+
+  g_file_get_contents (path, &contents, NULL, &error);
+  g_assert_no_error (error);
+  return contents;
+}
+
+static void
+ws_mkdir (Fixture    *fixture,
+          const char *relative)
+{
+  g_autofree char *path = ws_path (fixture, relative);
+
+  g_assert_no_errno (g_mkdir_with_parents (path, 0700));
+}
+
+static void
+ws_symlink (Fixture    *fixture,
+            const char *target,
+            const char *relative)
+{
+  g_autofree char *path = ws_path (fixture, relative);
+
+  g_assert_no_errno (symlink (target, path));
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+
+  fixture->base = g_dir_make_tmp ("workspace-fs-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->workspace = g_build_filename (fixture->base, "workspace", NULL);
+  fixture->outside = g_build_filename (fixture->base, "outside", NULL);
+  dir = g_build_filename (fixture->outside, "dir", NULL);
+  g_assert_no_errno (g_mkdir_with_parents (fixture->workspace, 0700));
+  g_assert_no_errno (g_mkdir_with_parents (dir, 0700));
+  {
+    g_autofree char *secret = outside_path (fixture, "secret");
+    g_autofree char *sentinel = outside_path (fixture, "dir/f");
+
+    set_host_file (secret, SECRET);
+    set_host_file (sentinel, SENTINEL);
+  }
+
+  fixture->root_fd = sandbox_workspace_open (fixture->workspace, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fixture->root_fd, >=, 0);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *parent = g_path_get_dirname (fixture->base);
+  g_autofree char *name = g_path_get_basename (fixture->base);
+  int parent_fd;
+
+  close (fixture->root_fd);
+  parent_fd = open (parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  g_assert_cmpint (parent_fd, >=, 0);
+  sandbox_workspace_remove_tree (parent_fd, name, &error);
+  g_assert_no_error (error);
+  close (parent_fd);
+
+  g_free (fixture->base);
+  g_free (fixture->workspace);
+  g_free (fixture->outside);
+}
+
+/* The outside tree is exactly what set-up made: nothing read through,
+ * written through, created or removed. */
+static void
+assert_outside_untouched (Fixture *fixture)
+{
+  g_autofree char *secret_path = outside_path (fixture, "secret");
+  g_autofree char *sentinel_path = outside_path (fixture, "dir/f");
+  g_autofree char *dir_path = outside_path (fixture, "dir");
+  g_autofree char *secret = get_host_file (secret_path);
+  g_autofree char *sentinel = get_host_file (sentinel_path);
+  g_autoptr(GDir) outside = g_dir_open (fixture->outside, 0, NULL);
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  guint count = 0;
+
+  g_assert_cmpstr (secret, ==, SECRET);
+  g_assert_cmpstr (sentinel, ==, SENTINEL);
+
+  g_assert_nonnull (outside);
+  while (g_dir_read_name (outside) != NULL)
+    count++;
+  g_assert_cmpuint (count, ==, 2);
+
+  g_assert_nonnull (dir);
+  count = 0;
+  while (g_dir_read_name (dir) != NULL)
+    count++;
+  g_assert_cmpuint (count, ==, 1);
+}
+
+/* Messages may name workspace-relative paths, never host paths. */
+static void
+assert_no_host_path (Fixture      *fixture,
+                     const GError *error)
+{
+  g_assert_nonnull (error);
+  g_assert_null (strstr (error->message, fixture->base));
+}
+
+static void
+assert_escape_error (Fixture      *fixture,
+                     const GError *error)
+{
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+  g_assert_cmpstr (error->message, ==, "Path escapes the workspace");
+  assert_no_host_path (fixture, error);
+}
+
+static void
+ws_write (Fixture    *fixture,
+          const char *relative,
+          const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  sandbox_workspace_write (fixture->root_fd, relative, bytes, SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_no_error (error);
+}
+
+static void
+assert_ws_contents (Fixture    *fixture,
+                    const char *relative,
+                    const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = sandbox_workspace_read (fixture->root_fd, relative,
+                                                    SANDBOX_MAX_FILE_BYTES, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), text, strlen (text));
+}
+
+static guint
+count_entries (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    count++;
+  return count;
+}
+
+/* Basics */
+
+static void
+test_write_then_read (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autofree char *path = ws_path (fixture, "file.txt");
+  g_autofree char *host = NULL;
+  struct stat st;
+
+  ws_write (fixture, "file.txt", "hello");
+  assert_ws_contents (fixture, "file.txt", "hello");
+
+  host = get_host_file (path);
+  g_assert_cmpstr (host, ==, "hello");
+  g_assert_no_errno (stat (path, &st));
+  g_assert_cmpint (st.st_mode & 07777, ==, 0600);
+
+  ws_write (fixture, "file.txt", "");
+  assert_ws_contents (fixture, "file.txt", "");
+  g_assert_cmpuint (count_entries (fixture->workspace), ==, 1);
+}
+
+static void
+test_write_creates_parents (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autofree char *a = ws_path (fixture, "a");
+  g_autofree char *b = ws_path (fixture, "a/b");
+  struct stat st;
+
+  ws_write (fixture, "a/b/c.txt", "deep");
+  assert_ws_contents (fixture, "a/b/c.txt", "deep");
+
+  g_assert_no_errno (stat (a, &st));
+  g_assert_true (S_ISDIR (st.st_mode));
+  g_assert_cmpint (st.st_mode & 07777, ==, 0700);
+  g_assert_no_errno (stat (b, &st));
+  g_assert_cmpint (st.st_mode & 07777, ==, 0700);
+
+  /* An existing prefix is reused. */
+  ws_write (fixture, "a/d/e.txt", "more");
+  assert_ws_contents (fixture, "a/d/e.txt", "more");
+  g_assert_cmpuint (count_entries (a), ==, 2);
+}
+
+static void
+test_write_parent_not_directory (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
+
+  ws_write (fixture, "file", "plain");
+  sandbox_workspace_write (fixture->root_fd, "file/child", bytes, SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY);
+  g_assert_nonnull (strstr (error->message, "file/child"));
+  assert_no_host_path (fixture, error);
+  g_clear_error (&error);
+
+  sandbox_workspace_write (fixture->root_fd, "file/a/b", bytes, SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY);
+  assert_ws_contents (fixture, "file", "plain");
+}
+
+static void
+test_write_onto_directory (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
+  g_autofree char *dir = ws_path (fixture, "dir");
+
+  ws_mkdir (fixture, "dir");
+  sandbox_workspace_write (fixture->root_fd, "dir", bytes, SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY);
+  g_clear_error (&error);
+
+  sandbox_workspace_write (fixture->root_fd, ".", bytes, SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY);
+
+  /* No temporary file was left behind. */
+  g_assert_cmpuint (count_entries (fixture->workspace), ==, 1);
+  g_assert_cmpuint (count_entries (dir), ==, 0);
+}
+
+static void
+test_write_keeps_permission_bits (Fixture       *fixture,
+                                  gconstpointer  data)
+{
+  g_autofree char *path = ws_path (fixture, "script.sh");
+  struct stat st;
+
+  ws_write (fixture, "script.sh", "#!/bin/sh\n");
+  g_assert_no_errno (chmod (path, 04755));
+  ws_write (fixture, "script.sh", "#!/bin/sh\necho hi\n");
+
+  g_assert_no_errno (stat (path, &st));
+  /* rwx bits survive an edit; set-id bits never come from the guest. */
+  g_assert_cmpint (st.st_mode & 07777, ==, 0755);
+}
+
+static void
+test_read_missing (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+
+  bytes = sandbox_workspace_read (fixture->root_fd, "nope/missing.txt", SANDBOX_MAX_FILE_BYTES,
+                                  &error);
+  g_assert_null (bytes);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "nope/missing.txt"));
+  assert_no_host_path (fixture, error);
+}
+
+static void
+test_read_directory (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+
+  ws_mkdir (fixture, "dir");
+  bytes = sandbox_workspace_read (fixture->root_fd, "dir", SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_null (bytes);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY);
+  g_clear_error (&error);
+
+  bytes = sandbox_workspace_read (fixture->root_fd, ".", SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_null (bytes);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY);
+}
+
+static void
+test_non_canonical_paths (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  const char *bad[] = { "", "/etc/passwd", "../outside/secret", "a/../../outside/secret",
+                        "a//b", "a/./b", "./a", "a/", "..", "a/.." };
+  g_autoptr(GBytes) contents = g_bytes_new_static ("x", 1);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) read_error = NULL;
+      g_autoptr(GError) write_error = NULL;
+      g_autoptr(GError) remove_error = NULL;
+      g_autoptr(GBytes) bytes = NULL;
+
+      bytes = sandbox_workspace_read (fixture->root_fd, bad[i], SANDBOX_MAX_FILE_BYTES,
+                                      &read_error);
+      g_assert_null (bytes);
+      g_assert_error (read_error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+      g_assert_false (sandbox_workspace_write (fixture->root_fd, bad[i], contents,
+                                               SANDBOX_MAX_FILE_BYTES, &write_error));
+      g_assert_error (write_error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+      g_assert_false (sandbox_workspace_remove (fixture->root_fd, bad[i], &remove_error));
+      g_assert_error (remove_error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+    }
+
+  g_assert_cmpuint (count_entries (fixture->workspace), ==, 0);
+  assert_outside_untouched (fixture);
+}
+
+/* Bounds */
+
+static void
+write_sized_file (Fixture    *fixture,
+                  const char *relative,
+                  gsize       size)
+{
+  g_autofree char *path = ws_path (fixture, relative);
+  g_autofree char *contents = g_malloc (size);
+  g_autoptr(GError) error = NULL;
+
+  memset (contents, 'x', size);
+  g_file_set_contents (path, contents, size, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_read_limit (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) exact = NULL;
+  g_autoptr(GBytes) over = NULL;
+
+  write_sized_file (fixture, "exact", SANDBOX_MAX_FILE_BYTES);
+  write_sized_file (fixture, "over", SANDBOX_MAX_FILE_BYTES + 1);
+
+  exact = sandbox_workspace_read (fixture->root_fd, "exact", SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (exact), ==, SANDBOX_MAX_FILE_BYTES);
+
+  over = sandbox_workspace_read (fixture->root_fd, "over", SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_null (over);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_cmpstr (error->message, ==, "Sandbox file read limit exceeded");
+}
+
+static void
+test_read_huge_sparse_file (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *path = ws_path (fixture, "sparse");
+  gint64 start;
+  int fd;
+
+  fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_no_errno (ftruncate (fd, (off_t) 1 << 40));
+  close (fd);
+
+  start = g_get_monotonic_time ();
+  bytes = sandbox_workspace_read (fixture->root_fd, "sparse", SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_null (bytes);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC);
+}
+
+static void
+test_write_limit (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *big = g_malloc0 (SANDBOX_MAX_FILE_BYTES + 1);
+  g_autoptr(GBytes) exact = g_bytes_new (big, SANDBOX_MAX_FILE_BYTES);
+  g_autoptr(GBytes) over = g_bytes_new (big, SANDBOX_MAX_FILE_BYTES + 1);
+  g_autoptr(GBytes) back = NULL;
+
+  g_assert_false (sandbox_workspace_write (fixture->root_fd, "new/dir/over", over,
+                                           SANDBOX_MAX_FILE_BYTES, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_cmpstr (error->message, ==, "Sandbox file write limit exceeded");
+  /* Refused before anything was touched: not even the parents exist. */
+  g_assert_cmpuint (count_entries (fixture->workspace), ==, 0);
+  g_clear_error (&error);
+
+  g_assert_true (sandbox_workspace_write (fixture->root_fd, "exact", exact,
+                                          SANDBOX_MAX_FILE_BYTES, &error));
+  g_assert_no_error (error);
+  back = sandbox_workspace_read (fixture->root_fd, "exact", SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (back, exact));
+}
+
+/* Symbolic links planted by the guest */
+
+static void
+test_read_symlink_to_host_file (Fixture       *fixture,
+                                gconstpointer  data)
+{
+  g_autofree char *secret = outside_path (fixture, "secret");
+  g_autofree char *relative_secret = g_strdup ("../outside/secret");
+  const char *names[] = { "passwd", "secret", "relative", "nested/relative" };
+
+  ws_symlink (fixture, "/etc/passwd", "passwd");
+  ws_symlink (fixture, secret, "secret");
+  ws_symlink (fixture, relative_secret, "relative");
+  ws_mkdir (fixture, "nested");
+  ws_symlink (fixture, "../../outside/secret", "nested/relative");
+
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) bytes = sandbox_workspace_read (fixture->root_fd, names[i],
+                                                        SANDBOX_MAX_FILE_BYTES, &error);
+
+      g_assert_null (bytes);
+      assert_escape_error (fixture, error);
+    }
+  assert_outside_untouched (fixture);
+}
+
+static void
+test_read_symlink_to_host_directory (Fixture       *fixture,
+                                     gconstpointer  data)
+{
+  g_autofree char *dir = outside_path (fixture, "dir");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+
+  ws_symlink (fixture, dir, "hostdir");
+  ws_symlink (fixture, "/proc/self/root/etc", "magic");
+
+  bytes = sandbox_workspace_read (fixture->root_fd, "hostdir/f", SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_null (bytes);
+  assert_escape_error (fixture, error);
+  g_clear_error (&error);
+
+  bytes = sandbox_workspace_read (fixture->root_fd, "magic/passwd", SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_null (bytes);
+  assert_escape_error (fixture, error);
+}
+
+static void
+test_read_symlink_inside_is_followed (Fixture       *fixture,
+                                      gconstpointer  data)
+{
+  ws_write (fixture, "real.txt", "real");
+  ws_mkdir (fixture, "sub");
+  ws_symlink (fixture, "real.txt", "link");
+  ws_symlink (fixture, "../real.txt", "sub/up");
+  ws_symlink (fixture, "sub", "sublink");
+
+  assert_ws_contents (fixture, "link", "real");
+  assert_ws_contents (fixture, "sub/up", "real");
+  assert_ws_contents (fixture, "sublink/up", "real");
+}
+
+static void
+test_write_through_symlinked_parent (Fixture       *fixture,
+                                     gconstpointer  data)
+{
+  g_autofree char *dir = outside_path (fixture, "dir");
+  const char *paths[] = { "abs/new.txt", "abs/f", "abs/deeper/new.txt", "rel/new.txt", "rel/f" };
+
+  ws_symlink (fixture, dir, "abs");
+  ws_symlink (fixture, "../outside/dir", "rel");
+
+  for (gsize i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) bytes = g_bytes_new_static ("pwned", 5);
+
+      g_assert_false (sandbox_workspace_write (fixture->root_fd, paths[i], bytes,
+                                               SANDBOX_MAX_FILE_BYTES, &error));
+      assert_escape_error (fixture, error);
+    }
+  assert_outside_untouched (fixture);
+}
+
+static void
+test_write_replaces_symlink (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autofree char *secret = outside_path (fixture, "secret");
+  g_autofree char *link = ws_path (fixture, "link");
+  struct stat st;
+
+  ws_symlink (fixture, secret, "link");
+  ws_symlink (fixture, "../outside/secret", "rel");
+  ws_write (fixture, "link", "replaced");
+  ws_write (fixture, "rel", "replaced too");
+
+  g_assert_no_errno (lstat (link, &st));
+  g_assert_true (S_ISREG (st.st_mode));
+  assert_ws_contents (fixture, "link", "replaced");
+  assert_ws_contents (fixture, "rel", "replaced too");
+  assert_outside_untouched (fixture);
+}
+
+static void
+test_write_replaces_hard_link (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autofree char *secret = outside_path (fixture, "secret");
+  g_autofree char *linked = ws_path (fixture, "linked");
+  g_autofree char *first = ws_path (fixture, "first");
+  g_autofree char *second = ws_path (fixture, "second");
+
+  /* A hard link to a host file, as a guest on the same filesystem could make
+   * if it ever got hold of one. */
+  g_assert_no_errno (link (secret, linked));
+  ws_write (fixture, "linked", "replaced");
+  assert_ws_contents (fixture, "linked", "replaced");
+
+  ws_write (fixture, "first", "one");
+  g_assert_no_errno (link (first, second));
+  ws_write (fixture, "first", "two");
+  assert_ws_contents (fixture, "first", "two");
+  assert_ws_contents (fixture, "second", "one");
+
+  assert_outside_untouched (fixture);
+}
+
+static void
+test_write_ignores_planted_temporary_names (Fixture       *fixture,
+                                            gconstpointer  data)
+{
+  g_autofree char *secret = outside_path (fixture, "secret");
+  const char *planted[] = { "target~", ".target.tmp", "target.tmp", ".target.swp",
+                            ".sandbox-write-0000000000000000.tmp", ".sandbox-write.tmp" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (planted); i++)
+    ws_symlink (fixture, secret, planted[i]);
+
+  ws_write (fixture, "target", "written");
+  assert_ws_contents (fixture, "target", "written");
+  g_assert_cmpuint (count_entries (fixture->workspace), ==, G_N_ELEMENTS (planted) + 1);
+  assert_outside_untouched (fixture);
+}
+
+/* A guest that replaces every temporary file it sees with a link outside. */
+typedef struct
+{
+  Fixture  *fixture;
+  gint      stop;
+  guint     swaps;
+} TemporaryThief;
+
+static gpointer
+temporary_thief_thread (gpointer data)
+{
+  TemporaryThief *thief = data;
+  g_autofree char *secret = outside_path (thief->fixture, "secret");
+
+  while (!g_atomic_int_get (&thief->stop))
+    {
+      g_autoptr(GDir) dir = g_dir_open (thief->fixture->workspace, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *path = NULL;
+          g_autofree char *planted = NULL;
+
+          if (!g_str_has_prefix (name, ".sandbox-write-"))
+            continue;
+          path = ws_path (thief->fixture, name);
+          planted = g_strconcat (path, ".planted", NULL);
+          if (symlink (secret, planted) == 0 && rename (planted, path) == 0)
+            thief->swaps++;
+          unlink (planted);
+        }
+    }
+
+  return NULL;
+}
+
+static void
+test_write_survives_temporary_swaps (Fixture       *fixture,
+                                     gconstpointer  data)
+{
+  TemporaryThief thief = { fixture, 0, 0 };
+  g_autoptr(GThread) thread = g_thread_new ("thief", temporary_thief_thread, &thief);
+  g_autofree char *contents = g_malloc0 (64 * 1024);
+  g_autoptr(GBytes) bytes = g_bytes_new_take (g_steal_pointer (&contents), 64 * 1024);
+
+  for (guint i = 0; i < 500; i++)
+    sandbox_workspace_write (fixture->root_fd, "target", bytes, SANDBOX_MAX_FILE_BYTES, NULL);
+
+  g_atomic_int_set (&thief.stop, 1);
+  g_thread_join (g_steal_pointer (&thread));
+  g_test_message ("the thief swapped %u temporary files", thief.swaps);
+  assert_outside_untouched (fixture);
+}
+
+/* FIFOs and sockets never block the host */
+
+static void
+test_read_fifo_returns_promptly (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) bytes = NULL;
+      g_autofree char *path = ws_path (fixture, "fifo");
+
+      g_assert_no_errno (mkfifo (path, 0600));
+      bytes = sandbox_workspace_read (fixture->root_fd, "fifo", SANDBOX_MAX_FILE_BYTES, &error);
+      g_assert_null (bytes);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+      assert_no_host_path (fixture, error);
+      return;
+    }
+
+  /* A hang fails the test instead of stalling the suite. */
+  g_test_trap_subprocess (NULL, 5 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+static void
+test_read_socket_refused (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *path = ws_path (fixture, "sock");
+  struct sockaddr_un address = { .sun_family = AF_UNIX };
+  int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpuint (strlen (path), <, sizeof address.sun_path);
+  strcpy (address.sun_path, path);
+  g_assert_no_errno (bind (fd, (struct sockaddr *) &address, sizeof address));
+  g_assert_no_errno (listen (fd, 1));
+
+  bytes = sandbox_workspace_read (fixture->root_fd, "sock", SANDBOX_MAX_FILE_BYTES, &error);
+  g_assert_null (bytes);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  close (fd);
+}
+
+/* Removal */
+
+static void
+test_remove_file_and_tree (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  ws_write (fixture, "file", "x");
+  ws_write (fixture, "tree/a/b/c", "x");
+  ws_write (fixture, "tree/a/d", "x");
+  ws_mkdir (fixture, "tree/empty");
+
+  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "file", &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "tree/a/b", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_entries (fixture->workspace), ==, 1);
+  assert_ws_contents (fixture, "tree/a/d", "x");
+
+  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "tree", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_entries (fixture->workspace), ==, 0);
+}
+
+static void
+test_remove_missing_is_success (Fixture       *fixture,
+                                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "missing", &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "missing/deeper/still", &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_workspace_remove_tree (fixture->root_fd, "missing", &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_remove_root_refused (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  ws_write (fixture, "keep", "x");
+  g_assert_false (sandbox_workspace_remove (fixture->root_fd, ".", &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+  g_assert_cmpstr (error->message, ==, "Cannot remove the workspace root");
+  g_clear_error (&error);
+
+  g_assert_false (sandbox_workspace_remove_tree (fixture->root_fd, "..", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  assert_ws_contents (fixture, "keep", "x");
+}
+
+static void
+test_remove_never_follows_symlinks (Fixture       *fixture,
+                                    gconstpointer  data)
+{
+  g_autofree char *outside_dir = outside_path (fixture, "dir");
+  g_autofree char *secret = outside_path (fixture, "secret");
+  g_autoptr(GError) error = NULL;
+
+  ws_symlink (fixture, outside_dir, "dirlink");
+  ws_mkdir (fixture, "tree/sub");
+  ws_symlink (fixture, outside_dir, "tree/dirlink");
+  ws_symlink (fixture, secret, "tree/sub/filelink");
+  ws_symlink (fixture, "../../../outside", "tree/sub/rel");
+  ws_symlink (fixture, "/", "tree/rootlink");
+
+  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "dirlink", &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "tree", &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (count_entries (fixture->workspace), ==, 0);
+  assert_outside_untouched (fixture);
+}
+
+static void
+test_remove_through_symlinked_parent (Fixture       *fixture,
+                                      gconstpointer  data)
+{
+  g_autofree char *outside_dir = outside_path (fixture, "dir");
+  g_autoptr(GError) error = NULL;
+
+  ws_symlink (fixture, outside_dir, "abs");
+  ws_symlink (fixture, "../outside", "rel");
+
+  g_assert_false (sandbox_workspace_remove (fixture->root_fd, "abs/f", &error));
+  assert_escape_error (fixture, error);
+  g_clear_error (&error);
+  g_assert_false (sandbox_workspace_remove (fixture->root_fd, "rel/dir", &error));
+  assert_escape_error (fixture, error);
+
+  assert_outside_untouched (fixture);
+}
+
+static void
+test_remove_deep_chain (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  int fd = open (fixture->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  /* 5000 levels: far past PATH_MAX and the default fd limit if each level
+   * held an fd. */
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_no_errno (mkdirat (fd, "deep", 0700));
+  for (guint i = 0; i < 5000; i++)
+    {
+      int child = openat (fd, i == 0 ? "deep" : "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+      g_assert_cmpint (child, >=, 0);
+      close (fd);
+      fd = child;
+      g_assert_no_errno (mkdirat (fd, "d", 0700));
+      if (i % 1000 == 0)
+        {
+          int file = openat (fd, "file", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+          g_assert_cmpint (file, >=, 0);
+          close (file);
+        }
+    }
+  close (fd);
+
+  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "deep", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_entries (fixture->workspace), ==, 0);
+}
+
+/* A guest swapping a directory and a link to a host directory in a loop */
+
+typedef struct
+{
+  Fixture *fixture;
+  gint     stop;
+  guint    swaps;
+} Swapper;
+
+static gpointer
+swapper_thread (gpointer data)
+{
+  Swapper *swapper = data;
+  int fd = open (swapper->fixture->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  while (!g_atomic_int_get (&swapper->stop))
+    {
+      if (renameat2 (fd, "swap", fd, "other", RENAME_EXCHANGE) == 0)
+        swapper->swaps++;
+    }
+  close (fd);
+
+  return NULL;
+}
+
+static void
+test_race_directory_symlink_swap (Fixture       *fixture,
+                                  gconstpointer  data)
+{
+  g_autofree char *outside_dir = outside_path (fixture, "dir");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("pwned", 5);
+  Swapper swapper = { fixture, 0, 0 };
+  g_autoptr(GThread) thread = NULL;
+  guint reads = 0;
+
+  ws_write (fixture, "swap/f", "inside");
+  ws_symlink (fixture, outside_dir, "other");
+  thread = g_thread_new ("swapper", swapper_thread, &swapper);
+
+  for (guint i = 0; i < 2000; i++)
+    {
+      g_autoptr(GBytes) read = NULL;
+
+      switch (i % 4)
+        {
+        case 0:
+          read = sandbox_workspace_read (fixture->root_fd, "swap/f", SANDBOX_MAX_FILE_BYTES, NULL);
+          if (read != NULL)
+            {
+              g_autofree char *text = g_strndup (g_bytes_get_data (read, NULL),
+                                                 g_bytes_get_size (read));
+
+              /* Whatever was read came from inside. */
+              g_assert_true (g_str_equal (text, "inside") || g_str_equal (text, "pwned"));
+              reads++;
+            }
+          break;
+        case 1:
+          sandbox_workspace_write (fixture->root_fd, "swap/f", bytes, SANDBOX_MAX_FILE_BYTES, NULL);
+          break;
+        case 2:
+          sandbox_workspace_write (fixture->root_fd, "swap/sub/g", bytes, SANDBOX_MAX_FILE_BYTES, NULL);
+          break;
+        default:
+          sandbox_workspace_remove (fixture->root_fd, (i % 8) == 3 ? "swap/f" : "swap/sub", NULL);
+          break;
+        }
+    }
+
+  g_atomic_int_set (&swapper.stop, 1);
+  g_thread_join (g_steal_pointer (&thread));
+  g_test_message ("%u swaps, %u successful reads", swapper.swaps, reads);
+  g_assert_cmpuint (swapper.swaps, >, 0);
+  assert_outside_untouched (fixture);
+}
+
+/* Copying a template tree */
+
+typedef struct
+{
+  char *template_dir;
+  int   template_fd;
+  int   sessions_fd;
+} CopyFixture;
+
+static void
+make_template (Fixture     *fixture,
+               CopyFixture *copy)
+{
+  g_autofree char *sessions = g_build_filename (fixture->base, "sessions", NULL);
+  g_autofree char *large = g_malloc (300 * 1024);
+  g_autofree char *large_path = NULL;
+  g_autofree char *script = NULL;
+  g_autoptr(GError) error = NULL;
+
+  copy->template_dir = g_build_filename (fixture->base, "template", NULL);
+  g_assert_no_errno (g_mkdir_with_parents (copy->template_dir, 0755));
+  g_assert_no_errno (g_mkdir_with_parents (sessions, 0700));
+  {
+    g_autofree char *sub = g_build_filename (copy->template_dir, "src/lib", NULL);
+    g_autofree char *empty = g_build_filename (copy->template_dir, "empty", NULL);
+    g_autofree char *readme = g_build_filename (copy->template_dir, "README", NULL);
+    g_autofree char *nested = g_build_filename (copy->template_dir, "src/lib/util.c", NULL);
+    g_autofree char *nothing = g_build_filename (copy->template_dir, "src/zero", NULL);
+
+    g_assert_no_errno (g_mkdir_with_parents (sub, 0755));
+    g_assert_no_errno (g_mkdir_with_parents (empty, 0755));
+    set_host_file (readme, "read me");
+    set_host_file (nested, "int x;");
+    set_host_file (nothing, "");
+  }
+  for (gsize i = 0; i < 300 * 1024; i++)
+    large[i] = (char) (i * 7);
+  large_path = g_build_filename (copy->template_dir, "src/large.bin", NULL);
+  g_file_set_contents (large_path, large, 300 * 1024, &error);
+  g_assert_no_error (error);
+  script = g_build_filename (copy->template_dir, "run.sh", NULL);
+  set_host_file (script, "#!/bin/sh");
+  g_assert_no_errno (chmod (script, 0755));
+
+  copy->template_fd = open (copy->template_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  copy->sessions_fd = open (sessions, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  g_assert_cmpint (copy->template_fd, >=, 0);
+  g_assert_cmpint (copy->sessions_fd, >=, 0);
+}
+
+static void
+copy_fixture_clear (CopyFixture *copy)
+{
+  close (copy->template_fd);
+  close (copy->sessions_fd);
+  g_free (copy->template_dir);
+}
+
+static void
+assert_same_file (const char *a,
+                  const char *b)
+{
+  g_autofree char *left = NULL;
+  g_autofree char *right = NULL;
+  gsize left_size, right_size;
+
+  g_assert_true (g_file_get_contents (a, &left, &left_size, NULL));
+  g_assert_true (g_file_get_contents (b, &right, &right_size, NULL));
+  g_assert_cmpmem (left, left_size, right, right_size);
+}
+
+static void
+assert_mode (const char *path,
+             mode_t      mode)
+{
+  struct stat st;
+
+  g_assert_no_errno (lstat (path, &st));
+  g_assert_cmpint (st.st_mode & 07777, ==, mode);
+}
+
+static void
+test_copy_tree_copies_contents_and_modes (Fixture       *fixture,
+                                          gconstpointer  data)
+{
+  CopyFixture copy = { 0, };
+  g_autoptr(GError) error = NULL;
+  const char *files[] = { "README", "run.sh", "src/large.bin", "src/zero", "src/lib/util.c" };
+  const char *dirs[] = { "", "src", "src/lib", "empty" };
+
+  make_template (fixture, &copy);
+  g_assert_true (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL,
+                                              &error));
+  g_assert_no_error (error);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *src = g_build_filename (copy.template_dir, files[i], NULL);
+      g_autofree char *dst = g_build_filename (fixture->base, "sessions/s1", files[i], NULL);
+
+      assert_same_file (src, dst);
+      assert_mode (dst, 0600);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *dst = g_build_filename (fixture->base, "sessions/s1", dirs[i], NULL);
+
+      assert_mode (dst, 0700);
+    }
+  {
+    g_autofree char *top = g_build_filename (fixture->base, "sessions/s1", NULL);
+    g_autofree char *src = g_build_filename (fixture->base, "sessions/s1/src", NULL);
+
+    g_assert_cmpuint (count_entries (top), ==, 4);
+    g_assert_cmpuint (count_entries (src), ==, 3);
+  }
+  copy_fixture_clear (&copy);
+}
+
+static void
+test_copy_tree_refuses_symlinks (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  CopyFixture copy = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *secret = outside_path (fixture, "secret");
+  g_autofree char *link = NULL;
+  g_autofree char *sessions = g_build_filename (fixture->base, "sessions", NULL);
+
+  make_template (fixture, &copy);
+  link = g_build_filename (copy.template_dir, "src/lib/leak", NULL);
+  g_assert_no_errno (symlink (secret, link));
+
+  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL,
+                                               &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_assert_nonnull (strstr (error->message, "src/lib/leak"));
+  assert_no_host_path (fixture, error);
+  /* The partial copy is gone. */
+  g_assert_cmpuint (count_entries (sessions), ==, 0);
+  assert_outside_untouched (fixture);
+  copy_fixture_clear (&copy);
+}
+
+static void
+test_copy_tree_refuses_existing_destination (Fixture       *fixture,
+                                             gconstpointer  data)
+{
+  CopyFixture copy = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *existing = g_build_filename (fixture->base, "sessions/s1/keep", NULL);
+
+  make_template (fixture, &copy);
+  g_assert_no_errno (g_mkdir_with_parents (existing, 0700));
+  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL,
+                                               &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  g_assert_true (g_file_test (existing, G_FILE_TEST_IS_DIR));
+  copy_fixture_clear (&copy);
+}
+
+static void
+test_copy_tree_cancelled (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  CopyFixture copy = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *sessions = g_build_filename (fixture->base, "sessions", NULL);
+
+  make_template (fixture, &copy);
+  g_cancellable_cancel (cancellable);
+  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1",
+                                               cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (count_entries (sessions), ==, 0);
+  copy_fixture_clear (&copy);
+}
+
+static void
+test_open_missing_workspace (void)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (sandbox_workspace_open ("/nonexistent/workspace-fs", &error), ==, -1);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_null (strstr (error->message, "/nonexistent"));
+}
+
+#define ADD(path, func) \
+  g_test_add ("/sandbox/workspace-fs/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/sandbox/workspace-fs/open/missing", test_open_missing_workspace);
+  ADD ("write/read-back", test_write_then_read);
+  ADD ("write/creates-parents", test_write_creates_parents);
+  ADD ("write/parent-not-directory", test_write_parent_not_directory);
+  ADD ("write/onto-directory", test_write_onto_directory);
+  ADD ("write/keeps-permission-bits", test_write_keeps_permission_bits);
+  ADD ("write/limit", test_write_limit);
+  ADD ("write/symlinked-parent", test_write_through_symlinked_parent);
+  ADD ("write/replaces-symlink", test_write_replaces_symlink);
+  ADD ("write/replaces-hard-link", test_write_replaces_hard_link);
+  ADD ("write/planted-temporary-names", test_write_ignores_planted_temporary_names);
+  ADD ("write/temporary-swaps", test_write_survives_temporary_swaps);
+  ADD ("read/missing", test_read_missing);
+  ADD ("read/directory", test_read_directory);
+  ADD ("read/limit", test_read_limit);
+  ADD ("read/huge-sparse-file", test_read_huge_sparse_file);
+  ADD ("read/symlink-to-host-file", test_read_symlink_to_host_file);
+  ADD ("read/symlink-to-host-directory", test_read_symlink_to_host_directory);
+  ADD ("read/symlink-inside", test_read_symlink_inside_is_followed);
+  ADD ("read/fifo", test_read_fifo_returns_promptly);
+  ADD ("read/socket", test_read_socket_refused);
+  ADD ("paths/non-canonical", test_non_canonical_paths);
+  ADD ("remove/file-and-tree", test_remove_file_and_tree);
+  ADD ("remove/missing", test_remove_missing_is_success);
+  ADD ("remove/root", test_remove_root_refused);
+  ADD ("remove/symlinks", test_remove_never_follows_symlinks);
+  ADD ("remove/symlinked-parent", test_remove_through_symlinked_parent);
+  ADD ("remove/deep-chain", test_remove_deep_chain);
+  ADD ("race/directory-symlink-swap", test_race_directory_symlink_swap);
+  ADD ("copy-tree/contents-and-modes", test_copy_tree_copies_contents_and_modes);
+  ADD ("copy-tree/symlink", test_copy_tree_refuses_symlinks);
+  ADD ("copy-tree/existing-destination", test_copy_tree_refuses_existing_destination);
+  ADD ("copy-tree/cancelled", test_copy_tree_cancelled);
+
+  return g_test_run ();
+}
