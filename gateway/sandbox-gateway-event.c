@@ -1,0 +1,247 @@
+/* sandbox-gateway-event.c — one audited gateway decision
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#undef G_LOG_DOMAIN
+#define G_LOG_DOMAIN "Sandbox-Gateway"
+
+#include "config.h"
+
+#include "sandbox-gateway-event-private.h"
+
+struct _SandboxGatewayEvent
+{
+  gatomicrefcount ref_count;
+  char *host;
+  char *method;
+  char *path;
+  SandboxGatewayDecision decision;
+  const char *reason;
+  guint status;
+  guint upstream_status;
+  guint64 bytes_sent;
+  guint64 bytes_received;
+  gint64 duration_us;
+};
+
+G_DEFINE_ENUM_TYPE (SandboxGatewayDecision, sandbox_gateway_decision,
+  G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_DECISION_ALLOWED, "allowed"),
+  G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_DECISION_DENIED, "denied"),
+  G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_DECISION_BUSY, "busy"),
+  G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_DECISION_FAILED, "failed"),
+  G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "bad-request"))
+
+G_DEFINE_BOXED_TYPE (SandboxGatewayEvent, sandbox_gateway_event,
+                     sandbox_gateway_event_ref, sandbox_gateway_event_unref)
+
+/* Guest-supplied strings are reported as valid UTF-8 so that bindings and
+ * loggers can take them as they are. */
+static char *
+dup_as_utf8 (const char *text)
+{
+  if (text == NULL)
+    return g_strdup ("");
+
+  return g_utf8_make_valid (text, -1);
+}
+
+SandboxGatewayEvent *
+sandbox_gateway_event_new (const char             *host,
+                           const char             *method,
+                           const char             *path,
+                           SandboxGatewayDecision  decision,
+                           const char             *reason,
+                           guint                   status,
+                           guint                   upstream_status,
+                           guint64                 bytes_sent,
+                           guint64                 bytes_received,
+                           gint64                  duration_us)
+{
+  SandboxGatewayEvent *self = g_new0 (SandboxGatewayEvent, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->host = dup_as_utf8 (host);
+  self->method = dup_as_utf8 (method);
+  self->path = dup_as_utf8 (path);
+  self->decision = decision;
+  self->reason = reason;
+  self->status = status;
+  self->upstream_status = upstream_status;
+  self->bytes_sent = bytes_sent;
+  self->bytes_received = bytes_received;
+  self->duration_us = duration_us;
+
+  return self;
+}
+
+/**
+ * sandbox_gateway_event_ref:
+ * @self: a #SandboxGatewayEvent
+ *
+ * Returns: (transfer full): @self
+ */
+SandboxGatewayEvent *
+sandbox_gateway_event_ref (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * sandbox_gateway_event_unref:
+ * @self: (transfer full): a #SandboxGatewayEvent
+ */
+void
+sandbox_gateway_event_unref (SandboxGatewayEvent *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+
+  g_free (self->host);
+  g_free (self->method);
+  g_free (self->path);
+  g_free (self);
+}
+
+/**
+ * sandbox_gateway_event_get_host:
+ * @self: a #SandboxGatewayEvent
+ *
+ * Returns: the guest's `Host` header, or "" when there was none
+ */
+const char *
+sandbox_gateway_event_get_host (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->host;
+}
+
+/**
+ * sandbox_gateway_event_get_method:
+ * @self: a #SandboxGatewayEvent
+ *
+ * Returns: the request method
+ */
+const char *
+sandbox_gateway_event_get_method (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->method;
+}
+
+/**
+ * sandbox_gateway_event_get_path:
+ * @self: a #SandboxGatewayEvent
+ *
+ * Returns: the request's path and query, as the guest sent them
+ */
+const char *
+sandbox_gateway_event_get_path (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->path;
+}
+
+/**
+ * sandbox_gateway_event_get_decision:
+ * @self: a #SandboxGatewayEvent
+ *
+ * Returns: what the gateway did with the request
+ */
+SandboxGatewayDecision
+sandbox_gateway_event_get_decision (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, SANDBOX_GATEWAY_DECISION_BAD_REQUEST);
+  return self->decision;
+}
+
+/**
+ * sandbox_gateway_event_get_reason:
+ * @self: a #SandboxGatewayEvent
+ *
+ * The reason for the decision: "forwarded" for allowed requests; for denials
+ * "host-not-allowed", "target-not-allowed" or "method-not-allowed"; "busy";
+ * for failures "connect-refused", "redirect", "request-too-large",
+ * "response-too-large", "timeout", "upstream-error", "policy-changed",
+ * "closed" or "client-closed"; for bad requests "missing-host",
+ * "duplicate-host", "absolute-target", "invalid-target" or "ambiguous-framing".
+ *
+ * Returns: the reason, a short kebab-case word
+ */
+const char *
+sandbox_gateway_event_get_reason (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->reason;
+}
+
+/**
+ * sandbox_gateway_event_get_status:
+ * @self: a #SandboxGatewayEvent
+ *
+ * Returns: the HTTP status the guest was answered with, or 0 when the guest
+ *   went away before an answer
+ */
+guint
+sandbox_gateway_event_get_status (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->status;
+}
+
+/**
+ * sandbox_gateway_event_get_upstream_status:
+ * @self: a #SandboxGatewayEvent
+ *
+ * Returns: the upstream's HTTP status, or 0 when no upstream response arrived
+ */
+guint
+sandbox_gateway_event_get_upstream_status (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->upstream_status;
+}
+
+/**
+ * sandbox_gateway_event_get_bytes_sent:
+ * @self: a #SandboxGatewayEvent
+ *
+ * Returns: the request body bytes sent upstream
+ */
+guint64
+sandbox_gateway_event_get_bytes_sent (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->bytes_sent;
+}
+
+/**
+ * sandbox_gateway_event_get_bytes_received:
+ * @self: a #SandboxGatewayEvent
+ *
+ * Returns: the response body bytes received from upstream
+ */
+guint64
+sandbox_gateway_event_get_bytes_received (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->bytes_received;
+}
+
+/**
+ * sandbox_gateway_event_get_duration_us:
+ * @self: a #SandboxGatewayEvent
+ *
+ * Returns: microseconds from the end of the request headers to the decision
+ */
+gint64
+sandbox_gateway_event_get_duration_us (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->duration_us;
+}

@@ -1,0 +1,42 @@
+/* sandbox-gateway-server-private.h — the gateway-thread side of a gateway
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#ifndef SANDBOX_COMPILATION
+# error "This is a private header."
+#endif
+
+#include <gio/gio.h>
+
+#include "sandbox-network-policy.h"
+#include "sandbox-gateway-event.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SandboxGatewayServer SandboxGatewayServer;
+
+/* Both are called on the gateway thread. */
+typedef struct
+{
+  void (*audit)          (SandboxGatewayEvent *event,
+                          gpointer             user_data);
+  void (*upstream_error) (const GError        *cause,
+                          gpointer             user_data);
+} SandboxGatewayServerCallbacks;
+
+SandboxGatewayServer *sandbox_gateway_server_new        (GSocket                             *listener,
+                                                         SandboxNetworkPolicy                *policy,
+                                                         guint                                request_timeout_ms,
+                                                         guint                                header_timeout_ms,
+                                                         const SandboxGatewayServerCallbacks *callbacks,
+                                                         gpointer                             user_data,
+                                                         GError                             **error);
+SandboxNetworkPolicy *sandbox_gateway_server_dup_policy (SandboxGatewayServer                *self);
+void                  sandbox_gateway_server_set_policy (SandboxGatewayServer                *self,
+                                                         SandboxNetworkPolicy                *policy);
+void                  sandbox_gateway_server_free       (SandboxGatewayServer                *self);
+
+G_END_DECLS

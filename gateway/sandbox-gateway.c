@@ -1,0 +1,628 @@
+/* sandbox-gateway.c — the per-session network gateway
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#undef G_LOG_DOMAIN
+#define G_LOG_DOMAIN "Sandbox-Gateway"
+
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <gio/gunixsocketaddress.h>
+#include <sys/stat.h>
+
+#include "sandbox-error.h"
+#include "sandbox-gateway.h"
+#include "sandbox-gateway-server-private.h"
+
+/**
+ * SandboxGateway:
+ *
+ * The per-session network gateway: an HTTP server on a Unix socket that
+ * forwards requests to the origins a #SandboxNetworkPolicy allows, adding the
+ * headers (credentials) the policy holds for them, so that the guest never
+ * sees them.
+ *
+ * The socket lives in a fresh directory of mode 0700 and has mode 0600; a
+ * driver binds it into the guest. Each request must name an allowed origin's
+ * host in a single `Host` header and use an origin-form target; `CONNECT` and
+ * methods other than GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS are
+ * refused with 403, more than 16 requests in flight with 503, and malformed or
+ * ambiguous requests with 400 — before anything is forwarded. Upstream
+ * requests carry only the guest's `Content-Type` and `Accept` plus the rule's
+ * headers, follow no redirect (a 3xx becomes 502), use no proxy, and are
+ * limited to 1 MiB of body each way and to the request deadline; any failure
+ * becomes 502 and is reported on #SandboxGateway::upstream-error. Answers the
+ * gateway makes itself carry a %SANDBOX_GATEWAY_ERROR_HEADER.
+ *
+ * Every gateway of a process is served by one shared gateway thread with its
+ * own #GMainContext, so a busy application main loop never stalls a guest.
+ * Signals are emitted in the thread-default main context of the thread that
+ * created the gateway.
+ */
+
+#define DEFAULT_REQUEST_TIMEOUT_MS 30000
+#define DEFAULT_HEADER_TIMEOUT_MS 5000
+#define SOCKET_NAME "network.sock"
+
+/* What the gateway thread needs to reach the gateway's signals in its
+ * creator's context, without keeping the gateway alive. */
+typedef struct
+{
+  gatomicrefcount ref_count;
+  GWeakRef owner;
+  GMainContext *context;
+} Relay;
+
+struct _SandboxGateway
+{
+  GObject parent_instance;
+
+  SandboxNetworkPolicy *initial_policy;
+  guint request_timeout_ms;
+  guint header_timeout_ms;
+
+  GMutex lock;
+  char *directory;
+  char *socket_path;
+  SandboxGatewayServer *server;
+  Relay *relay;
+};
+
+static void sandbox_gateway_initable_iface_init (GInitableIface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SandboxGateway, sandbox_gateway, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE,
+                                                      sandbox_gateway_initable_iface_init))
+
+enum {
+  PROP_0,
+  PROP_POLICY,
+  PROP_REQUEST_TIMEOUT_MS,
+  PROP_HEADER_TIMEOUT_MS,
+  PROP_SOCKET_PATH,
+  N_PROPS
+};
+
+enum {
+  SIGNAL_UPSTREAM_ERROR,
+  SIGNAL_AUDIT,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+/* Relaying signals to the creator's context */
+
+static Relay *
+relay_new (SandboxGateway *owner)
+{
+  Relay *relay = g_new0 (Relay, 1);
+
+  g_atomic_ref_count_init (&relay->ref_count);
+  g_weak_ref_init (&relay->owner, owner);
+  relay->context = g_main_context_ref_thread_default ();
+  return relay;
+}
+
+static Relay *
+relay_ref (Relay *relay)
+{
+  g_atomic_ref_count_inc (&relay->ref_count);
+  return relay;
+}
+
+static void
+relay_unref (Relay *relay)
+{
+  if (!g_atomic_ref_count_dec (&relay->ref_count))
+    return;
+
+  g_weak_ref_clear (&relay->owner);
+  g_main_context_unref (relay->context);
+  g_free (relay);
+}
+
+typedef struct
+{
+  Relay *relay;
+  SandboxGatewayEvent *event;
+  GError *cause;
+} Emission;
+
+static void
+emission_free (gpointer data)
+{
+  Emission *emission = data;
+
+  relay_unref (emission->relay);
+  g_clear_pointer (&emission->event, sandbox_gateway_event_unref);
+  g_clear_error (&emission->cause);
+  g_free (emission);
+}
+
+static gboolean
+emit_in_owner_context (gpointer data)
+{
+  Emission *emission = data;
+  g_autoptr(SandboxGateway) self = g_weak_ref_get (&emission->relay->owner);
+
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+
+  if (emission->event != NULL)
+    g_signal_emit (self, signals[SIGNAL_AUDIT], 0, emission->event);
+  if (emission->cause != NULL)
+    g_signal_emit (self, signals[SIGNAL_UPSTREAM_ERROR], 0, emission->cause);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* Always through a source: g_main_context_invoke() would run the emission
+ * right here, on the gateway thread, whenever no thread owns the context. */
+static void
+queue_emission (Relay               *relay,
+                SandboxGatewayEvent *event,
+                const GError        *cause)
+{
+  g_autoptr(GSource) source = g_idle_source_new ();
+  Emission *emission = g_new0 (Emission, 1);
+
+  emission->relay = relay_ref (relay);
+  emission->event = event != NULL ? sandbox_gateway_event_ref (event) : NULL;
+  emission->cause = cause != NULL ? g_error_copy (cause) : NULL;
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, emit_in_owner_context, emission, emission_free);
+  g_source_set_static_name (source, "[sandbox] gateway signal");
+  g_source_attach (source, relay->context);
+}
+
+static void
+on_server_audit (SandboxGatewayEvent *event,
+                 gpointer             user_data)
+{
+  queue_emission (user_data, event, NULL);
+}
+
+static void
+on_server_upstream_error (const GError *cause,
+                          gpointer      user_data)
+{
+  queue_emission (user_data, NULL, cause);
+}
+
+static const SandboxGatewayServerCallbacks server_callbacks = {
+  .audit = on_server_audit,
+  .upstream_error = on_server_upstream_error,
+};
+
+/* Socket and directory */
+
+static GSocket *
+listen_on (const char  *path,
+           GError     **error)
+{
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GSocketAddress) address = NULL;
+
+  socket = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
+  if (socket == NULL)
+    return NULL;
+
+  address = g_unix_socket_address_new (path);
+  if (!g_socket_bind (socket, address, FALSE, error))
+    return NULL;
+
+  /* The directory is 0700 already; the socket gets 0600 before anyone can
+   * connect to it. */
+  if (g_chmod (path, 0600) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not restrict the gateway socket %s: %s", path, g_strerror (saved_errno));
+      return NULL;
+    }
+
+  if (!g_socket_listen (socket, error))
+    return NULL;
+
+  return g_steal_pointer (&socket);
+}
+
+static void
+remove_socket_and_directory (SandboxGateway *self)
+{
+  if (self->socket_path != NULL && g_unlink (self->socket_path) != 0 && errno != ENOENT)
+    g_warning ("Could not remove the gateway socket %s: %s", self->socket_path, g_strerror (errno));
+  if (self->directory != NULL && g_rmdir (self->directory) != 0 && errno != ENOENT)
+    g_warning ("Could not remove the gateway directory %s: %s", self->directory, g_strerror (errno));
+
+  g_clear_pointer (&self->directory, g_free);
+}
+
+static gboolean
+sandbox_gateway_initable_init (GInitable     *initable,
+                               GCancellable  *cancellable,
+                               GError       **error)
+{
+  SandboxGateway *self = SANDBOX_GATEWAY (initable);
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  g_autoptr(GSocket) listener = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (self->server == NULL, FALSE);
+
+  policy = self->initial_policy != NULL ? g_object_ref (self->initial_policy)
+                                        : sandbox_network_policy_new_deny_all ();
+
+  self->directory = g_dir_make_tmp ("sandbox-gw-XXXXXX", &local_error);
+  if (self->directory == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "Could not create the gateway directory: ");
+      return FALSE;
+    }
+  g_chmod (self->directory, 0700);
+  self->socket_path = g_build_filename (self->directory, SOCKET_NAME, NULL);
+
+  listener = listen_on (self->socket_path, error);
+  if (listener == NULL)
+    {
+      remove_socket_and_directory (self);
+      return FALSE;
+    }
+
+  self->relay = relay_new (self);
+  self->server = sandbox_gateway_server_new (listener, policy,
+                                             self->request_timeout_ms, self->header_timeout_ms,
+                                             &server_callbacks, self->relay, error);
+  if (self->server == NULL)
+    {
+      remove_socket_and_directory (self);
+      return FALSE;
+    }
+
+  g_clear_object (&self->initial_policy);
+  return TRUE;
+}
+
+static void
+sandbox_gateway_initable_iface_init (GInitableIface *iface)
+{
+  iface->init = sandbox_gateway_initable_init;
+}
+
+/* GObject */
+
+static void
+sandbox_gateway_finalize (GObject *object)
+{
+  SandboxGateway *self = SANDBOX_GATEWAY (object);
+
+  sandbox_gateway_close (self);
+
+  g_clear_object (&self->initial_policy);
+  g_clear_pointer (&self->relay, relay_unref);
+  g_free (self->socket_path);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (sandbox_gateway_parent_class)->finalize (object);
+}
+
+static void
+sandbox_gateway_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  SandboxGateway *self = SANDBOX_GATEWAY (object);
+
+  switch (prop_id)
+    {
+    case PROP_POLICY:
+      g_value_take_object (value, sandbox_gateway_dup_policy (self));
+      break;
+    case PROP_REQUEST_TIMEOUT_MS:
+      g_value_set_uint (value, self->request_timeout_ms);
+      break;
+    case PROP_HEADER_TIMEOUT_MS:
+      g_value_set_uint (value, self->header_timeout_ms);
+      break;
+    case PROP_SOCKET_PATH:
+      g_value_set_string (value, self->socket_path);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_gateway_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  SandboxGateway *self = SANDBOX_GATEWAY (object);
+
+  switch (prop_id)
+    {
+    case PROP_POLICY:
+      if (self->server == NULL)
+        g_set_object (&self->initial_policy, g_value_get_object (value));
+      else if (g_value_get_object (value) != NULL)
+        sandbox_gateway_set_policy (self, g_value_get_object (value));
+      break;
+    case PROP_REQUEST_TIMEOUT_MS:
+      self->request_timeout_ms = g_value_get_uint (value);
+      break;
+    case PROP_HEADER_TIMEOUT_MS:
+      self->header_timeout_ms = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_gateway_class_init (SandboxGatewayClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = sandbox_gateway_finalize;
+  object_class->get_property = sandbox_gateway_get_property;
+  object_class->set_property = sandbox_gateway_set_property;
+
+  /**
+   * SandboxGateway:policy:
+   *
+   * The network policy requests are decided by. Setting it swaps it
+   * atomically and aborts requests in flight. A gateway constructed without
+   * one denies everything.
+   */
+  properties[PROP_POLICY] =
+    g_param_spec_object ("policy", NULL, NULL,
+                         SANDBOX_TYPE_NETWORK_POLICY,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SandboxGateway:request-timeout-ms:
+   *
+   * How long a request may take, from its first byte to the end of the
+   * answer, in milliseconds.
+   */
+  properties[PROP_REQUEST_TIMEOUT_MS] =
+    g_param_spec_uint ("request-timeout-ms", NULL, NULL,
+                       1, G_MAXINT, DEFAULT_REQUEST_TIMEOUT_MS,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SandboxGateway:header-timeout-ms:
+   *
+   * How long a connection may take to send a request's headers (or stay idle
+   * between requests), in milliseconds; slower connections are closed.
+   */
+  properties[PROP_HEADER_TIMEOUT_MS] =
+    g_param_spec_uint ("header-timeout-ms", NULL, NULL,
+                       1, G_MAXINT, DEFAULT_HEADER_TIMEOUT_MS,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SandboxGateway:socket-path:
+   *
+   * The path of the gateway's Unix socket.
+   */
+  properties[PROP_SOCKET_PATH] =
+    g_param_spec_string ("socket-path", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * SandboxGateway::upstream-error:
+   * @self: the gateway
+   * @cause: why an allowed request failed: a %SANDBOX_ERROR (a limit, a
+   *   refused redirect) or a #GIOErrorEnum code (refused, timed out,
+   *   cancelled by a policy change)
+   *
+   * Emitted for every request that was allowed but answered with 502. A
+   * backend relays it as its `gateway-error`.
+   */
+  signals[SIGNAL_UPSTREAM_ERROR] =
+    g_signal_new ("upstream-error",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_ERROR);
+
+  /**
+   * SandboxGateway::audit:
+   * @self: the gateway
+   * @event: what was decided
+   *
+   * Emitted for every request the gateway decides on.
+   */
+  signals[SIGNAL_AUDIT] =
+    g_signal_new ("audit",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, SANDBOX_TYPE_GATEWAY_EVENT);
+}
+
+static void
+sandbox_gateway_init (SandboxGateway *self)
+{
+  g_mutex_init (&self->lock);
+  self->request_timeout_ms = DEFAULT_REQUEST_TIMEOUT_MS;
+  self->header_timeout_ms = DEFAULT_HEADER_TIMEOUT_MS;
+}
+
+/* Public API */
+
+/**
+ * sandbox_gateway_new:
+ * @policy: (nullable): the network policy; %NULL denies everything
+ * @error: return location for a #GError
+ *
+ * Creates a gateway listening on a socket in a fresh 0700 directory, with
+ * the default 30 s request and 5 s header deadlines.
+ *
+ * Returns: (transfer full): the serving gateway, or %NULL on error
+ */
+SandboxGateway *
+sandbox_gateway_new (SandboxNetworkPolicy  *policy,
+                     GError               **error)
+{
+  return sandbox_gateway_new_full (policy, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS, error);
+}
+
+/**
+ * sandbox_gateway_new_full:
+ * @policy: (nullable): the network policy; %NULL denies everything
+ * @request_timeout_ms: the per-request deadline, at least 1
+ * @header_timeout_ms: the request header deadline, at least 1
+ * @error: return location for a #GError
+ *
+ * Creates a gateway like sandbox_gateway_new(), with explicit deadlines.
+ *
+ * Returns: (transfer full): the serving gateway, or %NULL on error
+ */
+SandboxGateway *
+sandbox_gateway_new_full (SandboxNetworkPolicy  *policy,
+                          guint                  request_timeout_ms,
+                          guint                  header_timeout_ms,
+                          GError               **error)
+{
+  g_return_val_if_fail (policy == NULL || SANDBOX_IS_NETWORK_POLICY (policy), NULL);
+  g_return_val_if_fail (request_timeout_ms > 0 && request_timeout_ms <= G_MAXINT, NULL);
+  g_return_val_if_fail (header_timeout_ms > 0 && header_timeout_ms <= G_MAXINT, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_initable_new (SANDBOX_TYPE_GATEWAY, NULL, error,
+                         "policy", policy,
+                         "request-timeout-ms", request_timeout_ms,
+                         "header-timeout-ms", header_timeout_ms,
+                         NULL);
+}
+
+/**
+ * sandbox_gateway_get_socket_path:
+ * @self: a #SandboxGateway
+ *
+ * Returns: (type filename): the path of the gateway's Unix socket; it stays
+ *   the same after sandbox_gateway_close(), though nothing listens there then
+ */
+const char *
+sandbox_gateway_get_socket_path (SandboxGateway *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), NULL);
+
+  return self->socket_path;
+}
+
+/**
+ * sandbox_gateway_dup_policy:
+ * @self: a #SandboxGateway
+ *
+ * Returns: (transfer full): the current network policy
+ */
+SandboxNetworkPolicy *
+sandbox_gateway_dup_policy (SandboxGateway *self)
+{
+  SandboxNetworkPolicy *policy = NULL;
+
+  g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), NULL);
+
+  g_mutex_lock (&self->lock);
+  if (self->server != NULL)
+    policy = sandbox_gateway_server_dup_policy (self->server);
+  else if (self->initial_policy != NULL)
+    policy = g_object_ref (self->initial_policy);
+  g_mutex_unlock (&self->lock);
+
+  return policy != NULL ? policy : sandbox_network_policy_new_deny_all ();
+}
+
+/**
+ * sandbox_gateway_set_policy:
+ * @self: a #SandboxGateway
+ * @policy: the new network policy
+ *
+ * Swaps the policy atomically. Requests in flight are aborted: the guest gets
+ * 502 with `Sandbox-Error: SANDBOX_UNAVAILABLE`, and each is audited as
+ * failed with the reason "policy-changed". Returns once they are. Does
+ * nothing after sandbox_gateway_close().
+ */
+void
+sandbox_gateway_set_policy (SandboxGateway       *self,
+                            SandboxNetworkPolicy *policy)
+{
+  g_return_if_fail (SANDBOX_IS_GATEWAY (self));
+  g_return_if_fail (SANDBOX_IS_NETWORK_POLICY (policy));
+
+  g_mutex_lock (&self->lock);
+  if (self->server != NULL)
+    sandbox_gateway_server_set_policy (self->server, policy);
+  g_mutex_unlock (&self->lock);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POLICY]);
+}
+
+/**
+ * sandbox_gateway_get_request_timeout_ms:
+ * @self: a #SandboxGateway
+ *
+ * Returns: the per-request deadline in milliseconds
+ */
+guint
+sandbox_gateway_get_request_timeout_ms (SandboxGateway *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), 0);
+
+  return self->request_timeout_ms;
+}
+
+/**
+ * sandbox_gateway_get_header_timeout_ms:
+ * @self: a #SandboxGateway
+ *
+ * Returns: the request header deadline in milliseconds
+ */
+guint
+sandbox_gateway_get_header_timeout_ms (SandboxGateway *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), 0);
+
+  return self->header_timeout_ms;
+}
+
+/**
+ * sandbox_gateway_close:
+ * @self: a #SandboxGateway
+ *
+ * Stops listening, aborts requests in flight, closes every connection and
+ * removes the socket and its directory. Idempotent; finalizing the gateway
+ * closes it too.
+ */
+void
+sandbox_gateway_close (SandboxGateway *self)
+{
+  SandboxGatewayServer *server;
+
+  g_return_if_fail (SANDBOX_IS_GATEWAY (self));
+
+  g_mutex_lock (&self->lock);
+  server = g_steal_pointer (&self->server);
+  g_mutex_unlock (&self->lock);
+
+  if (server == NULL)
+    return;
+
+  sandbox_gateway_server_free (server);
+  remove_socket_and_directory (self);
+}
