@@ -774,17 +774,18 @@ sandbox_network_policy_to_redacted_json (SandboxNetworkPolicy *self)
 
   g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY (self), NULL);
 
-  builder = json_builder_new ();
   switch (self->kind)
     {
     case SANDBOX_NETWORK_POLICY_DENY_ALL:
-      json_builder_add_string_value (builder, "deny-all");
+      /* JsonBuilder cannot build a bare scalar document. */
+      root = json_node_init_string (json_node_alloc (), "deny-all");
       break;
     case SANDBOX_NETWORK_POLICY_ALLOW_ALL:
-      json_builder_add_string_value (builder, "allow-all");
+      root = json_node_init_string (json_node_alloc (), "allow-all");
       break;
     case SANDBOX_NETWORK_POLICY_ALLOW_LIST:
     default:
+      builder = json_builder_new ();
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "allow");
       json_builder_begin_array (builder);
@@ -807,10 +808,10 @@ sandbox_network_policy_to_redacted_json (SandboxNetworkPolicy *self)
         }
       json_builder_end_array (builder);
       json_builder_end_object (builder);
+      root = json_builder_get_root (builder);
       break;
     }
 
-  root = json_builder_get_root (builder);
   generator = json_generator_new ();
   json_generator_set_root (generator, root);
   return json_generator_to_data (generator, NULL);

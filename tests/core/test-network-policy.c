@@ -1,0 +1,365 @@
+/* test-network-policy.c — SandboxNetworkPolicy and its builder
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "sandbox-error.h"
+#include "sandbox-network-policy-private.h"
+
+static void
+test_deny_and_allow_all (void)
+{
+  g_autoptr(SandboxNetworkPolicy) deny = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxNetworkPolicy) allow = sandbox_network_policy_new_allow_all ();
+  g_autofree char *deny_json = sandbox_network_policy_to_redacted_json (deny);
+  g_autofree char *allow_json = sandbox_network_policy_to_redacted_json (allow);
+
+  g_assert_cmpint (sandbox_network_policy_get_kind (deny), ==, SANDBOX_NETWORK_POLICY_DENY_ALL);
+  g_assert_cmpint (sandbox_network_policy_get_kind (allow), ==, SANDBOX_NETWORK_POLICY_ALLOW_ALL);
+  g_assert_cmpuint (sandbox_network_policy_get_n_rules (deny), ==, 0);
+  g_assert_cmpstr (deny_json, ==, "\"deny-all\"");
+  g_assert_cmpstr (allow_json, ==, "\"allow-all\"");
+}
+
+static SandboxNetworkPolicy *
+policy_with_origin (const char  *origin,
+                    GError     **error)
+{
+  g_autoptr(SandboxNetworkPolicyBuilder) builder = sandbox_network_policy_builder_new ();
+
+  if (!sandbox_network_policy_builder_add_origin (builder, origin, error))
+    return NULL;
+  return sandbox_network_policy_builder_build (builder, error);
+}
+
+static void
+assert_rule (const char *origin,
+             const char *normalized,
+             const char *host,
+             const char *hostname,
+             guint16     port)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = policy_with_origin (origin, &error);
+  const SandboxNetworkRule *rule;
+
+  g_assert_no_error (error);
+  rule = sandbox_network_policy_get_rule (policy, 0);
+  g_assert_cmpstr (rule->origin, ==, normalized);
+  g_assert_cmpstr (sandbox_network_policy_get_rule_origin (policy, 0), ==, normalized);
+  g_assert_cmpstr (rule->host, ==, host);
+  g_assert_cmpstr (rule->hostname, ==, hostname);
+  g_assert_cmpuint (rule->port, ==, port);
+}
+
+static void
+test_origins_are_normalized (void)
+{
+  assert_rule ("https://api.example.com", "https://api.example.com", "api.example.com",
+               "api.example.com", 443);
+  assert_rule ("HTTPS://API.Example.com/", "https://api.example.com", "api.example.com",
+               "api.example.com", 443);
+  assert_rule ("https://api.example.com:443", "https://api.example.com", "api.example.com",
+               "api.example.com", 443);
+  assert_rule ("http://api.example.com:80/", "http://api.example.com", "api.example.com",
+               "api.example.com", 80);
+  assert_rule ("https://api.example.com:8443", "https://api.example.com:8443",
+               "api.example.com:8443", "api.example.com", 8443);
+  assert_rule ("http://127.0.0.1:8080", "http://127.0.0.1:8080", "127.0.0.1:8080",
+               "127.0.0.1", 8080);
+  assert_rule ("http://[::1]:8080", "http://[::1]:8080", "[::1]:8080", "[::1]", 8080);
+  assert_rule ("http://[0:0::1]", "http://[::1]", "[::1]", "[::1]", 80);
+}
+
+static void
+assert_origin_refused (const char *origin)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = policy_with_origin (origin, &error);
+
+  if (policy != NULL)
+    g_error ("Origin “%s” was accepted", origin);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_true (g_str_has_prefix (error->message, "Expected an HTTP origin"));
+}
+
+static void
+test_refuses_non_origins (void)
+{
+  assert_origin_refused ("https://api.example.com/v1");
+  assert_origin_refused ("https://api.example.com/?");
+  assert_origin_refused ("https://api.example.com?q");
+  assert_origin_refused ("https://api.example.com/#");
+  assert_origin_refused ("https://user@api.example.com");
+  assert_origin_refused ("https://@api.example.com");
+  assert_origin_refused ("https://:pw@api.example.com");
+  assert_origin_refused ("ftp://api.example.com");
+  assert_origin_refused ("api.example.com");
+  assert_origin_refused ("https:api.example.com");
+  assert_origin_refused ("https:///");
+  assert_origin_refused ("https://");
+  assert_origin_refused ("");
+}
+
+static void
+test_refuses_guri_leniencies (void)
+{
+  assert_origin_refused (" https://api.example.com");
+  assert_origin_refused ("https://api.example.com ");
+  assert_origin_refused ("https://api example.com");
+  assert_origin_refused ("https://api.example.com\\@evil.com");
+  assert_origin_refused ("https://api%2eexample.com");
+  assert_origin_refused ("http://[fe80::1%25eth0]");
+  assert_origin_refused ("https://api.example.com:");
+  assert_origin_refused ("https://api.example.com:0");
+  assert_origin_refused ("https://api.example.com:65536");
+  assert_origin_refused ("https://api.example.com:+80");
+  assert_origin_refused ("https://api.\xc3\xa9xample.com");
+}
+
+static void
+test_refuses_bad_hosts (void)
+{
+  assert_origin_refused ("https://*.example.com");
+  assert_origin_refused ("https://a_b.example.com");
+  assert_origin_refused ("https://-a.example.com");
+  assert_origin_refused ("https://a..example.com");
+  assert_origin_refused ("https://api.example.com.");
+  assert_origin_refused ("https://127.1");
+  assert_origin_refused ("https://0x7f.0.0.1");
+  assert_origin_refused ("https://1.2.3.4.5");
+  assert_origin_refused ("https://01.2.3.4");
+  assert_origin_refused ("https://256.0.0.1");
+  assert_origin_refused ("https://[1.2.3.4]");
+  assert_origin_refused ("https://[::1");
+}
+
+static void
+test_headers_in_order (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (
+    "{\"allow\": [{\"origin\": \"https://api.example.com\","
+    " \"headers\": {\"X-Api-Key\": \"k1\", \"accept\": \"application/json\"}}]}", &error);
+  g_auto(GStrv) names = NULL;
+  const char * const expected_names[] = { "X-Api-Key", "accept", NULL };
+  const char * const expected_values[] = { "k1", "application/json", NULL };
+  const SandboxNetworkRule *rule;
+
+  g_assert_no_error (error);
+  names = sandbox_network_policy_get_rule_header_names (policy, 0);
+  g_assert_true (g_strv_equal ((const char * const *) names, expected_names));
+  rule = sandbox_network_policy_get_rule (policy, 0);
+  g_assert_true (g_strv_equal ((const char * const *) rule->header_values, expected_values));
+}
+
+static void
+test_find_rule_by_host (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (
+    "{\"allow\": [{\"origin\": \"https://api.example.com\"},"
+    " {\"origin\": \"http://127.0.0.1:8080\"}]}", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (sandbox_network_policy_get_n_rules (policy), ==, 2);
+  g_assert_true (sandbox_network_policy_find_rule (policy, "API.example.COM") ==
+                 sandbox_network_policy_get_rule (policy, 0));
+  g_assert_true (sandbox_network_policy_find_rule (policy, "127.0.0.1:8080") ==
+                 sandbox_network_policy_get_rule (policy, 1));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "api.example.com:443"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "127.0.0.1"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "evil.com"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, NULL));
+}
+
+static void
+test_redacted_json_hides_values (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (
+    "{\"allow\": [{\"origin\": \"https://API.example.com:443/\","
+    " \"headers\": {\"authorization\": \"Bearer s3cr3t-token\"}}, {\"origin\": \"http://b.test\"}]}",
+    &error);
+  g_autofree char *json = NULL;
+  g_autoptr(SandboxNetworkPolicy) reparsed = NULL;
+
+  g_assert_no_error (error);
+  json = sandbox_network_policy_to_redacted_json (policy);
+  g_assert_null (strstr (json, "s3cr3t"));
+  g_assert_cmpstr (json, ==,
+                   "{\"allow\":[{\"origin\":\"https://api.example.com\",\"headers\":"
+                   "{\"authorization\":\"<redacted>\"}},{\"origin\":\"http://b.test\","
+                   "\"headers\":{}}]}");
+
+  /* The redacted form is itself a valid policy. */
+  reparsed = sandbox_network_policy_new_from_json (json, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sandbox_network_policy_get_n_rules (reparsed), ==, 2);
+}
+
+static void
+test_errors_never_echo_header_values (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (
+    "{\"allow\": [{\"origin\": \"https://a.test\","
+    " \"headers\": {\"x-a\": \"s3cr3t\\r\\nX-Injected: 1\"}}]}", &error);
+  g_autoptr(SandboxNetworkPolicyBuilder) builder = sandbox_network_policy_builder_new ();
+  g_autoptr(GError) origin_error = NULL;
+
+  g_assert_null (policy);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "Invalid header value"));
+  g_assert_null (strstr (error->message, "s3cr3t"));
+
+  g_assert_false (sandbox_network_policy_builder_add_origin (builder, "https://user:s3cr3t@a.test",
+                                                             &origin_error));
+  g_assert_null (strstr (origin_error->message, "s3cr3t"));
+}
+
+static void
+test_builder_empty_allows_nothing (void)
+{
+  g_autoptr(SandboxNetworkPolicyBuilder) builder = sandbox_network_policy_builder_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_builder_build (builder, &error);
+  g_autofree char *json = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_network_policy_get_kind (policy), ==, SANDBOX_NETWORK_POLICY_ALLOW_LIST);
+  g_assert_cmpuint (sandbox_network_policy_get_n_rules (policy), ==, 0);
+  json = sandbox_network_policy_to_redacted_json (policy);
+  g_assert_cmpstr (json, ==, "{\"allow\":[]}");
+}
+
+static void
+test_builder_refuses_duplicate_hosts (void)
+{
+  g_autoptr(SandboxNetworkPolicyBuilder) builder = sandbox_network_policy_builder_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_network_policy_builder_add_origin (builder, "https://a.test", &error));
+  g_assert_true (sandbox_network_policy_builder_add_origin (builder, "https://a.test:8443", &error));
+  g_assert_false (sandbox_network_policy_builder_add_origin (builder, "http://A.test", &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "Each gateway host must have exactly one origin"));
+}
+
+static void
+test_builder_adds_headers (void)
+{
+  g_autoptr(SandboxNetworkPolicyBuilder) builder = sandbox_network_policy_builder_new ();
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  g_autoptr(GError) error = NULL;
+  const SandboxNetworkRule *rule;
+
+  g_assert_true (sandbox_network_policy_builder_add_origin (builder, "https://a.test", &error));
+  g_assert_true (sandbox_network_policy_builder_add_header (builder, "https://a.test/",
+                                                            "Authorization", "Bearer t", &error));
+  g_assert_no_error (error);
+  policy = sandbox_network_policy_builder_build (builder, &error);
+
+  /* Later changes to the builder do not reach a built policy. */
+  g_assert_true (sandbox_network_policy_builder_add_header (builder, "https://a.test",
+                                                            "x-b", "2", &error));
+  rule = sandbox_network_policy_find_rule (policy, "a.test");
+  g_assert_cmpuint (g_strv_length (rule->header_names), ==, 1);
+  g_assert_cmpstr (rule->header_names[0], ==, "Authorization");
+  g_assert_cmpstr (rule->header_values[0], ==, "Bearer t");
+}
+
+static void
+assert_header_refused (const char *origin,
+                       const char *name,
+                       const char *value,
+                       const char *message)
+{
+  g_autoptr(SandboxNetworkPolicyBuilder) builder = sandbox_network_policy_builder_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_network_policy_builder_add_origin (builder, "https://a.test", NULL));
+  g_assert_true (sandbox_network_policy_builder_add_header (builder, "https://a.test", "X-Set",
+                                                            "v", NULL));
+  g_assert_false (sandbox_network_policy_builder_add_header (builder, origin, name, value, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  if (strstr (error->message, message) == NULL)
+    g_error ("Message “%s” does not contain “%s”", error->message, message);
+}
+
+static void
+test_builder_refuses_bad_headers (void)
+{
+  assert_header_refused ("https://b.test", "x-a", "v", "has not been added");
+  assert_header_refused ("https://a.test", "Host", "v", "Routing and hop-by-hop headers");
+  assert_header_refused ("https://a.test", "CONNECTION", "v", "Routing and hop-by-hop headers");
+  assert_header_refused ("https://a.test", "bad name", "v", "Invalid input");
+  assert_header_refused ("https://a.test", "", "v", "Invalid input");
+  assert_header_refused ("https://a.test", "x-é", "v", "Invalid input");
+  assert_header_refused ("https://a.test", "x-a", "a\nb", "Invalid header value");
+  assert_header_refused ("https://a.test", "x-a", "a\rb", "Invalid header value");
+  assert_header_refused ("https://a.test", "x-set", "w", "more than once");
+}
+
+static void
+assert_json_refused (const char *json,
+                     const char *message)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (json, &error);
+
+  g_assert_null (policy);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  if (strstr (error->message, message) == NULL)
+    g_error ("%s: message “%s” does not contain “%s”", json, error->message, message);
+}
+
+static void
+test_from_json_refuses_bad_shapes (void)
+{
+  assert_json_refused ("[]", "Invalid input");
+  assert_json_refused ("true", "Invalid input");
+  assert_json_refused ("{\"allow\": {}}", "allow: Invalid input: expected array, received object");
+  assert_json_refused ("{\"allow\": [\"https://a.test\"]}", "allow[0]: Invalid input: expected object");
+  assert_json_refused ("{\"allow\": [{}]}", "allow[0].origin: Invalid input: expected string, received undefined");
+  assert_json_refused ("{\"allow\": [{\"origin\": \"https://a.test\", \"headers\": []}]}",
+                       "expected record, received array");
+  assert_json_refused ("{\"allow\": [{\"origin\": \"https://a.test\", \"headers\": {\"x\": null}}]}",
+                       "Invalid input: expected string, received null");
+  assert_json_refused ("{\"allow\": [{\"origin\": \"https://a.test\", \"headers\": {\"X-A\": \"1\", \"x-a\": \"2\"}}]}",
+                       "more than once");
+  assert_json_refused ("\"deny-all\" // comment", "Invalid JSON");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/sandbox/network-policy/deny-and-allow-all", test_deny_and_allow_all);
+  g_test_add_func ("/sandbox/network-policy/origins-are-normalized", test_origins_are_normalized);
+  g_test_add_func ("/sandbox/network-policy/refuses-non-origins", test_refuses_non_origins);
+  g_test_add_func ("/sandbox/network-policy/refuses-guri-leniencies", test_refuses_guri_leniencies);
+  g_test_add_func ("/sandbox/network-policy/refuses-bad-hosts", test_refuses_bad_hosts);
+  g_test_add_func ("/sandbox/network-policy/headers-in-order", test_headers_in_order);
+  g_test_add_func ("/sandbox/network-policy/find-rule-by-host", test_find_rule_by_host);
+  g_test_add_func ("/sandbox/network-policy/redacted-json-hides-values", test_redacted_json_hides_values);
+  g_test_add_func ("/sandbox/network-policy/errors-never-echo-header-values",
+                   test_errors_never_echo_header_values);
+  g_test_add_func ("/sandbox/network-policy/builder-empty-allows-nothing",
+                   test_builder_empty_allows_nothing);
+  g_test_add_func ("/sandbox/network-policy/builder-refuses-duplicate-hosts",
+                   test_builder_refuses_duplicate_hosts);
+  g_test_add_func ("/sandbox/network-policy/builder-adds-headers", test_builder_adds_headers);
+  g_test_add_func ("/sandbox/network-policy/builder-refuses-bad-headers",
+                   test_builder_refuses_bad_headers);
+  g_test_add_func ("/sandbox/network-policy/from-json-refuses-bad-shapes",
+                   test_from_json_refuses_bad_shapes);
+
+  return g_test_run ();
+}

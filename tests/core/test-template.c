@@ -1,0 +1,371 @@
+/* test-template.c — SandboxTemplate and its key
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "sandbox-error.h"
+#include "sandbox-template-private.h"
+
+#define MIN_KEY_ROWS 6
+
+static GPtrArray *
+load_key_rows (void)
+{
+  const char *dir = g_getenv ("SANDBOX_CONFORMANCE_DIR");
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+
+  g_assert_nonnull (dir);
+  path = g_build_filename (dir, "template-keys.jsonl", NULL);
+  g_file_get_contents (path, &contents, NULL, &error);
+  g_assert_no_error (error);
+
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+
+      if (*g_strstrip (lines[i]) == '\0')
+        continue;
+      json_parser_load_from_data (parser, lines[i], -1, &error);
+      g_assert_no_error (error);
+      g_ptr_array_add (rows, json_object_ref (json_node_get_object (json_parser_get_root (parser))));
+    }
+
+  return rows;
+}
+
+static void
+test_key_row (gconstpointer data)
+{
+  JsonObject *row = (JsonObject *) data;
+  JsonObject *files = json_object_get_object_member (row, "files_base64");
+  g_autoptr(SandboxTemplate) template = sandbox_template_new (json_object_get_string_member (row, "template"));
+  g_autoptr(GList) paths = json_object_get_members (files);
+  const char *name = json_object_get_string_member (row, "name");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *canonical = NULL;
+  g_autofree char *key = NULL;
+
+  for (GList *l = paths; l != NULL; l = l->next)
+    {
+      gsize length;
+      guchar *decoded = g_base64_decode (json_object_get_string_member (files, l->data), &length);
+      g_autoptr(GBytes) bytes = g_bytes_new_take (decoded, length);
+
+      g_assert_true (sandbox_template_add_file (template, l->data, bytes, &error));
+      g_assert_no_error (error);
+    }
+
+  canonical = sandbox_template_dup_canonical_json (template, name);
+  g_assert_cmpstr (canonical, ==, json_object_get_string_member (row, "canonical_json"));
+
+  key = sandbox_template_compute_key (template, name, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (key, ==, json_object_get_string_member (row, "key"));
+  g_assert_true (sandbox_template_key_is_valid (key));
+}
+
+static void
+test_key_rows_exist (void)
+{
+  g_autoptr(GPtrArray) rows = load_key_rows ();
+
+  g_assert_cmpuint (rows->len, >=, MIN_KEY_ROWS);
+}
+
+static void
+test_serializer_escapes_like_javascript (void)
+{
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("q\"\\/\b\f\n\r\t\x01\x1f\x7f\xe2\x80\xa8é");
+  g_autofree char *canonical = sandbox_template_dup_canonical_json (template, "b");
+
+  /* JSON.stringify(["b", "q\"\\/\b\f\n\r\t\x01\x1f\x7f\u2028é", []]) */
+  g_assert_cmpstr (canonical, ==,
+                   "[\"b\",\"q\\\"\\\\/\\b\\f\\n\\r\\t\\u0001\\u001f\x7f\xe2\x80\xa8é\",[]]");
+}
+
+static void
+test_key_sorts_paths_in_byte_order (void)
+{
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GBytes) empty = g_bytes_new_static ("", 0);
+  g_auto(GStrv) paths = NULL;
+  const char * const expected[] = { "/workspace/B", "/workspace/a", "/workspace/a.txt",
+                                    "/workspace/a/b", "/workspace/é", NULL };
+
+  for (guint i = 0; i < 5; i++)
+    g_assert_true (sandbox_template_add_file (template, expected[4 - i] + strlen ("/workspace/"),
+                                              empty, NULL));
+
+  paths = sandbox_template_list_paths (template);
+  g_assert_true (g_strv_equal ((const char * const *) paths, expected));
+  g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 5);
+}
+
+static void
+test_key_validates_names (void)
+{
+  g_autoptr(SandboxTemplate) unnamed = sandbox_template_new ("");
+  g_autoptr(SandboxTemplate) named = sandbox_template_new ("t");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+
+  key = sandbox_template_compute_key (unnamed, "bubblewrap", &error);
+  g_assert_null (key);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+
+  key = sandbox_template_compute_key (named, "", &error);
+  g_assert_null (key);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+
+  key = sandbox_template_compute_key (named, "b\xff", &error);
+  g_assert_null (key);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+}
+
+static void
+test_key_is_valid (void)
+{
+  g_assert_true (sandbox_template_key_is_valid ("2cd46ef62e087c27188a23334a1530bc5e0a74316988fdf902ce12bbbcda0ccf"));
+  g_assert_false (sandbox_template_key_is_valid ("2CD46EF62E087C27188A23334A1530BC5E0A74316988FDF902CE12BBBCDA0CCF"));
+  g_assert_false (sandbox_template_key_is_valid ("2cd46ef62e087c27188a23334a1530bc5e0a74316988fdf902ce12bbbcda0cc"));
+  g_assert_false (sandbox_template_key_is_valid ("2cd46ef62e087c27188a23334a1530bc5e0a74316988fdf902ce12bbbcda0ccf0"));
+  g_assert_false (sandbox_template_key_is_valid ("../../../../etc/passwd"));
+  g_assert_false (sandbox_template_key_is_valid (""));
+  g_assert_false (sandbox_template_key_is_valid (NULL));
+}
+
+static void
+test_add_file_refuses_bad_paths (void)
+{
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (sandbox_template_add_file (template, "../x", bytes, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+  g_clear_error (&error);
+
+  g_assert_false (sandbox_template_add_file (template, "/workspace", bytes, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+  g_assert_cmpstr (error->message, ==, "Template file cannot be the workspace root");
+  g_clear_error (&error);
+
+  g_assert_false (sandbox_template_add_file (template, ".", bytes, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+  g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 0);
+}
+
+static void
+test_add_file_refuses_duplicates (void)
+{
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_template_add_file (template, "a/b", bytes, &error));
+  g_assert_false (sandbox_template_add_file (template, "/workspace/a/b", bytes, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "/workspace/a/b"));
+}
+
+static void
+test_lookup_file_by_any_path (void)
+{
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
+
+  g_assert_true (sandbox_template_add_file (template, "a/b", bytes, NULL));
+  g_assert_true (sandbox_template_lookup_file (template, "a/b") == bytes);
+  g_assert_true (sandbox_template_lookup_file (template, "/workspace/a/b") == bytes);
+  g_assert_null (sandbox_template_lookup_file (template, "a"));
+  g_assert_null (sandbox_template_lookup_file (template, "a/../a/b"));
+}
+
+static char *
+make_tree (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *root = g_dir_make_tmp ("template-XXXXXX", &error);
+  g_autofree char *nested = g_build_filename (root, "src", "deep", NULL);
+  g_autofree char *empty = g_build_filename (root, "empty", NULL);
+  g_autofree char *top = g_build_filename (root, "top.txt", NULL);
+  g_autofree char *inner = g_build_filename (nested, "inner.bin", NULL);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir_with_parents (nested, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (empty, 0700), ==, 0);
+  g_file_set_contents (top, "top\n", -1, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (inner, "\0\1\2", 3, &error);
+  g_assert_no_error (error);
+  return root;
+}
+
+static void
+test_add_directory_imports_nested_files (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) paths = NULL;
+  const char * const expected[] = { "/workspace/src/deep/inner.bin", "/workspace/top.txt", NULL };
+  GBytes *inner;
+
+  g_assert_true (sandbox_template_add_directory (template, directory, NULL, &error));
+  g_assert_no_error (error);
+
+  /* The empty directory is not represented. */
+  paths = sandbox_template_list_paths (template);
+  g_assert_true (g_strv_equal ((const char * const *) paths, expected));
+  inner = sandbox_template_lookup_file (template, "src/deep/inner.bin");
+  g_assert_cmpmem (g_bytes_get_data (inner, NULL), g_bytes_get_size (inner), "\0\1\2", 3);
+}
+
+static void
+assert_import_refused (const char *root,
+                       const char *named)
+{
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (sandbox_template_add_directory (template, directory, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  if (strstr (error->message, named) == NULL)
+    g_error ("Message “%s” does not name “%s”", error->message, named);
+  /* Nothing from a failed import stays behind. */
+  g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 0);
+}
+
+static void
+test_add_directory_refuses_symlinks (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *file_link = g_build_filename (root, "src", "passwd", NULL);
+
+  g_assert_cmpint (symlink ("/etc/passwd", file_link), ==, 0);
+  assert_import_refused (root, "src/passwd");
+}
+
+static void
+test_add_directory_refuses_directory_symlinks (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *dir_link = g_build_filename (root, "etc", NULL);
+
+  g_assert_cmpint (symlink ("/etc", dir_link), ==, 0);
+  assert_import_refused (root, "etc");
+}
+
+static void
+test_add_directory_refuses_fifos (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *fifo = g_build_filename (root, "src", "deep", "pipe", NULL);
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  assert_import_refused (root, "src/deep/pipe");
+}
+
+static void
+test_add_directory_refuses_sockets (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (root, "sock", NULL);
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
+                                            G_SOCKET_PROTOCOL_DEFAULT, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (g_socket_bind (socket, address, FALSE, &error));
+  assert_import_refused (root, "sock");
+}
+
+static void
+test_add_directory_refuses_missing_directory (void)
+{
+  g_autoptr(GFile) directory = g_file_new_for_path ("/nonexistent/template/dir");
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (sandbox_template_add_directory (template, directory, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+}
+
+static void
+test_add_directory_honours_cancellation (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_cancellable_cancel (cancellable);
+  g_assert_false (sandbox_template_add_directory (template, directory, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GPtrArray) rows = NULL;
+
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  rows = load_key_rows ();
+  for (guint i = 0; i < rows->len; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/sandbox/template/key/row-%02u", i);
+
+      g_test_add_data_func (path, g_ptr_array_index (rows, i), test_key_row);
+    }
+
+  g_test_add_func ("/sandbox/template/key/rows-exist", test_key_rows_exist);
+  g_test_add_func ("/sandbox/template/key/serializer-escapes-like-javascript",
+                   test_serializer_escapes_like_javascript);
+  g_test_add_func ("/sandbox/template/key/sorts-paths-in-byte-order",
+                   test_key_sorts_paths_in_byte_order);
+  g_test_add_func ("/sandbox/template/key/validates-names", test_key_validates_names);
+  g_test_add_func ("/sandbox/template/key/is-valid", test_key_is_valid);
+  g_test_add_func ("/sandbox/template/add-file/refuses-bad-paths", test_add_file_refuses_bad_paths);
+  g_test_add_func ("/sandbox/template/add-file/refuses-duplicates", test_add_file_refuses_duplicates);
+  g_test_add_func ("/sandbox/template/lookup-file-by-any-path", test_lookup_file_by_any_path);
+  g_test_add_func ("/sandbox/template/add-directory/imports-nested-files",
+                   test_add_directory_imports_nested_files);
+  g_test_add_func ("/sandbox/template/add-directory/refuses-symlinks",
+                   test_add_directory_refuses_symlinks);
+  g_test_add_func ("/sandbox/template/add-directory/refuses-directory-symlinks",
+                   test_add_directory_refuses_directory_symlinks);
+  g_test_add_func ("/sandbox/template/add-directory/refuses-fifos", test_add_directory_refuses_fifos);
+  g_test_add_func ("/sandbox/template/add-directory/refuses-sockets",
+                   test_add_directory_refuses_sockets);
+  g_test_add_func ("/sandbox/template/add-directory/refuses-missing-directory",
+                   test_add_directory_refuses_missing_directory);
+  g_test_add_func ("/sandbox/template/add-directory/honours-cancellation",
+                   test_add_directory_honours_cancellation);
+
+  return g_test_run ();
+}
