@@ -112,7 +112,7 @@ SandboxBackend  *sandbox_backend_new            (const char            *driver,
                                                  GCancellable          *cancellable,
                                                  GError               **error,
                                                  const char            *first_property_name,
-                                                 ...) G_GNUC_NULL_TERMINATED;
+                                                 ...);
 SANDBOX_AVAILABLE_IN_ALL
 SandboxBackend  *sandbox_backend_newv           (const char            *driver,
                                                  guint                  n_properties,

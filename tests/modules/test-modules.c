@@ -1,0 +1,261 @@
+/* test-modules.c — finding and loading driver modules
+ *
+ * The extension-point registry is process-global and loads once, so every
+ * test runs in a subprocess with its own SANDBOX_DRIVER_PATH.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <glib/gstdio.h>
+#include <sandbox.h>
+
+static char *
+module_dir (const char *name)
+{
+  return g_test_build_filename (G_TEST_BUILT, "modules", name, NULL);
+}
+
+static void
+use_driver_path (const char *first, ...)
+{
+  g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *path = NULL;
+  const char *dir;
+  va_list args;
+
+  va_start (args, first);
+  for (dir = first; dir != NULL; dir = va_arg (args, const char *))
+    g_ptr_array_add (dirs, g_strdup (dir));
+  va_end (args);
+  g_ptr_array_add (dirs, NULL);
+
+  path = g_strjoinv (":", (char **) dirs->pdata);
+  g_setenv ("SANDBOX_DRIVER_PATH", path, TRUE);
+}
+
+static void
+test_two_modules_found (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *alpha = module_dir ("alpha");
+      g_autofree char *beta = module_dir ("beta");
+      g_auto(GStrv) drivers = NULL;
+      g_autoptr(SandboxBackend) backend = NULL;
+      g_autoptr(GError) error = NULL;
+
+      use_driver_path (alpha, beta, NULL);
+      drivers = sandbox_list_drivers ();
+      g_assert_true (g_strv_contains ((const char * const *) drivers, "alpha"));
+      g_assert_true (g_strv_contains ((const char * const *) drivers, "beta"));
+
+      backend = sandbox_backend_new ("beta", NULL, &error, NULL);
+      g_assert_no_error (error);
+      g_assert_cmpstr (G_OBJECT_TYPE_NAME (backend), ==, "TestBackend_beta");
+      g_assert_cmpstr (sandbox_backend_get_name (backend), ==, "beta");
+      g_assert_cmpuint (sandbox_backend_get_max_concurrent_commands (backend), ==,
+                        SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+static void
+test_properties_reach_the_driver (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *alpha = module_dir ("alpha");
+      g_autoptr(SandboxBackend) backend = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *state = NULL;
+
+      use_driver_path (alpha, NULL);
+      backend = sandbox_backend_new ("alpha", NULL, &error,
+                                     "name", "custom",
+                                     "state-directory", "/tmp/x",
+                                     "max-concurrent-commands", 3,
+                                     NULL);
+      g_assert_no_error (error);
+      g_assert_cmpstr (sandbox_backend_get_name (backend), ==, "custom");
+      state = sandbox_backend_dup_state_directory (backend);
+      g_assert_cmpstr (state, ==, "/tmp/x");
+      g_assert_cmpuint (sandbox_backend_get_max_concurrent_commands (backend), ==, 3);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+static void
+test_unknown_driver_is_unavailable (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *alpha = module_dir ("alpha");
+      g_autoptr(SandboxBackend) backend = NULL;
+      g_autoptr(GError) error = NULL;
+
+      use_driver_path (alpha, NULL);
+      backend = sandbox_backend_new ("no-such-driver", NULL, &error, NULL);
+      g_assert_null (backend);
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+      g_assert_nonnull (strstr (error->message, "no-such-driver"));
+      g_assert_nonnull (strstr (error->message, alpha));
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+static void
+test_broken_module_is_reported (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *dir = g_dir_make_tmp ("sandbox-modules-XXXXXX", NULL);
+      g_autofree char *broken = g_build_filename (dir, "libbroken.so", NULL);
+      g_autofree char *alpha = module_dir ("alpha");
+      g_autoptr(SandboxBackend) backend = NULL;
+      g_autoptr(GError) error = NULL;
+      g_auto(GStrv) drivers = NULL;
+
+      g_assert_true (g_file_set_contents (broken, "not an ELF file", -1, NULL));
+      use_driver_path (dir, alpha, NULL);
+
+      /* A broken module does not stop the others from loading… */
+      drivers = sandbox_list_drivers ();
+      g_assert_true (g_strv_contains ((const char * const *) drivers, "alpha"));
+
+      /* …and is named when a driver can't be found. */
+      backend = sandbox_backend_new ("broken", NULL, &error, NULL);
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+      g_assert_nonnull (strstr (error->message, "libbroken.so"));
+
+      g_unlink (broken);
+      g_rmdir (dir);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr_unmatched ("*CRITICAL*");
+}
+
+static void
+test_bad_configuration_is_invalid (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *alpha = module_dir ("alpha");
+      g_autoptr(GError) error = NULL;
+      SandboxBackend *backend;
+
+      use_driver_path (alpha, NULL);
+      backend = sandbox_backend_new ("alpha", NULL, &error, "max-concurrent-commands", 0, NULL);
+      g_assert_null (backend);
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      g_clear_error (&error);
+
+      backend = sandbox_backend_new ("alpha", NULL, &error, "max-concurrent-commands", 1025, NULL);
+      g_assert_null (backend);
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+static void
+test_newv_checks_names_and_types (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *alpha = module_dir ("alpha");
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SandboxBackend) backend = NULL;
+      const char *names[] = { "max-concurrent-commands" };
+      const char *bad_names[] = { "no-such-property" };
+      GValue values[1] = { G_VALUE_INIT };
+
+      use_driver_path (alpha, NULL);
+
+      g_value_init (&values[0], G_TYPE_STRING);
+      g_value_set_string (&values[0], "eight");
+      g_assert_null (sandbox_backend_newv ("alpha", 1, names, values, NULL, &error));
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      g_clear_error (&error);
+
+      g_assert_null (sandbox_backend_newv ("alpha", 1, bad_names, values, NULL, &error));
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "no-such-property"));
+      g_clear_error (&error);
+      g_value_unset (&values[0]);
+
+      g_value_init (&values[0], G_TYPE_UINT);
+      g_value_set_uint (&values[0], 5);
+      backend = sandbox_backend_newv ("alpha", 1, names, values, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (sandbox_backend_get_max_concurrent_commands (backend), ==, 5);
+      g_value_unset (&values[0]);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr_unmatched ("*CRITICAL*");
+}
+
+static void
+test_first_directory_wins (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *alpha = module_dir ("alpha");
+      g_autofree char *beta = module_dir ("beta");
+      g_autofree char *dir = g_dir_make_tmp ("sandbox-modules-XXXXXX", NULL);
+      g_autofree char *alpha_so = g_build_filename (alpha, "libtest-driver-alpha.so", NULL);
+      g_autofree char *shadow = g_build_filename (dir, "libtest-driver-beta.so", NULL);
+      g_autofree char *contents = NULL;
+      g_auto(GStrv) drivers = NULL;
+      gsize length;
+
+      /* A module named like beta's but providing alpha, earlier in the
+       * path: it shadows beta's module, so only alpha is available. */
+      g_assert_true (g_file_get_contents (alpha_so, &contents, &length, NULL));
+      g_assert_true (g_file_set_contents (shadow, contents, length, NULL));
+      use_driver_path (dir, beta, NULL);
+
+      drivers = sandbox_list_drivers ();
+      g_assert_true (g_strv_contains ((const char * const *) drivers, "alpha"));
+      g_assert_false (g_strv_contains ((const char * const *) drivers, "beta"));
+
+      g_unlink (shadow);
+      g_rmdir (dir);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/sandbox/modules/two-modules-found", test_two_modules_found);
+  g_test_add_func ("/sandbox/modules/properties-reach-the-driver", test_properties_reach_the_driver);
+  g_test_add_func ("/sandbox/modules/unknown-driver-is-unavailable", test_unknown_driver_is_unavailable);
+  g_test_add_func ("/sandbox/modules/broken-module-is-reported", test_broken_module_is_reported);
+  g_test_add_func ("/sandbox/modules/bad-configuration-is-invalid", test_bad_configuration_is_invalid);
+  g_test_add_func ("/sandbox/modules/newv-checks-names-and-types", test_newv_checks_names_and_types);
+  g_test_add_func ("/sandbox/modules/first-directory-wins", test_first_directory_wins);
+
+  return g_test_run ();
+}
