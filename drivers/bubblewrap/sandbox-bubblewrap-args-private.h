@@ -1,0 +1,59 @@
+/* sandbox-bubblewrap-args-private.h — the bwrap command-line builder
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "sandbox-bubblewrap-private.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SandboxBubblewrapArgs:
+ * @argv: the argument vector, %NULL-terminated once finished
+ * @fds: descriptors handed to bwrap, as child fds 3, 4, …, closed on free
+ *
+ * A bwrap command line under construction, in the manner of flatpak's
+ * FlatpakBwrap.
+ */
+typedef struct
+{
+  GPtrArray *argv;
+  GArray *fds;
+} SandboxBubblewrapArgs;
+
+/**
+ * SandboxBubblewrapArgsInput:
+ * @executable: the bwrap executable
+ * @workspace: the host path of the workspace
+ * @gateway_socket: (nullable): the host path of the gateway socket, if any
+ * @policy_kind: the session's network policy kind
+ * @command: the validated command, with a canonical cwd
+ *
+ * What a command line is built from.
+ */
+typedef struct
+{
+  const char *executable;
+  const char *workspace;
+  const char *gateway_socket;
+  SandboxNetworkPolicyKind policy_kind;
+  SandboxCommand *command;
+} SandboxBubblewrapArgsInput;
+
+SandboxBubblewrapArgs *sandbox_bubblewrap_args_new      (const char             *executable);
+void                   sandbox_bubblewrap_args_free     (SandboxBubblewrapArgs  *self);
+void                   sandbox_bubblewrap_args_add      (SandboxBubblewrapArgs  *self,
+                                                         const char             *arg);
+void                   sandbox_bubblewrap_args_add_many (SandboxBubblewrapArgs  *self,
+                                                         ...) G_GNUC_NULL_TERMINATED;
+int                    sandbox_bubblewrap_args_take_fd  (SandboxBubblewrapArgs  *self,
+                                                         int                     fd);
+void                   sandbox_bubblewrap_args_finish   (SandboxBubblewrapArgs  *self);
+SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input,
+                                                                int                               status_fd);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxBubblewrapArgs, sandbox_bubblewrap_args_free)
+
+G_END_DECLS

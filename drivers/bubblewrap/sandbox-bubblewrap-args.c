@@ -1,0 +1,216 @@
+/* sandbox-bubblewrap-args.c — the bwrap command-line builder
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "sandbox-bubblewrap-args-private.h"
+
+/* The first descriptor number bwrap sees for passed fds: 0, 1 and 2 are the
+ * command's stdio. */
+#define FIRST_PASSED_FD 3
+
+static void
+close_fd_in_array (gpointer data)
+{
+  sandbox_bubblewrap_fd_close (*(int *) data);
+}
+
+/**
+ * sandbox_bubblewrap_args_new:
+ * @executable: the bwrap executable, argv[0]
+ *
+ * Returns: (transfer full): an empty command line for @executable
+ */
+SandboxBubblewrapArgs *
+sandbox_bubblewrap_args_new (const char *executable)
+{
+  SandboxBubblewrapArgs *self = g_new0 (SandboxBubblewrapArgs, 1);
+
+  self->argv = g_ptr_array_new_with_free_func (g_free);
+  self->fds = g_array_new (FALSE, FALSE, sizeof (int));
+  g_array_set_clear_func (self->fds, close_fd_in_array);
+  g_ptr_array_add (self->argv, g_strdup (executable));
+  return self;
+}
+
+/**
+ * sandbox_bubblewrap_args_free:
+ * @self: (transfer full): a command line
+ *
+ * Frees @self and closes every descriptor it still holds.
+ */
+void
+sandbox_bubblewrap_args_free (SandboxBubblewrapArgs *self)
+{
+  if (self == NULL)
+    return;
+  g_ptr_array_unref (self->argv);
+  g_array_unref (self->fds);
+  g_free (self);
+}
+
+/**
+ * sandbox_bubblewrap_args_add:
+ * @self: a command line
+ * @arg: the argument to append
+ *
+ * Appends one argument.
+ */
+void
+sandbox_bubblewrap_args_add (SandboxBubblewrapArgs *self,
+                             const char            *arg)
+{
+  g_ptr_array_add (self->argv, g_strdup (arg));
+}
+
+/**
+ * sandbox_bubblewrap_args_add_many:
+ * @self: a command line
+ * @...: arguments, then %NULL
+ *
+ * Appends several arguments.
+ */
+void
+sandbox_bubblewrap_args_add_many (SandboxBubblewrapArgs *self,
+                                  ...)
+{
+  va_list ap;
+  const char *arg;
+
+  va_start (ap, self);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    sandbox_bubblewrap_args_add (self, arg);
+  va_end (ap);
+}
+
+/**
+ * sandbox_bubblewrap_args_take_fd:
+ * @self: a command line
+ * @fd: (transfer full): a descriptor to pass to bwrap
+ *
+ * Takes @fd; the launcher places it in bwrap at the returned number. These
+ * are the only descriptors besides 0, 1 and 2 that bwrap receives.
+ *
+ * Returns: the descriptor number @fd will have in bwrap
+ */
+int
+sandbox_bubblewrap_args_take_fd (SandboxBubblewrapArgs *self,
+                                 int                    fd)
+{
+  g_array_append_val (self->fds, fd);
+  return FIRST_PASSED_FD + (int) self->fds->len - 1;
+}
+
+/**
+ * sandbox_bubblewrap_args_finish:
+ * @self: a command line
+ *
+ * %NULL-terminates the argument vector, making `self->argv->pdata` an argv.
+ */
+void
+sandbox_bubblewrap_args_finish (SandboxBubblewrapArgs *self)
+{
+  g_ptr_array_add (self->argv, NULL);
+}
+
+static void
+add_command_environment (SandboxBubblewrapArgs *self,
+                         SandboxCommand        *command)
+{
+  g_auto(GStrv) environment = sandbox_command_get_environment (command);
+
+  for (guint i = 0; environment != NULL && environment[i] != NULL; i++)
+    {
+      const char *pair = environment[i];
+      const char *equals = strchr (pair, '=');
+      g_autofree char *key = NULL;
+
+      /* Validated by the core: every entry is KEY=VALUE with a non-empty key. */
+      if (equals == NULL || equals == pair)
+        continue;
+      key = g_strndup (pair, equals - pair);
+      sandbox_bubblewrap_args_add_many (self, "--setenv", key, equals + 1, NULL);
+    }
+}
+
+/**
+ * sandbox_bubblewrap_args_new_for_command:
+ * @input: the session's setup and the command
+ * @status_fd: (transfer full): the write end of the pipe bwrap reports its
+ *   status on (`--json-status-fd`)
+ *
+ * Builds `bwrap --json-status-fd N <reference bubblewrapArgs> -- executable
+ * args…`. Deviations from the reference's list,
+ * each deliberate:
+ *
+ * - `--unshare-user` follows `--unshare-all`. `--unshare-all` only *tries* a
+ *   user namespace; asking for it outright makes bwrap fail instead of
+ *   silently sharing the host's user namespace.
+ * - The gateway socket is bound only when the session has a gateway
+ *   (an allow-list policy). The reference binds it always; binding nothing
+ *   under deny-all and allow-all is less attack surface.
+ * - The socket appears at %SANDBOX_GATEWAY_GUEST_SOCKET.
+ *
+ * Everything after `--` is the guest command: bwrap stops parsing options
+ * there, so an executable named `--dev-bind` is run, not parsed.
+ *
+ * Returns: (transfer full): the command line, not yet finished
+ */
+SandboxBubblewrapArgs *
+sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input,
+                                         int                               status_fd)
+{
+  g_autoptr(SandboxBubblewrapArgs) self = sandbox_bubblewrap_args_new (input->executable);
+  const char * const *args = sandbox_command_get_args (input->command);
+  const char *cwd = sandbox_command_get_cwd (input->command);
+  char status_fd_arg[16];
+
+  g_snprintf (status_fd_arg, sizeof status_fd_arg, "%d",
+              sandbox_bubblewrap_args_take_fd (self, status_fd));
+  sandbox_bubblewrap_args_add_many (self, "--json-status-fd", status_fd_arg, NULL);
+
+  sandbox_bubblewrap_args_add_many (self,
+                                    "--unshare-all",
+                                    "--unshare-user",
+                                    "--die-with-parent",
+                                    "--new-session",
+                                    "--cap-drop", "ALL",
+                                    "--ro-bind", "/usr", "/usr",
+                                    "--ro-bind", "/lib", "/lib",
+                                    "--ro-bind", "/lib64", "/lib64",
+                                    "--symlink", "usr/bin", "/bin",
+                                    "--symlink", "usr/sbin", "/sbin",
+                                    "--proc", "/proc",
+                                    "--dev", "/dev",
+                                    "--tmpfs", "/tmp",
+                                    "--dir", "/run",
+                                    "--bind", input->workspace, SANDBOX_WORKSPACE,
+                                    NULL);
+  if (input->gateway_socket != NULL)
+    sandbox_bubblewrap_args_add_many (self, "--ro-bind", input->gateway_socket,
+                                      SANDBOX_GATEWAY_GUEST_SOCKET, NULL);
+  sandbox_bubblewrap_args_add_many (self,
+                                    "--clearenv",
+                                    "--setenv", "PATH", "/usr/bin:/bin",
+                                    "--setenv", "HOME", SANDBOX_WORKSPACE,
+                                    NULL);
+  if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL)
+    sandbox_bubblewrap_args_add_many (self, "--share-net",
+                                      "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
+                                      NULL);
+  add_command_environment (self, input->command);
+  sandbox_bubblewrap_args_add_many (self,
+                                    "--chdir", cwd != NULL ? cwd : SANDBOX_WORKSPACE,
+                                    "--",
+                                    sandbox_command_get_executable (input->command),
+                                    NULL);
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    sandbox_bubblewrap_args_add (self, args[i]);
+
+  return g_steal_pointer (&self);
+}

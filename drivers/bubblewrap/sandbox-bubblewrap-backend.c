@@ -1,0 +1,278 @@
+/* sandbox-bubblewrap-backend.c — the bubblewrap backend
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "sandbox-bubblewrap-backend-private.h"
+#include "sandbox-bubblewrap-driver-private.h"
+#include "sandbox-bubblewrap-handle-private.h"
+#include "sandbox-bubblewrap-store-private.h"
+
+/**
+ * SandboxBubblewrapBackend:
+ *
+ * The reference backend: templates and sessions in a state directory,
+ * commands in bubblewrap namespaces. Properties: `executable` (default
+ * `/usr/bin/bwrap`), `name` (default `bubblewrap`), `state-directory`
+ * (required; created 0700 and resolved) and `max-concurrent-commands`.
+ */
+
+struct _SandboxBubblewrapBackend
+{
+  GObject parent_instance;
+
+  char *executable;
+  char *name;
+  char *state_directory;
+  guint max_concurrent_commands;
+
+  SandboxBubblewrapStore *store;   /* set by init() */
+};
+
+enum {
+  PROP_0,
+  PROP_EXECUTABLE,
+  PROP_NAME,
+  PROP_STATE_DIRECTORY,
+  PROP_MAX_CONCURRENT_COMMANDS,
+};
+
+static void sandbox_bubblewrap_backend_backend_iface_init  (SandboxBackendInterface *iface);
+static void sandbox_bubblewrap_backend_initable_iface_init (GInitableIface          *iface);
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapBackend, sandbox_bubblewrap_backend,
+                                G_TYPE_OBJECT, G_TYPE_FLAG_FINAL,
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_BACKEND,
+                                                               sandbox_bubblewrap_backend_backend_iface_init)
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (G_TYPE_INITABLE,
+                                                               sandbox_bubblewrap_backend_initable_iface_init))
+
+static gboolean
+sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
+                                          GCancellable  *cancellable,
+                                          GError       **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (initable);
+
+  if (self->name == NULL || self->name[0] == '\0')
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "Backend name must be a non-empty string");
+      return FALSE;
+    }
+  if (self->max_concurrent_commands < 1 ||
+      self->max_concurrent_commands > SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "max-concurrent-commands must be between 1 and %d, not %u",
+                   SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT, self->max_concurrent_commands);
+      return FALSE;
+    }
+  if (self->executable == NULL || !g_path_is_absolute (self->executable))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "The bwrap executable must be an absolute path, not “%s”",
+                   self->executable != NULL ? self->executable : "");
+      return FALSE;
+    }
+  if (self->state_directory == NULL || self->state_directory[0] == '\0')
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "The bubblewrap backend requires a state-directory");
+      return FALSE;
+    }
+
+  self->store = sandbox_bubblewrap_store_open (self->state_directory, self->name, error);
+  return self->store != NULL;
+}
+
+static char *
+sandbox_bubblewrap_backend_prewarm (SandboxBackend   *backend,
+                                    SandboxTemplate  *template_,
+                                    gboolean         *reused,
+                                    GCancellable     *cancellable,
+                                    GError          **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_prewarm (self->store, template_, reused, cancellable, error);
+}
+
+static SandboxHandle *
+sandbox_bubblewrap_backend_create (SandboxBackend        *backend,
+                                   const char            *template_key,
+                                   SandboxState          *state,
+                                   SandboxNetworkPolicy  *policy,
+                                   GCancellable          *cancellable,
+                                   GError               **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+  g_autoptr(SandboxBubblewrapLease) lease = NULL;
+  g_autoptr(SandboxBubblewrapDriver) driver = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  /* A policy we cannot enforce is refused before anything is touched. */
+  if (!sandbox_bubblewrap_driver_check_policy (policy, error))
+    return NULL;
+
+  lease = sandbox_bubblewrap_store_open_session (self->store, template_key, state,
+                                                 cancellable, error);
+  if (lease == NULL)
+    return NULL;
+
+  driver = sandbox_bubblewrap_driver_new (self->executable, lease->workspace,
+                                          self->max_concurrent_commands, policy, &local_error);
+  if (driver == NULL ||
+      !sandbox_bubblewrap_driver_prove_isolation (driver, cancellable, &local_error))
+    {
+      if (driver != NULL)
+        sandbox_bubblewrap_driver_stop (driver);
+      /* A new session's directory goes; a resumed one keeps its workspace. */
+      sandbox_bubblewrap_lease_abandon (lease);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  return sandbox_bubblewrap_handle_new (driver, g_steal_pointer (&lease));
+}
+
+static void
+sandbox_bubblewrap_backend_get_property (GObject    *object,
+                                         guint       prop_id,
+                                         GValue     *value,
+                                         GParamSpec *pspec)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (object);
+
+  switch (prop_id)
+    {
+    case PROP_EXECUTABLE:
+      g_value_set_string (value, self->executable);
+      break;
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_STATE_DIRECTORY:
+      /* The resolved path once init() has run. */
+      g_value_set_string (value, self->store != NULL ? sandbox_bubblewrap_store_get_root (self->store)
+                                                     : self->state_directory);
+      break;
+    case PROP_MAX_CONCURRENT_COMMANDS:
+      g_value_set_uint (value, self->max_concurrent_commands);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_bubblewrap_backend_set_property (GObject      *object,
+                                         guint         prop_id,
+                                         const GValue *value,
+                                         GParamSpec   *pspec)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (object);
+
+  switch (prop_id)
+    {
+    case PROP_EXECUTABLE:
+      g_free (self->executable);
+      self->executable = g_value_dup_string (value);
+      if (self->executable == NULL)
+        self->executable = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE);
+      break;
+    case PROP_NAME:
+      g_free (self->name);
+      self->name = g_value_dup_string (value);
+      if (self->name == NULL)
+        self->name = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_NAME);
+      break;
+    case PROP_STATE_DIRECTORY:
+      g_free (self->state_directory);
+      self->state_directory = g_value_dup_string (value);
+      break;
+    case PROP_MAX_CONCURRENT_COMMANDS:
+      self->max_concurrent_commands = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_bubblewrap_backend_finalize (GObject *object)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (object);
+
+  g_clear_pointer (&self->store, sandbox_bubblewrap_store_unref);
+  g_free (self->executable);
+  g_free (self->name);
+  g_free (self->state_directory);
+
+  G_OBJECT_CLASS (sandbox_bubblewrap_backend_parent_class)->finalize (object);
+}
+
+static void
+sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = sandbox_bubblewrap_backend_get_property;
+  object_class->set_property = sandbox_bubblewrap_backend_set_property;
+  object_class->finalize = sandbox_bubblewrap_backend_finalize;
+
+  /**
+   * SandboxBubblewrapBackend:executable:
+   *
+   * The bwrap executable. A bogus one makes create() fail with
+   * %SANDBOX_ERROR_UNAVAILABLE; nothing ever runs outside bwrap.
+   */
+  g_object_class_install_property (object_class, PROP_EXECUTABLE,
+    g_param_spec_string ("executable", NULL, NULL, SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_override_property (object_class, PROP_NAME, "name");
+  g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
+  g_object_class_override_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
+                                    "max-concurrent-commands");
+}
+
+static void
+sandbox_bubblewrap_backend_class_finalize (SandboxBubblewrapBackendClass *klass)
+{
+}
+
+static void
+sandbox_bubblewrap_backend_init (SandboxBubblewrapBackend *self)
+{
+  self->executable = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE);
+  self->name = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_NAME);
+  self->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
+}
+
+static void
+sandbox_bubblewrap_backend_backend_iface_init (SandboxBackendInterface *iface)
+{
+  iface->prewarm = sandbox_bubblewrap_backend_prewarm;
+  iface->create = sandbox_bubblewrap_backend_create;
+}
+
+static void
+sandbox_bubblewrap_backend_initable_iface_init (GInitableIface *iface)
+{
+  iface->init = sandbox_bubblewrap_backend_initable_init;
+}
+
+/**
+ * sandbox_bubblewrap_backend_register:
+ * @module: the driver module
+ *
+ * Registers #SandboxBubblewrapBackend with @module.
+ */
+void
+sandbox_bubblewrap_backend_register (GTypeModule *module)
+{
+  sandbox_bubblewrap_backend_register_type (module);
+}

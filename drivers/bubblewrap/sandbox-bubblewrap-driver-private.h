@@ -1,0 +1,28 @@
+/* sandbox-bubblewrap-driver-private.h — one live bubblewrap session
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "sandbox-bubblewrap-private.h"
+
+G_BEGIN_DECLS
+
+#define SANDBOX_TYPE_BUBBLEWRAP_DRIVER (sandbox_bubblewrap_driver_get_type ())
+G_DECLARE_FINAL_TYPE (SandboxBubblewrapDriver, sandbox_bubblewrap_driver,
+                      SANDBOX, BUBBLEWRAP_DRIVER, GObject)
+
+SandboxBubblewrapDriver *sandbox_bubblewrap_driver_new            (const char              *executable,
+                                                                   const char              *workspace,
+                                                                   guint                    max_concurrent_commands,
+                                                                   SandboxNetworkPolicy    *policy,
+                                                                   GError                 **error);
+gboolean                 sandbox_bubblewrap_driver_prove_isolation (SandboxBubblewrapDriver *self,
+                                                                   GCancellable            *cancellable,
+                                                                   GError                 **error);
+void                     sandbox_bubblewrap_driver_stop           (SandboxBubblewrapDriver *self);
+gboolean                 sandbox_bubblewrap_driver_check_policy   (SandboxNetworkPolicy    *policy,
+                                                                   GError                 **error);
+
+G_END_DECLS

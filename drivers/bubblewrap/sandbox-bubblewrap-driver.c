@@ -1,0 +1,433 @@
+/* sandbox-bubblewrap-driver.c — one live bubblewrap session
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "sandbox-bubblewrap-args-private.h"
+#include "sandbox-bubblewrap-driver-private.h"
+#include "sandbox-bubblewrap-process-private.h"
+#include "sandbox-workspace-fs.h"
+
+/*
+ * The driver of one live session: commands through bwrap with admission,
+ * contained host-side file I/O, the network policy, and stop.
+ *
+ * Admission: a slot is taken before anything starts and released by the
+ * process once its whole tree is gone and both pipes are closed (see
+ * sandbox-bubblewrap-process.c), so stop can wait for the count to reach 0.
+ */
+
+struct _SandboxBubblewrapDriver
+{
+  GObject parent_instance;
+
+  /* Read-only after construction. */
+  char *executable;
+  char *workspace;
+  int workspace_fd;
+  guint max_concurrent_commands;
+
+  GMutex lock;
+  GCond idle;
+  /* Guarded by @lock. */
+  SandboxNetworkPolicy *policy;
+  GPtrArray *live;            /* admitted processes, unowned */
+  gboolean stopped;
+};
+
+static void sandbox_bubblewrap_driver_iface_init (SandboxDriverInterface *iface);
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapDriver, sandbox_bubblewrap_driver,
+                                G_TYPE_OBJECT, G_TYPE_FLAG_FINAL,
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_DRIVER,
+                                                               sandbox_bubblewrap_driver_iface_init))
+
+static gboolean
+set_stopped_error (GError **error)
+{
+  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED, "Sandbox session is stopped");
+  return FALSE;
+}
+
+static gboolean
+check_active (SandboxBubblewrapDriver  *self,
+              GCancellable             *cancellable,
+              GError                  **error)
+{
+  gboolean stopped;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  g_mutex_lock (&self->lock);
+  stopped = self->stopped;
+  g_mutex_unlock (&self->lock);
+  if (stopped)
+    return set_stopped_error (error);
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_driver_check_policy:
+ * @policy: a network policy
+ * @error: return location for a #GError
+ *
+ * Refuses the policies this driver cannot enforce: allow-lists need the
+ * network gateway, which this driver does not serve yet.
+ *
+ * Returns: %TRUE if @policy can be enforced
+ */
+gboolean
+sandbox_bubblewrap_driver_check_policy (SandboxNetworkPolicy  *policy,
+                                        GError               **error)
+{
+  if (sandbox_network_policy_get_kind (policy) == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                           "The bubblewrap backend cannot enforce an allow-list network "
+                           "policy: the network gateway is not available");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* File I/O -------------------------------------------------------------- */
+
+static GBytes *
+sandbox_bubblewrap_driver_read_bytes (SandboxDriver  *driver,
+                                      const char     *path,
+                                      GCancellable   *cancellable,
+                                      GError        **error)
+{
+  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
+
+  if (!check_active (self, cancellable, error))
+    return NULL;
+  return sandbox_workspace_read (self->workspace_fd, sandbox_path_relative (path),
+                                 SANDBOX_MAX_FILE_BYTES, error);
+}
+
+static gboolean
+sandbox_bubblewrap_driver_write_bytes (SandboxDriver  *driver,
+                                       const char     *path,
+                                       GBytes         *contents,
+                                       GCancellable   *cancellable,
+                                       GError        **error)
+{
+  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
+
+  if (!check_active (self, cancellable, error))
+    return FALSE;
+  return sandbox_workspace_write (self->workspace_fd, sandbox_path_relative (path), contents,
+                                  SANDBOX_MAX_FILE_BYTES, error);
+}
+
+static gboolean
+sandbox_bubblewrap_driver_remove_path (SandboxDriver  *driver,
+                                       const char     *path,
+                                       GCancellable   *cancellable,
+                                       GError        **error)
+{
+  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
+
+  if (!check_active (self, cancellable, error))
+    return FALSE;
+  return sandbox_workspace_remove (self->workspace_fd, sandbox_path_relative (path), error);
+}
+
+/* Commands -------------------------------------------------------------- */
+
+static void
+release_slot (GObject                  *owner,
+              SandboxBubblewrapProcess *process)
+{
+  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (owner);
+
+  g_mutex_lock (&self->lock);
+  g_ptr_array_remove_fast (self->live, process);
+  if (self->live->len == 0)
+    g_cond_broadcast (&self->idle);
+  g_mutex_unlock (&self->lock);
+}
+
+/* Takes a slot for @process, or refuses before anything starts. */
+static gboolean
+admit (SandboxBubblewrapDriver   *self,
+       SandboxBubblewrapProcess  *process,
+       GError                   **error)
+{
+  gboolean admitted = FALSE;
+
+  g_mutex_lock (&self->lock);
+  if (self->stopped)
+    set_stopped_error (error);
+  else if (self->live->len >= self->max_concurrent_commands)
+    g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                         "Sandbox command concurrency limit reached");
+  else
+    {
+      g_ptr_array_add (self->live, process);
+      admitted = TRUE;
+    }
+  g_mutex_unlock (&self->lock);
+  return admitted;
+}
+
+static SandboxNetworkPolicyKind
+current_policy_kind (SandboxBubblewrapDriver *self)
+{
+  SandboxNetworkPolicyKind kind;
+
+  g_mutex_lock (&self->lock);
+  kind = sandbox_network_policy_get_kind (self->policy);
+  g_mutex_unlock (&self->lock);
+  return kind;
+}
+
+static SandboxBubblewrapProcess *
+spawn_process (SandboxBubblewrapDriver  *self,
+               SandboxCommand           *command,
+               GCancellable             *cancellable,
+               GError                  **error)
+{
+  g_autoptr(SandboxBubblewrapProcess) process = NULL;
+  SandboxBubblewrapArgsInput input = {
+    .executable = self->executable,
+    .workspace = self->workspace,
+    .gateway_socket = NULL,
+    .policy_kind = current_policy_kind (self),
+    .command = command,
+  };
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  process = sandbox_bubblewrap_process_new (&input, G_OBJECT (self), release_slot, error);
+  if (process == NULL)
+    return NULL;
+  if (!admit (self, process, error))
+    return NULL;
+  if (!sandbox_bubblewrap_process_launch (process, error))
+    {
+      release_slot (G_OBJECT (self), process);
+      return NULL;
+    }
+
+  sandbox_process_start (SANDBOX_PROCESS (process), cancellable);
+  sandbox_bubblewrap_process_mark_started (process);
+  return g_steal_pointer (&process);
+}
+
+static SandboxProcess *
+sandbox_bubblewrap_driver_spawn (SandboxDriver   *driver,
+                                 SandboxCommand  *command,
+                                 GCancellable    *cancellable,
+                                 GError         **error)
+{
+  return SANDBOX_PROCESS (spawn_process (SANDBOX_BUBBLEWRAP_DRIVER (driver),
+                                         command, cancellable, error));
+}
+
+/**
+ * sandbox_bubblewrap_driver_prove_isolation:
+ * @self: a driver
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Runs `/usr/bin/true` through bwrap, as the reference does, and also
+ * requires that bwrap reported the namespace it created: an `executable`
+ * that merely exits 0 proves nothing. Fails with
+ * %SANDBOX_ERROR_UNAVAILABLE "Bubblewrap could not establish isolation".
+ *
+ * Returns: %TRUE if a command ran isolated
+ */
+gboolean
+sandbox_bubblewrap_driver_prove_isolation (SandboxBubblewrapDriver  *self,
+                                           GCancellable             *cancellable,
+                                           GError                  **error)
+{
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/true");
+  g_autoptr(SandboxBubblewrapProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) cause = NULL;
+
+  sandbox_command_set_cwd (command, SANDBOX_WORKSPACE);
+  process = spawn_process (self, command, cancellable, &cause);
+  if (process != NULL)
+    result = sandbox_process_wait (SANDBOX_PROCESS (process), NULL, &cause);
+
+  if (result != NULL && sandbox_result_get_exit_status (result) != 0)
+    cause = g_error_new (SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                         "%s exited with status %d", self->executable,
+                         sandbox_result_get_exit_status (result));
+  else if (result != NULL && !sandbox_bubblewrap_process_was_isolated (process))
+    cause = g_error_new (SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                         "%s did not report a sandbox process", self->executable);
+
+  if (cause != NULL)
+    {
+      if (g_error_matches (cause, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_propagate_error (error, g_steal_pointer (&cause));
+      else
+        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                     "Bubblewrap could not establish isolation: %s", cause->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_driver_stop:
+ * @self: a driver
+ *
+ * Refuses everything from now on, kills every live command and waits until
+ * each one's whole tree is gone. Idempotent and thread-safe.
+ */
+void
+sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
+{
+  g_autoptr(GPtrArray) live = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_mutex_lock (&self->lock);
+  self->stopped = TRUE;
+  for (guint i = 0; i < self->live->len; i++)
+    g_ptr_array_add (live, g_object_ref (g_ptr_array_index (self->live, i)));
+  g_mutex_unlock (&self->lock);
+
+  /* SIGKILL, as the reference: the commands' waiters see status 137. */
+  for (guint i = 0; i < live->len; i++)
+    sandbox_bubblewrap_process_kill_tree (g_ptr_array_index (live, i));
+
+  g_mutex_lock (&self->lock);
+  while (self->live->len > 0)
+    g_cond_wait (&self->idle, &self->lock);
+  g_mutex_unlock (&self->lock);
+}
+
+/* Network policy -------------------------------------------------------- */
+
+static gboolean
+sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
+                                              SandboxNetworkPolicy  *policy,
+                                              GCancellable          *cancellable,
+                                              GError               **error)
+{
+  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
+  gboolean ok = FALSE;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  g_mutex_lock (&self->lock);
+  if (self->stopped)
+    set_stopped_error (error);
+  else if (self->live->len > 0)
+    g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                         "Stop live commands before changing network policy");
+  else if (sandbox_bubblewrap_driver_check_policy (policy, error))
+    {
+      /* The next command is set up from the new policy. */
+      g_set_object (&self->policy, policy);
+      ok = TRUE;
+    }
+  g_mutex_unlock (&self->lock);
+  return ok;
+}
+
+/* Object ---------------------------------------------------------------- */
+
+/**
+ * sandbox_bubblewrap_driver_new:
+ * @executable: the bwrap executable
+ * @workspace: the host path of the session's workspace
+ * @max_concurrent_commands: the admission limit
+ * @policy: the initial network policy, one sandbox_bubblewrap_driver_check_policy() accepts
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the driver, or %NULL if the workspace cannot be opened
+ */
+SandboxBubblewrapDriver *
+sandbox_bubblewrap_driver_new (const char            *executable,
+                               const char            *workspace,
+                               guint                  max_concurrent_commands,
+                               SandboxNetworkPolicy  *policy,
+                               GError               **error)
+{
+  g_autoptr(SandboxBubblewrapDriver) self = NULL;
+  int workspace_fd;
+
+  if (!sandbox_bubblewrap_driver_check_policy (policy, error))
+    return NULL;
+  workspace_fd = sandbox_workspace_open (workspace, error);
+  if (workspace_fd < 0)
+    return NULL;
+
+  self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_DRIVER, NULL);
+  self->executable = g_strdup (executable);
+  self->workspace = g_strdup (workspace);
+  self->workspace_fd = workspace_fd;
+  self->max_concurrent_commands = max_concurrent_commands;
+  self->policy = g_object_ref (policy);
+  return g_steal_pointer (&self);
+}
+
+static void
+sandbox_bubblewrap_driver_finalize (GObject *object)
+{
+  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (object);
+
+  /* Live processes hold a reference: none can be left here. */
+  g_assert (self->live->len == 0);
+  g_ptr_array_unref (self->live);
+  sandbox_bubblewrap_clear_fd (&self->workspace_fd);
+  g_clear_object (&self->policy);
+  g_free (self->executable);
+  g_free (self->workspace);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->idle);
+
+  G_OBJECT_CLASS (sandbox_bubblewrap_driver_parent_class)->finalize (object);
+}
+
+static void
+sandbox_bubblewrap_driver_class_init (SandboxBubblewrapDriverClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sandbox_bubblewrap_driver_finalize;
+}
+
+static void
+sandbox_bubblewrap_driver_class_finalize (SandboxBubblewrapDriverClass *klass)
+{
+}
+
+static void
+sandbox_bubblewrap_driver_iface_init (SandboxDriverInterface *iface)
+{
+  iface->read_bytes = sandbox_bubblewrap_driver_read_bytes;
+  iface->write_bytes = sandbox_bubblewrap_driver_write_bytes;
+  iface->remove_path = sandbox_bubblewrap_driver_remove_path;
+  iface->spawn = sandbox_bubblewrap_driver_spawn;
+  iface->set_network_policy = sandbox_bubblewrap_driver_set_network_policy;
+}
+
+static void
+sandbox_bubblewrap_driver_init (SandboxBubblewrapDriver *self)
+{
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->idle);
+  self->live = g_ptr_array_new ();
+  self->workspace_fd = -1;
+}
+
+/**
+ * sandbox_bubblewrap_driver_register:
+ * @module: the driver module
+ *
+ * Registers #SandboxBubblewrapDriver with @module.
+ */
+void
+sandbox_bubblewrap_driver_register (GTypeModule *module)
+{
+  sandbox_bubblewrap_driver_register_type (module);
+}

@@ -1,0 +1,126 @@
+/* sandbox-bubblewrap-handle.c — the owner of a live bubblewrap session
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "sandbox-bubblewrap-handle-private.h"
+
+/*
+ * Stop and delete exactly as DESIGN.md §5: stop kills every live command
+ * and waits for their trees to be gone, then releases the lease, keeping
+ * the workspace; delete re-acquires the lease (BUSY if someone attached
+ * meanwhile) and removes the session directory, keeping templates. The base
+ * class makes stop idempotent, orders it before delete and stops on the
+ * last unref.
+ */
+
+struct _SandboxBubblewrapHandle
+{
+  SandboxHandle parent_instance;
+
+  SandboxBubblewrapDriver *driver;
+  SandboxBubblewrapLease *lease;
+};
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapHandle, sandbox_bubblewrap_handle,
+                                SANDBOX_TYPE_HANDLE, G_TYPE_FLAG_FINAL, {})
+
+static gboolean
+sandbox_bubblewrap_handle_stop (SandboxHandle  *handle,
+                                GCancellable   *cancellable,
+                                GError        **error)
+{
+  SandboxBubblewrapHandle *self = SANDBOX_BUBBLEWRAP_HANDLE (handle);
+
+  /* Not cancellable: a half-done stop would leave commands or the lease. */
+  sandbox_bubblewrap_driver_stop (self->driver);
+  sandbox_bubblewrap_lease_release (self->lease);
+  return TRUE;
+}
+
+static gboolean
+sandbox_bubblewrap_handle_delete_session (SandboxHandle  *handle,
+                                          GCancellable   *cancellable,
+                                          GError        **error)
+{
+  SandboxBubblewrapHandle *self = SANDBOX_BUBBLEWRAP_HANDLE (handle);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  return sandbox_bubblewrap_store_delete_session (self->lease->store,
+                                                  sandbox_state_get_session_id (self->lease->state),
+                                                  error);
+}
+
+/**
+ * sandbox_bubblewrap_handle_new:
+ * @driver: the session's driver
+ * @lease: (transfer full): the session, leased
+ *
+ * Returns: (transfer full): a handle owning the session
+ */
+SandboxHandle *
+sandbox_bubblewrap_handle_new (SandboxBubblewrapDriver *driver,
+                               SandboxBubblewrapLease  *lease)
+{
+  g_autoptr(SandboxSession) session = NULL;
+  SandboxBubblewrapHandle *self;
+
+  /* No gateway is served, so the session advertises no socket. */
+  session = sandbox_session_new (sandbox_state_get_session_id (lease->state),
+                                 SANDBOX_DRIVER (driver), NULL);
+  self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_HANDLE,
+                       "session", session,
+                       "state", lease->state,
+                       NULL);
+  self->driver = g_object_ref (driver);
+  self->lease = lease;
+  return SANDBOX_HANDLE (self);
+}
+
+static void
+sandbox_bubblewrap_handle_finalize (GObject *object)
+{
+  SandboxBubblewrapHandle *self = SANDBOX_BUBBLEWRAP_HANDLE (object);
+
+  /* The base class's dispose has stopped the session by now. */
+  g_clear_object (&self->driver);
+  g_clear_pointer (&self->lease, sandbox_bubblewrap_lease_free);
+
+  G_OBJECT_CLASS (sandbox_bubblewrap_handle_parent_class)->finalize (object);
+}
+
+static void
+sandbox_bubblewrap_handle_class_init (SandboxBubblewrapHandleClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  SandboxHandleClass *handle_class = SANDBOX_HANDLE_CLASS (klass);
+
+  object_class->finalize = sandbox_bubblewrap_handle_finalize;
+  handle_class->stop = sandbox_bubblewrap_handle_stop;
+  handle_class->delete_session = sandbox_bubblewrap_handle_delete_session;
+}
+
+static void
+sandbox_bubblewrap_handle_class_finalize (SandboxBubblewrapHandleClass *klass)
+{
+}
+
+static void
+sandbox_bubblewrap_handle_init (SandboxBubblewrapHandle *self)
+{
+}
+
+/**
+ * sandbox_bubblewrap_handle_register:
+ * @module: the driver module
+ *
+ * Registers #SandboxBubblewrapHandle with @module.
+ */
+void
+sandbox_bubblewrap_handle_register (GTypeModule *module)
+{
+  sandbox_bubblewrap_handle_register_type (module);
+}

@@ -1,0 +1,76 @@
+/* sandbox-bubblewrap-private.h — shared internals of the bubblewrap driver
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#ifndef SANDBOX_COMPILATION
+# error "sandbox-bubblewrap-private.h is private to the bubblewrap driver."
+#endif
+
+#include <errno.h>
+#include <unistd.h>
+
+#include <sandbox.h>
+
+G_BEGIN_DECLS
+
+/**
+ * SandboxBubblewrapFd:
+ *
+ * A file descriptor that g_auto() closes: GLib 2.74 has no g_autofd.
+ * The value -1 means "no descriptor".
+ */
+typedef int SandboxBubblewrapFd;
+
+static inline void
+sandbox_bubblewrap_fd_close (SandboxBubblewrapFd fd)
+{
+  if (fd >= 0)
+    {
+      int saved_errno = errno;
+
+      close (fd);
+      errno = saved_errno;
+    }
+}
+
+G_DEFINE_AUTO_CLEANUP_FREE_FUNC (SandboxBubblewrapFd, sandbox_bubblewrap_fd_close, -1)
+
+/**
+ * sandbox_bubblewrap_clear_fd:
+ * @fd_ptr: a pointer to a descriptor
+ *
+ * Closes *@fd_ptr if it is open and sets it to -1.
+ */
+static inline void
+sandbox_bubblewrap_clear_fd (int *fd_ptr)
+{
+  int fd = *fd_ptr;
+
+  *fd_ptr = -1;
+  sandbox_bubblewrap_fd_close (fd);
+}
+
+/**
+ * SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE:
+ *
+ * Where bwrap is looked for unless the backend's `executable` says otherwise.
+ */
+#define SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE "/usr/bin/bwrap"
+
+/**
+ * SANDBOX_BUBBLEWRAP_DEFAULT_NAME:
+ *
+ * The default backend name, part of every template key.
+ */
+#define SANDBOX_BUBBLEWRAP_DEFAULT_NAME "bubblewrap"
+
+/* Dynamic type registration, called from g_io_module_load(). */
+void sandbox_bubblewrap_backend_register (GTypeModule *module);
+void sandbox_bubblewrap_driver_register  (GTypeModule *module);
+void sandbox_bubblewrap_handle_register  (GTypeModule *module);
+void sandbox_bubblewrap_process_register (GTypeModule *module);
+
+G_END_DECLS

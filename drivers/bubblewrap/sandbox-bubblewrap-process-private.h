@@ -1,0 +1,38 @@
+/* sandbox-bubblewrap-process-private.h — a command running under bwrap
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "sandbox-bubblewrap-private.h"
+#include "sandbox-bubblewrap-args-private.h"
+
+G_BEGIN_DECLS
+
+#define SANDBOX_TYPE_BUBBLEWRAP_PROCESS (sandbox_bubblewrap_process_get_type ())
+G_DECLARE_FINAL_TYPE (SandboxBubblewrapProcess, sandbox_bubblewrap_process,
+                      SANDBOX, BUBBLEWRAP_PROCESS, SandboxProcess)
+
+/**
+ * SandboxBubblewrapSlotFunc:
+ * @owner: the object that admitted the process
+ * @process: the process whose admission slot is released
+ *
+ * Called once when the process's whole tree is gone and its pipes are
+ * closed, just before the process completes — or when its launch fails.
+ */
+typedef void (*SandboxBubblewrapSlotFunc) (GObject                  *owner,
+                                           SandboxBubblewrapProcess *process);
+
+SandboxBubblewrapProcess *sandbox_bubblewrap_process_new           (const SandboxBubblewrapArgsInput *input,
+                                                                    GObject                   *slot_owner,
+                                                                    SandboxBubblewrapSlotFunc  release_slot,
+                                                                    GError                   **error);
+gboolean                  sandbox_bubblewrap_process_launch        (SandboxBubblewrapProcess  *self,
+                                                                    GError                   **error);
+void                      sandbox_bubblewrap_process_mark_started  (SandboxBubblewrapProcess  *self);
+void                      sandbox_bubblewrap_process_kill_tree     (SandboxBubblewrapProcess  *self);
+gboolean                  sandbox_bubblewrap_process_was_isolated  (SandboxBubblewrapProcess  *self);
+
+G_END_DECLS

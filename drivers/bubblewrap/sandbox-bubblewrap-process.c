@@ -1,0 +1,935 @@
+/* sandbox-bubblewrap-process.c — a command running under bwrap
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/pidfd.h>
+#include <sys/wait.h>
+
+#include <glib-unix.h>
+
+#include "sandbox-bubblewrap-launcher-private.h"
+#include "sandbox-bubblewrap-process-private.h"
+
+/*
+ * Life of a command
+ *
+ * The spawning thread builds the command line and hands the launch to the
+ * launcher thread, which spawns bwrap (in its own process group, with an
+ * empty environment), opens a pidfd on it and watches its pipes. bwrap
+ * reports the pid of the sandbox's first process — the init of the new pid
+ * namespace — on --json-status-fd; we open a pidfd on that too.
+ *
+ * Killing is SIGKILL to the namespace's init, which makes the kernel kill
+ * every process in the namespace however it daemonized (--new-session puts
+ * the guest in another session, so bwrap's process group does not reach
+ * it), plus SIGKILL to bwrap's process group. Until the init's pid is known a
+ * kill is held: killing bwrap alone within milliseconds of its start can
+ * leave the namespace running (bwrap's --die-with-parent race, bubblewrap
+ * issues 633 and 700). Both signals go through references that cannot hit
+ * a recycled pid: a pidfd for the init, and the process group of a bwrap we
+ * have not reaped yet.
+ *
+ * The command is over when bwrap is reaped, the namespace's init is gone and
+ * both output pipes are at EOF. The admission slot is released, then the
+ * base class completes — but never before sandbox_process_start() has run in
+ * the spawning thread.
+ */
+
+#define READ_CHUNK_SIZE 65536
+#define STATUS_LIMIT 4096
+/* A kill held for a bwrap that never reports its child is forced after this
+ * long. Such a bwrap has not created a namespace that could outlive it. */
+#define HELD_KILL_FALLBACK_MS 2000
+
+struct _SandboxBubblewrapProcess
+{
+  SandboxProcess parent_instance;
+
+  /* Set before the launch, then owned by the launcher thread. */
+  SandboxBubblewrapArgs *args;
+  GBytes *stdin_bytes;
+  GObject *slot_owner;
+  SandboxBubblewrapSlotFunc release_slot;
+  int status_fd;
+
+  /* Launcher thread only. */
+  int stdin_fd;
+  int stdout_fd;
+  int stderr_fd;
+  GSource *stdin_source;
+  GSource *stdout_source;
+  GSource *stderr_source;
+  GSource *status_source;
+  GSource *bwrap_source;
+  GSource *init_source;
+  GSource *fallback_source;
+  gsize stdin_written;
+  GString *status;
+  int exit_status;
+  guint output_capped : 1;
+  guint init_gone : 1;
+
+  GMutex lock;
+  /* Guarded by @lock. */
+  GPid bwrap_pid;
+  int bwrap_pidfd;
+  int init_pidfd;
+  guint init_known : 1;       /* reported, or bwrap's status closed without it */
+  guint bwrap_reaped : 1;
+  guint kill_requested : 1;
+  guint isolated : 1;         /* bwrap reported a namespace child */
+  guint started : 1;
+  guint finished : 1;
+  guint completed : 1;
+};
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapProcess, sandbox_bubblewrap_process,
+                                SANDBOX_TYPE_PROCESS, G_TYPE_FLAG_FINAL, {})
+
+static void
+destroy_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
+/* Signals the namespace's init and bwrap's group. Called with @lock held. */
+static void
+signal_tree_locked (SandboxBubblewrapProcess *self)
+{
+  if (self->init_pidfd >= 0)
+    pidfd_send_signal (self->init_pidfd, SIGKILL, NULL, 0);
+  /* An unreaped bwrap keeps its pid, so its group id cannot be recycled. */
+  if (self->bwrap_pid > 0 && !self->bwrap_reaped)
+    kill (-self->bwrap_pid, SIGKILL);
+}
+
+static gboolean
+held_kill_fallback_cb (gpointer data)
+{
+  SandboxBubblewrapProcess *self = data;
+
+  g_mutex_lock (&self->lock);
+  if (self->bwrap_pid > 0 && !self->bwrap_reaped)
+    kill (-self->bwrap_pid, SIGKILL);
+  g_mutex_unlock (&self->lock);
+  g_clear_pointer (&self->fallback_source, g_source_unref);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+arm_held_kill_fallback_cb (gpointer data)
+{
+  SandboxBubblewrapProcess *self = data;
+  gboolean needed;
+
+  g_mutex_lock (&self->lock);
+  needed = !self->init_known && !self->finished && self->bwrap_pid > 0;
+  g_mutex_unlock (&self->lock);
+
+  if (needed && self->fallback_source == NULL)
+    {
+      self->fallback_source = g_timeout_source_new (HELD_KILL_FALLBACK_MS);
+      g_source_set_callback (self->fallback_source, held_kill_fallback_cb, self, NULL);
+      g_source_set_static_name (self->fallback_source, "[sandbox] held kill fallback");
+      g_source_attach (self->fallback_source, sandbox_bubblewrap_launcher_get_context ());
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * sandbox_bubblewrap_process_kill_tree:
+ * @self: a process
+ *
+ * Kills every process of the command: the whole pid namespace and bwrap.
+ * Idempotent, non-blocking and callable from any thread; before the
+ * namespace's init is known the kill is held and carried out as soon as it
+ * is. A process that has not been launched yet never will be.
+ */
+void
+sandbox_bubblewrap_process_kill_tree (SandboxBubblewrapProcess *self)
+{
+  gboolean held;
+
+  g_mutex_lock (&self->lock);
+  self->kill_requested = TRUE;
+  held = !self->init_known && self->bwrap_pid > 0 && !self->finished;
+  if (self->init_known)
+    signal_tree_locked (self);
+  g_mutex_unlock (&self->lock);
+
+  if (held)
+    g_main_context_invoke_full (sandbox_bubblewrap_launcher_get_context (), G_PRIORITY_DEFAULT,
+                                arm_held_kill_fallback_cb, g_object_ref (self), g_object_unref);
+}
+
+static void
+sandbox_bubblewrap_process_kill (SandboxProcess *process)
+{
+  sandbox_bubblewrap_process_kill_tree (SANDBOX_BUBBLEWRAP_PROCESS (process));
+}
+
+/* Releases the slot, then completes: a waiter that spawns again at once is
+ * admitted. */
+static void
+complete_now (SandboxBubblewrapProcess *self)
+{
+  g_autoptr(GObject) owner = g_steal_pointer (&self->slot_owner);
+
+  if (owner != NULL && self->release_slot != NULL)
+    self->release_slot (owner, self);
+  sandbox_process_complete (SANDBOX_PROCESS (self), self->exit_status);
+}
+
+static void
+close_everything (SandboxBubblewrapProcess *self)
+{
+  destroy_source (&self->stdin_source);
+  destroy_source (&self->stdout_source);
+  destroy_source (&self->stderr_source);
+  destroy_source (&self->status_source);
+  destroy_source (&self->bwrap_source);
+  destroy_source (&self->init_source);
+  destroy_source (&self->fallback_source);
+  sandbox_bubblewrap_clear_fd (&self->stdin_fd);
+  sandbox_bubblewrap_clear_fd (&self->stdout_fd);
+  sandbox_bubblewrap_clear_fd (&self->stderr_fd);
+  sandbox_bubblewrap_clear_fd (&self->status_fd);
+
+  g_mutex_lock (&self->lock);
+  sandbox_bubblewrap_clear_fd (&self->bwrap_pidfd);
+  sandbox_bubblewrap_clear_fd (&self->init_pidfd);
+  g_mutex_unlock (&self->lock);
+}
+
+/* Launcher thread: completes once bwrap is reaped, the namespace is empty
+ * and both pipes are drained. Drops the launcher's reference. */
+static void
+maybe_finish (SandboxBubblewrapProcess *self)
+{
+  gboolean complete;
+
+  if (self->stdout_fd >= 0 || self->stderr_fd >= 0)
+    return;
+  g_mutex_lock (&self->lock);
+  if (!self->bwrap_reaped || (self->init_pidfd >= 0 && !self->init_gone))
+    {
+      g_mutex_unlock (&self->lock);
+      return;
+    }
+  g_mutex_unlock (&self->lock);
+
+  close_everything (self);
+
+  g_mutex_lock (&self->lock);
+  self->finished = TRUE;
+  complete = self->started && !self->completed;
+  if (complete)
+    self->completed = TRUE;
+  g_mutex_unlock (&self->lock);
+
+  if (complete)
+    complete_now (self);
+  g_object_unref (self);
+}
+
+/**
+ * sandbox_bubblewrap_process_mark_started:
+ * @self: a launched process
+ *
+ * Call after sandbox_process_start(): from now on the process may complete,
+ * at once if it is already over.
+ */
+void
+sandbox_bubblewrap_process_mark_started (SandboxBubblewrapProcess *self)
+{
+  gboolean complete;
+
+  g_mutex_lock (&self->lock);
+  self->started = TRUE;
+  complete = self->finished && !self->completed;
+  if (complete)
+    self->completed = TRUE;
+  g_mutex_unlock (&self->lock);
+
+  if (complete)
+    complete_now (self);
+}
+
+/**
+ * sandbox_bubblewrap_process_was_isolated:
+ * @self: a process
+ *
+ * Returns: whether bwrap reported the namespace's first process, that is,
+ *   whether it got as far as creating the sandbox
+ */
+gboolean
+sandbox_bubblewrap_process_was_isolated (SandboxBubblewrapProcess *self)
+{
+  gboolean isolated;
+
+  g_mutex_lock (&self->lock);
+  isolated = self->isolated;
+  g_mutex_unlock (&self->lock);
+  return isolated;
+}
+
+/* Output ----------------------------------------------------------------- */
+
+static gboolean
+read_output (SandboxBubblewrapProcess *self,
+             SandboxOutputStream       stream,
+             int                      *fd,
+             GSource                 **source)
+{
+  guint8 buffer[READ_CHUNK_SIZE];
+  gssize n;
+
+  do
+    n = read (*fd, buffer, sizeof buffer);
+  while (n < 0 && errno == EINTR);
+
+  if (n < 0 && errno == EAGAIN)
+    return G_SOURCE_CONTINUE;
+
+  if (n > 0)
+    {
+      /* Past the cap the base class kills; keep draining to reach EOF. */
+      if (!self->output_capped &&
+          !sandbox_process_push_output (SANDBOX_PROCESS (self), stream, buffer, n))
+        self->output_capped = TRUE;
+      return G_SOURCE_CONTINUE;
+    }
+
+  /* EOF, or an error that ends the stream just the same. */
+  g_clear_pointer (source, g_source_unref);
+  sandbox_bubblewrap_clear_fd (fd);
+  maybe_finish (self);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+stdout_cb (int          fd,
+           GIOCondition condition,
+           gpointer     data)
+{
+  SandboxBubblewrapProcess *self = data;
+
+  return read_output (self, SANDBOX_OUTPUT_STDOUT, &self->stdout_fd, &self->stdout_source);
+}
+
+static gboolean
+stderr_cb (int          fd,
+           GIOCondition condition,
+           gpointer     data)
+{
+  SandboxBubblewrapProcess *self = data;
+
+  return read_output (self, SANDBOX_OUTPUT_STDERR, &self->stderr_fd, &self->stderr_source);
+}
+
+/* Standard input ------------------------------------------------------------- */
+
+static void
+finish_stdin (SandboxBubblewrapProcess *self)
+{
+  destroy_source (&self->stdin_source);
+  sandbox_bubblewrap_clear_fd (&self->stdin_fd);
+}
+
+/* Writes what the pipe takes. Returns FALSE when done (written, or failed). */
+static gboolean
+write_stdin (SandboxBubblewrapProcess *self)
+{
+  gsize size;
+  const guint8 *data = g_bytes_get_data (self->stdin_bytes, &size);
+
+  while (self->stdin_written < size)
+    {
+      gssize n = write (self->stdin_fd, data + self->stdin_written, size - self->stdin_written);
+
+      if (n >= 0)
+        {
+          self->stdin_written += n;
+          continue;
+        }
+      if (errno == EINTR)
+        continue;
+      if (errno == EAGAIN)
+        return TRUE;
+      if (errno == EPIPE)
+        {
+          /* The guest did not read it all: not an error. Consume the
+           * SIGPIPE the write left pending on this thread. */
+          sigset_t pipe_set;
+          struct timespec no_wait = { 0, 0 };
+
+          sigemptyset (&pipe_set);
+          sigaddset (&pipe_set, SIGPIPE);
+          sigtimedwait (&pipe_set, NULL, &no_wait);
+        }
+      else
+        {
+          int saved_errno = errno;
+
+          sandbox_process_abort (SANDBOX_PROCESS (self),
+                                 g_error_new (G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                                              "Could not write the command's standard input: %s",
+                                              g_strerror (saved_errno)));
+        }
+      break;
+    }
+
+  finish_stdin (self);
+  return FALSE;
+}
+
+static gboolean
+stdin_cb (int          fd,
+          GIOCondition condition,
+          gpointer     data)
+{
+  SandboxBubblewrapProcess *self = data;
+
+  if (write_stdin (self))
+    return G_SOURCE_CONTINUE;
+  /* finish_stdin() destroyed this source already. */
+  return G_SOURCE_REMOVE;
+}
+
+/* bwrap's status and the namespace's init ----------------------------------- */
+
+/* Reads the parent pid of @pid from /proc. Returns 0 if @pid is gone. */
+static pid_t
+read_parent_pid (pid_t pid)
+{
+  char path[64];
+  g_autofree char *contents = NULL;
+  const char *after_name;
+  char state;
+  int ppid;
+
+  g_snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return 0;
+  /* The command name may contain anything, including ')'; the last one ends it. */
+  after_name = strrchr (contents, ')');
+  if (after_name == NULL || sscanf (after_name + 1, " %c %d", &state, &ppid) != 2)
+    return 0;
+  return ppid;
+}
+
+/* Opens a pidfd for the namespace's init that cannot refer to a recycled
+ * pid: once the pidfd is open, the process behind it is fixed, and it is
+ * ours only if its parent is our bwrap (bwrap never forks anything else
+ * that could later take the same pid). */
+static int
+open_init_pidfd (pid_t init_pid,
+                 GPid  bwrap_pid)
+{
+  int fd = pidfd_open (init_pid, 0);
+
+  if (fd < 0)
+    return -1;
+  if (read_parent_pid (init_pid) != bwrap_pid)
+    {
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+static gboolean
+parse_child_pid (const char *status,
+                 pid_t      *pid)
+{
+  const char *key = strstr (status, "\"child-pid\"");
+  const char *p;
+  guint64 value;
+  char *end;
+
+  if (key == NULL)
+    return FALSE;
+  p = key + strlen ("\"child-pid\"");
+  while (*p == ' ' || *p == ':')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  value = g_ascii_strtoull (p, &end, 10);
+  /* The number must be complete, not cut by a partial read. */
+  if (*end == '\0' || value == 0 || value > G_MAXINT32)
+    return FALSE;
+  *pid = (pid_t) value;
+  return TRUE;
+}
+
+static void
+learn_init (SandboxBubblewrapProcess *self,
+            pid_t                     init_pid)
+{
+  int fd = open_init_pidfd (init_pid, self->bwrap_pid);
+
+  g_mutex_lock (&self->lock);
+  self->init_pidfd = fd;
+  self->init_known = TRUE;
+  self->isolated = TRUE;
+  if (self->kill_requested)
+    signal_tree_locked (self);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+status_closed (SandboxBubblewrapProcess *self)
+{
+  g_mutex_lock (&self->lock);
+  if (!self->init_known)
+    {
+      /* bwrap gave up before creating the sandbox. */
+      self->init_known = TRUE;
+      if (self->kill_requested)
+        signal_tree_locked (self);
+    }
+  g_mutex_unlock (&self->lock);
+}
+
+/* Reads bwrap's status once. Returns FALSE at EOF, when the pipe is closed. */
+static gboolean
+read_status (SandboxBubblewrapProcess *self)
+{
+  char buffer[1024];
+  gssize n;
+  pid_t init_pid;
+  gboolean learned;
+
+  do
+    n = read (self->status_fd, buffer, sizeof buffer);
+  while (n < 0 && errno == EINTR);
+
+  if (n < 0 && errno == EAGAIN)
+    return TRUE;
+
+  if (n <= 0)
+    {
+      status_closed (self);
+      destroy_source (&self->status_source);
+      sandbox_bubblewrap_clear_fd (&self->status_fd);
+      return FALSE;
+    }
+
+  if (self->status->len < STATUS_LIMIT)
+    {
+      g_string_append_len (self->status, buffer, n);
+      g_mutex_lock (&self->lock);
+      learned = self->init_known;
+      g_mutex_unlock (&self->lock);
+      if (!learned && parse_child_pid (self->status->str, &init_pid))
+        learn_init (self, init_pid);
+    }
+  return TRUE;
+}
+
+static gboolean
+status_cb (int          fd,
+           GIOCondition condition,
+           gpointer     data)
+{
+  SandboxBubblewrapProcess *self = data;
+
+  if (read_status (self))
+    return G_SOURCE_CONTINUE;
+  /* read_status() destroyed this source already. */
+  return G_SOURCE_REMOVE;
+}
+
+/* After bwrap exited, everything it reported is in the pipe: read it, so a
+ * child it reported is known before deciding whether the namespace is gone. */
+static void
+drain_status (SandboxBubblewrapProcess *self)
+{
+  int flags;
+
+  if (self->status_fd < 0)
+    return;
+  flags = fcntl (self->status_fd, F_GETFL);
+  while (self->status_fd >= 0)
+    {
+      gssize available;
+
+      if (!read_status (self))
+        break;
+      /* Non-blocking: stop at EAGAIN, which read_status() reports as TRUE. */
+      available = 0;
+      if ((flags & O_NONBLOCK) == 0 || ioctl (self->status_fd, FIONREAD, &available) < 0 ||
+          available == 0)
+        break;
+    }
+}
+
+static gboolean
+init_exited_cb (int          fd,
+                GIOCondition condition,
+                gpointer     data)
+{
+  SandboxBubblewrapProcess *self = data;
+
+  self->init_gone = TRUE;
+  g_clear_pointer (&self->init_source, g_source_unref);
+  maybe_finish (self);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+pidfd_has_exited (int pidfd)
+{
+  struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+  return poll (&pfd, 1, 0) > 0;
+}
+
+/* bwrap normally outlives the namespace. If it died first (killed from
+ * outside), make sure the namespace follows it before reporting the end. */
+static void
+ensure_init_gone (SandboxBubblewrapProcess *self)
+{
+  int init_pidfd;
+
+  g_mutex_lock (&self->lock);
+  init_pidfd = self->init_pidfd;
+  g_mutex_unlock (&self->lock);
+
+  if (init_pidfd < 0 || pidfd_has_exited (init_pidfd))
+    {
+      self->init_gone = TRUE;
+      return;
+    }
+
+  pidfd_send_signal (init_pidfd, SIGKILL, NULL, 0);
+  self->init_source = g_unix_fd_source_new (init_pidfd, G_IO_IN);
+  g_source_set_callback (self->init_source, G_SOURCE_FUNC (init_exited_cb), self, NULL);
+  g_source_set_static_name (self->init_source, "[sandbox] namespace init exit");
+  g_source_attach (self->init_source, sandbox_bubblewrap_launcher_get_context ());
+}
+
+static int
+wait_status_to_exit_status (int wait_status)
+{
+  if (WIFEXITED (wait_status))
+    return WEXITSTATUS (wait_status);
+  if (WIFSIGNALED (wait_status))
+    return 128 + WTERMSIG (wait_status);
+  return 255;
+}
+
+static gboolean
+bwrap_exited_cb (int          fd,
+                 GIOCondition condition,
+                 gpointer     data)
+{
+  SandboxBubblewrapProcess *self = data;
+  int wait_status = 0;
+  pid_t reaped;
+
+  do
+    reaped = waitpid (self->bwrap_pid, &wait_status, WNOHANG);
+  while (reaped < 0 && errno == EINTR);
+
+  if (reaped == 0)
+    return G_SOURCE_CONTINUE;
+
+  /* reaped < 0 means someone else reaped it; the exit status is lost. */
+  self->exit_status = reaped > 0 ? wait_status_to_exit_status (wait_status) : 255;
+  if (reaped < 0)
+    g_warning ("bwrap (pid %d) was reaped by someone else", (int) self->bwrap_pid);
+
+  g_mutex_lock (&self->lock);
+  self->bwrap_reaped = TRUE;
+  g_mutex_unlock (&self->lock);
+
+  g_clear_pointer (&self->bwrap_source, g_source_unref);
+  drain_status (self);
+  ensure_init_gone (self);
+  maybe_finish (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Launch ------------------------------------------------------------------ */
+
+static GSource *
+watch_fd (SandboxBubblewrapProcess *self,
+          int                       fd,
+          GIOCondition              condition,
+          GUnixFDSourceFunc         callback,
+          const char               *name)
+{
+  GSource *source = g_unix_fd_source_new (fd, condition);
+
+  g_source_set_callback (source, G_SOURCE_FUNC (callback), self, NULL);
+  g_source_set_static_name (source, name);
+  g_source_attach (source, sandbox_bubblewrap_launcher_get_context ());
+  return source;
+}
+
+/* pipe2() with both ends close-on-exec; the read end non-blocking when asked. */
+static gboolean
+open_pipe (int       fds[2],
+           gboolean  nonblocking_read,
+           gboolean  nonblocking_write,
+           GError  **error)
+{
+  if (pipe2 (fds, O_CLOEXEC) < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: pipe: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (nonblocking_read)
+    fcntl (fds[0], F_SETFL, O_NONBLOCK);
+  if (nonblocking_write)
+    fcntl (fds[1], F_SETFL, O_NONBLOCK);
+  return TRUE;
+}
+
+/* Moves @fd to a number of at least @minimum, keeping close-on-exec. */
+static int
+move_fd_to_at_least (int fd,
+                     int minimum)
+{
+  int moved;
+
+  if (fd < 0 || fd >= minimum)
+    return fd;
+  moved = fcntl (fd, F_DUPFD_CLOEXEC, minimum);
+  close (fd);
+  return moved;
+}
+
+typedef struct
+{
+  SandboxBubblewrapProcess *self;
+  GError *error;
+} LaunchCall;
+
+static gboolean
+launch_on_launcher (SandboxBubblewrapProcess  *self,
+                    GError                   **error)
+{
+  g_auto(SandboxBubblewrapFd) stdin_read = -1;
+  g_auto(SandboxBubblewrapFd) stdout_write = -1;
+  g_auto(SandboxBubblewrapFd) stderr_write = -1;
+  int stdin_pipe[2], stdout_pipe[2], stderr_pipe[2];
+  GPid pid;
+  int pidfd;
+
+  g_mutex_lock (&self->lock);
+  if (self->kill_requested)
+    {
+      g_mutex_unlock (&self->lock);
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
+                           "Sandbox session is stopped");
+      return FALSE;
+    }
+  g_mutex_unlock (&self->lock);
+
+  if (!open_pipe (stdin_pipe, FALSE, TRUE, error))
+    return FALSE;
+  stdin_read = move_fd_to_at_least (stdin_pipe[0], 3);
+  self->stdin_fd = stdin_pipe[1];
+  if (!open_pipe (stdout_pipe, TRUE, FALSE, error))
+    return FALSE;
+  self->stdout_fd = stdout_pipe[0];
+  stdout_write = move_fd_to_at_least (stdout_pipe[1], 3);
+  if (!open_pipe (stderr_pipe, TRUE, FALSE, error))
+    return FALSE;
+  self->stderr_fd = stderr_pipe[0];
+  stderr_write = move_fd_to_at_least (stderr_pipe[1], 3);
+
+  pid = sandbox_bubblewrap_launcher_spawn ((const char * const *) self->args->argv->pdata,
+                                           stdin_read, stdout_write, stderr_write,
+                                           self->args->fds, error);
+  /* bwrap has its copies now; ours would keep the pipes open forever. */
+  g_array_set_size (self->args->fds, 0);
+  if (pid == 0)
+    return FALSE;
+
+  pidfd = pidfd_open (pid, 0);
+  if (pidfd < 0)
+    {
+      int saved_errno = errno;
+
+      kill (-pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: pidfd_open: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  g_mutex_lock (&self->lock);
+  self->bwrap_pid = pid;
+  self->bwrap_pidfd = pidfd;
+  g_mutex_unlock (&self->lock);
+
+  /* From here on the launcher thread owns a reference until maybe_finish(). */
+  g_object_ref (self);
+  self->bwrap_source = watch_fd (self, pidfd, G_IO_IN, bwrap_exited_cb, "[sandbox] bwrap exit");
+  self->status_source = watch_fd (self, self->status_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                  status_cb, "[sandbox] bwrap status");
+  self->stdout_source = watch_fd (self, self->stdout_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                  stdout_cb, "[sandbox] command stdout");
+  self->stderr_source = watch_fd (self, self->stderr_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                  stderr_cb, "[sandbox] command stderr");
+
+  if (self->stdin_bytes == NULL || g_bytes_get_size (self->stdin_bytes) == 0)
+    finish_stdin (self);
+  else if (write_stdin (self))
+    self->stdin_source = watch_fd (self, self->stdin_fd, G_IO_OUT | G_IO_HUP | G_IO_ERR,
+                                   stdin_cb, "[sandbox] command stdin");
+  return TRUE;
+}
+
+static gboolean
+launch_cb (gpointer data)
+{
+  LaunchCall *call = data;
+
+  if (!launch_on_launcher (call->self, &call->error))
+    close_everything (call->self);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * sandbox_bubblewrap_process_launch:
+ * @self: a process not launched yet
+ * @error: return location for a #GError
+ *
+ * Spawns bwrap on the launcher thread and waits only for the spawn itself,
+ * not for the command. On failure the slot is not released: the caller does
+ * that. Fails with %SANDBOX_ERROR_STOPPED if the process was killed before
+ * it started, and %SANDBOX_ERROR_UNAVAILABLE if bwrap could not be spawned.
+ *
+ * Returns: %TRUE once bwrap runs
+ */
+gboolean
+sandbox_bubblewrap_process_launch (SandboxBubblewrapProcess  *self,
+                                   GError                   **error)
+{
+  LaunchCall call = { .self = self };
+
+  sandbox_bubblewrap_launcher_run_sync (launch_cb, &call);
+  if (call.error != NULL)
+    {
+      g_propagate_error (error, call.error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_process_new:
+ * @input: the session's setup and the validated command
+ * @slot_owner: (nullable): the object that admitted the process
+ * @release_slot: (nullable): releases the admission slot
+ * @error: return location for a #GError
+ *
+ * Prepares a command without starting it. Must be called in the thread
+ * whose thread-default main context receives the output signals.
+ *
+ * Returns: (transfer full): the process, or %NULL with
+ *   %SANDBOX_ERROR_UNAVAILABLE
+ */
+SandboxBubblewrapProcess *
+sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
+                                GObject                           *slot_owner,
+                                SandboxBubblewrapSlotFunc          release_slot,
+                                GError                           **error)
+{
+  g_autoptr(SandboxBubblewrapProcess) self = NULL;
+  int status_pipe[2];
+  GBytes *stdin_bytes;
+
+  if (!open_pipe (status_pipe, TRUE, FALSE, error))
+    return NULL;
+
+  self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_PROCESS,
+                       "timeout-ms", sandbox_command_get_timeout_ms (input->command),
+                       "max-output-bytes", (guint64) sandbox_command_get_max_output_bytes (input->command),
+                       NULL);
+  self->status_fd = status_pipe[0];
+  /* bwrap receives it as fd 3: the source must not sit at 3 itself. */
+  self->args = sandbox_bubblewrap_args_new_for_command (input,
+                                                        move_fd_to_at_least (status_pipe[1], 4));
+  sandbox_bubblewrap_args_finish (self->args);
+  stdin_bytes = sandbox_command_get_stdin (input->command);
+  self->stdin_bytes = stdin_bytes != NULL ? g_bytes_ref (stdin_bytes) : NULL;
+  self->slot_owner = slot_owner != NULL ? g_object_ref (slot_owner) : NULL;
+  self->release_slot = release_slot;
+  return g_steal_pointer (&self);
+}
+
+static void
+sandbox_bubblewrap_process_finalize (GObject *object)
+{
+  SandboxBubblewrapProcess *self = SANDBOX_BUBBLEWRAP_PROCESS (object);
+
+  close_everything (self);
+  g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
+  g_clear_pointer (&self->stdin_bytes, g_bytes_unref);
+  g_clear_object (&self->slot_owner);
+  g_string_free (self->status, TRUE);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (sandbox_bubblewrap_process_parent_class)->finalize (object);
+}
+
+static void
+sandbox_bubblewrap_process_class_init (SandboxBubblewrapProcessClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  SandboxProcessClass *process_class = SANDBOX_PROCESS_CLASS (klass);
+
+  object_class->finalize = sandbox_bubblewrap_process_finalize;
+  process_class->kill = sandbox_bubblewrap_process_kill;
+}
+
+static void
+sandbox_bubblewrap_process_class_finalize (SandboxBubblewrapProcessClass *klass)
+{
+}
+
+static void
+sandbox_bubblewrap_process_init (SandboxBubblewrapProcess *self)
+{
+  g_mutex_init (&self->lock);
+  self->status = g_string_new (NULL);
+  self->status_fd = -1;
+  self->stdin_fd = -1;
+  self->stdout_fd = -1;
+  self->stderr_fd = -1;
+  self->bwrap_pidfd = -1;
+  self->init_pidfd = -1;
+}
+
+/**
+ * sandbox_bubblewrap_process_register:
+ * @module: the driver module
+ *
+ * Registers #SandboxBubblewrapProcess with @module.
+ */
+void
+sandbox_bubblewrap_process_register (GTypeModule *module)
+{
+  sandbox_bubblewrap_process_register_type (module);
+}

@@ -1,0 +1,68 @@
+/* sandbox-bubblewrap-store-private.h — templates, sessions and leases on disk
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "sandbox-bubblewrap-private.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SandboxBubblewrapStore:
+ *
+ * The state directory of one backend name (DESIGN.md §5):
+ * `<root>/<sha256(name)>/templates/<key>/{ready,data/}` and
+ * `<root>/<sha256(name)>/sessions/<id>/{lease,state.json,workspace/}`.
+ * Reference-counted and thread-safe.
+ */
+typedef struct _SandboxBubblewrapStore SandboxBubblewrapStore;
+
+/**
+ * SandboxBubblewrapLease:
+ * @state: the session's identity
+ * @directory: the host path of the session directory
+ * @workspace: the host path of the session's workspace
+ * @created: whether the session was created (rather than resumed)
+ *
+ * A session opened under its exclusive lease.
+ */
+typedef struct
+{
+  SandboxBubblewrapStore *store;
+  SandboxState *state;
+  char *directory;
+  char *workspace;
+  gboolean created;
+  gboolean held;
+} SandboxBubblewrapLease;
+
+SandboxBubblewrapStore *sandbox_bubblewrap_store_open           (const char              *state_directory,
+                                                                 const char              *name,
+                                                                 GError                 **error);
+SandboxBubblewrapStore *sandbox_bubblewrap_store_ref            (SandboxBubblewrapStore  *self);
+void                    sandbox_bubblewrap_store_unref          (SandboxBubblewrapStore  *self);
+const char             *sandbox_bubblewrap_store_get_root       (SandboxBubblewrapStore  *self);
+char                   *sandbox_bubblewrap_store_prewarm        (SandboxBubblewrapStore  *self,
+                                                                 SandboxTemplate         *template_,
+                                                                 gboolean                *reused,
+                                                                 GCancellable            *cancellable,
+                                                                 GError                 **error);
+SandboxBubblewrapLease *sandbox_bubblewrap_store_open_session   (SandboxBubblewrapStore  *self,
+                                                                 const char              *template_key,
+                                                                 SandboxState            *saved,
+                                                                 GCancellable            *cancellable,
+                                                                 GError                 **error);
+gboolean                sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
+                                                                 const char              *session_id,
+                                                                 GError                 **error);
+
+void                    sandbox_bubblewrap_lease_release        (SandboxBubblewrapLease  *lease);
+void                    sandbox_bubblewrap_lease_abandon        (SandboxBubblewrapLease  *lease);
+void                    sandbox_bubblewrap_lease_free           (SandboxBubblewrapLease  *lease);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxBubblewrapStore, sandbox_bubblewrap_store_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxBubblewrapLease, sandbox_bubblewrap_lease_free)
+
+G_END_DECLS

@@ -1,0 +1,666 @@
+/* sandbox-bubblewrap-store.c — templates, sessions and leases on disk
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-glib/json-glib.h>
+
+#include "sandbox-bubblewrap-store-private.h"
+#include "sandbox-workspace-fs.h"
+
+/*
+ * The layout and semantics are the reference's sandboxStorage. The state
+ * directory belongs to the trusted host; only workspace contents are shaped
+ * by guests, so everything that walks into a workspace (copying a template
+ * in, removing a session) goes through sandbox-workspace-fs, which never
+ * follows a link out.
+ *
+ * Templates are written into a temporary directory and renamed into place;
+ * losing that race to an identical key is fine. Directories are 0700, files
+ * 0600.
+ */
+
+/* Template files have no size bound in the reference: only the workspace's
+ * file I/O is bounded. */
+#define TEMPLATE_FILE_MAX_BYTES (G_MAXSIZE - 1)
+
+struct _SandboxBubblewrapStore
+{
+  char *root;       /* the realpath of the state directory */
+  char *name;
+  char *base;       /* root/sha256(name) */
+  char *templates;  /* base/templates */
+  char *sessions;   /* base/sessions */
+};
+
+static gboolean
+set_errno_error (GError    **error,
+                 int         saved_errno,
+                 const char *what,
+                 const char *path)
+{
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+               "%s %s: %s", what, path, g_strerror (saved_errno));
+  return FALSE;
+}
+
+static char *
+sha256_hex (const char *text)
+{
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}
+
+/* mkdir that accepts an existing directory. */
+static gboolean
+ensure_directory (const char  *path,
+                  GError     **error)
+{
+  if (mkdir (path, 0700) == 0 || errno == EEXIST)
+    return TRUE;
+  return set_errno_error (error, errno, "Could not create directory", path);
+}
+
+static int
+open_directory (const char  *path,
+                GError     **error)
+{
+  int fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+  if (fd < 0)
+    set_errno_error (error, errno, "Could not open directory", path);
+  return fd;
+}
+
+/* Writes a new file, refusing to replace anything. */
+static gboolean
+write_new_file (const char  *path,
+                const char  *contents,
+                GError     **error)
+{
+  g_auto(SandboxBubblewrapFd) fd = -1;
+  gsize length = strlen (contents);
+  gsize written = 0;
+
+  fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return set_errno_error (error, errno, "Could not create", path);
+  while (written < length)
+    {
+      gssize n = write (fd, contents + written, length - written);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return set_errno_error (error, errno, "Could not write", path);
+      written += n;
+    }
+  return TRUE;
+}
+
+static void
+store_free (SandboxBubblewrapStore *self)
+{
+  g_free (self->root);
+  g_free (self->name);
+  g_free (self->base);
+  g_free (self->templates);
+  g_free (self->sessions);
+}
+
+/**
+ * sandbox_bubblewrap_store_open:
+ * @state_directory: the backend's state directory
+ * @name: the backend's name
+ * @error: return location for a #GError
+ *
+ * Creates @state_directory (mode 0700) if needed and resolves it.
+ *
+ * Returns: (transfer full): the store, or %NULL with a #GIOErrorEnum error
+ */
+SandboxBubblewrapStore *
+sandbox_bubblewrap_store_open (const char  *state_directory,
+                               const char  *name,
+                               GError     **error)
+{
+  SandboxBubblewrapStore *self;
+  g_autofree char *root = NULL;
+  g_autofree char *digest = NULL;
+
+  if (g_mkdir_with_parents (state_directory, 0700) < 0)
+    {
+      set_errno_error (error, errno, "Could not create the state directory", state_directory);
+      return NULL;
+    }
+  root = realpath (state_directory, NULL);
+  if (root == NULL)
+    {
+      set_errno_error (error, errno, "Could not resolve the state directory", state_directory);
+      return NULL;
+    }
+
+  digest = sha256_hex (name);
+  self = g_atomic_rc_box_new0 (SandboxBubblewrapStore);
+  self->base = g_build_filename (root, digest, NULL);
+  self->templates = g_build_filename (self->base, "templates", NULL);
+  self->sessions = g_build_filename (self->base, "sessions", NULL);
+  self->root = g_steal_pointer (&root);
+  self->name = g_strdup (name);
+  return self;
+}
+
+/**
+ * sandbox_bubblewrap_store_ref:
+ * @self: a store
+ *
+ * Returns: (transfer full): @self
+ */
+SandboxBubblewrapStore *
+sandbox_bubblewrap_store_ref (SandboxBubblewrapStore *self)
+{
+  return g_atomic_rc_box_acquire (self);
+}
+
+/**
+ * sandbox_bubblewrap_store_unref:
+ * @self: (transfer full): a store
+ *
+ * Drops a reference.
+ */
+void
+sandbox_bubblewrap_store_unref (SandboxBubblewrapStore *self)
+{
+  g_atomic_rc_box_release_full (self, (GDestroyNotify) store_free);
+}
+
+/**
+ * sandbox_bubblewrap_store_get_root:
+ * @self: a store
+ *
+ * Returns: the resolved state directory
+ */
+const char *
+sandbox_bubblewrap_store_get_root (SandboxBubblewrapStore *self)
+{
+  return self->root;
+}
+
+/* Templates -------------------------------------------------------------- */
+
+static char *
+ready_record (const char *backend,
+              const char *template_key)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "backend");
+  json_builder_add_string_value (builder, backend);
+  json_builder_set_member_name (builder, "templateKey");
+  json_builder_add_string_value (builder, template_key);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  return json_generator_to_data (generator, NULL);
+}
+
+static gboolean
+write_template_files (SandboxTemplate  *template_,
+                      int               data_fd,
+                      GCancellable     *cancellable,
+                      GError          **error)
+{
+  g_auto(GStrv) paths = sandbox_template_list_paths (template_);
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autofree char *canonical = sandbox_path_canonicalize (paths[i], error);
+
+      if (canonical == NULL)
+        return FALSE;
+      if (g_strcmp0 (canonical, SANDBOX_WORKSPACE) == 0)
+        {
+          g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH,
+                               "Template file cannot be the workspace root");
+          return FALSE;
+        }
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      if (!sandbox_workspace_write (data_fd, sandbox_path_relative (canonical),
+                                    sandbox_template_lookup_file (template_, canonical),
+                                    TEMPLATE_FILE_MAX_BYTES, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Builds the template in templates/<uuid> and renames it to templates/<key>. */
+static gboolean
+create_template (SandboxBubblewrapStore  *self,
+                 SandboxTemplate         *template_,
+                 const char              *key,
+                 const char              *directory,
+                 GCancellable            *cancellable,
+                 GError                 **error)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *temporary = g_build_filename (self->templates, uuid, NULL);
+  g_autofree char *data = g_build_filename (temporary, "data", NULL);
+  g_autofree char *ready = g_build_filename (temporary, "ready", NULL);
+  g_autofree char *record = ready_record (self->name, key);
+  g_auto(SandboxBubblewrapFd) templates_fd = -1;
+  g_auto(SandboxBubblewrapFd) data_fd = -1;
+  gboolean ok = FALSE;
+
+  templates_fd = open_directory (self->templates, error);
+  if (templates_fd < 0)
+    return FALSE;
+  if (mkdir (temporary, 0700) < 0)
+    return set_errno_error (error, errno, "Could not create directory", temporary);
+
+  if (mkdir (data, 0700) < 0)
+    set_errno_error (error, errno, "Could not create directory", data);
+  else if ((data_fd = sandbox_workspace_open (data, error)) >= 0 &&
+           write_template_files (template_, data_fd, cancellable, error) &&
+           write_new_file (ready, record, error))
+    {
+      if (rename (temporary, directory) == 0 || errno == EEXIST || errno == ENOTEMPTY)
+        ok = TRUE;   /* on EEXIST/ENOTEMPTY an identical template won the race */
+      else
+        set_errno_error (error, errno, "Could not store template", directory);
+    }
+
+  /* Gone after a successful rename; a leftover otherwise. */
+  sandbox_workspace_remove_tree (templates_fd, uuid, NULL);
+  return ok;
+}
+
+/**
+ * sandbox_bubblewrap_store_prewarm:
+ * @self: a store
+ * @template_: the template
+ * @reused: (out) (optional): set to whether the template was already stored
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Stores @template_ under its content-addressed key.
+ *
+ * Returns: (transfer full): the template key, or %NULL with @error set
+ */
+char *
+sandbox_bubblewrap_store_prewarm (SandboxBubblewrapStore  *self,
+                                  SandboxTemplate         *template_,
+                                  gboolean                *reused,
+                                  GCancellable            *cancellable,
+                                  GError                 **error)
+{
+  g_autofree char *key = sandbox_template_compute_key (template_, self->name, error);
+  g_autofree char *directory = NULL;
+  g_autofree char *ready = NULL;
+
+  if (key == NULL)
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  if (!ensure_directory (self->base, error) || !ensure_directory (self->templates, error))
+    return NULL;
+
+  directory = g_build_filename (self->templates, key, NULL);
+  ready = g_build_filename (directory, "ready", NULL);
+  if (g_file_test (ready, G_FILE_TEST_IS_REGULAR))
+    {
+      if (reused != NULL)
+        *reused = TRUE;
+      return g_steal_pointer (&key);
+    }
+
+  if (!create_template (self, template_, key, directory, cancellable, error))
+    return NULL;
+  if (reused != NULL)
+    *reused = FALSE;
+  return g_steal_pointer (&key);
+}
+
+/* Checks templates/<key>/ready against this backend. */
+static gboolean
+check_template_record (SandboxBubblewrapStore  *self,
+                       const char              *key,
+                       GError                 **error)
+{
+  g_autofree char *ready = g_build_filename (self->templates, key, "ready", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local_error = NULL;
+  JsonNode *root;
+  JsonObject *record;
+  const char *backend = NULL;
+  const char *template_key = NULL;
+
+  if (!g_file_get_contents (ready, &contents, NULL, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                     "Unknown sandbox template %s", key);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
+  if (json_parser_load_from_data (parser, contents, -1, NULL) &&
+      (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root))
+    {
+      record = json_node_get_object (root);
+      if (json_object_has_member (record, "backend"))
+        backend = json_node_get_string (json_object_get_member (record, "backend"));
+      if (json_object_has_member (record, "templateKey"))
+        template_key = json_node_get_string (json_object_get_member (record, "templateKey"));
+    }
+  if (g_strcmp0 (backend, self->name) != 0 || g_strcmp0 (template_key, key) != 0)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
+                           "Template belongs to another backend");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Sessions and leases ---------------------------------------------------- */
+
+static char *
+lease_path (const char *directory)
+{
+  return g_build_filename (directory, "lease", NULL);
+}
+
+/* Creates the lease with O_EXCL, holding our pid. */
+static gboolean
+acquire_lease (const char  *directory,
+               GError     **error)
+{
+  g_autofree char *path = lease_path (directory);
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  g_autoptr(GError) local_error = NULL;
+
+  if (write_new_file (path, pid, &local_error))
+    return TRUE;
+  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                           "Sandbox session already has an owner");
+      return FALSE;
+    }
+  /* A half-written lease must not block the session forever. */
+  unlink (path);
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
+}
+
+static gboolean
+check_saved_state (SandboxBubblewrapLease  *lease,
+                   GError                 **error)
+{
+  g_autofree char *path = g_build_filename (lease->directory, "state.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(SandboxState) existing = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                     "Unknown sandbox session %s", sandbox_state_get_session_id (lease->state));
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  existing = sandbox_state_new_from_json (contents, error);
+  if (existing == NULL)
+    return FALSE;
+  if (!sandbox_state_equal (existing, lease->state))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
+                           "Reconnect identity does not match saved session");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+populate_new_session (SandboxBubblewrapStore  *self,
+                      SandboxBubblewrapLease  *lease,
+                      const char              *template_key,
+                      GCancellable            *cancellable,
+                      GError                 **error)
+{
+  g_autofree char *data = g_build_filename (self->templates, template_key, "data", NULL);
+  g_autofree char *state_path = g_build_filename (lease->directory, "state.json", NULL);
+  g_autofree char *state_json = sandbox_state_to_json (lease->state);
+  g_auto(SandboxBubblewrapFd) data_fd = -1;
+  g_auto(SandboxBubblewrapFd) session_fd = -1;
+
+  data_fd = open_directory (data, error);
+  if (data_fd < 0)
+    return FALSE;
+  session_fd = open_directory (lease->directory, error);
+  if (session_fd < 0)
+    return FALSE;
+  if (!sandbox_workspace_copy_tree (data_fd, session_fd, "workspace", cancellable, error))
+    return FALSE;
+  return write_new_file (state_path, state_json, error);
+}
+
+static SandboxState *
+new_session_state (SandboxBubblewrapStore  *self,
+                   const char              *template_key,
+                   GError                 **error)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *session_id = sha256_hex (uuid);
+
+  return sandbox_state_new (self->name, session_id, template_key, error);
+}
+
+/**
+ * sandbox_bubblewrap_store_open_session:
+ * @self: a store
+ * @template_key: the template the session belongs to
+ * @saved: (nullable): the state of a session to resume, or %NULL to create one
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Creates a session from a stored template (a new id, the template copied
+ * into the workspace) or resumes one, under the session's exclusive lease.
+ * Errors as the reference: %SANDBOX_ERROR_INVALID for a malformed key or
+ * session id, %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND for an
+ * unknown template or session, %SANDBOX_ERROR_BUSY when the lease is held.
+ *
+ * Returns: (transfer full): the leased session, or %NULL with @error set
+ */
+SandboxBubblewrapLease *
+sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
+                                       const char              *template_key,
+                                       SandboxState            *saved,
+                                       GCancellable            *cancellable,
+                                       GError                 **error)
+{
+  g_autoptr(SandboxBubblewrapLease) lease = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  const char *session_id;
+
+  if (!sandbox_template_key_is_valid (template_key))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "Expected a template key: 64 lowercase hexadecimal characters");
+      return NULL;
+    }
+  if (saved != NULL &&
+      (g_strcmp0 (sandbox_state_get_backend (saved), self->name) != 0 ||
+       g_strcmp0 (sandbox_state_get_template_key (saved), template_key) != 0))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
+                           "Reconnect state does not match backend and template");
+      return NULL;
+    }
+  if (!check_template_record (self, template_key, error))
+    return NULL;
+
+  state = saved != NULL ? g_object_ref (saved) : new_session_state (self, template_key, error);
+  if (state == NULL)
+    return NULL;
+  session_id = sandbox_state_get_session_id (state);
+  if (!sandbox_template_key_is_valid (session_id))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "Expected a session id: 64 lowercase hexadecimal characters");
+      return NULL;
+    }
+
+  lease = g_new0 (SandboxBubblewrapLease, 1);
+  lease->store = sandbox_bubblewrap_store_ref (self);
+  lease->state = g_steal_pointer (&state);
+  lease->directory = g_build_filename (self->sessions, session_id, NULL);
+  lease->workspace = g_build_filename (lease->directory, "workspace", NULL);
+  lease->created = saved == NULL;
+
+  if (lease->created)
+    {
+      if (!ensure_directory (self->sessions, error))
+        return NULL;
+      if (mkdir (lease->directory, 0700) < 0)
+        {
+          set_errno_error (error, errno, "Could not create session directory", lease->directory);
+          return NULL;
+        }
+    }
+  else if (!g_file_test (lease->directory, G_FILE_TEST_IS_DIR))
+    {
+      /* The reference would create an empty directory here and then fail;
+       * we leave nothing behind. */
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                   "Unknown sandbox session %s", session_id);
+      return NULL;
+    }
+
+  if (!acquire_lease (lease->directory, error))
+    {
+      if (lease->created)
+        sandbox_bubblewrap_lease_abandon (lease);
+      return NULL;
+    }
+  lease->held = TRUE;
+
+  if (lease->created ? !populate_new_session (self, lease, template_key, cancellable, error)
+                     : !check_saved_state (lease, error))
+    {
+      sandbox_bubblewrap_lease_abandon (lease);
+      return NULL;
+    }
+  return g_steal_pointer (&lease);
+}
+
+/**
+ * sandbox_bubblewrap_store_delete_session:
+ * @self: a store
+ * @session_id: the session to delete
+ * @error: return location for a #GError
+ *
+ * Takes the session's lease (%SANDBOX_ERROR_BUSY if someone holds it) and
+ * removes the session directory without following any link the guest
+ * planted. Templates stay. A session that no longer exists is success.
+ *
+ * Returns: %TRUE when the session is gone
+ */
+gboolean
+sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
+                                         const char              *session_id,
+                                         GError                 **error)
+{
+  g_autofree char *directory = g_build_filename (self->sessions, session_id, NULL);
+  g_autofree char *lease = lease_path (directory);
+  g_auto(SandboxBubblewrapFd) sessions_fd = -1;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_file_test (directory, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  if (!acquire_lease (directory, error))
+    return FALSE;
+
+  sessions_fd = open_directory (self->sessions, &local_error);
+  if (sessions_fd >= 0 && sandbox_workspace_remove_tree (sessions_fd, session_id, &local_error))
+    return TRUE;
+
+  unlink (lease);
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
+}
+
+/**
+ * sandbox_bubblewrap_lease_release:
+ * @lease: a leased session
+ *
+ * Gives up the lease; the session stays. Idempotent.
+ */
+void
+sandbox_bubblewrap_lease_release (SandboxBubblewrapLease *lease)
+{
+  g_autofree char *path = NULL;
+
+  if (!lease->held)
+    return;
+  lease->held = FALSE;
+  path = lease_path (lease->directory);
+  if (unlink (path) < 0 && errno != ENOENT)
+    g_warning ("Could not release the lease %s: %s", path, g_strerror (errno));
+}
+
+/**
+ * sandbox_bubblewrap_lease_abandon:
+ * @lease: a leased session
+ *
+ * Undoes a session that could not be opened: a newly created session's
+ * directory is removed, a resumed one is kept; the lease is released.
+ */
+void
+sandbox_bubblewrap_lease_abandon (SandboxBubblewrapLease *lease)
+{
+  if (lease->created)
+    {
+      g_auto(SandboxBubblewrapFd) sessions_fd = open_directory (lease->store->sessions, NULL);
+      g_autoptr(GError) error = NULL;
+
+      if (sessions_fd >= 0 &&
+          !sandbox_workspace_remove_tree (sessions_fd, sandbox_state_get_session_id (lease->state),
+                                          &error))
+        g_warning ("Could not remove the abandoned session %s: %s",
+                   lease->directory, error->message);
+      lease->held = FALSE;   /* the lease went with the directory */
+    }
+  sandbox_bubblewrap_lease_release (lease);
+}
+
+/**
+ * sandbox_bubblewrap_lease_free:
+ * @lease: (transfer full): a leased session
+ *
+ * Frees @lease; the lease itself must have been released or handed on.
+ */
+void
+sandbox_bubblewrap_lease_free (SandboxBubblewrapLease *lease)
+{
+  if (lease == NULL)
+    return;
+  g_clear_pointer (&lease->store, sandbox_bubblewrap_store_unref);
+  g_clear_object (&lease->state);
+  g_free (lease->directory);
+  g_free (lease->workspace);
+  g_free (lease);
+}
