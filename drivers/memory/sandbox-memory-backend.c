@@ -1,0 +1,365 @@
+/* sandbox-memory-backend.c — the memory test driver's backend
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:sandbox-memory-backend
+ * @title: The memory driver
+ * @short_description: a test backend with in-memory files and scripted
+ *   commands
+ *
+ * The `memory` driver lets an application test its agent integration without
+ * bubblewrap: sessions keep their workspace files in memory and commands are
+ * answered from a declared script (see the memory driver script section);
+ * nothing is ever executed on the host. It keeps the semantics of the
+ * bubblewrap backend — content-addressed templates, session ids, resume from
+ * a #SandboxState, the exclusive lease, admission, deadlines, output and
+ * file limits, stop and delete — so the errors a test sees are the ones
+ * production sees.
+ *
+ * |[<!-- language="C" -->
+ * g_autoptr(SandboxBackend) backend =
+ *   sandbox_backend_new ("memory", NULL, &error,
+ *                        "script", "{\"commands\": [{\"match\": {\"executable\": \"/usr/bin/cat\"},"
+ *                                  " \"stdout-from-file-arg\": true}]}",
+ *                        NULL);
+ * ]|
+ *
+ * Properties, besides those of #SandboxBackend:
+ * - `name` defaults to `"memory"` (%NULL means the default; `""` is
+ *   %SANDBOX_ERROR_INVALID);
+ * - `state-directory` is optional. Without it, templates and sessions belong
+ *   to the backend object (they outlive its handles, not the backend). With
+ *   it, they are shared by every memory backend of the process with the same
+ *   directory and name, as two bubblewrap backends over one directory share
+ *   sessions; the directory is only a name and is never touched;
+ * - `script` (a JSON document) and `script-file` (a path) declare the
+ *   commands; a bad script fails init() with %SANDBOX_ERROR_INVALID;
+ * - `supported-network-policies` (read-only) is `{"deny-all"}`: the driver
+ *   runs nothing, so deny-all holds, but it has no gateway and no network to
+ *   share, so allow-all and allow-list policies are refused with
+ *   %SANDBOX_ERROR_UNAVAILABLE at create and at set_network_policy.
+ */
+
+#include "sandbox-memory-backend.h"
+#include "sandbox-memory-driver.h"
+#include "sandbox-memory-handle.h"
+#include "sandbox-memory-script.h"
+#include "sandbox-memory-store.h"
+
+#define DEFAULT_BACKEND_NAME "memory"
+
+struct _SandboxMemoryBackend
+{
+  GObject              parent_instance;
+
+  char                *name;
+  char                *state_directory;
+  guint                max_concurrent_commands;
+  char                *script_json;
+  char                *script_file;
+
+  /* Set by init(), immutable afterwards. */
+  gboolean             initialized;
+  SandboxMemoryScript *script;
+  SandboxMemoryStore  *store;
+};
+
+enum {
+  PROP_0,
+  PROP_NAME,
+  PROP_STATE_DIRECTORY,
+  PROP_MAX_CONCURRENT_COMMANDS,
+  PROP_SCRIPT,
+  PROP_SCRIPT_FILE,
+  PROP_SUPPORTED_NETWORK_POLICIES,
+  N_PROPS
+};
+
+static void sandbox_memory_backend_backend_iface_init  (SandboxBackendInterface *iface);
+static void sandbox_memory_backend_initable_iface_init (GInitableIface          *iface);
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxMemoryBackend, sandbox_memory_backend, G_TYPE_OBJECT,
+                                G_TYPE_FLAG_FINAL,
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_BACKEND,
+                                                               sandbox_memory_backend_backend_iface_init)
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (G_TYPE_INITABLE,
+                                                               sandbox_memory_backend_initable_iface_init))
+
+static const char * const supported_network_policies[] = { "deny-all", NULL };
+
+static gboolean
+check_initialized (SandboxMemoryBackend  *self,
+                   GError               **error)
+{
+  if (self->initialized)
+    return TRUE;
+
+  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                       "The memory backend was not initialized; create it with sandbox_backend_new()");
+  return FALSE;
+}
+
+static char *
+sandbox_memory_backend_prewarm (SandboxBackend   *backend,
+                                SandboxTemplate  *template_,
+                                gboolean         *reused,
+                                GCancellable     *cancellable,
+                                GError          **error)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (backend);
+
+  if (!check_initialized (self, error) ||
+      g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  return sandbox_memory_store_prewarm (self->store, template_, reused, error);
+}
+
+static SandboxHandle *
+sandbox_memory_backend_create (SandboxBackend        *backend,
+                               const char            *template_key,
+                               SandboxState          *state,
+                               SandboxNetworkPolicy  *policy,
+                               GCancellable          *cancellable,
+                               GError               **error)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (backend);
+  g_autoptr(SandboxMemoryWorkspace) workspace = NULL;
+  g_autoptr(SandboxState) session_state = NULL;
+  g_autoptr(SandboxMemoryDriver) driver = NULL;
+  g_autoptr(SandboxSession) session = NULL;
+
+  if (!check_initialized (self, error) ||
+      g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  /* Before the store, as the reference validates the policy first: a
+   * refused policy never takes a lease. */
+  if (!sandbox_memory_driver_check_network_policy (policy, error))
+    return NULL;
+
+  workspace = sandbox_memory_store_open_session (self->store, template_key, state,
+                                                 &session_state, error);
+  if (workspace == NULL)
+    return NULL;
+
+  driver = sandbox_memory_driver_new (workspace, self->script,
+                                      self->max_concurrent_commands, policy);
+  session = sandbox_session_new (sandbox_state_get_session_id (session_state),
+                                 SANDBOX_DRIVER (driver), NULL);
+
+  return sandbox_memory_handle_new (session, session_state, driver, self->store);
+}
+
+static gboolean
+sandbox_memory_backend_initable_init (GInitable     *initable,
+                                      GCancellable  *cancellable,
+                                      GError       **error)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (initable);
+  g_autoptr(SandboxMemoryScript) script = NULL;
+
+  if (self->initialized)
+    return TRUE;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  if (*self->name == '\0')
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "The memory backend's name must not be empty");
+      return FALSE;
+    }
+
+  if (self->max_concurrent_commands < 1 ||
+      self->max_concurrent_commands > SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "max-concurrent-commands must be from 1 to %u, got %u",
+                   SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT, self->max_concurrent_commands);
+      return FALSE;
+    }
+
+  script = sandbox_memory_script_new (self->script_json, self->script_file, error);
+  if (script == NULL)
+    return FALSE;
+
+  self->script = g_steal_pointer (&script);
+  self->store = self->state_directory != NULL
+    ? sandbox_memory_store_get_shared (self->state_directory, self->name)
+    : sandbox_memory_store_new (self->name);
+  self->initialized = TRUE;
+
+  return TRUE;
+}
+
+static void
+sandbox_memory_backend_get_property (GObject    *object,
+                                     guint       prop_id,
+                                     GValue     *value,
+                                     GParamSpec *pspec)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (object);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_STATE_DIRECTORY:
+      g_value_set_string (value, self->state_directory);
+      break;
+    case PROP_MAX_CONCURRENT_COMMANDS:
+      g_value_set_uint (value, self->max_concurrent_commands);
+      break;
+    case PROP_SCRIPT:
+      g_value_set_string (value, self->script_json);
+      break;
+    case PROP_SCRIPT_FILE:
+      g_value_set_string (value, self->script_file);
+      break;
+    case PROP_SUPPORTED_NETWORK_POLICIES:
+      g_value_set_boxed (value, supported_network_policies);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_memory_backend_set_property (GObject      *object,
+                                     guint         prop_id,
+                                     const GValue *value,
+                                     GParamSpec   *pspec)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (object);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      /* NULL (also what construction passes when the name is not given)
+       * keeps the default name. */
+      if (g_value_get_string (value) != NULL)
+        {
+          g_free (self->name);
+          self->name = g_value_dup_string (value);
+        }
+      break;
+    case PROP_STATE_DIRECTORY:
+      g_free (self->state_directory);
+      self->state_directory = g_value_dup_string (value);
+      break;
+    case PROP_MAX_CONCURRENT_COMMANDS:
+      self->max_concurrent_commands = g_value_get_uint (value);
+      break;
+    case PROP_SCRIPT:
+      g_free (self->script_json);
+      self->script_json = g_value_dup_string (value);
+      break;
+    case PROP_SCRIPT_FILE:
+      g_free (self->script_file);
+      self->script_file = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_memory_backend_finalize (GObject *object)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (object);
+
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->state_directory, g_free);
+  g_clear_pointer (&self->script_json, g_free);
+  g_clear_pointer (&self->script_file, g_free);
+  g_clear_pointer (&self->script, sandbox_memory_script_unref);
+  g_clear_pointer (&self->store, sandbox_memory_store_unref);
+
+  G_OBJECT_CLASS (sandbox_memory_backend_parent_class)->finalize (object);
+}
+
+static void
+sandbox_memory_backend_class_init (SandboxMemoryBackendClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = sandbox_memory_backend_finalize;
+  object_class->get_property = sandbox_memory_backend_get_property;
+  object_class->set_property = sandbox_memory_backend_set_property;
+
+  g_object_class_override_property (object_class, PROP_NAME, "name");
+  g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
+  g_object_class_override_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
+                                    "max-concurrent-commands");
+
+  /**
+   * SandboxMemoryBackend:script:
+   *
+   * The script answering commands, as a JSON document (see the memory
+   * driver script section). Checked by init().
+   */
+  g_object_class_install_property (object_class, PROP_SCRIPT,
+    g_param_spec_string ("script", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxMemoryBackend:script-file:
+   *
+   * The path of a script document, read by init(); its entries come after
+   * those of #SandboxMemoryBackend:script.
+   */
+  g_object_class_install_property (object_class, PROP_SCRIPT_FILE,
+    g_param_spec_string ("script-file", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxMemoryBackend:supported-network-policies:
+   *
+   * The network policy kinds the backend can enforce: only `"deny-all"`.
+   */
+  g_object_class_install_property (object_class, PROP_SUPPORTED_NETWORK_POLICIES,
+    g_param_spec_boxed ("supported-network-policies", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+}
+
+static void
+sandbox_memory_backend_class_finalize (SandboxMemoryBackendClass *klass)
+{
+}
+
+static void
+sandbox_memory_backend_init (SandboxMemoryBackend *self)
+{
+  self->name = g_strdup (DEFAULT_BACKEND_NAME);
+  self->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
+}
+
+static void
+sandbox_memory_backend_backend_iface_init (SandboxBackendInterface *iface)
+{
+  iface->prewarm = sandbox_memory_backend_prewarm;
+  iface->create = sandbox_memory_backend_create;
+}
+
+static void
+sandbox_memory_backend_initable_iface_init (GInitableIface *iface)
+{
+  iface->init = sandbox_memory_backend_initable_init;
+}
+
+/**
+ * sandbox_memory_backend_register:
+ * @module: the driver module
+ *
+ * Registers #SandboxMemoryBackend with @module.
+ */
+void
+sandbox_memory_backend_register (GTypeModule *module)
+{
+  sandbox_memory_backend_register_type (module);
+}

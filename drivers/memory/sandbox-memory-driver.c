@@ -1,0 +1,411 @@
+/* sandbox-memory-driver.c — one live session of the memory backend
+ *
+ * The #SandboxDriver of a memory session: file operations on the session's
+ * in-memory workspace, scripted commands, and the network policy. It keeps
+ * the bubblewrap driver's rules: at most max-concurrent-commands live
+ * commands (%SANDBOX_ERROR_BUSY before anything starts), 1 MiB file
+ * operations (%SANDBOX_ERROR_LIMIT), no policy change while commands are
+ * live (%SANDBOX_ERROR_BUSY) and %SANDBOX_ERROR_STOPPED for everything after
+ * stop.
+ *
+ * It executes nothing, so it can honestly enforce deny-all — and only
+ * deny-all: allow-all and allow-list policies are refused with
+ * %SANDBOX_ERROR_UNAVAILABLE, never silently accepted.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "sandbox-memory-driver.h"
+#include "sandbox-memory-process.h"
+
+struct _SandboxMemoryDriver
+{
+  GObject                 parent_instance;
+
+  SandboxMemoryWorkspace *workspace;
+  SandboxMemoryScript    *script;
+  guint                   max_concurrent_commands;
+
+  GMutex                  lock;
+  GCond                   released;
+  GPtrArray              *live;      /* (element-type SandboxMemoryProcess) */
+  SandboxNetworkPolicy   *policy;
+  gboolean                stopped;
+};
+
+static void sandbox_memory_driver_iface_init (SandboxDriverInterface *iface);
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxMemoryDriver, sandbox_memory_driver, G_TYPE_OBJECT,
+                                G_TYPE_FLAG_FINAL,
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_DRIVER,
+                                                               sandbox_memory_driver_iface_init))
+
+static gboolean
+check_active_locked (SandboxMemoryDriver  *self,
+                     GError              **error)
+{
+  if (!self->stopped)
+    return TRUE;
+
+  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
+                       "Sandbox session is stopped");
+  return FALSE;
+}
+
+static gboolean
+check_active (SandboxMemoryDriver  *self,
+              GCancellable         *cancellable,
+              GError              **error)
+{
+  gboolean active;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  g_mutex_lock (&self->lock);
+  active = check_active_locked (self, error);
+  g_mutex_unlock (&self->lock);
+
+  return active;
+}
+
+static GBytes *
+sandbox_memory_driver_read_bytes (SandboxDriver  *driver,
+                                  const char     *path,
+                                  GCancellable   *cancellable,
+                                  GError        **error)
+{
+  SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
+  g_autoptr(GBytes) contents = NULL;
+
+  if (!check_active (self, cancellable, error))
+    return NULL;
+
+  contents = sandbox_memory_workspace_read (self->workspace, sandbox_path_relative (path), error);
+  if (contents == NULL)
+    return NULL;
+
+  if (g_bytes_get_size (contents) > SANDBOX_MAX_FILE_BYTES)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
+                           "Sandbox file read limit exceeded");
+      return NULL;
+    }
+
+  return g_steal_pointer (&contents);
+}
+
+static gboolean
+sandbox_memory_driver_write_bytes (SandboxDriver  *driver,
+                                   const char     *path,
+                                   GBytes         *contents,
+                                   GCancellable   *cancellable,
+                                   GError        **error)
+{
+  SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
+
+  /* The size is checked first, as the reference does. */
+  if (g_bytes_get_size (contents) > SANDBOX_MAX_FILE_BYTES)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
+                           "Sandbox file write limit exceeded");
+      return FALSE;
+    }
+
+  if (!check_active (self, cancellable, error))
+    return FALSE;
+
+  return sandbox_memory_workspace_write (self->workspace, sandbox_path_relative (path),
+                                         contents, error);
+}
+
+static gboolean
+sandbox_memory_driver_remove_path (SandboxDriver  *driver,
+                                   const char     *path,
+                                   GCancellable   *cancellable,
+                                   GError        **error)
+{
+  SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
+
+  if (!check_active (self, cancellable, error))
+    return FALSE;
+
+  return sandbox_memory_workspace_remove (self->workspace, sandbox_path_relative (path), error);
+}
+
+static SandboxProcess *
+sandbox_memory_driver_spawn (SandboxDriver   *driver,
+                             SandboxCommand  *command,
+                             GCancellable    *cancellable,
+                             GError         **error)
+{
+  SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
+  const SandboxMemoryRule *rule;
+  SandboxMemoryProcess *process;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  rule = sandbox_memory_script_lookup (self->script, sandbox_command_get_executable (command),
+                                       sandbox_command_get_args (command));
+
+  g_mutex_lock (&self->lock);
+
+  if (!check_active_locked (self, error))
+    {
+      g_mutex_unlock (&self->lock);
+      return NULL;
+    }
+
+  if (self->live->len >= self->max_concurrent_commands)
+    {
+      g_mutex_unlock (&self->lock);
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                           "Sandbox command concurrency limit reached");
+      return NULL;
+    }
+
+  if (rule->fault == SANDBOX_MEMORY_FAULT_SPAWN_FAILURE)
+    {
+      g_mutex_unlock (&self->lock);
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                           "Sandbox process could not start");
+      return NULL;
+    }
+
+  /* Admitted under the lock, so concurrent spawns cannot overshoot. */
+  process = sandbox_memory_process_new (self, self->script, rule, self->workspace, command);
+  g_ptr_array_add (self->live, g_object_ref (process));
+
+  g_mutex_unlock (&self->lock);
+
+  sandbox_memory_process_launch (process, cancellable);
+
+  return SANDBOX_PROCESS (process);
+}
+
+/**
+ * sandbox_memory_driver_check_network_policy:
+ * @policy: a network policy
+ * @error: return location for a #GError, or %NULL
+ *
+ * Checks that the memory driver can enforce @policy. It runs nothing, so
+ * deny-all holds trivially; it has no gateway and no host network to share,
+ * so it refuses the other kinds rather than pretend.
+ *
+ * Returns: %TRUE for deny-all, otherwise %FALSE with
+ *   %SANDBOX_ERROR_UNAVAILABLE naming the refused kind
+ */
+gboolean
+sandbox_memory_driver_check_network_policy (SandboxNetworkPolicy  *policy,
+                                            GError               **error)
+{
+  const char *kind;
+
+  g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY (policy), FALSE);
+
+  switch (sandbox_network_policy_get_kind (policy))
+    {
+    case SANDBOX_NETWORK_POLICY_DENY_ALL:
+      return TRUE;
+    case SANDBOX_NETWORK_POLICY_ALLOW_ALL:
+      kind = "allow-all";
+      break;
+    case SANDBOX_NETWORK_POLICY_ALLOW_LIST:
+    default:
+      kind = "allow-list";
+      break;
+    }
+
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+               "The memory driver cannot enforce the %s network policy; it supports only deny-all",
+               kind);
+  return FALSE;
+}
+
+static gboolean
+sandbox_memory_driver_set_network_policy (SandboxDriver         *driver,
+                                          SandboxNetworkPolicy  *policy,
+                                          GCancellable          *cancellable,
+                                          GError               **error)
+{
+  SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  g_mutex_lock (&self->lock);
+
+  if (!check_active_locked (self, error))
+    {
+      g_mutex_unlock (&self->lock);
+      return FALSE;
+    }
+
+  if (self->live->len > 0)
+    {
+      g_mutex_unlock (&self->lock);
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                           "Stop live commands before changing network policy");
+      return FALSE;
+    }
+
+  if (!sandbox_memory_driver_check_network_policy (policy, error))
+    {
+      g_mutex_unlock (&self->lock);
+      return FALSE;
+    }
+
+  g_set_object (&self->policy, policy);
+  g_mutex_unlock (&self->lock);
+
+  return TRUE;
+}
+
+/**
+ * sandbox_memory_driver_release:
+ * @self: a driver
+ * @process: one of its live commands, which just ended
+ *
+ * Frees the admission slot of @process and wakes a pending stop. Called
+ * once per command, before the command reports its end to the core.
+ */
+void
+sandbox_memory_driver_release (SandboxMemoryDriver *self,
+                               SandboxProcess      *process)
+{
+  gpointer released = NULL;
+  guint index;
+
+  g_return_if_fail (SANDBOX_IS_MEMORY_DRIVER (self));
+
+  g_mutex_lock (&self->lock);
+  if (g_ptr_array_find (self->live, process, &index))
+    released = g_ptr_array_steal_index_fast (self->live, index);
+  g_cond_broadcast (&self->released);
+  g_mutex_unlock (&self->lock);
+
+  /* Dropped outside the lock: it may be the last reference. */
+  g_clear_object (&released);
+}
+
+/**
+ * sandbox_memory_driver_stop:
+ * @self: a driver
+ *
+ * Stops the session: refuses every later operation with
+ * %SANDBOX_ERROR_STOPPED, kills the live commands and blocks until they are
+ * all gone. The workspace is kept. Must not be called on the worker thread,
+ * which is what ends the commands.
+ */
+void
+sandbox_memory_driver_stop (SandboxMemoryDriver *self)
+{
+  g_autoptr(GPtrArray) live = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_return_if_fail (SANDBOX_IS_MEMORY_DRIVER (self));
+
+  g_mutex_lock (&self->lock);
+  self->stopped = TRUE;
+  for (guint i = 0; i < self->live->len; i++)
+    g_ptr_array_add (live, g_object_ref (g_ptr_array_index (self->live, i)));
+  g_mutex_unlock (&self->lock);
+
+  for (guint i = 0; i < live->len; i++)
+    sandbox_memory_process_kill (g_ptr_array_index (live, i));
+
+  g_mutex_lock (&self->lock);
+  while (self->live->len > 0)
+    g_cond_wait (&self->released, &self->lock);
+  g_mutex_unlock (&self->lock);
+}
+
+/**
+ * sandbox_memory_driver_new:
+ * @workspace: the session's workspace
+ * @script: how to answer commands
+ * @max_concurrent_commands: the admission limit
+ * @policy: the session's network policy, which must be deny-all (see
+ *   sandbox_memory_driver_check_network_policy())
+ *
+ * Creates the driver of one live session.
+ *
+ * Returns: (transfer full): the new driver
+ */
+SandboxMemoryDriver *
+sandbox_memory_driver_new (SandboxMemoryWorkspace *workspace,
+                           SandboxMemoryScript    *script,
+                           guint                   max_concurrent_commands,
+                           SandboxNetworkPolicy   *policy)
+{
+  SandboxMemoryDriver *self;
+
+  g_return_val_if_fail (workspace != NULL, NULL);
+  g_return_val_if_fail (script != NULL, NULL);
+  g_return_val_if_fail (max_concurrent_commands > 0, NULL);
+  g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY (policy), NULL);
+
+  self = g_object_new (SANDBOX_TYPE_MEMORY_DRIVER, NULL);
+  self->workspace = sandbox_memory_workspace_ref (workspace);
+  self->script = sandbox_memory_script_ref (script);
+  self->max_concurrent_commands = max_concurrent_commands;
+  self->policy = g_object_ref (policy);
+
+  return self;
+}
+
+static void
+sandbox_memory_driver_finalize (GObject *object)
+{
+  SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (object);
+
+  g_clear_pointer (&self->live, g_ptr_array_unref);
+  g_clear_pointer (&self->workspace, sandbox_memory_workspace_unref);
+  g_clear_pointer (&self->script, sandbox_memory_script_unref);
+  g_clear_object (&self->policy);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->released);
+
+  G_OBJECT_CLASS (sandbox_memory_driver_parent_class)->finalize (object);
+}
+
+static void
+sandbox_memory_driver_iface_init (SandboxDriverInterface *iface)
+{
+  iface->read_bytes = sandbox_memory_driver_read_bytes;
+  iface->write_bytes = sandbox_memory_driver_write_bytes;
+  iface->remove_path = sandbox_memory_driver_remove_path;
+  iface->spawn = sandbox_memory_driver_spawn;
+  iface->set_network_policy = sandbox_memory_driver_set_network_policy;
+}
+
+static void
+sandbox_memory_driver_class_init (SandboxMemoryDriverClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sandbox_memory_driver_finalize;
+}
+
+static void
+sandbox_memory_driver_class_finalize (SandboxMemoryDriverClass *klass)
+{
+}
+
+static void
+sandbox_memory_driver_init (SandboxMemoryDriver *self)
+{
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->released);
+  self->live = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+/**
+ * sandbox_memory_driver_register:
+ * @module: the driver module
+ *
+ * Registers #SandboxMemoryDriver with @module.
+ */
+void
+sandbox_memory_driver_register (GTypeModule *module)
+{
+  sandbox_memory_driver_register_type (module);
+}

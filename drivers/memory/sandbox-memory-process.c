@@ -1,0 +1,506 @@
+/* sandbox-memory-process.c — a scripted command of the memory driver
+ *
+ * A scripted command is a small state machine driven on the module's worker
+ * thread (see sandbox-memory-worker.c): it applies its writes, writes its
+ * immediate output, its chunks on timers, then exits after its delay — or
+ * never ends, or floods stdout, as its rule says. Nothing is executed.
+ *
+ * Every step runs on the worker thread, so the steps, the timer and the
+ * "finished" flag need no lock. The one thing that comes from elsewhere is
+ * the kill (the core calls it on deadline, output cap, cancellation and
+ * stop, from any thread): it only sets an atomic flag and queues a
+ * high-priority step on the worker that ends the command with status 137,
+ * as SIGKILL would.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <string.h>
+
+#include "sandbox-memory-process.h"
+#include "sandbox-memory-worker.h"
+
+/* The status of a command killed by SIGKILL: 128 + 9. */
+#define KILLED_EXIT_STATUS 137
+
+/* An output flood writes this much every FLOOD_INTERVAL_MS. */
+#define FLOOD_CHUNK_BYTES  65536
+#define FLOOD_INTERVAL_MS  1
+
+struct _SandboxMemoryProcess
+{
+  SandboxProcess           parent_instance;
+
+  SandboxMemoryDriver     *driver;
+  SandboxMemoryScript     *script;     /* keeps @rule alive */
+  const SandboxMemoryRule *rule;
+  SandboxMemoryWorkspace  *workspace;
+  SandboxCommand          *command;
+
+  int                      killed;     /* atomic */
+
+  /* Worker thread only. */
+  gboolean                 finished;
+  guint                    next_chunk;
+  GSource                 *timer;
+};
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxMemoryProcess, sandbox_memory_process,
+                                SANDBOX_TYPE_PROCESS, G_TYPE_FLAG_FINAL, {})
+
+static void sandbox_memory_process_continue_chunks (SandboxMemoryProcess *self);
+
+static gboolean
+sandbox_memory_process_is_over (SandboxMemoryProcess *self)
+{
+  return self->finished || g_atomic_int_get (&self->killed);
+}
+
+static void
+sandbox_memory_process_clear_timer (SandboxMemoryProcess *self)
+{
+  if (self->timer != NULL)
+    {
+      g_source_destroy (self->timer);
+      g_clear_pointer (&self->timer, g_source_unref);
+    }
+}
+
+/* Runs @step on the worker thread after @delay_ms, holding a reference to
+ * @self until then. Worker thread only (it replaces the timer). */
+static void
+sandbox_memory_process_schedule (SandboxMemoryProcess *self,
+                                 guint                 delay_ms,
+                                 GSourceFunc           step)
+{
+  GSource *source = g_timeout_source_new (delay_ms);
+
+  g_source_set_callback (source, step, g_object_ref (self), g_object_unref);
+  g_source_set_static_name (source, "[sandbox-memory] command step");
+  sandbox_memory_process_clear_timer (self);
+  self->timer = source;
+  sandbox_memory_worker_attach (source);
+}
+
+/* Queues @step on the worker thread without touching the timer, so any
+ * thread may call it. */
+static void
+sandbox_memory_process_queue (SandboxMemoryProcess *self,
+                              int                   priority,
+                              GSourceFunc           step)
+{
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_priority (source, priority);
+  g_source_set_callback (source, step, g_object_ref (self), g_object_unref);
+  g_source_set_static_name (source, "[sandbox-memory] command event");
+  sandbox_memory_worker_attach (source);
+  g_source_unref (source);
+}
+
+/* Ends the command once: frees its admission slot first, so a waiter that
+ * spawns again at once is admitted, then reports the status to the core. */
+static void
+sandbox_memory_process_finish (SandboxMemoryProcess *self,
+                               int                   exit_status)
+{
+  if (self->finished)
+    return;
+
+  self->finished = TRUE;
+  sandbox_memory_process_clear_timer (self);
+  sandbox_memory_driver_release (self->driver, SANDBOX_PROCESS (self));
+  sandbox_process_complete (SANDBOX_PROCESS (self), exit_status);
+}
+
+/* Returns FALSE once the output cap is exceeded; the core then kills us. */
+static gboolean
+sandbox_memory_process_write (SandboxMemoryProcess *self,
+                              SandboxOutputStream   stream,
+                              GBytes               *data)
+{
+  gsize length = 0;
+  const guint8 *bytes;
+
+  if (data == NULL)
+    return TRUE;
+
+  bytes = g_bytes_get_data (data, &length);
+  return sandbox_process_push_output (SANDBOX_PROCESS (self), stream, bytes, length);
+}
+
+static gboolean
+sandbox_memory_process_write_text (SandboxMemoryProcess *self,
+                                   SandboxOutputStream   stream,
+                                   char                 *text)
+{
+  g_autoptr(GBytes) data = g_bytes_new_take (text, strlen (text));
+
+  return sandbox_memory_process_write (self, stream, data);
+}
+
+/* Fails the command the way a shell utility does: a message on stderr and
+ * exit status 1. */
+static void
+sandbox_memory_process_fail (SandboxMemoryProcess *self,
+                             char                 *message)
+{
+  if (sandbox_memory_process_write_text (self, SANDBOX_OUTPUT_STDERR, message))
+    sandbox_memory_process_finish (self, 1);
+}
+
+static gboolean
+sandbox_memory_process_apply_writes (SandboxMemoryProcess *self)
+{
+  for (guint i = 0; i < self->rule->writes->len; i++)
+    {
+      const SandboxMemoryWrite *write = g_ptr_array_index (self->rule->writes, i);
+      g_autoptr(GError) error = NULL;
+
+      if (!sandbox_memory_workspace_write (self->workspace, write->relative, write->contents,
+                                           &error))
+        {
+          sandbox_memory_process_fail (self,
+                                       g_strdup_printf ("%s: cannot write “/workspace/%s”: %s\n",
+                                                        sandbox_command_get_executable (self->command),
+                                                        write->relative, error->message));
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* Resolves a file argument the way a command running in its working
+ * directory inside the sandbox would, but only ever into the workspace. */
+static char *
+sandbox_memory_process_resolve_arg (SandboxMemoryProcess  *self,
+                                    const char            *arg,
+                                    GError               **error)
+{
+  const char *cwd = sandbox_command_get_cwd (self->command);
+  g_autofree char *path = NULL;
+  g_autofree char *canonical = NULL;
+
+  if (g_path_is_absolute (arg) || cwd == NULL || g_str_equal (cwd, SANDBOX_WORKSPACE))
+    path = g_strdup (arg);
+  else
+    path = g_strconcat (cwd, "/", arg, NULL);
+
+  canonical = sandbox_path_canonicalize (path, NULL);
+  if (canonical == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           "No such file in the workspace");
+      return NULL;
+    }
+
+  return g_strdup (sandbox_path_relative (canonical));
+}
+
+static gboolean
+sandbox_memory_process_copy_file_arg (SandboxMemoryProcess *self)
+{
+  const char * const *args = sandbox_command_get_args (self->command);
+  const char *executable = sandbox_command_get_executable (self->command);
+  g_autofree char *relative = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (args == NULL || args[0] == NULL)
+    {
+      sandbox_memory_process_fail (self, g_strdup_printf ("%s: missing file operand\n", executable));
+      return FALSE;
+    }
+
+  relative = sandbox_memory_process_resolve_arg (self, args[0], &error);
+  if (relative != NULL)
+    contents = sandbox_memory_workspace_read (self->workspace, relative, &error);
+  if (contents == NULL)
+    {
+      sandbox_memory_process_fail (self, g_strdup_printf ("%s: %s: %s\n", executable, args[0],
+                                                          error->message));
+      return FALSE;
+    }
+
+  return sandbox_memory_process_write (self, SANDBOX_OUTPUT_STDOUT, contents);
+}
+
+/* Writes, then everything the command writes at once. Returns FALSE when
+ * the command ended (or is being killed) on the way. */
+static gboolean
+sandbox_memory_process_run_immediate (SandboxMemoryProcess *self)
+{
+  const SandboxMemoryRule *rule = self->rule;
+
+  if (!sandbox_memory_process_apply_writes (self))
+    return FALSE;
+
+  if (rule->stdout_from_stdin &&
+      !sandbox_memory_process_write (self, SANDBOX_OUTPUT_STDOUT,
+                                     sandbox_command_get_stdin (self->command)))
+    return FALSE;
+
+  if (rule->stdout_from_file_arg && !sandbox_memory_process_copy_file_arg (self))
+    return FALSE;
+
+  if (rule->unscripted &&
+      !sandbox_memory_process_write_text (self, SANDBOX_OUTPUT_STDERR,
+                                          g_strdup_printf ("%s: command not found in the memory driver script\n",
+                                                           sandbox_command_get_executable (self->command))))
+    return FALSE;
+
+  return sandbox_memory_process_write (self, SANDBOX_OUTPUT_STDOUT, rule->stdout_bytes) &&
+         sandbox_memory_process_write (self, SANDBOX_OUTPUT_STDERR, rule->stderr_bytes);
+}
+
+static gboolean
+sandbox_memory_process_flood_cb (gpointer data)
+{
+  static guint8 flood[FLOOD_CHUNK_BYTES];
+  SandboxMemoryProcess *self = data;
+
+  g_clear_pointer (&self->timer, g_source_unref);
+  if (sandbox_memory_process_is_over (self))
+    return G_SOURCE_REMOVE;
+
+  if (flood[0] == 0)
+    for (gsize i = 0; i < sizeof flood; i += 2)
+      {
+        flood[i] = 'y';
+        flood[i + 1] = '\n';
+      }
+
+  if (sandbox_process_push_output (SANDBOX_PROCESS (self), SANDBOX_OUTPUT_STDOUT,
+                                   flood, sizeof flood))
+    sandbox_memory_process_schedule (self, FLOOD_INTERVAL_MS, sandbox_memory_process_flood_cb);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+sandbox_memory_process_exit_cb (gpointer data)
+{
+  SandboxMemoryProcess *self = data;
+
+  g_clear_pointer (&self->timer, g_source_unref);
+  if (!sandbox_memory_process_is_over (self))
+    sandbox_memory_process_finish (self, self->rule->exit_status);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* After the last scripted output: exit, wait forever, or flood. */
+static void
+sandbox_memory_process_after_output (SandboxMemoryProcess *self)
+{
+  switch (self->rule->fault)
+    {
+    case SANDBOX_MEMORY_FAULT_NEVER_ENDS:
+      /* Only a kill ends it. */
+      break;
+    case SANDBOX_MEMORY_FAULT_OUTPUT_FLOOD:
+      sandbox_memory_process_schedule (self, 0, sandbox_memory_process_flood_cb);
+      break;
+    case SANDBOX_MEMORY_FAULT_NONE:
+    case SANDBOX_MEMORY_FAULT_SPAWN_FAILURE:
+    default:
+      if (self->rule->delay_ms > 0)
+        sandbox_memory_process_schedule (self, self->rule->delay_ms, sandbox_memory_process_exit_cb);
+      else
+        sandbox_memory_process_finish (self, self->rule->exit_status);
+      break;
+    }
+}
+
+static gboolean
+sandbox_memory_process_chunk_due_cb (gpointer data)
+{
+  SandboxMemoryProcess *self = data;
+  const SandboxMemoryChunk *chunk;
+
+  g_clear_pointer (&self->timer, g_source_unref);
+  if (sandbox_memory_process_is_over (self))
+    return G_SOURCE_REMOVE;
+
+  chunk = g_ptr_array_index (self->rule->chunks, self->next_chunk++);
+  if (sandbox_memory_process_write (self, chunk->stream, chunk->data))
+    sandbox_memory_process_continue_chunks (self);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* Writes the chunks from @next_chunk on, waiting on a timer before each
+ * chunk that has a delay. */
+static void
+sandbox_memory_process_continue_chunks (SandboxMemoryProcess *self)
+{
+  GPtrArray *chunks = self->rule->chunks;
+
+  while (self->next_chunk < chunks->len)
+    {
+      const SandboxMemoryChunk *chunk = g_ptr_array_index (chunks, self->next_chunk);
+
+      if (chunk->delay_ms > 0)
+        {
+          sandbox_memory_process_schedule (self, chunk->delay_ms,
+                                           sandbox_memory_process_chunk_due_cb);
+          return;
+        }
+
+      self->next_chunk++;
+      if (!sandbox_memory_process_write (self, chunk->stream, chunk->data))
+        return;
+    }
+
+  sandbox_memory_process_after_output (self);
+}
+
+static gboolean
+sandbox_memory_process_start_cb (gpointer data)
+{
+  SandboxMemoryProcess *self = data;
+
+  if (sandbox_memory_process_is_over (self))
+    return G_SOURCE_REMOVE;
+
+  if (sandbox_memory_process_run_immediate (self) && !sandbox_memory_process_is_over (self))
+    sandbox_memory_process_continue_chunks (self);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+sandbox_memory_process_killed_cb (gpointer data)
+{
+  sandbox_memory_process_finish (data, KILLED_EXIT_STATUS);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * sandbox_memory_process_kill:
+ * @self: a scripted command
+ *
+ * Kills the command: from any thread, without blocking, as often as wanted.
+ * The command ends on the worker thread with status 137 unless it ended
+ * already.
+ */
+void
+sandbox_memory_process_kill (SandboxMemoryProcess *self)
+{
+  g_return_if_fail (SANDBOX_IS_MEMORY_PROCESS (self));
+
+  if (g_atomic_int_compare_and_exchange (&self->killed, FALSE, TRUE))
+    sandbox_memory_process_queue (self, G_PRIORITY_HIGH, sandbox_memory_process_killed_cb);
+}
+
+static void
+sandbox_memory_process_real_kill (SandboxProcess *process)
+{
+  sandbox_memory_process_kill (SANDBOX_MEMORY_PROCESS (process));
+}
+
+/**
+ * sandbox_memory_process_launch:
+ * @self: a scripted command that was admitted
+ * @cancellable: (nullable): the spawn's cancellable
+ *
+ * Starts the command: hands the deadline and @cancellable to the core, then
+ * lets the worker thread run the script.
+ */
+void
+sandbox_memory_process_launch (SandboxMemoryProcess *self,
+                               GCancellable         *cancellable)
+{
+  g_return_if_fail (SANDBOX_IS_MEMORY_PROCESS (self));
+
+  sandbox_process_start (SANDBOX_PROCESS (self), cancellable);
+  sandbox_memory_process_queue (self, G_PRIORITY_DEFAULT, sandbox_memory_process_start_cb);
+}
+
+/**
+ * sandbox_memory_process_new:
+ * @driver: the session's driver, which holds the admission slot
+ * @script: the script @rule belongs to
+ * @rule: how to answer @command
+ * @workspace: the session's workspace
+ * @command: the validated command
+ *
+ * Creates a scripted command, not yet started; see
+ * sandbox_memory_process_launch().
+ *
+ * Returns: (transfer full): the new command
+ */
+SandboxMemoryProcess *
+sandbox_memory_process_new (SandboxMemoryDriver     *driver,
+                            SandboxMemoryScript     *script,
+                            const SandboxMemoryRule *rule,
+                            SandboxMemoryWorkspace  *workspace,
+                            SandboxCommand          *command)
+{
+  SandboxMemoryProcess *self;
+
+  g_return_val_if_fail (SANDBOX_IS_MEMORY_DRIVER (driver), NULL);
+  g_return_val_if_fail (script != NULL && rule != NULL && workspace != NULL, NULL);
+  g_return_val_if_fail (SANDBOX_IS_COMMAND (command), NULL);
+
+  self = g_object_new (SANDBOX_TYPE_MEMORY_PROCESS,
+                       "timeout-ms", sandbox_command_get_timeout_ms (command),
+                       "max-output-bytes", (guint64) sandbox_command_get_max_output_bytes (command),
+                       NULL);
+  self->driver = g_object_ref (driver);
+  self->script = sandbox_memory_script_ref (script);
+  self->rule = rule;
+  self->workspace = sandbox_memory_workspace_ref (workspace);
+  self->command = g_object_ref (command);
+
+  return self;
+}
+
+static void
+sandbox_memory_process_finalize (GObject *object)
+{
+  SandboxMemoryProcess *self = SANDBOX_MEMORY_PROCESS (object);
+
+  /* Every step holds a reference, so no timer can be pending here. */
+  g_assert (self->timer == NULL);
+
+  g_clear_object (&self->driver);
+  g_clear_pointer (&self->script, sandbox_memory_script_unref);
+  g_clear_pointer (&self->workspace, sandbox_memory_workspace_unref);
+  g_clear_object (&self->command);
+
+  G_OBJECT_CLASS (sandbox_memory_process_parent_class)->finalize (object);
+}
+
+static void
+sandbox_memory_process_class_init (SandboxMemoryProcessClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  SandboxProcessClass *process_class = SANDBOX_PROCESS_CLASS (klass);
+
+  object_class->finalize = sandbox_memory_process_finalize;
+  process_class->kill = sandbox_memory_process_real_kill;
+}
+
+static void
+sandbox_memory_process_class_finalize (SandboxMemoryProcessClass *klass)
+{
+}
+
+static void
+sandbox_memory_process_init (SandboxMemoryProcess *self)
+{
+}
+
+/**
+ * sandbox_memory_process_register:
+ * @module: the driver module
+ *
+ * Registers #SandboxMemoryProcess with @module.
+ */
+void
+sandbox_memory_process_register (GTypeModule *module)
+{
+  sandbox_memory_process_register_type (module);
+}

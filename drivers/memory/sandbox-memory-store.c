@@ -1,0 +1,441 @@
+/* sandbox-memory-store.c — templates and sessions of memory backends
+ *
+ * The memory driver's stand-in for the bubblewrap driver's state directory:
+ * templates under their content-addressed keys, sessions under their ids,
+ * each session with its workspace, its saved #SandboxState and its lease.
+ * The checks and their order follow the reference's storage, so a test over
+ * the memory driver sees the errors an application would see with
+ * bubblewrap: %SANDBOX_ERROR_INVALID for a malformed key,
+ * %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND for an unknown
+ * template or session, %SANDBOX_ERROR_BUSY for a held lease.
+ *
+ * A store without a state directory belongs to one backend object. Stores
+ * with a state directory are shared by every memory backend of the process
+ * with the same (lexically canonical) state directory and name, the way two
+ * bubblewrap backends over one directory see the same sessions; they live as
+ * long as the process. Nothing is ever written to disk.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "sandbox-memory-store.h"
+
+struct _SandboxMemoryStore
+{
+  GMutex      lock;
+  char       *backend_name;
+  GHashTable *templates;   /* key → SandboxMemoryWorkspace */
+  GHashTable *sessions;    /* session id → SessionRecord */
+};
+
+typedef struct
+{
+  SandboxState           *state;
+  SandboxMemoryWorkspace *workspace;
+  gboolean                leased;
+} SessionRecord;
+
+static void
+session_record_free (gpointer data)
+{
+  SessionRecord *record = data;
+
+  g_clear_object (&record->state);
+  g_clear_pointer (&record->workspace, sandbox_memory_workspace_unref);
+  g_free (record);
+}
+
+static void
+sandbox_memory_store_free (SandboxMemoryStore *self)
+{
+  g_clear_pointer (&self->templates, g_hash_table_unref);
+  g_clear_pointer (&self->sessions, g_hash_table_unref);
+  g_clear_pointer (&self->backend_name, g_free);
+  g_mutex_clear (&self->lock);
+}
+
+/**
+ * sandbox_memory_store_new:
+ * @backend_name: the name of the backend the store belongs to
+ *
+ * Creates an empty store for one backend object.
+ *
+ * Returns: (transfer full): the new store
+ */
+SandboxMemoryStore *
+sandbox_memory_store_new (const char *backend_name)
+{
+  SandboxMemoryStore *self = g_atomic_rc_box_new0 (SandboxMemoryStore);
+
+  g_return_val_if_fail (backend_name != NULL, NULL);
+
+  g_mutex_init (&self->lock);
+  self->backend_name = g_strdup (backend_name);
+  self->templates = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                           (GDestroyNotify) sandbox_memory_workspace_unref);
+  self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_record_free);
+
+  return self;
+}
+
+/**
+ * sandbox_memory_store_get_shared:
+ * @state_directory: a backend's state directory
+ * @backend_name: the backend's name
+ *
+ * Gives the process-wide store of @state_directory and @backend_name,
+ * creating it on first use. The directory is only a name: it is made
+ * absolute and lexically canonical, never created or read.
+ *
+ * Returns: (transfer full): the shared store
+ */
+SandboxMemoryStore *
+sandbox_memory_store_get_shared (const char *state_directory,
+                                 const char *backend_name)
+{
+  static GMutex registry_lock;
+  static GHashTable *registry;   /* directory + name digest → store */
+  g_autofree char *directory = NULL;
+  g_autofree char *name_digest = NULL;
+  g_autofree char *key = NULL;
+  SandboxMemoryStore *store;
+
+  g_return_val_if_fail (state_directory != NULL, NULL);
+  g_return_val_if_fail (backend_name != NULL, NULL);
+
+  /* The same layout as the bubblewrap store, <root>/<sha256(name)>, so two
+   * names under one directory stay apart. */
+  directory = g_canonicalize_filename (state_directory, NULL);
+  name_digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, backend_name, -1);
+  key = g_build_filename (directory, name_digest, NULL);
+
+  g_mutex_lock (&registry_lock);
+  if (registry == NULL)
+    registry = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify) sandbox_memory_store_unref);
+  store = g_hash_table_lookup (registry, key);
+  if (store == NULL)
+    {
+      store = sandbox_memory_store_new (backend_name);
+      g_hash_table_insert (registry, g_steal_pointer (&key), store);
+    }
+  sandbox_memory_store_ref (store);
+  g_mutex_unlock (&registry_lock);
+
+  return store;
+}
+
+/**
+ * sandbox_memory_store_ref:
+ * @self: a store
+ *
+ * Returns: (transfer full): @self, with one more reference
+ */
+SandboxMemoryStore *
+sandbox_memory_store_ref (SandboxMemoryStore *self)
+{
+  return g_atomic_rc_box_acquire (self);
+}
+
+/**
+ * sandbox_memory_store_unref:
+ * @self: (transfer full): a store
+ *
+ * Drops a reference; the last one frees every template and session.
+ */
+void
+sandbox_memory_store_unref (SandboxMemoryStore *self)
+{
+  g_atomic_rc_box_release_full (self, (GDestroyNotify) sandbox_memory_store_free);
+}
+
+static SandboxMemoryWorkspace *
+workspace_new_from_template (SandboxTemplate  *template_,
+                             GError          **error)
+{
+  g_autoptr(SandboxMemoryWorkspace) workspace = sandbox_memory_workspace_new ();
+  g_auto(GStrv) paths = sandbox_template_list_paths (template_);
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autofree char *canonical = sandbox_path_canonicalize (paths[i], error);
+      GBytes *contents;
+
+      if (canonical == NULL)
+        return NULL;
+      if (g_str_equal (canonical, SANDBOX_WORKSPACE))
+        {
+          g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH,
+                               "Template file cannot be the workspace root");
+          return NULL;
+        }
+
+      contents = sandbox_template_lookup_file (template_, paths[i]);
+      if (!sandbox_memory_workspace_write (workspace, sandbox_path_relative (canonical),
+                                           contents, error))
+        return NULL;
+    }
+
+  return g_steal_pointer (&workspace);
+}
+
+/**
+ * sandbox_memory_store_prewarm:
+ * @self: a store
+ * @template_: the template to store
+ * @reused: (out): set to whether the key was already stored
+ * @error: return location for a #GError, or %NULL
+ *
+ * Stores a snapshot of @template_ under its content-addressed key, computed
+ * with the store's backend name. Storing an identical template again reuses
+ * the stored one.
+ *
+ * Returns: (transfer full): the template key, or %NULL with @error set
+ *   (%SANDBOX_ERROR_PATH or %G_IO_ERROR_NOT_DIRECTORY when the template's
+ *   files cannot form a tree)
+ */
+char *
+sandbox_memory_store_prewarm (SandboxMemoryStore  *self,
+                              SandboxTemplate     *template_,
+                              gboolean            *reused,
+                              GError             **error)
+{
+  g_autofree char *key = NULL;
+  g_autoptr(SandboxMemoryWorkspace) workspace = NULL;
+  gboolean stored;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (template_), NULL);
+  g_return_val_if_fail (reused != NULL, NULL);
+
+  key = sandbox_template_compute_key (template_, self->backend_name, error);
+  if (key == NULL)
+    return NULL;
+
+  g_mutex_lock (&self->lock);
+  stored = g_hash_table_contains (self->templates, key);
+  g_mutex_unlock (&self->lock);
+
+  if (stored)
+    {
+      *reused = TRUE;
+      return g_steal_pointer (&key);
+    }
+
+  /* Built outside the lock; a concurrent prewarm of the same key that wins
+   * the race stored identical contents, which is fine. */
+  workspace = workspace_new_from_template (template_, error);
+  if (workspace == NULL)
+    return NULL;
+
+  g_mutex_lock (&self->lock);
+  if (!g_hash_table_contains (self->templates, key))
+    g_hash_table_insert (self->templates, g_strdup (key), g_steal_pointer (&workspace));
+  g_mutex_unlock (&self->lock);
+
+  *reused = FALSE;
+  return g_steal_pointer (&key);
+}
+
+static gboolean
+check_key (const char  *key,
+           const char  *what,
+           GError     **error)
+{
+  if (sandbox_template_key_is_valid (key))
+    return TRUE;
+
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+               "Expected a %s of 64 lowercase hexadecimal digits, got “%s”", what, key);
+  return FALSE;
+}
+
+static SandboxMemoryWorkspace *
+resume_session_locked (SandboxMemoryStore  *self,
+                       SandboxState        *saved,
+                       GError             **error)
+{
+  const char *session_id = sandbox_state_get_session_id (saved);
+  SessionRecord *record = g_hash_table_lookup (self->sessions, session_id);
+
+  if (record == NULL)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                   "Unknown sandbox session “%s”", session_id);
+      return NULL;
+    }
+  if (record->leased)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                           "Sandbox session already has an owner");
+      return NULL;
+    }
+  if (!sandbox_state_equal (record->state, saved))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
+                           "Reconnect identity does not match saved session");
+      return NULL;
+    }
+
+  record->leased = TRUE;
+  return sandbox_memory_workspace_ref (record->workspace);
+}
+
+static SandboxMemoryWorkspace *
+new_session_locked (SandboxMemoryStore      *self,
+                    const char              *template_key,
+                    SandboxMemoryWorkspace  *template_workspace,
+                    SandboxState           **state,
+                    GError                 **error)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *session_id = g_compute_checksum_for_string (G_CHECKSUM_SHA256, uuid, -1);
+  SessionRecord *record;
+
+  *state = sandbox_state_new (self->backend_name, session_id, template_key, error);
+  if (*state == NULL)
+    return NULL;
+
+  record = g_new0 (SessionRecord, 1);
+  record->state = g_object_ref (*state);
+  record->workspace = sandbox_memory_workspace_copy (template_workspace);
+  record->leased = TRUE;
+  g_hash_table_insert (self->sessions, g_steal_pointer (&session_id), record);
+
+  return sandbox_memory_workspace_ref (record->workspace);
+}
+
+/**
+ * sandbox_memory_store_open_session:
+ * @self: a store
+ * @template_key: the key of a stored template
+ * @saved: (nullable): the state of a session to resume, or %NULL to create
+ *   a new session from the template
+ * @state: (out) (transfer full): the session's state
+ * @error: return location for a #GError, or %NULL
+ *
+ * Takes the lease of a session: a new one, whose workspace is a copy of the
+ * template and whose id is the SHA-256 of a random UUID, or the one @saved
+ * names. Release it with sandbox_memory_store_release_lease().
+ *
+ * Returns: (transfer full): the session's workspace, or %NULL with @error
+ *   set: %SANDBOX_ERROR_INVALID (malformed key or id),
+ *   %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND (unknown template
+ *   or session) or %SANDBOX_ERROR_BUSY (the lease is held)
+ */
+SandboxMemoryWorkspace *
+sandbox_memory_store_open_session (SandboxMemoryStore  *self,
+                                   const char          *template_key,
+                                   SandboxState        *saved,
+                                   SandboxState       **state,
+                                   GError             **error)
+{
+  SandboxMemoryWorkspace *template_workspace;
+  SandboxMemoryWorkspace *workspace;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (template_key != NULL, NULL);
+  g_return_val_if_fail (saved == NULL || SANDBOX_IS_STATE (saved), NULL);
+  g_return_val_if_fail (state != NULL && *state == NULL, NULL);
+
+  if (!check_key (template_key, "template key", error))
+    return NULL;
+
+  if (saved != NULL &&
+      (!g_str_equal (sandbox_state_get_backend (saved), self->backend_name) ||
+       !g_str_equal (sandbox_state_get_template_key (saved), template_key)))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
+                           "Reconnect state does not match backend and template");
+      return NULL;
+    }
+
+  g_mutex_lock (&self->lock);
+
+  template_workspace = g_hash_table_lookup (self->templates, template_key);
+  if (template_workspace == NULL)
+    {
+      g_mutex_unlock (&self->lock);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                   "Unknown sandbox template “%s”", template_key);
+      return NULL;
+    }
+
+  if (saved != NULL)
+    {
+      if (!check_key (sandbox_state_get_session_id (saved), "session id", error))
+        workspace = NULL;
+      else if ((workspace = resume_session_locked (self, saved, error)) != NULL)
+        *state = g_object_ref (saved);
+    }
+  else
+    {
+      workspace = new_session_locked (self, template_key, template_workspace, state, error);
+    }
+
+  g_mutex_unlock (&self->lock);
+
+  return workspace;
+}
+
+/**
+ * sandbox_memory_store_release_lease:
+ * @self: a store
+ * @session_id: a session whose lease the caller holds
+ *
+ * Releases a session's lease, so it can be resumed (or deleted) again. A
+ * deleted session is ignored.
+ */
+void
+sandbox_memory_store_release_lease (SandboxMemoryStore *self,
+                                    const char         *session_id)
+{
+  SessionRecord *record;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (session_id != NULL);
+
+  g_mutex_lock (&self->lock);
+  record = g_hash_table_lookup (self->sessions, session_id);
+  if (record != NULL)
+    record->leased = FALSE;
+  g_mutex_unlock (&self->lock);
+}
+
+/**
+ * sandbox_memory_store_delete_session:
+ * @self: a store
+ * @session_id: the session to delete
+ * @error: return location for a #GError, or %NULL
+ *
+ * Removes a session and its workspace, keeping templates. The caller must
+ * have released its own lease: like the reference, delete re-acquires it,
+ * so a session someone else attached to meanwhile is refused. A session that
+ * is already gone is not an error.
+ *
+ * Returns: %TRUE on success, or %FALSE with %SANDBOX_ERROR_BUSY set
+ */
+gboolean
+sandbox_memory_store_delete_session (SandboxMemoryStore  *self,
+                                     const char          *session_id,
+                                     GError             **error)
+{
+  SessionRecord *record;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (session_id != NULL, FALSE);
+
+  g_mutex_lock (&self->lock);
+  record = g_hash_table_lookup (self->sessions, session_id);
+  if (record != NULL && record->leased)
+    {
+      g_mutex_unlock (&self->lock);
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                           "Sandbox session already has an owner");
+      return FALSE;
+    }
+  g_hash_table_remove (self->sessions, session_id);
+  g_mutex_unlock (&self->lock);
+
+  return TRUE;
+}

@@ -1,0 +1,38 @@
+/* sandbox-memory-store.h — templates and sessions of memory backends
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <sandbox.h>
+
+#include "sandbox-memory-workspace.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SandboxMemoryStore SandboxMemoryStore;
+
+SandboxMemoryStore     *sandbox_memory_store_new            (const char          *backend_name);
+SandboxMemoryStore     *sandbox_memory_store_get_shared     (const char          *state_directory,
+                                                             const char          *backend_name);
+SandboxMemoryStore     *sandbox_memory_store_ref            (SandboxMemoryStore  *self);
+void                    sandbox_memory_store_unref          (SandboxMemoryStore  *self);
+char                   *sandbox_memory_store_prewarm        (SandboxMemoryStore  *self,
+                                                             SandboxTemplate     *template_,
+                                                             gboolean            *reused,
+                                                             GError             **error);
+SandboxMemoryWorkspace *sandbox_memory_store_open_session   (SandboxMemoryStore  *self,
+                                                             const char          *template_key,
+                                                             SandboxState        *saved,
+                                                             SandboxState       **state,
+                                                             GError             **error);
+void                    sandbox_memory_store_release_lease  (SandboxMemoryStore  *self,
+                                                             const char          *session_id);
+gboolean                sandbox_memory_store_delete_session (SandboxMemoryStore  *self,
+                                                             const char          *session_id,
+                                                             GError             **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxMemoryStore, sandbox_memory_store_unref)
+
+G_END_DECLS

@@ -1,0 +1,31 @@
+/* sandbox-memory-workspace.h — an in-memory workspace file tree
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct _SandboxMemoryWorkspace SandboxMemoryWorkspace;
+
+SandboxMemoryWorkspace *sandbox_memory_workspace_new         (void);
+SandboxMemoryWorkspace *sandbox_memory_workspace_ref         (SandboxMemoryWorkspace  *self);
+void                    sandbox_memory_workspace_unref       (SandboxMemoryWorkspace  *self);
+SandboxMemoryWorkspace *sandbox_memory_workspace_copy        (SandboxMemoryWorkspace  *self);
+GBytes                 *sandbox_memory_workspace_read        (SandboxMemoryWorkspace  *self,
+                                                              const char              *relative,
+                                                              GError                 **error);
+gboolean                sandbox_memory_workspace_write       (SandboxMemoryWorkspace  *self,
+                                                              const char              *relative,
+                                                              GBytes                  *contents,
+                                                              GError                 **error);
+gboolean                sandbox_memory_workspace_remove      (SandboxMemoryWorkspace  *self,
+                                                              const char              *relative,
+                                                              GError                 **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxMemoryWorkspace, sandbox_memory_workspace_unref)
+
+G_END_DECLS
