@@ -269,7 +269,7 @@ check_property_names (GType          type,
 }
 
 /**
- * sandbox_backend_newv: (rename-to sandbox_backend_new)
+ * sandbox_backend_newv:
  * @driver: the driver's name, e.g. `bubblewrap` or `memory`
  * @n_properties: the number of properties
  * @names: (array length=n_properties): the property names
