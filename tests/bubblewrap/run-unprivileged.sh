@@ -1,0 +1,31 @@
+#!/bin/sh
+# Runs a test binary as the unprivileged user sandbox-test, keeping the
+# variables the tests need. Skips (77) unless run as root.
+set -eu
+
+if [ "$(id -u)" != 0 ]; then
+  echo "not root: cannot switch to an unprivileged user" >&2
+  exit 77
+fi
+
+user=sandbox-test
+if ! id -u "$user" >/dev/null 2>&1; then
+  useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+fi
+uid=$(id -u "$user")
+gid=$(id -g "$user")
+
+scratch=$(mktemp -d /tmp/sandbox-unprivileged-XXXXXX)
+trap 'rm -rf "$scratch"' EXIT
+chown "$uid:$gid" "$scratch"
+chmod 0700 "$scratch"
+
+exec setpriv --reuid="$uid" --regid="$gid" --init-groups -- \
+  env -i \
+    PATH=/usr/bin:/bin \
+    HOME="$scratch" \
+    TMPDIR="$scratch" \
+    G_DEBUG="${G_DEBUG:-}" \
+    SANDBOX_DRIVER_PATH="${SANDBOX_DRIVER_PATH:-}" \
+    SANDBOX_CONFORMANCE_DIR="${SANDBOX_CONFORMANCE_DIR:-}" \
+    "$@"
