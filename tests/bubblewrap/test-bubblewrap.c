@@ -807,7 +807,8 @@ test_environment_is_cleared (Fixture       *fixture,
   result = run_command (fixture->session, command, &error);
   g_assert_no_error (error);
   out = sandbox_result_dup_stdout_text (result);
-  g_assert_cmpstr (out, ==, "PATH=/usr/bin:/bin\nHOME=/workspace\nGREETING=hi there\n");
+  g_assert_cmpstr (out, ==, "PATH=/usr/bin:/bin\nHOME=/workspace\nGREETING=hi there\n"
+                   "PWD=/workspace\n");   /* bwrap sets PWD at --chdir */
   g_unsetenv ("SANDBOX_TEST_HOST_SECRET");
 }
 
@@ -878,8 +879,7 @@ test_deny_all_has_no_network (Fixture       *fixture,
   g_autoptr(GSocketAddress) bound = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *script = NULL;
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
-  g_autoptr(GSocketConnection) control = NULL;
+  g_autoptr(GSocket) control = NULL;
   guint16 port;
 
   g_assert_true (g_socket_listener_add_address (listener, address, G_SOCKET_TYPE_STREAM,
@@ -888,7 +888,9 @@ test_deny_all_has_no_network (Fixture       *fixture,
   port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
 
   /* The server is reachable from the host… */
-  control = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (bound), NULL, &error);
+  control = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_socket_connect (control, bound, NULL, &error));
   g_assert_no_error (error);
 
   /* …but not from the guest, and there is no DNS. */
@@ -1268,7 +1270,10 @@ test_swapped_symlink_race (Fixture       *fixture,
 
       if (bytes != NULL)
         {
-          g_assert_cmpmem (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), "inside\n", 7);
+          g_autofree char *text = g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+
+          /* The link's in-workspace target, or the file our write put there. */
+          g_assert_true (g_str_equal (text, "inside\n") || g_str_equal (text, "written"));
           reads_ok++;
         }
       sandbox_session_write_bytes (fixture->session, "swap", payload, NULL, NULL);
