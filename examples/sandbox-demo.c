@@ -31,6 +31,33 @@ pick_driver (const char *requested)
   return "memory";
 }
 
+static gboolean
+remove_tree (const char  *path,
+             GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileEnumerator) children = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL) == G_FILE_TYPE_DIRECTORY)
+    {
+      children = g_file_enumerate_children (file, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                            G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, error);
+      if (children == NULL)
+        return FALSE;
+      while ((info = g_file_enumerator_next_file (children, NULL, error)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, g_file_info_get_name (info), NULL);
+
+          g_clear_object (&info);
+          if (!remove_tree (child, error))
+            return FALSE;
+        }
+    }
+
+  return g_file_delete (file, NULL, error);
+}
+
 static int
 fail (const char *step,
       GError     *error)
@@ -117,6 +144,13 @@ main (int argc, char **argv)
   if (!sandbox_handle_delete (resumed, NULL, &error))
     return fail ("delete", error);
   printf ("delete: done\n");
+
+  /* The demo's state directory is its own: leave nothing behind. */
+  g_clear_object (&handle);
+  g_clear_object (&resumed);
+  g_clear_object (&backend);
+  if (!remove_tree (state_directory, &error))
+    return fail ("removing the state directory", error);
 
   return EXIT_SUCCESS;
 }
