@@ -113,17 +113,14 @@ sandbox_bubblewrap_backend_create (SandboxBackend        *backend,
   g_autoptr(SandboxBubblewrapDriver) driver = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  /* A policy we cannot enforce is refused before anything is touched. */
-  if (!sandbox_bubblewrap_driver_check_policy (policy, error))
-    return NULL;
-
   lease = sandbox_bubblewrap_store_open_session (self->store, template_key, state,
                                                  cancellable, error);
   if (lease == NULL)
     return NULL;
 
   driver = sandbox_bubblewrap_driver_new (self->executable, lease->workspace,
-                                          self->max_concurrent_commands, policy, &local_error);
+                                          self->max_concurrent_commands, policy, backend,
+                                          &local_error);
   if (driver == NULL ||
       !sandbox_bubblewrap_driver_prove_isolation (driver, cancellable, &local_error))
     {

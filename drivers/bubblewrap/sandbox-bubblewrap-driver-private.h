@@ -17,12 +17,11 @@ SandboxBubblewrapDriver *sandbox_bubblewrap_driver_new            (const char   
                                                                    const char              *workspace,
                                                                    guint                    max_concurrent_commands,
                                                                    SandboxNetworkPolicy    *policy,
+                                                                   SandboxBackend          *backend,
                                                                    GError                 **error);
 gboolean                 sandbox_bubblewrap_driver_prove_isolation (SandboxBubblewrapDriver *self,
                                                                    GCancellable            *cancellable,
                                                                    GError                 **error);
 void                     sandbox_bubblewrap_driver_stop           (SandboxBubblewrapDriver *self);
-gboolean                 sandbox_bubblewrap_driver_check_policy   (SandboxNetworkPolicy    *policy,
-                                                                   GError                 **error);
 
 G_END_DECLS

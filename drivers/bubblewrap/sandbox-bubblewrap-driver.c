@@ -17,6 +17,12 @@
  * Admission: a slot is taken before anything starts and released by the
  * process once its whole tree is gone and both pipes are closed (see
  * sandbox-bubblewrap-process.c), so stop can wait for the count to reach 0.
+ *
+ * Network: deny-all and allow-all need no gateway. The first allow-list
+ * policy starts one (a SandboxGateway on a socket in its own 0700 temporary
+ * directory); it then follows every policy change and closes at stop. Its
+ * socket is bound into the guest only while the policy is an allow-list —
+ * less attack surface than the reference, which binds it always.
  */
 
 struct _SandboxBubblewrapDriver
@@ -29,10 +35,13 @@ struct _SandboxBubblewrapDriver
   int workspace_fd;
   guint max_concurrent_commands;
 
+  GWeakRef backend;           /* receives gateway-error */
+
   GMutex lock;
   GCond idle;
   /* Guarded by @lock. */
   SandboxNetworkPolicy *policy;
+  SandboxGateway *gateway;    /* NULL until the first allow-list */
   GPtrArray *live;            /* admitted processes, unowned */
   gboolean stopped;
 };
@@ -68,27 +77,36 @@ check_active (SandboxBubblewrapDriver  *self,
   return TRUE;
 }
 
-/**
- * sandbox_bubblewrap_driver_check_policy:
- * @policy: a network policy
- * @error: return location for a #GError
- *
- * Refuses the policies this driver cannot enforce: allow-lists need the
- * network gateway, which this driver does not serve yet.
- *
- * Returns: %TRUE if @policy can be enforced
- */
-gboolean
-sandbox_bubblewrap_driver_check_policy (SandboxNetworkPolicy  *policy,
-                                        GError               **error)
+static void
+gateway_upstream_error_cb (SandboxGateway *gateway,
+                           GError         *cause,
+                           gpointer        data)
 {
-  if (sandbox_network_policy_get_kind (policy) == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
+  SandboxBubblewrapDriver *self = data;
+  g_autoptr(SandboxBackend) backend = g_weak_ref_get (&self->backend);
+
+  if (backend != NULL)
+    sandbox_backend_emit_gateway_error (backend, cause);
+}
+
+/* Called with @lock held: makes the gateway follow @policy, starting it for
+ * the first allow-list. */
+static gboolean
+apply_policy_locked (SandboxBubblewrapDriver  *self,
+                     SandboxNetworkPolicy     *policy,
+                     GError                  **error)
+{
+  if (self->gateway != NULL)
+    sandbox_gateway_set_policy (self->gateway, policy);
+  else if (sandbox_network_policy_get_kind (policy) == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                           "The bubblewrap backend cannot enforce an allow-list network "
-                           "policy: the network gateway is not available");
-      return FALSE;
+      self->gateway = sandbox_gateway_new (policy, error);
+      if (self->gateway == NULL)
+        return FALSE;
+      g_signal_connect_object (self->gateway, "upstream-error",
+                               G_CALLBACK (gateway_upstream_error_cb), self, 0);
     }
+  g_set_object (&self->policy, policy);
   return TRUE;
 }
 
@@ -174,13 +192,18 @@ admit (SandboxBubblewrapDriver   *self,
   return admitted;
 }
 
+/* The policy kind and, for an allow-list, the gateway socket to bind. */
 static SandboxNetworkPolicyKind
-current_policy_kind (SandboxBubblewrapDriver *self)
+current_network (SandboxBubblewrapDriver  *self,
+                 char                    **gateway_socket)
 {
   SandboxNetworkPolicyKind kind;
 
   g_mutex_lock (&self->lock);
   kind = sandbox_network_policy_get_kind (self->policy);
+  *gateway_socket = kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST
+                    ? g_strdup (sandbox_gateway_get_socket_path (self->gateway))
+                    : NULL;
   g_mutex_unlock (&self->lock);
   return kind;
 }
@@ -192,13 +215,15 @@ spawn_process (SandboxBubblewrapDriver  *self,
                GError                  **error)
 {
   g_autoptr(SandboxBubblewrapProcess) process = NULL;
+  g_autofree char *gateway_socket = NULL;
   SandboxBubblewrapArgsInput input = {
     .executable = self->executable,
     .workspace = self->workspace,
-    .gateway_socket = NULL,
-    .policy_kind = current_policy_kind (self),
     .command = command,
   };
+
+  input.policy_kind = current_network (self, &gateway_socket);
+  input.gateway_socket = gateway_socket;
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
@@ -303,6 +328,10 @@ sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
   while (self->live->len > 0)
     g_cond_wait (&self->idle, &self->lock);
   g_mutex_unlock (&self->lock);
+
+  /* Removes the socket and its temporary directory. */
+  if (self->gateway != NULL)
+    sandbox_gateway_close (self->gateway);
 }
 
 /* Network policy -------------------------------------------------------- */
@@ -325,12 +354,9 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
   else if (self->live->len > 0)
     g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
                          "Stop live commands before changing network policy");
-  else if (sandbox_bubblewrap_driver_check_policy (policy, error))
-    {
-      /* The next command is set up from the new policy. */
-      g_set_object (&self->policy, policy);
-      ok = TRUE;
-    }
+  else
+    /* The next command is set up from the new policy. */
+    ok = apply_policy_locked (self, policy, error);
   g_mutex_unlock (&self->lock);
   return ok;
 }
@@ -342,23 +368,26 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
  * @executable: the bwrap executable
  * @workspace: the host path of the session's workspace
  * @max_concurrent_commands: the admission limit
- * @policy: the initial network policy, one sandbox_bubblewrap_driver_check_policy() accepts
+ * @policy: the initial network policy
+ * @backend: (nullable): the backend whose #SandboxBackend::gateway-error
+ *   reports the gateway's failures (held weakly)
  * @error: return location for a #GError
  *
- * Returns: (transfer full): the driver, or %NULL if the workspace cannot be opened
+ * Returns: (transfer full): the driver, or %NULL if the workspace cannot be
+ *   opened or the gateway cannot start
  */
 SandboxBubblewrapDriver *
 sandbox_bubblewrap_driver_new (const char            *executable,
                                const char            *workspace,
                                guint                  max_concurrent_commands,
                                SandboxNetworkPolicy  *policy,
+                               SandboxBackend        *backend,
                                GError               **error)
 {
   g_autoptr(SandboxBubblewrapDriver) self = NULL;
   int workspace_fd;
+  gboolean ok;
 
-  if (!sandbox_bubblewrap_driver_check_policy (policy, error))
-    return NULL;
   workspace_fd = sandbox_workspace_open (workspace, error);
   if (workspace_fd < 0)
     return NULL;
@@ -368,7 +397,12 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self->workspace = g_strdup (workspace);
   self->workspace_fd = workspace_fd;
   self->max_concurrent_commands = max_concurrent_commands;
-  self->policy = g_object_ref (policy);
+  g_weak_ref_set (&self->backend, backend);
+  g_mutex_lock (&self->lock);
+  ok = apply_policy_locked (self, policy, error);
+  g_mutex_unlock (&self->lock);
+  if (!ok)
+    return NULL;
   return g_steal_pointer (&self);
 }
 
@@ -382,6 +416,10 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_ptr_array_unref (self->live);
   sandbox_bubblewrap_clear_fd (&self->workspace_fd);
   g_clear_object (&self->policy);
+  if (self->gateway != NULL)
+    sandbox_gateway_close (self->gateway);
+  g_clear_object (&self->gateway);
+  g_weak_ref_clear (&self->backend);
   g_free (self->executable);
   g_free (self->workspace);
   g_mutex_clear (&self->lock);
@@ -418,6 +456,7 @@ sandbox_bubblewrap_driver_init (SandboxBubblewrapDriver *self)
   g_cond_init (&self->idle);
   self->live = g_ptr_array_new ();
   self->workspace_fd = -1;
+  g_weak_ref_init (&self->backend, NULL);
 }
 
 /**

@@ -9,7 +9,8 @@
 
 /*
  * Stop and delete exactly as DESIGN.md §5: stop kills every live command
- * and waits for their trees to be gone, then releases the lease, keeping
+ * and waits for their trees to be gone, closes the gateway (removing its
+ * temporary socket directory), then releases the lease, keeping
  * the workspace; delete re-acquires the lease (BUSY if someone attached
  * meanwhile) and removes the session directory, keeping templates. The base
  * class makes stop idempotent, orders it before delete and stops on the
@@ -68,9 +69,9 @@ sandbox_bubblewrap_handle_new (SandboxBubblewrapDriver *driver,
   g_autoptr(SandboxSession) session = NULL;
   SandboxBubblewrapHandle *self;
 
-  /* No gateway is served, so the session advertises no socket. */
+  /* The backend serves a gateway whenever the policy is an allow-list. */
   session = sandbox_session_new (sandbox_state_get_session_id (lease->state),
-                                 SANDBOX_DRIVER (driver), NULL);
+                                 SANDBOX_DRIVER (driver), SANDBOX_GATEWAY_GUEST_SOCKET);
   self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_HANDLE,
                        "session", session,
                        "state", lease->state,

@@ -655,25 +655,81 @@ test_isolation_failure_is_unavailable (void)
 }
 
 static void
-test_allow_list_policy_unavailable (Fixture       *fixture,
-                                    gconstpointer  data)
+gateway_error_cb (SandboxBackend *backend,
+                  const GError   *cause,
+                  gpointer        data)
+{
+  guint *count = data;
+
+  g_atomic_int_inc (count);
+}
+
+/* A loopback port nothing listens on. */
+static guint16
+closed_loopback_port (void)
+{
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                            G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+
+  g_assert_true (g_socket_bind (socket, address, TRUE, NULL));
+  bound = g_socket_get_local_address (socket, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+static void
+test_allow_list_binds_gateway (Fixture       *fixture,
+                               gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(SandboxNetworkPolicy) allow_list =
-    sandbox_network_policy_new_from_json ("{\"allow\":[{\"origin\":\"https://example.com\"}]}",
-                                          &error);
-  g_autoptr(SandboxHandle) handle = NULL;
+  guint16 port = closed_loopback_port ();
+  g_autofree char *json = g_strdup_printf ("{\"allow\":[{\"origin\":\"http://127.0.0.1:%u\","
+                                           "\"headers\":{\"x-token\":\"host-only\"}}]}", port);
+  g_autoptr(SandboxNetworkPolicy) allow_list = sandbox_network_policy_new_from_json (json, &error);
+  g_autoptr(SandboxNetworkPolicy) deny = sandbox_network_policy_new_deny_all ();
+  g_autofree char *denied = NULL;
+  g_autofree char *failed = NULL;
+  g_autofree char *request = NULL;
+  guint gateway_errors = 0;
 
   g_assert_no_error (error);
-  handle = sandbox_backend_create (fixture->backend, fixture->template_key, NULL, allow_list,
-                                   NULL, &error);
-  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
-  g_assert_nonnull (strstr (error->message, "allow-list"));
-  g_clear_error (&error);
-  g_assert_cmpuint (count_sessions (fixture->state_directory), ==, 1);
+  g_assert_cmpstr (sandbox_session_get_gateway_socket (fixture->session), ==,
+                   SANDBOX_GATEWAY_GUEST_SOCKET);
+  /* deny-all binds no socket at all. */
+  g_assert_cmpint (guest_status (fixture->session, "test -e /run/sandbox-network.sock"), ==, 1);
 
-  g_assert_false (sandbox_session_set_network_policy (fixture->session, allow_list, NULL, &error));
-  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_true (sandbox_session_set_network_policy (fixture->session, allow_list, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (guest_status (fixture->session, "test -S /run/sandbox-network.sock"), ==, 0);
+  g_signal_connect (fixture->backend, "gateway-error", G_CALLBACK (gateway_error_cb),
+                    &gateway_errors);
+
+  /* A host that is not allowed: 403 from the gateway. */
+  denied = guest_sh (fixture->session,
+                     "curl -s -o /dev/null -w '%{http_code}' --unix-socket "
+                     "/run/sandbox-network.sock http://example.com/");
+  g_assert_cmpstr (denied, ==, "403");
+  /* The allowed origin is down: 502, and the cause reaches gateway-error. */
+  request = g_strdup_printf ("curl -s -o /dev/null -w '%%{http_code}' --unix-socket "
+                             "/run/sandbox-network.sock http://127.0.0.1:%u/", port);
+  failed = guest_sh (fixture->session, request);
+  g_assert_cmpstr (failed, ==, "502");
+  /* Emitted in the context of the thread that started the gateway. */
+  for (guint i = 0; i < 200 && g_atomic_int_get (&gateway_errors) == 0; i++)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (10 * 1000);
+    }
+  g_assert_cmpuint (g_atomic_int_get (&gateway_errors), >, 0);
+  /* Still no network namespace of the host's. */
+  g_assert_cmpint (guest_status (fixture->session, "getent hosts example.com"), !=, 0);
+
+  g_assert_true (sandbox_session_set_network_policy (fixture->session, deny, NULL, &error));
+  g_assert_cmpint (guest_status (fixture->session, "test -e /run/sandbox-network.sock"), ==, 1);
+  g_signal_handlers_disconnect_by_func (fixture->backend, gateway_error_cb, &gateway_errors);
 }
 
 static void
@@ -1353,7 +1409,7 @@ main (int   argc,
   FIXTURE_TEST ("last-unref-stops", test_last_unref_stops);
   FIXTURE_TEST ("stopped-session-refuses", test_stopped_session_refuses);
   FIXTURE_TEST ("create-errors", test_create_errors);
-  FIXTURE_TEST ("allow-list-policy-unavailable", test_allow_list_policy_unavailable);
+  FIXTURE_TEST ("allow-list-binds-gateway", test_allow_list_binds_gateway);
   FIXTURE_TEST ("file-limits-and-paths", test_file_limits_and_paths);
   FIXTURE_TEST ("exit-status-and-stdin", test_exit_status_and_stdin);
   FIXTURE_TEST ("options-after-separator-are-the-command",
