@@ -1,0 +1,765 @@
+/* sandboxctl-session.c — create, read, write, rm, stop and delete
+ *
+ * A session is addressed by the state JSON `create` printed (--state FILE)
+ * or by its id (--session ID), whose state.json the bubblewrap layout keeps
+ * at <state-dir>/<sha256(backend name)>/sessions/<id>/state.json. Every
+ * command that resumes a session holds its exclusive lease only while it
+ * works and stops the session (releasing the lease) before it exits.
+ * Policies are never stored: each command takes --network again.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gio/gunixinputstream.h>
+
+#include "sandboxctl.h"
+
+/* How long `stop` waits for a running sandboxctl to release a session. */
+#define STOP_WAIT_DEFAULT_MS 10000
+#define STOP_POLL_INTERVAL_US (50 * 1000)
+
+void
+sandboxctl_session_options_clear (SandboxctlSessionOptions *options)
+{
+  g_clear_pointer (&options->state_file, g_free);
+  g_clear_pointer (&options->session_id, g_free);
+}
+
+/**
+ * sandboxctl_session_entries:
+ * @options: where the parsed values go
+ *
+ * Returns: (transfer full): --state and --session
+ */
+GOptionEntry *
+sandboxctl_session_entries (SandboxctlSessionOptions *options)
+{
+  GOptionEntry entries[] = {
+    { "state", 's', 0, G_OPTION_ARG_FILENAME, &options->state_file,
+      "The session's state JSON, as printed by create (- for stdin)", "FILE" },
+    { "session", 'S', 0, G_OPTION_ARG_STRING, &options->session_id,
+      "The session's id (looked up in the state directory)", "ID" },
+    G_OPTION_ENTRY_NULL
+  };
+
+  return g_memdup2 (entries, sizeof entries);
+}
+
+/**
+ * sandboxctl_session_directory:
+ * @backend: a backend
+ * @session_id: a session id
+ *
+ * Returns: (transfer full): where the bubblewrap layout keeps the session
+ */
+char *
+sandboxctl_session_directory (SandboxBackend *backend,
+                              const char     *session_id)
+{
+  g_autofree char *state_dir = sandbox_backend_dup_state_directory (backend);
+  g_autofree char *name_hash =
+    g_compute_checksum_for_string (G_CHECKSUM_SHA256, sandbox_backend_get_name (backend), -1);
+
+  return g_build_filename (state_dir, name_hash, "sessions", session_id, NULL);
+}
+
+static gboolean
+is_session_id (const char *id)
+{
+  if (strlen (id) != 64)
+    return FALSE;
+  for (const char *p = id; *p != '\0'; p++)
+    if (!g_ascii_isxdigit (*p) || g_ascii_isupper (*p))
+      return FALSE;
+  return TRUE;
+}
+
+static char *
+read_state_file (const char  *path,
+                 GError     **error)
+{
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = NULL;
+  char zero = '\0';
+
+  if (!g_str_equal (path, "-"))
+    {
+      char *contents = NULL;
+
+      if (!g_file_get_contents (path, &contents, NULL, error))
+        return NULL;
+      return contents;
+    }
+
+  input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+  output = g_memory_output_stream_new_resizable ();
+  if (g_output_stream_splice (output, input, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE, NULL, error) < 0 ||
+      !g_output_stream_write_all (output, &zero, 1, NULL, NULL, error) ||
+      !g_output_stream_close (output, NULL, error))
+    return NULL;
+  return g_memory_output_stream_steal_data (G_MEMORY_OUTPUT_STREAM (output));
+}
+
+/**
+ * sandboxctl_session_load_state:
+ * @options: --state or --session
+ * @backend: the backend the session belongs to
+ * @error: return location for a #GError
+ *
+ * Loads the session's reconnect descriptor. A malformed one is
+ * %SANDBOX_ERROR_INVALID; an id with no saved state %SANDBOX_ERROR_NOT_FOUND.
+ *
+ * Returns: (transfer full): the state, or %NULL with @error set
+ */
+SandboxState *
+sandboxctl_session_load_state (SandboxctlSessionOptions  *options,
+                               SandboxBackend            *backend,
+                               GError                   **error)
+{
+  g_autofree char *json = NULL;
+
+  if ((options->state_file == NULL) == (options->session_id == NULL))
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "Give the session as either --state FILE or --session ID");
+      return NULL;
+    }
+
+  if (options->state_file != NULL)
+    {
+      json = read_state_file (options->state_file, error);
+      if (json == NULL)
+        return NULL;
+    }
+  else
+    {
+      g_autofree char *directory = NULL;
+      g_autofree char *path = NULL;
+      g_autoptr(GError) local_error = NULL;
+
+      if (!is_session_id (options->session_id))
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                       "“%s” is not a session id (64 lowercase hex digits)",
+                       options->session_id);
+          return NULL;
+        }
+      directory = sandboxctl_session_directory (backend, options->session_id);
+      path = g_build_filename (directory, "state.json", NULL);
+      if (!g_file_get_contents (path, &json, NULL, &local_error))
+        {
+          if (!g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+            {
+              g_propagate_error (error, g_steal_pointer (&local_error));
+              return NULL;
+            }
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                       "Unknown sandbox session %s (no %s)", options->session_id, path);
+          return NULL;
+        }
+    }
+
+  return sandbox_state_new_from_json (json, error);
+}
+
+/**
+ * sandboxctl_session_resume:
+ * @ctx: the invocation, with its network options
+ * @options: --state or --session
+ * @backend_out: (out): the backend
+ * @error: return location for a #GError
+ *
+ * Opens the backend and resumes the session under the policy of the
+ * network options, taking its lease.
+ *
+ * Returns: (transfer full): the live handle, or %NULL with @error set
+ */
+SandboxHandle *
+sandboxctl_session_resume (SandboxctlContext         *ctx,
+                           SandboxctlSessionOptions  *options,
+                           SandboxBackend           **backend_out,
+                           GError                   **error)
+{
+  g_autoptr(SandboxBackend) backend = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  SandboxHandle *handle;
+
+  policy = sandboxctl_network_build_policy (&ctx->network, error);
+  if (policy == NULL)
+    return NULL;
+  backend = sandboxctl_open_backend (ctx, error);
+  if (backend == NULL)
+    return NULL;
+  state = sandboxctl_session_load_state (options, backend, error);
+  if (state == NULL)
+    return NULL;
+
+  sandboxctl_install_signal_handlers (ctx);
+  handle = sandbox_backend_create (backend, sandbox_state_get_template_key (state), state,
+                                   policy, ctx->cancellable, error);
+  if (handle != NULL && backend_out != NULL)
+    *backend_out = g_steal_pointer (&backend);
+  return handle;
+}
+
+/**
+ * sandboxctl_session_finish:
+ * @ctx: the invocation
+ * @handle: a live handle
+ * @status: the command's exit status so far
+ *
+ * Stops @handle, releasing the lease (a no-op after delete).
+ *
+ * Returns: @status, or the stop failure's exit code
+ */
+int
+sandboxctl_session_finish (SandboxctlContext *ctx,
+                           SandboxHandle     *handle,
+                           int                status)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (sandbox_handle_stop (handle, NULL, &error))
+    return status;
+  if (status == SANDBOXCTL_EXIT_OK)
+    return sandboxctl_report_error (ctx, error);
+  g_printerr ("sandboxctl: also, stopping the session failed: %s\n", error->message);
+  return status;
+}
+
+static gboolean
+check_no_arguments (SandboxctlContext *ctx,
+                    char             **argv,
+                    guint              expected)
+{
+  guint n = g_strv_length (argv) - 1;
+
+  if (n < expected)
+    {
+      sandboxctl_usage_error (ctx, "missing argument");
+      return FALSE;
+    }
+  if (n > expected)
+    {
+      sandboxctl_usage_error (ctx, "unexpected argument “%s”", argv[expected + 1]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* sandboxctl create ----------------------------------------------------- */
+
+static gboolean
+write_private_file (const char  *path,
+                    const char  *contents,
+                    GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileOutputStream) stream =
+    g_file_replace (file, NULL, FALSE, G_FILE_CREATE_PRIVATE | G_FILE_CREATE_REPLACE_DESTINATION,
+                    NULL, error);
+
+  if (stream == NULL)
+    return FALSE;
+  return g_output_stream_write_all (G_OUTPUT_STREAM (stream), contents, strlen (contents),
+                                    NULL, NULL, error) &&
+         g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, error);
+}
+
+int
+sandboxctl_cmd_create (SandboxctlContext   *ctx,
+                       char              ***argv)
+{
+  g_autofree char *template_key = NULL;
+  g_autofree char *output = NULL;
+  const GOptionEntry entries[] = {
+    { "template", 't', 0, G_OPTION_ARG_STRING, &template_key,
+      "The key of a stored template (as printed by prewarm)", "KEY" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      "Also save the state JSON to FILE (mode 0600)", "FILE" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr(GOptionContext) context =
+    sandboxctl_option_context_new (ctx, NULL,
+                                   "Create a session from a stored template, prove its isolation, "
+                                   "print its state JSON and release it. Pass the JSON to the "
+                                   "other commands with --state.", entries, TRUE);
+  g_autoptr(SandboxBackend) backend = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = NULL;
+  int status = SANDBOXCTL_EXIT_OK;
+
+  if (!sandboxctl_parse_options (ctx, context, argv))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (!check_no_arguments (ctx, *argv, 0))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (template_key == NULL)
+    return sandboxctl_usage_error (ctx, "--template KEY is required");
+
+  policy = sandboxctl_network_build_policy (&ctx->network, &error);
+  if (policy == NULL)
+    return sandboxctl_report_error (ctx, error);
+  backend = sandboxctl_open_backend (ctx, &error);
+  if (backend == NULL)
+    return sandboxctl_report_error (ctx, error);
+
+  sandboxctl_install_signal_handlers (ctx);
+  handle = sandbox_backend_create (backend, template_key, NULL, policy, ctx->cancellable, &error);
+  if (handle == NULL)
+    return sandboxctl_report_error (ctx, error);
+
+  state = sandbox_handle_capture_state (handle, &error);
+  if (state != NULL)
+    json = sandbox_state_to_json (state);
+  if (json != NULL && output != NULL && !write_private_file (output, json, &error))
+    g_clear_pointer (&json, g_free);
+
+  if (json != NULL)
+    g_print ("%s\n", json);
+  else
+    status = sandboxctl_report_error (ctx, error);
+
+  return sandboxctl_session_finish (ctx, handle, status);
+}
+
+/* sandboxctl read ------------------------------------------------------- */
+
+static void
+print_file_json (const char *canonical_path,
+                 GBytes     *contents)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) node = NULL;
+  gsize size = 0;
+  const guint8 *data = g_bytes_get_data (contents, &size);
+  g_autofree char *base64 = g_base64_encode (data, size);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "path");
+  json_builder_add_string_value (builder, canonical_path);
+  json_builder_set_member_name (builder, "size");
+  json_builder_add_int_value (builder, size);
+  json_builder_set_member_name (builder, "contentBase64");
+  json_builder_add_string_value (builder, base64);
+  json_builder_end_object (builder);
+  node = json_builder_get_root (builder);
+  sandboxctl_print_json (node);
+}
+
+int
+sandboxctl_cmd_read (SandboxctlContext   *ctx,
+                     char              ***argv)
+{
+  g_auto(SandboxctlSessionOptions) session_options = { 0 };
+  g_autofree GOptionEntry *entries = sandboxctl_session_entries (&session_options);
+  g_autoptr(GOptionContext) context =
+    sandboxctl_option_context_new (ctx, "PATH",
+                                   "Write the workspace file PATH (relative, or under /workspace) "
+                                   "to stdout, byte for byte. With --json, print it as base64.",
+                                   entries, TRUE);
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *canonical = NULL;
+  int status = SANDBOXCTL_EXIT_OK;
+
+  if (!sandboxctl_parse_options (ctx, context, argv))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (!check_no_arguments (ctx, *argv, 1))
+    return SANDBOXCTL_EXIT_USAGE;
+
+  handle = sandboxctl_session_resume (ctx, &session_options, NULL, &error);
+  if (handle == NULL)
+    return sandboxctl_report_error (ctx, error);
+
+  canonical = sandbox_path_canonicalize ((*argv)[1], &error);
+  if (canonical != NULL)
+    contents = sandbox_session_read_bytes (sandbox_handle_get_session (handle), canonical,
+                                           ctx->cancellable, &error);
+  if (contents == NULL)
+    status = sandboxctl_report_error (ctx, error);
+  else if (ctx->json)
+    print_file_json (canonical, contents);
+  else if (!sandboxctl_write_all (STDOUT_FILENO, g_bytes_get_data (contents, NULL),
+                                  g_bytes_get_size (contents), &error))
+    status = sandboxctl_report_error (ctx, error);
+
+  return sandboxctl_session_finish (ctx, handle, status);
+}
+
+/* sandboxctl write ------------------------------------------------------ */
+
+GBytes *
+sandboxctl_read_stdin (GError **error)
+{
+  g_autoptr(GInputStream) input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+  g_autoptr(GOutputStream) output = g_memory_output_stream_new_resizable ();
+
+  if (g_output_stream_splice (output, input, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, error) < 0)
+    return NULL;
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (output));
+}
+
+static GBytes *
+write_contents (const char  *from_file,
+                const char  *text,
+                GError     **error)
+{
+  if (text != NULL)
+    return g_bytes_new (text, strlen (text));
+  if (from_file != NULL)
+    {
+      char *contents = NULL;
+      gsize length = 0;
+
+      if (!g_file_get_contents (from_file, &contents, &length, error))
+        return NULL;
+      return g_bytes_new_take (contents, length);
+    }
+  return sandboxctl_read_stdin (error);
+}
+
+int
+sandboxctl_cmd_write (SandboxctlContext   *ctx,
+                      char              ***argv)
+{
+  g_auto(SandboxctlSessionOptions) session_options = { 0 };
+  g_autofree GOptionEntry *session_entries = sandboxctl_session_entries (&session_options);
+  g_autofree char *from_file = NULL;
+  g_autofree char *text = NULL;
+  const GOptionEntry entries[] = {
+    { "from", 0, 0, G_OPTION_ARG_FILENAME, &from_file,
+      "Copy the contents of a host file", "HOSTFILE" },
+    { "text", 0, 0, G_OPTION_ARG_STRING, &text,
+      "Write TEXT", "TEXT" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr(GOptionContext) context =
+    sandboxctl_option_context_new (ctx, "PATH",
+                                   "Write the workspace file PATH (creating its parents) from "
+                                   "stdin, --from HOSTFILE or --text TEXT.",
+                                   entries, TRUE);
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *canonical = NULL;
+  int status = SANDBOXCTL_EXIT_OK;
+
+  g_option_group_add_entries (g_option_context_get_main_group (context), session_entries);
+  if (!sandboxctl_parse_options (ctx, context, argv))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (!check_no_arguments (ctx, *argv, 1))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (from_file != NULL && text != NULL)
+    return sandboxctl_usage_error (ctx, "--from and --text exclude each other");
+
+  canonical = sandbox_path_canonicalize ((*argv)[1], &error);
+  if (canonical == NULL)
+    return sandboxctl_report_error (ctx, error);
+  contents = write_contents (from_file, text, &error);
+  if (contents == NULL)
+    return sandboxctl_report_error (ctx, error);
+
+  handle = sandboxctl_session_resume (ctx, &session_options, NULL, &error);
+  if (handle == NULL)
+    return sandboxctl_report_error (ctx, error);
+
+  if (!sandbox_session_write_bytes (sandbox_handle_get_session (handle), canonical, contents,
+                                    ctx->cancellable, &error))
+    {
+      status = sandboxctl_report_error (ctx, error);
+    }
+  else if (ctx->json)
+    {
+      g_autoptr(JsonBuilder) builder = json_builder_new ();
+      g_autoptr(JsonNode) node = NULL;
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "path");
+      json_builder_add_string_value (builder, canonical);
+      json_builder_set_member_name (builder, "size");
+      json_builder_add_int_value (builder, g_bytes_get_size (contents));
+      json_builder_end_object (builder);
+      node = json_builder_get_root (builder);
+      sandboxctl_print_json (node);
+    }
+
+  return sandboxctl_session_finish (ctx, handle, status);
+}
+
+/* sandboxctl rm --------------------------------------------------------- */
+
+int
+sandboxctl_cmd_rm (SandboxctlContext   *ctx,
+                   char              ***argv)
+{
+  g_auto(SandboxctlSessionOptions) session_options = { 0 };
+  g_autofree GOptionEntry *entries = sandboxctl_session_entries (&session_options);
+  g_autoptr(GOptionContext) context =
+    sandboxctl_option_context_new (ctx, "PATH",
+                                   "Remove the workspace file or directory PATH (recursively, "
+                                   "never following links). The workspace root cannot be removed.",
+                                   entries, TRUE);
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = SANDBOXCTL_EXIT_OK;
+
+  if (!sandboxctl_parse_options (ctx, context, argv))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (!check_no_arguments (ctx, *argv, 1))
+    return SANDBOXCTL_EXIT_USAGE;
+
+  handle = sandboxctl_session_resume (ctx, &session_options, NULL, &error);
+  if (handle == NULL)
+    return sandboxctl_report_error (ctx, error);
+
+  if (!sandbox_session_remove_path (sandbox_handle_get_session (handle), (*argv)[1],
+                                    ctx->cancellable, &error))
+    status = sandboxctl_report_error (ctx, error);
+
+  return sandboxctl_session_finish (ctx, handle, status);
+}
+
+/* sandboxctl stop ------------------------------------------------------- */
+
+static char *
+process_name (int pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/comm", pid);
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+  return g_strstrip (contents);
+}
+
+static int
+read_lease_owner (const char *lease_path)
+{
+  g_autofree char *contents = NULL;
+  gint64 pid = 0;
+
+  if (!g_file_get_contents (lease_path, &contents, NULL, NULL))
+    return 0;
+  if (!g_ascii_string_to_signed (g_strstrip (contents), 10, 1, G_MAXINT, &pid, NULL))
+    return -1;
+  return (int) pid;
+}
+
+static gboolean
+wait_for_release (const char *lease_path,
+                  guint       timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  while (g_file_test (lease_path, G_FILE_TEST_EXISTS))
+    {
+      if (g_get_monotonic_time () >= deadline)
+        return FALSE;
+      g_usleep (STOP_POLL_INTERVAL_US);
+    }
+  return TRUE;
+}
+
+/* Asks the sandboxctl holding the session to stop: SIGTERM cancels its
+ * command, and it stops the session on its way out. */
+static gboolean
+stop_running_owner (const char  *lease_path,
+                    int          owner,
+                    guint        timeout_ms,
+                    GError     **error)
+{
+  g_autofree char *name = NULL;
+
+  if (owner < 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox session already has an owner (unreadable lease %s)", lease_path);
+      return FALSE;
+    }
+  if (kill (owner, 0) != 0 && errno == ESRCH)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox session already has an owner: a stale lease of pid %d, which is no "
+                   "longer running. After verifying that none of its processes remain, remove %s",
+                   owner, lease_path);
+      return FALSE;
+    }
+  name = process_name (owner);
+  if (g_strcmp0 (name, "sandboxctl") != 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox session already has an owner: pid %d (%s), not a sandboxctl; "
+                   "stop it in that program", owner, name != NULL ? name : "unknown");
+      return FALSE;
+    }
+  if (kill (owner, SIGTERM) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not signal the session's owner, pid %d: %s", owner,
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (!wait_for_release (lease_path, timeout_ms))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox session already has an owner: pid %d did not release it within %u ms",
+                   owner, timeout_ms);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+print_stopped (SandboxctlContext *ctx,
+               const char        *session_id,
+               int                owner)
+{
+  if (ctx->json)
+    {
+      g_autoptr(JsonBuilder) builder = json_builder_new ();
+      g_autoptr(JsonNode) node = NULL;
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "sessionId");
+      json_builder_add_string_value (builder, session_id);
+      json_builder_set_member_name (builder, "stoppedOwner");
+      if (owner > 0)
+        json_builder_add_int_value (builder, owner);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_end_object (builder);
+      node = json_builder_get_root (builder);
+      sandboxctl_print_json (node);
+    }
+  else if (owner > 0)
+    {
+      g_print ("stopped: sandboxctl pid %d released session %s\n", owner, session_id);
+    }
+  else
+    {
+      g_print ("stopped: session %s was not running\n", session_id);
+    }
+}
+
+int
+sandboxctl_cmd_stop (SandboxctlContext   *ctx,
+                     char              ***argv)
+{
+  g_auto(SandboxctlSessionOptions) session_options = { 0 };
+  g_autofree GOptionEntry *session_entries = sandboxctl_session_entries (&session_options);
+  int wait_ms = STOP_WAIT_DEFAULT_MS;
+  const GOptionEntry entries[] = {
+    { "wait-ms", 0, 0, G_OPTION_ARG_INT, &wait_ms,
+      "How long to wait for a running owner to release the session (default 10000)", "MS" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr(GOptionContext) context =
+    sandboxctl_option_context_new (ctx, NULL,
+                                   "Stop a session. When a sandboxctl (e.g. a long run) holds its "
+                                   "lease, ask it to stop (SIGTERM: its command is killed and the "
+                                   "lease released) and wait. Otherwise resume the session and stop "
+                                   "it, which checks that it exists and is free. Another program's "
+                                   "lease, or a stale one, is SANDBOX_BUSY.",
+                                   entries, FALSE);
+  g_autoptr(SandboxBackend) backend = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *directory = NULL;
+  g_autofree char *lease_path = NULL;
+  int owner;
+
+  g_option_group_add_entries (g_option_context_get_main_group (context), session_entries);
+  if (!sandboxctl_parse_options (ctx, context, argv))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (!check_no_arguments (ctx, *argv, 0))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (wait_ms < 0)
+    return sandboxctl_usage_error (ctx, "--wait-ms must not be negative");
+
+  backend = sandboxctl_open_backend (ctx, &error);
+  if (backend == NULL)
+    return sandboxctl_report_error (ctx, error);
+  state = sandboxctl_session_load_state (&session_options, backend, &error);
+  if (state == NULL)
+    return sandboxctl_report_error (ctx, error);
+
+  directory = sandboxctl_session_directory (backend, sandbox_state_get_session_id (state));
+  lease_path = g_build_filename (directory, "lease", NULL);
+  owner = read_lease_owner (lease_path);
+  if (owner != 0)
+    {
+      if (!stop_running_owner (lease_path, owner, (guint) wait_ms, &error))
+        return sandboxctl_report_error (ctx, error);
+      print_stopped (ctx, sandbox_state_get_session_id (state), owner);
+      return SANDBOXCTL_EXIT_OK;
+    }
+
+  /* Nobody holds it: resuming proves it exists and is free; stopping leaves
+   * it as it was. Policies do not matter for that, so deny-all. */
+  {
+    g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+
+    handle = sandbox_backend_create (backend, sandbox_state_get_template_key (state), state,
+                                     policy, ctx->cancellable, &error);
+  }
+  if (handle == NULL)
+    return sandboxctl_report_error (ctx, error);
+  if (!sandbox_handle_stop (handle, NULL, &error))
+    return sandboxctl_report_error (ctx, error);
+  print_stopped (ctx, sandbox_state_get_session_id (state), 0);
+  return SANDBOXCTL_EXIT_OK;
+}
+
+/* sandboxctl delete ----------------------------------------------------- */
+
+int
+sandboxctl_cmd_delete (SandboxctlContext   *ctx,
+                       char              ***argv)
+{
+  g_auto(SandboxctlSessionOptions) session_options = { 0 };
+  g_autofree GOptionEntry *entries = sandboxctl_session_entries (&session_options);
+  g_autoptr(GOptionContext) context =
+    sandboxctl_option_context_new (ctx, NULL,
+                                   "Delete a session: its state and workspace. Templates stay.",
+                                   entries, FALSE);
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+  int status = SANDBOXCTL_EXIT_OK;
+
+  if (!sandboxctl_parse_options (ctx, context, argv))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (!check_no_arguments (ctx, *argv, 0))
+    return SANDBOXCTL_EXIT_USAGE;
+
+  handle = sandboxctl_session_resume (ctx, &session_options, NULL, &error);
+  if (handle == NULL)
+    return sandboxctl_report_error (ctx, error);
+  session_id = g_strdup (sandbox_session_get_id (sandbox_handle_get_session (handle)));
+
+  if (!sandbox_handle_delete (handle, NULL, &error))
+    status = sandboxctl_report_error (ctx, error);
+  else if (ctx->json)
+    g_print ("{\"deleted\":\"%s\"}\n", session_id);
+  else
+    g_print ("deleted: session %s\n", session_id);
+
+  return sandboxctl_session_finish (ctx, handle, status);
+}

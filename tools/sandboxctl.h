@@ -1,0 +1,157 @@
+/* sandboxctl.h — shared pieces of the sandboxctl command-line tool
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+#include <sandbox.h>
+
+G_BEGIN_DECLS
+
+/* Exit codes. Guest exit statuses pass through `run` unchanged, so the
+ * codes of sandboxctl's own failures sit in the band 80–91, which common
+ * programs and shells leave unused (1, 2, 126, 127 and 128+N are taken). */
+typedef enum
+{
+  SANDBOXCTL_EXIT_OK = 0,
+  SANDBOXCTL_EXIT_FAILURE = 1,
+  SANDBOXCTL_EXIT_USAGE = 2,          /* also G_OPTION_ERROR */
+  SANDBOXCTL_EXIT_SANDBOX_BASE = 80,  /* + SandboxError code: 80 BUSY … 88 NOT_FOUND */
+  SANDBOXCTL_EXIT_HOST_IO = 89,       /* G_IO_ERROR, G_FILE_ERROR */
+  SANDBOXCTL_EXIT_ENCODING = 90,      /* G_CONVERT_ERROR: text is not UTF-8 */
+  SANDBOXCTL_EXIT_DEMO_CHECK = 91,    /* a demo check did not hold */
+  SANDBOXCTL_EXIT_INTERRUPTED = 130,  /* SIGINT, SIGTERM or SIGHUP */
+} SandboxctlExit;
+
+/* Network options of the commands that create or resume a session. */
+typedef struct
+{
+  char      *network;      /* --network */
+  GPtrArray *allow_rules;  /* SandboxctlAllowRule: each --allow and its --header specs */
+} SandboxctlNetworkOptions;
+
+/* Everything one invocation shares between its parts. */
+typedef struct
+{
+  const char               *command_name;
+  char                     *driver;
+  char                     *state_dir;
+  char                    **driver_options;
+  int                       max_concurrent_commands;
+  gboolean                  json;
+  SandboxctlNetworkOptions  network;
+  GCancellable             *cancellable;
+} SandboxctlContext;
+
+/* argv is a GStrv the command may parse in place (g_option_context_parse_strv). */
+typedef int (*SandboxctlCommandFunc) (SandboxctlContext  *ctx,
+                                      char             ***argv);
+
+/* sandboxctl-common.c */
+void            sandboxctl_context_clear          (SandboxctlContext  *ctx);
+GOptionContext *sandboxctl_option_context_new     (SandboxctlContext  *ctx,
+                                                   const char         *parameter_string,
+                                                   const char         *summary,
+                                                   const GOptionEntry *command_entries,
+                                                   gboolean            with_network);
+gboolean        sandboxctl_parse_options          (SandboxctlContext  *ctx,
+                                                   GOptionContext     *context,
+                                                   char             ***argv);
+int             sandboxctl_usage_error            (SandboxctlContext  *ctx,
+                                                   const char         *format,
+                                                   ...) G_GNUC_PRINTF (2, 3);
+int             sandboxctl_exit_code_for_error    (const GError       *error);
+int             sandboxctl_report_error           (SandboxctlContext  *ctx,
+                                                   const GError       *error);
+char           *sandboxctl_error_code_name        (const GError       *error);
+char           *sandboxctl_default_state_dir      (void);
+SandboxBackend *sandboxctl_open_backend           (SandboxctlContext  *ctx,
+                                                   GError            **error);
+void            sandboxctl_print_json             (JsonNode           *node);
+JsonNode       *sandboxctl_state_to_node          (SandboxState       *state);
+void            sandboxctl_install_signal_handlers (SandboxctlContext *ctx);
+gboolean        sandboxctl_write_all              (int                 fd,
+                                                   const guint8       *data,
+                                                   gsize               length,
+                                                   GError            **error);
+
+/* sandboxctl-network.c */
+const GOptionEntry   *sandboxctl_network_entries  (void);
+SandboxNetworkPolicy *sandboxctl_network_build_policy (SandboxctlNetworkOptions  *options,
+                                                   GError                   **error);
+gboolean        sandboxctl_network_add_header_spec (SandboxNetworkPolicyBuilder *builder,
+                                                   const char                  *origin,
+                                                   const char                  *spec,
+                                                   GError                     **error);
+void            sandboxctl_network_options_clear  (SandboxctlNetworkOptions  *options);
+
+/* sandboxctl-template.c */
+typedef struct
+{
+  char  *name;
+  char **files;      /* PATH=HOSTFILE */
+  char  *directory;
+} SandboxctlTemplateOptions;
+
+void             sandboxctl_template_options_clear (SandboxctlTemplateOptions *options);
+gboolean         sandboxctl_template_options_given (SandboxctlTemplateOptions *options);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SandboxctlTemplateOptions, sandboxctl_template_options_clear)
+
+SandboxTemplate *sandboxctl_template_build        (SandboxctlTemplateOptions  *options,
+                                                   GCancellable               *cancellable,
+                                                   GError                    **error);
+
+/* sandboxctl-session.c: resolving --state/--session and leasing */
+typedef struct
+{
+  char *state_file;
+  char *session_id;
+} SandboxctlSessionOptions;
+
+void           sandboxctl_session_options_clear   (SandboxctlSessionOptions *options);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SandboxctlSessionOptions, sandboxctl_session_options_clear)
+
+SandboxState  *sandboxctl_session_load_state      (SandboxctlSessionOptions *options,
+                                                   SandboxBackend           *backend,
+                                                   GError                  **error);
+char          *sandboxctl_session_directory       (SandboxBackend           *backend,
+                                                   const char               *session_id);
+GOptionEntry  *sandboxctl_session_entries         (SandboxctlSessionOptions *options);
+SandboxHandle *sandboxctl_session_resume          (SandboxctlContext        *ctx,
+                                                   SandboxctlSessionOptions *options,
+                                                   SandboxBackend          **backend_out,
+                                                   GError                  **error);
+int            sandboxctl_session_finish          (SandboxctlContext        *ctx,
+                                                   SandboxHandle            *handle,
+                                                   int                       status);
+GBytes        *sandboxctl_read_stdin              (GError                  **error);
+
+/* sandboxctl-tree.c: fd-based walks that never follow links */
+typedef struct
+{
+  guint64 n_files;
+  guint64 n_bytes;
+} SandboxctlTreeUsage;
+
+gboolean sandboxctl_tree_measure                  (const char           *path,
+                                                   SandboxctlTreeUsage  *usage,
+                                                   GError              **error);
+gboolean sandboxctl_tree_remove                   (const char           *path,
+                                                   GError              **error);
+
+/* The subcommands */
+int sandboxctl_cmd_drivers (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_prewarm (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_list    (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_create  (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_run     (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_read    (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_write   (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_rm      (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_stop    (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_delete  (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_demo    (SandboxctlContext *ctx, char ***argv);
+
+G_END_DECLS
