@@ -29,6 +29,7 @@ struct _SandboxMemoryDriver
   GMutex                  lock;
   GCond                   released;
   GPtrArray              *live;      /* (element-type SandboxMemoryProcess) */
+  guint                   n_ending;  /* released, not yet completed */
   SandboxNetworkPolicy   *policy;
   gboolean                stopped;
 };
@@ -267,8 +268,10 @@ sandbox_memory_driver_set_network_policy (SandboxDriver         *driver,
  * @self: a driver
  * @process: one of its live commands, which just ended
  *
- * Frees the admission slot of @process and wakes a pending stop. Called
- * once per command, before the command reports its end to the core.
+ * Frees the admission slot of @process. Called once per command, before the
+ * command reports its end to the core, so that a waiter who spawns again as
+ * soon as its wait returns is admitted. The command then calls
+ * sandbox_memory_driver_completed().
  */
 void
 sandbox_memory_driver_release (SandboxMemoryDriver *self,
@@ -281,8 +284,10 @@ sandbox_memory_driver_release (SandboxMemoryDriver *self,
 
   g_mutex_lock (&self->lock);
   if (g_ptr_array_find (self->live, process, &index))
-    released = g_ptr_array_steal_index_fast (self->live, index);
-  g_cond_broadcast (&self->released);
+    {
+      released = g_ptr_array_steal_index_fast (self->live, index);
+      self->n_ending++;
+    }
   g_mutex_unlock (&self->lock);
 
   /* Dropped outside the lock: it may be the last reference. */
@@ -290,12 +295,31 @@ sandbox_memory_driver_release (SandboxMemoryDriver *self,
 }
 
 /**
+ * sandbox_memory_driver_completed:
+ * @self: a driver
+ *
+ * Tells the driver that a command it released has reported its end to the
+ * core, and wakes a pending stop.
+ */
+void
+sandbox_memory_driver_completed (SandboxMemoryDriver *self)
+{
+  g_return_if_fail (SANDBOX_IS_MEMORY_DRIVER (self));
+
+  g_mutex_lock (&self->lock);
+  g_assert (self->n_ending > 0);
+  self->n_ending--;
+  g_cond_broadcast (&self->released);
+  g_mutex_unlock (&self->lock);
+}
+
+/**
  * sandbox_memory_driver_stop:
  * @self: a driver
  *
  * Stops the session: refuses every later operation with
- * %SANDBOX_ERROR_STOPPED, kills the live commands and blocks until they are
- * all gone. The workspace is kept. Must not be called on the worker thread,
+ * %SANDBOX_ERROR_STOPPED, kills the live commands and blocks until they have
+ * all completed. The workspace is kept. Must not be called on the worker thread,
  * which is what ends the commands.
  */
 void
@@ -314,8 +338,10 @@ sandbox_memory_driver_stop (SandboxMemoryDriver *self)
   for (guint i = 0; i < live->len; i++)
     sandbox_memory_process_kill (g_ptr_array_index (live, i));
 
+  /* Until every command has completed, not only given back its slot: when
+   * stop returns, waiters have their results. */
   g_mutex_lock (&self->lock);
-  while (self->live->len > 0)
+  while (self->live->len > 0 || self->n_ending > 0)
     g_cond_wait (&self->released, &self->lock);
   g_mutex_unlock (&self->lock);
 }

@@ -25,6 +25,7 @@ gboolean             sandbox_memory_driver_check_network_policy (SandboxNetworkP
                                                                  GError                **error);
 void                 sandbox_memory_driver_release              (SandboxMemoryDriver    *self,
                                                                  SandboxProcess         *process);
+void                 sandbox_memory_driver_completed            (SandboxMemoryDriver    *self);
 void                 sandbox_memory_driver_stop                 (SandboxMemoryDriver    *self);
 
 G_END_DECLS

@@ -99,7 +99,8 @@ sandbox_memory_process_queue (SandboxMemoryProcess *self,
 }
 
 /* Ends the command once: frees its admission slot first, so a waiter that
- * spawns again at once is admitted, then reports the status to the core. */
+ * spawns again at once is admitted, then reports the status to the core,
+ * then lets a pending stop return. */
 static void
 sandbox_memory_process_finish (SandboxMemoryProcess *self,
                                int                   exit_status)
@@ -111,6 +112,7 @@ sandbox_memory_process_finish (SandboxMemoryProcess *self,
   sandbox_memory_process_clear_timer (self);
   sandbox_memory_driver_release (self->driver, SANDBOX_PROCESS (self));
   sandbox_process_complete (SANDBOX_PROCESS (self), exit_status);
+  sandbox_memory_driver_completed (self->driver);
 }
 
 /* Returns FALSE once the output cap is exceeded; the core then kills us. */

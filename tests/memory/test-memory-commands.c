@@ -292,7 +292,7 @@ test_live_output_streams_in_order (MemoryFixture *fixture,
 
   sandbox_process_wait_async (process, NULL, memory_test_store_result, &waited);
 
-  /* The chunks are 30 ms apart: the first must arrive while the command is
+  /* The chunks are 100 ms apart: the first must arrive while the command is
    * still running. */
   while (waited == NULL)
     {
@@ -444,6 +444,14 @@ test_cancelled_before_spawn (MemoryFixture *fixture,
 }
 
 static void
+note_output (SandboxProcess *process,
+             GBytes         *data,
+             gboolean       *seen)
+{
+  *seen = TRUE;
+}
+
+static void
 test_process_stop_kills (MemoryFixture *fixture,
                          gconstpointer  data)
 {
@@ -451,9 +459,16 @@ test_process_stop_kills (MemoryFixture *fixture,
   g_autoptr(SandboxProcess) process = NULL;
   g_autoptr(SandboxResult) result = NULL;
   g_autoptr(GError) error = NULL;
+  gboolean started = FALSE;
 
   process = sandbox_session_spawn (fixture->session, command, NULL, &error);
   g_assert_no_error (error);
+
+  /* Let it write its first line, so it is surely running when killed. */
+  g_signal_connect (process, "stdout-data", G_CALLBACK (note_output), &started);
+  while (!started)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (sandbox_process_is_finished (process));
 
   g_assert_true (sandbox_process_stop (process, NULL, &error));
   g_assert_no_error (error);

@@ -48,6 +48,7 @@ test_backend_defaults (void)
   g_autofree char *directory = NULL;
 
   g_assert_no_error (error);
+  g_assert_cmpstr (G_OBJECT_TYPE_NAME (backend), ==, "SandboxMemoryBackend");
   g_assert_true (G_IS_INITABLE (backend));
   g_assert_cmpstr (sandbox_backend_get_name (backend), ==, "memory");
   g_assert_cmpuint (sandbox_backend_get_max_concurrent_commands (backend), ==,
