@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Regenerates the checked-in seed corpora under tests/fuzz/corpus/.
+
+Inputs come from the conformance vectors (validation.jsonl, template-keys.jsonl)
+in $SANDBOX_CONFORMANCE_DIR, default ../shared/conformance beside the repository,
+plus a few hand-written seeds for what the vectors do not cover (paths, JSON
+edge cases, raw HTTP). File names are the SHA-1 of the contents, as libFuzzer
+names corpus files, so regenerating is idempotent.
+"""
+import base64
+import hashlib
+import json
+import os
+import pathlib
+
+here = pathlib.Path(__file__).resolve().parent
+repo = here.parent.parent
+conformance = pathlib.Path(os.environ.get("SANDBOX_CONFORMANCE_DIR",
+                                          repo.parent / "shared" / "conformance"))
+corpus = here / "corpus"
+
+
+def add(target, data):
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    directory = corpus / target
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / hashlib.sha1(data).hexdigest()).write_bytes(data)
+
+
+kinds = {"network-policy": "fuzz-network-policy", "state": "fuzz-state", "command": "fuzz-command"}
+with open(conformance / "validation.jsonl", encoding="utf-8") as vectors:
+    for line in vectors:
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        text = json.dumps(row["input"], ensure_ascii=False)
+        add(kinds[row["kind"]], text)
+        add("fuzz-json", text)
+        if isinstance(row["input"], dict) and "cwd" in row["input"]:
+            add("fuzz-path", row["input"]["cwd"])
+
+with open(conformance / "template-keys.jsonl", encoding="utf-8") as vectors:
+    for line in vectors:
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        fields = [row["name"].encode(), row["template"].encode()]
+        for path, contents in row["files_base64"].items():
+            fields += [path.encode(), base64.b64decode(contents).replace(b"\0", b"")]
+        add("fuzz-template", b"\0".join(fields))
+        add("fuzz-json", row["canonical_json"])
+
+for path in ["/workspace", ".", "a.txt", "/workspace/a/b.txt", "dir/ü.txt", "/workspace/",
+             "a//b", "./a", "a/../b", "..", "/etc/passwd", "a\\b", "/workspace/workspace",
+             "a/.", "\xff", ".hidden/..x"]:
+    add("fuzz-path", path.encode("utf-8", "surrogateescape") if path != "\xff" else b"\xff")
+
+for text in ['{"a":[1,2.5e10,-0,true,false,null,"\\u00e9\\ud83d\\ude00"]}', '"\\u0000"',
+             '{"a":1,"a":2}', "[1,]", "/* c */ 1", "'x'", "1e999", "[[[[[[[[[[]]]]]]]]]]",
+             '"\\ud800"', "\ufeff{}", '{"k":"v"} x']:
+    add("fuzz-json", text)
+
+requests = [
+    "GET / HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET /echo?q=1 HTTP/1.1\r\nHost: @HOST@\r\nAccept: text/plain\r\nAuthorization: guest\r\n"
+    "Cookie: a=b\r\nX-Forwarded-For: 1.2.3.4\r\n\r\n",
+    "POST /submit HTTP/1.1\r\nHost: @HOST@\r\nContent-Type: application/json\r\n"
+    "Content-Length: 7\r\n\r\n{\"a\":1}",
+    "PUT /chunked HTTP/1.1\r\nHost: @HOST@\r\nTransfer-Encoding: chunked\r\n\r\n"
+    "5\r\nhello\r\n0\r\n\r\n",
+    "HEAD / HTTP/1.1\r\nHost: @HOST@\r\n\r\nGET /second HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET /big HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET /redirect HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET /status HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: @DEAD@\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n",
+    "GET //evil.example/ HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET http://evil.example/ HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "CONNECT @HOST@ HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "TRACE / HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: @HOST@\r\nHost: example.com\r\n\r\n",
+    "POST / HTTP/1.1\r\nHost: @HOST@\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+    "0\r\n\r\n",
+    "POST / HTTP/1.1\r\nHost: @HOST@\r\nContent-Length: 99999999\r\n\r\nshort",
+    "GET / HTTP/1.0\r\n\r\n",
+    "OPTIONS * HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET /%00%0d%0a HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: @HOST@\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc",
+    "GET / HTTP/1.1\r\nHost: @HOST@",
+    "\r\n\r\n",
+    "",
+]
+for request in requests:
+    add("fuzz-gateway", request)
