@@ -124,6 +124,45 @@ host_is_well_formed (const char *host)
   return TRUE;
 }
 
+/* Splits a well-formed Host header into its hostname (brackets dropped from
+ * an IPv6 literal) and its port, -1 when it names none. */
+static gboolean
+split_host (const char  *host,
+            char       **hostname,
+            int         *port)
+{
+  const char *colon;
+
+  if (host[0] == '[')
+    {
+      const char *bracket = strchr (host, ']');
+
+      if (bracket == NULL)
+        return FALSE;
+      *hostname = g_strndup (host + 1, bracket - host - 1);
+      colon = bracket[1] == ':' ? bracket + 1 : NULL;
+      if (colon == NULL && bracket[1] != '\0')
+        return FALSE;
+    }
+  else
+    {
+      colon = strchr (host, ':');
+      *hostname = colon != NULL ? g_strndup (host, colon - host) : g_strdup (host);
+    }
+
+  *port = -1;
+  if (colon != NULL)
+    {
+      guint64 value = 0;
+
+      if (!g_ascii_string_to_unsigned (colon + 1, 10, 1, 65535, &value, NULL))
+        return FALSE;
+      *port = (int) value;
+    }
+
+  return TRUE;
+}
+
 /* libsoup builds the request URI from the Host header for origin-form
  * targets, and from the target itself for absolute-form ones; an authority
  * that differs from the Host header, or carries userinfo, gives the latter
@@ -132,23 +171,23 @@ static gboolean
 authority_matches_host (GUri       *uri,
                         const char *host)
 {
-  const char *uri_host = g_uri_get_host (uri);
-  int port = g_uri_get_port (uri);
-  g_autofree char *authority = NULL;
+  g_autofree char *hostname = NULL;
+  int uri_port = g_uri_get_port (uri);
+  int port;
 
-  if (uri_host == NULL || g_uri_get_userinfo (uri) != NULL)
+  if (g_uri_get_host (uri) == NULL || g_uri_get_userinfo (uri) != NULL)
     return FALSE;
   if (g_strcmp0 (g_uri_get_scheme (uri), "http") != 0)
     return FALSE;
+  if (!split_host (host, &hostname, &port))
+    return FALSE;
+  if (g_ascii_strcasecmp (hostname, g_uri_get_host (uri)) != 0)
+    return FALSE;
 
-  if (strchr (uri_host, ':') != NULL)
-    authority = port > 0 ? g_strdup_printf ("[%s]:%d", uri_host, port)
-                         : g_strdup_printf ("[%s]", uri_host);
-  else
-    authority = port > 0 ? g_strdup_printf ("%s:%d", uri_host, port)
-                         : g_strdup (uri_host);
+  if (port == -1)
+    return uri_port == -1 || uri_port == 80;
 
-  return g_ascii_strcasecmp (authority, host) == 0;
+  return uri_port == port;
 }
 
 gboolean

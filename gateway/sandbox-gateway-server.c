@@ -20,6 +20,8 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+#include <gio/gunixsocketaddress.h>
 #include <libsoup/soup.h>
 
 #include "sandbox-error.h"
@@ -74,13 +76,16 @@ typedef enum
   PHASE_IDLE,
   PHASE_HEADERS,
   PHASE_REQUEST,
+  PHASE_RESPONSE,
 } ConnectionPhase;
 
 typedef struct
 {
   SandboxGatewayServer *server;
-  GSocket *socket;           /* borrowed: the connection dies with it */
+  GSocket *socket;
+  GSocketAddress *address;    /* the stand-in remote address that carries it */
   GSource *deadline;
+  gint64 deadline_us;
   ConnectionPhase phase;
   SoupServerMessage *current; /* borrowed, the message the phase is about */
 } Connection;
@@ -136,6 +141,12 @@ connection_quark (void)
 
 /* Audit */
 
+static GQuark
+audited_quark (void)
+{
+  return g_quark_from_static_string ("sandbox-gateway-audited");
+}
+
 static void
 audit (SandboxGatewayServer   *self,
        SoupServerMessage      *msg,
@@ -151,6 +162,8 @@ audit (SandboxGatewayServer   *self,
 {
   g_autoptr(SandboxGatewayEvent) event = NULL;
   gint64 duration_us = started_us > 0 ? g_get_monotonic_time () - started_us : 0;
+
+  g_object_set_qdata (G_OBJECT (msg), audited_quark (), GINT_TO_POINTER (TRUE));
 
   if (self->callbacks.audit == NULL)
     return;
@@ -205,9 +218,9 @@ body_for (guint status)
     }
 }
 
-/* A gateway-generated answer. When the guest's request body has not been
- * read, the connection is closed after the answer: the unread body must not
- * be parsed as the next request. */
+/* A gateway-generated answer. After a refusal made before the body was read,
+ * the connection is closed: whatever follows must not be parsed as the next
+ * request. */
 static void
 answer (SoupServerMessage *msg,
         guint              status,
@@ -256,8 +269,8 @@ connection_arm (Connection        *connection,
 {
   connection->phase = phase;
   connection->current = msg;
-  g_source_set_ready_time (connection->deadline,
-                           g_get_monotonic_time () + (gint64) timeout_ms * 1000);
+  connection->deadline_us = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  g_source_set_ready_time (connection->deadline, connection->deadline_us);
 }
 
 static void
@@ -265,6 +278,7 @@ connection_disarm (Connection *connection)
 {
   connection->phase = PHASE_IDLE;
   connection->current = NULL;
+  connection->deadline_us = -1;
   g_source_set_ready_time (connection->deadline, -1);
 }
 
@@ -286,6 +300,16 @@ on_connection_deadline (gpointer user_data)
   Connection *connection = user_data;
   Exchange *exchange = NULL;
 
+  /* A source that was ready in this iteration is dispatched even if another
+   * source re-armed it meanwhile (an answer decided at the same moment). */
+  if (connection->deadline_us < 0)
+    return G_SOURCE_CONTINUE;
+  if (g_get_monotonic_time () < connection->deadline_us)
+    {
+      g_source_set_ready_time (connection->deadline, connection->deadline_us);
+      return G_SOURCE_CONTINUE;
+    }
+
   if (connection->phase == PHASE_REQUEST && connection->current != NULL)
     exchange = g_hash_table_lookup (connection->server->exchanges, connection->current);
 
@@ -300,7 +324,8 @@ on_connection_deadline (gpointer user_data)
     }
   else if (connection->phase != PHASE_IDLE)
     {
-      g_debug ("Closing a connection that overran its deadline");
+      g_debug ("Closing a connection that overran its deadline (phase %d, exchange state %d)",
+               connection->phase, exchange != NULL ? (int) exchange->state : -1);
       connection_drop (connection);
     }
 
@@ -317,24 +342,35 @@ connection_free (gpointer data)
 
   g_source_destroy (connection->deadline);
   g_source_unref (connection->deadline);
+  g_object_unref (connection->socket);
   g_free (connection);
 }
 
+/* libsoup does not expose the socket of a connection accepted as a stream,
+ * but it hands back the remote address it was given: each connection gets
+ * its own stand-in address object, which carries the connection and frees
+ * it when libsoup lets go of the connection. */
 static Connection *
 connection_new (SandboxGatewayServer *self,
                 GSocket              *socket)
 {
   Connection *connection = g_new0 (Connection, 1);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
 
   connection->server = self;
-  connection->socket = socket;
+  connection->socket = g_object_ref (socket);
+  connection->address = g_inet_socket_address_new (loopback, 0);
   connection->deadline = g_source_new (&deadline_funcs, sizeof (GSource));
   g_source_set_callback (connection->deadline, on_connection_deadline, connection, NULL);
   g_source_set_static_name (connection->deadline, "[sandbox] gateway connection deadline");
   g_source_attach (connection->deadline, g_main_context_get_thread_default ());
 
   g_hash_table_add (self->connections, connection);
-  g_object_set_qdata_full (G_OBJECT (socket), connection_quark (), connection, connection_free);
+  g_object_set_qdata_full (G_OBJECT (connection->address), connection_quark (),
+                           connection, connection_free);
+
+  /* Until libsoup starts reading, the headers deadline already runs. */
+  connection_arm (connection, PHASE_HEADERS, NULL, self->header_timeout_ms);
 
   return connection;
 }
@@ -342,12 +378,12 @@ connection_new (SandboxGatewayServer *self,
 static Connection *
 connection_of (SoupServerMessage *msg)
 {
-  GSocket *socket = soup_server_message_get_socket (msg);
+  GSocketAddress *address = soup_server_message_get_remote_address (msg);
 
-  if (socket == NULL)
+  if (address == NULL)
     return NULL;
 
-  return g_object_get_qdata (G_OBJECT (socket), connection_quark ());
+  return g_object_get_qdata (G_OBJECT (address), connection_quark ());
 }
 
 static void
@@ -355,7 +391,9 @@ accept_connection (SandboxGatewayServer *self,
                    GSocket              *socket)
 {
   g_autoptr(GSocketConnection) stream = NULL;
+  g_autoptr(GSocketAddress) address = NULL;
   g_autoptr(GError) error = NULL;
+  Connection *connection;
 
   if (g_hash_table_size (self->connections) >= MAX_CONNECTIONS)
     {
@@ -364,12 +402,12 @@ accept_connection (SandboxGatewayServer *self,
       return;
     }
 
-  connection_new (self, socket);
+  connection = connection_new (self, socket);
+  address = connection->address;   /* the address owns the connection */
   stream = g_socket_connection_factory_create_connection (socket);
 
   if (!soup_server_accept_iostream (self->soup, G_IO_STREAM (stream),
-                                    self->stand_in_address, self->stand_in_address,
-                                    &error))
+                                    self->stand_in_address, address, &error))
     {
       g_debug ("Could not serve a connection: %s", error->message);
       g_socket_close (socket, NULL);
@@ -452,6 +490,17 @@ exchange_new (SandboxGatewayServer     *self,
   return exchange;
 }
 
+/* Once an answer is decided, writing it gets a deadline of its own, so that
+ * an answer decided just before the request deadline is still delivered, and
+ * a guest that does not read it is still dropped. */
+static void
+start_answer_deadline (Exchange *exchange)
+{
+  if (exchange->connection != NULL && exchange->connection->current == exchange->msg)
+    connection_arm (exchange->connection, PHASE_RESPONSE, exchange->msg,
+                    exchange->server->header_timeout_ms);
+}
+
 static guint64
 bytes_sent_of (Exchange *exchange)
 {
@@ -490,6 +539,7 @@ answer_failure (Exchange *exchange,
 
   answer (exchange->msg, SOUP_STATUS_BAD_GATEWAY, failure->sandbox_error, FALSE);
   exchange->state = EXCHANGE_ANSWERED;
+  start_answer_deadline (exchange);
 
   audit (self, exchange->msg, exchange->host, exchange->target, exchange->started_us,
          SANDBOX_GATEWAY_DECISION_FAILED, failure->reason, SOUP_STATUS_BAD_GATEWAY,
@@ -589,6 +639,7 @@ relay_response (Exchange *exchange,
   body = g_byte_array_steal (exchange->response_body, &length);
   soup_server_message_set_status (exchange->msg, (guint) status, NULL);
   soup_server_message_set_response (exchange->msg, content_type, SOUP_MEMORY_TAKE, body, length);
+  start_answer_deadline (exchange);
 
   audit (exchange->server, exchange->msg, exchange->host, exchange->target, exchange->started_us,
          SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", (guint) status, (guint) status,
@@ -909,11 +960,20 @@ on_request_done (SoupServer        *soup,
   Connection *connection = connection_of (msg);
   Exchange *exchange = g_hash_table_lookup (self->exchanges, msg);
 
+  /* An idle keep-alive connection waits for its next request's headers. */
   if (connection != NULL && connection->current == msg)
-    connection_disarm (connection);
+    connection_arm (connection, PHASE_HEADERS, NULL, self->header_timeout_ms);
 
+  /* libsoup answers some malformed requests itself, before any handler. */
   if (exchange == NULL)
-    return;
+    {
+      guint status = soup_server_message_get_status (msg);
+
+      if (status >= 400 && g_object_get_qdata (G_OBJECT (msg), audited_quark ()) == NULL)
+        audit (self, msg, NULL, NULL, 0, SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "malformed",
+               status, 0, 0, 0);
+      return;
+    }
 
   /* The guest went away while the upstream was still working. */
   if (end_forwarding (exchange, TRUE))
@@ -949,6 +1009,15 @@ on_got_chunk (SoupServerMessage *msg,
   g_byte_array_append (exchange->chunked_body, data, length);
 }
 
+/* libsoup 3.2 still reads the body of a request refused by an early handler
+ * before it answers: keep none of it. The request deadline bounds how long
+ * that may take, and the connection is closed after the answer. */
+static void
+discard_request_body (SoupServerMessage *msg)
+{
+  soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+}
+
 static void
 refuse_early (SandboxGatewayServer        *self,
               SoupServerMessage           *msg,
@@ -960,6 +1029,7 @@ refuse_early (SandboxGatewayServer        *self,
   gboolean close_connection = refusal->status == SOUP_STATUS_BAD_REQUEST ||
                               request_has_body (msg);
 
+  discard_request_body (msg);
   answer (msg, refusal->status, sandbox_error_for (refusal->decision), close_connection);
   audit (self, msg, host, target, started_us, refusal->decision, refusal->reason,
          refusal->status, 0, 0, 0);
@@ -978,6 +1048,7 @@ refuse_too_large_early (SandboxGatewayServer *self,
                                          "declared more than %d bytes)",
                                          origin, SANDBOX_GATEWAY_MAX_BODY_BYTES);
 
+  discard_request_body (msg);
   answer (msg, SOUP_STATUS_BAD_GATEWAY, sandbox_error_code_name (SANDBOX_ERROR_LIMIT), TRUE);
   audit (self, msg, host, target, started_us, SANDBOX_GATEWAY_DECISION_FAILED,
          "request-too-large", SOUP_STATUS_BAD_GATEWAY, 0, 0, 0);
@@ -1101,6 +1172,45 @@ on_request (SoupServer        *soup,
 
 /* Life cycle, on the gateway thread */
 
+/* libsoup 3.2 keeps a connection alive after a response only while the server
+ * has a listener of its own, and ours are accepted by hand. Give it one that
+ * nobody can reach: bound next to the real socket, then unlinked. */
+static gboolean
+listen_unreachably (SoupServer  *soup,
+                    GSocket     *listener,
+                    GError     **error)
+{
+  g_autoptr(GSocketAddress) local = g_socket_get_local_address (listener, error);
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autoptr(GSocket) socket = NULL;
+  g_autofree char *directory = NULL;
+  g_autofree char *path = NULL;
+  gboolean listening;
+
+  if (local == NULL)
+    return FALSE;
+  if (!G_IS_UNIX_SOCKET_ADDRESS (local))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "The gateway listens on Unix sockets only");
+      return FALSE;
+    }
+
+  directory = g_path_get_dirname (g_unix_socket_address_get_path (G_UNIX_SOCKET_ADDRESS (local)));
+  path = g_build_filename (directory, "unreachable.sock", NULL);
+  address = g_unix_socket_address_new (path);
+
+  socket = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
+  if (socket == NULL || !g_socket_bind (socket, address, FALSE, error))
+    return FALSE;
+
+  listening = g_socket_listen (socket, error) &&
+              soup_server_listen_socket (soup, socket, 0, error);
+  g_unlink (path);
+
+  return listening;
+}
+
 typedef struct
 {
   SandboxGatewayServer *server;
@@ -1127,6 +1237,9 @@ start_on_gateway_thread (gpointer user_data)
   g_signal_connect (self->soup, "request-started", G_CALLBACK (on_request_started), self);
   g_signal_connect (self->soup, "request-finished", G_CALLBACK (on_request_done), self);
   g_signal_connect (self->soup, "request-aborted", G_CALLBACK (on_request_done), self);
+
+  if (!listen_unreachably (self->soup, self->listener, &call->error))
+    return G_SOURCE_REMOVE;
 
   g_socket_set_blocking (self->listener, FALSE);
   self->accept_source = g_socket_create_source (self->listener, G_IO_IN, NULL);
@@ -1171,7 +1284,8 @@ stop_on_gateway_thread (gpointer user_data)
 
   self->closed = TRUE;
 
-  g_source_destroy (self->accept_source);
+  if (self->accept_source != NULL)
+    g_source_destroy (self->accept_source);
   g_clear_pointer (&self->accept_source, g_source_unref);
   g_socket_close (self->listener, NULL);
 
@@ -1230,6 +1344,7 @@ sandbox_gateway_server_new (GSocket                             *listener,
   if (!call.ok)
     {
       g_propagate_error (error, call.error);
+      sandbox_gateway_loop_invoke_sync (stop_on_gateway_thread, self);
       g_object_unref (self->listener);
       g_object_unref (self->policy);
       g_mutex_clear (&self->policy_lock);

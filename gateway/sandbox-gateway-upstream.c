@@ -28,6 +28,7 @@ struct _SandboxUpstream
   CURLM *multi;
   GMainContext *context;
   GSource *timer;
+  gint64 timer_expiry_us;
   GPtrArray *idle_easies;
 };
 
@@ -166,6 +167,17 @@ dispatch_timer (GSource     *source,
 {
   SandboxUpstream *self = user_data;
 
+  /* A source that was ready in this iteration is dispatched even if libcurl
+   * moved its timer meanwhile; libcurl only reports changes, so keep it. */
+  if (self->timer_expiry_us < 0)
+    return G_SOURCE_CONTINUE;
+  if (g_get_monotonic_time () < self->timer_expiry_us)
+    {
+      g_source_set_ready_time (source, self->timer_expiry_us);
+      return G_SOURCE_CONTINUE;
+    }
+
+  self->timer_expiry_us = -1;
   g_source_set_ready_time (source, -1);
   drive (self, CURL_SOCKET_TIMEOUT, 0);
 
@@ -186,9 +198,11 @@ on_curl_timer (CURLM    *multi,
   /* libcurl forbids calling back into it from here, so a zero timeout is also
    * deferred to the next iteration of the context. */
   if (timeout_ms < 0)
-    g_source_set_ready_time (self->timer, -1);
+    self->timer_expiry_us = -1;
   else
-    g_source_set_ready_time (self->timer, g_get_monotonic_time () + (gint64) timeout_ms * 1000);
+    self->timer_expiry_us = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  g_source_set_ready_time (self->timer, self->timer_expiry_us);
 
   return 0;
 }
@@ -199,6 +213,7 @@ sandbox_upstream_new (GMainContext *context)
   SandboxUpstream *self = g_new0 (SandboxUpstream, 1);
 
   self->context = g_main_context_ref (context);
+  self->timer_expiry_us = -1;
   self->idle_easies = g_ptr_array_new_with_free_func ((GDestroyNotify) curl_easy_cleanup);
 
   self->timer = g_source_new (&timer_funcs, sizeof (GSource));

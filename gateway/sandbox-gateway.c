@@ -46,6 +46,7 @@
 #define DEFAULT_REQUEST_TIMEOUT_MS 30000
 #define DEFAULT_HEADER_TIMEOUT_MS 5000
 #define SOCKET_NAME "network.sock"
+#define LISTEN_BACKLOG 256
 
 /* What the gateway thread needs to reach the gateway's signals in its
  * creator's context, without keeping the gateway alive. */
@@ -228,6 +229,9 @@ listen_on (const char  *path,
       return NULL;
     }
 
+  /* Guests may open many connections at once; the default backlog of 10
+   * would make their connect() fail with EAGAIN. */
+  g_socket_set_listen_backlog (socket, LISTEN_BACKLOG);
   if (!g_socket_listen (socket, error))
     return NULL;
 

@@ -1,0 +1,1315 @@
+/* test-gateway.c — SandboxGateway against a real loopback upstream and raw guests
+ *
+ * Each test starts a libsoup upstream on 127.0.0.1 in its own thread, which
+ * records everything that reaches it, and a gateway whose policy allows that
+ * upstream with an injected credential. Guests are raw byte clients on the
+ * gateway's Unix socket, so hostile requests arrive exactly as written.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <gio/gunixsocketaddress.h>
+#include <libsoup/soup.h>
+
+#include "sandbox-gateway.h"
+#include "sandbox-network-policy.h"
+#include "sandbox-error.h"
+
+#define SECRET "Bearer host-secret-7f3a"
+#define MIB (1024 * 1024)
+
+/* The upstream */
+
+typedef struct
+{
+  char *method;
+  char *path;
+  char *headers;   /* "name: value\n" lines, as received */
+  gsize body_length;
+} Recorded;
+
+static void
+recorded_free (Recorded *recorded)
+{
+  g_free (recorded->method);
+  g_free (recorded->path);
+  g_free (recorded->headers);
+  g_free (recorded);
+}
+
+typedef struct
+{
+  GThread *thread;
+  GMainContext *context;
+  GMainLoop *loop;
+  SoupServer *server;
+  guint16 port;
+
+  GMutex lock;
+  GCond cond;
+  gboolean ready;
+  GPtrArray *recorded;
+  guint64 huge_bytes_sent;
+} Upstream;
+
+static Recorded *
+record_request (Upstream          *upstream,
+                SoupServerMessage *msg)
+{
+  Recorded *recorded = g_new0 (Recorded, 1);
+  GUri *uri = soup_server_message_get_uri (msg);
+  GString *headers = g_string_new (NULL);
+  SoupMessageHeadersIter iter;
+  const char *name, *value;
+
+  soup_message_headers_iter_init (&iter, soup_server_message_get_request_headers (msg));
+  while (soup_message_headers_iter_next (&iter, &name, &value))
+    g_string_append_printf (headers, "%s: %s\n", name, value);
+
+  recorded->method = g_strdup (soup_server_message_get_method (msg));
+  recorded->path = g_uri_get_query (uri) != NULL
+    ? g_strconcat (g_uri_get_path (uri), "?", g_uri_get_query (uri), NULL)
+    : g_strdup (g_uri_get_path (uri));
+  recorded->headers = g_string_free (headers, FALSE);
+  recorded->body_length = soup_server_message_get_request_body (msg)->length;
+
+  g_mutex_lock (&upstream->lock);
+  g_ptr_array_add (upstream->recorded, recorded);
+  g_cond_broadcast (&upstream->cond);
+  g_mutex_unlock (&upstream->lock);
+
+  return recorded;
+}
+
+static gboolean
+unpause_later (gpointer data)
+{
+  SoupServerMessage *msg = data;
+
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_STATIC, "slow", 4);
+  soup_server_message_unpause (msg);
+  return G_SOURCE_REMOVE;
+}
+
+#define HUGE_CHUNK (64 * 1024)
+#define HUGE_TOTAL (G_GUINT64_CONSTANT (4) * 1024 * 1024 * 1024)
+
+static void
+on_huge_chunk_written (SoupServerMessage *msg,
+                       gpointer           data)
+{
+  Upstream *upstream = data;
+  SoupMessageBody *body = soup_server_message_get_response_body (msg);
+  static char chunk[HUGE_CHUNK];
+
+  if (upstream->huge_bytes_sent >= HUGE_TOTAL)
+    {
+      soup_message_body_complete (body);
+      return;
+    }
+
+  upstream->huge_bytes_sent += sizeof chunk;
+  soup_message_body_append (body, SOUP_MEMORY_STATIC, chunk, sizeof chunk);
+}
+
+static void
+serve_huge (Upstream          *upstream,
+            SoupServerMessage *msg)
+{
+  SoupMessageBody *body = soup_server_message_get_response_body (msg);
+
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_message_headers_set_encoding (soup_server_message_get_response_headers (msg),
+                                     SOUP_ENCODING_CHUNKED);
+  soup_message_body_set_accumulate (body, FALSE);
+  g_signal_connect (msg, "wrote-chunk", G_CALLBACK (on_huge_chunk_written), upstream);
+  on_huge_chunk_written (msg, upstream);
+}
+
+static void
+serve (SoupServer        *server,
+       SoupServerMessage *msg,
+       const char        *path,
+       GHashTable        *query,
+       gpointer           data)
+{
+  Upstream *upstream = data;
+  Recorded *recorded = record_request (upstream, msg);
+  SoupMessageHeaders *response_headers = soup_server_message_get_response_headers (msg);
+
+  /* Headers the gateway must not relay. */
+  soup_message_headers_append (response_headers, "Set-Cookie", "upstream=1");
+  soup_message_headers_append (response_headers, "X-Upstream-Secret", "do-not-relay");
+
+  if (g_str_equal (path, "/reflect"))
+    {
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "text/x-reflect", SOUP_MEMORY_COPY,
+                                        recorded->headers, strlen (recorded->headers));
+    }
+  else if (g_str_equal (path, "/slow"))
+    {
+      GSource *source = g_timeout_source_new (1500);
+
+      soup_server_message_pause (msg);
+      g_source_set_callback (source, unpause_later, g_object_ref (msg), g_object_unref);
+      g_source_attach (source, upstream->context);
+      g_source_unref (source);
+    }
+  else if (g_str_equal (path, "/never"))
+    {
+      soup_server_message_pause (msg);
+    }
+  else if (g_str_equal (path, "/redirect"))
+    {
+      g_autofree char *location = g_strdup_printf ("http://127.0.0.1:%u/echo", upstream->port);
+
+      soup_server_message_set_redirect (msg, 302, location);
+    }
+  else if (g_str_equal (path, "/big"))
+    {
+      gsize length = MIB + 1;
+
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "application/octet-stream", SOUP_MEMORY_TAKE,
+                                        g_malloc0 (length), length);
+    }
+  else if (g_str_equal (path, "/huge"))
+    {
+      serve_huge (upstream, msg);
+    }
+  else
+    {
+      g_autofree char *body = g_strdup_printf ("%s %s %zu", recorded->method, recorded->path,
+                                               recorded->body_length);
+
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "text/x-echo", SOUP_MEMORY_COPY, body, strlen (body));
+    }
+}
+
+static gpointer
+run_upstream (gpointer data)
+{
+  Upstream *upstream = data;
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+
+  g_main_context_push_thread_default (upstream->context);
+
+  upstream->server = soup_server_new ("raw-paths", TRUE, NULL);
+  soup_server_add_handler (upstream->server, NULL, serve, upstream, NULL);
+  soup_server_listen_local (upstream->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+
+  uris = soup_server_get_uris (upstream->server);
+  upstream->port = g_uri_get_port (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+
+  g_mutex_lock (&upstream->lock);
+  upstream->ready = TRUE;
+  g_cond_broadcast (&upstream->cond);
+  g_mutex_unlock (&upstream->lock);
+
+  g_main_loop_run (upstream->loop);
+
+  soup_server_disconnect (upstream->server);
+  g_clear_object (&upstream->server);
+  while (g_main_context_iteration (upstream->context, FALSE))
+    ;
+  g_main_context_pop_thread_default (upstream->context);
+
+  return NULL;
+}
+
+static Upstream *
+upstream_start (void)
+{
+  Upstream *upstream = g_new0 (Upstream, 1);
+
+  g_mutex_init (&upstream->lock);
+  g_cond_init (&upstream->cond);
+  upstream->recorded = g_ptr_array_new_with_free_func ((GDestroyNotify) recorded_free);
+  upstream->context = g_main_context_new ();
+  upstream->loop = g_main_loop_new (upstream->context, FALSE);
+  upstream->thread = g_thread_new ("test-upstream", run_upstream, upstream);
+
+  g_mutex_lock (&upstream->lock);
+  while (!upstream->ready)
+    g_cond_wait (&upstream->cond, &upstream->lock);
+  g_mutex_unlock (&upstream->lock);
+
+  return upstream;
+}
+
+static gboolean
+quit_upstream (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+upstream_stop (Upstream *upstream)
+{
+  g_main_context_invoke (upstream->context, quit_upstream, upstream->loop);
+  g_thread_join (upstream->thread);
+
+  g_main_loop_unref (upstream->loop);
+  g_main_context_unref (upstream->context);
+  g_ptr_array_unref (upstream->recorded);
+  g_mutex_clear (&upstream->lock);
+  g_cond_clear (&upstream->cond);
+  g_free (upstream);
+}
+
+static guint
+upstream_count (Upstream *upstream)
+{
+  guint count;
+
+  g_mutex_lock (&upstream->lock);
+  count = upstream->recorded->len;
+  g_mutex_unlock (&upstream->lock);
+
+  return count;
+}
+
+static void
+upstream_wait_for (Upstream *upstream,
+                   guint     count)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  g_mutex_lock (&upstream->lock);
+  while (upstream->recorded->len < count)
+    if (!g_cond_wait_until (&upstream->cond, &upstream->lock, deadline))
+      break;
+  g_mutex_unlock (&upstream->lock);
+
+  g_assert_cmpuint (upstream_count (upstream), >=, count);
+}
+
+/* Only called once the gateway has answered, so no lock is needed for the
+ * pointer, but the array may still grow. */
+static Recorded *
+upstream_get (Upstream *upstream,
+              guint     index)
+{
+  Recorded *recorded;
+
+  g_mutex_lock (&upstream->lock);
+  recorded = g_ptr_array_index (upstream->recorded, index);
+  g_mutex_unlock (&upstream->lock);
+
+  return recorded;
+}
+
+/* Nothing that reached the upstream carries a CTL byte in its target. */
+static void
+assert_upstream_targets_clean (Upstream *upstream)
+{
+  g_mutex_lock (&upstream->lock);
+  for (guint i = 0; i < upstream->recorded->len; i++)
+    {
+      Recorded *recorded = g_ptr_array_index (upstream->recorded, i);
+
+      for (const guchar *p = (const guchar *) recorded->path; *p != '\0'; p++)
+        g_assert_true (*p > 0x20 && *p < 0x7f);
+      g_assert_null (strstr (recorded->path, "evil"));
+    }
+  g_mutex_unlock (&upstream->lock);
+}
+
+/* The fixture */
+
+typedef struct
+{
+  Upstream *upstream;
+  SandboxGateway *gateway;
+  GPtrArray *events;
+  GPtrArray *errors;
+  char *host;   /* the upstream's host as a Host header names it */
+} Fixture;
+
+static void
+on_audit (SandboxGateway      *gateway,
+          SandboxGatewayEvent *event,
+          gpointer             data)
+{
+  Fixture *fixture = data;
+
+  g_assert_true (g_main_context_is_owner (g_main_context_default ()));
+  g_ptr_array_add (fixture->events, sandbox_gateway_event_ref (event));
+}
+
+static void
+on_upstream_error (SandboxGateway *gateway,
+                   GError         *cause,
+                   gpointer        data)
+{
+  Fixture *fixture = data;
+
+  g_ptr_array_add (fixture->errors, g_error_copy (cause));
+}
+
+static SandboxNetworkPolicy *
+policy_for_port (guint16 port)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = g_strdup_printf ("{\"allow\": [{\"origin\": \"http://127.0.0.1:%u\", "
+                                           "\"headers\": {\"Authorization\": \"" SECRET "\"}}]}",
+                                           port);
+  SandboxNetworkPolicy *policy = sandbox_network_policy_new_from_json (json, &error);
+
+  g_assert_no_error (error);
+  return policy;
+}
+
+static void
+fixture_start_gateway (Fixture              *fixture,
+                       SandboxNetworkPolicy *policy,
+                       guint                 request_timeout_ms,
+                       guint                 header_timeout_ms)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_clear_object (&fixture->gateway);
+  fixture->gateway = sandbox_gateway_new_full (policy, request_timeout_ms, header_timeout_ms, &error);
+  g_assert_no_error (error);
+  g_signal_connect (fixture->gateway, "audit", G_CALLBACK (on_audit), fixture);
+  g_signal_connect (fixture->gateway, "upstream-error", G_CALLBACK (on_upstream_error), fixture);
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+
+  fixture->upstream = upstream_start ();
+  fixture->host = g_strdup_printf ("127.0.0.1:%u", fixture->upstream->port);
+  fixture->events = g_ptr_array_new_with_free_func ((GDestroyNotify) sandbox_gateway_event_unref);
+  fixture->errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+
+  policy = policy_for_port (fixture->upstream->port);
+  fixture_start_gateway (fixture, policy, 5000, 2000);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_clear_object (&fixture->gateway);
+  upstream_stop (fixture->upstream);
+  g_ptr_array_unref (fixture->events);
+  g_ptr_array_unref (fixture->errors);
+  g_free (fixture->host);
+}
+
+static void
+wait_for_events (Fixture *fixture,
+                 guint    count)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (fixture->events->len < count && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE) || (g_usleep (1000), TRUE);
+
+  g_assert_cmpuint (fixture->events->len, >=, count);
+}
+
+/* The first upstream-error, waiting for it to be emitted. */
+static GError *
+first_error (Fixture *fixture)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (fixture->errors->len == 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE) || (g_usleep (1000), TRUE);
+
+  g_assert_cmpuint (fixture->errors->len, >, 0);
+  return g_ptr_array_index (fixture->errors, 0);
+}
+
+static SandboxGatewayEvent *
+last_event (Fixture *fixture)
+{
+  g_assert_cmpuint (fixture->events->len, >, 0);
+  return g_ptr_array_index (fixture->events, fixture->events->len - 1);
+}
+
+static void
+assert_event (SandboxGatewayEvent    *event,
+              SandboxGatewayDecision  decision,
+              const char             *reason,
+              guint                   status)
+{
+  g_assert_cmpint (sandbox_gateway_event_get_decision (event), ==, decision);
+  g_assert_cmpstr (sandbox_gateway_event_get_reason (event), ==, reason);
+  g_assert_cmpuint (sandbox_gateway_event_get_status (event), ==, status);
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 0);
+}
+
+/* Raw guests */
+
+static GSocketConnection *
+guest_connect (Fixture *fixture)
+{
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketAddress) address =
+    g_unix_socket_address_new (sandbox_gateway_get_socket_path (fixture->gateway));
+  g_autoptr(GError) error = NULL;
+  GSocketConnection *connection;
+
+  connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
+  g_assert_no_error (error);
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), 10);
+
+  return connection;
+}
+
+static void
+guest_send (GSocketConnection *connection,
+            const char        *data,
+            gsize              length)
+{
+  GOutputStream *output = g_io_stream_get_output_stream (G_IO_STREAM (connection));
+  g_autoptr(GError) error = NULL;
+
+  g_output_stream_write_all (output, data, length, NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+typedef struct
+{
+  guint status;       /* 0 when the connection ended without a response */
+  GHashTable *headers; /* lowercase name → value */
+  GBytes *body;
+} Response;
+
+static void
+response_free (Response *response)
+{
+  g_clear_pointer (&response->headers, g_hash_table_unref);
+  g_clear_pointer (&response->body, g_bytes_unref);
+  g_free (response);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Response, response_free)
+
+static gssize
+guest_read_some (GSocketConnection *connection,
+                 GByteArray        *buffer)
+{
+  GInputStream *input = g_io_stream_get_input_stream (G_IO_STREAM (connection));
+  guint8 chunk[16384];
+  gssize n = g_input_stream_read (input, chunk, sizeof chunk, NULL, NULL);
+
+  if (n > 0)
+    g_byte_array_append (buffer, chunk, n);
+  return n;
+}
+
+static void
+parse_head (Response   *response,
+            const char *head)
+{
+  g_auto(GStrv) lines = g_strsplit (head, "\r\n", -1);
+
+  g_assert_true (g_str_has_prefix (lines[0], "HTTP/1."));
+  response->status = (guint) g_ascii_strtoull (lines[0] + 9, NULL, 10);
+
+  for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    {
+      const char *colon = strchr (lines[i], ':');
+
+      g_assert_nonnull (colon);
+      g_hash_table_replace (response->headers,
+                            g_ascii_strdown (lines[i], colon - lines[i]),
+                            g_strdup (g_strchug ((char *) colon + 1)));
+    }
+}
+
+/* Reads one response; a gateway answer always has a Content-Length. */
+static Response *
+guest_read_response (GSocketConnection *connection)
+{
+  Response *response = g_new0 (Response, 1);
+  g_autoptr(GByteArray) buffer = g_byte_array_new ();
+  const char *end = NULL;
+  gsize head_length, body_length;
+  const char *length_header;
+
+  response->headers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  while (end == NULL)
+    {
+      if (guest_read_some (connection, buffer) <= 0)
+        {
+          response->body = g_bytes_new (NULL, 0);
+          return response;
+        }
+      end = g_strstr_len ((const char *) buffer->data, buffer->len, "\r\n\r\n");
+    }
+
+  head_length = (const guint8 *) end - buffer->data + 4;
+  {
+    g_autofree char *head = g_strndup ((const char *) buffer->data, head_length);
+
+    parse_head (response, head);
+  }
+
+  length_header = g_hash_table_lookup (response->headers, "content-length");
+  g_assert_nonnull (length_header);
+  body_length = g_ascii_strtoull (length_header, NULL, 10);
+
+  while (buffer->len < head_length + body_length)
+    g_assert_cmpint (guest_read_some (connection, buffer), >, 0);
+
+  response->body = g_bytes_new (buffer->data + head_length, body_length);
+  return response;
+}
+
+static gboolean
+guest_sees_eof (GSocketConnection *connection)
+{
+  g_autoptr(GByteArray) buffer = g_byte_array_new ();
+
+  while (guest_read_some (connection, buffer) > 0)
+    ;
+  return TRUE;
+}
+
+/* Sends @request on a fresh connection and reads one response. */
+static Response *
+guest_exchange (Fixture    *fixture,
+                const char *request,
+                gsize       length)
+{
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+
+  guest_send (connection, request, length);
+  return guest_read_response (connection);
+}
+
+static Response *
+guest_request (Fixture    *fixture,
+               const char *format,
+               ...) G_GNUC_PRINTF (2, 3);
+
+static Response *
+guest_request (Fixture    *fixture,
+               const char *format,
+               ...)
+{
+  g_autofree char *request = NULL;
+  va_list args;
+
+  va_start (args, format);
+  request = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  return guest_exchange (fixture, request, strlen (request));
+}
+
+static const char *
+header (Response   *response,
+        const char *name)
+{
+  return g_hash_table_lookup (response->headers, name);
+}
+
+static void
+assert_body (Response   *response,
+             const char *expected)
+{
+  gsize length = 0;
+  const char *data = g_bytes_get_data (response->body, &length);
+
+  g_assert_cmpmem (data, length, expected, strlen (expected));
+}
+
+static void
+assert_refused (Response   *response,
+                guint       status,
+                const char *sandbox_error,
+                const char *body)
+{
+  g_assert_cmpuint (response->status, ==, status);
+  g_assert_cmpstr (header (response, "sandbox-error"), ==, sandbox_error);
+  assert_body (response, body);
+}
+
+/* Tests: the socket */
+
+static void
+test_socket_permissions (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  const char *path = sandbox_gateway_get_socket_path (fixture->gateway);
+  g_autofree char *directory = g_path_get_dirname (path);
+  struct stat st;
+
+  g_assert_cmpint (stat (directory, &st), ==, 0);
+  g_assert_true (S_ISDIR (st.st_mode));
+  g_assert_cmpint (st.st_mode & 07777, ==, 0700);
+
+  g_assert_cmpint (stat (path, &st), ==, 0);
+  g_assert_true (S_ISSOCK (st.st_mode));
+  g_assert_cmpint (st.st_mode & 07777, ==, 0600);
+
+  sandbox_gateway_close (fixture->gateway);
+  sandbox_gateway_close (fixture->gateway);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (directory, G_FILE_TEST_EXISTS));
+}
+
+/* Tests: allowed requests */
+
+static void
+test_allowed_injects_credential (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  g_autoptr(Response) response = NULL;
+  Recorded *recorded;
+  SandboxGatewayEvent *event;
+
+  response = guest_request (fixture,
+                            "GET /reflect?q=1 HTTP/1.1\r\n"
+                            "Host: %s\r\n"
+                            "Authorization: Bearer guest-token\r\n"
+                            "Cookie: session=guest\r\n"
+                            "X-Forwarded-Host: evil.example\r\n"
+                            "Accept: application/json\r\n"
+                            "User-Agent: guest\r\n"
+                            "Connection: close\r\n"
+                            "\r\n", fixture->host);
+
+  g_assert_cmpuint (response->status, ==, 200);
+  g_assert_cmpstr (header (response, "content-type"), ==, "text/x-reflect");
+  g_assert_null (header (response, "set-cookie"));
+  g_assert_null (header (response, "x-upstream-secret"));
+  g_assert_null (header (response, "sandbox-error"));
+
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 1);
+  recorded = upstream_get (fixture->upstream, 0);
+  g_assert_cmpstr (recorded->method, ==, "GET");
+  g_assert_cmpstr (recorded->path, ==, "/reflect?q=1");
+
+  /* Exactly the injected credential, the guest's accept and the upstream's
+   * own Host: the documented limit of what is forwarded. */
+  {
+    g_autofree char *expected_host = g_strdup_printf ("Host: %s\n", fixture->host);
+    g_auto(GStrv) lines = g_strsplit (recorded->headers, "\n", -1);
+    guint n = 0;
+
+    g_assert_nonnull (strstr (recorded->headers, "Authorization: " SECRET "\n"));
+    g_assert_nonnull (strstr (recorded->headers, "Accept: application/json\n"));
+    g_assert_nonnull (strstr (recorded->headers, expected_host));
+    g_assert_null (strstr (recorded->headers, "guest"));
+    g_assert_null (strstr (recorded->headers, "evil"));
+    g_assert_null (strstr (recorded->headers, "Cookie"));
+
+    for (guint i = 0; lines[i] != NULL; i++)
+      if (lines[i][0] != '\0')
+        n++;
+    g_assert_cmpuint (n, ==, 3);
+  }
+
+  wait_for_events (fixture, 1);
+  event = last_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  g_assert_cmpstr (sandbox_gateway_event_get_host (event), ==, fixture->host);
+  g_assert_cmpstr (sandbox_gateway_event_get_method (event), ==, "GET");
+  g_assert_cmpstr (sandbox_gateway_event_get_path (event), ==, "/reflect?q=1");
+  g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (event), ==, 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, g_bytes_get_size (response->body));
+  g_assert_cmpuint (fixture->errors->len, ==, 0);
+}
+
+static void
+test_allowed_post_body (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(Response) response = NULL;
+  Recorded *recorded;
+
+  response = guest_request (fixture,
+                            "POST /upload HTTP/1.1\r\nHost: %s\r\n"
+                            "Content-Type: application/json\r\nContent-Length: 11\r\n\r\n"
+                            "{\"a\":\"bcd\"}", fixture->host);
+
+  g_assert_cmpuint (response->status, ==, 200);
+  assert_body (response, "POST /upload 11");
+  recorded = upstream_get (fixture->upstream, 0);
+  g_assert_nonnull (strstr (recorded->headers, "Content-Type: application/json\n"));
+
+  wait_for_events (fixture, 1);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_sent (last_event (fixture)), ==, 11);
+}
+
+static void
+test_keep_alive (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autofree char *request = g_strdup_printf ("GET /one HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *second = g_strdup_printf ("GET /two HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(Response) response = NULL;
+
+      guest_send (connection, request, strlen (request));
+      response = guest_read_response (connection);
+      g_assert_cmpuint (response->status, ==, 200);
+      assert_body (response, "GET /one 0");
+    }
+
+  {
+    g_autoptr(Response) response = NULL;
+
+    guest_send (connection, second, strlen (second));
+    response = guest_read_response (connection);
+    g_assert_cmpuint (response->status, ==, 200);
+    assert_body (response, "GET /two 0");
+  }
+
+  wait_for_events (fixture, 4);
+}
+
+/* Tests: denials */
+
+static void
+test_denied_host (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(Response) response = NULL;
+
+  response = guest_request (fixture, "GET /echo HTTP/1.1\r\nHost: api.example.com\r\n\r\n");
+
+  assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_DENIED, "host-not-allowed", 403);
+  g_assert_cmpstr (sandbox_gateway_event_get_host (last_event (fixture)), ==, "api.example.com");
+}
+
+static void
+test_denied_by_deny_all_and_allow_all (Fixture       *fixture,
+                                       gconstpointer  data)
+{
+  SandboxNetworkPolicy *policies[] = {
+    sandbox_network_policy_new_deny_all (),
+    sandbox_network_policy_new_allow_all (),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (policies); i++)
+    {
+      g_autoptr(Response) response = NULL;
+
+      sandbox_gateway_set_policy (fixture->gateway, policies[i]);
+      response = guest_request (fixture, "GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+      assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
+      g_object_unref (policies[i]);
+    }
+
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+}
+
+static void
+test_denied_double_slash (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(Response) response = NULL;
+
+  response = guest_request (fixture, "GET //evil.example/x HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+
+  assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_DENIED, "target-not-allowed", 403);
+}
+
+static void
+test_denied_connect (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(Response) response = NULL;
+
+  response = guest_request (fixture, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n",
+                            fixture->host, fixture->host);
+
+  assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_DENIED, "method-not-allowed", 403);
+}
+
+static void
+test_denied_trace (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(Response) response = NULL;
+
+  response = guest_request (fixture, "TRACE /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+
+  assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_DENIED, "method-not-allowed", 403);
+}
+
+/* Tests: hostile HTTP, as raw bytes */
+
+typedef struct
+{
+  const char *name;
+  const char *request;   /* %s is the allowed host */
+  guint status;
+  const char *reason;
+} HostileCase;
+
+static const HostileCase hostile_cases[] = {
+  { "absolute-form", "GET http://evil.example/x HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "absolute-target" },
+  { "absolute-form-https", "GET https://%1$s/x HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "malformed" },
+  { "duplicate-host", "GET /x HTTP/1.1\r\nHost: %1$s\r\nHost: evil.example\r\n\r\n", 400, "duplicate-host" },
+  { "duplicate-host-reversed", "GET /x HTTP/1.1\r\nHost: evil.example\r\nHost: %1$s\r\n\r\n", 400, "duplicate-host" },
+  { "host-userinfo", "GET /x HTTP/1.1\r\nHost: %1$s@evil.example\r\n\r\n", 400, "invalid-host" },
+  { "encoded-crlf", "GET /x%%0d%%0aX-Injected:%%20evil HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "invalid-target" },
+  { "encoded-crlf-upper", "GET /x?a=%%0D%%0AX:%%20evil HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "invalid-target" },
+  { "encoded-nul", "GET /x%%00evil HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "invalid-target" },
+  { "backslash", "GET /\\evil.example/x HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "invalid-target" },
+  { "inner-double-slash", "GET /a//evil.example HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "invalid-target" },
+  { "content-length-and-chunked",
+    "POST /x HTTP/1.1\r\nHost: %1$s\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
+    "0\r\n\r\nGET /evil HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "ambiguous-framing" },
+  { "conflicting-content-length",
+    "POST /x HTTP/1.1\r\nHost: %1$s\r\nContent-Length: 3\r\nContent-Length: 40\r\n\r\n"
+    "abcGET /evil HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "ambiguous-framing" },
+  { "duplicate-content-length",
+    "POST /x HTTP/1.1\r\nHost: %1$s\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc", 400, "ambiguous-framing" },
+  { "http10-without-host", "GET /x HTTP/1.0\r\n\r\n", 400, "missing-host" },
+  { "http11-without-host", "GET /x HTTP/1.1\r\n\r\n", 400, "malformed" },
+};
+
+static void
+test_hostile (Fixture       *fixture,
+              gconstpointer  data)
+{
+  const HostileCase *hostile = data;
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autoptr(Response) response = NULL;
+  g_autofree char *request = NULL;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  request = g_strdup_printf (hostile->request, fixture->host);
+#pragma GCC diagnostic pop
+
+  guest_send (connection, request, strlen (request));
+  response = guest_read_response (connection);
+
+  g_assert_cmpuint (response->status, ==, hostile->status);
+
+  /* A refused request is the last thing read on its connection: a smuggled
+   * second request is never parsed. */
+  if (hostile->status == 400)
+    g_assert_true (guest_sees_eof (connection));
+
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_BAD_REQUEST, hostile->reason, 400);
+
+  /* libsoup refuses some requests itself, without the gateway's header. */
+  if (!g_str_equal (hostile->reason, "malformed"))
+    g_assert_cmpstr (header (response, "sandbox-error"), ==, "SANDBOX_INVALID");
+
+  /* The gateway is still healthy. */
+  {
+    g_autoptr(Response) healthy = guest_request (fixture, "GET /ok HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                                 fixture->host);
+
+    g_assert_cmpuint (healthy->status, ==, 200);
+  }
+
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 1);
+  assert_upstream_targets_clean (fixture->upstream);
+}
+
+/* libsoup percent-encodes a raw CTL byte in the target; what goes upstream
+ * is that encoded form, never the raw byte. */
+static void
+test_raw_ctl_in_target (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autofree char *request = g_strdup_printf ("GET /x\001y HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autoptr(Response) response = guest_exchange (fixture, request, strlen (request));
+
+  g_assert_cmpuint (response->status, ==, 200);
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 1);
+  g_assert_cmpstr (upstream_get (fixture->upstream, 0)->path, ==, "/x%01y");
+  assert_upstream_targets_clean (fixture->upstream);
+}
+
+/* Tests: limits */
+
+typedef struct
+{
+  Fixture *fixture;
+  guint status;
+} SlowGuest;
+
+static gpointer
+run_slow_guest (gpointer data)
+{
+  SlowGuest *guest = data;
+  g_autoptr(Response) response = guest_request (guest->fixture, "GET /slow HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                                guest->fixture->host);
+
+  guest->status = response->status;
+  return NULL;
+}
+
+static void
+test_busy_at_seventeen (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  SlowGuest guests[17];
+  GThread *threads[17];
+  guint busy = 0, ok = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (guests); i++)
+    {
+      guests[i] = (SlowGuest) { fixture, 0 };
+      threads[i] = g_thread_new ("slow-guest", run_slow_guest, &guests[i]);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (guests); i++)
+    {
+      g_thread_join (threads[i]);
+      if (guests[i].status == 503)
+        busy++;
+      else if (guests[i].status == 200)
+        ok++;
+    }
+
+  g_assert_cmpuint (busy, ==, 1);
+  g_assert_cmpuint (ok, ==, 16);
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 16);
+
+  wait_for_events (fixture, 17);
+  {
+    guint busy_events = 0;
+
+    for (guint i = 0; i < fixture->events->len; i++)
+      if (sandbox_gateway_event_get_decision (g_ptr_array_index (fixture->events, i)) ==
+          SANDBOX_GATEWAY_DECISION_BUSY)
+        busy_events++;
+    g_assert_cmpuint (busy_events, ==, 1);
+  }
+}
+
+static void
+test_redirect_refused (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(Response) response = NULL;
+
+  response = guest_request (fixture, "GET /redirect HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+
+  assert_refused (response, 502, "SANDBOX_NETWORK_DENIED", "Sandbox upstream request failed");
+  g_assert_null (header (response, "location"));
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 1);
+  g_assert_cmpstr (upstream_get (fixture->upstream, 0)->path, ==, "/redirect");
+
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "redirect", 502);
+  g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (last_event (fixture)), ==, 302);
+  g_assert_cmpuint (fixture->errors->len, ==, 1);
+  g_assert_error (first_error (fixture), SANDBOX_ERROR, SANDBOX_ERROR_NETWORK_DENIED);
+}
+
+static void
+test_request_body_too_large (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autofree char *head = g_strdup_printf ("POST /upload HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n",
+                                           fixture->host, MIB + 1);
+  g_autofree char *body = g_malloc0 (MIB + 1);
+  g_autoptr(Response) response = NULL;
+
+  guest_send (connection, head, strlen (head));
+  guest_send (connection, body, MIB + 1);
+  response = guest_read_response (connection);
+
+  assert_refused (response, 502, "SANDBOX_LIMIT", "Sandbox upstream request failed");
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "request-too-large", 502);
+  g_assert_cmpuint (fixture->errors->len, ==, 1);
+  g_assert_error (first_error (fixture), SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+}
+
+static void
+test_chunked_request_body_too_large (Fixture       *fixture,
+                                     gconstpointer  data)
+{
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autofree char *head = g_strdup_printf ("POST /upload HTTP/1.1\r\nHost: %s\r\n"
+                                           "Transfer-Encoding: chunked\r\n\r\n", fixture->host);
+  g_autofree char *chunk = g_malloc (65536 + 16);
+  gsize chunk_length;
+  g_autoptr(Response) response = NULL;
+
+  memcpy (chunk, "10000\r\n", 7);
+  memset (chunk + 7, 'a', 65536);
+  memcpy (chunk + 7 + 65536, "\r\n", 2);
+  chunk_length = 7 + 65536 + 2;
+
+  guest_send (connection, head, strlen (head));
+  for (guint i = 0; i < 17; i++)
+    guest_send (connection, chunk, chunk_length);
+  guest_send (connection, "0\r\n\r\n", 5);
+
+  response = guest_read_response (connection);
+  assert_refused (response, 502, "SANDBOX_LIMIT", "Sandbox upstream request failed");
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "request-too-large", 502);
+}
+
+static void
+test_response_body_too_large (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autoptr(Response) response = NULL;
+
+  response = guest_request (fixture, "GET /big HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+
+  assert_refused (response, 502, "SANDBOX_LIMIT", "Sandbox upstream request failed");
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "response-too-large", 502);
+  g_assert_cmpuint (fixture->errors->len, ==, 1);
+  g_assert_error (first_error (fixture), SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+}
+
+static gsize
+resident_kib (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
+  line = strstr (status, "VmRSS:");
+  g_assert_nonnull (line);
+  return g_ascii_strtoull (line + 6, NULL, 10);
+}
+
+static void
+test_huge_response_bounded_memory (Fixture       *fixture,
+                                   gconstpointer  data)
+{
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autofree char *request = g_strdup_printf ("GET /huge HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  gsize before = resident_kib ();
+
+  /* The guest sends its request and never reads. */
+  guest_send (connection, request, strlen (request));
+
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "response-too-large", 502);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (last_event (fixture)), <=, MIB);
+  g_assert_cmpuint (resident_kib (), <, before + 32 * 1024);
+}
+
+static void
+test_upstream_never_answers (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = policy_for_port (fixture->upstream->port);
+  g_autoptr(Response) response = NULL;
+  gint64 started;
+
+  fixture_start_gateway (fixture, policy, 400, 2000);
+  started = g_get_monotonic_time ();
+  response = guest_request (fixture, "GET /never HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+
+  assert_refused (response, 502, "SANDBOX_LIMIT", "Sandbox upstream request failed");
+  g_assert_cmpint (g_get_monotonic_time () - started, >=, 350 * 1000);
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 5 * G_USEC_PER_SEC);
+
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "timeout", 502);
+  g_assert_cmpuint (fixture->errors->len, ==, 1);
+  g_assert_error (first_error (fixture), G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+}
+
+static void
+test_slow_headers_closed (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = policy_for_port (fixture->upstream->port);
+  g_autoptr(GSocketConnection) connection = NULL;
+  g_autofree char *partial = NULL;
+  g_autoptr(Response) response = NULL;
+  gint64 started;
+
+  fixture_start_gateway (fixture, policy, 5000, 300);
+  connection = guest_connect (fixture);
+  partial = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n", fixture->host);
+
+  started = g_get_monotonic_time ();
+  guest_send (connection, partial, strlen (partial));
+  response = guest_read_response (connection);
+
+  g_assert_cmpuint (response->status, ==, 0);
+  g_assert_cmpint (g_get_monotonic_time () - started, >=, 250 * 1000);
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 3 * G_USEC_PER_SEC);
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+}
+
+static guint16
+unused_port (void)
+{
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                            G_SOCKET_PROTOCOL_DEFAULT, NULL);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+
+  g_assert_true (g_socket_bind (socket, address, FALSE, NULL));
+  bound = g_socket_get_local_address (socket, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+static void
+test_connection_refused (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  guint16 port = unused_port ();
+  g_autoptr(SandboxNetworkPolicy) policy = policy_for_port (port);
+  g_autoptr(Response) response = NULL;
+
+  sandbox_gateway_set_policy (fixture->gateway, policy);
+  response = guest_request (fixture, "GET /echo HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", port);
+
+  assert_refused (response, 502, "SANDBOX_UPSTREAM_FAILED", "Sandbox upstream request failed");
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "connect-refused", 502);
+
+  g_assert_error (first_error (fixture), G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
+  g_assert_null (strstr (first_error (fixture)->message, "host-secret"));
+}
+
+/* Tests: policy */
+
+static void
+test_policy_swap_aborts_in_flight (Fixture       *fixture,
+                                   gconstpointer  data)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = policy_for_port (fixture->upstream->port);
+  g_autoptr(SandboxNetworkPolicy) current = NULL;
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autofree char *request = g_strdup_printf ("GET /never HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autoptr(Response) response = NULL;
+
+  guest_send (connection, request, strlen (request));
+  upstream_wait_for (fixture->upstream, 1);
+
+  sandbox_gateway_set_policy (fixture->gateway, policy);
+  current = sandbox_gateway_dup_policy (fixture->gateway);
+  g_assert_true (current == policy);
+
+  response = guest_read_response (connection);
+  assert_refused (response, 502, "SANDBOX_UNAVAILABLE", "Sandbox upstream request failed");
+
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "policy-changed", 502);
+  g_assert_error (first_error (fixture), G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+  /* The new policy serves the next request. */
+  {
+    g_autoptr(Response) next = guest_request (fixture, "GET /after HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
+
+    g_assert_cmpuint (next->status, ==, 200);
+  }
+}
+
+static void
+test_close_aborts_in_flight (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autofree char *request = g_strdup_printf ("GET /never HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autoptr(Response) response = NULL;
+
+  guest_send (connection, request, strlen (request));
+  upstream_wait_for (fixture->upstream, 1);
+
+  sandbox_gateway_close (fixture->gateway);
+
+  response = guest_read_response (connection);
+  g_assert_true (response->status == 0 || response->status == 502);
+  wait_for_events (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "closed", 502);
+}
+
+static void
+add_fixture_test (const char *path,
+                  void      (*test) (Fixture *, gconstpointer),
+                  gconstpointer data)
+{
+  g_test_add (path, Fixture, data, fixture_set_up, test, fixture_tear_down);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  add_fixture_test ("/sandbox/gateway/socket-permissions", test_socket_permissions, NULL);
+  add_fixture_test ("/sandbox/gateway/allowed/injects-credential", test_allowed_injects_credential, NULL);
+  add_fixture_test ("/sandbox/gateway/allowed/post-body", test_allowed_post_body, NULL);
+  add_fixture_test ("/sandbox/gateway/allowed/keep-alive", test_keep_alive, NULL);
+  add_fixture_test ("/sandbox/gateway/denied/host", test_denied_host, NULL);
+  add_fixture_test ("/sandbox/gateway/denied/deny-all-and-allow-all", test_denied_by_deny_all_and_allow_all, NULL);
+  add_fixture_test ("/sandbox/gateway/denied/double-slash", test_denied_double_slash, NULL);
+  add_fixture_test ("/sandbox/gateway/denied/connect", test_denied_connect, NULL);
+  add_fixture_test ("/sandbox/gateway/denied/trace", test_denied_trace, NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (hostile_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/sandbox/gateway/hostile/%s", hostile_cases[i].name);
+
+      add_fixture_test (path, test_hostile, &hostile_cases[i]);
+    }
+  add_fixture_test ("/sandbox/gateway/hostile/raw-ctl-in-target", test_raw_ctl_in_target, NULL);
+
+  add_fixture_test ("/sandbox/gateway/limits/busy-at-seventeen", test_busy_at_seventeen, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/redirect-refused", test_redirect_refused, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/request-body-too-large", test_request_body_too_large, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/chunked-request-body-too-large", test_chunked_request_body_too_large, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/response-body-too-large", test_response_body_too_large, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/huge-response-bounded-memory", test_huge_response_bounded_memory, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/upstream-never-answers", test_upstream_never_answers, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/slow-headers-closed", test_slow_headers_closed, NULL);
+  add_fixture_test ("/sandbox/gateway/upstream/connection-refused", test_connection_refused, NULL);
+  add_fixture_test ("/sandbox/gateway/policy/swap-aborts-in-flight", test_policy_swap_aborts_in_flight, NULL);
+  add_fixture_test ("/sandbox/gateway/close-aborts-in-flight", test_close_aborts_in_flight, NULL);
+
+  return g_test_run ();
+}
