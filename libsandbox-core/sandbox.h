@@ -26,6 +26,7 @@ G_BEGIN_DECLS
 # include "sandbox-handle.h"
 # include "sandbox-backend.h"
 # include "sandbox-gateway.h"
+# include "sandbox-conformance.h"
 #undef SANDBOX_INSIDE
 
 G_END_DECLS
