@@ -150,6 +150,8 @@ main (int    argc,
     if (i != index)
       command_argv[j++] = g_strdup (argv[i]);
 
+  /* GOptionContext's --help names the program by its prgname. */
+  g_set_prgname (command_argv[0]);
   ctx.command_name = command->name;
   ctx.cancellable = g_cancellable_new ();
   status = command->func (&ctx, &command_argv);
