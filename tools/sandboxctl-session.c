@@ -700,6 +700,12 @@ sandboxctl_cmd_stop (SandboxctlContext   *ctx,
   if (state == NULL)
     return sandboxctl_report_error (ctx, error);
 
+  if (!is_session_id (sandbox_state_get_session_id (state)))
+    {
+      g_set_error_literal (&error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "Expected a session id: 64 lowercase hexadecimal characters");
+      return sandboxctl_report_error (ctx, error);
+    }
   directory = sandboxctl_session_directory (backend, sandbox_state_get_session_id (state));
   lease_path = g_build_filename (directory, "lease", NULL);
   owner = read_lease_owner (lease_path);

@@ -278,6 +278,10 @@ def test_session_options():
     expect(result, EXIT_HOST_IO, "a missing state file is a host I/O error")
     result = ctl("read", "--driver", "memory", "--session", "../../etc", "x")
     expect(result, EXIT_INVALID, "a session id that is not 64 hex digits is SANDBOX_INVALID")
+    traversal = write_file("traversal-state.json", json.dumps(
+        {"backend": "bubblewrap", "sessionId": "../../../../tmp", "templateKey": "b" * 64}))
+    result = ctl("stop", "--state", traversal)
+    expect(result, EXIT_INVALID, "stop refuses a state whose session id is not 64 hex digits")
     result = ctl("read", "--driver", "memory", "--state", state)
     expect(result, EXIT_USAGE, "read without PATH is a usage error")
     result = ctl("create", "--driver", "memory")
