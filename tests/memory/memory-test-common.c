@@ -164,6 +164,22 @@ memory_fixture_tear_down (MemoryFixture *fixture,
   g_clear_object (&fixture->handle);
   g_clear_pointer (&fixture->template_key, g_free);
   g_clear_object (&fixture->backend);
+
+  memory_test_drain ();
+}
+
+/**
+ * memory_test_drain:
+ *
+ * A blocking wait leaves the output dispatch of its process queued on this
+ * thread's main context, holding the process (and through it the session);
+ * runs what is pending there, so nothing outlives the test.
+ */
+void
+memory_test_drain (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
 }
 
 /**

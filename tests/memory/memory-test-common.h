@@ -36,6 +36,7 @@ void            memory_fixture_tear_down  (MemoryFixture         *fixture,
 void            memory_test_store_result  (GObject               *source,
                                            GAsyncResult          *result,
                                            gpointer               user_data);
+void            memory_test_drain         (void);
 GAsyncResult   *memory_test_await         (GAsyncResult         **slot);
 
 G_END_DECLS

@@ -111,6 +111,8 @@ test_builtin_default_names_executable (void)
   err = sandbox_result_dup_stderr_text (result);
   g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 127);
   g_assert_nonnull (strstr (err, "/usr/bin/whoami"));
+
+  memory_test_drain ();
 }
 
 static void

@@ -429,6 +429,8 @@ test_stop_kills_live_commands (void)
   result = sandbox_process_wait (first, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 137);
+
+  memory_test_drain ();
 }
 
 static void
@@ -642,6 +644,8 @@ test_last_unref_stops (void)
   g_assert_false (sandbox_session_remove_path (session, "hello.txt", NULL, &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
   resumed = memory_test_create (backend, key, state);
+
+  memory_test_drain ();
 }
 
 static void
@@ -784,6 +788,8 @@ test_set_network_policy_busy_while_commands_live (void)
   g_assert_no_error (error);
   g_assert_true (sandbox_session_set_network_policy (session, deny_all, NULL, &error));
   g_assert_no_error (error);
+
+  memory_test_drain ();
 }
 
 /* The reference guide's example, over the memory driver. */
@@ -846,6 +852,8 @@ test_guide_example_flow (void)
   g_assert_no_error (error);
   g_assert_true (sandbox_handle_shutdown (handle, NULL, &error));
   g_assert_no_error (error);
+
+  memory_test_drain ();
 }
 
 int

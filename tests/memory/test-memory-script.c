@@ -179,6 +179,8 @@ test_script_entries_come_before_file_entries (void)
   second = sandbox_session_run (sandbox_handle_get_session (handle), from_file, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (sandbox_result_get_exit_status (second), ==, 1);
+
+  memory_test_drain ();
 }
 
 static void
@@ -223,6 +225,8 @@ test_base64_output_is_bytes (void)
   out = g_bytes_get_data (sandbox_result_get_stdout_bytes (result), &out_length);
   g_assert_cmpmem (out, out_length, "\x00\xff\x10", 3);
   g_assert_cmpuint (g_bytes_get_size (sandbox_result_get_stderr_bytes (result)), ==, 0);
+
+  memory_test_drain ();
 }
 
 int
