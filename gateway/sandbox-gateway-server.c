@@ -82,7 +82,7 @@ typedef enum
 typedef struct
 {
   SandboxGatewayServer *server;
-  GSocket *socket;
+  GSocket *socket;             /* weak: libsoup owns the connection */
   GSocketAddress *address;    /* the stand-in remote address that carries it */
   GSource *deadline;
   gint64 deadline_us;
@@ -288,7 +288,8 @@ static void
 connection_drop (Connection *connection)
 {
   connection_disarm (connection);
-  g_socket_shutdown (connection->socket, TRUE, TRUE, NULL);
+  if (connection->socket != NULL)
+    g_socket_shutdown (connection->socket, TRUE, TRUE, NULL);
 }
 
 static void fail_exchange (Exchange *exchange,
@@ -342,7 +343,7 @@ connection_free (gpointer data)
 
   g_source_destroy (connection->deadline);
   g_source_unref (connection->deadline);
-  g_object_unref (connection->socket);
+  g_clear_weak_pointer (&connection->socket);
   g_free (connection);
 }
 
@@ -358,7 +359,7 @@ connection_new (SandboxGatewayServer *self,
   g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
 
   connection->server = self;
-  connection->socket = g_object_ref (socket);
+  g_set_weak_pointer (&connection->socket, socket);
   connection->address = g_inet_socket_address_new (loopback, 0);
   connection->deadline = g_source_new (&deadline_funcs, sizeof (GSource));
   g_source_set_callback (connection->deadline, on_connection_deadline, connection, NULL);
