@@ -100,8 +100,7 @@ is_help_request (int    argc,
                  char **argv)
 {
   for (int i = 1; i < argc; i++)
-    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h") ||
-        g_str_equal (argv[i], "help"))
+    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
       return TRUE;
   return FALSE;
 }
@@ -134,6 +133,11 @@ main (int    argc,
       return SANDBOXCTL_EXIT_USAGE;
     }
 
+  if (g_str_equal (argv[index], "help"))
+    {
+      print_usage (stdout);
+      return SANDBOXCTL_EXIT_OK;
+    }
   command = find_command (argv[index]);
   if (command == NULL)
     {

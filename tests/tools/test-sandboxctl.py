@@ -111,6 +111,8 @@ def test_usage():
                     "delete", "list", "demo"]:
         result = ctl(command, "--help", state=False)
         expect(result, 0, f"{command} --help", stdout_has=f"sandboxctl {command}")
+    result = ctl("help", state=False)
+    expect(result, 0, "help lists every command", stdout_has="prewarm")
     result = ctl("frobnicate", state=False)
     expect(result, EXIT_USAGE, "an unknown command is a usage error", stderr_has="frobnicate")
     result = ctl("list", "--no-such-option")
