@@ -70,6 +70,21 @@ check_active (SandboxMemoryDriver  *self,
   return active;
 }
 
+/* The session only passes canonical paths, but the driver interface is
+ * public: check again rather than trust a direct caller. Returns the
+ * workspace-relative form. */
+static char *
+relative_path (const char  *path,
+               GError     **error)
+{
+  g_autofree char *canonical = sandbox_path_canonicalize (path, error);
+
+  if (canonical == NULL)
+    return NULL;
+
+  return g_strdup (sandbox_path_relative (canonical));
+}
+
 static GBytes *
 sandbox_memory_driver_read_bytes (SandboxDriver  *driver,
                                   const char     *path,
@@ -78,11 +93,13 @@ sandbox_memory_driver_read_bytes (SandboxDriver  *driver,
 {
   SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
   g_autoptr(GBytes) contents = NULL;
+  g_autofree char *relative = NULL;
 
-  if (!check_active (self, cancellable, error))
+  if (!check_active (self, cancellable, error) ||
+      (relative = relative_path (path, error)) == NULL)
     return NULL;
 
-  contents = sandbox_memory_workspace_read (self->workspace, sandbox_path_relative (path), error);
+  contents = sandbox_memory_workspace_read (self->workspace, relative, error);
   if (contents == NULL)
     return NULL;
 
@@ -104,6 +121,7 @@ sandbox_memory_driver_write_bytes (SandboxDriver  *driver,
                                    GError        **error)
 {
   SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
+  g_autofree char *relative = NULL;
 
   /* The size is checked first, as the reference does. */
   if (g_bytes_get_size (contents) > SANDBOX_MAX_FILE_BYTES)
@@ -113,11 +131,11 @@ sandbox_memory_driver_write_bytes (SandboxDriver  *driver,
       return FALSE;
     }
 
-  if (!check_active (self, cancellable, error))
+  if (!check_active (self, cancellable, error) ||
+      (relative = relative_path (path, error)) == NULL)
     return FALSE;
 
-  return sandbox_memory_workspace_write (self->workspace, sandbox_path_relative (path),
-                                         contents, error);
+  return sandbox_memory_workspace_write (self->workspace, relative, contents, error);
 }
 
 static gboolean
@@ -127,11 +145,13 @@ sandbox_memory_driver_remove_path (SandboxDriver  *driver,
                                    GError        **error)
 {
   SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
+  g_autofree char *relative = NULL;
 
-  if (!check_active (self, cancellable, error))
+  if (!check_active (self, cancellable, error) ||
+      (relative = relative_path (path, error)) == NULL)
     return FALSE;
 
-  return sandbox_memory_workspace_remove (self->workspace, sandbox_path_relative (path), error);
+  return sandbox_memory_workspace_remove (self->workspace, relative, error);
 }
 
 static SandboxProcess *
@@ -174,13 +194,15 @@ sandbox_memory_driver_spawn (SandboxDriver   *driver,
       return NULL;
     }
 
-  /* Admitted under the lock, so concurrent spawns cannot overshoot. */
+  /* Admitted and launched under the lock: concurrent spawns cannot
+   * overshoot, and a concurrent stop only ever kills a started command.
+   * (Launching never takes this lock, even when @cancellable is already
+   * cancelled and the kill comes at once.) */
   process = sandbox_memory_process_new (self, self->script, rule, self->workspace, command);
   g_ptr_array_add (self->live, g_object_ref (process));
+  sandbox_memory_process_launch (process, cancellable);
 
   g_mutex_unlock (&self->lock);
-
-  sandbox_memory_process_launch (process, cancellable);
 
   return SANDBOX_PROCESS (process);
 }

@@ -482,6 +482,29 @@ test_process_stop_kills (MemoryFixture *fixture,
 }
 
 static void
+test_process_stop_async (MemoryFixture *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(SandboxCommand) command = memory_test_command_new ("/bin/forever", NULL);
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(GAsyncResult) stopped = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  process = sandbox_session_spawn (fixture->session, command, NULL, &error);
+  g_assert_no_error (error);
+
+  sandbox_process_stop_async (process, NULL, memory_test_store_result, &stopped);
+  g_assert_true (sandbox_process_stop_finish (process, memory_test_await (&stopped), &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_process_is_finished (process));
+
+  result = sandbox_process_wait (process, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 137);
+}
+
+static void
 test_spawn_failure (MemoryFixture *fixture,
                     gconstpointer  data)
 {
@@ -543,6 +566,59 @@ test_admission_limit (MemoryFixture *fixture,
   g_assert_no_error (error);
   sandbox_process_stop (admitted, NULL, &error);
   g_assert_no_error (error);
+}
+
+typedef struct
+{
+  SandboxSession *session;
+  GMutex          lock;
+  GPtrArray      *admitted;
+  guint           refused;
+} SpawnRace;
+
+static gpointer
+spawn_forever_thread (gpointer data)
+{
+  SpawnRace *race = data;
+  g_autoptr(SandboxCommand) forever = memory_test_command_new ("/bin/forever", NULL);
+  g_autoptr(GError) error = NULL;
+  SandboxProcess *process = sandbox_session_spawn (race->session, forever, NULL, &error);
+
+  g_mutex_lock (&race->lock);
+  if (process != NULL)
+    g_ptr_array_add (race->admitted, process);
+  else if (g_error_matches (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY))
+    race->refused++;
+  g_mutex_unlock (&race->lock);
+
+  return NULL;
+}
+
+static void
+test_admission_holds_under_concurrent_spawns (MemoryFixture *fixture,
+                                              gconstpointer  data)
+{
+  SpawnRace race = { fixture->session, { 0 }, g_ptr_array_new_with_free_func (g_object_unref), 0 };
+  GThread *threads[8];
+  g_autoptr(GError) error = NULL;
+
+  g_mutex_init (&race.lock);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("spawn", spawn_forever_thread, &race);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (threads[i]);
+
+  /* The fixture admits two. */
+  g_assert_cmpuint (race.admitted->len, ==, 2);
+  g_assert_cmpuint (race.refused, ==, G_N_ELEMENTS (threads) - 2);
+
+  sandbox_handle_stop (fixture->handle, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < race.admitted->len; i++)
+    g_assert_true (sandbox_process_is_finished (g_ptr_array_index (race.admitted, i)));
+
+  g_ptr_array_unref (race.admitted);
+  g_mutex_clear (&race.lock);
 }
 
 static void
@@ -615,8 +691,10 @@ main (int   argc,
   ADD ("cancel-running-command", test_cancel_running_command);
   ADD ("cancelled-before-spawn", test_cancelled_before_spawn);
   ADD ("process-stop-kills", test_process_stop_kills);
+  ADD ("process-stop-async", test_process_stop_async);
   ADD ("spawn-failure", test_spawn_failure);
   ADD ("admission-limit", test_admission_limit);
+  ADD ("admission-holds-under-concurrent-spawns", test_admission_holds_under_concurrent_spawns);
   ADD ("invalid-command-refused", test_invalid_command_refused);
   ADD ("bad-cwd-refused", test_bad_cwd_refused);
 #undef ADD

@@ -364,6 +364,31 @@ test_non_canonical_paths_refused (MemoryFixture *fixture,
 }
 
 static void
+test_driver_checks_paths_itself (MemoryFixture *fixture,
+                                 gconstpointer  data)
+{
+  SandboxDriver *driver = sandbox_session_get_driver (fixture->session);
+  g_autoptr(GBytes) contents = g_bytes_new_static ("x", 1);
+  g_autoptr(GError) read_error = NULL;
+  g_autoptr(GError) write_error = NULL;
+  g_autoptr(GError) root_error = NULL;
+  g_autoptr(GBytes) read = NULL;
+
+  /* The driver is public: a caller that skips the session gets no further. */
+  read = sandbox_driver_read_bytes (driver, "/workspace/../etc/passwd", NULL, &read_error);
+  g_assert_error (read_error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+  g_assert_null (read);
+  g_assert_false (sandbox_driver_write_bytes (driver, "/etc/passwd", contents, NULL,
+                                              &write_error));
+  g_assert_error (write_error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+
+  g_assert_false (sandbox_driver_remove_path (driver, SANDBOX_WORKSPACE, NULL, &root_error));
+  g_assert_error (root_error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+  g_assert_cmpstr (root_error->message, ==, "Cannot remove the workspace root");
+  assert_file_text (fixture->session, "hello.txt", "hello");
+}
+
+static void
 test_cancelled_operations (MemoryFixture *fixture,
                            gconstpointer  data)
 {
@@ -448,6 +473,7 @@ main (int   argc,
   ADD ("remove-missing-is-fine", test_remove_missing_is_fine);
   ADD ("remove-root-refused", test_remove_root_refused);
   ADD ("non-canonical-paths-refused", test_non_canonical_paths_refused);
+  ADD ("driver-checks-paths-itself", test_driver_checks_paths_itself);
   ADD ("cancelled-operations", test_cancelled_operations);
   ADD ("sessions-do-not-share-files", test_sessions_do_not_share_files);
 #undef ADD
