@@ -1810,6 +1810,8 @@ sandbox_conformance_new (const char              *driver,
  * sandbox_conformance_get_driver:
  * @self: a #SandboxConformance
  *
+ * Gets the name of the driver the suite checks.
+ *
  * Returns: the name of the driver under test
  */
 const char *
@@ -1823,6 +1825,8 @@ sandbox_conformance_get_driver (SandboxConformance *self)
 /**
  * sandbox_conformance_get_flags:
  * @self: a #SandboxConformance
+ *
+ * Gets what the driver claims, which decides the checks that apply.
  *
  * Returns: what the driver claims
  */
@@ -2254,6 +2258,8 @@ sandbox_conformance_run (SandboxConformance  *self,
  * sandbox_conformance_get_n_passed:
  * @self: a #SandboxConformance
  *
+ * Counts the checks that passed in the last sandbox_conformance_run().
+ *
  * Returns: how many checks passed in the last run
  */
 guint
@@ -2267,6 +2273,8 @@ sandbox_conformance_get_n_passed (SandboxConformance *self)
 /**
  * sandbox_conformance_get_n_failed:
  * @self: a #SandboxConformance
+ *
+ * Counts the checks that failed in the last sandbox_conformance_run().
  *
  * Returns: how many checks failed in the last run; a driver conforms when
  *   this is 0 after a successful sandbox_conformance_run()
@@ -2282,6 +2290,9 @@ sandbox_conformance_get_n_failed (SandboxConformance *self)
 /**
  * sandbox_conformance_get_n_skipped:
  * @self: a #SandboxConformance
+ *
+ * Counts the checks skipped in the last sandbox_conformance_run() because
+ * they don't apply to what the driver claims.
  *
  * Returns: how many checks did not apply in the last run
  */

@@ -1,0 +1,853 @@
+/* sandbox-directory-driver.c — a minimal out-of-tree libsandbox driver
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The "directory" driver keeps templates and sessions as plain host
+ * directories under its state directory and runs no commands: spawning is
+ * refused with SANDBOX_ERROR_UNAVAILABLE, so there is nothing to isolate and
+ * deny-all is the only policy it enforces. It is small but complete: content-
+ * addressed templates, sessions with an O_EXCL lease, resume from a
+ * SandboxState, stop, delete and contained workspace file I/O. Run
+ *
+ *   sandbox-conformance --no-commands directory
+ *
+ * with SANDBOX_DRIVER_PATH pointing at the built module to check it.
+ *
+ * Layout: <state>/<sha256(name)>/templates/<key>/{ready,data/}
+ *         <state>/<sha256(name)>/sessions/<id>/{lease,state.json,workspace/}
+ *
+ * Host-side paths are safe here only because no guest ever runs: the
+ * workspace holds nothing but what the host itself wrote. A driver that runs
+ * guest commands must resolve paths beneath the workspace against symlinks
+ * planted by them (openat2 with RESOLVE_IN_ROOT, as the bubblewrap driver
+ * does).
+ */
+
+#define _GNU_SOURCE   /* nftw, O_CLOEXEC */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <sandbox.h>
+
+#define DEFAULT_NAME "directory"
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static char *
+sha256_hex (const char *text)
+{
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}
+
+static int
+remove_entry (const char        *path,
+              const struct stat *st,
+              int                type,
+              struct FTW        *ftw)
+{
+  return remove (path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* rm -rf, never following symlinks. */
+static gboolean
+remove_tree (const char  *path,
+             GError     **error)
+{
+  int saved_errno;
+
+  if (nftw (path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 || errno == ENOENT)
+    return TRUE;
+  saved_errno = errno;
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+               "Could not remove %s: %s", path, g_strerror (saved_errno));
+  return FALSE;
+}
+
+static gboolean
+write_file (const char  *path,
+            const void  *data,
+            gsize        length,
+            GError     **error)
+{
+  g_autofree char *parent = g_path_get_dirname (path);
+
+  if (g_mkdir_with_parents (parent, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not create %s: %s", parent, g_strerror (saved_errno));
+      return FALSE;
+    }
+  return g_file_set_contents_full (path, data, length, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
+                                   error);
+}
+
+static gboolean
+copy_tree (GFile         *source,
+           GFile         *target,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  g_autoptr(GFileEnumerator) children = NULL;
+
+  if (!g_file_make_directory_with_parents (target, cancellable, error))
+    return FALSE;
+  children = g_file_enumerate_children (source, G_FILE_ATTRIBUTE_STANDARD_NAME ","
+                                        G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                                        G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, cancellable, error);
+  if (children == NULL)
+    return FALSE;
+
+  for (;;)
+    {
+      GFileInfo *info;
+      GFile *child;
+      g_autoptr(GFile) child_target = NULL;
+
+      if (!g_file_enumerator_iterate (children, &info, &child, cancellable, error))
+        return FALSE;
+      if (info == NULL)
+        return TRUE;
+      child_target = g_file_get_child (target, g_file_info_get_name (info));
+      if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+        {
+          if (!copy_tree (child, child_target, cancellable, error))
+            return FALSE;
+        }
+      else if (!g_file_copy (child, child_target, G_FILE_COPY_NOFOLLOW_SYMLINKS, cancellable,
+                             NULL, NULL, error))
+        return FALSE;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* SandboxDirectoryDriver: one live session's workspace                      */
+/* ------------------------------------------------------------------------ */
+
+#define SANDBOX_TYPE_DIRECTORY_DRIVER (sandbox_directory_driver_get_type ())
+G_DECLARE_FINAL_TYPE (SandboxDirectoryDriver, sandbox_directory_driver, SANDBOX, DIRECTORY_DRIVER,
+                      GObject)
+
+struct _SandboxDirectoryDriver
+{
+  GObject   parent_instance;
+  char     *workspace;    /* host path */
+  gboolean  stopped;      /* atomic */
+};
+
+static void sandbox_directory_driver_iface_init (SandboxDriverInterface *iface);
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxDirectoryDriver, sandbox_directory_driver, G_TYPE_OBJECT,
+                                G_TYPE_FLAG_FINAL,
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_DRIVER,
+                                                               sandbox_directory_driver_iface_init))
+
+static gboolean
+check_live (SandboxDirectoryDriver  *self,
+            GError                 **error)
+{
+  if (!g_atomic_int_get (&self->stopped))
+    return TRUE;
+  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED, "Sandbox session is stopped");
+  return FALSE;
+}
+
+/* @path is canonical (the session checked it): "/workspace" or "/workspace/…". */
+static char *
+host_path (SandboxDirectoryDriver *self,
+           const char             *path)
+{
+  return g_build_filename (self->workspace, sandbox_path_relative (path), NULL);
+}
+
+static GBytes *
+sandbox_directory_driver_read_bytes (SandboxDriver  *driver,
+                                     const char     *path,
+                                     GCancellable   *cancellable,
+                                     GError        **error)
+{
+  SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
+  g_autofree char *file = host_path (self, path);
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  GStatBuf st;
+
+  if (!check_live (self, error))
+    return NULL;
+  if (g_lstat (file, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > SANDBOX_MAX_FILE_BYTES)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT, "Sandbox file read limit exceeded");
+      return NULL;
+    }
+  if (!g_file_get_contents (file, &contents, &length, error))
+    {
+      /* GFileError → GIOErrorEnum, as the contract asks for host file errors. */
+      GError *local_error = *error;
+
+      *error = g_error_new_literal (G_IO_ERROR, g_io_error_from_file_error (local_error->code),
+                                    local_error->message);
+      g_error_free (local_error);
+      return NULL;
+    }
+  return g_bytes_new_take (g_steal_pointer (&contents), length);
+}
+
+static gboolean
+sandbox_directory_driver_write_bytes (SandboxDriver  *driver,
+                                      const char     *path,
+                                      GBytes         *contents,
+                                      GCancellable   *cancellable,
+                                      GError        **error)
+{
+  SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
+  g_autofree char *file = host_path (self, path);
+  gsize length = 0;
+  const void *data = g_bytes_get_data (contents, &length);
+
+  if (!check_live (self, error))
+    return FALSE;
+  if (length > SANDBOX_MAX_FILE_BYTES)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT, "Sandbox file write limit exceeded");
+      return FALSE;
+    }
+  return write_file (file, data, length, error);
+}
+
+static gboolean
+sandbox_directory_driver_remove_path (SandboxDriver  *driver,
+                                      const char     *path,
+                                      GCancellable   *cancellable,
+                                      GError        **error)
+{
+  SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
+  g_autofree char *file = host_path (self, path);
+
+  if (!check_live (self, error))
+    return FALSE;
+  return remove_tree (file, error);
+}
+
+static SandboxProcess *
+sandbox_directory_driver_spawn (SandboxDriver   *driver,
+                                SandboxCommand  *command,
+                                GCancellable    *cancellable,
+                                GError         **error)
+{
+  SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
+
+  if (!check_live (self, error))
+    return NULL;
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+               "The directory driver runs no commands (refused “%s”)",
+               sandbox_command_get_executable (command));
+  return NULL;
+}
+
+static gboolean
+sandbox_directory_driver_set_network_policy (SandboxDriver         *driver,
+                                             SandboxNetworkPolicy  *policy,
+                                             GCancellable          *cancellable,
+                                             GError               **error)
+{
+  SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
+
+  if (!check_live (self, error))
+    return FALSE;
+  /* Nothing runs, so nothing can reach a network: deny-all holds. Anything
+   * else would be a promise the driver can't keep. */
+  if (sandbox_network_policy_get_kind (policy) != SANDBOX_NETWORK_POLICY_DENY_ALL)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                           "The directory driver supports only the deny-all network policy");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+sandbox_directory_driver_iface_init (SandboxDriverInterface *iface)
+{
+  iface->read_bytes = sandbox_directory_driver_read_bytes;
+  iface->write_bytes = sandbox_directory_driver_write_bytes;
+  iface->remove_path = sandbox_directory_driver_remove_path;
+  iface->spawn = sandbox_directory_driver_spawn;
+  iface->set_network_policy = sandbox_directory_driver_set_network_policy;
+}
+
+static void
+sandbox_directory_driver_finalize (GObject *object)
+{
+  g_free (SANDBOX_DIRECTORY_DRIVER (object)->workspace);
+  G_OBJECT_CLASS (sandbox_directory_driver_parent_class)->finalize (object);
+}
+
+static void
+sandbox_directory_driver_class_init (SandboxDirectoryDriverClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sandbox_directory_driver_finalize;
+}
+
+static void
+sandbox_directory_driver_class_finalize (SandboxDirectoryDriverClass *klass)
+{
+}
+
+static void
+sandbox_directory_driver_init (SandboxDirectoryDriver *self)
+{
+}
+
+/* ------------------------------------------------------------------------ */
+/* SandboxDirectoryHandle: the owner of a live session                       */
+/* ------------------------------------------------------------------------ */
+
+#define SANDBOX_TYPE_DIRECTORY_HANDLE (sandbox_directory_handle_get_type ())
+G_DECLARE_FINAL_TYPE (SandboxDirectoryHandle, sandbox_directory_handle, SANDBOX, DIRECTORY_HANDLE,
+                      SandboxHandle)
+
+struct _SandboxDirectoryHandle
+{
+  SandboxHandle           parent_instance;
+  SandboxDirectoryDriver *driver;
+  char                   *session_directory;
+};
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxDirectoryHandle, sandbox_directory_handle,
+                                SANDBOX_TYPE_HANDLE, G_TYPE_FLAG_FINAL, {})
+
+static gboolean
+acquire_lease (const char  *session_directory,
+               GError     **error)
+{
+  g_autofree char *lease = g_build_filename (session_directory, "lease", NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  int fd = open (lease, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  int saved_errno = errno;
+
+  if (fd < 0 && saved_errno == EEXIST)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                           "Sandbox session already has an owner");
+      return FALSE;
+    }
+  if (fd < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not create the lease %s: %s", lease, g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (write (fd, pid, strlen (pid)) < 0)
+    g_warning ("Could not record the owner in %s: %s", lease, g_strerror (errno));
+  close (fd);
+  return TRUE;
+}
+
+static void
+release_lease (const char *session_directory)
+{
+  g_autofree char *lease = g_build_filename (session_directory, "lease", NULL);
+
+  g_unlink (lease);
+}
+
+static gboolean
+sandbox_directory_handle_stop (SandboxHandle  *handle,
+                               GCancellable   *cancellable,
+                               GError        **error)
+{
+  SandboxDirectoryHandle *self = SANDBOX_DIRECTORY_HANDLE (handle);
+
+  /* No commands to kill and no gateway to close: refuse further work and
+   * release the lease. The workspace stays. */
+  g_atomic_int_set (&self->driver->stopped, TRUE);
+  release_lease (self->session_directory);
+  return TRUE;
+}
+
+static gboolean
+sandbox_directory_handle_delete_session (SandboxHandle  *handle,
+                                         GCancellable   *cancellable,
+                                         GError        **error)
+{
+  SandboxDirectoryHandle *self = SANDBOX_DIRECTORY_HANDLE (handle);
+
+  /* Deleting needs the lease: a newer owner makes this BUSY. */
+  if (!g_file_test (self->session_directory, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  if (!acquire_lease (self->session_directory, error))
+    return FALSE;
+  return remove_tree (self->session_directory, error);
+}
+
+static void
+sandbox_directory_handle_finalize (GObject *object)
+{
+  SandboxDirectoryHandle *self = SANDBOX_DIRECTORY_HANDLE (object);
+
+  g_clear_object (&self->driver);
+  g_free (self->session_directory);
+  G_OBJECT_CLASS (sandbox_directory_handle_parent_class)->finalize (object);
+}
+
+static void
+sandbox_directory_handle_class_init (SandboxDirectoryHandleClass *klass)
+{
+  SandboxHandleClass *handle_class = SANDBOX_HANDLE_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->finalize = sandbox_directory_handle_finalize;
+  handle_class->stop = sandbox_directory_handle_stop;
+  handle_class->delete_session = sandbox_directory_handle_delete_session;
+}
+
+static void
+sandbox_directory_handle_class_finalize (SandboxDirectoryHandleClass *klass)
+{
+}
+
+static void
+sandbox_directory_handle_init (SandboxDirectoryHandle *self)
+{
+}
+
+/* ------------------------------------------------------------------------ */
+/* SandboxDirectoryBackend                                                   */
+/* ------------------------------------------------------------------------ */
+
+#define SANDBOX_TYPE_DIRECTORY_BACKEND (sandbox_directory_backend_get_type ())
+G_DECLARE_FINAL_TYPE (SandboxDirectoryBackend, sandbox_directory_backend, SANDBOX,
+                      DIRECTORY_BACKEND, GObject)
+
+struct _SandboxDirectoryBackend
+{
+  GObject  parent_instance;
+  char    *name;
+  char    *state_directory;
+  guint    max_concurrent_commands;
+  char    *root;     /* <state>/<sha256(name)>, set by init() */
+};
+
+enum {
+  PROP_0,
+  PROP_NAME,
+  PROP_STATE_DIRECTORY,
+  PROP_MAX_CONCURRENT_COMMANDS,
+};
+
+static void sandbox_directory_backend_iface_init (SandboxBackendInterface *iface);
+static void sandbox_directory_backend_initable_init (GInitableIface *iface);
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxDirectoryBackend, sandbox_directory_backend,
+                                G_TYPE_OBJECT, G_TYPE_FLAG_FINAL,
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_BACKEND,
+                                                               sandbox_directory_backend_iface_init)
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (G_TYPE_INITABLE,
+                                                               sandbox_directory_backend_initable_init))
+
+static gboolean
+sandbox_directory_backend_init_initable (GInitable     *initable,
+                                         GCancellable  *cancellable,
+                                         GError       **error)
+{
+  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (initable);
+  g_autofree char *name_hash = NULL;
+  g_autofree char *resolved = NULL;
+
+  if (self->name == NULL || self->name[0] == '\0')
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "The backend name must not be empty");
+      return FALSE;
+    }
+  if (self->max_concurrent_commands < 1
+      || self->max_concurrent_commands > SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "max-concurrent-commands must be between 1 and %u",
+                   SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT);
+      return FALSE;
+    }
+  if (self->state_directory == NULL || !g_path_is_absolute (self->state_directory))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "The directory driver needs an absolute state-directory");
+      return FALSE;
+    }
+  if (g_mkdir_with_parents (self->state_directory, 0700) != 0
+      || (resolved = realpath (self->state_directory, NULL)) == NULL)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not create the state directory %s: %s", self->state_directory,
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+  name_hash = sha256_hex (self->name);
+  self->root = g_build_filename (resolved, name_hash, NULL);
+  return TRUE;
+}
+
+static char *
+sandbox_directory_backend_prewarm (SandboxBackend   *backend,
+                                   SandboxTemplate  *template_,
+                                   gboolean         *reused,
+                                   GCancellable     *cancellable,
+                                   GError          **error)
+{
+  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (backend);
+  g_autofree char *key = NULL;
+  g_autofree char *templates = NULL;
+  g_autofree char *directory = NULL;
+  g_autofree char *ready = NULL;
+  g_autofree char *temporary = NULL;
+  g_auto(GStrv) paths = NULL;
+
+  key = sandbox_template_compute_key (template_, self->name, error);
+  if (key == NULL)
+    return NULL;
+  templates = g_build_filename (self->root, "templates", NULL);
+  directory = g_build_filename (templates, key, NULL);
+  ready = g_build_filename (directory, "ready", NULL);
+  if (g_file_test (ready, G_FILE_TEST_EXISTS))
+    {
+      *reused = TRUE;
+      return g_steal_pointer (&key);
+    }
+
+  /* Build it aside and rename it into place; losing a race to the same key
+   * is fine, the content is the same. */
+  temporary = g_build_filename (templates, ".tmp-XXXXXX", NULL);
+  if (g_mkdir_with_parents (templates, 0700) != 0 || g_mkdtemp_full (temporary, 0700) == NULL)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not create a template directory in %s: %s", templates,
+                   g_strerror (saved_errno));
+      return NULL;
+    }
+  paths = sandbox_template_list_paths (template_);
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      GBytes *bytes = sandbox_template_lookup_file (template_, paths[i]);
+      g_autofree char *file = g_build_filename (temporary, "data",
+                                                sandbox_path_relative (paths[i]), NULL);
+      gsize length = 0;
+      const void *data = g_bytes_get_data (bytes, &length);
+
+      if (!write_file (file, data, length, error))
+        {
+          remove_tree (temporary, NULL);
+          return NULL;
+        }
+    }
+  {
+    g_autofree char *data_directory = g_build_filename (temporary, "data", NULL);
+    g_autofree char *marker = g_build_filename (temporary, "ready", NULL);
+
+    if (g_mkdir_with_parents (data_directory, 0700) != 0
+        || !write_file (marker, key, strlen (key), error))
+      {
+        remove_tree (temporary, NULL);
+        return NULL;
+      }
+  }
+  if (g_rename (temporary, directory) != 0 && errno != EEXIST && errno != ENOTEMPTY)
+    {
+      int saved_errno = errno;
+
+      remove_tree (temporary, NULL);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not store template %s: %s", key, g_strerror (saved_errno));
+      return NULL;
+    }
+  remove_tree (temporary, NULL);
+  *reused = FALSE;
+  return g_steal_pointer (&key);
+}
+
+static SandboxHandle *
+new_handle (const char    *session_directory,
+            SandboxState  *state)
+{
+  SandboxDirectoryDriver *driver = g_object_new (SANDBOX_TYPE_DIRECTORY_DRIVER, NULL);
+  g_autoptr(SandboxSession) session = NULL;
+  SandboxDirectoryHandle *handle;
+
+  driver->workspace = g_build_filename (session_directory, "workspace", NULL);
+  session = sandbox_session_new (sandbox_state_get_session_id (state), SANDBOX_DRIVER (driver),
+                                 NULL);
+  handle = g_object_new (SANDBOX_TYPE_DIRECTORY_HANDLE, "session", session, "state", state, NULL);
+  handle->driver = driver;
+  handle->session_directory = g_strdup (session_directory);
+  return SANDBOX_HANDLE (handle);
+}
+
+static SandboxHandle *
+sandbox_directory_backend_create (SandboxBackend        *backend,
+                                  const char            *template_key,
+                                  SandboxState          *saved,
+                                  SandboxNetworkPolicy  *policy,
+                                  GCancellable          *cancellable,
+                                  GError               **error)
+{
+  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (backend);
+  g_autoptr(SandboxState) state = NULL;
+  g_autofree char *template_directory = NULL;
+  g_autofree char *ready = NULL;
+  g_autofree char *session_directory = NULL;
+  g_autofree char *state_path = NULL;
+  g_autofree char *session_id = NULL;
+
+  if (!sandbox_template_key_is_valid (template_key))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID, "Invalid template key “%s”",
+                   template_key);
+      return NULL;
+    }
+  if (sandbox_network_policy_get_kind (policy) != SANDBOX_NETWORK_POLICY_DENY_ALL)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                           "The directory driver supports only the deny-all network policy");
+      return NULL;
+    }
+  if (saved != NULL && (g_strcmp0 (sandbox_state_get_backend (saved), self->name) != 0
+                        || g_strcmp0 (sandbox_state_get_template_key (saved), template_key) != 0))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
+                           "Reconnect state does not match backend and template");
+      return NULL;
+    }
+
+  template_directory = g_build_filename (self->root, "templates", template_key, NULL);
+  ready = g_build_filename (template_directory, "ready", NULL);
+  if (!g_file_test (ready, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND, "Unknown template %s",
+                   template_key);
+      return NULL;
+    }
+
+  if (saved != NULL)
+    {
+      g_autofree char *contents = NULL;
+      g_autoptr(SandboxState) existing = NULL;
+
+      if (!sandbox_template_key_is_valid (sandbox_state_get_session_id (saved)))
+        {
+          g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                               "Unknown sandbox session");
+          return NULL;
+        }
+      session_directory = g_build_filename (self->root, "sessions",
+                                            sandbox_state_get_session_id (saved), NULL);
+      state_path = g_build_filename (session_directory, "state.json", NULL);
+      if (!g_file_test (state_path, G_FILE_TEST_IS_REGULAR))
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                       "Unknown sandbox session %s", sandbox_state_get_session_id (saved));
+          return NULL;
+        }
+      if (!acquire_lease (session_directory, error))
+        return NULL;
+      if (!g_file_get_contents (state_path, &contents, NULL, error)
+          || (existing = sandbox_state_new_from_json (contents, error)) == NULL)
+        {
+          release_lease (session_directory);
+          return NULL;
+        }
+      if (!sandbox_state_equal (existing, saved))
+        {
+          release_lease (session_directory);
+          g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
+                               "Reconnect identity does not match saved session");
+          return NULL;
+        }
+      return new_handle (session_directory, saved);
+    }
+
+  {
+    g_autofree char *uuid = g_uuid_string_random ();
+    g_autofree char *json = NULL;
+    g_autoptr(GFile) source = NULL;
+    g_autoptr(GFile) target = NULL;
+    g_autofree char *data = g_build_filename (template_directory, "data", NULL);
+    g_autofree char *workspace = NULL;
+
+    session_id = sha256_hex (uuid);
+    state = sandbox_state_new (self->name, session_id, template_key, error);
+    if (state == NULL)
+      return NULL;
+    session_directory = g_build_filename (self->root, "sessions", session_id, NULL);
+    if (g_mkdir_with_parents (session_directory, 0700) != 0)
+      {
+        int saved_errno = errno;
+
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                     "Could not create %s: %s", session_directory, g_strerror (saved_errno));
+        return NULL;
+      }
+    workspace = g_build_filename (session_directory, "workspace", NULL);
+    source = g_file_new_for_path (data);
+    target = g_file_new_for_path (workspace);
+    json = sandbox_state_to_json (state);
+    state_path = g_build_filename (session_directory, "state.json", NULL);
+    if (!acquire_lease (session_directory, error)
+        || !copy_tree (source, target, cancellable, error)
+        || !write_file (state_path, json, strlen (json), error))
+      {
+        remove_tree (session_directory, NULL);
+        return NULL;
+      }
+    return new_handle (session_directory, state);
+  }
+}
+
+static void
+sandbox_directory_backend_iface_init (SandboxBackendInterface *iface)
+{
+  iface->prewarm = sandbox_directory_backend_prewarm;
+  iface->create = sandbox_directory_backend_create;
+}
+
+static void
+sandbox_directory_backend_initable_init (GInitableIface *iface)
+{
+  iface->init = sandbox_directory_backend_init_initable;
+}
+
+static void
+sandbox_directory_backend_get_property (GObject    *object,
+                                        guint       prop_id,
+                                        GValue     *value,
+                                        GParamSpec *pspec)
+{
+  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (object);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_STATE_DIRECTORY:
+      g_value_set_string (value, self->state_directory);
+      break;
+    case PROP_MAX_CONCURRENT_COMMANDS:
+      g_value_set_uint (value, self->max_concurrent_commands);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_directory_backend_set_property (GObject      *object,
+                                        guint         prop_id,
+                                        const GValue *value,
+                                        GParamSpec   *pspec)
+{
+  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (object);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_free (self->name);
+      self->name = g_value_dup_string (value);
+      if (self->name == NULL)
+        self->name = g_strdup (DEFAULT_NAME);
+      break;
+    case PROP_STATE_DIRECTORY:
+      g_free (self->state_directory);
+      self->state_directory = g_value_dup_string (value);
+      break;
+    case PROP_MAX_CONCURRENT_COMMANDS:
+      self->max_concurrent_commands = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_directory_backend_finalize (GObject *object)
+{
+  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (object);
+
+  g_free (self->name);
+  g_free (self->state_directory);
+  g_free (self->root);
+  G_OBJECT_CLASS (sandbox_directory_backend_parent_class)->finalize (object);
+}
+
+static void
+sandbox_directory_backend_class_init (SandboxDirectoryBackendClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = sandbox_directory_backend_get_property;
+  object_class->set_property = sandbox_directory_backend_set_property;
+  object_class->finalize = sandbox_directory_backend_finalize;
+
+  g_object_class_override_property (object_class, PROP_NAME, "name");
+  g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
+  g_object_class_override_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
+                                    "max-concurrent-commands");
+}
+
+static void
+sandbox_directory_backend_class_finalize (SandboxDirectoryBackendClass *klass)
+{
+}
+
+static void
+sandbox_directory_backend_init (SandboxDirectoryBackend *self)
+{
+  self->name = g_strdup (DEFAULT_NAME);
+  self->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The GIO module entry points — the only exported symbols                   */
+/* ------------------------------------------------------------------------ */
+
+G_MODULE_EXPORT void   g_io_module_load   (GIOModule *module);
+G_MODULE_EXPORT void   g_io_module_unload (GIOModule *module);
+G_MODULE_EXPORT char **g_io_module_query  (void);
+
+G_MODULE_EXPORT void
+g_io_module_load (GIOModule *module)
+{
+  GTypeModule *type_module = G_TYPE_MODULE (module);
+
+  /* Types of a loaded driver can't be unregistered: stay resident. */
+  g_type_module_use (type_module);
+  sandbox_directory_driver_register_type (type_module);
+  sandbox_directory_handle_register_type (type_module);
+  sandbox_directory_backend_register_type (type_module);
+  g_io_extension_point_implement (SANDBOX_BACKEND_EXTENSION_POINT_NAME,
+                                  SANDBOX_TYPE_DIRECTORY_BACKEND, DEFAULT_NAME, 0);
+}
+
+G_MODULE_EXPORT void
+g_io_module_unload (GIOModule *module)
+{
+}
+
+G_MODULE_EXPORT char **
+g_io_module_query (void)
+{
+  const char *extension_points[] = { SANDBOX_BACKEND_EXTENSION_POINT_NAME, NULL };
+
+  return g_strdupv ((char **) extension_points);
+}
