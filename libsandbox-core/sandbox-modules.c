@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <gmodule.h>
 
@@ -144,6 +145,13 @@ driver_registry_get (void)
   return registry;
 }
 
+static int
+compare_names (const void *a,
+               const void *b)
+{
+  return strcmp (*(char * const *) a, *(char * const *) b);
+}
+
 /**
  * sandbox_list_drivers:
  *
@@ -165,8 +173,7 @@ sandbox_list_drivers (void)
     g_strv_builder_add (builder, g_io_extension_get_name (l->data));
 
   names = g_strv_builder_end (builder);
-  qsort (names, g_strv_length (names), sizeof (char *),
-         (int (*) (const void *, const void *)) g_strcmp0);
+  qsort (names, g_strv_length (names), sizeof (char *), compare_names);
   return names;
 }
 

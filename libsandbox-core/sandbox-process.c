@@ -52,7 +52,7 @@ typedef struct
   gsize output_bytes;
 
   GQueue pending_output;
-  gboolean dispatch_scheduled;
+  GSource *dispatch;   /* the queued output dispatch on the owner context */
 
   GSource *deadline;
   GCancellable *cancellable;
@@ -101,6 +101,7 @@ sandbox_process_finalize (GObject *object)
   SandboxProcessPrivate *priv = sandbox_process_get_instance_private (self);
 
   g_queue_clear_full (&priv->pending_output, (GDestroyNotify) output_event_free);
+  g_clear_pointer (&priv->dispatch, g_source_unref);
   g_clear_pointer (&priv->stdout_buffer, g_byte_array_unref);
   g_clear_pointer (&priv->stderr_buffer, g_byte_array_unref);
   g_clear_pointer (&priv->owner_context, g_main_context_unref);
@@ -351,16 +352,35 @@ sandbox_process_schedule_dispatch_locked (SandboxProcess *self)
   SandboxProcessPrivate *priv = sandbox_process_get_instance_private (self);
   GSource *source;
 
-  if (priv->dispatch_scheduled)
+  if (priv->dispatch != NULL)
     return;
 
-  priv->dispatch_scheduled = TRUE;
   source = g_idle_source_new ();
   g_source_set_priority (source, G_PRIORITY_DEFAULT);
   g_source_set_callback (source, sandbox_process_dispatch_cb, g_object_ref (self), g_object_unref);
   g_source_set_static_name (source, "[sandbox] process output");
+  priv->dispatch = source;
   g_source_attach (source, priv->owner_context);
-  g_source_unref (source);
+}
+
+/* A blocking wait that drained the queue itself cancels the queued dispatch,
+ * which would otherwise keep the process (and its session) alive until
+ * somebody iterates the owner context. */
+static void
+sandbox_process_cancel_dispatch (SandboxProcess *self)
+{
+  SandboxProcessPrivate *priv = sandbox_process_get_instance_private (self);
+  GSource *source;
+
+  g_mutex_lock (&priv->mutex);
+  source = g_steal_pointer (&priv->dispatch);
+  g_mutex_unlock (&priv->mutex);
+
+  if (source != NULL)
+    {
+      g_source_destroy (source);
+      g_source_unref (source);
+    }
 }
 
 /**
@@ -588,9 +608,12 @@ sandbox_process_dispatch_cb (gpointer data)
   SandboxProcess *self = data;
   SandboxProcessPrivate *priv = sandbox_process_get_instance_private (self);
 
+  GSource *source;
+
   g_mutex_lock (&priv->mutex);
-  priv->dispatch_scheduled = FALSE;
+  source = g_steal_pointer (&priv->dispatch);
   g_mutex_unlock (&priv->mutex);
+  g_clear_pointer (&source, g_source_unref);
 
   sandbox_process_drain (self);
   return G_SOURCE_REMOVE;
@@ -731,6 +754,7 @@ sandbox_process_wait (SandboxProcess  *self,
 
   if (g_main_context_acquire (priv->owner_context))
     {
+      sandbox_process_cancel_dispatch (self);
       sandbox_process_drain (self);
       g_main_context_release (priv->owner_context);
     }

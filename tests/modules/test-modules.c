@@ -44,10 +44,14 @@ test_two_modules_found (void)
       g_autoptr(SandboxBackend) backend = NULL;
       g_autoptr(GError) error = NULL;
 
-      use_driver_path (alpha, beta, NULL);
+      /* beta's directory comes first, yet the list is sorted by name */
+      use_driver_path (beta, alpha, NULL);
       drivers = sandbox_list_drivers ();
+      g_assert_cmpuint (g_strv_length (drivers), >=, 2);
       g_assert_true (g_strv_contains ((const char * const *) drivers, "alpha"));
       g_assert_true (g_strv_contains ((const char * const *) drivers, "beta"));
+      for (guint i = 1; drivers[i] != NULL; i++)
+        g_assert_cmpstr (drivers[i - 1], <, drivers[i]);
 
       backend = sandbox_backend_new ("beta", NULL, &error, NULL);
       g_assert_no_error (error);

@@ -324,6 +324,25 @@ test_blocking_wait_honours_its_cancellable (void)
   sandbox_process_complete (SANDBOX_PROCESS (process), 0);
 }
 
+static void
+test_blocking_wait_leaves_no_reference_behind (void)
+{
+  TestProcess *process = start_process (10000, 1024, NULL);
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_object_add_weak_pointer (G_OBJECT (process), (gpointer *) &process);
+  push (process, SANDBOX_OUTPUT_STDOUT, "queued output");
+  sandbox_process_complete (SANDBOX_PROCESS (process), 0);
+  result = sandbox_process_wait (SANDBOX_PROCESS (process), NULL, &error);
+  g_assert_no_error (error);
+
+  /* Nobody iterates this thread's main context, and yet the last
+   * reference really is the last one. */
+  g_object_unref (process);
+  g_assert_null (process);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -344,6 +363,9 @@ main (int argc, char **argv)
                    test_cancelled_wait_leaves_the_command_running);
   g_test_add_func ("/sandbox/process/blocking-wait-honours-its-cancellable",
                    test_blocking_wait_honours_its_cancellable);
+
+  g_test_add_func ("/sandbox/process/blocking-wait-leaves-no-reference-behind",
+                   test_blocking_wait_leaves_no_reference_behind);
 
   return g_test_run ();
 }
