@@ -30,6 +30,7 @@ typedef struct
  * @gateway_socket: (nullable): the host path of the gateway socket, if any
  * @policy_kind: the session's network policy kind
  * @command: the validated command, with a canonical cwd
+ * @seccomp_program: (nullable): the seccomp filter to load, or %NULL
  *
  * What a command line is built from.
  */
@@ -40,6 +41,7 @@ typedef struct
   const char *gateway_socket;
   SandboxNetworkPolicyKind policy_kind;
   SandboxCommand *command;
+  GBytes *seccomp_program;
 } SandboxBubblewrapArgsInput;
 
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new      (const char             *executable);
@@ -52,7 +54,8 @@ int                    sandbox_bubblewrap_args_take_fd  (SandboxBubblewrapArgs  
                                                          int                     fd);
 void                   sandbox_bubblewrap_args_finish   (SandboxBubblewrapArgs  *self);
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input,
-                                                                int                               status_fd);
+                                                                int                               status_fd,
+                                                                int                               seccomp_fd);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxBubblewrapArgs, sandbox_bubblewrap_args_free)
 

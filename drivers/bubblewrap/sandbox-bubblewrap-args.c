@@ -5,6 +5,7 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -13,6 +14,9 @@
 /* The first descriptor number bwrap sees for passed fds: 0, 1 and 2 are the
  * command's stdio. */
 #define FIRST_PASSED_FD 3
+/* Passed descriptors are kept at or above this number, so the launcher's
+ * dup2() to 3, 4, … never overwrites one it still has to place. */
+#define PASSED_FD_FLOOR 16
 
 static void
 close_fd_in_array (gpointer data)
@@ -102,6 +106,15 @@ int
 sandbox_bubblewrap_args_take_fd (SandboxBubblewrapArgs *self,
                                  int                    fd)
 {
+  g_assert (self->fds->len < PASSED_FD_FLOOR - FIRST_PASSED_FD);
+
+  if (fd >= 0 && fd < PASSED_FD_FLOOR)
+    {
+      int moved = fcntl (fd, F_DUPFD_CLOEXEC, PASSED_FD_FLOOR);
+
+      close (fd);
+      fd = moved;   /* -1 on failure: the launcher then refuses to spawn */
+    }
   g_array_append_val (self->fds, fd);
   return FIRST_PASSED_FD + (int) self->fds->len - 1;
 }
@@ -143,6 +156,8 @@ add_command_environment (SandboxBubblewrapArgs *self,
  * @input: the session's setup and the command
  * @status_fd: (transfer full): the write end of the pipe bwrap reports its
  *   status on (`--json-status-fd`)
+ * @seccomp_fd: (transfer full): a descriptor holding @input's seccomp
+ *   program, or -1 when it has none
  *
  * Builds `bwrap --json-status-fd N <reference bubblewrapArgs> -- executable
  * args…`. Deviations from the reference's list,
@@ -151,6 +166,11 @@ add_command_environment (SandboxBubblewrapArgs *self,
  * - `--unshare-user` follows `--unshare-all`. `--unshare-all` only *tries* a
  *   user namespace; asking for it outright makes bwrap fail instead of
  *   silently sharing the host's user namespace.
+ * - `--disable-userns`: the guest cannot create nested user namespaces
+ *   (`unshare -Ur` fails), the door to most namespaced kernel attack
+ *   surface.
+ * - `--seccomp FD` when the session filters syscalls (see
+ *   sandbox-bubblewrap-seccomp.c and docs/security.md).
  * - The gateway socket is bound only when the session has a gateway
  *   (an allow-list policy). The reference binds it always; binding nothing
  *   under deny-all and allow-all is less attack surface.
@@ -163,7 +183,8 @@ add_command_environment (SandboxBubblewrapArgs *self,
  */
 SandboxBubblewrapArgs *
 sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input,
-                                         int                               status_fd)
+                                         int                               status_fd,
+                                         int                               seccomp_fd)
 {
   g_autoptr(SandboxBubblewrapArgs) self = sandbox_bubblewrap_args_new (input->executable);
   const char * const *args = sandbox_command_get_args (input->command);
@@ -177,6 +198,7 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
   sandbox_bubblewrap_args_add_many (self,
                                     "--unshare-all",
                                     "--unshare-user",
+                                    "--disable-userns",
                                     "--die-with-parent",
                                     "--new-session",
                                     "--cap-drop", "ALL",
@@ -199,6 +221,14 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
                                     "--setenv", "PATH", "/usr/bin:/bin",
                                     "--setenv", "HOME", SANDBOX_WORKSPACE,
                                     NULL);
+  if (seccomp_fd >= 0)
+    {
+      char seccomp_fd_arg[16];
+
+      g_snprintf (seccomp_fd_arg, sizeof seccomp_fd_arg, "%d",
+                  sandbox_bubblewrap_args_take_fd (self, seccomp_fd));
+      sandbox_bubblewrap_args_add_many (self, "--seccomp", seccomp_fd_arg, NULL);
+    }
   if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL)
     sandbox_bubblewrap_args_add_many (self, "--share-net",
                                       "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",

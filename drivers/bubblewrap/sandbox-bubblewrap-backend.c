@@ -8,6 +8,7 @@
 #include "sandbox-bubblewrap-backend-private.h"
 #include "sandbox-bubblewrap-driver-private.h"
 #include "sandbox-bubblewrap-handle-private.h"
+#include "sandbox-bubblewrap-seccomp-private.h"
 #include "sandbox-bubblewrap-store-private.h"
 
 /**
@@ -16,7 +17,8 @@
  * The reference backend: templates and sessions in a state directory,
  * commands in bubblewrap namespaces. Properties: `executable` (default
  * `/usr/bin/bwrap`), `name` (default `bubblewrap`), `state-directory`
- * (required; created 0700 and resolved) and `max-concurrent-commands`.
+ * (required; created 0700 and resolved), `max-concurrent-commands`, and
+ * the hardening beyond the reference: `seccomp` (default on).
  */
 
 struct _SandboxBubblewrapBackend
@@ -27,8 +29,10 @@ struct _SandboxBubblewrapBackend
   char *name;
   char *state_directory;
   guint max_concurrent_commands;
+  gboolean seccomp;
 
   SandboxBubblewrapStore *store;   /* set by init() */
+  SandboxBubblewrapHardening hardening;   /* set by init() */
 };
 
 enum {
@@ -37,6 +41,7 @@ enum {
   PROP_NAME,
   PROP_STATE_DIRECTORY,
   PROP_MAX_CONCURRENT_COMMANDS,
+  PROP_SECCOMP,
 };
 
 static void sandbox_bubblewrap_backend_backend_iface_init  (SandboxBackendInterface *iface);
@@ -84,6 +89,13 @@ sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
       return FALSE;
     }
 
+  if (self->seccomp)
+    {
+      self->hardening.seccomp_program = sandbox_bubblewrap_seccomp_get_program (error);
+      if (self->hardening.seccomp_program == NULL)
+        return FALSE;
+    }
+
   self->store = sandbox_bubblewrap_store_open (self->state_directory, self->name, error);
   return self->store != NULL;
 }
@@ -120,7 +132,7 @@ sandbox_bubblewrap_backend_create (SandboxBackend        *backend,
 
   driver = sandbox_bubblewrap_driver_new (self->executable, lease->workspace,
                                           self->max_concurrent_commands, policy, backend,
-                                          &local_error);
+                                          &self->hardening, &local_error);
   if (driver == NULL ||
       !sandbox_bubblewrap_driver_prove_isolation (driver, cancellable, &local_error))
     {
@@ -159,6 +171,9 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     case PROP_MAX_CONCURRENT_COMMANDS:
       g_value_set_uint (value, self->max_concurrent_commands);
       break;
+    case PROP_SECCOMP:
+      g_value_set_boolean (value, self->seccomp);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -193,6 +208,9 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
     case PROP_MAX_CONCURRENT_COMMANDS:
       self->max_concurrent_commands = g_value_get_uint (value);
       break;
+    case PROP_SECCOMP:
+      self->seccomp = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -204,6 +222,7 @@ sandbox_bubblewrap_backend_finalize (GObject *object)
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (object);
 
   g_clear_pointer (&self->store, sandbox_bubblewrap_store_unref);
+  g_clear_pointer (&self->hardening.seccomp_program, g_bytes_unref);
   g_free (self->executable);
   g_free (self->name);
   g_free (self->state_directory);
@@ -230,6 +249,18 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
     g_param_spec_string ("executable", NULL, NULL, SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * SandboxBubblewrapBackend:seccomp:
+   *
+   * Whether commands run under the default seccomp filter (on by
+   * default; see docs/security.md for what it refuses and why). Turn it
+   * off only for workloads that need a refused call, such as a debugger
+   * (ptrace).
+   */
+  g_object_class_install_property (object_class, PROP_SECCOMP,
+    g_param_spec_boolean ("seccomp", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
   g_object_class_override_property (object_class, PROP_NAME, "name");
   g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
   g_object_class_override_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
@@ -247,6 +278,7 @@ sandbox_bubblewrap_backend_init (SandboxBubblewrapBackend *self)
   self->executable = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE);
   self->name = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_NAME);
   self->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
+  self->seccomp = TRUE;
 }
 
 static void

@@ -18,10 +18,12 @@ SandboxBubblewrapDriver *sandbox_bubblewrap_driver_new            (const char   
                                                                    guint                    max_concurrent_commands,
                                                                    SandboxNetworkPolicy    *policy,
                                                                    SandboxBackend          *backend,
+                                                                   const SandboxBubblewrapHardening *hardening,
                                                                    GError                 **error);
 gboolean                 sandbox_bubblewrap_driver_prove_isolation (SandboxBubblewrapDriver *self,
                                                                    GCancellable            *cancellable,
                                                                    GError                 **error);
 void                     sandbox_bubblewrap_driver_stop           (SandboxBubblewrapDriver *self);
+gboolean                 sandbox_bubblewrap_driver_get_syscalls_filtered (SandboxBubblewrapDriver *self);
 
 G_END_DECLS

@@ -34,6 +34,7 @@ struct _SandboxBubblewrapDriver
   char *workspace;
   int workspace_fd;
   guint max_concurrent_commands;
+  GBytes *seccomp_program;    /* NULL when syscalls are not filtered */
 
   GWeakRef backend;           /* receives gateway-error */
 
@@ -220,6 +221,7 @@ spawn_process (SandboxBubblewrapDriver  *self,
     .executable = self->executable,
     .workspace = self->workspace,
     .command = command,
+    .seccomp_program = self->seccomp_program,
   };
 
   input.policy_kind = current_network (self, &gateway_socket);
@@ -334,6 +336,21 @@ sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
     sandbox_gateway_close (self->gateway);
 }
 
+/**
+ * sandbox_bubblewrap_driver_get_syscalls_filtered:
+ * @self: a driver
+ *
+ * For the coding binding's `syscalls-filtered` restriction.
+ *
+ * Returns: whether every command of the session runs under the default
+ *   seccomp filter
+ */
+gboolean
+sandbox_bubblewrap_driver_get_syscalls_filtered (SandboxBubblewrapDriver *self)
+{
+  return self->seccomp_program != NULL;
+}
+
 /* Network policy -------------------------------------------------------- */
 
 static gboolean
@@ -371,6 +388,7 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
  * @policy: the initial network policy
  * @backend: (nullable): the backend whose #SandboxBackend::gateway-error
  *   reports the gateway's failures (held weakly)
+ * @hardening: what every command runs under beyond namespaces
  * @error: return location for a #GError
  *
  * Returns: (transfer full): the driver, or %NULL if the workspace cannot be
@@ -382,6 +400,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
                                guint                  max_concurrent_commands,
                                SandboxNetworkPolicy  *policy,
                                SandboxBackend        *backend,
+                               const SandboxBubblewrapHardening *hardening,
                                GError               **error)
 {
   g_autoptr(SandboxBubblewrapDriver) self = NULL;
@@ -397,6 +416,8 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self->workspace = g_strdup (workspace);
   self->workspace_fd = workspace_fd;
   self->max_concurrent_commands = max_concurrent_commands;
+  if (hardening->seccomp_program != NULL)
+    self->seccomp_program = g_bytes_ref (hardening->seccomp_program);
   g_weak_ref_set (&self->backend, backend);
   g_mutex_lock (&self->lock);
   ok = apply_policy_locked (self, policy, error);
@@ -420,6 +441,7 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
     sandbox_gateway_close (self->gateway);
   g_clear_object (&self->gateway);
   g_weak_ref_clear (&self->backend);
+  g_clear_pointer (&self->seccomp_program, g_bytes_unref);
   g_free (self->executable);
   g_free (self->workspace);
   g_mutex_clear (&self->lock);

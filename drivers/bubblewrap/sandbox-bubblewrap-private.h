@@ -67,6 +67,19 @@ sandbox_bubblewrap_clear_fd (int *fd_ptr)
  */
 #define SANDBOX_BUBBLEWRAP_DEFAULT_NAME "bubblewrap"
 
+/**
+ * SandboxBubblewrapHardening:
+ * @seccomp_program: (nullable): the seccomp filter every command runs
+ *   under, or %NULL when the backend's `seccomp` is off
+ *
+ * What a backend adds to the reference's isolation, for every command of
+ * its sessions. Owned by the backend; drivers copy what they keep.
+ */
+typedef struct
+{
+  GBytes *seccomp_program;
+} SandboxBubblewrapHardening;
+
 /* Dynamic type registration, called from g_io_module_load(). */
 void sandbox_bubblewrap_backend_register (GTypeModule *module);
 void sandbox_bubblewrap_driver_register  (GTypeModule *module);

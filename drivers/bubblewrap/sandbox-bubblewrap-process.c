@@ -18,6 +18,7 @@
 
 #include "sandbox-bubblewrap-launcher-private.h"
 #include "sandbox-bubblewrap-process-private.h"
+#include "sandbox-bubblewrap-seccomp-private.h"
 
 /*
  * Life of a command
@@ -858,6 +859,7 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
 {
   g_autoptr(SandboxBubblewrapProcess) self = NULL;
   int status_pipe[2];
+  int seccomp_fd = -1;
   GBytes *stdin_bytes;
 
   if (!open_pipe (status_pipe, TRUE, FALSE, error))
@@ -868,9 +870,16 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
                        "max-output-bytes", (guint64) sandbox_command_get_max_output_bytes (input->command),
                        NULL);
   self->status_fd = status_pipe[0];
-  /* bwrap receives it as fd 3: the source must not sit at 3 itself. */
-  self->args = sandbox_bubblewrap_args_new_for_command (input,
-                                                        move_fd_to_at_least (status_pipe[1], 4));
+  if (input->seccomp_program != NULL)
+    {
+      seccomp_fd = sandbox_bubblewrap_seccomp_open_program_fd (input->seccomp_program, error);
+      if (seccomp_fd < 0)
+        {
+          close (status_pipe[1]);
+          return NULL;
+        }
+    }
+  self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd);
   sandbox_bubblewrap_args_finish (self->args);
   stdin_bytes = sandbox_command_get_stdin (input->command);
   self->stdin_bytes = stdin_bytes != NULL ? g_bytes_ref (stdin_bytes) : NULL;
