@@ -30,6 +30,7 @@
 #include "sandbox-gateway-http-private.h"
 #include "sandbox-gateway-loop-private.h"
 #include "sandbox-gateway-server-private.h"
+#include "sandbox-gateway-stream-private.h"
 #include "sandbox-gateway-upstream-private.h"
 
 /* The reference broker's limit on concurrent upstream requests. */
@@ -83,6 +84,7 @@ typedef struct
 {
   SandboxGatewayServer *server;
   GSocket *socket;             /* weak: libsoup owns the connection */
+  SandboxGatewayStream *stream; /* weak, likewise */
   GSocketAddress *address;    /* the stand-in remote address that carries it */
   GSource *deadline;
   gint64 deadline_us;
@@ -344,6 +346,7 @@ connection_free (gpointer data)
   g_source_destroy (connection->deadline);
   g_source_unref (connection->deadline);
   g_clear_weak_pointer (&connection->socket);
+  g_clear_weak_pointer (&connection->stream);
   g_free (connection);
 }
 
@@ -391,7 +394,7 @@ static void
 accept_connection (SandboxGatewayServer *self,
                    GSocket              *socket)
 {
-  g_autoptr(GSocketConnection) stream = NULL;
+  g_autoptr(SandboxGatewayStream) stream = NULL;
   g_autoptr(GSocketAddress) address = NULL;
   g_autoptr(GError) error = NULL;
   Connection *connection;
@@ -405,7 +408,9 @@ accept_connection (SandboxGatewayServer *self,
 
   connection = connection_new (self, socket);
   address = connection->address;   /* the address owns the connection */
-  stream = g_socket_connection_factory_create_connection (socket);
+  /* Not a plain GSocketConnection: see sandbox-gateway-stream.c. */
+  stream = sandbox_gateway_stream_new (socket);
+  g_set_weak_pointer (&connection->stream, stream);
 
   if (!soup_server_accept_iostream (self->soup, G_IO_STREAM (stream),
                                     self->stand_in_address, address, &error))
@@ -964,6 +969,8 @@ on_request_done (SoupServer        *soup,
   /* An idle keep-alive connection waits for its next request's headers. */
   if (connection != NULL && connection->current == msg)
     connection_arm (connection, PHASE_HEADERS, NULL, self->header_timeout_ms);
+  if (connection != NULL && connection->stream != NULL)
+    sandbox_gateway_stream_expect_request (connection->stream);
 
   /* libsoup answers some malformed requests itself, before any handler. */
   if (exchange == NULL)

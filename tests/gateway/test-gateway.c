@@ -784,6 +784,127 @@ test_keep_alive (Fixture       *fixture,
   wait_for_events (fixture, 4);
 }
 
+static guint
+count_open_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    count++;
+
+  return count;
+}
+
+/* A guest that closes a keep-alive connection after its responses leaves
+ * nothing open behind it on the host, long before any deadline. */
+static void
+test_keep_alive_closed_releases_socket (Fixture       *fixture,
+                                        gconstpointer  data)
+{
+  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  const guint n_connections = 32;
+  gint64 deadline;
+  guint before, after;
+
+  /* Warm up whatever the gateway and the upstream keep open for good (the
+   * upstream's connection pool, libcurl's state). */
+  {
+    g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+    g_autoptr(Response) response = NULL;
+
+    guest_send (connection, request, strlen (request));
+    response = guest_read_response (connection);
+    g_assert_cmpuint (response->status, ==, 200);
+  }
+  wait_for_events (fixture, 1);
+  g_usleep (100 * 1000);
+  before = count_open_fds ();
+
+  for (guint i = 0; i < n_connections; i++)
+    {
+      g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+
+      for (guint j = 0; j < 2; j++)
+        {
+          g_autoptr(Response) response = NULL;
+
+          guest_send (connection, request, strlen (request));
+          response = guest_read_response (connection);
+          g_assert_cmpuint (response->status, ==, 200);
+          g_assert_null (header (response, "connection"));
+        }
+      g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+    }
+  wait_for_events (fixture, 1 + 2 * n_connections);
+
+  /* Well inside the header deadline (2 s here). */
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+  do
+    {
+      g_usleep (10 * 1000);
+      after = count_open_fds ();
+    }
+  while (after > before && g_get_monotonic_time () < deadline);
+
+  g_assert_cmpuint (after, <=, before);
+}
+
+/* An idle keep-alive connection the guest keeps open is closed at the header
+ * deadline, and nothing of it stays open on the host. */
+static void
+test_keep_alive_idle_deadline_releases_socket (Fixture       *fixture,
+                                               gconstpointer  data)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = policy_for_port (fixture->upstream->port);
+  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autoptr(GPtrArray) connections = g_ptr_array_new_with_free_func (g_object_unref);
+  const guint n_connections = 16;
+  gint64 deadline;
+  guint before, after;
+
+  fixture_start_gateway (fixture, policy, 5000, 300);
+  {
+    g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+    g_autoptr(Response) response = NULL;
+
+    guest_send (connection, request, strlen (request));
+    response = guest_read_response (connection);
+    g_assert_cmpuint (response->status, ==, 200);
+  }
+  wait_for_events (fixture, 1);
+  g_usleep (500 * 1000);
+  before = count_open_fds ();
+
+  for (guint i = 0; i < n_connections; i++)
+    {
+      GSocketConnection *connection = guest_connect (fixture);
+      g_autoptr(Response) response = NULL;
+
+      g_ptr_array_add (connections, connection);
+      guest_send (connection, request, strlen (request));
+      response = guest_read_response (connection);
+      g_assert_cmpuint (response->status, ==, 200);
+    }
+
+  /* The gateway ends each idle connection at its deadline... */
+  for (guint i = 0; i < n_connections; i++)
+    g_assert_true (guest_sees_eof (g_ptr_array_index (connections, i)));
+
+  /* ...and, once the guest closes its ends too, keeps nothing open. */
+  g_ptr_array_set_size (connections, 0);
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+  do
+    {
+      g_usleep (10 * 1000);
+      after = count_open_fds ();
+    }
+  while (after > before && g_get_monotonic_time () < deadline);
+
+  g_assert_cmpuint (after, <=, before);
+}
+
 /* Tests: denials */
 
 static void
@@ -1285,6 +1406,10 @@ main (int   argc,
   add_fixture_test ("/sandbox/gateway/allowed/injects-credential", test_allowed_injects_credential, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/post-body", test_allowed_post_body, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive", test_keep_alive, NULL);
+  add_fixture_test ("/sandbox/gateway/allowed/keep-alive-closed-releases-socket",
+                    test_keep_alive_closed_releases_socket, NULL);
+  add_fixture_test ("/sandbox/gateway/allowed/keep-alive-idle-deadline-releases-socket",
+                    test_keep_alive_idle_deadline_releases_socket, NULL);
   add_fixture_test ("/sandbox/gateway/denied/host", test_denied_host, NULL);
   add_fixture_test ("/sandbox/gateway/denied/deny-all-and-allow-all", test_denied_by_deny_all_and_allow_all, NULL);
   add_fixture_test ("/sandbox/gateway/denied/double-slash", test_denied_double_slash, NULL);
