@@ -214,6 +214,27 @@ sandbox_handle_capture_state (SandboxHandle  *self,
 }
 
 /**
+ * sandbox_handle_get_coding_binding:
+ * @self: a #SandboxHandle
+ *
+ * The host-only binding #SandboxCodingTools builds on. It belongs to the
+ * host: never serialize it, and never hand it to a model.
+ *
+ * Returns: (transfer none) (nullable): the session's coding binding, or
+ *   %NULL when the backend offers none
+ */
+SandboxCodingBinding *
+sandbox_handle_get_coding_binding (SandboxHandle *self)
+{
+  SandboxHandleClass *klass;
+
+  g_return_val_if_fail (SANDBOX_IS_HANDLE (self), NULL);
+
+  klass = SANDBOX_HANDLE_GET_CLASS (self);
+  return klass->get_coding_binding != NULL ? klass->get_coding_binding (self) : NULL;
+}
+
+/**
  * sandbox_handle_is_stopped:
  * @self: a #SandboxHandle
  *

@@ -12,6 +12,7 @@
 #include <gio/gio.h>
 
 #include "sandbox-version-macros.h"
+#include "sandbox-coding-binding.h"
 #include "sandbox-session.h"
 #include "sandbox-state.h"
 
@@ -31,6 +32,8 @@ G_DECLARE_DERIVABLE_TYPE (SandboxHandle, sandbox_handle, SANDBOX, HANDLE, GObjec
  * @delete_session: removes the session's state and workspace, keeping
  *   templates. Called after @stop has completed; returns %SANDBOX_ERROR_BUSY
  *   when another owner attached meanwhile. Blocking and thread-safe.
+ * @get_coding_binding: returns the session's host-only coding binding, or
+ *   %NULL (the default) for a backend without one.
  *
  * The class a backend subclasses for its live sessions. The base class keeps
  * the session and state, makes stop idempotent and ordered before delete,
@@ -48,9 +51,10 @@ struct _SandboxHandleClass
   gboolean (*delete_session) (SandboxHandle  *self,
                               GCancellable   *cancellable,
                               GError        **error);
+  SandboxCodingBinding *(*get_coding_binding) (SandboxHandle *self);
 
   /*< private >*/
-  gpointer _padding[12];
+  gpointer _padding[11];
 };
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -58,6 +62,8 @@ SandboxSession *sandbox_handle_get_session     (SandboxHandle        *self);
 SANDBOX_AVAILABLE_IN_ALL
 SandboxState   *sandbox_handle_capture_state   (SandboxHandle        *self,
                                                 GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxCodingBinding *sandbox_handle_get_coding_binding (SandboxHandle *self);
 SANDBOX_AVAILABLE_IN_ALL
 gboolean        sandbox_handle_is_stopped      (SandboxHandle        *self);
 SANDBOX_AVAILABLE_IN_ALL

@@ -24,6 +24,8 @@ G_BEGIN_DECLS
 # include "sandbox-driver.h"
 # include "sandbox-session.h"
 # include "sandbox-handle.h"
+# include "sandbox-coding-binding.h"
+# include "sandbox-coding-tools.h"
 # include "sandbox-backend.h"
 # include "sandbox-gateway.h"
 # include "sandbox-conformance.h"

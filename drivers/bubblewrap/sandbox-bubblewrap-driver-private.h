@@ -23,6 +23,24 @@ SandboxBubblewrapDriver *sandbox_bubblewrap_driver_new            (const char   
 gboolean                 sandbox_bubblewrap_driver_prove_isolation (SandboxBubblewrapDriver *self,
                                                                    GCancellable            *cancellable,
                                                                    GError                 **error);
+
+/* For the coding binding (sandbox-bubblewrap-coding.c). */
+gboolean                 sandbox_bubblewrap_driver_check_active    (SandboxBubblewrapDriver  *self,
+                                                                    GError                  **error);
+SandboxNetworkPolicyKind sandbox_bubblewrap_driver_get_policy_kind (SandboxBubblewrapDriver  *self,
+                                                                    guint64                  *revision);
+SandboxProcess          *sandbox_bubblewrap_driver_spawn_prepared  (SandboxBubblewrapDriver  *self,
+                                                                    SandboxCommand           *command,
+                                                                    guint64                   revision,
+                                                                    GCancellable             *cancellable,
+                                                                    GError                  **error);
+GVariant                *sandbox_bubblewrap_driver_list_directory  (SandboxBubblewrapDriver  *self,
+                                                                    const char               *path,
+                                                                    guint                     max_entries,
+                                                                    gboolean                 *truncated,
+                                                                    GCancellable             *cancellable,
+                                                                    GError                  **error);
+
 void                     sandbox_bubblewrap_driver_stop           (SandboxBubblewrapDriver *self);
 gboolean                 sandbox_bubblewrap_driver_get_syscalls_filtered (SandboxBubblewrapDriver *self);
 

@@ -43,6 +43,7 @@ struct _SandboxBubblewrapDriver
   /* Guarded by @lock. */
   SandboxNetworkPolicy *policy;
   SandboxGateway *gateway;    /* NULL until the first allow-list */
+  guint64 policy_revision;    /* bumped by every set_network_policy */
   GPtrArray *live;            /* admitted processes, unowned */
   gboolean stopped;
 };
@@ -170,10 +171,13 @@ release_slot (GObject                  *owner,
   g_mutex_unlock (&self->lock);
 }
 
-/* Takes a slot for @process, or refuses before anything starts. */
+/* Takes a slot for @process, or refuses before anything starts. Under
+ * the same lock as policy changes, it also refuses a process whose
+ * arguments were built from a policy that has changed since (@revision). */
 static gboolean
 admit (SandboxBubblewrapDriver   *self,
        SandboxBubblewrapProcess  *process,
+       guint64                    revision,
        GError                   **error)
 {
   gboolean admitted = FALSE;
@@ -181,6 +185,9 @@ admit (SandboxBubblewrapDriver   *self,
   g_mutex_lock (&self->lock);
   if (self->stopped)
     set_stopped_error (error);
+  else if (revision != self->policy_revision)
+    g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                         "Sandbox policy changed after command preparation");
   else if (self->live->len >= self->max_concurrent_commands)
     g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
                          "Sandbox command concurrency limit reached");
@@ -193,15 +200,18 @@ admit (SandboxBubblewrapDriver   *self,
   return admitted;
 }
 
-/* The policy kind and, for an allow-list, the gateway socket to bind. */
+/* The policy kind, its revision and, for an allow-list, the gateway
+ * socket to bind. */
 static SandboxNetworkPolicyKind
 current_network (SandboxBubblewrapDriver  *self,
-                 char                    **gateway_socket)
+                 char                    **gateway_socket,
+                 guint64                  *revision)
 {
   SandboxNetworkPolicyKind kind;
 
   g_mutex_lock (&self->lock);
   kind = sandbox_network_policy_get_kind (self->policy);
+  *revision = self->policy_revision;
   *gateway_socket = kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST
                     ? g_strdup (sandbox_gateway_get_socket_path (self->gateway))
                     : NULL;
@@ -209,14 +219,18 @@ current_network (SandboxBubblewrapDriver  *self,
   return kind;
 }
 
+/* @prepared_revision: the policy revision a coding launch was prepared
+ * at, or NULL for a direct command. */
 static SandboxBubblewrapProcess *
 spawn_process (SandboxBubblewrapDriver  *self,
                SandboxCommand           *command,
+               const guint64            *prepared_revision,
                GCancellable             *cancellable,
                GError                  **error)
 {
   g_autoptr(SandboxBubblewrapProcess) process = NULL;
   g_autofree char *gateway_socket = NULL;
+  guint64 revision;
   SandboxBubblewrapArgsInput input = {
     .executable = self->executable,
     .workspace = self->workspace,
@@ -224,7 +238,9 @@ spawn_process (SandboxBubblewrapDriver  *self,
     .seccomp_program = self->seccomp_program,
   };
 
-  input.policy_kind = current_network (self, &gateway_socket);
+  input.policy_kind = current_network (self, &gateway_socket, &revision);
+  if (prepared_revision != NULL)
+    revision = *prepared_revision;
   input.gateway_socket = gateway_socket;
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -233,7 +249,7 @@ spawn_process (SandboxBubblewrapDriver  *self,
   process = sandbox_bubblewrap_process_new (&input, G_OBJECT (self), release_slot, error);
   if (process == NULL)
     return NULL;
-  if (!admit (self, process, error))
+  if (!admit (self, process, revision, error))
     return NULL;
   if (!sandbox_bubblewrap_process_launch (process, error))
     {
@@ -253,7 +269,7 @@ sandbox_bubblewrap_driver_spawn (SandboxDriver   *driver,
                                  GError         **error)
 {
   return SANDBOX_PROCESS (spawn_process (SANDBOX_BUBBLEWRAP_DRIVER (driver),
-                                         command, cancellable, error));
+                                         command, NULL, cancellable, error));
 }
 
 /**
@@ -280,7 +296,7 @@ sandbox_bubblewrap_driver_prove_isolation (SandboxBubblewrapDriver  *self,
   g_autoptr(GError) cause = NULL;
 
   sandbox_command_set_cwd (command, SANDBOX_WORKSPACE);
-  process = spawn_process (self, command, cancellable, &cause);
+  process = spawn_process (self, command, NULL, cancellable, &cause);
   if (process != NULL)
     result = sandbox_process_wait (SANDBOX_PROCESS (process), NULL, &cause);
 
@@ -351,6 +367,91 @@ sandbox_bubblewrap_driver_get_syscalls_filtered (SandboxBubblewrapDriver *self)
   return self->seccomp_program != NULL;
 }
 
+/* Coding binding hooks --------------------------------------------------- */
+
+/**
+ * sandbox_bubblewrap_driver_check_active:
+ * @self: a driver
+ * @error: return location for a #GError
+ *
+ * Returns: %FALSE with %SANDBOX_ERROR_STOPPED once the driver is stopped
+ */
+gboolean
+sandbox_bubblewrap_driver_check_active (SandboxBubblewrapDriver  *self,
+                                        GError                  **error)
+{
+  return check_active (self, NULL, error);
+}
+
+/**
+ * sandbox_bubblewrap_driver_get_policy_kind:
+ * @self: a driver
+ * @revision: (out): the revision of the current policy
+ *
+ * Returns: the current policy's kind, read atomically with @revision
+ */
+SandboxNetworkPolicyKind
+sandbox_bubblewrap_driver_get_policy_kind (SandboxBubblewrapDriver *self,
+                                           guint64                 *revision)
+{
+  SandboxNetworkPolicyKind kind;
+
+  g_mutex_lock (&self->lock);
+  kind = sandbox_network_policy_get_kind (self->policy);
+  *revision = self->policy_revision;
+  g_mutex_unlock (&self->lock);
+  return kind;
+}
+
+/**
+ * sandbox_bubblewrap_driver_spawn_prepared:
+ * @self: a driver
+ * @command: the command
+ * @revision: the policy revision the launch was prepared at
+ * @cancellable: (nullable): cancels the command
+ * @error: return location for a #GError
+ *
+ * Spawns a coding launch like a direct command (same admission), refused
+ * with %SANDBOX_ERROR_BUSY when the policy changed since @revision.
+ *
+ * Returns: (transfer full): the process, or %NULL with @error set
+ */
+SandboxProcess *
+sandbox_bubblewrap_driver_spawn_prepared (SandboxBubblewrapDriver  *self,
+                                          SandboxCommand           *command,
+                                          guint64                   revision,
+                                          GCancellable             *cancellable,
+                                          GError                  **error)
+{
+  return SANDBOX_PROCESS (spawn_process (self, command, &revision, cancellable, error));
+}
+
+/**
+ * sandbox_bubblewrap_driver_list_directory:
+ * @self: a driver
+ * @path: a canonical workspace path
+ * @max_entries: the most entries to return
+ * @truncated: (out): whether entries were left out
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the contained listing (see
+ *   sandbox_workspace_list()), or %NULL with @error set
+ */
+GVariant *
+sandbox_bubblewrap_driver_list_directory (SandboxBubblewrapDriver  *self,
+                                          const char               *path,
+                                          guint                     max_entries,
+                                          gboolean                 *truncated,
+                                          GCancellable             *cancellable,
+                                          GError                  **error)
+{
+  if (!check_active (self, cancellable, error))
+    return NULL;
+  return sandbox_workspace_list (self->workspace_fd, sandbox_path_relative (path),
+                                 max_entries, truncated, error);
+}
+
 /* Network policy -------------------------------------------------------- */
 
 static gboolean
@@ -372,8 +473,11 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
     g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
                          "Stop live commands before changing network policy");
   else
-    /* The next command is set up from the new policy. */
+    /* The next command is set up from the new policy; launches prepared
+     * (or arguments built) before it are refused at admission. */
     ok = apply_policy_locked (self, policy, error);
+  if (ok)
+    self->policy_revision++;
   g_mutex_unlock (&self->lock);
   return ok;
 }

@@ -5,6 +5,7 @@
 
 #include "config.h"
 
+#include "sandbox-bubblewrap-coding.h"
 #include "sandbox-bubblewrap-handle-private.h"
 
 /*
@@ -23,6 +24,7 @@ struct _SandboxBubblewrapHandle
 
   SandboxBubblewrapDriver *driver;
   SandboxBubblewrapLease *lease;
+  SandboxCodingBinding *coding;
 };
 
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapHandle, sandbox_bubblewrap_handle,
@@ -55,6 +57,12 @@ sandbox_bubblewrap_handle_delete_session (SandboxHandle  *handle,
                                                   error);
 }
 
+static SandboxCodingBinding *
+sandbox_bubblewrap_handle_get_coding_binding (SandboxHandle *handle)
+{
+  return SANDBOX_BUBBLEWRAP_HANDLE (handle)->coding;
+}
+
 /**
  * sandbox_bubblewrap_handle_new:
  * @driver: the session's driver
@@ -78,6 +86,7 @@ sandbox_bubblewrap_handle_new (SandboxBubblewrapDriver *driver,
                        NULL);
   self->driver = g_object_ref (driver);
   self->lease = lease;
+  self->coding = sandbox_bubblewrap_coding_new (driver);
   return SANDBOX_HANDLE (self);
 }
 
@@ -87,6 +96,7 @@ sandbox_bubblewrap_handle_finalize (GObject *object)
   SandboxBubblewrapHandle *self = SANDBOX_BUBBLEWRAP_HANDLE (object);
 
   /* The base class's dispose has stopped the session by now. */
+  g_clear_object (&self->coding);
   g_clear_object (&self->driver);
   g_clear_pointer (&self->lease, sandbox_bubblewrap_lease_free);
 
@@ -102,6 +112,7 @@ sandbox_bubblewrap_handle_class_init (SandboxBubblewrapHandleClass *klass)
   object_class->finalize = sandbox_bubblewrap_handle_finalize;
   handle_class->stop = sandbox_bubblewrap_handle_stop;
   handle_class->delete_session = sandbox_bubblewrap_handle_delete_session;
+  handle_class->get_coding_binding = sandbox_bubblewrap_handle_get_coding_binding;
 }
 
 static void
@@ -124,4 +135,5 @@ void
 sandbox_bubblewrap_handle_register (GTypeModule *module)
 {
   sandbox_bubblewrap_handle_register_type (module);
+  sandbox_bubblewrap_coding_register (module);
 }

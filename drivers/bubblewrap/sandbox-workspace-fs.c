@@ -1494,3 +1494,105 @@ sandbox_workspace_copy_tree (int            src_dir_fd,
 
   return copied;
 }
+
+static const char *
+entry_type_name (mode_t mode)
+{
+  if (S_ISREG (mode))
+    return "file";
+  if (S_ISDIR (mode))
+    return "directory";
+  if (S_ISLNK (mode))
+    return "symlink";
+  return "other";
+}
+
+/**
+ * sandbox_workspace_list:
+ * @root_fd: the workspace root
+ * @relative: a canonical workspace-relative directory path, or "."
+ * @max_entries: the most entries to return, at least 1
+ * @truncated: (out): set to whether entries were left out
+ * @error: return location for a #GError
+ *
+ * Lists a directory of the workspace. The directory itself is resolved
+ * beneath the root (symbolic links that stay inside are followed, any way
+ * out is %SANDBOX_ERROR_PATH); its entries are examined with
+ * fstatat(AT_SYMLINK_NOFOLLOW) on the directory fd, so a symbolic link is
+ * reported as "symlink" with its own size and never followed. Entries that
+ * vanish while listing are skipped; names that are not UTF-8 are shown with
+ * U+FFFD. A file is %G_IO_ERROR_NOT_DIRECTORY.
+ *
+ * Returns: (transfer full): a non-floating `a(sst)` #GVariant of
+ *   (name, type, size), or %NULL with @error set
+ */
+GVariant *
+sandbox_workspace_list (int          root_fd,
+                        const char  *relative,
+                        guint        max_entries,
+                        gboolean    *truncated,
+                        GError     **error)
+{
+  g_auto(WorkspaceFd) fd = -1;
+  g_autofree guint8 *buffer = NULL;
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sst)"));
+  guint count = 0;
+
+  g_return_val_if_fail (root_fd >= 0, NULL);
+  g_return_val_if_fail (max_entries > 0, NULL);
+  g_return_val_if_fail (truncated != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  *truncated = FALSE;
+  if (!validate_relative (relative, error))
+    return NULL;
+
+  /* O_DIRECTORY: a FIFO or socket fails at once instead of blocking. */
+  fd = open_beneath (root_fd, relative, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    {
+      set_errno_error (error, errno, "list", relative);
+      return NULL;
+    }
+
+  buffer = g_malloc (DIRENT_BUFFER_SIZE);
+  while (TRUE)
+    {
+      ssize_t n = getdents64 (fd, buffer, DIRENT_BUFFER_SIZE);
+
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          set_errno_error (error, errno, "list", relative);
+          return NULL;
+        }
+      if (n == 0)
+        break;
+
+      for (ssize_t offset = 0; offset < n; )
+        {
+          struct dirent64 *entry = (struct dirent64 *) (buffer + offset);
+          g_autofree char *name = NULL;
+          struct stat st;
+
+          offset += entry->d_reclen;
+          if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
+            continue;
+          if (fstatat (fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;   /* removed meanwhile */
+          if (count == max_entries)
+            {
+              *truncated = TRUE;
+              return g_variant_ref_sink (g_variant_builder_end (&builder));
+            }
+
+          name = g_utf8_make_valid (entry->d_name, -1);
+          g_variant_builder_add (&builder, "(sst)", name, entry_type_name (st.st_mode),
+                                 (guint64) MAX (st.st_size, 0));
+          count++;
+        }
+    }
+
+  return g_variant_ref_sink (g_variant_builder_end (&builder));
+}

@@ -43,6 +43,12 @@ gboolean  sandbox_workspace_remove      (int            root_fd,
                                          const char    *relative,
                                          GError       **error);
 
+GVariant *sandbox_workspace_list        (int            root_fd,
+                                         const char    *relative,
+                                         guint          max_entries,
+                                         gboolean      *truncated,
+                                         GError       **error);
+
 gboolean  sandbox_workspace_copy_tree   (int            src_dir_fd,
                                          int            dst_parent_fd,
                                          const char    *dst_name,

@@ -1,0 +1,161 @@
+/* sandbox-coding-binding.c — what a backend offers the coding tools
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "sandbox-coding-binding.h"
+#include "sandbox-error.h"
+#include "sandbox-path.h"
+
+/**
+ * SandboxCodingBinding:
+ *
+ * The host-only view of a live session that #SandboxCodingTools builds on:
+ * the restrictions the session guarantees and the policy revision they
+ * belong to, whether the session is still active, a contained directory
+ * listing, and spawning a prepared launch through the session's own
+ * admission.
+ *
+ * A backend returns it from #SandboxHandleClass.get_coding_binding; a
+ * backend without one makes sandbox_handle_get_coding_binding() return
+ * %NULL and #SandboxCodingTools refuses it. The binding holds no secret and
+ * no host path a model could see, but it is never serialized nor exposed
+ * in tool results either.
+ */
+
+G_DEFINE_INTERFACE (SandboxCodingBinding, sandbox_coding_binding, G_TYPE_OBJECT)
+
+static void
+sandbox_coding_binding_default_init (SandboxCodingBindingInterface *iface)
+{
+}
+
+/**
+ * sandbox_coding_binding_check_active:
+ * @self: a #SandboxCodingBinding
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE while the session is live; %FALSE with
+ *   %SANDBOX_ERROR_STOPPED once it is stopped
+ */
+gboolean
+sandbox_coding_binding_check_active (SandboxCodingBinding  *self,
+                                     GError               **error)
+{
+  g_return_val_if_fail (SANDBOX_IS_CODING_BINDING (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return SANDBOX_CODING_BINDING_GET_IFACE (self)->check_active (self, error);
+}
+
+/**
+ * sandbox_coding_binding_get_restrictions:
+ * @self: a #SandboxCodingBinding
+ * @revision: (out) (optional): the policy revision the restrictions belong to
+ *
+ * The restrictions the session guarantees now, such as
+ * %SANDBOX_RESTRICTION_WRITE_CONTAINED; %SANDBOX_RESTRICTION_NETWORK_DENIED
+ * only under a deny-all policy. Every network policy change increments the
+ * revision.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the restrictions
+ */
+char **
+sandbox_coding_binding_get_restrictions (SandboxCodingBinding *self,
+                                         guint64              *revision)
+{
+  guint64 ignored;
+
+  g_return_val_if_fail (SANDBOX_IS_CODING_BINDING (self), NULL);
+
+  return SANDBOX_CODING_BINDING_GET_IFACE (self)->get_restrictions (self,
+                                                                     revision ? revision : &ignored);
+}
+
+/**
+ * sandbox_coding_binding_list_directory:
+ * @self: a #SandboxCodingBinding
+ * @path: a canonical workspace path (`/workspace` or `/workspace/…`)
+ * @max_entries: the most entries to return (at least 1)
+ * @truncated: (out) (optional): set to whether entries were left out
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Lists a workspace directory without following symbolic links out of the
+ * workspace. Blocking.
+ *
+ * Returns: (transfer full): a `a(sst)` #GVariant of (name, type, size)
+ *   entries, type being "file", "directory", "symlink" or "other"; or %NULL
+ *   with @error set
+ */
+GVariant *
+sandbox_coding_binding_list_directory (SandboxCodingBinding  *self,
+                                       const char            *path,
+                                       guint                  max_entries,
+                                       gboolean              *truncated,
+                                       GCancellable          *cancellable,
+                                       GError               **error)
+{
+  g_autofree char *canonical = NULL;
+  gboolean ignored;
+  GVariant *entries;
+
+  g_return_val_if_fail (SANDBOX_IS_CODING_BINDING (self), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (max_entries > 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* Backends receive canonical paths only, as SandboxDriver does. */
+  canonical = sandbox_path_canonicalize (path, error);
+  if (canonical == NULL)
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  entries = SANDBOX_CODING_BINDING_GET_IFACE (self)->list_directory (self, canonical, max_entries,
+                                                                     truncated ? truncated : &ignored,
+                                                                     cancellable, error);
+  if (entries != NULL && !g_variant_is_of_type (entries, G_VARIANT_TYPE ("a(sst)")))
+    {
+      g_critical ("%s returned a listing of type %s, not a(sst)",
+                  G_OBJECT_TYPE_NAME (self), g_variant_get_type_string (entries));
+      g_variant_unref (g_variant_ref_sink (entries));
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                           "Backend returned an invalid directory listing");
+      return NULL;
+    }
+  return entries != NULL ? g_variant_ref_sink (entries) : NULL;
+}
+
+/**
+ * sandbox_coding_binding_spawn:
+ * @self: a #SandboxCodingBinding
+ * @command: the command to start
+ * @revision: the policy revision the launch was prepared at
+ * @cancellable: (nullable): cancels the command
+ * @error: return location for a #GError
+ *
+ * Starts @command under the session's admission limit, shared with direct
+ * commands (%SANDBOX_ERROR_BUSY when it is reached), unless the network
+ * policy changed since @revision (%SANDBOX_ERROR_BUSY "Sandbox policy
+ * changed after command preparation") or the session is stopped
+ * (%SANDBOX_ERROR_STOPPED).
+ *
+ * Returns: (transfer full): the running process, or %NULL with @error set
+ */
+SandboxProcess *
+sandbox_coding_binding_spawn (SandboxCodingBinding  *self,
+                              SandboxCommand        *command,
+                              guint64                revision,
+                              GCancellable          *cancellable,
+                              GError               **error)
+{
+  g_return_val_if_fail (SANDBOX_IS_CODING_BINDING (self), NULL);
+  g_return_val_if_fail (SANDBOX_IS_COMMAND (command), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return SANDBOX_CODING_BINDING_GET_IFACE (self)->spawn (self, command, revision,
+                                                          cancellable, error);
+}

@@ -1,0 +1,123 @@
+/* sandbox-coding-binding.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(SANDBOX_INSIDE) && !defined(SANDBOX_COMPILATION)
+# error "Only <sandbox.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "sandbox-version-macros.h"
+#include "sandbox-command.h"
+#include "sandbox-process.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SANDBOX_RESTRICTION_NETWORK_DENIED:
+ *
+ * The restriction a session offers only under a deny-all network policy.
+ */
+#define SANDBOX_RESTRICTION_NETWORK_DENIED "network-denied"
+/**
+ * SANDBOX_RESTRICTION_WRITE_CONTAINED:
+ *
+ * Writes stay inside the workspace.
+ */
+#define SANDBOX_RESTRICTION_WRITE_CONTAINED "write-contained"
+/**
+ * SANDBOX_RESTRICTION_PROCESS_CONTAINED:
+ *
+ * Processes run in their own namespaces and die with the session.
+ */
+#define SANDBOX_RESTRICTION_PROCESS_CONTAINED "process-contained"
+/**
+ * SANDBOX_RESTRICTION_SECRETS_HIDDEN:
+ *
+ * Host files, environment and credentials are not visible to the guest.
+ */
+#define SANDBOX_RESTRICTION_SECRETS_HIDDEN "secrets-hidden"
+/**
+ * SANDBOX_RESTRICTION_SYSCALLS_FILTERED:
+ *
+ * Commands run under a seccomp filter (beyond the reference's
+ * restrictions; offered by backends that filter system calls).
+ */
+#define SANDBOX_RESTRICTION_SYSCALLS_FILTERED "syscalls-filtered"
+
+#define SANDBOX_TYPE_CODING_BINDING (sandbox_coding_binding_get_type ())
+
+SANDBOX_AVAILABLE_IN_ALL
+G_DECLARE_INTERFACE (SandboxCodingBinding, sandbox_coding_binding, SANDBOX, CODING_BINDING, GObject)
+
+/**
+ * SandboxCodingBindingInterface:
+ * @parent_iface: the parent interface
+ * @check_active: fails with %SANDBOX_ERROR_STOPPED once the session is
+ *   stopped. Thread-safe, never blocks.
+ * @get_restrictions: returns the restrictions the session currently
+ *   guarantees and, atomically with them, the policy revision they belong
+ *   to. Thread-safe, never blocks.
+ * @list_directory: lists a directory of the workspace without leaving it
+ *   (symbolic links are reported, never followed out), at most @max_entries
+ *   entries, as a `a(sst)` #GVariant of (name, type, size) where type is
+ *   one of "file", "directory", "symlink" or "other". Blocking, thread-safe.
+ * @spawn: starts @command inside the sandbox, counted against the same
+ *   admission limit as the session's direct commands, or fails with
+ *   %SANDBOX_ERROR_BUSY "Sandbox policy changed after command preparation"
+ *   when the policy revision is no longer @revision. The revision check and
+ *   the admission must be atomic with respect to policy changes. Must not
+ *   block.
+ *
+ * The host-only binding a backend's live session offers to
+ * #SandboxCodingTools. It is never serialized and never reaches a model.
+ */
+struct _SandboxCodingBindingInterface
+{
+  GTypeInterface parent_iface;
+
+  gboolean        (*check_active)     (SandboxCodingBinding  *self,
+                                       GError               **error);
+  char          **(*get_restrictions) (SandboxCodingBinding  *self,
+                                       guint64               *revision);
+  GVariant       *(*list_directory)   (SandboxCodingBinding  *self,
+                                       const char            *path,
+                                       guint                  max_entries,
+                                       gboolean              *truncated,
+                                       GCancellable          *cancellable,
+                                       GError               **error);
+  SandboxProcess *(*spawn)            (SandboxCodingBinding  *self,
+                                       SandboxCommand        *command,
+                                       guint64                revision,
+                                       GCancellable          *cancellable,
+                                       GError               **error);
+
+  /*< private >*/
+  gpointer _padding[8];
+};
+
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_coding_binding_check_active     (SandboxCodingBinding  *self,
+                                                         GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+char          **sandbox_coding_binding_get_restrictions (SandboxCodingBinding  *self,
+                                                         guint64               *revision);
+SANDBOX_AVAILABLE_IN_ALL
+GVariant       *sandbox_coding_binding_list_directory   (SandboxCodingBinding  *self,
+                                                         const char            *path,
+                                                         guint                  max_entries,
+                                                         gboolean              *truncated,
+                                                         GCancellable          *cancellable,
+                                                         GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxProcess *sandbox_coding_binding_spawn            (SandboxCodingBinding  *self,
+                                                         SandboxCommand        *command,
+                                                         guint64                revision,
+                                                         GCancellable          *cancellable,
+                                                         GError               **error);
+
+G_END_DECLS

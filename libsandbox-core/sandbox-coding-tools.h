@@ -1,0 +1,164 @@
+/* sandbox-coding-tools.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(SANDBOX_INSIDE) && !defined(SANDBOX_COMPILATION)
+# error "Only <sandbox.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "sandbox-version-macros.h"
+#include "sandbox-coding-binding.h"
+#include "sandbox-command.h"
+#include "sandbox-handle.h"
+#include "sandbox-process.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SandboxCodingOperationKind:
+ * @SANDBOX_CODING_OPERATION_READ: reading a file (`read_file`)
+ * @SANDBOX_CODING_OPERATION_WRITE: writing a file (`write_file`)
+ * @SANDBOX_CODING_OPERATION_EDIT: editing a file in place (`edit_file`)
+ * @SANDBOX_CODING_OPERATION_LIST: listing a directory (`list_files`)
+ * @SANDBOX_CODING_OPERATION_EXECUTE: running a shell command (`shell`)
+ *
+ * What a coding tool is about to do, as given to
+ * #SandboxCodingTools::authorize.
+ */
+typedef enum
+{
+  SANDBOX_CODING_OPERATION_READ,
+  SANDBOX_CODING_OPERATION_WRITE,
+  SANDBOX_CODING_OPERATION_EDIT,
+  SANDBOX_CODING_OPERATION_LIST,
+  SANDBOX_CODING_OPERATION_EXECUTE,
+} SandboxCodingOperationKind;
+
+/**
+ * SANDBOX_CODING_DEFAULT_SHELL:
+ *
+ * The shell the `shell` tool runs commands with unless configured.
+ */
+#define SANDBOX_CODING_DEFAULT_SHELL "/usr/bin/sh"
+/**
+ * SANDBOX_CODING_DEFAULT_SHELL_TIMEOUT_MS:
+ *
+ * The default deadline of a `shell` call, in milliseconds.
+ */
+#define SANDBOX_CODING_DEFAULT_SHELL_TIMEOUT_MS 10000
+/**
+ * SANDBOX_CODING_DEFAULT_MAX_SHELL_OUTPUT_BYTES:
+ *
+ * The default cap on the output a `shell` result shows the model.
+ */
+#define SANDBOX_CODING_DEFAULT_MAX_SHELL_OUTPUT_BYTES 65536
+/**
+ * SANDBOX_CODING_DEFAULT_MAX_LIST_ENTRIES:
+ *
+ * The default cap on the entries a `list_files` result holds.
+ */
+#define SANDBOX_CODING_DEFAULT_MAX_LIST_ENTRIES 1000
+/**
+ * SANDBOX_CODING_DEFAULT_MAX_ARTIFACTS:
+ *
+ * How many truncated outputs are kept for the host by default.
+ */
+#define SANDBOX_CODING_DEFAULT_MAX_ARTIFACTS 16
+
+#define SANDBOX_TYPE_CODING_OPERATION (sandbox_coding_operation_get_type ())
+
+SANDBOX_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SandboxCodingOperation, sandbox_coding_operation,
+                      SANDBOX, CODING_OPERATION, GObject)
+
+SANDBOX_AVAILABLE_IN_ALL
+const char                 *sandbox_coding_operation_get_tool    (SandboxCodingOperation *self);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxCodingOperationKind  sandbox_coding_operation_get_kind    (SandboxCodingOperation *self);
+SANDBOX_AVAILABLE_IN_ALL
+const char                 *sandbox_coding_operation_get_path    (SandboxCodingOperation *self);
+SANDBOX_AVAILABLE_IN_ALL
+const char                 *sandbox_coding_operation_get_command (SandboxCodingOperation *self);
+
+#define SANDBOX_TYPE_CODING_LAUNCH (sandbox_coding_launch_get_type ())
+
+SANDBOX_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SandboxCodingLaunch, sandbox_coding_launch,
+                      SANDBOX, CODING_LAUNCH, GObject)
+
+SANDBOX_AVAILABLE_IN_ALL
+guint64         sandbox_coding_launch_get_revision (SandboxCodingLaunch  *self);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxProcess *sandbox_coding_launch_spawn        (SandboxCodingLaunch  *self,
+                                                    GCancellable         *cancellable,
+                                                    GError              **error);
+
+#define SANDBOX_TYPE_CODING_TOOLS (sandbox_coding_tools_get_type ())
+
+SANDBOX_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SandboxCodingTools, sandbox_coding_tools, SANDBOX, CODING_TOOLS, GObject)
+
+SANDBOX_AVAILABLE_IN_ALL
+SandboxCodingTools  *sandbox_coding_tools_new                  (SandboxHandle        *handle,
+                                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+char                *sandbox_coding_tools_dup_shell            (SandboxCodingTools   *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_coding_tools_set_shell            (SandboxCodingTools   *self,
+                                                                const char           *shell);
+SANDBOX_AVAILABLE_IN_ALL
+guint                sandbox_coding_tools_get_shell_timeout_ms (SandboxCodingTools   *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_coding_tools_set_shell_timeout_ms (SandboxCodingTools   *self,
+                                                                guint                 timeout_ms);
+SANDBOX_AVAILABLE_IN_ALL
+gsize                sandbox_coding_tools_get_max_shell_output_bytes (SandboxCodingTools *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_coding_tools_set_max_shell_output_bytes (SandboxCodingTools *self,
+                                                                      gsize               max_bytes);
+SANDBOX_AVAILABLE_IN_ALL
+char               **sandbox_coding_tools_dup_required_restrictions (SandboxCodingTools   *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_coding_tools_set_required_restrictions (SandboxCodingTools   *self,
+                                                                     const char * const   *restrictions);
+
+SANDBOX_AVAILABLE_IN_ALL
+char                *sandbox_coding_tools_get_definitions_json (SandboxCodingTools   *self);
+SANDBOX_AVAILABLE_IN_ALL
+char                *sandbox_coding_tools_invoke               (SandboxCodingTools   *self,
+                                                                const char           *name,
+                                                                const char           *arguments_json,
+                                                                GCancellable         *cancellable,
+                                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_coding_tools_invoke_async         (SandboxCodingTools   *self,
+                                                                const char           *name,
+                                                                const char           *arguments_json,
+                                                                GCancellable         *cancellable,
+                                                                GAsyncReadyCallback   callback,
+                                                                gpointer              user_data);
+SANDBOX_AVAILABLE_IN_ALL
+char                *sandbox_coding_tools_invoke_finish        (SandboxCodingTools   *self,
+                                                                GAsyncResult         *result,
+                                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+GBytes              *sandbox_coding_tools_get_artifact         (SandboxCodingTools   *self,
+                                                                const char           *artifact_id,
+                                                                GBytes              **stderr_bytes);
+
+SANDBOX_AVAILABLE_IN_ALL
+char                *sandbox_coding_tools_probe                (SandboxCodingTools   *self,
+                                                                char               ***restrictions,
+                                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxCodingLaunch *sandbox_coding_tools_prepare              (SandboxCodingTools   *self,
+                                                                SandboxCommand       *command,
+                                                                const char * const   *required,
+                                                                GError              **error);
+
+G_END_DECLS

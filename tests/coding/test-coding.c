@@ -1,0 +1,1247 @@
+/* test-coding.c — the coding tools over real bubblewrap
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+#include <sandbox.h>
+
+/* Fixture ------------------------------------------------------------------ */
+
+typedef struct
+{
+  char *state_directory;
+  SandboxBackend *backend;
+  char *template_key;
+  SandboxHandle *handle;
+  SandboxSession *session;
+  SandboxCodingTools *tools;
+  GPtrArray *results;          /* every result JSON, for the leak checks */
+  GPtrArray *tool_errors;      /* GError copies from ::tool-error */
+  GPtrArray *operations;       /* SandboxCodingOperation seen by ::authorize */
+} Fixture;
+
+static gboolean
+allow_all_cb (SandboxCodingTools     *tools,
+              SandboxCodingOperation *operation,
+              Fixture                *fixture)
+{
+  g_ptr_array_add (fixture->operations, g_object_ref (operation));
+  return TRUE;
+}
+
+static void
+tool_error_cb (SandboxCodingTools *tools,
+               const char         *tool,
+               GError             *cause,
+               Fixture            *fixture)
+{
+  g_ptr_array_add (fixture->tool_errors, g_error_copy (cause));
+}
+
+static SandboxCodingTools *
+new_tools (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  SandboxCodingTools *tools = sandbox_coding_tools_new (fixture->handle, &error);
+
+  g_assert_no_error (error);
+  g_signal_connect (tools, "authorize", G_CALLBACK (allow_all_cb), fixture);
+  g_signal_connect (tools, "tool-error", G_CALLBACK (tool_error_cb), fixture);
+  return tools;
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("agent-workspace");
+  g_autoptr(GBytes) hello = g_bytes_new_static ("hello\n", 6);
+
+  fixture->state_directory = g_dir_make_tmp ("sandbox-coding-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->backend = sandbox_backend_new ("bubblewrap", NULL, &error,
+                                          "state-directory", fixture->state_directory,
+                                          NULL);
+  g_assert_no_error (error);
+  sandbox_template_add_file (template_, "hello.txt", hello, &error);
+  g_assert_no_error (error);
+  fixture->template_key = sandbox_backend_prewarm (fixture->backend, template_, NULL, NULL, &error);
+  g_assert_no_error (error);
+  fixture->handle = sandbox_backend_create (fixture->backend, fixture->template_key, NULL,
+                                            policy, NULL, &error);
+  g_assert_no_error (error);
+  fixture->session = sandbox_handle_get_session (fixture->handle);
+  fixture->results = g_ptr_array_new_with_free_func (g_free);
+  fixture->tool_errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  fixture->operations = g_ptr_array_new_with_free_func (g_object_unref);
+  fixture->tools = new_tools (fixture);
+}
+
+/* No result may name a host path of the session: the state directory is
+ * the prefix of all of them. */
+static void
+assert_no_host_paths (Fixture *fixture)
+{
+  for (guint i = 0; i < fixture->results->len; i++)
+    {
+      const char *result = g_ptr_array_index (fixture->results, i);
+
+      if (strstr (result, fixture->state_directory) != NULL)
+        g_error ("result names a host path: %s", result);
+    }
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *command = NULL;
+
+  assert_no_host_paths (fixture);
+  g_clear_object (&fixture->tools);
+  if (fixture->handle != NULL)
+    {
+      sandbox_handle_delete (fixture->handle, NULL, &error);
+      g_assert_no_error (error);
+    }
+  g_clear_object (&fixture->handle);
+  g_clear_object (&fixture->backend);
+  g_free (fixture->template_key);
+  command = g_strdup_printf ("rm -rf '%s'", fixture->state_directory);
+  g_assert_cmpint (system (command), ==, 0);
+  g_free (fixture->state_directory);
+  g_ptr_array_unref (fixture->results);
+  g_ptr_array_unref (fixture->tool_errors);
+  g_ptr_array_unref (fixture->operations);
+}
+
+/* Helpers ------------------------------------------------------------------ */
+
+static JsonObject *
+parse_object (const char *json)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+  return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+}
+
+/* Invokes @tool and returns the parsed result, recording its JSON. */
+static JsonObject *
+invoke_with (Fixture            *fixture,
+             SandboxCodingTools *tools,
+             const char         *tool,
+             const char         *arguments)
+{
+  g_autoptr(GError) error = NULL;
+  char *result = sandbox_coding_tools_invoke (tools, tool, arguments, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  g_ptr_array_add (fixture->results, result);
+  return parse_object (result);
+}
+
+static JsonObject *
+invoke (Fixture    *fixture,
+        const char *tool,
+        const char *arguments)
+{
+  return invoke_with (fixture, fixture->tools, tool, arguments);
+}
+
+static void
+assert_ok (JsonObject *result)
+{
+  if (!json_object_get_boolean_member (result, "ok"))
+    {
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), result);
+      g_autofree char *text = json_to_string (node, FALSE);
+
+      g_error ("expected an ok result, got %s", text);
+    }
+}
+
+static const char *
+error_code (JsonObject *result)
+{
+  g_assert_false (json_object_get_boolean_member (result, "ok"));
+  return json_object_get_string_member (json_object_get_object_member (result, "error"), "code");
+}
+
+static const char *
+error_message (JsonObject *result)
+{
+  return json_object_get_string_member (json_object_get_object_member (result, "error"), "message");
+}
+
+static const char *
+error_reason (JsonObject *result)
+{
+  return json_object_get_string_member_with_default (json_object_get_object_member (result, "error"),
+                                                     "reason", NULL);
+}
+
+#define assert_error(result, code) g_assert_cmpstr (error_code (result), ==, (code))
+
+static void
+assert_refusal (JsonObject *result,
+                const char *reason)
+{
+  assert_error (result, "SANDBOX_UNAVAILABLE");
+  g_assert_cmpstr (error_message (result), ==, "Sandbox session cannot execute this operation");
+  g_assert_cmpstr (error_reason (result), ==, reason);
+}
+
+static char *
+host_read (Fixture    *fixture,
+           const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *text = sandbox_session_read_text (fixture->session, path, NULL, &error);
+
+  g_assert_no_error (error);
+  return text;
+}
+
+static void
+set_policy (Fixture    *fixture,
+            const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (json, &error);
+
+  g_assert_no_error (error);
+  sandbox_session_set_network_policy (fixture->session, policy, NULL, &error);
+  g_assert_no_error (error);
+}
+
+/* Tests -------------------------------------------------------------------- */
+
+static void
+test_no_binding (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxBackend) backend = sandbox_backend_new ("memory", NULL, &error, NULL);
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("t");
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxCodingTools) tools = NULL;
+  g_autofree char *key = NULL;
+
+  g_assert_no_error (error);
+  key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
+  g_assert_no_error (error);
+  handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
+  g_assert_no_error (error);
+
+  g_assert_null (sandbox_handle_get_coding_binding (handle));
+  tools = sandbox_coding_tools_new (handle, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_cmpstr (error->message, ==, "Backend does not expose a host coding workspace");
+  g_assert_null (tools);
+}
+
+static void
+test_definitions (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autofree char *json = sandbox_coding_tools_get_definitions_json (fixture->tools);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  const char *expected[] = { "shell", "read_file", "write_file", "edit_file", "list_files" };
+  JsonArray *array;
+
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  array = json_node_get_array (json_parser_get_root (parser));
+  g_assert_cmpuint (json_array_get_length (array), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      JsonObject *tool = json_array_get_object_element (array, i);
+      JsonObject *parameters = json_object_get_object_member (tool, "parameters");
+
+      g_assert_cmpstr (json_object_get_string_member (tool, "name"), ==, expected[i]);
+      g_assert_cmpuint (strlen (json_object_get_string_member (tool, "description")), >, 10);
+      g_assert_cmpstr (json_object_get_string_member (parameters, "type"), ==, "object");
+      g_assert_false (json_object_get_boolean_member (parameters, "additionalProperties"));
+      g_assert_nonnull (json_object_get_object_member (parameters, "properties"));
+    }
+}
+
+static gboolean
+deny_cb (SandboxCodingTools     *tools,
+         SandboxCodingOperation *operation,
+         gpointer                data)
+{
+  return FALSE;
+}
+
+static gboolean
+deny_secret_path_cb (SandboxCodingTools     *tools,
+                     SandboxCodingOperation *operation,
+                     gpointer                data)
+{
+  return !g_str_has_prefix (sandbox_coding_operation_get_path (operation), "/workspace/secret");
+}
+
+static void
+test_authorization (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxCodingTools) tools = sandbox_coding_tools_new (fixture->handle, &error);
+  const char *calls[][2] = {
+    { "shell", "{\"command\":\"touch /workspace/ran\"}" },
+    { "read_file", "{\"path\":\"hello.txt\"}" },
+    { "write_file", "{\"path\":\"new.txt\",\"content\":\"x\"}" },
+    { "edit_file", "{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}" },
+    { "list_files", "{}" },
+  };
+  g_autoptr(JsonObject) result = NULL;
+  SandboxCodingOperation *operation;
+
+  g_assert_no_error (error);
+
+  /* Deny by default: no handler at all. */
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      g_autoptr(JsonObject) denied = invoke_with (fixture, tools, calls[i][0], calls[i][1]);
+
+      assert_error (denied, "SANDBOX_DENIED");
+    }
+  /* A handler that says no. */
+  g_signal_connect (tools, "authorize", G_CALLBACK (deny_cb), NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      g_autoptr(JsonObject) denied = invoke_with (fixture, tools, calls[i][0], calls[i][1]);
+
+      assert_error (denied, "SANDBOX_DENIED");
+    }
+  {
+    g_autofree char *hello = host_read (fixture, "hello.txt");
+    g_autoptr(GBytes) bytes = sandbox_session_read_bytes (fixture->session, "new.txt", NULL, &error);
+
+    g_assert_cmpstr (hello, ==, "hello\n");
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr(JsonObject) ran = invoke_with (fixture, tools, "shell", "{\"command\":\"true\"}");
+    g_autoptr(GBytes) bytes = NULL;
+
+    assert_error (ran, "SANDBOX_DENIED");
+    bytes = sandbox_session_read_bytes (fixture->session, "ran", NULL, &error);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+    g_clear_error (&error);
+  }
+
+  /* The operations the host sees: tool, kind, canonical path, command. */
+  result = invoke (fixture, "shell", "{\"command\":\"echo hi\",\"cwd\":\"/workspace/\"}");
+  assert_error (result, "SANDBOX_PATH");   /* "/workspace/" has an empty relative part */
+  g_clear_pointer (&result, json_object_unref);
+  g_ptr_array_set_size (fixture->operations, 0);
+  result = invoke (fixture, "shell", "{\"command\":\"echo hi\"}");
+  assert_ok (result);
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "read_file", "{\"path\":\"/workspace/hello.txt\"}");
+  assert_ok (result);
+  g_assert_cmpuint (fixture->operations->len, ==, 2);
+  operation = g_ptr_array_index (fixture->operations, 0);
+  g_assert_cmpstr (sandbox_coding_operation_get_tool (operation), ==, "shell");
+  g_assert_cmpint (sandbox_coding_operation_get_kind (operation), ==, SANDBOX_CODING_OPERATION_EXECUTE);
+  g_assert_cmpstr (sandbox_coding_operation_get_command (operation), ==, "echo hi");
+  g_assert_cmpstr (sandbox_coding_operation_get_path (operation), ==, "/workspace");
+  operation = g_ptr_array_index (fixture->operations, 1);
+  g_assert_cmpint (sandbox_coding_operation_get_kind (operation), ==, SANDBOX_CODING_OPERATION_READ);
+  g_assert_cmpstr (sandbox_coding_operation_get_path (operation), ==, "/workspace/hello.txt");
+  g_assert_null (sandbox_coding_operation_get_command (operation));
+  g_clear_pointer (&result, json_object_unref);
+
+  /* The optional path authorizer. */
+  g_signal_connect (fixture->tools, "authorize-path", G_CALLBACK (deny_secret_path_cb), NULL);
+  result = invoke (fixture, "write_file", "{\"path\":\"secret/key\",\"content\":\"x\"}");
+  assert_error (result, "SANDBOX_DENIED");
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "write_file", "{\"path\":\"public/key\",\"content\":\"x\"}");
+  assert_ok (result);
+}
+
+static void
+test_bad_arguments (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  const char *calls[][3] = {
+    { "nope", "{}", "SANDBOX_INVALID" },
+    { "read_file", "[]", "SANDBOX_INVALID" },
+    { "read_file", "{", "SANDBOX_INVALID" },
+    { "read_file", "not json", "SANDBOX_INVALID" },
+    { "read_file", "{}", "SANDBOX_INVALID" },
+    { "read_file", "{\"path\":1}", "SANDBOX_INVALID" },
+    { "read_file", "{\"path\":\"hello.txt\",\"extra\":true}", "SANDBOX_INVALID" },
+    { "read_file", "{\"path\":\"hello.txt\",\"offset\":0}", "SANDBOX_INVALID" },
+    { "read_file", "{\"path\":\"hello.txt\",\"limit\":-3}", "SANDBOX_INVALID" },
+    { "read_file", "{\"path\":\"hello.txt\",\"limit\":1.5}", "SANDBOX_INVALID" },
+    { "read_file", "{\"path\":\"hello.txt\",\"offset\":\"2\"}", "SANDBOX_INVALID" },
+    { "read_file", "{\"path\":null}", "SANDBOX_INVALID" },
+    { "write_file", "{\"path\":\"a\"}", "SANDBOX_INVALID" },
+    { "edit_file", "{\"path\":\"hello.txt\",\"old_string\":\"\",\"new_string\":\"x\"}", "SANDBOX_INVALID" },
+    { "shell", "{\"command\":\"\"}", "SANDBOX_INVALID" },
+    { "shell", "{\"command\":[\"ls\"]}", "SANDBOX_INVALID" },
+    { "list_files", "{\"path\":{}}", "SANDBOX_INVALID" },
+  };
+  g_autofree char *huge = NULL;
+  g_autoptr(JsonObject) result = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      g_autoptr(JsonObject) bad = invoke (fixture, calls[i][0], calls[i][1]);
+
+      assert_error (bad, calls[i][2]);
+      g_assert_cmpuint (strlen (error_message (bad)), >, 10);
+    }
+
+  /* A command longer than the cap. */
+  huge = g_strdup_printf ("{\"command\":\"%0*d\"}", 70000, 0);
+  result = invoke (fixture, "shell", huge);
+  assert_error (result, "SANDBOX_LIMIT");
+}
+
+static void
+test_shell (Fixture       *fixture,
+            gconstpointer  data)
+{
+  g_autoptr(JsonObject) result = NULL;
+
+  result = invoke (fixture, "shell", "{\"command\":\"echo out; echo err >&2; pwd; exit 3\"}");
+  assert_ok (result);
+  g_assert_cmpint (json_object_get_int_member (result, "exit_status"), ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "out\n/workspace\n");
+  g_assert_cmpstr (json_object_get_string_member (result, "stderr"), ==, "err\n");
+  g_assert_false (json_object_get_boolean_member (result, "truncated"));
+  g_assert_false (json_object_has_member (result, "artifact_id"));
+  g_clear_pointer (&result, json_object_unref);
+
+  /* A working directory inside the workspace. */
+  result = invoke (fixture, "shell", "{\"command\":\"mkdir -p sub/dir\"}");
+  assert_ok (result);
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "shell", "{\"command\":\"pwd\",\"cwd\":\"sub/dir\"}");
+  assert_ok (result);
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "/workspace/sub/dir\n");
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "shell", "{\"command\":\"pwd\",\"cwd\":\"../etc\"}");
+  assert_error (result, "SANDBOX_PATH");
+  g_clear_pointer (&result, json_object_unref);
+
+  /* The shell's own configuration. */
+  sandbox_coding_tools_set_shell (fixture->tools, "/usr/bin/bash");
+  result = invoke (fixture, "shell", "{\"command\":\"echo $BASH_VERSION | cut -c1\"}");
+  assert_ok (result);
+  g_assert_cmpuint (strlen (json_object_get_string_member (result, "stdout")), ==, 2);
+  g_clear_pointer (&result, json_object_unref);
+  sandbox_coding_tools_set_shell (fixture->tools, NULL);
+  {
+    g_autofree char *shell = sandbox_coding_tools_dup_shell (fixture->tools);
+
+    g_assert_cmpstr (shell, ==, "/usr/bin/sh");
+  }
+
+  /* Deadline: a structured limit, and the group is gone. */
+  sandbox_coding_tools_set_shell_timeout_ms (fixture->tools, 300);
+  result = invoke (fixture, "shell", "{\"command\":\"echo started; sleep 30\"}");
+  assert_error (result, "SANDBOX_LIMIT");
+  g_assert_cmpstr (error_message (result), ==, "Sandbox command deadline exceeded");
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "started\n");
+}
+
+static void
+test_shell_truncation (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GBytes) full = NULL;
+  g_autoptr(GBytes) full_err = NULL;
+  const char *id;
+
+  sandbox_coding_tools_set_max_shell_output_bytes (fixture->tools, 100);
+
+  /* Output over the model's cap: truncated, the whole kept as an artifact. */
+  result = invoke (fixture, "shell", "{\"command\":\"seq 1 1000; echo oops >&2\"}");
+  assert_ok (result);
+  g_assert_cmpint (json_object_get_int_member (result, "exit_status"), ==, 0);
+  g_assert_true (json_object_get_boolean_member (result, "truncated"));
+  g_assert_cmpuint (strlen (json_object_get_string_member (result, "stdout")) +
+                    strlen (json_object_get_string_member (result, "stderr")), <=, 100);
+  g_assert_cmpstr (json_object_get_string_member (result, "stderr"), ==, "oops\n");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (result, "stdout"), "1\n2\n3\n"));
+  id = json_object_get_string_member (result, "artifact_id");
+  g_assert_nonnull (id);
+  full = sandbox_coding_tools_get_artifact (fixture->tools, id, &full_err);
+  g_assert_nonnull (full);
+  g_assert_cmpuint (g_bytes_get_size (full), ==, 3893);   /* seq 1 1000 */
+  g_assert_cmpmem (g_bytes_get_data (full_err, NULL), g_bytes_get_size (full_err), "oops\n", 5);
+  g_assert_null (sandbox_coding_tools_get_artifact (fixture->tools, "artifact-999", NULL));
+  g_clear_pointer (&result, json_object_unref);
+  g_clear_pointer (&full, g_bytes_unref);
+
+  /* Output over the command's own cap: killed, the artifact holds what
+   * arrived within the cap (the read that crossed it is dropped whole). */
+  g_object_set (fixture->tools, "max-command-output-bytes", (guint64) 4096, NULL);
+  result = invoke (fixture, "shell", "{\"command\":\"seq 1 100; sleep 0.3; yes\"}");
+  assert_error (result, "SANDBOX_LIMIT");
+  g_assert_cmpstr (error_message (result), ==, "Sandbox output limit exceeded");
+  g_assert_true (json_object_get_boolean_member (result, "truncated"));
+  full = sandbox_coding_tools_get_artifact (fixture->tools,
+                                            json_object_get_string_member (result, "artifact_id"),
+                                            NULL);
+  g_assert_nonnull (full);
+  g_assert_cmpuint (g_bytes_get_size (full), <=, 4096);
+  g_assert_cmpuint (g_bytes_get_size (full), >=, 292);   /* seq 1 100 */
+  g_assert_cmpmem (g_bytes_get_data (full, NULL), 8, "1\n2\n3\n4\n", 8);
+  g_clear_pointer (&result, json_object_unref);
+
+  /* Artifacts are bounded: the oldest goes first. */
+  g_object_set (fixture->tools, "max-artifacts", 1, NULL);
+  result = invoke (fixture, "shell", "{\"command\":\"seq 1 100\"}");
+  g_assert_true (json_object_get_boolean_member (result, "truncated"));
+  g_assert_nonnull (sandbox_coding_tools_get_artifact (fixture->tools,
+                                                       json_object_get_string_member (result, "artifact_id"),
+                                                       NULL));
+  g_assert_null (sandbox_coding_tools_get_artifact (fixture->tools, id, NULL));
+}
+
+static void
+test_read_file (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(JsonObject) setup = NULL;
+
+  setup = invoke (fixture, "shell",
+                  "{\"command\":\"printf 'a\\\\nb\\\\nc\\\\nd' > lines.txt; "
+                  "printf 'x\\\\000y' > nul.bin; printf '\\\\377\\\\376' > latin.bin; "
+                  "mkdir dir; mkfifo fifo\"}");
+  assert_ok (setup);
+  g_assert_cmpint (json_object_get_int_member (setup, "exit_status"), ==, 0);
+
+  result = invoke (fixture, "read_file", "{\"path\":\"hello.txt\"}");
+  assert_ok (result);
+  g_assert_cmpstr (json_object_get_string_member (result, "content"), ==, "hello\n");
+  g_assert_cmpstr (json_object_get_string_member (result, "path"), ==, "/workspace/hello.txt");
+  g_assert_cmpint (json_object_get_int_member (result, "total_lines"), ==, 1);
+  g_assert_false (json_object_get_boolean_member (result, "truncated"));
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "read_file", "{\"path\":\"lines.txt\",\"offset\":2,\"limit\":2}");
+  assert_ok (result);
+  g_assert_cmpstr (json_object_get_string_member (result, "content"), ==, "b\nc\n");
+  g_assert_cmpint (json_object_get_int_member (result, "start_line"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (result, "lines"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (result, "total_lines"), ==, 4);
+  g_assert_true (json_object_get_boolean_member (result, "truncated"));
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "read_file", "{\"path\":\"lines.txt\",\"offset\":4}");
+  assert_ok (result);
+  g_assert_cmpstr (json_object_get_string_member (result, "content"), ==, "d");
+  g_assert_false (json_object_get_boolean_member (result, "truncated"));
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "read_file", "{\"path\":\"lines.txt\",\"offset\":9}");
+  assert_error (result, "SANDBOX_INVALID");
+  g_clear_pointer (&result, json_object_unref);
+
+  /* Binary files are refused clearly, whatever makes them binary. */
+  result = invoke (fixture, "read_file", "{\"path\":\"nul.bin\"}");
+  assert_error (result, "SANDBOX_NOT_TEXT");
+  g_assert_nonnull (strstr (error_message (result), "not UTF-8 text"));
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "read_file", "{\"path\":\"latin.bin\"}");
+  assert_error (result, "SANDBOX_NOT_TEXT");
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "read_file", "{\"path\":\"missing.txt\"}");
+  assert_error (result, "SANDBOX_NOT_FOUND");
+  g_assert_nonnull (strstr (error_message (result), "/workspace/missing.txt"));
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "read_file", "{\"path\":\"dir\"}");
+  assert_error (result, "SANDBOX_IS_DIRECTORY");
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "read_file", "{\"path\":\"fifo\"}");
+  assert_error (result, "SANDBOX_NOT_REGULAR_FILE");
+}
+
+static void
+test_write_file (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(JsonObject) result = NULL;
+  g_autofree char *text = NULL;
+
+  result = invoke (fixture, "write_file", "{\"path\":\"src/deep/main.c\",\"content\":\"int x; // é\\n\"}");
+  assert_ok (result);
+  g_assert_cmpint (json_object_get_int_member (result, "bytes_written"), ==, 13);
+  text = host_read (fixture, "src/deep/main.c");
+  g_assert_cmpstr (text, ==, "int x; // é\n");
+  g_clear_pointer (&result, json_object_unref);
+
+  /* The guest sees it. */
+  result = invoke (fixture, "shell", "{\"command\":\"cat src/deep/main.c\"}");
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "int x; // é\n");
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "write_file", "{\"path\":\".\",\"content\":\"x\"}");
+  assert_error (result, "SANDBOX_IS_DIRECTORY");
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "write_file", "{\"path\":\"src\",\"content\":\"x\"}");
+  assert_error (result, "SANDBOX_IS_DIRECTORY");
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "write_file", "{\"path\":\"hello.txt/child\",\"content\":\"x\"}");
+  assert_error (result, "SANDBOX_NOT_DIRECTORY");
+}
+
+static void
+test_edit_file (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(JsonObject) result = NULL;
+  g_autofree char *text = NULL;
+
+  result = invoke (fixture, "write_file",
+                   "{\"path\":\"code.py\",\"content\":\"a = 1\\nb = 1\\nprint(a)\\n\"}");
+  assert_ok (result);
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "edit_file",
+                   "{\"path\":\"code.py\",\"old_string\":\"a = 1\",\"new_string\":\"a = 2\"}");
+  assert_ok (result);
+  g_assert_cmpint (json_object_get_int_member (result, "replacements"), ==, 1);
+  text = host_read (fixture, "code.py");
+  g_assert_cmpstr (text, ==, "a = 2\nb = 1\nprint(a)\n");
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "edit_file",
+                   "{\"path\":\"code.py\",\"old_string\":\"= \",\"new_string\":\"=\"}");
+  assert_error (result, "SANDBOX_AMBIGUOUS");
+  g_assert_nonnull (strstr (error_message (result), "2 times"));
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "edit_file",
+                   "{\"path\":\"code.py\",\"old_string\":\"c = 3\",\"new_string\":\"x\"}");
+  assert_error (result, "SANDBOX_NO_MATCH");
+  g_assert_nonnull (strstr (error_message (result), "0 matches"));
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "edit_file",
+                   "{\"path\":\"nothing.py\",\"old_string\":\"a\",\"new_string\":\"b\"}");
+  assert_error (result, "SANDBOX_NOT_FOUND");
+  g_clear_pointer (&result, json_object_unref);
+
+  /* Unchanged after the failures. */
+  g_free (text);
+  text = host_read (fixture, "code.py");
+  g_assert_cmpstr (text, ==, "a = 2\nb = 1\nprint(a)\n");
+}
+
+static void
+test_list_files (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(JsonObject) result = NULL;
+  JsonArray *entries;
+  JsonObject *entry;
+
+  result = invoke (fixture, "shell",
+                   "{\"command\":\"mkdir -p d/e && printf 1234 > d/f && ln -s f d/link\"}");
+  assert_ok (result);
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "list_files", "{\"path\":\"d\"}");
+  assert_ok (result);
+  g_assert_false (json_object_get_boolean_member (result, "truncated"));
+  entries = json_object_get_array_member (result, "entries");
+  g_assert_cmpuint (json_array_get_length (entries), ==, 3);
+  entry = json_array_get_object_element (entries, 0);
+  g_assert_cmpstr (json_object_get_string_member (entry, "name"), ==, "e");
+  g_assert_cmpstr (json_object_get_string_member (entry, "type"), ==, "directory");
+  entry = json_array_get_object_element (entries, 1);
+  g_assert_cmpstr (json_object_get_string_member (entry, "name"), ==, "f");
+  g_assert_cmpstr (json_object_get_string_member (entry, "type"), ==, "file");
+  g_assert_cmpint (json_object_get_int_member (entry, "size"), ==, 4);
+  entry = json_array_get_object_element (entries, 2);
+  g_assert_cmpstr (json_object_get_string_member (entry, "name"), ==, "link");
+  g_assert_cmpstr (json_object_get_string_member (entry, "type"), ==, "symlink");
+  g_clear_pointer (&result, json_object_unref);
+
+  /* The root by default. */
+  result = invoke (fixture, "list_files", NULL);
+  assert_ok (result);
+  g_assert_cmpstr (json_object_get_string_member (result, "path"), ==, "/workspace");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (result, "entries")), ==, 2);
+  g_clear_pointer (&result, json_object_unref);
+
+  /* Bounded. */
+  result = invoke (fixture, "shell", "{\"command\":\"mkdir many && cd many && touch $(seq 1 50)\"}");
+  g_clear_pointer (&result, json_object_unref);
+  g_object_set (fixture->tools, "max-list-entries", 10, NULL);
+  result = invoke (fixture, "list_files", "{\"path\":\"many\"}");
+  assert_ok (result);
+  g_assert_true (json_object_get_boolean_member (result, "truncated"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (result, "entries")), ==, 10);
+  g_clear_pointer (&result, json_object_unref);
+
+  result = invoke (fixture, "list_files", "{\"path\":\"d/f\"}");
+  assert_error (result, "SANDBOX_NOT_DIRECTORY");
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "list_files", "{\"path\":\"nowhere\"}");
+  assert_error (result, "SANDBOX_NOT_FOUND");
+}
+
+/* Host files the escape attempts aim at: none may be read or changed. */
+static char *
+sha256_of_file (const char *path)
+{
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guint8 *) contents, length);
+}
+
+static void
+test_containment (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  const char *outside_paths[] = {
+    "/etc/passwd", "../hello.txt", "/workspace/../etc/passwd", "a/../../etc", "./hello.txt",
+    "a//b", "/", "/tmp", "", "\\\\etc",
+  };
+  g_autofree char *host_dir = g_build_filename (fixture->state_directory, "outside", NULL);
+  g_autofree char *host_file = g_build_filename (host_dir, "target.txt", NULL);
+  g_autofree char *before = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  JsonArray *entries;
+
+  /* A host directory next to the sessions, with a file the links target. */
+  g_assert_cmpint (g_mkdir_with_parents (host_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (host_file, "host secret\n", -1, NULL));
+  before = sha256_of_file (host_file);
+
+  for (guint i = 0; i < G_N_ELEMENTS (outside_paths); i++)
+    {
+      g_autofree char *read_args = g_strdup_printf ("{\"path\":\"%s\"}", outside_paths[i]);
+      g_autofree char *write_args = g_strdup_printf ("{\"path\":\"%s\",\"content\":\"x\"}",
+                                                     outside_paths[i]);
+      g_autofree char *edit_args =
+        g_strdup_printf ("{\"path\":\"%s\",\"old_string\":\"r\",\"new_string\":\"x\"}",
+                         outside_paths[i]);
+      g_autoptr(JsonObject) r1 = invoke (fixture, "read_file", read_args);
+      g_autoptr(JsonObject) r2 = invoke (fixture, "write_file", write_args);
+      g_autoptr(JsonObject) r3 = invoke (fixture, "edit_file", edit_args);
+
+      assert_error (r1, "SANDBOX_PATH");
+      assert_error (r2, "SANDBOX_PATH");
+      assert_error (r3, "SANDBOX_PATH");
+      /* The rejected path is not echoed back. */
+      if (strlen (outside_paths[i]) > 1)
+        g_assert_null (strstr (error_message (r1), outside_paths[i]));
+      if (strcmp (outside_paths[i], "/") != 0 && outside_paths[i][0] != '\0')
+        {
+          g_autoptr(JsonObject) r4 = invoke (fixture, "list_files", read_args);
+
+          assert_error (r4, "SANDBOX_PATH");
+        }
+    }
+
+  /* Symbolic links planted by the shell tool, pointing out of the
+   * workspace: absolute, relative through .., and a directory link. */
+  script = g_strdup_printf ("{\"command\":\"ln -s %s abs-file && ln -s %s abs-dir && "
+                            "ln -s ../../../../../../../../../../../%s rel-file && "
+                            "ln -s /etc etc && ln -s / root\"}",
+                            host_file, host_dir, host_file);
+  result = invoke (fixture, "shell", script);
+  assert_ok (result);
+  g_assert_cmpint (json_object_get_int_member (result, "exit_status"), ==, 0);
+  g_clear_pointer (&result, json_object_unref);
+
+  {
+    const char *reads[] = { "abs-file", "rel-file", "abs-dir/target.txt", "etc/passwd",
+                            "root/etc/passwd" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (reads); i++)
+      {
+        g_autofree char *args = g_strdup_printf ("{\"path\":\"%s\"}", reads[i]);
+        g_autofree char *edit = g_strdup_printf ("{\"path\":\"%s\",\"old_string\":\"host\","
+                                                 "\"new_string\":\"owned\"}", reads[i]);
+        g_autoptr(JsonObject) r = invoke (fixture, "read_file", args);
+        g_autoptr(JsonObject) e = invoke (fixture, "edit_file", edit);
+
+        assert_error (r, "SANDBOX_PATH");
+        assert_error (e, "SANDBOX_PATH");
+      }
+  }
+  {
+    /* Writing through a directory link is refused; writing over a file
+     * link replaces the link inside the workspace, never the target. */
+    const char *writes[] = { "abs-dir/target.txt", "abs-dir/new.txt", "etc/evil", "root/tmp/evil" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (writes); i++)
+      {
+        g_autofree char *args = g_strdup_printf ("{\"path\":\"%s\",\"content\":\"owned\"}",
+                                                 writes[i]);
+        g_autoptr(JsonObject) w = invoke (fixture, "write_file", args);
+
+        assert_error (w, "SANDBOX_PATH");
+      }
+    result = invoke (fixture, "write_file", "{\"path\":\"abs-file\",\"content\":\"owned\"}");
+    if (json_object_get_boolean_member (result, "ok"))
+      {
+        g_autofree char *text = host_read (fixture, "abs-file");
+
+        g_assert_cmpstr (text, ==, "owned");
+      }
+    else
+      assert_error (result, "SANDBOX_PATH");
+    g_clear_pointer (&result, json_object_unref);
+  }
+  {
+    const char *lists[] = { "abs-dir", "etc", "root" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (lists); i++)
+      {
+        g_autofree char *args = g_strdup_printf ("{\"path\":\"%s\"}", lists[i]);
+        g_autoptr(JsonObject) l = invoke (fixture, "list_files", args);
+
+        assert_error (l, "SANDBOX_PATH");
+      }
+  }
+
+  /* The links themselves are listed, not followed. */
+  result = invoke (fixture, "list_files", "{}");
+  assert_ok (result);
+  entries = json_object_get_array_member (result, "entries");
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+      const char *name = json_object_get_string_member (entry, "name");
+
+      if (strcmp (name, "hello.txt") != 0 && strcmp (name, "abs-file") != 0)
+        g_assert_cmpstr (json_object_get_string_member (entry, "type"), ==, "symlink");
+    }
+  g_clear_pointer (&result, json_object_unref);
+
+  after = sha256_of_file (host_file);
+  g_assert_cmpstr (before, ==, after);
+  g_assert_false (g_file_test ("/etc/evil", G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test ("/tmp/evil", G_FILE_TEST_EXISTS));
+  {
+    g_autofree char *new_file = g_build_filename (host_dir, "new.txt", NULL);
+
+    g_assert_false (g_file_test (new_file, G_FILE_TEST_EXISTS));
+  }
+}
+
+static void
+test_required_network_denied (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  const char *required[] = { "network-denied", "write-contained", "process-contained",
+                             "secrets-hidden", NULL };
+  g_autoptr(JsonObject) result = NULL;
+  g_auto(GStrv) restrictions = NULL;
+  g_autofree char *grade = NULL;
+  g_autoptr(GError) error = NULL;
+  GError *cause;
+
+  sandbox_coding_tools_set_required_restrictions (fixture->tools, required);
+
+  /* Deny-all: network-denied holds. */
+  grade = sandbox_coding_tools_probe (fixture->tools, &restrictions, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (grade, ==, "full");
+  for (guint i = 0; required[i] != NULL; i++)
+    g_assert_true (g_strv_contains ((const char * const *) restrictions, required[i]));
+  g_clear_pointer (&restrictions, g_strfreev);
+  g_clear_pointer (&grade, g_free);
+  result = invoke (fixture, "shell", "{\"command\":\"echo ok\"}");
+  assert_ok (result);
+  g_clear_pointer (&result, json_object_unref);
+
+  /* Allow-all: refused, with the cause on ::tool-error. */
+  set_policy (fixture, "\"allow-all\"");
+  grade = sandbox_coding_tools_probe (fixture->tools, &restrictions, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_strv_contains ((const char * const *) restrictions, "network-denied"));
+  g_assert_true (g_strv_contains ((const char * const *) restrictions, "write-contained"));
+  g_clear_pointer (&restrictions, g_strfreev);
+  g_assert_cmpuint (fixture->tool_errors->len, ==, 0);
+  result = invoke (fixture, "shell", "{\"command\":\"touch ran\"}");
+  assert_refusal (result, "SANDBOX_NETWORK_DENIED");
+  g_assert_cmpuint (fixture->tool_errors->len, ==, 1);
+  cause = g_ptr_array_index (fixture->tool_errors, 0);
+  g_assert_error (cause, SANDBOX_ERROR, SANDBOX_ERROR_NETWORK_DENIED);
+  g_assert_cmpstr (cause->message, ==, "Sandbox policy no longer satisfies required restrictions");
+  g_clear_pointer (&result, json_object_unref);
+  {
+    g_autoptr(GBytes) bytes = sandbox_session_read_bytes (fixture->session, "ran", NULL, &error);
+
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+    g_clear_error (&error);
+  }
+
+  /* Re-checked after each policy change. */
+  set_policy (fixture, "\"deny-all\"");
+  result = invoke (fixture, "shell", "{\"command\":\"echo ok\"}");
+  assert_ok (result);
+  g_clear_pointer (&result, json_object_unref);
+  set_policy (fixture, "{\"allow\":[{\"origin\":\"https://api.example.com\",\"headers\":{}}]}");
+  result = invoke (fixture, "shell", "{\"command\":\"echo ok\"}");
+  assert_refusal (result, "SANDBOX_NETWORK_DENIED");
+  g_clear_pointer (&result, json_object_unref);
+
+  /* The default requirements do not include network-denied. */
+  sandbox_coding_tools_set_required_restrictions (fixture->tools, NULL);
+  result = invoke (fixture, "shell", "{\"command\":\"echo ok\"}");
+  assert_ok (result);
+  g_clear_pointer (&result, json_object_unref);
+
+  /* The public adapter: prepare refuses with the fixed reason. */
+  {
+    g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/true");
+    g_autoptr(SandboxCodingLaunch) launch =
+      sandbox_coding_tools_prepare (fixture->tools, command, required, &error);
+
+    g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+    g_assert_cmpstr (error->message, ==, "Sandbox session cannot execute this operation");
+    g_assert_null (launch);
+    cause = g_ptr_array_index (fixture->tool_errors, fixture->tool_errors->len - 1);
+    g_assert_error (cause, SANDBOX_ERROR, SANDBOX_ERROR_NETWORK_DENIED);
+  }
+}
+
+static void
+test_stale_launch (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/true");
+  g_autoptr(SandboxCodingLaunch) launch = NULL;
+  g_autoptr(SandboxCodingLaunch) fresh = NULL;
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  guint64 revision;
+
+  launch = sandbox_coding_tools_prepare (fixture->tools, command, NULL, &error);
+  g_assert_no_error (error);
+  revision = sandbox_coding_launch_get_revision (launch);
+
+  /* A policy change between prepare and spawn invalidates the launch. */
+  set_policy (fixture, "\"allow-all\"");
+  process = sandbox_coding_launch_spawn (launch, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_assert_cmpstr (error->message, ==, "Sandbox policy changed after command preparation");
+  g_assert_null (process);
+  g_clear_error (&error);
+
+  /* Even one back to the same kind. */
+  fresh = sandbox_coding_tools_prepare (fixture->tools, command, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sandbox_coding_launch_get_revision (fresh), >, revision);
+  set_policy (fixture, "\"allow-all\"");
+  process = sandbox_coding_launch_spawn (fresh, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_clear_error (&error);
+  g_clear_object (&fresh);
+
+  /* A launch prepared now runs, once. */
+  fresh = sandbox_coding_tools_prepare (fixture->tools, command, NULL, &error);
+  g_assert_no_error (error);
+  process = sandbox_coding_launch_spawn (fresh, NULL, &error);
+  g_assert_no_error (error);
+  result = sandbox_process_wait (process, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
+  g_clear_object (&process);
+  process = sandbox_coding_launch_spawn (fresh, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_assert_null (process);
+}
+
+typedef struct
+{
+  Fixture *fixture;
+  guint pending;
+  GPtrArray *results;
+} AsyncCalls;
+
+static void
+invoked_cb (GObject      *source,
+            GAsyncResult *res,
+            gpointer      data)
+{
+  AsyncCalls *calls = data;
+  g_autoptr(GError) error = NULL;
+  char *result = sandbox_coding_tools_invoke_finish (SANDBOX_CODING_TOOLS (source), res, &error);
+
+  g_assert_no_error (error);
+  g_ptr_array_add (calls->results, g_strdup (result));
+  g_ptr_array_add (calls->fixture->results, result);
+  calls->pending--;
+}
+
+static gboolean
+all_started (Fixture *fixture)
+{
+  for (guint i = 0; i < 8; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("started-%u", i);
+      g_autoptr(GBytes) bytes = sandbox_session_read_bytes (fixture->session, path, NULL, NULL);
+
+      if (bytes == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+test_admission_shared (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  AsyncCalls calls = { fixture, 0, g_ptr_array_new_with_free_func (g_free) };
+  g_autoptr(SandboxCommand) direct = sandbox_command_new ("/usr/bin/true");
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(JsonObject) ninth = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 deadline;
+
+  sandbox_coding_tools_set_shell_timeout_ms (fixture->tools, 60000);
+  for (guint i = 0; i < 8; i++)
+    {
+      g_autofree char *args = g_strdup_printf ("{\"command\":\"touch started-%u; exec sleep 60\"}", i);
+
+      calls.pending++;
+      sandbox_coding_tools_invoke_async (fixture->tools, "shell", args, NULL, invoked_cb, &calls);
+    }
+
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!all_started (fixture))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (20000);
+    }
+  g_assert_cmpuint (calls.pending, ==, 8);
+
+  /* 8 live shell calls fill the default limit: a direct command is refused. */
+  process = sandbox_session_spawn (fixture->session, direct, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_assert_cmpstr (error->message, ==, "Sandbox command concurrency limit reached");
+  g_assert_null (process);
+  g_clear_error (&error);
+
+  /* And so is a ninth shell call, as a result the model can read. */
+  ninth = invoke (fixture, "shell", "{\"command\":\"touch ninth\"}");
+  assert_error (ninth, "SANDBOX_BUSY");
+
+  /* A policy change is refused while they run. */
+  {
+    g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_allow_all ();
+
+    g_assert_false (sandbox_session_set_network_policy (fixture->session, policy, NULL, &error));
+    g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+    g_clear_error (&error);
+  }
+
+  /* Stop kills the coding commands too. */
+  sandbox_handle_stop (fixture->handle, NULL, &error);
+  g_assert_no_error (error);
+  while (calls.pending > 0)
+    g_main_context_iteration (NULL, TRUE);
+  for (guint i = 0; i < calls.results->len; i++)
+    {
+      g_autoptr(JsonObject) result = parse_object (g_ptr_array_index (calls.results, i));
+
+      g_assert_true (json_object_get_boolean_member (result, "ok"));
+      g_assert_cmpint (json_object_get_int_member (result, "exit_status"), ==, 137);
+    }
+  g_ptr_array_unref (calls.results);
+}
+
+static void
+test_refusal_after_stop (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  const char *calls[][2] = {
+    { "shell", "{\"command\":\"echo hi\"}" },
+    { "read_file", "{\"path\":\"hello.txt\"}" },
+    { "write_file", "{\"path\":\"new.txt\",\"content\":\"x\"}" },
+    { "edit_file", "{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}" },
+    { "list_files", "{}" },
+    { "nope", "{}" },
+  };
+  g_autoptr(SandboxCodingTools) fresh = NULL;
+  g_autoptr(SandboxHandle) resumed = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *grade = NULL;
+  GError *cause;
+
+  state = sandbox_handle_capture_state (fixture->handle, &error);
+  g_assert_no_error (error);
+  sandbox_handle_stop (fixture->handle, NULL, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      g_autoptr(JsonObject) refused = invoke (fixture, calls[i][0], calls[i][1]);
+
+      assert_refusal (refused, "SANDBOX_STOPPED");
+      cause = g_ptr_array_index (fixture->tool_errors, fixture->tool_errors->len - 1);
+      g_assert_error (cause, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
+    }
+  g_assert_cmpuint (fixture->tool_errors->len, ==, G_N_ELEMENTS (calls));
+
+  grade = sandbox_coding_tools_probe (fixture->tools, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_cmpstr (error->message, ==, "Sandbox session cannot execute this operation");
+  g_assert_null (grade);
+  g_clear_error (&error);
+
+  /* New tools from a stopped handle are refused outright. */
+  fresh = sandbox_coding_tools_new (fixture->handle, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
+  g_assert_null (fresh);
+  g_clear_error (&error);
+
+  /* After a reconnect, tools come from the new handle; the old stay dead. */
+  resumed = sandbox_backend_create (fixture->backend, fixture->template_key, state, policy,
+                                    NULL, &error);
+  g_assert_no_error (error);
+  fresh = sandbox_coding_tools_new (resumed, &error);
+  g_assert_no_error (error);
+  g_signal_connect (fresh, "authorize", G_CALLBACK (allow_all_cb), fixture);
+  result = invoke_with (fixture, fresh, "read_file", "{\"path\":\"hello.txt\"}");
+  assert_ok (result);
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "read_file", "{\"path\":\"hello.txt\"}");
+  assert_refusal (result, "SANDBOX_STOPPED");
+
+  g_clear_object (&fresh);
+  sandbox_handle_delete (resumed, NULL, &error);
+  g_assert_no_error (error);
+  g_clear_object (&fixture->handle);   /* already stopped; the resumed one deleted it */
+}
+
+static void
+test_no_credentials (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *secret = g_strdup_printf ("Bearer sk-%s", uuid);
+  g_autofree char *policy = g_strdup_printf ("{\"allow\":[{\"origin\":\"http://api.example.com\","
+                                             "\"headers\":{\"authorization\":\"%s\"}}]}", secret);
+  const char *required[] = { "network-denied", NULL };
+  const char *calls[][2] = {
+    { "shell", "{\"command\":\"env; cat /proc/self/cmdline; ls -la /run; cat /run/* 2>&1; "
+               "grep -r sk- /run /tmp /etc /workspace 2>/dev/null | head\"}" },
+    { "shell", "{\"command\":\"exit 1\",\"cwd\":\"nowhere\"}" },
+    { "read_file", "{\"path\":\"hello.txt\"}" },
+    { "read_file", "{\"path\":\"missing\"}" },
+    { "read_file", "{\"path\":\"/etc/passwd\"}" },
+    { "write_file", "{\"path\":\"w.txt\",\"content\":\"x\"}" },
+    { "edit_file", "{\"path\":\"w.txt\",\"old_string\":\"y\",\"new_string\":\"z\"}" },
+    { "list_files", "{}" },
+    { "list_files", "{\"path\":\"missing\"}" },
+    { "nope", "{\"x\":1}" },
+  };
+
+  set_policy (fixture, policy);
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      g_autoptr(JsonObject) result = invoke (fixture, calls[i][0], calls[i][1]);
+    }
+  /* Refusals too: the restriction refusal and the stopped refusal. */
+  sandbox_coding_tools_set_required_restrictions (fixture->tools, required);
+  {
+    g_autoptr(JsonObject) result = invoke (fixture, "shell", "{\"command\":\"env\"}");
+
+    assert_refusal (result, "SANDBOX_NETWORK_DENIED");
+  }
+  {
+    g_autoptr(GError) error = NULL;
+
+    sandbox_handle_stop (fixture->handle, NULL, &error);
+    g_assert_no_error (error);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      g_autoptr(JsonObject) result = invoke (fixture, calls[i][0], calls[i][1]);
+
+      assert_refusal (result, "SANDBOX_STOPPED");
+    }
+
+  g_assert_cmpuint (fixture->results->len, ==, 2 * G_N_ELEMENTS (calls) + 1);
+  for (guint i = 0; i < fixture->results->len; i++)
+    {
+      const char *result = g_ptr_array_index (fixture->results, i);
+
+      g_assert_null (strstr (result, uuid));
+      g_assert_null (strstr (result, fixture->state_directory));
+    }
+  for (guint i = 0; i < fixture->tool_errors->len; i++)
+    {
+      GError *cause = g_ptr_array_index (fixture->tool_errors, i);
+
+      g_assert_null (strstr (cause->message, uuid));
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  if (!g_file_test ("/usr/bin/bwrap", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("bubblewrap is not installed");
+      return 77;
+    }
+
+#define ADD(name, func) \
+  g_test_add ("/coding/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  g_test_add_func ("/coding/no-binding", test_no_binding);
+  ADD ("definitions", test_definitions);
+  ADD ("authorization", test_authorization);
+  ADD ("bad-arguments", test_bad_arguments);
+  ADD ("shell", test_shell);
+  ADD ("shell-truncation", test_shell_truncation);
+  ADD ("read-file", test_read_file);
+  ADD ("write-file", test_write_file);
+  ADD ("edit-file", test_edit_file);
+  ADD ("list-files", test_list_files);
+  ADD ("containment", test_containment);
+  ADD ("required-network-denied", test_required_network_denied);
+  ADD ("stale-launch", test_stale_launch);
+  ADD ("admission-shared", test_admission_shared);
+  ADD ("refusal-after-stop", test_refusal_after_stop);
+  ADD ("no-credentials", test_no_credentials);
+
+  return g_test_run ();
+}
