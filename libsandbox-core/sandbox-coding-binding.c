@@ -37,6 +37,8 @@ sandbox_coding_binding_default_init (SandboxCodingBindingInterface *iface)
  * @self: a #SandboxCodingBinding
  * @error: return location for a #GError
  *
+ * Checks that the session is still live.
+ *
  * Returns: %TRUE while the session is live; %FALSE with
  *   %SANDBOX_ERROR_STOPPED once it is stopped
  */

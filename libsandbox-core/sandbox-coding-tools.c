@@ -197,6 +197,8 @@ sandbox_coding_operation_init (SandboxCodingOperation *self)
  * sandbox_coding_operation_get_tool:
  * @self: a #SandboxCodingOperation
  *
+ * Gets the name of the tool about to run.
+ *
  * Returns: the tool's name
  */
 const char *
@@ -209,6 +211,8 @@ sandbox_coding_operation_get_tool (SandboxCodingOperation *self)
 /**
  * sandbox_coding_operation_get_kind:
  * @self: a #SandboxCodingOperation
+ *
+ * Gets what the operation does.
  *
  * Returns: what the tool does
  */
@@ -223,6 +227,8 @@ sandbox_coding_operation_get_kind (SandboxCodingOperation *self)
  * sandbox_coding_operation_get_path:
  * @self: a #SandboxCodingOperation
  *
+ * Gets the canonical workspace path the operation touches.
+ *
  * Returns: (nullable): the canonical workspace path the operation touches
  */
 const char *
@@ -235,6 +241,8 @@ sandbox_coding_operation_get_path (SandboxCodingOperation *self)
 /**
  * sandbox_coding_operation_get_command:
  * @self: a #SandboxCodingOperation
+ *
+ * Gets the command string of a `shell` operation.
  *
  * Returns: (nullable): the shell command string, for `shell`
  */
@@ -292,6 +300,8 @@ sandbox_coding_launch_init (SandboxCodingLaunch *self)
 /**
  * sandbox_coding_launch_get_revision:
  * @self: a #SandboxCodingLaunch
+ *
+ * Gets the network policy revision the launch was prepared at.
  *
  * Returns: the network policy revision the launch is bound to
  */
@@ -751,6 +761,8 @@ sandbox_coding_tools_new (SandboxHandle  *handle,
  * sandbox_coding_tools_dup_shell:
  * @self: a #SandboxCodingTools
  *
+ * Gets #SandboxCodingTools:shell.
+ *
  * Returns: (transfer full): the shell `shell` commands run with
  */
 char *
@@ -786,6 +798,8 @@ sandbox_coding_tools_set_shell (SandboxCodingTools *self,
  * sandbox_coding_tools_get_shell_timeout_ms:
  * @self: a #SandboxCodingTools
  *
+ * Gets #SandboxCodingTools:shell-timeout-ms.
+ *
  * Returns: the deadline of a `shell` call, in milliseconds
  */
 guint
@@ -820,6 +834,8 @@ sandbox_coding_tools_set_shell_timeout_ms (SandboxCodingTools *self,
  * sandbox_coding_tools_get_max_shell_output_bytes:
  * @self: a #SandboxCodingTools
  *
+ * Gets #SandboxCodingTools:max-shell-output-bytes.
+ *
  * Returns: the most output a `shell` result shows the model
  */
 gsize
@@ -853,6 +869,8 @@ sandbox_coding_tools_set_max_shell_output_bytes (SandboxCodingTools *self,
 /**
  * sandbox_coding_tools_dup_required_restrictions:
  * @self: a #SandboxCodingTools
+ *
+ * Gets #SandboxCodingTools:required-restrictions.
  *
  * Returns: (transfer full) (array zero-terminated=1): the restrictions every
  *   shell launch requires
@@ -2145,6 +2163,8 @@ sandbox_coding_tools_invoke_async (SandboxCodingTools  *self,
  * @self: a #SandboxCodingTools
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Finishes sandbox_coding_tools_invoke_async().
  *
  * Returns: (transfer full): the result as JSON, or %NULL if cancelled
  */
