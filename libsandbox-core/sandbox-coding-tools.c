@@ -2075,6 +2075,7 @@ sandbox_coding_tools_invoke (SandboxCodingTools  *self,
   g_autoptr(Call) call = NULL;
 
   g_return_val_if_fail (SANDBOX_IS_CODING_TOOLS (self), NULL);
+  g_return_val_if_fail (self->binding != NULL, NULL);   /* made by sandbox_coding_tools_new() */
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -2140,6 +2141,7 @@ sandbox_coding_tools_invoke_async (SandboxCodingTools  *self,
   Call *call;
 
   g_return_if_fail (SANDBOX_IS_CODING_TOOLS (self));
+  g_return_if_fail (self->binding != NULL);
   g_return_if_fail (name != NULL);
 
   task = g_task_new (self, cancellable, callback, user_data);
@@ -2256,6 +2258,7 @@ sandbox_coding_tools_probe (SandboxCodingTools   *self,
   GError *cause = NULL;
 
   g_return_val_if_fail (SANDBOX_IS_CODING_TOOLS (self), NULL);
+  g_return_val_if_fail (self->binding != NULL, NULL);   /* made by sandbox_coding_tools_new() */
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (restrictions != NULL)
@@ -2299,6 +2302,7 @@ sandbox_coding_tools_prepare (SandboxCodingTools  *self,
   GError *cause = NULL;
 
   g_return_val_if_fail (SANDBOX_IS_CODING_TOOLS (self), NULL);
+  g_return_val_if_fail (self->binding != NULL, NULL);   /* made by sandbox_coding_tools_new() */
   g_return_val_if_fail (SANDBOX_IS_COMMAND (command), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
