@@ -172,6 +172,18 @@ sandbox_backend_real_create_finish (SandboxBackend  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+static SandboxHandle *
+sandbox_backend_real_recover_session (SandboxBackend        *self,
+                                      SandboxState          *state,
+                                      SandboxNetworkPolicy  *policy,
+                                      GCancellable          *cancellable,
+                                      GError               **error)
+{
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+               "The %s backend cannot recover sessions", G_OBJECT_TYPE_NAME (self));
+  return NULL;
+}
+
 static void
 sandbox_backend_default_init (SandboxBackendInterface *iface)
 {
@@ -179,6 +191,7 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
   iface->prewarm_finish = sandbox_backend_real_prewarm_finish;
   iface->create_async = sandbox_backend_real_create_async;
   iface->create_finish = sandbox_backend_real_create_finish;
+  iface->recover_session = sandbox_backend_real_recover_session;
 
   /**
    * SandboxBackend:name:
@@ -444,6 +457,119 @@ sandbox_backend_create_finish (SandboxBackend  *self,
   g_return_val_if_fail (G_IS_ASYNC_RESULT (result), NULL);
 
   return SANDBOX_BACKEND_GET_IFACE (self)->create_finish (self, result, error);
+}
+
+/**
+ * sandbox_backend_recover_session:
+ * @self: a #SandboxBackend
+ * @state: the saved state of the session to recover
+ * @policy: the session's network policy
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Resumes the session @state describes, taking over its lease from an
+ * owner that died without releasing it (a crashed host process).
+ * sandbox_backend_create() keeps refusing such a session with
+ * %SANDBOX_ERROR_BUSY, because it cannot tell a dead owner from a live
+ * one; this call can, and takes the lease over only once none of the dead
+ * owner's sandboxed processes are left. A session without a lease is
+ * resumed as by sandbox_backend_create(). Blocking.
+ *
+ * Backends that cannot recover sessions fail with
+ * %SANDBOX_ERROR_UNAVAILABLE.
+ *
+ * Returns: (transfer full): the live session's handle, or %NULL with @error
+ *   set: %SANDBOX_ERROR_BUSY (the owner is alive, or processes of the dead
+ *   owner are left), %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND,
+ *   %SANDBOX_ERROR_UNAVAILABLE, %SANDBOX_ERROR_INVALID
+ */
+SandboxHandle *
+sandbox_backend_recover_session (SandboxBackend        *self,
+                                 SandboxState          *state,
+                                 SandboxNetworkPolicy  *policy,
+                                 GCancellable          *cancellable,
+                                 GError               **error)
+{
+  g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (SANDBOX_IS_STATE (state), NULL);
+  g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY (policy), NULL);
+
+  return SANDBOX_BACKEND_GET_IFACE (self)->recover_session (self, state, policy,
+                                                            cancellable, error);
+}
+
+static void
+recover_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  OperationData *data = task_data;
+  GError *error = NULL;
+  SandboxHandle *handle;
+
+  handle = sandbox_backend_recover_session (source_object, data->state, data->policy,
+                                            cancellable, &error);
+  if (handle == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, handle, g_object_unref);
+}
+
+/**
+ * sandbox_backend_recover_session_async:
+ * @self: a #SandboxBackend
+ * @state: the saved state of the session to recover
+ * @policy: the session's network policy
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when done
+ * @user_data: data for @callback
+ *
+ * Recovers a session in a worker thread; see
+ * sandbox_backend_recover_session().
+ */
+void
+sandbox_backend_recover_session_async (SandboxBackend        *self,
+                                       SandboxState          *state,
+                                       SandboxNetworkPolicy  *policy,
+                                       GCancellable          *cancellable,
+                                       GAsyncReadyCallback    callback,
+                                       gpointer               user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  OperationData *data;
+
+  g_return_if_fail (SANDBOX_IS_BACKEND (self));
+  g_return_if_fail (SANDBOX_IS_STATE (state));
+  g_return_if_fail (SANDBOX_IS_NETWORK_POLICY (policy));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sandbox_backend_recover_session_async);
+  g_task_set_name (task, "[sandbox] recover session");
+  data = g_new0 (OperationData, 1);
+  data->state = g_object_ref (state);
+  data->policy = g_object_ref (policy);
+  g_task_set_task_data (task, data, (GDestroyNotify) operation_data_free);
+  g_task_run_in_thread (task, recover_thread);
+}
+
+/**
+ * sandbox_backend_recover_session_finish:
+ * @self: a #SandboxBackend
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the live session's handle, or %NULL with @error set
+ */
+SandboxHandle *
+sandbox_backend_recover_session_finish (SandboxBackend  *self,
+                                        GAsyncResult    *result,
+                                        GError         **error)
+{
+  g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /**

@@ -58,6 +58,10 @@ G_DECLARE_INTERFACE (SandboxBackend, sandbox_backend, SANDBOX, BACKEND, GObject)
  * @create_async: async form of @create; the default runs it in a thread
  * @create_finish: finishes @create_async
  * @gateway_error: class closure of #SandboxBackend::gateway-error
+ * @recover_session: takes over the session @state describes from an owner
+ *   that died without releasing it, once none of its sandboxed processes
+ *   are left (blocking, thread-safe; optional: the default fails with
+ *   %SANDBOX_ERROR_UNAVAILABLE)
  *
  * What a driver module implements. Implementations also implement
  * #GInitable, and validate their properties in init() with
@@ -103,8 +107,14 @@ struct _SandboxBackendInterface
   void           (*gateway_error)  (SandboxBackend        *self,
                                     const GError          *cause);
 
+  SandboxHandle *(*recover_session) (SandboxBackend       *self,
+                                     SandboxState         *state,
+                                     SandboxNetworkPolicy *policy,
+                                     GCancellable         *cancellable,
+                                     GError              **error);
+
   /*< private >*/
-  gpointer _padding[12];
+  gpointer _padding[11];
 };
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -164,6 +174,23 @@ void             sandbox_backend_create_async   (SandboxBackend        *self,
                                                  gpointer               user_data);
 SANDBOX_AVAILABLE_IN_ALL
 SandboxHandle   *sandbox_backend_create_finish  (SandboxBackend        *self,
+                                                 GAsyncResult          *result,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxHandle   *sandbox_backend_recover_session (SandboxBackend       *self,
+                                                 SandboxState          *state,
+                                                 SandboxNetworkPolicy  *policy,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_recover_session_async (SandboxBackend       *self,
+                                                 SandboxState          *state,
+                                                 SandboxNetworkPolicy  *policy,
+                                                 GCancellable          *cancellable,
+                                                 GAsyncReadyCallback    callback,
+                                                 gpointer               user_data);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxHandle   *sandbox_backend_recover_session_finish (SandboxBackend      *self,
                                                  GAsyncResult          *result,
                                                  GError               **error);
 SANDBOX_AVAILABLE_IN_ALL

@@ -169,6 +169,10 @@ add_command_environment (SandboxBubblewrapArgs *self,
  * - `--disable-userns`: the guest cannot create nested user namespaces
  *   (`unshare -Ur` fails), the door to most namespaced kernel attack
  *   surface.
+ * - `--lock-file /workspace`: the namespace's init holds a read lock on the
+ *   workspace directory for as long as the namespace lives, which is how
+ *   lease recovery knows no sandboxed process of a dead owner is left
+ *   (see sandbox-bubblewrap-store.c).
  * - `--seccomp FD` when the session filters syscalls (see
  *   sandbox-bubblewrap-seccomp.c and docs/security.md).
  * - The gateway socket is bound only when the session has a gateway
@@ -212,6 +216,7 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
                                     "--tmpfs", "/tmp",
                                     "--dir", "/run",
                                     "--bind", input->workspace, SANDBOX_WORKSPACE,
+                                    "--lock-file", SANDBOX_WORKSPACE,
                                     NULL);
   if (input->gateway_socket != NULL)
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", input->gateway_socket,

@@ -18,7 +18,9 @@
  * commands in bubblewrap namespaces. Properties: `executable` (default
  * `/usr/bin/bwrap`), `name` (default `bubblewrap`), `state-directory`
  * (required; created 0700 and resolved), `max-concurrent-commands`, and
- * the hardening beyond the reference: `seccomp` (default on).
+ * the hardening beyond the reference: `seccomp` (default on), `durable`
+ * (default off), and sandbox_backend_recover_session() for leases left by
+ * a crashed owner.
  */
 
 struct _SandboxBubblewrapBackend
@@ -30,6 +32,7 @@ struct _SandboxBubblewrapBackend
   char *state_directory;
   guint max_concurrent_commands;
   gboolean seccomp;
+  gboolean durable;
 
   SandboxBubblewrapStore *store;   /* set by init() */
   SandboxBubblewrapHardening hardening;   /* set by init() */
@@ -42,6 +45,7 @@ enum {
   PROP_STATE_DIRECTORY,
   PROP_MAX_CONCURRENT_COMMANDS,
   PROP_SECCOMP,
+  PROP_DURABLE,
 };
 
 static void sandbox_bubblewrap_backend_backend_iface_init  (SandboxBackendInterface *iface);
@@ -96,7 +100,8 @@ sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
         return FALSE;
     }
 
-  self->store = sandbox_bubblewrap_store_open (self->state_directory, self->name, error);
+  self->store = sandbox_bubblewrap_store_open (self->state_directory, self->name, self->durable,
+                                               error);
   return self->store != NULL;
 }
 
@@ -112,27 +117,21 @@ sandbox_bubblewrap_backend_prewarm (SandboxBackend   *backend,
   return sandbox_bubblewrap_store_prewarm (self->store, template_, reused, cancellable, error);
 }
 
+/* Proves isolation in the leased session and hands it to a new handle. */
 static SandboxHandle *
-sandbox_bubblewrap_backend_create (SandboxBackend        *backend,
-                                   const char            *template_key,
-                                   SandboxState          *state,
-                                   SandboxNetworkPolicy  *policy,
-                                   GCancellable          *cancellable,
-                                   GError               **error)
+start_session (SandboxBubblewrapBackend  *self,
+               SandboxBubblewrapLease    *lease,
+               SandboxNetworkPolicy      *policy,
+               GCancellable              *cancellable,
+               GError                   **error)
 {
-  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
-  g_autoptr(SandboxBubblewrapLease) lease = NULL;
+  g_autoptr(SandboxBubblewrapLease) owned = lease;
   g_autoptr(SandboxBubblewrapDriver) driver = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  lease = sandbox_bubblewrap_store_open_session (self->store, template_key, state,
-                                                 cancellable, error);
-  if (lease == NULL)
-    return NULL;
-
   driver = sandbox_bubblewrap_driver_new (self->executable, lease->workspace,
-                                          self->max_concurrent_commands, policy, backend,
-                                          &self->hardening, &local_error);
+                                          self->max_concurrent_commands, policy,
+                                          SANDBOX_BACKEND (self), &self->hardening, &local_error);
   if (driver == NULL ||
       !sandbox_bubblewrap_driver_prove_isolation (driver, cancellable, &local_error))
     {
@@ -144,7 +143,49 @@ sandbox_bubblewrap_backend_create (SandboxBackend        *backend,
       return NULL;
     }
 
-  return sandbox_bubblewrap_handle_new (driver, g_steal_pointer (&lease));
+  return sandbox_bubblewrap_handle_new (driver, g_steal_pointer (&owned));
+}
+
+static SandboxHandle *
+sandbox_bubblewrap_backend_create (SandboxBackend        *backend,
+                                   const char            *template_key,
+                                   SandboxState          *state,
+                                   SandboxNetworkPolicy  *policy,
+                                   GCancellable          *cancellable,
+                                   GError               **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+  SandboxBubblewrapLease *lease;
+
+  lease = sandbox_bubblewrap_store_open_session (self->store, template_key, state,
+                                                 cancellable, error);
+  if (lease == NULL)
+    return NULL;
+  return start_session (self, lease, policy, cancellable, error);
+}
+
+/* A stale lease — its file exists, nobody holds its OFD lock — is taken
+ * over once no namespace of the session is left (see the store). */
+static SandboxHandle *
+sandbox_bubblewrap_backend_recover_session (SandboxBackend        *backend,
+                                            SandboxState          *state,
+                                            SandboxNetworkPolicy  *policy,
+                                            GCancellable          *cancellable,
+                                            GError               **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+  SandboxBubblewrapLease *lease;
+
+  if (g_strcmp0 (sandbox_state_get_backend (state), self->name) != 0)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
+                           "Reconnect state does not match backend and template");
+      return NULL;
+    }
+  lease = sandbox_bubblewrap_store_recover_session (self->store, state, cancellable, error);
+  if (lease == NULL)
+    return NULL;
+  return start_session (self, lease, policy, cancellable, error);
 }
 
 static void
@@ -173,6 +214,9 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
       break;
     case PROP_SECCOMP:
       g_value_set_boolean (value, self->seccomp);
+      break;
+    case PROP_DURABLE:
+      g_value_set_boolean (value, self->durable);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -210,6 +254,9 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
       break;
     case PROP_SECCOMP:
       self->seccomp = g_value_get_boolean (value);
+      break;
+    case PROP_DURABLE:
+      self->durable = g_value_get_boolean (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -261,6 +308,18 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
     g_param_spec_boolean ("seccomp", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * SandboxBubblewrapBackend:durable:
+   *
+   * Whether the store syncs files and directories to disk before every
+   * rename and state write (off by default), so a power loss cannot leave
+   * a half-written template, session or state.json behind. Costs an fsync
+   * per file written into a template or a new session.
+   */
+  g_object_class_install_property (object_class, PROP_DURABLE,
+    g_param_spec_boolean ("durable", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
   g_object_class_override_property (object_class, PROP_NAME, "name");
   g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
   g_object_class_override_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
@@ -286,6 +345,7 @@ sandbox_bubblewrap_backend_backend_iface_init (SandboxBackendInterface *iface)
 {
   iface->prewarm = sandbox_bubblewrap_backend_prewarm;
   iface->create = sandbox_bubblewrap_backend_create;
+  iface->recover_session = sandbox_bubblewrap_backend_recover_session;
 }
 
 static void

@@ -25,6 +25,8 @@ typedef struct _SandboxBubblewrapStore SandboxBubblewrapStore;
  * @directory: the host path of the session directory
  * @workspace: the host path of the session's workspace
  * @created: whether the session was created (rather than resumed)
+ * @held: whether the lease is held
+ * @lock_fd: the lease file, OFD-write-locked while @held
  *
  * A session opened under its exclusive lease.
  */
@@ -36,10 +38,12 @@ typedef struct
   char *workspace;
   gboolean created;
   gboolean held;
+  int lock_fd;
 } SandboxBubblewrapLease;
 
 SandboxBubblewrapStore *sandbox_bubblewrap_store_open           (const char              *state_directory,
                                                                  const char              *name,
+                                                                 gboolean                 durable,
                                                                  GError                 **error);
 SandboxBubblewrapStore *sandbox_bubblewrap_store_ref            (SandboxBubblewrapStore  *self);
 void                    sandbox_bubblewrap_store_unref          (SandboxBubblewrapStore  *self);
@@ -54,6 +58,10 @@ SandboxBubblewrapLease *sandbox_bubblewrap_store_open_session   (SandboxBubblewr
                                                                  SandboxState            *saved,
                                                                  GCancellable            *cancellable,
                                                                  GError                 **error);
+SandboxBubblewrapLease *sandbox_bubblewrap_store_recover_session (SandboxBubblewrapStore *self,
+                                                                  SandboxState           *saved,
+                                                                  GCancellable           *cancellable,
+                                                                  GError                **error);
 gboolean                sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
                                                                  const char              *session_id,
                                                                  GError                 **error);

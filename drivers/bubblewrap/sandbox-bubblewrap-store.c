@@ -39,6 +39,7 @@ struct _SandboxBubblewrapStore
   char *base;       /* root/sha256(name) */
   char *templates;  /* base/templates */
   char *sessions;   /* base/sessions */
+  gboolean durable; /* fsync before renames and state writes */
 };
 
 static gboolean
@@ -119,6 +120,8 @@ store_free (SandboxBubblewrapStore *self)
  * sandbox_bubblewrap_store_open:
  * @state_directory: the backend's state directory
  * @name: the backend's name
+ * @durable: whether to fsync files and directories before renames and
+ *   state writes
  * @error: return location for a #GError
  *
  * Creates @state_directory (mode 0700) if needed and resolves it.
@@ -128,6 +131,7 @@ store_free (SandboxBubblewrapStore *self)
 SandboxBubblewrapStore *
 sandbox_bubblewrap_store_open (const char  *state_directory,
                                const char  *name,
+                               gboolean     durable,
                                GError     **error)
 {
   SandboxBubblewrapStore *self;
@@ -153,6 +157,7 @@ sandbox_bubblewrap_store_open (const char  *state_directory,
   self->sessions = g_build_filename (self->base, "sessions", NULL);
   self->root = g_steal_pointer (&root);
   self->name = g_strdup (name);
+  self->durable = durable;
   return self;
 }
 
@@ -381,27 +386,182 @@ lease_path (const char *directory)
   return g_build_filename (directory, "lease", NULL);
 }
 
-/* Creates the lease with O_EXCL, holding our pid. */
+/*
+ * Leases. The lease file holds the owner's pid, as the reference's, and
+ * while the session is owned its owner also holds an OFD write lock
+ * (F_OFD_SETLK) on it. The kernel drops that lock when the owner dies, so
+ * a lease file nobody holds a lock on was left by a crashed owner: stale.
+ * create() still refuses it with BUSY — only
+ * sandbox_bubblewrap_store_recover_session() takes it over, and only after
+ * checking that none of the dead owner's sandboxed processes are left.
+ *
+ * The file is written and locked under a temporary name and then linked
+ * into place, which fails if a lease exists: a lease is never visible
+ * without its lock, so a lease without a lock is always stale.
+ *
+ * Every bwrap namespace of the session holds a read lock on the workspace
+ * directory through its init (`--lock-file /workspace`); the kernel kills
+ * a pid namespace when its init dies, so a lock there means processes of
+ * some owner may still run.
+ */
+
 static gboolean
+lock_lease_fd (int fd)
+{
+  struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+  return fcntl (fd, F_OFD_SETLK, &lock) == 0;
+}
+
+static gboolean
+write_pid (int          fd,
+           const char  *path,
+           gboolean     durable,
+           GError     **error)
+{
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  gsize length = strlen (pid);
+
+  if (ftruncate (fd, 0) < 0 || pwrite (fd, pid, length, 0) != (gssize) length)
+    return set_errno_error (error, errno != 0 ? errno : EIO, "Could not write", path);
+  if (durable && fdatasync (fd) < 0)
+    return set_errno_error (error, errno, "Could not sync", path);
+  return TRUE;
+}
+
+/* Creates and locks the lease; fails with BUSY if one exists. Returns the
+ * locked descriptor. */
+static int
 acquire_lease (const char  *directory,
+               gboolean     durable,
                GError     **error)
 {
   g_autofree char *path = lease_path (directory);
-  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
-  g_autoptr(GError) local_error = NULL;
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *temporary = g_strdup_printf ("%s.%s", path, uuid);
+  g_auto(SandboxBubblewrapFd) fd = -1;
+  int saved_errno;
 
-  if (write_new_file (path, pid, &local_error))
-    return TRUE;
-  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+  fd = open (temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return set_errno_error (error, errno, "Could not create", temporary), -1;
+  if (!write_pid (fd, temporary, durable, error))
     {
+      unlink (temporary);
+      return -1;
+    }
+  if (!lock_lease_fd (fd))
+    {
+      saved_errno = errno;
+      unlink (temporary);
+      return set_errno_error (error, saved_errno, "Could not lock", temporary), -1;
+    }
+  if (link (temporary, path) < 0)
+    {
+      saved_errno = errno;
+      unlink (temporary);
+      if (saved_errno == EEXIST)
+        g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                             "Sandbox session already has an owner");
+      else
+        set_errno_error (error, saved_errno, "Could not create", path);
+      return -1;
+    }
+  unlink (temporary);
+  return g_steal_fd (&fd);
+}
+
+/* Scans /proc for a process whose command line names @workspace: a bwrap
+ * of the session (and its namespace's init, a fork of it) before it took
+ * its lock on the workspace. */
+static gboolean
+workspace_has_bwrap (const char *workspace)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  if (proc == NULL)
+    return TRUE;   /* cannot tell: assume the worst */
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *cmdline = NULL;
+      gsize length;
+
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      path = g_strdup_printf ("/proc/%s/cmdline", name);
+      if (!g_file_get_contents (path, &cmdline, &length, NULL))
+        continue;
+      /* bwrap's arguments are NUL-separated; the workspace is one of them. */
+      for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
+        if (strcmp (cmdline + i, workspace) == 0)
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether a sandboxed process of the session may still run. */
+static gboolean
+session_has_processes (SandboxBubblewrapLease *lease)
+{
+  g_auto(SandboxBubblewrapFd) fd = open (lease->workspace,
+                                         O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+  if (fd < 0)
+    return errno != ENOENT;
+  if (fcntl (fd, F_OFD_GETLK, &lock) < 0 || lock.l_type != F_UNLCK)
+    return TRUE;
+  return workspace_has_bwrap (lease->workspace);
+}
+
+/* Takes over a stale lease. Returns the locked descriptor, or -1: with
+ * BUSY when its owner lives or its processes are left; with nothing set
+ * and *@missing when there is no lease to take over. */
+static int
+take_over_lease (SandboxBubblewrapLease  *lease,
+                 gboolean                 durable,
+                 gboolean                *missing,
+                 GError                 **error)
+{
+  g_autofree char *path = lease_path (lease->directory);
+  g_auto(SandboxBubblewrapFd) fd = -1;
+  struct stat locked, current;
+
+  *missing = FALSE;
+  fd = open (path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0 && errno == ENOENT)
+    {
+      *missing = TRUE;
+      return -1;
+    }
+  if (fd < 0)
+    return set_errno_error (error, errno, "Could not open", path), -1;
+  if (!lock_lease_fd (fd))
+    {
+      if (errno != EAGAIN && errno != EACCES)
+        return set_errno_error (error, errno, "Could not lock", path), -1;
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
                            "Sandbox session already has an owner");
-      return FALSE;
+      return -1;
     }
-  /* A half-written lease must not block the session forever. */
-  unlink (path);
-  g_propagate_error (error, g_steal_pointer (&local_error));
-  return FALSE;
+  /* The owner may have released it between our open and our lock. */
+  if (fstat (fd, &locked) < 0 || stat (path, &current) < 0 ||
+      locked.st_dev != current.st_dev || locked.st_ino != current.st_ino)
+    {
+      *missing = TRUE;
+      return -1;
+    }
+  if (session_has_processes (lease))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                           "Sandbox session still has processes of its previous owner");
+      return -1;
+    }
+  if (!write_pid (fd, path, durable, error))
+    return -1;
+  return g_steal_fd (&fd);
 }
 
 static gboolean
@@ -469,28 +629,49 @@ new_session_state (SandboxBubblewrapStore  *self,
   return sandbox_state_new (self->name, session_id, template_key, error);
 }
 
-/**
- * sandbox_bubblewrap_store_open_session:
- * @self: a store
- * @template_key: the template the session belongs to
- * @saved: (nullable): the state of a session to resume, or %NULL to create one
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * Creates a session from a stored template (a new id, the template copied
- * into the workspace) or resumes one, under the session's exclusive lease.
- * Errors as the reference: %SANDBOX_ERROR_INVALID for a malformed key or
- * session id, %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND for an
- * unknown template or session, %SANDBOX_ERROR_BUSY when the lease is held.
- *
- * Returns: (transfer full): the leased session, or %NULL with @error set
- */
-SandboxBubblewrapLease *
-sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
-                                       const char              *template_key,
-                                       SandboxState            *saved,
-                                       GCancellable            *cancellable,
-                                       GError                 **error)
+/* Takes the lease of an existing session, taking over a stale one. */
+static int
+recover_lease (SandboxBubblewrapStore  *self,
+               SandboxBubblewrapLease  *lease,
+               GError                 **error)
+{
+  /* A lease that vanishes between open and lock is retried a few times. */
+  for (guint attempt = 0; attempt < 8; attempt++)
+    {
+      gboolean missing = FALSE;
+      int fd = take_over_lease (lease, self->durable, &missing, error);
+      g_autoptr(GError) local_error = NULL;
+
+      if (fd >= 0 || !missing)
+        return fd;
+      /* No lease: an ordinary resume, if nobody's processes are left. */
+      if (session_has_processes (lease))
+        {
+          g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                               "Sandbox session still has processes of its previous owner");
+          return -1;
+        }
+      fd = acquire_lease (lease->directory, self->durable, &local_error);
+      if (fd >= 0)
+        return fd;
+      if (!g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return -1;
+        }
+    }
+  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                       "Sandbox session already has an owner");
+  return -1;
+}
+
+static SandboxBubblewrapLease *
+open_session (SandboxBubblewrapStore  *self,
+              const char              *template_key,
+              SandboxState            *saved,
+              gboolean                 recover,
+              GCancellable            *cancellable,
+              GError                 **error)
 {
   g_autoptr(SandboxBubblewrapLease) lease = NULL;
   g_autoptr(SandboxState) state = NULL;
@@ -525,6 +706,7 @@ sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
     }
 
   lease = g_new0 (SandboxBubblewrapLease, 1);
+  lease->lock_fd = -1;
   lease->store = sandbox_bubblewrap_store_ref (self);
   lease->state = g_steal_pointer (&state);
   lease->directory = g_build_filename (self->sessions, session_id, NULL);
@@ -550,7 +732,9 @@ sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
       return NULL;
     }
 
-  if (!acquire_lease (lease->directory, error))
+  lease->lock_fd = recover ? recover_lease (self, lease, error)
+                           : acquire_lease (lease->directory, self->durable, error);
+  if (lease->lock_fd < 0)
     {
       if (lease->created)
         sandbox_bubblewrap_lease_abandon (lease);
@@ -565,6 +749,57 @@ sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
       return NULL;
     }
   return g_steal_pointer (&lease);
+}
+
+/**
+ * sandbox_bubblewrap_store_open_session:
+ * @self: a store
+ * @template_key: the template the session belongs to
+ * @saved: (nullable): the state of a session to resume, or %NULL to create one
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Creates a session from a stored template (a new id, the template copied
+ * into the workspace) or resumes one, under the session's exclusive lease.
+ * Errors as the reference: %SANDBOX_ERROR_INVALID for a malformed key or
+ * session id, %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND for an
+ * unknown template or session, %SANDBOX_ERROR_BUSY when the lease is held.
+ *
+ * Returns: (transfer full): the leased session, or %NULL with @error set
+ */
+SandboxBubblewrapLease *
+sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
+                                       const char              *template_key,
+                                       SandboxState            *saved,
+                                       GCancellable            *cancellable,
+                                       GError                 **error)
+{
+  return open_session (self, template_key, saved, FALSE, cancellable, error);
+}
+
+/**
+ * sandbox_bubblewrap_store_recover_session:
+ * @self: a store
+ * @saved: the state of the session to recover
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Resumes the session @saved describes like
+ * sandbox_bubblewrap_store_open_session(), taking over a stale lease — one
+ * whose owner died without releasing it. Fails with %SANDBOX_ERROR_BUSY
+ * while the owner lives, and while any sandboxed process of the session
+ * (the dead owner's) is left. Without a lease this is an ordinary resume.
+ *
+ * Returns: (transfer full): the leased session, or %NULL with @error set
+ */
+SandboxBubblewrapLease *
+sandbox_bubblewrap_store_recover_session (SandboxBubblewrapStore  *self,
+                                          SandboxState            *saved,
+                                          GCancellable            *cancellable,
+                                          GError                 **error)
+{
+  return open_session (self, sandbox_state_get_template_key (saved), saved, TRUE,
+                       cancellable, error);
 }
 
 /**
@@ -587,11 +822,13 @@ sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
   g_autofree char *directory = g_build_filename (self->sessions, session_id, NULL);
   g_autofree char *lease = lease_path (directory);
   g_auto(SandboxBubblewrapFd) sessions_fd = -1;
+  g_auto(SandboxBubblewrapFd) lock_fd = -1;
   g_autoptr(GError) local_error = NULL;
 
   if (!g_file_test (directory, G_FILE_TEST_IS_DIR))
     return TRUE;
-  if (!acquire_lease (directory, error))
+  lock_fd = acquire_lease (directory, self->durable, error);
+  if (lock_fd < 0)
     return FALSE;
 
   sessions_fd = open_directory (self->sessions, &local_error);
@@ -618,8 +855,10 @@ sandbox_bubblewrap_lease_release (SandboxBubblewrapLease *lease)
     return;
   lease->held = FALSE;
   path = lease_path (lease->directory);
+  /* Unlinked while still locked, so nobody takes the file for stale. */
   if (unlink (path) < 0 && errno != ENOENT)
     g_warning ("Could not release the lease %s: %s", path, g_strerror (errno));
+  sandbox_bubblewrap_clear_fd (&lease->lock_fd);
 }
 
 /**
@@ -643,6 +882,7 @@ sandbox_bubblewrap_lease_abandon (SandboxBubblewrapLease *lease)
         g_warning ("Could not remove the abandoned session %s: %s",
                    lease->directory, error->message);
       lease->held = FALSE;   /* the lease went with the directory */
+      sandbox_bubblewrap_clear_fd (&lease->lock_fd);
     }
   sandbox_bubblewrap_lease_release (lease);
 }
@@ -658,6 +898,7 @@ sandbox_bubblewrap_lease_free (SandboxBubblewrapLease *lease)
 {
   if (lease == NULL)
     return;
+  sandbox_bubblewrap_clear_fd (&lease->lock_fd);
   g_clear_pointer (&lease->store, sandbox_bubblewrap_store_unref);
   g_clear_object (&lease->state);
   g_free (lease->directory);

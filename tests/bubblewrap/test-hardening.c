@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -463,12 +464,540 @@ test_seccomp_ordinary_workloads (void)
   session_close (&s);
 }
 
+/* Lease recovery ------------------------------------------------------------ */
+
+static char *
+session_directory (const char    *state_directory,
+                   SandboxState  *state)
+{
+  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
+
+  return g_build_filename (state_directory, digest, "sessions",
+                           sandbox_state_get_session_id (state), NULL);
+}
+
+/* Counts processes (other than us) with @needle as one of their arguments. */
+static guint
+count_processes_with_arg (const char *needle)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  guint count = 0;
+
+  g_assert_nonnull (proc);
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *cmdline = NULL;
+      gsize length;
+
+      if (!g_ascii_isdigit (name[0]) || atoi (name) == getpid ())
+        continue;
+      path = g_strdup_printf ("/proc/%s/cmdline", name);
+      if (!g_file_get_contents (path, &cmdline, &length, NULL))
+        continue;
+      for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
+        if (strstr (cmdline + i, needle) != NULL)
+          {
+            count++;
+            break;
+          }
+    }
+  return count;
+}
+
+static void
+wait_until_no_process_with (const char *needle)
+{
+  for (guint i = 0; i < 1000 && count_processes_with_arg (needle) > 0; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (count_processes_with_arg (needle), ==, 0);
+}
+
+static GPid
+spawn_helper (const char * const *args,
+              int                *stdout_fd)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  GPid pid = 0;
+
+  g_ptr_array_add (argv, self);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                            NULL, NULL, &pid, NULL, stdout_fd, NULL, &error);
+  g_assert_no_error (error);
+  return pid;
+}
+
+static int
+wait_helper (GPid pid)
+{
+  int status = 0;
+
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  return status;
+}
+
+/* Reads a line from @fd (blocking). */
+static char *
+read_line (int fd)
+{
+  GString *line = g_string_new (NULL);
+  char c;
+
+  while (read (fd, &c, 1) == 1 && c != '\n')
+    g_string_append_c (line, c);
+  return g_string_free (line, FALSE);
+}
+
+static void
+append_output (GString *output,
+               GBytes  *data)
+{
+  gsize size;
+  const char *bytes = g_bytes_get_data (data, &size);
+
+  g_string_append_len (output, bytes, size);
+}
+
+/* Helper mode: owns a new session with a command running, then waits to be
+ * killed. Prints the state, then "ready". */
+static int
+helper_own (const char *state_directory,
+            const char *key)
+{
+  g_autoptr(SandboxBackend) backend = new_backend_with (state_directory, NULL);
+  g_autoptr(SandboxHandle) handle = create_session (backend, key);
+  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, NULL);
+  g_autofree char *json = sandbox_state_to_json (state);
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/sh");
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) output = g_string_new (NULL);
+
+  /* Ready once the command runs: by then bwrap has armed --die-with-parent
+   * in the namespace (before that, bubblewrap issue 633). */
+  sandbox_command_add_arg (command, "-c");
+  sandbox_command_add_arg (command, "echo started; exec sleep 600");
+  process = sandbox_session_spawn (sandbox_handle_get_session (handle), command, NULL, &error);
+  g_assert_no_error (error);
+  g_signal_connect_swapped (process, "stdout-data", G_CALLBACK (append_output), output);
+  while (strstr (output->str, "started") == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  printf ("%s\nready\n", json);
+  fflush (stdout);
+  for (;;)
+    pause ();
+  return 1;
+}
+
+/* Starts a helper that owns a session, and kills it with SIGKILL once its
+ * command runs. Returns the session's state. */
+static SandboxState *
+crash_an_owner (const char *state_directory,
+                const char *key)
+{
+  const char *args[] = { "--helper-own", state_directory, key, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *ready = NULL;
+  SandboxState *state;
+  int out = -1;
+  GPid pid = spawn_helper (args, &out);
+  int status;
+
+  json = read_line (out);
+  ready = read_line (out);
+  g_assert_cmpstr (ready, ==, "ready");
+  state = sandbox_state_new_from_json (json, &error);
+  g_assert_no_error (error);
+  kill (pid, SIGKILL);
+  status = wait_helper (pid);
+  g_assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL);
+  close (out);
+  return state;
+}
+
+static void
+test_lease_stale_after_sigkill (void)
+{
+  g_autofree char *directory = make_state_directory ();
+  g_autoptr(SandboxBackend) backend = new_backend_with (directory, NULL);
+  g_autofree char *key = prewarm_hello (backend);
+  g_autoptr(SandboxState) state = crash_an_owner (directory, key);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_dir = session_directory (directory, state);
+  g_autofree char *lease = g_build_filename (session_dir, "lease", NULL);
+  g_autofree char *workspace = g_build_filename (session_dir, "workspace", NULL);
+  g_autofree char *lease_contents = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *pid = g_strdup_printf ("%d", getpid ());
+
+  /* The dead owner's lease stays, and create() cannot tell it from a live
+   * owner's. */
+  g_assert_true (g_file_test (lease, G_FILE_TEST_IS_REGULAR));
+  handle = sandbox_backend_create (backend, key, state, policy, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_assert_null (handle);
+  g_clear_error (&error);
+
+  /* --die-with-parent takes the dead owner's sandbox down with it. */
+  wait_until_no_process_with (workspace);
+
+  handle = sandbox_backend_recover_session (backend, state, policy, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (handle);
+  g_assert_true (g_file_get_contents (lease, &lease_contents, NULL, NULL));
+  g_assert_cmpstr (lease_contents, ==, pid);
+  out = guest_sh (sandbox_handle_get_session (handle), "cat hello.txt");
+  g_assert_cmpstr (out, ==, "hello");
+
+  /* Now the owner is alive: recovering again is refused. */
+  {
+    g_autoptr(SandboxHandle) second = sandbox_backend_recover_session (backend, state, policy,
+                                                                       NULL, &error);
+
+    g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+    g_assert_null (second);
+    g_clear_error (&error);
+  }
+  delete_session (handle);
+  remove_state_directory (directory);
+}
+
+static void
+recover_async_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      data)
+{
+  GAsyncResult **out = data;
+
+  *out = g_object_ref (result);
+}
+
+static void
+test_recover_live_owner_is_busy (void)
+{
+  g_autofree char *directory = make_state_directory ();
+  g_autoptr(SandboxBackend) backend = new_backend_with (directory, NULL);
+  g_autofree char *key = prewarm_hello (backend);
+  g_autoptr(SandboxHandle) handle = create_session (backend, key);
+  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, NULL);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) other = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* A live owner — this process — holds the lock. */
+  other = sandbox_backend_recover_session (backend, state, policy, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_assert_cmpstr (error->message, ==, "Sandbox session already has an owner");
+  g_assert_null (other);
+  g_clear_error (&error);
+
+  /* Released properly, there is nothing stale: recover resumes, async too. */
+  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
+  g_assert_no_error (error);
+  sandbox_backend_recover_session_async (backend, state, policy, NULL, recover_async_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  other = sandbox_backend_recover_session_finish (backend, result, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (other);
+  delete_session (other);
+  g_clear_object (&handle);
+  remove_state_directory (directory);
+}
+
+/* A process holding a read lock on the workspace directory, as the init of a
+ * namespace the dead owner left behind would. */
+static GPid
+fake_leftover_namespace (const char *workspace)
+{
+  int ready[2];
+  char c;
+  pid_t pid;
+
+  g_assert_cmpint (pipe (ready), ==, 0);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      struct flock lock = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+      int fd = open (workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+      if (fd < 0 || fcntl (fd, F_SETLK, &lock) < 0)
+        _exit (1);
+      if (write (ready[1], "x", 1) != 1)
+        _exit (1);
+      for (;;)
+        pause ();
+    }
+  close (ready[1]);
+  g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
+  close (ready[0]);
+  return pid;
+}
+
+static void
+test_recover_refuses_while_processes_left (void)
+{
+  g_autofree char *directory = make_state_directory ();
+  g_autoptr(SandboxBackend) backend = new_backend_with (directory, NULL);
+  g_autofree char *key = prewarm_hello (backend);
+  g_autoptr(SandboxState) state = crash_an_owner (directory, key);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autofree char *session_dir = session_directory (directory, state);
+  g_autofree char *workspace = g_build_filename (session_dir, "workspace", NULL);
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid leftover;
+  int status;
+
+  wait_until_no_process_with (workspace);
+  leftover = fake_leftover_namespace (workspace);
+
+  handle = sandbox_backend_recover_session (backend, state, policy, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_assert_cmpstr (error->message, ==, "Sandbox session still has processes of its previous owner");
+  g_assert_null (handle);
+  g_clear_error (&error);
+  /* The refused attempt left the lease stale, not taken. */
+  handle = sandbox_backend_create (backend, key, state, policy, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_clear_error (&error);
+
+  kill (leftover, SIGKILL);
+  g_assert_cmpint (waitpid (leftover, &status, 0), ==, leftover);
+  handle = sandbox_backend_recover_session (backend, state, policy, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (handle);
+  delete_session (handle);
+  remove_state_directory (directory);
+}
+
+/* Concurrent creates from several processes ---------------------------------- */
+
+#define RACERS 4
+#define RACE_ROUNDS 3
+
+static SandboxTemplate *
+race_template (void)
+{
+  SandboxTemplate *template_ = sandbox_template_new ("race");
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("dir%u/file%u.txt", i % 5, i);
+      g_autofree char *text = g_strdup_printf ("contents of %u\n", i);
+      g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (sandbox_template_add_file (template_, path, bytes, &error));
+    }
+  return template_;
+}
+
+/* Helper mode: prewarms the race template and creates a session from it,
+ * checks every file, prints the state. */
+static int
+helper_prewarm (const char *state_directory)
+{
+  g_autoptr(SandboxBackend) backend = new_backend_with (state_directory, "durable", "true", NULL);
+  g_autoptr(SandboxTemplate) template_ = race_template ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autofree char *json = NULL;
+
+  g_assert_no_error (error);
+  handle = create_session (backend, key);
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("dir%u/file%u.txt", i % 5, i);
+      g_autofree char *expected = g_strdup_printf ("contents of %u\n", i);
+      g_autofree char *text = sandbox_session_read_text (sandbox_handle_get_session (handle),
+                                                         path, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (text, ==, expected);
+    }
+  state = sandbox_handle_capture_state (handle, NULL);
+  json = sandbox_state_to_json (state);
+  printf ("%s\n", json);
+  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
+  return 0;
+}
+
+/* Helper mode: RACE_ROUNDS times, resumes the session (retrying while it is
+ * BUSY) and increments counter.txt, slowly, while owning it. */
+static int
+helper_increment (const char *state_directory,
+                  const char *json)
+{
+  g_autoptr(SandboxBackend) backend = new_backend_with (state_directory, NULL);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxState) state = sandbox_state_new_from_json (json, &error);
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  g_assert_no_error (error);
+  for (guint round = 0; round < RACE_ROUNDS; round++)
+    {
+      g_autoptr(SandboxHandle) handle = NULL;
+      g_autofree char *text = NULL;
+      g_autofree char *next = NULL;
+      SandboxSession *session;
+
+      while (handle == NULL)
+        {
+          g_clear_error (&error);
+          handle = sandbox_backend_create (backend, sandbox_state_get_template_key (state), state,
+                                           policy, NULL, &error);
+          if (handle == NULL)
+            {
+              g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+              g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+              g_usleep (g_random_int_range (1000, 5000));
+            }
+        }
+      session = sandbox_handle_get_session (handle);
+      text = sandbox_session_read_text (session, "counter.txt", NULL, &error);
+      g_assert_no_error (error);
+      g_usleep (5000);   /* widen the window a second owner would need */
+      next = g_strdup_printf ("%d", atoi (text) + 1);
+      g_assert_true (sandbox_session_write_text (session, "counter.txt", next, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_true (sandbox_handle_stop (handle, NULL, &error));
+      g_assert_no_error (error);
+    }
+  return 0;
+}
+
+static void
+test_concurrent_prewarm_and_create (void)
+{
+  g_autofree char *directory = make_state_directory ();
+  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
+  g_autofree char *templates = g_build_filename (directory, digest, "templates", NULL);
+  g_autoptr(GHashTable) sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  const char *args[] = { "--helper-prewarm", directory, NULL };
+  g_autoptr(SandboxBackend) backend = NULL;
+  g_autoptr(SandboxTemplate) template_ = race_template ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) listing = NULL;
+  g_autofree char *key = NULL;
+  gboolean reused = FALSE;
+  GPid pids[RACERS];
+  int outs[RACERS];
+
+  for (guint i = 0; i < RACERS; i++)
+    pids[i] = spawn_helper (args, &outs[i]);
+  for (guint i = 0; i < RACERS; i++)
+    {
+      g_autofree char *json = read_line (outs[i]);
+      g_autoptr(SandboxState) state = NULL;
+      int status = wait_helper (pids[i]);
+
+      g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+      state = sandbox_state_new_from_json (json, &error);
+      g_assert_no_error (error);
+      g_hash_table_add (sessions, g_strdup (sandbox_state_get_session_id (state)));
+      close (outs[i]);
+    }
+  /* Every racer got its own session… */
+  g_assert_cmpuint (g_hash_table_size (sessions), ==, RACERS);
+
+  /* …and the store holds exactly one complete template, nothing half-built. */
+  backend = new_backend_with (directory, NULL);
+  key = sandbox_backend_prewarm (backend, template_, &reused, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (reused);
+  listing = g_dir_open (templates, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (g_dir_read_name (listing), ==, key);
+  g_assert_null (g_dir_read_name (listing));
+  remove_state_directory (directory);
+}
+
+static void
+test_concurrent_resume_loses_nothing (void)
+{
+  g_autofree char *directory = make_state_directory ();
+  g_autoptr(SandboxBackend) backend = new_backend_with (directory, NULL);
+  g_autofree char *key = prewarm_hello (backend);
+  g_autoptr(SandboxHandle) handle = create_session (backend, key);
+  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, NULL);
+  g_autofree char *json = sandbox_state_to_json (state);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_dir = session_directory (directory, state);
+  g_autofree char *text = NULL;
+  g_autofree char *expected = g_strdup_printf ("%d", RACERS * RACE_ROUNDS);
+  g_autoptr(GDir) listing = NULL;
+  const char *args[] = { "--helper-increment", directory, json, NULL };
+  const char *name;
+  GPid pids[RACERS];
+  guint entries = 0;
+
+  g_assert_true (sandbox_session_write_text (sandbox_handle_get_session (handle), "counter.txt",
+                                             "0", NULL, &error));
+  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
+  g_clear_object (&handle);
+
+  for (guint i = 0; i < RACERS; i++)
+    pids[i] = spawn_helper (args, NULL);
+  for (guint i = 0; i < RACERS; i++)
+    {
+      int status = wait_helper (pids[i]);
+
+      g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    }
+
+  /* One owner at a time: no increment was lost. */
+  handle = sandbox_backend_create (backend, key, state, policy, NULL, &error);
+  g_assert_no_error (error);
+  text = sandbox_session_read_text (sandbox_handle_get_session (handle), "counter.txt",
+                                    NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, expected);
+
+  /* Nothing but lease, state.json and workspace: no temporary lease left. */
+  listing = g_dir_open (session_dir, 0, &error);
+  g_assert_no_error (error);
+  while ((name = g_dir_read_name (listing)) != NULL)
+    {
+      g_assert_true (g_str_equal (name, "lease") || g_str_equal (name, "state.json") ||
+                     g_str_equal (name, "workspace"));
+      entries++;
+    }
+  g_assert_cmpuint (entries, ==, 3);
+  delete_session (handle);
+  remove_state_directory (directory);
+}
+
 /* Main --------------------------------------------------------------------------- */
 
 int
 main (int   argc,
       char *argv[])
 {
+  /* Helper modes, run by the tests as separate host processes. */
+  if (argc == 4 && g_str_equal (argv[1], "--helper-own"))
+    return helper_own (argv[2], argv[3]);
+  if (argc == 3 && g_str_equal (argv[1], "--helper-prewarm"))
+    return helper_prewarm (argv[2]);
+  if (argc == 4 && g_str_equal (argv[1], "--helper-increment"))
+    return helper_increment (argv[2], argv[3]);
+
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/sandbox/hardening/userns/nested-refused", test_nested_userns_refused);
@@ -477,6 +1006,16 @@ main (int   argc,
   g_test_add_func ("/sandbox/hardening/seccomp/denies", test_seccomp_denies);
   g_test_add_func ("/sandbox/hardening/seccomp/can-be-turned-off", test_seccomp_can_be_turned_off);
   g_test_add_func ("/sandbox/hardening/seccomp/ordinary-workloads", test_seccomp_ordinary_workloads);
+
+  g_test_add_func ("/sandbox/hardening/lease/stale-after-sigkill", test_lease_stale_after_sigkill);
+  g_test_add_func ("/sandbox/hardening/lease/recover-live-owner-is-busy",
+                   test_recover_live_owner_is_busy);
+  g_test_add_func ("/sandbox/hardening/lease/recover-refuses-while-processes-left",
+                   test_recover_refuses_while_processes_left);
+  g_test_add_func ("/sandbox/hardening/store/concurrent-prewarm-and-create",
+                   test_concurrent_prewarm_and_create);
+  g_test_add_func ("/sandbox/hardening/store/concurrent-resume-loses-nothing",
+                   test_concurrent_resume_loses_nothing);
 
   return g_test_run ();
 }
