@@ -1,0 +1,171 @@
+/* bench-floor.c — raw bwrap, spawned from C with the driver's own argument list
+ *
+ * The floor of a command round trip: the argument vector comes from the
+ * bubblewrap driver's builder (sandbox-bubblewrap-args.c, compiled into the
+ * benchmark), with the same status and seccomp descriptors, spawned with
+ * posix_spawn() exactly as the driver's launcher does (own process group,
+ * empty environment, pipes at 0/1/2, passed fds at 3…, the rest closed), and
+ * reaped after both output pipes and the status pipe reached EOF. Nothing of
+ * the library runs: no admission, no threads, no GTask, no main loop.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox-bubblewrap-args-private.h"
+#include "sandbox-bubblewrap-seccomp-private.h"
+#include "bench-floor.h"
+
+static GBytes *seccomp_program;
+
+gboolean
+bench_floor_init (gboolean   seccomp,
+                  GError   **error)
+{
+  if (seccomp && seccomp_program == NULL)
+    seccomp_program = sandbox_bubblewrap_seccomp_get_program (error);
+  return !seccomp || seccomp_program != NULL;
+}
+
+static int
+fd_above_two (int fd)
+{
+  int moved;
+
+  if (fd > 2)
+    return fd;
+  moved = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+  close (fd);
+  return moved;
+}
+
+/* Runs @argv_command in bwrap over @workspace; returns bwrap's wait status,
+ * or -1. @stdin_data may be NULL; stdout is appended to @output if given. */
+int
+bench_floor_run (const char         *workspace,
+                 const char * const *argv_command,
+                 GBytes             *stdin_data,
+                 GByteArray         *output)
+{
+  static char *const empty_environment[] = { NULL };
+  g_autoptr(SandboxCommand) command = sandbox_command_new (argv_command[0]);
+  g_autoptr(SandboxBubblewrapArgs) args = NULL;
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  sigset_t mask, defaults;
+  int in_pipe[2], out_pipe[2], err_pipe[2], status_pipe[2];
+  int seccomp_fd = -1;
+  pid_t pid = 0;
+  int status = -1;
+  SandboxBubblewrapArgsInput input = { 0 };
+
+  for (guint i = 1; argv_command[i] != NULL; i++)
+    sandbox_command_add_arg (command, argv_command[i]);
+  sandbox_command_set_cwd (command, SANDBOX_WORKSPACE);
+
+  if (pipe2 (in_pipe, O_CLOEXEC) < 0 || pipe2 (out_pipe, O_CLOEXEC) < 0 ||
+      pipe2 (err_pipe, O_CLOEXEC) < 0 || pipe2 (status_pipe, O_CLOEXEC) < 0)
+    return -1;
+  if (seccomp_program != NULL)
+    seccomp_fd = sandbox_bubblewrap_seccomp_open_program_fd (seccomp_program, NULL);
+
+  input.executable = SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE;
+  input.workspace = workspace;
+  input.gateway_socket = NULL;
+  input.policy_kind = SANDBOX_NETWORK_POLICY_DENY_ALL;
+  input.command = command;
+  input.seccomp_program = seccomp_program;
+  args = sandbox_bubblewrap_args_new_for_command (&input, status_pipe[1], seccomp_fd);
+  if (args->argv->len == 0 || g_ptr_array_index (args->argv, args->argv->len - 1) != NULL)
+    sandbox_bubblewrap_args_finish (args);
+
+  in_pipe[0] = fd_above_two (in_pipe[0]);
+  out_pipe[1] = fd_above_two (out_pipe[1]);
+  err_pipe[1] = fd_above_two (err_pipe[1]);
+
+  posix_spawn_file_actions_init (&actions);
+  posix_spawnattr_init (&attr);
+  sigemptyset (&mask);
+  sigfillset (&defaults);
+  posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup (&attr, 0);
+  posix_spawnattr_setsigmask (&attr, &mask);
+  posix_spawnattr_setsigdefault (&attr, &defaults);
+  posix_spawn_file_actions_adddup2 (&actions, in_pipe[0], 0);
+  posix_spawn_file_actions_adddup2 (&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2 (&actions, err_pipe[1], 2);
+  for (guint i = 0; i < args->fds->len; i++)
+    posix_spawn_file_actions_adddup2 (&actions, g_array_index (args->fds, int, i), 3 + (int) i);
+  posix_spawn_file_actions_addclosefrom_np (&actions, 3 + (int) args->fds->len);
+
+  if (posix_spawn (&pid, (char *) g_ptr_array_index (args->argv, 0), &actions, &attr,
+                   (char * const *) args->argv->pdata, empty_environment) != 0)
+    pid = 0;
+  posix_spawn_file_actions_destroy (&actions);
+  posix_spawnattr_destroy (&attr);
+
+  close (in_pipe[0]);
+  close (out_pipe[1]);
+  close (err_pipe[1]);
+  g_clear_pointer (&args, sandbox_bubblewrap_args_free);   /* closes the passed fds */
+
+  if (stdin_data != NULL)
+    {
+      gsize length;
+      const char *data = g_bytes_get_data (stdin_data, &length);
+
+      while (length > 0)
+        {
+          ssize_t n = write (in_pipe[1], data, length);
+
+          if (n <= 0)
+            break;
+          data += n;
+          length -= n;
+        }
+    }
+  close (in_pipe[1]);
+
+  {
+    struct pollfd fds[3] = {
+      { out_pipe[0], POLLIN, 0 }, { err_pipe[0], POLLIN, 0 }, { status_pipe[0], POLLIN, 0 },
+    };
+    int open_fds = 3;
+    char buffer[16384];
+
+    while (open_fds > 0)
+      {
+        if (poll (fds, 3, -1) < 0)
+          break;
+        for (int i = 0; i < 3; i++)
+          {
+            ssize_t n;
+
+            if (fds[i].fd < 0 || fds[i].revents == 0)
+              continue;
+            n = read (fds[i].fd, buffer, sizeof buffer);
+            if (n > 0 && i == 0 && output != NULL)
+              g_byte_array_append (output, (guint8 *) buffer, n);
+            if (n <= 0)
+              {
+                close (fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+              }
+          }
+      }
+  }
+
+  if (pid > 0)
+    waitpid (pid, &status, 0);
+  return status;
+}

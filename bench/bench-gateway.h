@@ -1,0 +1,15 @@
+/* bench-gateway.h — a loopback upstream and raw HTTP/1.1 keep-alive clients
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+guint16  bench_upstream_start      (void);
+int      bench_client_connect_tcp  (guint16     port);
+int      bench_client_connect_unix (const char *path);
+gboolean bench_client_get          (int         fd,
+                                    const char *request,
+                                    gsize       request_length);

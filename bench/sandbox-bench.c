@@ -1,0 +1,961 @@
+/* sandbox-bench.c — libsandbox measured side by side with the physical floor
+ *
+ * Every figure is a ratio of medians over interleaved rounds measured in this
+ * one run (the machine is shared and noisy), with the 95th percentile beside
+ * it. Prints a table and exits 1 when a target is missed.
+ *
+ *   sandbox-bench [--quick] [--only SECTION] [--keep]
+ *
+ * Sections: command, io, gateway, template, scale.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <sandbox.h>
+#include <sandbox-gateway.h>
+
+#include "bench-common.h"
+#include "bench-floor.h"
+#include "bench-gateway.h"
+
+extern char **environ;
+
+static gboolean quick;
+static gboolean keep;
+static char *only;
+
+/* The table */
+
+typedef struct
+{
+  char *name;
+  char *value;     /* the library's figure (median, p95) */
+  char *floor;     /* the floor's figure, or "" */
+  char *ratio;
+  char *target;
+  gboolean met;
+  gboolean judged; /* FALSE for informational rows */
+} Row;
+
+static GPtrArray *rows;
+
+static void
+row_free (Row *row)
+{
+  g_free (row->name);
+  g_free (row->value);
+  g_free (row->floor);
+  g_free (row->ratio);
+  g_free (row->target);
+  g_free (row);
+}
+
+static void
+add_row (const char *name,
+         char       *value,
+         char       *floor,
+         char       *ratio,
+         const char *target,
+         gboolean    judged,
+         gboolean    met)
+{
+  Row *row = g_new0 (Row, 1);
+
+  row->name = g_strdup (name);
+  row->value = value;
+  row->floor = floor != NULL ? floor : g_strdup ("");
+  row->ratio = ratio != NULL ? ratio : g_strdup ("");
+  row->target = g_strdup (target != NULL ? target : "");
+  row->judged = judged;
+  row->met = met;
+  g_ptr_array_add (rows, row);
+
+  g_printerr ("  %-44s %-26s %-26s %-10s %s %s\n", row->name, row->value, row->floor, row->ratio,
+              row->target, judged ? (met ? "MET" : "MISSED") : "");
+}
+
+static char *
+format_time (Samples *s)
+{
+  double median = samples_median (s), p95 = samples_p95 (s);
+
+  if (median >= 1000)
+    return g_strdup_printf ("%.2f ms (p95 %.2f)", median / 1000, p95 / 1000);
+  return g_strdup_printf ("%.1f us (p95 %.1f)", median, p95);
+}
+
+static void
+print_table (void)
+{
+  g_print ("\n| benchmark | libsandbox median (p95) | floor median (p95) | ratio | target | |\n");
+  g_print ("| --- | --- | --- | --- | --- | --- |\n");
+  for (guint i = 0; i < rows->len; i++)
+    {
+      Row *row = g_ptr_array_index (rows, i);
+
+      g_print ("| %s | %s | %s | %s | %s | %s |\n", row->name, row->value, row->floor, row->ratio,
+               row->target, row->judged ? (row->met ? "met" : "**missed**") : "");
+    }
+}
+
+/* Helpers */
+
+static void
+check (GError *error,
+       const char *what)
+{
+  if (error != NULL)
+    g_error ("%s: %s", what, error->message);
+}
+
+static int
+run_host (const char * const *argv)
+{
+  pid_t pid;
+  int status = -1;
+
+  if (posix_spawn (&pid, argv[0], NULL, NULL, (char * const *) argv, environ) != 0)
+    return -1;
+  waitpid (pid, &status, 0);
+  return status;
+}
+
+static void
+remove_tree (const char *path)
+{
+  const char *argv[] = { "/bin/rm", "-rf", path, NULL };
+
+  run_host (argv);
+}
+
+static char *
+sha256_hex (const char *text)
+{
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}
+
+/* The host path of a bubblewrap session's workspace, from the documented
+ * store layout. */
+static char *
+workspace_of (const char    *state_directory,
+              SandboxHandle *handle)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, &error);
+  g_autofree char *base = sha256_hex ("bubblewrap");
+  g_autofree char *real = realpath (state_directory, NULL);
+
+  check (error, "capture state");
+  return g_build_filename (real, base, "sessions", sandbox_state_get_session_id (state),
+                           "workspace", NULL);
+}
+
+static char *
+template_data_of (const char *state_directory,
+                  const char *key)
+{
+  g_autofree char *base = sha256_hex ("bubblewrap");
+  g_autofree char *real = realpath (state_directory, NULL);
+
+  return g_build_filename (real, base, "templates", key, "data", NULL);
+}
+
+static SandboxBackend *
+new_backend (const char *state_directory,
+             guint       max_concurrent)
+{
+  g_autoptr(GError) error = NULL;
+  SandboxBackend *backend = sandbox_backend_new ("bubblewrap", NULL, &error,
+                                                 "state-directory", state_directory,
+                                                 "max-concurrent-commands", max_concurrent,
+                                                 NULL);
+
+  check (error, "backend");
+  return backend;
+}
+
+static char *
+prewarm_small (SandboxBackend *backend,
+               const char     *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new (name);
+  g_autoptr(GBytes) hello = g_bytes_new_static ("hello, sandbox\n", 15);
+  char *key;
+
+  sandbox_template_add_file (template_, "hello.txt", hello, &error);
+  check (error, "template");
+  key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
+  check (error, "prewarm");
+  return key;
+}
+
+static SandboxHandle *
+create_session (SandboxBackend       *backend,
+                const char           *key,
+                SandboxNetworkPolicy *policy)
+{
+  g_autoptr(GError) error = NULL;
+  SandboxHandle *handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
+
+  check (error, "create");
+  return handle;
+}
+
+static void
+delete_session (SandboxHandle *handle)
+{
+  g_autoptr(GError) error = NULL;
+
+  sandbox_handle_delete (handle, NULL, &error);
+  check (error, "delete");
+}
+
+static double
+api_run (SandboxSession *session,
+         SandboxCommand *command)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  double start = bench_now_us ();
+
+  result = sandbox_session_run (session, command, NULL, &error);
+  check (error, "run");
+  if (sandbox_result_get_exit_status (result) != 0)
+    g_error ("run: exit status %d", sandbox_result_get_exit_status (result));
+  return bench_now_us () - start;
+}
+
+static double
+floor_run (const char         *workspace,
+           const char * const *argv)
+{
+  double start = bench_now_us ();
+  int status = bench_floor_run (workspace, argv, NULL, NULL);
+
+  if (status != 0)
+    g_error ("raw bwrap %s: wait status %d", argv[0], status);
+  return bench_now_us () - start;
+}
+
+static gboolean
+section_enabled (const char *name)
+{
+  return only == NULL || g_str_equal (only, name);
+}
+
+static char *state_root;
+
+/* 1. Command round trip */
+
+typedef struct
+{
+  guint pending;
+  GMainLoop *loop;
+} Batch;
+
+static void
+on_batch_run_done (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      data)
+{
+  Batch *batch = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxResult) run = sandbox_session_run_finish (SANDBOX_SESSION (source), result, &error);
+
+  check (error, "run async");
+  if (--batch->pending == 0)
+    g_main_loop_quit (batch->loop);
+}
+
+static double
+api_batch (SandboxSession *session,
+           SandboxCommand *command,
+           guint           n)
+{
+  Batch batch = { n, g_main_loop_new (NULL, FALSE) };
+  double start = bench_now_us ();
+
+  for (guint i = 0; i < n; i++)
+    sandbox_session_run_async (session, command, NULL, on_batch_run_done, &batch);
+  g_main_loop_run (batch.loop);
+  g_main_loop_unref (batch.loop);
+  return bench_now_us () - start;
+}
+
+typedef struct
+{
+  const char *workspace;
+  const char * const *argv;
+} FloorJob;
+
+static gpointer
+floor_job (gpointer data)
+{
+  FloorJob *job = data;
+
+  if (bench_floor_run (job->workspace, job->argv, NULL, NULL) != 0)
+    g_error ("raw bwrap: failed");
+  return NULL;
+}
+
+static double
+floor_batch (const char         *workspace,
+             const char * const *argv,
+             guint               n)
+{
+  FloorJob job = { workspace, argv };
+  GThread *threads[64];
+  double start = bench_now_us ();
+
+  for (guint i = 0; i < n; i++)
+    threads[i] = g_thread_new ("bench-floor", floor_job, &job);
+  for (guint i = 0; i < n; i++)
+    g_thread_join (threads[i]);
+  return bench_now_us () - start;
+}
+
+static void
+bench_command (void)
+{
+  g_autofree char *state = g_build_filename (state_root, "command", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state, 8);
+  g_autofree char *key = prewarm_small (backend, "bench-command");
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) handle = create_session (backend, key, policy);
+  SandboxSession *session = sandbox_handle_get_session (handle);
+  g_autofree char *workspace = workspace_of (state, handle);
+  g_autoptr(SandboxCommand) true_command = sandbox_command_new ("/usr/bin/true");
+  g_autoptr(SandboxCommand) cat_command = sandbox_command_new ("/usr/bin/cat");
+  const char *true_argv[] = { "/usr/bin/true", NULL };
+  const char *cat_argv[] = { "/usr/bin/cat", "hello.txt", NULL };
+  g_autoptr(Samples) api_true = samples_new (), raw_true = samples_new ();
+  g_autoptr(Samples) api_cat = samples_new (), raw_cat = samples_new ();
+  g_autoptr(Samples) api_par = samples_new (), raw_par = samples_new ();
+  guint rounds = quick ? 15 : 60;
+  guint par_rounds = quick ? 5 : 20;
+  double ratio;
+
+  g_printerr ("command round trip (%u rounds, 8 concurrent: %u rounds)\n", rounds, par_rounds);
+  sandbox_command_add_arg (cat_command, "hello.txt");
+
+  /* Warm up both paths. */
+  for (guint i = 0; i < 3; i++)
+    {
+      api_run (session, true_command);
+      floor_run (workspace, true_argv);
+    }
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      /* Alternate which goes first, so drift hits both alike. */
+      if (i % 2 == 0)
+        {
+          samples_add (api_true, api_run (session, true_command));
+          samples_add (raw_true, floor_run (workspace, true_argv));
+          samples_add (api_cat, api_run (session, cat_command));
+          samples_add (raw_cat, floor_run (workspace, cat_argv));
+        }
+      else
+        {
+          samples_add (raw_true, floor_run (workspace, true_argv));
+          samples_add (api_true, api_run (session, true_command));
+          samples_add (raw_cat, floor_run (workspace, cat_argv));
+          samples_add (api_cat, api_run (session, cat_command));
+        }
+    }
+
+  ratio = samples_median (api_true) / samples_median (raw_true);
+  add_row ("run /usr/bin/true, sequential", format_time (api_true), format_time (raw_true),
+           g_strdup_printf ("%.3fx", ratio), "<= 1.05x raw bwrap", TRUE, ratio <= 1.05);
+  ratio = samples_median (api_cat) / samples_median (raw_cat);
+  add_row ("run cat hello.txt, sequential", format_time (api_cat), format_time (raw_cat),
+           g_strdup_printf ("%.3fx", ratio), "<= 1.05x raw bwrap", TRUE, ratio <= 1.05);
+
+  for (guint i = 0; i < par_rounds; i++)
+    {
+      if (i % 2 == 0)
+        {
+          samples_add (api_par, api_batch (session, true_command, 8));
+          samples_add (raw_par, floor_batch (workspace, true_argv, 8));
+        }
+      else
+        {
+          samples_add (raw_par, floor_batch (workspace, true_argv, 8));
+          samples_add (api_par, api_batch (session, true_command, 8));
+        }
+    }
+
+  {
+    double api_rate = 8 / (samples_median (api_par) / 1e6);
+    double raw_rate = 8 / (samples_median (raw_par) / 1e6);
+
+    ratio = api_rate / raw_rate;
+    add_row ("8 concurrent /usr/bin/true: throughput",
+             g_strdup_printf ("%.0f cmd/s (batch p95 %.1f ms)", api_rate, samples_p95 (api_par) / 1000),
+             g_strdup_printf ("%.0f cmd/s (batch p95 %.1f ms)", raw_rate, samples_p95 (raw_par) / 1000),
+             g_strdup_printf ("%.3fx", ratio), ">= 0.95x raw bwrap", TRUE, ratio >= 0.95);
+  }
+
+  delete_session (handle);
+}
+
+/* 2. Workspace file I/O */
+
+static void
+bench_io (void)
+{
+  g_autofree char *state = g_build_filename (state_root, "io", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state, 8);
+  g_autofree char *key = prewarm_small (backend, "bench-io");
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) handle = create_session (backend, key, policy);
+  SandboxSession *session = sandbox_handle_get_session (handle);
+  g_autofree char *workspace = workspace_of (state, handle);
+  g_autoptr(Samples) api_read = samples_new (), api_write = samples_new ();
+  g_autoptr(Samples) bwrap_read = samples_new (), bwrap_write = samples_new ();
+  guint8 *data = g_malloc (4096);
+  g_autoptr(GBytes) contents = NULL;
+  const char *cat_argv[] = { "/usr/bin/cat", "data.bin", NULL };
+  const char *tee_argv[] = { "/usr/bin/tee", "out.bin", NULL };
+  guint rounds = quick ? 10 : 40;
+  guint per_round = 50;
+  double read_median, write_median, read_ratio, write_ratio;
+
+  g_printerr ("workspace file I/O, 4 KiB (%u rounds x %u API calls, 1 bwrap each)\n", rounds, per_round);
+  for (guint i = 0; i < 4096; i++)
+    data[i] = (guint8) g_random_int ();
+  contents = g_bytes_new_take (data, 4096);
+
+  {
+    g_autoptr(GError) error = NULL;
+
+    sandbox_session_write_bytes (session, "data.bin", contents, NULL, &error);
+    check (error, "write");
+  }
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      g_autoptr(GByteArray) output = g_byte_array_new ();
+      double start;
+
+      for (guint j = 0; j < per_round; j++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autoptr(GBytes) read = NULL;
+
+          start = bench_now_us ();
+          read = sandbox_session_read_bytes (session, "data.bin", NULL, &error);
+          samples_add (api_read, bench_now_us () - start);
+          check (error, "read");
+          g_assert (g_bytes_get_size (read) == 4096);
+
+          start = bench_now_us ();
+          sandbox_session_write_bytes (session, "out.bin", contents, NULL, &error);
+          samples_add (api_write, bench_now_us () - start);
+          check (error, "write");
+        }
+
+      start = bench_now_us ();
+      if (bench_floor_run (workspace, cat_argv, NULL, output) != 0 || output->len != 4096)
+        g_error ("cat in bwrap failed");
+      samples_add (bwrap_read, bench_now_us () - start);
+
+      start = bench_now_us ();
+      if (bench_floor_run (workspace, tee_argv, contents, NULL) != 0)
+        g_error ("tee in bwrap failed");
+      samples_add (bwrap_write, bench_now_us () - start);
+    }
+
+  read_median = samples_median (api_read);
+  write_median = samples_median (api_write);
+  read_ratio = samples_median (bwrap_read) / read_median;
+  write_ratio = samples_median (bwrap_write) / write_median;
+
+  add_row ("read_bytes 4 KiB", format_time (api_read), NULL, NULL, "<= 20 us", TRUE, read_median <= 20);
+  add_row ("read_bytes 4 KiB vs cat in bwrap", format_time (api_read), format_time (bwrap_read),
+           g_strdup_printf ("%.0fx faster", read_ratio), ">= 50x faster", TRUE, read_ratio >= 50);
+  add_row ("write_bytes 4 KiB", format_time (api_write), NULL, NULL, "<= 200 us", TRUE, write_median <= 200);
+  add_row ("write_bytes 4 KiB vs tee in bwrap", format_time (api_write), format_time (bwrap_write),
+           g_strdup_printf ("%.0fx faster", write_ratio), ">= 50x faster", TRUE, write_ratio >= 50);
+
+  delete_session (handle);
+}
+
+/* 3. Gateway */
+
+typedef struct
+{
+  const char *socket_path;   /* NULL: direct to the upstream */
+  guint16 port;
+  const char *request;
+  gsize request_length;
+  double seconds;
+  guint64 count;
+} Client;
+
+static gpointer
+client_run (gpointer data)
+{
+  Client *client = data;
+  int fd = client->socket_path != NULL ? bench_client_connect_unix (client->socket_path)
+                                       : bench_client_connect_tcp (client->port);
+  double end = bench_now_us () + client->seconds * 1e6;
+
+  client->count = 0;
+  while (bench_now_us () < end)
+    {
+      if (!bench_client_get (fd, client->request, client->request_length))
+        g_error ("gateway bench: a request failed");
+      client->count++;
+    }
+  close (fd);
+  return NULL;
+}
+
+static double
+throughput (const char *socket_path,
+            guint16     port,
+            const char *request,
+            guint       n_clients,
+            double      seconds)
+{
+  Client clients[64];
+  GThread *threads[64];
+  double start, elapsed;
+  guint64 total = 0;
+
+  for (guint i = 0; i < n_clients; i++)
+    clients[i] = (Client) { socket_path, port, request, strlen (request), seconds, 0 };
+  start = bench_now_us ();
+  for (guint i = 0; i < n_clients; i++)
+    threads[i] = g_thread_new ("bench-client", client_run, &clients[i]);
+  for (guint i = 0; i < n_clients; i++)
+    {
+      g_thread_join (threads[i]);
+      total += clients[i].count;
+    }
+  elapsed = (bench_now_us () - start) / 1e6;
+  return total / elapsed;
+}
+
+typedef struct
+{
+  const char *socket_path;
+  guint16 port;
+  GMainContext *app_context;
+  gboolean done;
+  guint64 audited;
+} GatewayRun;
+
+static gpointer
+gateway_measure (gpointer data)
+{
+  GatewayRun *run = data;
+  g_autofree char *gw_request = g_strdup_printf ("GET /data HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", run->port);
+  g_autofree char *direct_request = g_strdup_printf ("GET /data HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", run->port);
+  g_autoptr(Samples) gw = samples_new (), direct = samples_new ();
+  g_autoptr(Samples) gw_rate = samples_new (), direct_rate = samples_new ();
+  guint rounds = quick ? 10 : 40;
+  guint per_round = 100;
+  guint rate_rounds = quick ? 2 : 5;
+  double seconds = quick ? 0.4 : 1.0;
+  int gw_fd = bench_client_connect_unix (run->socket_path);
+  int direct_fd = bench_client_connect_tcp (run->port);
+  double added, limit;
+
+  g_printerr ("gateway GET, 1 KiB body (%u rounds x %u requests; 16 connections: %u rounds x %.1f s)\n",
+              rounds, per_round, rate_rounds, seconds);
+
+  for (guint i = 0; i < 200; i++)
+    {
+      bench_client_get (gw_fd, gw_request, strlen (gw_request));
+      bench_client_get (direct_fd, direct_request, strlen (direct_request));
+    }
+
+  for (guint i = 0; i < rounds; i++)
+    for (guint j = 0; j < per_round; j++)
+      {
+        double start = bench_now_us ();
+
+        if (!bench_client_get (gw_fd, gw_request, strlen (gw_request)))
+          g_error ("gateway request failed");
+        samples_add (gw, bench_now_us () - start);
+
+        start = bench_now_us ();
+        if (!bench_client_get (direct_fd, direct_request, strlen (direct_request)))
+          g_error ("direct request failed");
+        samples_add (direct, bench_now_us () - start);
+      }
+  close (gw_fd);
+  close (direct_fd);
+
+  added = samples_median (gw) - samples_median (direct);
+  limit = 1.5 * samples_median (direct) + 50;
+  add_row ("gateway GET latency, 1 connection", format_time (gw), format_time (direct),
+           g_strdup_printf ("%.2fx", samples_median (gw) / samples_median (direct)),
+           "<= 1.5x direct + 50 us", TRUE, samples_median (gw) <= limit);
+  add_row ("gateway added latency per request",
+           g_strdup_printf ("%.1f us (limit %.1f)", added, limit - samples_median (direct)),
+           NULL, NULL, "", FALSE, TRUE);
+
+  for (guint i = 0; i < rate_rounds; i++)
+    {
+      samples_add (gw_rate, throughput (run->socket_path, run->port, gw_request, 16, seconds));
+      samples_add (direct_rate, throughput (NULL, run->port, direct_request, 16, seconds));
+    }
+
+  add_row ("gateway GET throughput, 16 connections",
+           g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (gw_rate), samples_quantile (gw_rate, 0)),
+           g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (direct_rate), samples_quantile (direct_rate, 0)),
+           g_strdup_printf ("%.2fx", samples_median (gw_rate) / samples_median (direct_rate)),
+           ">= 25,000 req/s", TRUE, samples_median (gw_rate) >= 25000);
+
+  g_atomic_int_set (&run->done, TRUE);
+  g_main_context_wakeup (run->app_context);
+  return NULL;
+}
+
+static void
+on_audit (SandboxGateway      *gateway,
+          SandboxGatewayEvent *event,
+          gpointer             data)
+{
+  GatewayRun *run = data;
+
+  run->audited++;
+}
+
+static void
+bench_gateway (void)
+{
+  g_autoptr(GError) error = NULL;
+  guint16 port = bench_upstream_start ();
+  g_autofree char *json = g_strdup_printf ("{\"allow\": [{\"origin\": \"http://127.0.0.1:%u\", "
+                                           "\"headers\": {\"Authorization\": \"Bearer bench\"}}]}", port);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (json, &error);
+  g_autoptr(SandboxGateway) gateway = NULL;
+  GatewayRun run = { 0 };
+  GThread *thread;
+
+  check (error, "policy");
+  gateway = sandbox_gateway_new (policy, &error);
+  check (error, "gateway");
+
+  /* The application's thread runs its main loop, as a real one does, and
+   * receives the audit events. */
+  g_signal_connect (gateway, "audit", G_CALLBACK (on_audit), &run);
+  run.socket_path = sandbox_gateway_get_socket_path (gateway);
+  run.port = port;
+  run.app_context = g_main_context_default ();
+  thread = g_thread_new ("bench-gateway", gateway_measure, &run);
+  while (!g_atomic_int_get (&run.done))
+    g_main_context_iteration (NULL, TRUE);
+  g_thread_join (thread);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_printerr ("  (%" G_GUINT64_FORMAT " audit events delivered to the application thread)\n", run.audited);
+}
+
+/* 4. Templates and sessions */
+
+static void
+write_tree (const char *directory,
+            guint       n_files)
+{
+  g_mkdir_with_parents (directory, 0700);
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/file-%04u.txt", directory, i);
+      char data[4096];
+
+      for (guint j = 0; j < sizeof data; j++)
+        data[j] = 'a' + (char) ((i * 7 + j) % 26);
+      g_file_set_contents (path, data, sizeof data, NULL);
+    }
+}
+
+static double
+cp_tree (const char *from,
+         const char *to)
+{
+  const char *argv[] = { "/bin/cp", "-r", from, to, NULL };
+  double start = bench_now_us ();
+
+  if (run_host (argv) != 0)
+    g_error ("cp -r failed");
+  return bench_now_us () - start;
+}
+
+static void
+bench_template_on (const char *label,
+                   const char *root)
+{
+  g_autofree char *state = g_build_filename (root, "state", NULL);
+  g_autofree char *source = g_build_filename (root, "tree", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state, 8);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GFile) source_file = g_file_new_for_path (source);
+  g_autoptr(Samples) prewarm = samples_new (), create = samples_new ();
+  g_autoptr(Samples) cp = samples_new (), cp_create = samples_new (), bwrap = samples_new ();
+  g_autoptr(Samples) create_copy = samples_new ();
+  guint rounds = quick ? 4 : 12;
+  const char *true_argv[] = { "/usr/bin/true", NULL };
+  g_autofree char *name = NULL;
+  double ratio;
+
+  g_printerr ("template and session creation, 1,000 x 4 KiB on %s (%u rounds)\n", label, rounds);
+  g_mkdir_with_parents (root, 0700);
+  write_tree (source, 1000);
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SandboxTemplate) template_ = NULL;
+      g_autoptr(SandboxHandle) handle = NULL;
+      g_autofree char *key = NULL;
+      g_autofree char *copy = g_strdup_printf ("%s/copy-%u", root, i);
+      g_autofree char *copy2 = g_strdup_printf ("%s/copy-create-%u", root, i);
+      g_autofree char *data = NULL;
+      g_autofree char *workspace = NULL;
+      double start;
+
+      /* A fresh name each round: prewarm is content-addressed and would
+       * reuse the template otherwise. */
+      g_free (name);
+      name = g_strdup_printf ("bench-tree-%u-%d", i, (int) getpid ());
+
+      samples_add (cp, cp_tree (source, copy));
+
+      start = bench_now_us ();
+      template_ = sandbox_template_new (name);
+      sandbox_template_add_directory (template_, source_file, NULL, &error);
+      check (error, "add_directory");
+      key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
+      check (error, "prewarm");
+      samples_add (prewarm, bench_now_us () - start);
+
+      data = template_data_of (state, key);
+      samples_add (cp_create, cp_tree (data, copy2));
+
+      start = bench_now_us ();
+      handle = create_session (backend, key, policy);
+      samples_add (create, bench_now_us () - start);
+
+      workspace = workspace_of (state, handle);
+      samples_add (bwrap, floor_run (workspace, true_argv));
+
+      delete_session (handle);
+      remove_tree (copy);
+      remove_tree (copy2);
+    }
+
+  for (guint i = 0; i < create->values->len; i++)
+    samples_add (create_copy, g_array_index (create->values, double, i) - samples_median (bwrap));
+
+  ratio = samples_median (prewarm) / samples_median (cp);
+  add_row (g_strdup_printf ("prewarm 1,000 x 4 KiB (%s)", label), format_time (prewarm), format_time (cp),
+           g_strdup_printf ("%.2fx", ratio), "<= 1.2x cp -r", TRUE, ratio <= 1.2);
+  ratio = samples_median (create) / samples_median (cp_create);
+  add_row (g_strdup_printf ("create, total (%s)", label), format_time (create), format_time (cp_create),
+           g_strdup_printf ("%.2fx", ratio), "informational", FALSE, TRUE);
+  ratio = samples_median (create_copy) / samples_median (cp_create);
+  add_row (g_strdup_printf ("create - one bwrap round trip (%s)", label), format_time (create_copy),
+           format_time (cp_create), g_strdup_printf ("%.2fx", ratio), "<= 1.2x cp -r", TRUE, ratio <= 1.2);
+}
+
+static void
+bench_template (void)
+{
+  g_autofree char *tmpfs = g_strdup_printf ("/dev/shm/sandbox-bench-%d", (int) getpid ());
+  g_autofree char *disk = g_build_filename (state_root, "template-disk", NULL);
+
+  bench_template_on ("tmpfs", tmpfs);
+  bench_template_on ("disk", disk);
+  if (!keep)
+    remove_tree (tmpfs);
+}
+
+/* 5. Scale */
+
+static guint
+count_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint count = 0;
+
+  while (g_dir_read_name (dir) != NULL)
+    count++;
+  return count - 1; /* the directory being read */
+}
+
+static gsize
+rss_bytes (void)
+{
+  g_autofree char *statm = NULL;
+  unsigned long size = 0, resident = 0;
+
+  malloc_trim (0);
+  if (g_file_get_contents ("/proc/self/statm", &statm, NULL, NULL))
+    sscanf (statm, "%lu %lu", &size, &resident);
+  return resident * (gsize) sysconf (_SC_PAGESIZE);
+}
+
+static void
+bench_scale_kind (SandboxBackend       *backend,
+                  const char           *key,
+                  const char           *label,
+                  SandboxNetworkPolicy *policy,
+                  guint                 n)
+{
+  g_autoptr(GPtrArray) handles = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/true");
+  g_autoptr(Samples) first = samples_new (), last = samples_new ();
+  guint rounds = quick ? 10 : 30;
+  gsize rss_before, rss_after;
+  guint fds_before, fds_after;
+  double rss_per, fds_per, ratio;
+  double start;
+
+  g_printerr ("scale: %u idle %s sessions\n", n, label);
+
+  /* The first session and one command warm everything up that is shared. */
+  g_ptr_array_add (handles, create_session (backend, key, policy));
+  api_run (sandbox_handle_get_session (g_ptr_array_index (handles, 0)), command);
+  rss_before = rss_bytes ();
+  fds_before = count_fds ();
+
+  start = bench_now_us ();
+  while (handles->len < n)
+    g_ptr_array_add (handles, create_session (backend, key, policy));
+  g_printerr ("  created %u sessions in %.1f s\n", n - 1, (bench_now_us () - start) / 1e6);
+
+  rss_after = rss_bytes ();
+  fds_after = count_fds ();
+  rss_per = (double) ((gssize) rss_after - (gssize) rss_before) / (n - 1) / 1024;
+  fds_per = (double) ((int) fds_after - (int) fds_before) / (n - 1);
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      SandboxSession *s_first = sandbox_handle_get_session (g_ptr_array_index (handles, 0));
+      SandboxSession *s_last = sandbox_handle_get_session (g_ptr_array_index (handles, n - 1));
+
+      if (i % 2 == 0)
+        {
+          samples_add (first, api_run (s_first, command));
+          samples_add (last, api_run (s_last, command));
+        }
+      else
+        {
+          samples_add (last, api_run (s_last, command));
+          samples_add (first, api_run (s_first, command));
+        }
+    }
+
+  ratio = samples_median (last) / samples_median (first);
+  add_row (g_strdup_printf ("%u idle %s sessions: RSS per session", n, label),
+           g_strdup_printf ("%.1f KiB", rss_per), NULL, NULL, "<= 64 KiB", TRUE, rss_per <= 64);
+  add_row (g_strdup_printf ("%u idle %s sessions: fds per session", n, label),
+           g_strdup_printf ("%.2f", fds_per), NULL, NULL, "<= 4", TRUE, fds_per <= 4);
+  add_row (g_strdup_printf ("%u idle %s sessions: run, last vs first", n, label),
+           format_time (last), format_time (first), g_strdup_printf ("%.3fx", ratio),
+           "<= 1.10x", TRUE, ratio <= 1.10);
+
+  start = bench_now_us ();
+  for (guint i = 0; i < handles->len; i++)
+    delete_session (g_ptr_array_index (handles, i));
+  g_printerr ("  deleted in %.1f s\n", (bench_now_us () - start) / 1e6);
+}
+
+static void
+bench_scale (void)
+{
+  g_autofree char *state = g_build_filename (state_root, "scale", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state, 8);
+  g_autofree char *key = prewarm_small (backend, "bench-scale");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) deny_all = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxNetworkPolicy) allow_list =
+    sandbox_network_policy_new_from_json ("{\"allow\": [{\"origin\": \"http://127.0.0.1:9\", "
+                                          "\"headers\": {\"Authorization\": \"Bearer bench\"}}]}", &error);
+  guint n = quick ? 200 : 1000;
+
+  check (error, "policy");
+  bench_scale_kind (backend, key, "deny-all", deny_all, n);
+  bench_scale_kind (backend, key, "allow-list", allow_list, n);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GOptionContext) context = g_option_context_new ("— libsandbox benchmarks");
+  g_autoptr(GError) error = NULL;
+  GOptionEntry entries[] = {
+    { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer rounds (for development)", NULL },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, io, gateway, template, scale", "SECTION" },
+    { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Keep the state directories", NULL },
+    { NULL }
+  };
+  struct rlimit limit;
+  guint missed = 0;
+  double start = bench_now_us ();
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return 2;
+    }
+
+  /* A thousand sessions with gateways need more than the default 1024. */
+  if (getrlimit (RLIMIT_NOFILE, &limit) == 0)
+    {
+      limit.rlim_cur = limit.rlim_max;
+      setrlimit (RLIMIT_NOFILE, &limit);
+    }
+
+  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) row_free);
+  state_root = g_strdup_printf ("/var/tmp/sandbox-bench-%d", (int) getpid ());
+  g_mkdir_with_parents (state_root, 0700);
+
+  if (!bench_floor_init (TRUE, &error))
+    g_error ("seccomp program: %s", error->message);
+
+  if (section_enabled ("command"))
+    bench_command ();
+  if (section_enabled ("io"))
+    bench_io ();
+  if (section_enabled ("gateway"))
+    bench_gateway ();
+  if (section_enabled ("template"))
+    bench_template ();
+  if (section_enabled ("scale"))
+    bench_scale ();
+
+  print_table ();
+  for (guint i = 0; i < rows->len; i++)
+    {
+      Row *row = g_ptr_array_index (rows, i);
+
+      if (row->judged && !row->met)
+        missed++;
+    }
+  g_print ("\n%u target(s) missed; ran in %.0f s%s\n", missed, (bench_now_us () - start) / 1e6,
+           quick ? " (--quick)" : "");
+
+  if (!keep)
+    remove_tree (state_root);
+  return missed == 0 ? 0 : 1;
+}
