@@ -391,7 +391,8 @@ sandbox_process_cancel_dispatch (SandboxProcess *self)
  * @length: the number of bytes in @data
  *
  * For drivers: records output as it arrives. Thread-safe. When the combined
- * output would exceed #SandboxProcess:max-output-bytes, the chunk is dropped,
+ * output would exceed #SandboxProcess:max-output-bytes, the part of the chunk
+ * that still fits is kept (and emitted), the rest is dropped,
  * %SANDBOX_ERROR_LIMIT is recorded and the command is killed.
  *
  * Returns: %FALSE once the output cap has been exceeded
@@ -405,6 +406,8 @@ sandbox_process_push_output (SandboxProcess      *self,
   SandboxProcessPrivate *priv = sandbox_process_get_instance_private (self);
   OutputEvent *event;
   gboolean over_cap;
+  gsize room;
+  gsize kept;
 
   g_return_val_if_fail (SANDBOX_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (data != NULL || length == 0, FALSE);
@@ -413,22 +416,25 @@ sandbox_process_push_output (SandboxProcess      *self,
     return TRUE;
 
   g_mutex_lock (&priv->mutex);
-  over_cap = length > priv->max_output_bytes - MIN (priv->output_bytes, priv->max_output_bytes);
-  if (over_cap)
-    priv->output_bytes = priv->max_output_bytes + 1;
-
-  if (!over_cap && !priv->completed)
+  room = priv->max_output_bytes - MIN (priv->output_bytes, priv->max_output_bytes);
+  over_cap = priv->output_bytes > priv->max_output_bytes || length > room;
+  /* Keep what still fits: the head of the output up to the cap is what a
+   * caller streaming it (say, an agent's output artifact) can still use. */
+  kept = over_cap ? (priv->output_bytes > priv->max_output_bytes ? 0 : room) : length;
+  if (kept > 0 && !priv->completed)
     {
-      priv->output_bytes += length;
+      priv->output_bytes += kept;
       g_byte_array_append (stream == SANDBOX_OUTPUT_STDOUT ? priv->stdout_buffer
                                                            : priv->stderr_buffer,
-                           data, length);
+                           data, kept);
       event = g_new0 (OutputEvent, 1);
       event->stream = stream;
-      event->data = g_bytes_new (data, length);
+      event->data = g_bytes_new (data, kept);
       g_queue_push_tail (&priv->pending_output, event);
       sandbox_process_schedule_dispatch_locked (self);
     }
+  if (over_cap)
+    priv->output_bytes = priv->max_output_bytes + 1;
   g_mutex_unlock (&priv->mutex);
 
   if (over_cap)

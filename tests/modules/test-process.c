@@ -140,6 +140,36 @@ test_output_cap_kills_with_limit (void)
 }
 
 static void
+on_stdout_collect (SandboxProcess *process,
+                   GBytes         *data,
+                   GString        *collected)
+{
+  gsize length;
+  const char *chars = g_bytes_get_data (data, &length);
+
+  g_string_append_len (collected, chars, length);
+}
+
+static void
+test_output_cap_keeps_the_head_that_fits (void)
+{
+  g_autoptr(TestProcess) process = start_process (10000, 10, NULL);
+  g_autoptr(GString) collected = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_signal_connect (process, "stdout-data", G_CALLBACK (on_stdout_collect), collected);
+  push (process, SANDBOX_OUTPUT_STDOUT, "1234");
+  /* This chunk crosses the cap: its first six bytes still fit. */
+  g_assert_false (sandbox_process_push_output (SANDBOX_PROCESS (process), SANDBOX_OUTPUT_STDOUT,
+                                               (const guint8 *) "56789abcdef", 11));
+  g_assert_cmpint (process->kills, ==, 1);
+
+  g_assert_null (sandbox_process_wait (SANDBOX_PROCESS (process), NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_cmpstr (collected->str, ==, "123456789a");
+}
+
+static void
 test_cancellation_kills (void)
 {
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
@@ -352,6 +382,8 @@ main (int argc, char **argv)
                    test_result_carries_status_and_output);
   g_test_add_func ("/sandbox/process/deadline-kills-with-limit", test_deadline_kills_with_limit);
   g_test_add_func ("/sandbox/process/output-cap-kills-with-limit", test_output_cap_kills_with_limit);
+  g_test_add_func ("/sandbox/process/output-cap-keeps-the-head-that-fits",
+                   test_output_cap_keeps_the_head_that_fits);
   g_test_add_func ("/sandbox/process/cancellation-kills", test_cancellation_kills);
   g_test_add_func ("/sandbox/process/already-cancelled-kills-at-start",
                    test_already_cancelled_kills_at_start);
