@@ -5,6 +5,7 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,11 +81,82 @@ open_directory (const char  *path,
   return fd;
 }
 
-/* Writes a new file, refusing to replace anything. */
+/* Durability --------------------------------------------------------------- */
+
+/* fsync()s @fd, the descriptor of @path. */
 static gboolean
-write_new_file (const char  *path,
-                const char  *contents,
+sync_fd (int          fd,
+         const char  *path,
+         GError     **error)
+{
+  if (fsync (fd) < 0)
+    return set_errno_error (error, errno, "Could not sync", path);
+  return TRUE;
+}
+
+static gboolean
+sync_directory (const char  *path,
                 GError     **error)
+{
+  g_auto(SandboxBubblewrapFd) fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+  if (fd < 0)
+    return set_errno_error (error, errno, "Could not open directory", path);
+  return sync_fd (fd, path, error);
+}
+
+/* fsync()s every file and directory of the tree @name under @parent_fd,
+ * children before their directory. Never follows a link: the tree may be a
+ * workspace a guest shaped. @path names the tree in errors. */
+static gboolean
+sync_tree (int          parent_fd,
+           const char  *name,
+           const char  *path,
+           guint        depth,
+           GError     **error)
+{
+  g_auto(SandboxBubblewrapFd) fd = -1;
+  struct stat st;
+  DIR *dir;
+  struct dirent *entry;
+  gboolean ok = TRUE;
+
+  if (depth > 256)
+    return set_errno_error (error, ELOOP, "Could not sync", path);
+  fd = openat (parent_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0 && errno == ELOOP)
+    return TRUE;   /* a symbolic link: its directory entry is synced with the parent */
+  if (fd < 0)
+    return set_errno_error (error, errno, "Could not open", path);
+  if (fstat (fd, &st) < 0)
+    return set_errno_error (error, errno, "Could not stat", path);
+  if (S_ISREG (st.st_mode))
+    return sync_fd (fd, path, error);
+  if (!S_ISDIR (st.st_mode))
+    return TRUE;
+
+  dir = fdopendir (dup (fd));
+  if (dir == NULL)
+    return set_errno_error (error, errno, "Could not read directory", path);
+  while (ok && (entry = readdir (dir)) != NULL)
+    {
+      g_autofree char *child = NULL;
+
+      if (g_str_equal (entry->d_name, ".") || g_str_equal (entry->d_name, ".."))
+        continue;
+      child = g_build_filename (path, entry->d_name, NULL);
+      ok = sync_tree (fd, entry->d_name, child, depth + 1, error);
+    }
+  closedir (dir);
+  return ok && sync_fd (fd, path, error);
+}
+
+/* Writes a new file, refusing to replace anything; syncs it if @durable. */
+static gboolean
+write_new_file_full (const char  *path,
+                     const char  *contents,
+                     gboolean     durable,
+                     GError     **error)
 {
   g_auto(SandboxBubblewrapFd) fd = -1;
   gsize length = strlen (contents);
@@ -103,7 +175,34 @@ write_new_file (const char  *path,
         return set_errno_error (error, errno, "Could not write", path);
       written += n;
     }
-  return TRUE;
+  return !durable || sync_fd (fd, path, error);
+}
+
+/* Writes @path whole or not at all: a temporary file, synced if @durable,
+ * renamed into place, and the directory synced after. */
+static gboolean
+write_file_atomically (const char  *path,
+                       const char  *contents,
+                       gboolean     durable,
+                       GError     **error)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *temporary = g_strdup_printf ("%s.%s", path, uuid);
+  g_autofree char *directory = g_path_get_dirname (path);
+
+  if (!write_new_file_full (temporary, contents, durable, error))
+    {
+      unlink (temporary);
+      return FALSE;
+    }
+  if (rename (temporary, path) < 0)
+    {
+      int saved_errno = errno;
+
+      unlink (temporary);
+      return set_errno_error (error, saved_errno, "Could not store", path);
+    }
+  return !durable || sync_directory (directory, error);
 }
 
 static void
@@ -276,10 +375,13 @@ create_template (SandboxBubblewrapStore  *self,
     set_errno_error (error, errno, "Could not create directory", data);
   else if ((data_fd = sandbox_workspace_open (data, error)) >= 0 &&
            write_template_files (template_, data_fd, cancellable, error) &&
-           write_new_file (ready, record, error))
+           write_new_file_full (ready, record, self->durable, error) &&
+           (!self->durable || sync_tree (templates_fd, uuid, temporary, 0, error)))
     {
-      if (rename (temporary, directory) == 0 || errno == EEXIST || errno == ENOTEMPTY)
-        ok = TRUE;   /* on EEXIST/ENOTEMPTY an identical template won the race */
+      if (rename (temporary, directory) == 0)
+        ok = !self->durable || sync_fd (templates_fd, self->templates, error);
+      else if (errno == EEXIST || errno == ENOTEMPTY)
+        ok = TRUE;   /* an identical template won the race */
       else
         set_errno_error (error, errno, "Could not store template", directory);
     }
@@ -615,7 +717,17 @@ populate_new_session (SandboxBubblewrapStore  *self,
     return FALSE;
   if (!sandbox_workspace_copy_tree (data_fd, session_fd, "workspace", cancellable, error))
     return FALSE;
-  return write_new_file (state_path, state_json, error);
+  if (self->durable)
+    {
+      g_autofree char *workspace = g_build_filename (lease->directory, "workspace", NULL);
+
+      /* The workspace, then the session's entry in sessions/, before the
+       * state that makes the session resumable. */
+      if (!sync_tree (session_fd, "workspace", workspace, 0, error) ||
+          !sync_directory (self->sessions, error))
+        return FALSE;
+    }
+  return write_file_atomically (state_path, state_json, self->durable, error);
 }
 
 static SandboxState *
@@ -833,7 +945,7 @@ sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
 
   sessions_fd = open_directory (self->sessions, &local_error);
   if (sessions_fd >= 0 && sandbox_workspace_remove_tree (sessions_fd, session_id, &local_error))
-    return TRUE;
+    return !self->durable || sync_fd (sessions_fd, self->sessions, error);
 
   unlink (lease);
   g_propagate_error (error, g_steal_pointer (&local_error));

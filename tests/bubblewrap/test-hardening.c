@@ -984,6 +984,81 @@ test_concurrent_resume_loses_nothing (void)
   remove_state_directory (directory);
 }
 
+/* Durability --------------------------------------------------------------- */
+
+/* Helper mode: prewarms, creates, resumes and deletes with durable on or off. */
+static int
+helper_durable (const char *state_directory,
+                const char *durable)
+{
+  g_autoptr(SandboxBackend) backend = new_backend_with (state_directory, "durable", durable, NULL);
+  g_autofree char *key = prewarm_hello (backend);
+  g_autoptr(SandboxHandle) handle = create_session (backend, key);
+  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, NULL);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GError) error = NULL;
+  gboolean value = FALSE;
+
+  g_object_get (backend, "durable", &value, NULL);
+  g_assert_cmpint (value, ==, g_str_equal (durable, "true"));
+  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
+  g_clear_object (&handle);
+  handle = sandbox_backend_create (backend, key, state, policy, NULL, &error);
+  g_assert_no_error (error);
+  delete_session (handle);
+  return 0;
+}
+
+/* Runs helper_durable() under strace; returns how many fsync/fdatasync
+ * calls its main thread (where the store works) made. */
+static guint
+count_syncs (const char *strace,
+             gboolean    durable)
+{
+  g_autofree char *directory = make_state_directory ();
+  g_autofree char *log = g_build_filename (directory, "strace.log", NULL);
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *state_directory = g_build_filename (directory, "state", NULL);
+  const char *argv[] = {
+    strace, "-qq", "-e", "trace=fsync,fdatasync", "-o", log,
+    self, "--helper-durable", state_directory, durable ? "true" : "false", NULL
+  };
+  int status = -1;
+  guint count = 0;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+                &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, &error));
+  g_assert_true (g_file_get_contents (log, &contents, NULL, &error));
+  for (const char *p = contents; (p = strstr (p, "sync(")) != NULL; p++)
+    count++;
+  remove_state_directory (directory);
+  return count;
+}
+
+static void
+test_durable_syncs_before_renames (void)
+{
+  g_autofree char *strace = g_find_program_in_path ("strace");
+  guint plain, durable;
+
+  if (strace == NULL)
+    {
+      g_test_skip ("strace is not installed: cannot count the store's fsync calls");
+      return;
+    }
+  plain = count_syncs (strace, FALSE);
+  durable = count_syncs (strace, TRUE);
+  g_test_message ("fsync calls: %u plain, %u durable", plain, durable);
+  /* Template: file, data/, ready, its directory, templates/; session:
+   * file, workspace/, sessions/, state.json, its directory; leases;
+   * delete: sessions/. */
+  g_assert_cmpuint (durable, >=, plain + 10);
+}
+
 /* Main --------------------------------------------------------------------------- */
 
 int
@@ -995,6 +1070,8 @@ main (int   argc,
     return helper_own (argv[2], argv[3]);
   if (argc == 3 && g_str_equal (argv[1], "--helper-prewarm"))
     return helper_prewarm (argv[2]);
+  if (argc == 4 && g_str_equal (argv[1], "--helper-durable"))
+    return helper_durable (argv[2], argv[3]);
   if (argc == 4 && g_str_equal (argv[1], "--helper-increment"))
     return helper_increment (argv[2], argv[3]);
 
@@ -1016,6 +1093,9 @@ main (int   argc,
                    test_concurrent_prewarm_and_create);
   g_test_add_func ("/sandbox/hardening/store/concurrent-resume-loses-nothing",
                    test_concurrent_resume_loses_nothing);
+
+  g_test_add_func ("/sandbox/hardening/store/durable-syncs-before-renames",
+                   test_durable_syncs_before_renames);
 
   return g_test_run ();
 }
