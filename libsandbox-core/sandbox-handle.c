@@ -50,6 +50,13 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+enum {
+  SIGNAL_GATEWAY_AUDIT,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 static void
 sandbox_handle_dispose (GObject *object)
 {
@@ -152,6 +159,24 @@ sandbox_handle_class_init (SandboxHandleClass *klass)
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * SandboxHandle::gateway-audit:
+   * @self: the handle
+   * @event: what the session's network gateway decided about one request
+   *
+   * Relays the audit stream of the session's network gateway (see
+   * #SandboxGateway::audit): one event per request the gateway decided on —
+   * host, method, path, decision and reason, statuses, byte counts and
+   * duration, never a header value. Emitted in the thread-default main
+   * context of the thread that set the allow-list policy.
+   */
+  signals[SIGNAL_GATEWAY_AUDIT] =
+    g_signal_new ("gateway-audit",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, SANDBOX_TYPE_GATEWAY_EVENT);
 }
 
 static void
@@ -177,6 +202,24 @@ sandbox_handle_get_session (SandboxHandle *self)
   g_return_val_if_fail (SANDBOX_IS_HANDLE (self), NULL);
 
   return priv->session;
+}
+
+/**
+ * sandbox_handle_emit_gateway_audit:
+ * @self: a #SandboxHandle
+ * @event: the gateway's event
+ *
+ * For backends: relays one event of the session gateway's audit stream as
+ * #SandboxHandle::gateway-audit.
+ */
+void
+sandbox_handle_emit_gateway_audit (SandboxHandle       *self,
+                                   SandboxGatewayEvent *event)
+{
+  g_return_if_fail (SANDBOX_IS_HANDLE (self));
+  g_return_if_fail (event != NULL);
+
+  g_signal_emit (self, signals[SIGNAL_GATEWAY_AUDIT], 0, event);
 }
 
 /**

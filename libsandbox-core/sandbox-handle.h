@@ -13,6 +13,7 @@
 
 #include "sandbox-version-macros.h"
 #include "sandbox-coding-binding.h"
+#include "sandbox-gateway-event.h"
 #include "sandbox-session.h"
 #include "sandbox-state.h"
 
@@ -59,6 +60,9 @@ struct _SandboxHandleClass
 
 SANDBOX_AVAILABLE_IN_ALL
 SandboxSession *sandbox_handle_get_session     (SandboxHandle        *self);
+SANDBOX_AVAILABLE_IN_ALL
+void            sandbox_handle_emit_gateway_audit (SandboxHandle       *self,
+                                                   SandboxGatewayEvent *event);
 SANDBOX_AVAILABLE_IN_ALL
 SandboxState   *sandbox_handle_capture_state   (SandboxHandle        *self,
                                                 GError              **error);

@@ -42,6 +42,8 @@ GVariant                *sandbox_bubblewrap_driver_list_directory  (SandboxBubbl
                                                                     GError                  **error);
 
 void                     sandbox_bubblewrap_driver_stop           (SandboxBubblewrapDriver *self);
+void                     sandbox_bubblewrap_driver_set_handle     (SandboxBubblewrapDriver *self,
+                                                                   SandboxHandle           *handle);
 gboolean                 sandbox_bubblewrap_driver_get_syscalls_filtered (SandboxBubblewrapDriver *self);
 
 G_END_DECLS

@@ -37,6 +37,7 @@ struct _SandboxBubblewrapDriver
   GBytes *seccomp_program;    /* NULL when syscalls are not filtered */
 
   GWeakRef backend;           /* receives gateway-error */
+  GWeakRef handle;            /* relays the gateway's audit stream */
 
   GMutex lock;
   GCond idle;
@@ -91,6 +92,32 @@ gateway_upstream_error_cb (SandboxGateway *gateway,
     sandbox_backend_emit_gateway_error (backend, cause);
 }
 
+static void
+gateway_audit_cb (SandboxGateway      *gateway,
+                  SandboxGatewayEvent *event,
+                  gpointer             data)
+{
+  SandboxBubblewrapDriver *self = data;
+  g_autoptr(SandboxHandle) handle = g_weak_ref_get (&self->handle);
+
+  if (handle != NULL)
+    sandbox_handle_emit_gateway_audit (handle, event);
+}
+
+/**
+ * sandbox_bubblewrap_driver_set_handle:
+ * @self: a #SandboxBubblewrapDriver
+ * @handle: the handle owning this session (not referenced)
+ *
+ * Tells the driver which handle relays its gateway's audit events.
+ */
+void
+sandbox_bubblewrap_driver_set_handle (SandboxBubblewrapDriver *self,
+                                      SandboxHandle           *handle)
+{
+  g_weak_ref_set (&self->handle, handle);
+}
+
 /* Called with @lock held: makes the gateway follow @policy, starting it for
  * the first allow-list. */
 static gboolean
@@ -107,6 +134,8 @@ apply_policy_locked (SandboxBubblewrapDriver  *self,
         return FALSE;
       g_signal_connect_object (self->gateway, "upstream-error",
                                G_CALLBACK (gateway_upstream_error_cb), self, 0);
+      g_signal_connect_object (self->gateway, "audit",
+                               G_CALLBACK (gateway_audit_cb), self, 0);
     }
   g_set_object (&self->policy, policy);
   return TRUE;
@@ -545,6 +574,7 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
     sandbox_gateway_close (self->gateway);
   g_clear_object (&self->gateway);
   g_weak_ref_clear (&self->backend);
+  g_weak_ref_clear (&self->handle);
   g_clear_pointer (&self->seccomp_program, g_bytes_unref);
   g_free (self->executable);
   g_free (self->workspace);
@@ -583,6 +613,7 @@ sandbox_bubblewrap_driver_init (SandboxBubblewrapDriver *self)
   self->live = g_ptr_array_new ();
   self->workspace_fd = -1;
   g_weak_ref_init (&self->backend, NULL);
+  g_weak_ref_init (&self->handle, NULL);
 }
 
 /**

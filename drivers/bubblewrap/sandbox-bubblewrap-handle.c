@@ -87,6 +87,7 @@ sandbox_bubblewrap_handle_new (SandboxBubblewrapDriver *driver,
   self->driver = g_object_ref (driver);
   self->lease = lease;
   self->coding = sandbox_bubblewrap_coding_new (driver);
+  sandbox_bubblewrap_driver_set_handle (driver, SANDBOX_HANDLE (self));
   return SANDBOX_HANDLE (self);
 }
 

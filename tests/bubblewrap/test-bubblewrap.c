@@ -664,6 +664,21 @@ gateway_error_cb (SandboxBackend *backend,
   g_atomic_int_inc (count);
 }
 
+static void
+gateway_audit_cb (SandboxHandle       *handle,
+                  SandboxGatewayEvent *event,
+                  gpointer             data)
+{
+  GString *log = data;
+
+  g_string_append_printf (log, "%s %s %s %s|",
+                          sandbox_gateway_event_get_method (event),
+                          sandbox_gateway_event_get_host (event),
+                          sandbox_gateway_event_get_path (event),
+                          g_enum_to_string (SANDBOX_TYPE_GATEWAY_DECISION,
+                                            sandbox_gateway_event_get_decision (event)));
+}
+
 /* A loopback port nothing listens on. */
 static guint16
 closed_loopback_port (void)
@@ -693,8 +708,11 @@ test_allow_list_binds_gateway (Fixture       *fixture,
   g_autofree char *failed = NULL;
   g_autofree char *request = NULL;
   guint gateway_errors = 0;
+  g_autoptr(GString) audit = g_string_new (NULL);
+  g_autofree char *expected_failure = NULL;
 
   g_assert_no_error (error);
+  g_signal_connect (fixture->handle, "gateway-audit", G_CALLBACK (gateway_audit_cb), audit);
   g_assert_cmpstr (sandbox_session_get_gateway_socket (fixture->session), ==,
                    SANDBOX_GATEWAY_GUEST_SOCKET);
   /* deny-all binds no socket at all. */
@@ -724,6 +742,20 @@ test_allow_list_binds_gateway (Fixture       *fixture,
       g_usleep (10 * 1000);
     }
   g_assert_cmpuint (g_atomic_int_get (&gateway_errors), >, 0);
+
+  /* The handle relays the gateway's audit stream: one event per request,
+   * in order, each with its decision. */
+  expected_failure = g_strdup_printf ("GET 127.0.0.1:%u / SANDBOX_GATEWAY_DECISION_FAILED|", port);
+  for (guint i = 0; i < 200 && strstr (audit->str, expected_failure) == NULL; i++)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (10 * 1000);
+    }
+  g_assert_nonnull (strstr (audit->str, "GET example.com / SANDBOX_GATEWAY_DECISION_DENIED|"));
+  g_assert_nonnull (strstr (audit->str, expected_failure));
+  g_assert_null (strstr (audit->str, "host-only"));
+  g_signal_handlers_disconnect_by_func (fixture->handle, gateway_audit_cb, audit);
   /* Still no network namespace of the host's. */
   g_assert_cmpint (guest_status (fixture->session, "getent hosts example.com"), !=, 0);
 
