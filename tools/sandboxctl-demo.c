@@ -48,7 +48,6 @@ typedef struct
   guint              step;
   guint              passed;
   guint              failed;
-  guint              skipped;
 } Demo;
 
 /* Output ---------------------------------------------------------------- */
@@ -531,16 +530,7 @@ step_gateway (Demo          *demo,
   if (policy == NULL)
     return demo_fatal (demo, "building the allow-list", error);
   if (!sandbox_session_set_network_policy (sandbox_handle_get_session (handle), policy, NULL, &error))
-    {
-      if (g_error_matches (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE))
-        {
-          demo->skipped++;
-          g_print ("  SKIP the driver refused the allow-list policy (SANDBOX_UNAVAILABLE: %s)\n",
-                   error->message);
-          return SANDBOXCTL_EXIT_OK;
-        }
-      return demo_fatal (demo, "setting the allow-list policy", error);
-    }
+    return demo_fatal (demo, "setting the allow-list policy", error);
 
   check_gateway (demo, handle, origin);
   return SANDBOXCTL_EXIT_OK;
@@ -730,6 +720,6 @@ sandboxctl_cmd_demo (SandboxctlContext   *ctx,
 
   if (status != SANDBOXCTL_EXIT_OK)
     return status;
-  g_print ("\n%u checks passed, %u failed, %u skipped.\n", demo.passed, demo.failed, demo.skipped);
+  g_print ("\n%u checks passed, %u failed.\n", demo.passed, demo.failed);
   return demo.failed == 0 ? SANDBOXCTL_EXIT_OK : SANDBOXCTL_EXIT_DEMO_CHECK;
 }
