@@ -269,19 +269,27 @@ connection_arm (Connection        *connection,
                 SoupServerMessage *msg,
                 guint              timeout_ms)
 {
+  gint64 ready_us = g_source_get_ready_time (connection->deadline);
+
   connection->phase = phase;
   connection->current = msg;
   connection->deadline_us = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  g_source_set_ready_time (connection->deadline, connection->deadline_us);
+
+  /* g_source_set_ready_time() wakes the context up (an eventfd write and an
+   * extra loop iteration) even on its own thread, and a request re-arms its
+   * connection four times. Only an earlier deadline needs the source moved:
+   * a later one is found when the source fires early and re-arms itself. */
+  if (ready_us < 0 || ready_us > connection->deadline_us)
+    g_source_set_ready_time (connection->deadline, connection->deadline_us);
 }
 
+/* The source may still fire once; it then finds nothing armed. */
 static void
 connection_disarm (Connection *connection)
 {
   connection->phase = PHASE_IDLE;
   connection->current = NULL;
   connection->deadline_us = -1;
-  g_source_set_ready_time (connection->deadline, -1);
 }
 
 /* Shutting the socket down, rather than closing it, makes libsoup's pending
@@ -853,6 +861,8 @@ forward (Exchange *exchange)
   exchange->request_body = take_request_body (exchange);
   exchange->response_body = g_byte_array_new ();
   exchange->upstream_headers = build_upstream_headers (exchange);
+  if (self->upstream == NULL)
+    self->upstream = sandbox_upstream_new (g_main_context_get_thread_default ());
   exchange->easy = sandbox_upstream_take_easy (self->upstream);
   configure_easy (exchange, (gint64) self->request_timeout_ms - elapsed_ms);
 
@@ -1236,7 +1246,9 @@ start_on_gateway_thread (gpointer user_data)
   self->stand_in_address = g_inet_socket_address_new (loopback, 80);
   self->exchanges = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) exchange_free);
   self->connections = g_hash_table_new (NULL, NULL);
-  self->upstream = sandbox_upstream_new (g_main_context_get_thread_default ());
+  /* The upstream (a curl multi handle, which holds a socketpair of its own)
+   * is made on the first forwarded request: an idle session's gateway costs
+   * its two listening sockets and nothing more. */
 
   /* raw-paths: the handler must see the target as sent, not decoded. */
   self->soup = soup_server_new ("raw-paths", TRUE, "server-header", NULL, NULL);

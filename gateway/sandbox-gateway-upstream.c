@@ -169,17 +169,21 @@ dispatch_timer (GSource     *source,
 
   /* A source that was ready in this iteration is dispatched even if libcurl
    * moved its timer meanwhile; libcurl only reports changes, so keep it. */
-  if (self->timer_expiry_us < 0)
-    return G_SOURCE_CONTINUE;
-  if (g_get_monotonic_time () < self->timer_expiry_us)
+  if (self->timer_expiry_us >= 0 && g_get_monotonic_time () < self->timer_expiry_us)
     {
       g_source_set_ready_time (source, self->timer_expiry_us);
       return G_SOURCE_CONTINUE;
     }
 
-  self->timer_expiry_us = -1;
-  g_source_set_ready_time (source, -1);
-  drive (self, CURL_SOCKET_TIMEOUT, 0);
+  if (self->timer_expiry_us >= 0)
+    {
+      self->timer_expiry_us = -1;
+      drive (self, CURL_SOCKET_TIMEOUT, 0);
+    }
+
+  /* Unless libcurl asked for a new timeout meanwhile, stop firing. */
+  if (self->timer_expiry_us < 0)
+    g_source_set_ready_time (source, -1);
 
   return G_SOURCE_CONTINUE;
 }
@@ -197,12 +201,18 @@ on_curl_timer (CURLM    *multi,
 
   /* libcurl forbids calling back into it from here, so a zero timeout is also
    * deferred to the next iteration of the context. */
+  gint64 ready_us = g_source_get_ready_time (self->timer);
+
   if (timeout_ms < 0)
     self->timer_expiry_us = -1;
   else
     self->timer_expiry_us = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
 
-  g_source_set_ready_time (self->timer, self->timer_expiry_us);
+  /* g_source_set_ready_time() wakes the context up even from its own thread,
+   * and libcurl moves its timer several times per transfer: only an earlier
+   * expiry moves the source; a later or removed one is found when it fires. */
+  if (self->timer_expiry_us >= 0 && (ready_us < 0 || ready_us > self->timer_expiry_us))
+    g_source_set_ready_time (self->timer, self->timer_expiry_us);
 
   return 0;
 }
@@ -226,6 +236,11 @@ sandbox_upstream_new (GMainContext *context)
   curl_multi_setopt (self->multi, CURLMOPT_SOCKETDATA, self);
   curl_multi_setopt (self->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer);
   curl_multi_setopt (self->multi, CURLMOPT_TIMERDATA, self);
+  /* libcurl sizes its connection cache from the transfers added at the time
+   * (four per transfer), and a gateway removes each transfer when it ends:
+   * with many requests in flight, connections would be closed and opened
+   * again all the time. Keep one per possible request in flight, and more. */
+  curl_multi_setopt (self->multi, CURLMOPT_MAXCONNECTS, 64L);
 
   return self;
 }

@@ -55,6 +55,14 @@ typedef struct
   gatomicrefcount ref_count;
   GWeakRef owner;
   GMainContext *context;
+
+  /* Emissions waiting for the owner's context, and whether a source that
+   * delivers them is attached: under load one wakeup of the application's
+   * thread delivers many events, instead of one wakeup (and one thread
+   * switch) per request. */
+  GMutex lock;
+  GQueue pending;
+  gboolean scheduled;
 } Relay;
 
 struct _SandboxGateway
@@ -98,6 +106,8 @@ static guint signals[N_SIGNALS];
 
 /* Relaying signals to the creator's context */
 
+static void emission_free (gpointer data);
+
 static Relay *
 relay_new (SandboxGateway *owner)
 {
@@ -105,6 +115,8 @@ relay_new (SandboxGateway *owner)
 
   g_atomic_ref_count_init (&relay->ref_count);
   g_weak_ref_init (&relay->owner, owner);
+  g_mutex_init (&relay->lock);
+  g_queue_init (&relay->pending);
   relay->context = g_main_context_ref_thread_default ();
   return relay;
 }
@@ -124,12 +136,13 @@ relay_unref (Relay *relay)
 
   g_weak_ref_clear (&relay->owner);
   g_main_context_unref (relay->context);
+  g_queue_clear_full (&relay->pending, emission_free);
+  g_mutex_clear (&relay->lock);
   g_free (relay);
 }
 
 typedef struct
 {
-  Relay *relay;
   SandboxGatewayEvent *event;
   GError *cause;
 } Emission;
@@ -139,7 +152,6 @@ emission_free (gpointer data)
 {
   Emission *emission = data;
 
-  relay_unref (emission->relay);
   g_clear_pointer (&emission->event, sandbox_gateway_event_unref);
   g_clear_error (&emission->cause);
   g_free (emission);
@@ -148,38 +160,59 @@ emission_free (gpointer data)
 static gboolean
 emit_in_owner_context (gpointer data)
 {
-  Emission *emission = data;
-  g_autoptr(SandboxGateway) self = g_weak_ref_get (&emission->relay->owner);
+  Relay *relay = data;
+  g_autoptr(SandboxGateway) self = g_weak_ref_get (&relay->owner);
+  GQueue pending = G_QUEUE_INIT;
+  Emission *emission;
 
-  if (self == NULL)
-    return G_SOURCE_REMOVE;
+  g_mutex_lock (&relay->lock);
+  pending = relay->pending;
+  g_queue_init (&relay->pending);
+  relay->scheduled = FALSE;
+  g_mutex_unlock (&relay->lock);
 
-  if (emission->event != NULL)
-    g_signal_emit (self, signals[SIGNAL_AUDIT], 0, emission->event);
-  if (emission->cause != NULL)
-    g_signal_emit (self, signals[SIGNAL_UPSTREAM_ERROR], 0, emission->cause);
+  while ((emission = g_queue_pop_head (&pending)) != NULL)
+    {
+      if (self != NULL && emission->event != NULL)
+        g_signal_emit (self, signals[SIGNAL_AUDIT], 0, emission->event);
+      if (self != NULL && emission->cause != NULL)
+        g_signal_emit (self, signals[SIGNAL_UPSTREAM_ERROR], 0, emission->cause);
+      emission_free (emission);
+    }
 
   return G_SOURCE_REMOVE;
 }
 
 /* Always through a source: g_main_context_invoke() would run the emission
- * right here, on the gateway thread, whenever no thread owns the context. */
+ * right here, on the gateway thread, whenever no thread owns the context.
+ * Emissions keep their order; one source delivers all that are pending. */
 static void
 queue_emission (Relay               *relay,
                 SandboxGatewayEvent *event,
                 const GError        *cause)
 {
-  g_autoptr(GSource) source = g_idle_source_new ();
   Emission *emission = g_new0 (Emission, 1);
+  gboolean schedule;
 
-  emission->relay = relay_ref (relay);
   emission->event = event != NULL ? sandbox_gateway_event_ref (event) : NULL;
   emission->cause = cause != NULL ? g_error_copy (cause) : NULL;
 
-  g_source_set_priority (source, G_PRIORITY_DEFAULT);
-  g_source_set_callback (source, emit_in_owner_context, emission, emission_free);
-  g_source_set_static_name (source, "[sandbox] gateway signal");
-  g_source_attach (source, relay->context);
+  g_mutex_lock (&relay->lock);
+  g_queue_push_tail (&relay->pending, emission);
+  schedule = !relay->scheduled;
+  relay->scheduled = TRUE;
+  g_mutex_unlock (&relay->lock);
+
+  if (schedule)
+    {
+      g_autoptr(GSource) source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, emit_in_owner_context, relay_ref (relay),
+                             (GDestroyNotify) relay_unref);
+      g_source_set_static_name (source, "[sandbox] gateway signal");
+      g_source_attach (source, relay->context);
+    }
 }
 
 static void
