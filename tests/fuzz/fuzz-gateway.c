@@ -44,6 +44,7 @@
 static struct
 {
   GMainContext *upstream_context;
+  GMainLoop *upstream_loop;
   SoupServer *upstream;
   guint16 port;
   int dead_socket;
@@ -132,10 +133,8 @@ serve (SoupServer        *server,
 static gpointer
 run_upstream (gpointer data)
 {
-  GMainLoop *loop = g_main_loop_new (fuzz.upstream_context, FALSE);
-
   g_main_context_push_thread_default (fuzz.upstream_context);
-  g_main_loop_run (loop);   /* for the life of the process */
+  g_main_loop_run (fuzz.upstream_loop);   /* for the life of the process */
   return NULL;
 }
 
@@ -146,6 +145,7 @@ start_upstream (void)
   GSList *uris;
 
   fuzz.upstream_context = g_main_context_new ();
+  fuzz.upstream_loop = g_main_loop_new (fuzz.upstream_context, FALSE);
   g_main_context_push_thread_default (fuzz.upstream_context);
   fuzz.upstream = soup_server_new ("raw-paths", TRUE, NULL);
   soup_server_add_handler (fuzz.upstream, NULL, serve, NULL, NULL);
