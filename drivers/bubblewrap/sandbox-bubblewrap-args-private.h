@@ -31,6 +31,8 @@ typedef struct
  * @policy_kind: the session's network policy kind
  * @command: the validated command, with a canonical cwd
  * @seccomp_program: (nullable): the seccomp filter to load, or %NULL
+ * @limits: (nullable): the command's resource limits, or %NULL for none
+ * @cgroup_root: (nullable): where the cgroup part of @limits is enforced
  *
  * What a command line is built from.
  */
@@ -42,6 +44,8 @@ typedef struct
   SandboxNetworkPolicyKind policy_kind;
   SandboxCommand *command;
   GBytes *seccomp_program;
+  const SandboxBubblewrapLimits *limits;
+  SandboxBubblewrapCgroupRoot *cgroup_root;
 } SandboxBubblewrapArgsInput;
 
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new      (const char             *executable);

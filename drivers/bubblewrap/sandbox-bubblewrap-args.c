@@ -169,6 +169,8 @@ add_command_environment (SandboxBubblewrapArgs *self,
  * - `--disable-userns`: the guest cannot create nested user namespaces
  *   (`unshare -Ur` fails), the door to most namespaced kernel attack
  *   surface.
+ * - `--size N` before `--tmpfs /tmp` when the backend bounds /tmp (by
+ *   default a tmpfs may fill half of the host's RAM).
  * - `--lock-file /workspace`: the namespace's init holds a read lock on the
  *   workspace directory for as long as the namespace lives, which is how
  *   lease recovery knows no sandboxed process of a dead owner is left
@@ -213,6 +215,15 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
                                     "--symlink", "usr/sbin", "/sbin",
                                     "--proc", "/proc",
                                     "--dev", "/dev",
+                                    NULL);
+  if (input->limits != NULL && input->limits->tmp_size > 0)
+    {
+      char size_arg[32];
+
+      g_snprintf (size_arg, sizeof size_arg, "%" G_GUINT64_FORMAT, input->limits->tmp_size);
+      sandbox_bubblewrap_args_add_many (self, "--size", size_arg, NULL);
+    }
+  sandbox_bubblewrap_args_add_many (self,
                                     "--tmpfs", "/tmp",
                                     "--dir", "/run",
                                     "--bind", input->workspace, SANDBOX_WORKSPACE,

@@ -8,6 +8,7 @@
 #include "sandbox-bubblewrap-backend-private.h"
 #include "sandbox-bubblewrap-driver-private.h"
 #include "sandbox-bubblewrap-handle-private.h"
+#include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
 #include "sandbox-bubblewrap-store-private.h"
 
@@ -19,7 +20,9 @@
  * `/usr/bin/bwrap`), `name` (default `bubblewrap`), `state-directory`
  * (required; created 0700 and resolved), `max-concurrent-commands`, and
  * the hardening beyond the reference: `seccomp` (default on), `durable`
- * (default off), and sandbox_backend_recover_session() for leases left by
+ * (default off), opt-in resource limits (`tmp-size`, `max-file-size`,
+ * `max-open-files`, `max-address-space`, and where a cgroup is delegated
+ * `memory-limit`, `max-processes`, `cpu-percent`), and sandbox_backend_recover_session() for leases left by
  * a crashed owner.
  */
 
@@ -33,6 +36,7 @@ struct _SandboxBubblewrapBackend
   guint max_concurrent_commands;
   gboolean seccomp;
   gboolean durable;
+  SandboxBubblewrapLimits limits;
 
   SandboxBubblewrapStore *store;   /* set by init() */
   SandboxBubblewrapHardening hardening;   /* set by init() */
@@ -46,6 +50,13 @@ enum {
   PROP_MAX_CONCURRENT_COMMANDS,
   PROP_SECCOMP,
   PROP_DURABLE,
+  PROP_TMP_SIZE,
+  PROP_MAX_FILE_SIZE,
+  PROP_MAX_OPEN_FILES,
+  PROP_MAX_ADDRESS_SPACE,
+  PROP_MEMORY_LIMIT,
+  PROP_MAX_PROCESSES,
+  PROP_CPU_PERCENT,
 };
 
 static void sandbox_bubblewrap_backend_backend_iface_init  (SandboxBackendInterface *iface);
@@ -99,6 +110,25 @@ sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
       if (self->hardening.seccomp_program == NULL)
         return FALSE;
     }
+
+  if (self->limits.max_open_files > 0 && self->limits.max_open_files < 16)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "max-open-files must be at least 16, not %" G_GUINT64_FORMAT,
+                   self->limits.max_open_files);
+      return FALSE;
+    }
+  if (self->limits.max_processes > 0 && self->limits.max_processes < 4)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "max-processes must be at least 4, not %" G_GUINT64_FORMAT,
+                   self->limits.max_processes);
+      return FALSE;
+    }
+  self->hardening.limits = self->limits;
+  /* Where the host delegates no cgroup the cgroup limits are not in force,
+   * and the coding binding does not report resources-bounded. */
+  self->hardening.cgroup_root = sandbox_bubblewrap_cgroup_root_discover (&self->limits);
 
   self->store = sandbox_bubblewrap_store_open (self->state_directory, self->name, self->durable,
                                                error);
@@ -218,6 +248,27 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     case PROP_DURABLE:
       g_value_set_boolean (value, self->durable);
       break;
+    case PROP_TMP_SIZE:
+      g_value_set_uint64 (value, self->limits.tmp_size);
+      break;
+    case PROP_MAX_FILE_SIZE:
+      g_value_set_uint64 (value, self->limits.max_file_size);
+      break;
+    case PROP_MAX_OPEN_FILES:
+      g_value_set_uint64 (value, self->limits.max_open_files);
+      break;
+    case PROP_MAX_ADDRESS_SPACE:
+      g_value_set_uint64 (value, self->limits.max_address_space);
+      break;
+    case PROP_MEMORY_LIMIT:
+      g_value_set_uint64 (value, self->limits.memory_limit);
+      break;
+    case PROP_MAX_PROCESSES:
+      g_value_set_uint64 (value, self->limits.max_processes);
+      break;
+    case PROP_CPU_PERCENT:
+      g_value_set_uint (value, self->limits.cpu_percent);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -258,6 +309,27 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
     case PROP_DURABLE:
       self->durable = g_value_get_boolean (value);
       break;
+    case PROP_TMP_SIZE:
+      self->limits.tmp_size = g_value_get_uint64 (value);
+      break;
+    case PROP_MAX_FILE_SIZE:
+      self->limits.max_file_size = g_value_get_uint64 (value);
+      break;
+    case PROP_MAX_OPEN_FILES:
+      self->limits.max_open_files = g_value_get_uint64 (value);
+      break;
+    case PROP_MAX_ADDRESS_SPACE:
+      self->limits.max_address_space = g_value_get_uint64 (value);
+      break;
+    case PROP_MEMORY_LIMIT:
+      self->limits.memory_limit = g_value_get_uint64 (value);
+      break;
+    case PROP_MAX_PROCESSES:
+      self->limits.max_processes = g_value_get_uint64 (value);
+      break;
+    case PROP_CPU_PERCENT:
+      self->limits.cpu_percent = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -270,6 +342,7 @@ sandbox_bubblewrap_backend_finalize (GObject *object)
 
   g_clear_pointer (&self->store, sandbox_bubblewrap_store_unref);
   g_clear_pointer (&self->hardening.seccomp_program, g_bytes_unref);
+  g_clear_pointer (&self->hardening.cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
   g_free (self->executable);
   g_free (self->name);
   g_free (self->state_directory);
@@ -319,6 +392,70 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   g_object_class_install_property (object_class, PROP_DURABLE,
     g_param_spec_boolean ("durable", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:tmp-size:
+   *
+   * The size of the guest's `/tmp` tmpfs in bytes (0: bwrap's default, half of the host's RAM).
+   */
+  g_object_class_install_property (object_class, PROP_TMP_SIZE,
+    g_param_spec_uint64 ("tmp-size", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:max-file-size:
+   *
+   * RLIMIT_FSIZE of every guest process: the largest file it may write, in bytes (0: unlimited).
+   */
+  g_object_class_install_property (object_class, PROP_MAX_FILE_SIZE,
+    g_param_spec_uint64 ("max-file-size", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:max-open-files:
+   *
+   * RLIMIT_NOFILE of every guest process (0: inherited).
+   */
+  g_object_class_install_property (object_class, PROP_MAX_OPEN_FILES,
+    g_param_spec_uint64 ("max-open-files", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:max-address-space:
+   *
+   * RLIMIT_AS of every guest process, in bytes (0: unlimited).
+   */
+  g_object_class_install_property (object_class, PROP_MAX_ADDRESS_SPACE,
+    g_param_spec_uint64 ("max-address-space", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:memory-limit:
+   *
+   * The memory of each command's whole process tree, in bytes (0: unlimited). Needs a delegated cgroup (v2, or v1 as root); over it the kernel kills and the command fails with %SANDBOX_ERROR_LIMIT.
+   */
+  g_object_class_install_property (object_class, PROP_MEMORY_LIMIT,
+    g_param_spec_uint64 ("memory-limit", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:max-processes:
+   *
+   * The number of processes of each command's whole tree (0: unlimited). Needs a delegated cgroup; a command that hits it fails with %SANDBOX_ERROR_LIMIT.
+   */
+  g_object_class_install_property (object_class, PROP_MAX_PROCESSES,
+    g_param_spec_uint64 ("max-processes", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:cpu-percent:
+   *
+   * The CPU time of each command's whole tree, in percent of one CPU
+   * (1 … 100 × CPUs; 0: unlimited). Needs a delegated cgroup.
+   */
+  g_object_class_install_property (object_class, PROP_CPU_PERCENT,
+    g_param_spec_uint ("cpu-percent", NULL, NULL, 0, G_MAXUINT / 1000, 0,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_override_property (object_class, PROP_NAME, "name");
   g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");

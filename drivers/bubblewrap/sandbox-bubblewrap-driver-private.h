@@ -45,5 +45,6 @@ void                     sandbox_bubblewrap_driver_stop           (SandboxBubble
 void                     sandbox_bubblewrap_driver_set_handle     (SandboxBubblewrapDriver *self,
                                                                    SandboxHandle           *handle);
 gboolean                 sandbox_bubblewrap_driver_get_syscalls_filtered (SandboxBubblewrapDriver *self);
+gboolean                 sandbox_bubblewrap_driver_get_resources_bounded (SandboxBubblewrapDriver *self);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 
 #include "sandbox-bubblewrap-args-private.h"
 #include "sandbox-bubblewrap-driver-private.h"
+#include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-process-private.h"
 #include "sandbox-workspace-fs.h"
 
@@ -35,6 +36,8 @@ struct _SandboxBubblewrapDriver
   int workspace_fd;
   guint max_concurrent_commands;
   GBytes *seccomp_program;    /* NULL when syscalls are not filtered */
+  SandboxBubblewrapLimits limits;
+  SandboxBubblewrapCgroupRoot *cgroup_root;   /* NULL: no cgroup limits */
 
   GWeakRef backend;           /* receives gateway-error */
   GWeakRef handle;            /* relays the gateway's audit stream */
@@ -265,6 +268,8 @@ spawn_process (SandboxBubblewrapDriver  *self,
     .workspace = self->workspace,
     .command = command,
     .seccomp_program = self->seccomp_program,
+    .limits = &self->limits,
+    .cgroup_root = self->cgroup_root,
   };
 
   input.policy_kind = current_network (self, &gateway_socket, &revision);
@@ -394,6 +399,23 @@ gboolean
 sandbox_bubblewrap_driver_get_syscalls_filtered (SandboxBubblewrapDriver *self)
 {
   return self->seccomp_program != NULL;
+}
+
+/**
+ * sandbox_bubblewrap_driver_get_resources_bounded:
+ * @self: a driver
+ *
+ * For the coding binding's `resources-bounded` restriction.
+ *
+ * Returns: whether the memory and the number of processes of every
+ *   command's whole tree are bounded by a cgroup (rlimits alone bound
+ *   neither a fork bomb nor a tree of memory hogs)
+ */
+gboolean
+sandbox_bubblewrap_driver_get_resources_bounded (SandboxBubblewrapDriver *self)
+{
+  return self->cgroup_root != NULL && self->limits.memory_limit > 0 &&
+         self->limits.max_processes > 0;
 }
 
 /* Coding binding hooks --------------------------------------------------- */
@@ -551,6 +573,9 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self->max_concurrent_commands = max_concurrent_commands;
   if (hardening->seccomp_program != NULL)
     self->seccomp_program = g_bytes_ref (hardening->seccomp_program);
+  self->limits = hardening->limits;
+  if (hardening->cgroup_root != NULL)
+    self->cgroup_root = sandbox_bubblewrap_cgroup_root_ref (hardening->cgroup_root);
   g_weak_ref_set (&self->backend, backend);
   g_mutex_lock (&self->lock);
   ok = apply_policy_locked (self, policy, error);
@@ -576,6 +601,7 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_weak_ref_clear (&self->backend);
   g_weak_ref_clear (&self->handle);
   g_clear_pointer (&self->seccomp_program, g_bytes_unref);
+  g_clear_pointer (&self->cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
   g_free (self->executable);
   g_free (self->workspace);
   g_mutex_clear (&self->lock);

@@ -9,6 +9,20 @@
 
 G_BEGIN_DECLS
 
+/**
+ * SandboxBubblewrapSpawnExtras:
+ * @limits: (nullable): rlimits to set in bwrap's process before exec
+ * @cgroup_procs_fds: (nullable) (element-type int): `cgroup.procs` files
+ *   bwrap's process joins before exec
+ *
+ * What the launcher does in bwrap's process beyond posix_spawn().
+ */
+typedef struct
+{
+  const SandboxBubblewrapLimits *limits;
+  GArray *cgroup_procs_fds;
+} SandboxBubblewrapSpawnExtras;
+
 GMainContext *sandbox_bubblewrap_launcher_get_context (void);
 gboolean      sandbox_bubblewrap_launcher_is_current  (void);
 void          sandbox_bubblewrap_launcher_run_sync    (GSourceFunc   func,
@@ -18,6 +32,7 @@ GPid          sandbox_bubblewrap_launcher_spawn       (const char * const *argv,
                                                        int            stdout_fd,
                                                        int            stderr_fd,
                                                        GArray        *passed_fds,
+                                                       const SandboxBubblewrapSpawnExtras *extras,
                                                        GError       **error);
 
 G_END_DECLS

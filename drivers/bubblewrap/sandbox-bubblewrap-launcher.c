@@ -9,8 +9,11 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "sandbox-bubblewrap-launcher-private.h"
+#include "sandbox-bubblewrap-limits-private.h"
 
 /*
  * bwrap's --die-with-parent is PR_SET_PDEATHSIG, which fires when the
@@ -208,6 +211,163 @@ fds_are_placeable (int     stdin_fd,
   return TRUE;
 }
 
+/* Where the fork path's error pipe sits in the child: above the stdio and
+ * passed descriptors (which are at or above 3 but kept below 64). */
+#define REPORT_FD_FLOOR 64
+
+static gboolean
+extras_needed (const SandboxBubblewrapSpawnExtras *extras)
+{
+  return extras != NULL &&
+         ((extras->limits != NULL && sandbox_bubblewrap_limits_has_rlimits (extras->limits)) ||
+          (extras->cgroup_procs_fds != NULL && extras->cgroup_procs_fds->len > 0));
+}
+
+/* In the forked child: only async-signal-safe calls. Reports errno on
+ * @report_fd and exits on failure. */
+static void G_GNUC_NORETURN
+child_exec (const char * const                  *argv,
+            int                                  stdin_fd,
+            int                                  stdout_fd,
+            int                                  stderr_fd,
+            GArray                              *passed_fds,
+            const SandboxBubblewrapSpawnExtras  *extras,
+            const struct rlimit                 *rlimits,
+            const int                           *resources,
+            guint                                n_rlimits,
+            int                                  report_fd)
+{
+  static char *const empty_environment[] = { NULL };
+  struct sigaction default_action = { .sa_handler = SIG_DFL };
+  sigset_t mask;
+  int saved_errno;
+
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      sigaction (sig, &default_action, NULL);
+  sigemptyset (&mask);
+  if (setpgid (0, 0) < 0 || sigprocmask (SIG_SETMASK, &mask, NULL) < 0)
+    goto fail;
+
+  /* Join the command's cgroups: everything bwrap starts stays in them. */
+  for (guint i = 0; extras->cgroup_procs_fds != NULL && i < extras->cgroup_procs_fds->len; i++)
+    if (write (g_array_index (extras->cgroup_procs_fds, int, i), "0", 1) != 1)
+      goto fail;
+
+  if (dup2 (stdin_fd, 0) < 0 || dup2 (stdout_fd, 1) < 0 || dup2 (stderr_fd, 2) < 0)
+    goto fail;
+  for (guint i = 0; i < passed_fds->len; i++)
+    if (dup2 (g_array_index (passed_fds, int, i), 3 + (int) i) < 0)
+      goto fail;
+  /* Everything else goes, but the report pipe (close-on-exec) stays
+   * until exec. */
+  if (close_range (3 + passed_fds->len, report_fd - 1, 0) < 0 ||
+      close_range (report_fd + 1, ~0U, 0) < 0)
+    goto fail;
+
+  for (guint i = 0; i < n_rlimits; i++)
+    if (setrlimit (resources[i], &rlimits[i]) < 0)
+      goto fail;
+
+  execve (argv[0], (char * const *) argv, empty_environment);
+
+fail:
+  saved_errno = errno;
+  (void) ! write (report_fd, &saved_errno, sizeof saved_errno);
+  _exit (127);
+}
+
+/* fork() + exec, for what posix_spawn() cannot do: rlimits and cgroups. */
+static GPid
+spawn_with_extras (const char * const                 *argv,
+                   int                                 stdin_fd,
+                   int                                 stdout_fd,
+                   int                                 stderr_fd,
+                   GArray                             *passed_fds,
+                   const SandboxBubblewrapSpawnExtras *extras,
+                   GError                            **error)
+{
+  const SandboxBubblewrapLimits *limits = extras->limits;
+  struct rlimit rlimits[4];
+  int resources[4];
+  guint n = 0;
+  int report[2];
+  int child_errno = 0;
+  gssize got;
+  pid_t pid;
+
+  /* Prepared before fork(): the child only copies them in. */
+  if (limits != NULL && sandbox_bubblewrap_limits_has_rlimits (limits))
+    {
+      if (limits->max_file_size > 0)
+        {
+          resources[n] = RLIMIT_FSIZE;
+          rlimits[n++] = (struct rlimit) { limits->max_file_size, limits->max_file_size };
+        }
+      if (limits->max_open_files > 0)
+        {
+          resources[n] = RLIMIT_NOFILE;
+          rlimits[n++] = (struct rlimit) { limits->max_open_files, limits->max_open_files };
+        }
+      if (limits->max_address_space > 0)
+        {
+          resources[n] = RLIMIT_AS;
+          rlimits[n++] = (struct rlimit) { limits->max_address_space, limits->max_address_space };
+        }
+      resources[n] = RLIMIT_CORE;
+      rlimits[n++] = (struct rlimit) { 0, 0 };
+    }
+
+  if (pipe2 (report, O_CLOEXEC) < 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: pipe: %s", g_strerror (errno));
+      return 0;
+    }
+  /* Above every descriptor the child places, which it can then close. */
+  {
+    int high = fcntl (report[1], F_DUPFD_CLOEXEC, REPORT_FD_FLOOR);
+
+    close (report[1]);
+    report[1] = high;
+    if (high < 0)
+      {
+        close (report[0]);
+        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                     "Sandbox process could not start: %s", g_strerror (errno));
+        return 0;
+      }
+  }
+
+  pid = fork ();
+  if (pid == 0)
+    child_exec (argv, stdin_fd, stdout_fd, stderr_fd, passed_fds, extras,
+                rlimits, resources, n, report[1]);
+  close (report[1]);
+  if (pid < 0)
+    {
+      int saved_errno = errno;
+
+      close (report[0]);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: fork: %s", g_strerror (saved_errno));
+      return 0;
+    }
+
+  do
+    got = read (report[0], &child_errno, sizeof child_errno);
+  while (got < 0 && errno == EINTR);
+  close (report[0]);
+  if (got > 0)
+    {
+      waitpid (pid, NULL, 0);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: %s: %s", argv[0], g_strerror (child_errno));
+      return 0;
+    }
+  return pid;
+}
+
 /**
  * sandbox_bubblewrap_launcher_spawn:
  * @argv: the bwrap command line; argv[0] is the executable
@@ -215,9 +375,11 @@ fds_are_placeable (int     stdin_fd,
  * @stdout_fd: becomes bwrap's fd 1
  * @stderr_fd: becomes bwrap's fd 2
  * @passed_fds: (element-type int): become bwrap's fds 3, 4, …
+ * @extras: (nullable): rlimits and cgroups for bwrap's process
  * @error: return location for a #GError
  *
- * Starts bwrap with an empty environment in a new process group. Must run on
+ * Starts bwrap with an empty environment in a new process group, through
+ * posix_spawn(), or fork() when @extras asks for more. Must run on
  * the launcher thread (see above). The caller keeps its descriptors and must
  * reap the child.
  *
@@ -229,6 +391,7 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
                                    int                 stdout_fd,
                                    int                 stderr_fd,
                                    GArray             *passed_fds,
+                                   const SandboxBubblewrapSpawnExtras *extras,
                                    GError            **error)
 {
   static char *const empty_environment[] = { NULL };
@@ -245,6 +408,9 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
                    "the numbers bwrap receives them at");
       return 0;
     }
+
+  if (extras_needed (extras))
+    return spawn_with_extras (argv, stdin_fd, stdout_fd, stderr_fd, passed_fds, extras, error);
 
   spawn_error = spawn_setup_init (&setup, stdin_fd, stdout_fd, stderr_fd, passed_fds);
   if (spawn_error == 0)

@@ -68,16 +68,54 @@ sandbox_bubblewrap_clear_fd (int *fd_ptr)
 #define SANDBOX_BUBBLEWRAP_DEFAULT_NAME "bubblewrap"
 
 /**
+ * SandboxBubblewrapLimits:
+ * @tmp_size: the size of the guest's `/tmp` tmpfs in bytes
+ * @max_file_size: RLIMIT_FSIZE
+ * @max_open_files: RLIMIT_NOFILE
+ * @max_address_space: RLIMIT_AS, per process
+ * @memory_limit: the memory of a command's whole tree (cgroup)
+ * @max_processes: the processes of a command's whole tree (cgroup)
+ * @cpu_percent: the CPU time of a command's whole tree, in percent of one
+ *   CPU (cgroup)
+ *
+ * A command's resource limits; 0 everywhere means "not limited". When any
+ * rlimit is set, core dumps are off too (RLIMIT_CORE 0).
+ */
+typedef struct
+{
+  guint64 tmp_size;
+  guint64 max_file_size;
+  guint64 max_open_files;
+  guint64 max_address_space;
+  guint64 memory_limit;
+  guint64 max_processes;
+  guint cpu_percent;
+} SandboxBubblewrapLimits;
+
+/**
+ * SandboxBubblewrapCgroupRoot:
+ *
+ * Where commands' cgroups are created: a delegated cgroup v2 directory, or
+ * as root the process's own v1 cgroups.
+ */
+typedef struct _SandboxBubblewrapCgroupRoot SandboxBubblewrapCgroupRoot;
+
+/**
  * SandboxBubblewrapHardening:
  * @seccomp_program: (nullable): the seccomp filter every command runs
  *   under, or %NULL when the backend's `seccomp` is off
+ * @limits: every command's resource limits
+ * @cgroup_root: (nullable): where the cgroup limits of @limits are put in
+ *   force, or %NULL where the host delegates no cgroup
  *
  * What a backend adds to the reference's isolation, for every command of
- * its sessions. Owned by the backend; drivers copy what they keep.
+ * its sessions. Owned by the backend; drivers take their own references.
  */
 typedef struct
 {
   GBytes *seccomp_program;
+  SandboxBubblewrapLimits limits;
+  SandboxBubblewrapCgroupRoot *cgroup_root;
 } SandboxBubblewrapHardening;
 
 /* Dynamic type registration, called from g_io_module_load(). */

@@ -17,6 +17,7 @@
 #include <glib-unix.h>
 
 #include "sandbox-bubblewrap-launcher-private.h"
+#include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-process-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
 
@@ -61,6 +62,8 @@ struct _SandboxBubblewrapProcess
   GObject *slot_owner;
   SandboxBubblewrapSlotFunc release_slot;
   int status_fd;
+  SandboxBubblewrapLimits limits;
+  SandboxBubblewrapCgroup *cgroup;   /* NULL without cgroup limits */
 
   /* Launcher thread only. */
   int stdin_fd;
@@ -240,6 +243,16 @@ maybe_finish (SandboxBubblewrapProcess *self)
   if (complete)
     self->completed = TRUE;
   g_mutex_unlock (&self->lock);
+
+  if (self->cgroup != NULL)
+    {
+      /* The tree is gone: did the kernel enforce a limit on it? */
+      GError *exceeded = sandbox_bubblewrap_cgroup_check_exceeded (self->cgroup);
+
+      if (exceeded != NULL)
+        sandbox_process_abort (SANDBOX_PROCESS (self), exceeded);
+      g_clear_pointer (&self->cgroup, sandbox_bubblewrap_cgroup_free);
+    }
 
   if (complete)
     complete_now (self);
@@ -732,6 +745,7 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
   g_auto(SandboxBubblewrapFd) stdout_write = -1;
   g_auto(SandboxBubblewrapFd) stderr_write = -1;
   int stdin_pipe[2], stdout_pipe[2], stderr_pipe[2];
+  SandboxBubblewrapSpawnExtras extras = { NULL };
   GPid pid;
   int pidfd;
 
@@ -758,9 +772,12 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
   self->stderr_fd = stderr_pipe[0];
   stderr_write = move_fd_to_at_least (stderr_pipe[1], 3);
 
+  extras.limits = &self->limits;
+  extras.cgroup_procs_fds = self->cgroup != NULL
+                            ? sandbox_bubblewrap_cgroup_get_procs_fds (self->cgroup) : NULL;
   pid = sandbox_bubblewrap_launcher_spawn ((const char * const *) self->args->argv->pdata,
                                            stdin_read, stdout_write, stderr_write,
-                                           self->args->fds, error);
+                                           self->args->fds, &extras, error);
   /* bwrap has its copies now; ours would keep the pipes open forever. */
   g_array_set_size (self->args->fds, 0);
   if (pid == 0)
@@ -870,6 +887,17 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
                        "max-output-bytes", (guint64) sandbox_command_get_max_output_bytes (input->command),
                        NULL);
   self->status_fd = status_pipe[0];
+  if (input->limits != NULL)
+    self->limits = *input->limits;
+  if (input->cgroup_root != NULL)
+    {
+      self->cgroup = sandbox_bubblewrap_cgroup_new (input->cgroup_root, &self->limits, error);
+      if (self->cgroup == NULL)
+        {
+          close (status_pipe[1]);
+          return NULL;
+        }
+    }
   if (input->seccomp_program != NULL)
     {
       seccomp_fd = sandbox_bubblewrap_seccomp_open_program_fd (input->seccomp_program, error);
@@ -895,6 +923,7 @@ sandbox_bubblewrap_process_finalize (GObject *object)
 
   close_everything (self);
   g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
+  g_clear_pointer (&self->cgroup, sandbox_bubblewrap_cgroup_free);
   g_clear_pointer (&self->stdin_bytes, g_bytes_unref);
   g_clear_object (&self->slot_owner);
   g_string_free (self->status, TRUE);

@@ -1059,6 +1059,157 @@ test_durable_syncs_before_renames (void)
   g_assert_cmpuint (durable, >=, plain + 10);
 }
 
+/* Resource limits -------------------------------------------------------------- */
+
+static void
+test_limits_rlimits_and_tmp_size (void)
+{
+  char *directory = make_state_directory ();
+  Session s = { 0 };
+  g_autofree char *limits = NULL;
+  g_autofree char *tmp_kib = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+
+  session_open (&s, new_backend_with (directory,
+                                      "tmp-size", "4194304",
+                                      "max-file-size", "1048576",
+                                      "max-open-files", "64",
+                                      "max-address-space", "2147483648",
+                                      NULL),
+                directory);
+  limits = guest_sh (s.session, "cat /proc/self/limits");
+  g_assert_true (g_regex_match_simple ("^Max file size +1048576 +1048576 ", limits,
+                                       G_REGEX_MULTILINE, 0));
+  g_assert_true (g_regex_match_simple ("^Max open files +64 +64 ", limits, G_REGEX_MULTILINE, 0));
+  g_assert_true (g_regex_match_simple ("^Max address space +2147483648 +2147483648 ", limits,
+                                       G_REGEX_MULTILINE, 0));
+  g_assert_true (g_regex_match_simple ("^Max core file size +0 +0 ", limits, G_REGEX_MULTILINE, 0));
+
+  /* /tmp is 4 MiB, not half of the host's RAM. */
+  tmp_kib = guest_sh (s.session, "df -k /tmp | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
+  g_assert_cmpstr (tmp_kib, ==, "4096\n");
+
+  /* A file over max-file-size cannot be written; the guest cannot lift it. */
+  g_assert_cmpint (guest_status (s.session, "dd if=/dev/zero of=/tmp/big bs=1M count=2 2>/dev/null"),
+                   !=, 0);
+  g_assert_cmpint (guest_status (s.session, "ulimit -f unlimited"), !=, 0);
+  result = run_sh (s.session, "dd if=/dev/zero of=/tmp/ok bs=1K count=512 2>/dev/null", 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
+  session_close (&s);
+}
+
+static void
+test_limits_validation (void)
+{
+  g_autofree char *directory = make_state_directory ();
+  g_autoptr(GError) error = NULL;
+  GValue values[2] = { G_VALUE_INIT, G_VALUE_INIT };
+  const char *names[2] = { "state-directory", "max-processes" };
+  g_autoptr(SandboxBackend) backend = NULL;
+
+  g_value_init (&values[0], G_TYPE_STRING);
+  g_value_set_string (&values[0], directory);
+  g_value_init (&values[1], G_TYPE_UINT64);
+  g_value_set_uint64 (&values[1], 1);
+  backend = sandbox_backend_newv ("bubblewrap", 2, names, values, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_null (backend);
+  g_value_unset (&values[0]);
+  g_value_unset (&values[1]);
+  remove_state_directory (directory);
+}
+
+#define BOMB_MAX_PROCESSES "32"
+#define BOMB_MEMORY_LIMIT "67108864"
+
+/* Whether the process limit is really in force for @session: 100 sleeps
+ * (harmless unbounded) must be refused past 32. */
+static gboolean
+process_limit_in_force (SandboxSession *session)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxResult) result =
+    run_sh (session, "for i in $(seq 100); do sleep 2 & done; wait", 10000, &error);
+
+  if (result != NULL)
+    return FALSE;
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_cmpstr (error->message, ==, "Sandbox process limit exceeded");
+  return TRUE;
+}
+
+static void
+test_limits_fork_bomb_contained (void)
+{
+  char *directory = make_state_directory ();
+  Session s = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autofree char *out = NULL;
+
+  session_open (&s, new_backend_with (directory,
+                                      "max-processes", BOMB_MAX_PROCESSES,
+                                      "memory-limit", BOMB_MEMORY_LIMIT,
+                                      "cpu-percent", "50",
+                                      NULL),
+                directory);
+  if (!process_limit_in_force (s.session))
+    {
+      g_test_skip ("No delegated cgroup (v2, or v1 as root): the fork bomb would be unbounded");
+      session_close (&s);
+      return;
+    }
+  /* The classic bomb, 32 processes at most, for a second: the namespace
+   * (and the bomb) ends with the command. */
+  result = run_sh (s.session, "b() { b | b & }; b; sleep 1", 5000, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_cmpstr (error->message, ==, "Sandbox process limit exceeded");
+  g_assert_null (result);
+  g_clear_error (&error);
+
+  /* The session goes on as before. */
+  out = guest_sh (s.session, "echo alive");
+  g_assert_cmpstr (out, ==, "alive\n");
+  session_close (&s);
+}
+
+static void
+test_limits_memory_hog_contained (void)
+{
+  char *directory = make_state_directory ();
+  Session s = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+
+  if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("python3 is not installed: no memory hog to run");
+      remove_state_directory (directory);
+      g_free (directory);
+      return;
+    }
+  session_open (&s, new_backend_with (directory,
+                                      "max-processes", BOMB_MAX_PROCESSES,
+                                      "memory-limit", BOMB_MEMORY_LIMIT,
+                                      NULL),
+                directory);
+  if (!process_limit_in_force (s.session))
+    {
+      g_test_skip ("No delegated cgroup (v2, or v1 as root): memory is not bounded");
+      session_close (&s);
+      return;
+    }
+  /* 512 MiB touched under a 64 MiB limit: the kernel kills it. */
+  result = run_sh (s.session, "python3 -c 'x = b\"x\" * (512 << 20); print(len(x))'", 20000,
+                   &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_cmpstr (error->message, ==, "Sandbox memory limit exceeded");
+  g_assert_null (result);
+  session_close (&s);
+}
+
 /* Main --------------------------------------------------------------------------- */
 
 int
@@ -1096,6 +1247,14 @@ main (int   argc,
 
   g_test_add_func ("/sandbox/hardening/store/durable-syncs-before-renames",
                    test_durable_syncs_before_renames);
+
+  g_test_add_func ("/sandbox/hardening/limits/rlimits-and-tmp-size",
+                   test_limits_rlimits_and_tmp_size);
+  g_test_add_func ("/sandbox/hardening/limits/validation", test_limits_validation);
+  g_test_add_func ("/sandbox/hardening/limits/fork-bomb-contained",
+                   test_limits_fork_bomb_contained);
+  g_test_add_func ("/sandbox/hardening/limits/memory-hog-contained",
+                   test_limits_memory_hog_contained);
 
   return g_test_run ();
 }
