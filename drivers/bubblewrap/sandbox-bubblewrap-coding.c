@@ -60,6 +60,9 @@ sandbox_bubblewrap_coding_get_restrictions (SandboxCodingBinding *binding,
   g_strv_builder_add (builder, SANDBOX_RESTRICTION_PROCESS_CONTAINED);
   if (sandbox_bubblewrap_driver_get_syscalls_filtered (self->driver))
     g_strv_builder_add (builder, SANDBOX_RESTRICTION_SYSCALLS_FILTERED);
+  /* Only where a cgroup bounds every command's memory and processes. */
+  if (sandbox_bubblewrap_driver_get_resources_bounded (self->driver))
+    g_strv_builder_add (builder, "resources-bounded");
   return g_strv_builder_end (builder);
 }
 
