@@ -366,43 +366,6 @@ sandbox_command_validate (SandboxCommand  *self,
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static const char *
-json_type_name (JsonNode *node)
-{
-  if (node == NULL)
-    return "undefined";
-
-  switch (json_node_get_node_type (node))
-    {
-    case JSON_NODE_OBJECT:
-      return "object";
-    case JSON_NODE_ARRAY:
-      return "array";
-    case JSON_NODE_NULL:
-      return "null";
-    case JSON_NODE_VALUE:
-    default:
-      break;
-    }
-
-  switch (json_node_get_value_type (node))
-    {
-    case G_TYPE_BOOLEAN:
-      return "boolean";
-    case G_TYPE_STRING:
-      return "string";
-    default:
-      return "number";
-    }
-}
-
-static gboolean
-node_is_string (JsonNode *node)
-{
-  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-         json_node_get_value_type (node) == G_TYPE_STRING;
-}
-
 static gboolean
 node_is_number (JsonNode *node)
 {
@@ -419,11 +382,11 @@ read_string (JsonNode    *node,
              const char  *where,
              GError     **error)
 {
-  if (node_is_string (node))
+  if (sandbox_json_node_is_string (node))
     return json_node_get_string (node);
 
   invalid (error, "%s: Invalid input: expected string, received %s",
-           where, json_type_name (node));
+           where, sandbox_json_type_name (node));
   return NULL;
 }
 
@@ -438,7 +401,7 @@ read_positive_int (JsonNode     *node,
 {
   if (!node_is_number (node))
     return invalid (error, "%s: Invalid input: expected number, received %s",
-                    where, json_type_name (node));
+                    where, sandbox_json_type_name (node));
 
   if (json_node_get_value_type (node) == G_TYPE_INT64)
     *out = json_node_get_int (node);
@@ -474,7 +437,7 @@ read_args (SandboxCommand  *self,
 
   if (!JSON_NODE_HOLDS_ARRAY (node))
     return invalid (error, "args: Invalid input: expected array, received %s",
-                    json_type_name (node));
+                    sandbox_json_type_name (node));
 
   array = json_node_get_array (node);
   for (guint i = 0; i < json_array_get_length (array); i++)
@@ -500,7 +463,7 @@ read_environment (SandboxCommand  *self,
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return invalid (error, "environment: Invalid input: expected record, received %s",
-                    json_type_name (node));
+                    sandbox_json_type_name (node));
 
   object = json_node_get_object (node);
   keys = json_object_get_members (object);
@@ -605,7 +568,7 @@ sandbox_command_new_from_json (const char  *json,
 
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
-      invalid (error, "Invalid input: expected object, received %s", json_type_name (root));
+      invalid (error, "Invalid input: expected object, received %s", sandbox_json_type_name (root));
       return NULL;
     }
 

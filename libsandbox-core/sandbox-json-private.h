@@ -28,4 +28,9 @@ JsonNode *sandbox_json_parse_strict_full (const char  *json,
                                           const char  *nul_message,
                                           GError     **error);
 
+/* The zod-style name of @node's JSON type ("undefined" for a missing member),
+ * for messages such as "expected string, received number". */
+const char *sandbox_json_type_name      (JsonNode *node);
+gboolean    sandbox_json_node_is_string (JsonNode *node);
+
 G_END_DECLS

@@ -442,3 +442,42 @@ sandbox_json_parse_strict_full (const char  *json,
 
   return json_node_ref (json_parser_get_root (parser));
 }
+
+/* See sandbox-json-private.h. */
+const char *
+sandbox_json_type_name (JsonNode *node)
+{
+  if (node == NULL)
+    return "undefined";
+
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      return "object";
+    case JSON_NODE_ARRAY:
+      return "array";
+    case JSON_NODE_NULL:
+      return "null";
+    case JSON_NODE_VALUE:
+    default:
+      break;
+    }
+
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_BOOLEAN:
+      return "boolean";
+    case G_TYPE_STRING:
+      return "string";
+    default:
+      return "number";
+    }
+}
+
+/* Whether @node is present and holds a JSON string. */
+gboolean
+sandbox_json_node_is_string (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_STRING;
+}

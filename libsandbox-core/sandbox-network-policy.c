@@ -468,43 +468,6 @@ sandbox_network_policy_new_allow_all (void)
   return policy_new (SANDBOX_NETWORK_POLICY_ALLOW_ALL, NULL);
 }
 
-static const char *
-json_type_name (JsonNode *node)
-{
-  if (node == NULL)
-    return "undefined";
-
-  switch (json_node_get_node_type (node))
-    {
-    case JSON_NODE_OBJECT:
-      return "object";
-    case JSON_NODE_ARRAY:
-      return "array";
-    case JSON_NODE_NULL:
-      return "null";
-    case JSON_NODE_VALUE:
-    default:
-      break;
-    }
-
-  switch (json_node_get_value_type (node))
-    {
-    case G_TYPE_BOOLEAN:
-      return "boolean";
-    case G_TYPE_STRING:
-      return "string";
-    default:
-      return "number";
-    }
-}
-
-static gboolean
-node_is_string (JsonNode *node)
-{
-  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-         json_node_get_value_type (node) == G_TYPE_STRING;
-}
-
 static gboolean
 expect_type (JsonNode    *node,
              JsonNodeType type,
@@ -517,7 +480,7 @@ expect_type (JsonNode    *node,
 
   g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
                "%s: Invalid input: expected %s, received %s",
-               where, expected, json_type_name (node));
+               where, expected, sandbox_json_type_name (node));
   return FALSE;
 }
 
@@ -569,11 +532,11 @@ rule_new_from_json (JsonNode    *node,
     return NULL;
 
   origin = json_object_get_member (object, "origin");
-  if (!node_is_string (origin))
+  if (!sandbox_json_node_is_string (origin))
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
                    "%s: Invalid input: expected string, received %s",
-                   origin_where, json_type_name (origin));
+                   origin_where, sandbox_json_type_name (origin));
       return NULL;
     }
   rule = network_rule_new_from_origin (json_node_get_string (origin), error);
@@ -592,11 +555,11 @@ rule_new_from_json (JsonNode    *node,
       const char *name = l->data;
       JsonNode *value = json_object_get_member (json_node_get_object (headers), name);
 
-      if (!node_is_string (value))
+      if (!sandbox_json_node_is_string (value))
         {
           g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
                        "%s: Invalid input: expected string, received %s",
-                       headers_where, json_type_name (value));
+                       headers_where, sandbox_json_type_name (value));
           return NULL;
         }
       if (!rule_add_header (rule, name, json_node_get_string (value), error))
@@ -670,7 +633,7 @@ sandbox_network_policy_new_from_json (const char  *json,
   if (root == NULL)
     return NULL;
 
-  if (node_is_string (root))
+  if (sandbox_json_node_is_string (root))
     {
       const char *name = json_node_get_string (root);
 

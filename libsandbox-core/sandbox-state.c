@@ -176,36 +176,6 @@ sandbox_state_new (const char  *backend,
   return self;
 }
 
-static const char *
-json_type_name (JsonNode *node)
-{
-  if (node == NULL)
-    return "undefined";
-
-  switch (json_node_get_node_type (node))
-    {
-    case JSON_NODE_OBJECT:
-      return "object";
-    case JSON_NODE_ARRAY:
-      return "array";
-    case JSON_NODE_NULL:
-      return "null";
-    case JSON_NODE_VALUE:
-    default:
-      break;
-    }
-
-  switch (json_node_get_value_type (node))
-    {
-    case G_TYPE_BOOLEAN:
-      return "boolean";
-    case G_TYPE_STRING:
-      return "string";
-    default:
-      return "number";
-    }
-}
-
 static gboolean
 read_field (JsonObject   *object,
             const char   *name,
@@ -222,7 +192,7 @@ read_field (JsonObject   *object,
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
                    "%s: Invalid input: expected string, received %s",
-                   name, json_type_name (node));
+                   name, sandbox_json_type_name (node));
       return FALSE;
     }
 
@@ -263,7 +233,7 @@ sandbox_state_new_from_json (const char  *json,
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "Invalid input: expected object, received %s", json_type_name (root));
+                   "Invalid input: expected object, received %s", sandbox_json_type_name (root));
       return NULL;
     }
 
