@@ -79,6 +79,8 @@ sandbox_gateway_event_new (const char             *host,
  * sandbox_gateway_event_ref:
  * @self: a #SandboxGatewayEvent
  *
+ * Atomically increases the reference count of @self by one.
+ *
  * Returns: (transfer full): @self
  */
 SandboxGatewayEvent *
@@ -93,6 +95,9 @@ sandbox_gateway_event_ref (SandboxGatewayEvent *self)
 /**
  * sandbox_gateway_event_unref:
  * @self: (transfer full): a #SandboxGatewayEvent
+ *
+ * Atomically decreases the reference count of @self by one, freeing it when
+ * the count drops to zero.
  */
 void
 sandbox_gateway_event_unref (SandboxGatewayEvent *self)
@@ -112,6 +117,8 @@ sandbox_gateway_event_unref (SandboxGatewayEvent *self)
  * sandbox_gateway_event_get_host:
  * @self: a #SandboxGatewayEvent
  *
+ * Gets the host the guest addressed the request to.
+ *
  * Returns: the guest's `Host` header, or "" when there was none
  */
 const char *
@@ -124,6 +131,8 @@ sandbox_gateway_event_get_host (SandboxGatewayEvent *self)
 /**
  * sandbox_gateway_event_get_method:
  * @self: a #SandboxGatewayEvent
+ *
+ * Gets the HTTP method of the request.
  *
  * Returns: the request method
  */
@@ -138,6 +147,8 @@ sandbox_gateway_event_get_method (SandboxGatewayEvent *self)
  * sandbox_gateway_event_get_path:
  * @self: a #SandboxGatewayEvent
  *
+ * Gets the path and query of the request.
+ *
  * Returns: the request's path and query, as the guest sent them
  */
 const char *
@@ -150,6 +161,8 @@ sandbox_gateway_event_get_path (SandboxGatewayEvent *self)
 /**
  * sandbox_gateway_event_get_decision:
  * @self: a #SandboxGatewayEvent
+ *
+ * Gets what the gateway decided to do with the request.
  *
  * Returns: what the gateway did with the request
  */
@@ -184,6 +197,8 @@ sandbox_gateway_event_get_reason (SandboxGatewayEvent *self)
  * sandbox_gateway_event_get_status:
  * @self: a #SandboxGatewayEvent
  *
+ * Gets the HTTP status the gateway answered the guest with.
+ *
  * Returns: the HTTP status the guest was answered with, or 0 when the guest
  *   went away before an answer
  */
@@ -198,6 +213,8 @@ sandbox_gateway_event_get_status (SandboxGatewayEvent *self)
  * sandbox_gateway_event_get_upstream_status:
  * @self: a #SandboxGatewayEvent
  *
+ * Gets the HTTP status the upstream server answered with.
+ *
  * Returns: the upstream's HTTP status, or 0 when no upstream response arrived
  */
 guint
@@ -210,6 +227,9 @@ sandbox_gateway_event_get_upstream_status (SandboxGatewayEvent *self)
 /**
  * sandbox_gateway_event_get_bytes_sent:
  * @self: a #SandboxGatewayEvent
+ *
+ * Gets how many request body bytes the gateway sent upstream for the
+ * request.
  *
  * Returns: the request body bytes sent upstream
  */
@@ -224,6 +244,9 @@ sandbox_gateway_event_get_bytes_sent (SandboxGatewayEvent *self)
  * sandbox_gateway_event_get_bytes_received:
  * @self: a #SandboxGatewayEvent
  *
+ * Gets how many response body bytes the gateway received from upstream for
+ * the request.
+ *
  * Returns: the response body bytes received from upstream
  */
 guint64
@@ -236,6 +259,8 @@ sandbox_gateway_event_get_bytes_received (SandboxGatewayEvent *self)
 /**
  * sandbox_gateway_event_get_duration_us:
  * @self: a #SandboxGatewayEvent
+ *
+ * Gets how long the gateway took to decide on the request, in microseconds.
  *
  * Returns: microseconds from the end of the request headers to the decision
  */

@@ -551,6 +551,8 @@ sandbox_gateway_new_full (SandboxNetworkPolicy  *policy,
  * sandbox_gateway_get_socket_path:
  * @self: a #SandboxGateway
  *
+ * Gets the host path of the Unix socket the gateway listens on.
+ *
  * Returns: (type filename): the path of the gateway's Unix socket; it stays
  *   the same after sandbox_gateway_close(), though nothing listens there then
  */
@@ -565,6 +567,9 @@ sandbox_gateway_get_socket_path (SandboxGateway *self)
 /**
  * sandbox_gateway_dup_policy:
  * @self: a #SandboxGateway
+ *
+ * Gets the network policy the gateway currently enforces; a gateway with no
+ * policy denies everything.
  *
  * Returns: (transfer full): the current network policy
  */
@@ -614,6 +619,8 @@ sandbox_gateway_set_policy (SandboxGateway       *self,
  * sandbox_gateway_get_request_timeout_ms:
  * @self: a #SandboxGateway
  *
+ * Gets how long the gateway lets each request take, in milliseconds.
+ *
  * Returns: the per-request deadline in milliseconds
  */
 guint
@@ -627,6 +634,8 @@ sandbox_gateway_get_request_timeout_ms (SandboxGateway *self)
 /**
  * sandbox_gateway_get_header_timeout_ms:
  * @self: a #SandboxGateway
+ *
+ * Gets how long the gateway waits for a request's headers, in milliseconds.
  *
  * Returns: the request header deadline in milliseconds
  */

@@ -247,6 +247,9 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
  * sandbox_backend_get_name:
  * @self: a #SandboxBackend
  *
+ * Gets the backend's name (#SandboxBackend:name), as recorded in the
+ * #SandboxState of its sessions.
+ *
  * Returns: the backend's name
  */
 const char *
@@ -266,6 +269,9 @@ sandbox_backend_get_name (SandboxBackend *self)
  * sandbox_backend_dup_state_directory:
  * @self: a #SandboxBackend
  *
+ * Gets a copy of the directory where the backend keeps templates and
+ * sessions (#SandboxBackend:state-directory).
+ *
  * Returns: (transfer full) (nullable): the backend's state directory
  */
 char *
@@ -282,6 +288,9 @@ sandbox_backend_dup_state_directory (SandboxBackend *self)
 /**
  * sandbox_backend_get_max_concurrent_commands:
  * @self: a #SandboxBackend
+ *
+ * Gets how many live commands each session of the backend admits at once
+ * (#SandboxBackend:max-concurrent-commands).
  *
  * Returns: the admission limit of each session
  */
@@ -359,6 +368,8 @@ sandbox_backend_prewarm_async (SandboxBackend      *self,
  * @result: the #GAsyncResult
  * @reused: (out) (optional): set to whether the template was already stored
  * @error: return location for a #GError
+ *
+ * Finishes an operation started with sandbox_backend_prewarm_async().
  *
  * Returns: (transfer full): the template key, or %NULL with @error set
  */
@@ -445,6 +456,8 @@ sandbox_backend_create_async (SandboxBackend        *self,
  * @self: a #SandboxBackend
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Finishes an operation started with sandbox_backend_create_async().
  *
  * Returns: (transfer full): the live session's handle, or %NULL with @error set
  */
@@ -558,6 +571,9 @@ sandbox_backend_recover_session_async (SandboxBackend        *self,
  * @self: a #SandboxBackend
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Finishes an operation started with
+ * sandbox_backend_recover_session_async().
  *
  * Returns: (transfer full): the live session's handle, or %NULL with @error set
  */

@@ -585,6 +585,8 @@ sandbox_command_new_from_json (const char  *json,
  * sandbox_command_get_executable:
  * @self: a #SandboxCommand
  *
+ * Gets the program the command runs.
+ *
  * Returns: (transfer none): the program to run
  */
 const char *
@@ -619,6 +621,8 @@ sandbox_command_set_executable (SandboxCommand *self,
 /**
  * sandbox_command_get_args:
  * @self: a #SandboxCommand
+ *
+ * Gets the arguments passed to the command after its executable.
  *
  * Returns: (transfer none) (array zero-terminated=1): the arguments after the
  *   executable; never %NULL
@@ -676,6 +680,8 @@ sandbox_command_add_arg (SandboxCommand *self,
 /**
  * sandbox_command_get_cwd:
  * @self: a #SandboxCommand
+ *
+ * Gets the directory the command runs in.
  *
  * Returns: (transfer none): the working directory as given (a workspace path)
  */
@@ -785,6 +791,8 @@ sandbox_command_setenv (SandboxCommand *self,
  * @self: a #SandboxCommand
  * @key: a variable name
  *
+ * Looks up the value @self sets for the environment variable @key.
+ *
  * Returns: (transfer none) (nullable): the value set for @key, or %NULL
  */
 const char *
@@ -802,6 +810,8 @@ sandbox_command_getenv (SandboxCommand *self,
 /**
  * sandbox_command_get_timeout_ms:
  * @self: a #SandboxCommand
+ *
+ * Gets the command's deadline in milliseconds.
  *
  * Returns: the deadline in milliseconds
  */
@@ -837,6 +847,8 @@ sandbox_command_set_timeout_ms (SandboxCommand *self,
  * sandbox_command_get_max_output_bytes:
  * @self: a #SandboxCommand
  *
+ * Gets the limit on how much output the command may produce.
+ *
  * Returns: the cap on stdout and stderr together, in bytes
  */
 gsize
@@ -870,6 +882,8 @@ sandbox_command_set_max_output_bytes (SandboxCommand *self,
 /**
  * sandbox_command_get_stdin:
  * @self: a #SandboxCommand
+ *
+ * Gets the bytes fed to the command's standard input.
  *
  * Returns: (transfer none) (nullable): the bytes for standard input, or %NULL
  */

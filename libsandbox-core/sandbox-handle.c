@@ -192,6 +192,8 @@ sandbox_handle_init (SandboxHandle *self)
  * sandbox_handle_get_session:
  * @self: a #SandboxHandle
  *
+ * Gets the session this handle owns.
+ *
  * Returns: (transfer none): the live session
  */
 SandboxSession *
@@ -281,6 +283,9 @@ sandbox_handle_get_coding_binding (SandboxHandle *self)
  * sandbox_handle_is_stopped:
  * @self: a #SandboxHandle
  *
+ * Checks whether a stop (or delete) of the session has begun through this
+ * handle.
+ *
  * Returns: whether the handle has been stopped (or deleted)
  */
 gboolean
@@ -301,6 +306,8 @@ sandbox_handle_is_stopped (SandboxHandle *self)
 /**
  * sandbox_handle_is_deleted:
  * @self: a #SandboxHandle
+ *
+ * Checks whether the session has been deleted through this handle.
  *
  * Returns: whether the session has been deleted through this handle
  */
@@ -491,6 +498,8 @@ sandbox_handle_stop_async (SandboxHandle       *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes an operation started with sandbox_handle_stop_async().
+ *
  * Returns: %TRUE on success
  */
 gboolean
@@ -530,6 +539,8 @@ sandbox_handle_shutdown_async (SandboxHandle       *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes an operation started with sandbox_handle_shutdown_async().
+ *
  * Returns: %TRUE on success
  */
 gboolean
@@ -568,6 +579,8 @@ sandbox_handle_delete_async (SandboxHandle       *self,
  * @self: a #SandboxHandle
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Finishes an operation started with sandbox_handle_delete_async().
  *
  * Returns: %TRUE on success
  */

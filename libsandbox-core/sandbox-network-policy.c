@@ -656,6 +656,8 @@ sandbox_network_policy_new_from_json (const char  *json,
  * sandbox_network_policy_get_kind:
  * @self: a #SandboxNetworkPolicy
  *
+ * Gets the kind of the policy: deny-all, allow-all or an allow-list.
+ *
  * Returns: the shape of @self
  */
 SandboxNetworkPolicyKind
@@ -669,6 +671,8 @@ sandbox_network_policy_get_kind (SandboxNetworkPolicy *self)
 /**
  * sandbox_network_policy_get_n_rules:
  * @self: a #SandboxNetworkPolicy
+ *
+ * Gets how many origins the policy allows.
  *
  * Returns: the number of allowed origins (0 unless @self is an allow-list)
  */

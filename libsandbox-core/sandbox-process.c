@@ -696,6 +696,8 @@ sandbox_process_wait_async (SandboxProcess      *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes an operation started with sandbox_process_wait_async().
+ *
  * Returns: (transfer full): the command's result, or %NULL with @error set
  *   (a limit, a cancellation or a driver failure)
  */
@@ -859,6 +861,8 @@ sandbox_process_stop_async (SandboxProcess      *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes an operation started with sandbox_process_stop_async().
+ *
  * Returns: %TRUE once the command is gone
  */
 gboolean
@@ -874,6 +878,8 @@ sandbox_process_stop_finish (SandboxProcess  *self,
 /**
  * sandbox_process_is_finished:
  * @self: a #SandboxProcess
+ *
+ * Checks whether the command is over, as reported by the driver.
  *
  * Returns: whether the driver reported the command over
  */
@@ -896,6 +902,8 @@ sandbox_process_is_finished (SandboxProcess *self)
  * sandbox_process_get_timeout_ms:
  * @self: a #SandboxProcess
  *
+ * Gets the command's deadline in milliseconds.
+ *
  * Returns: the command's deadline in milliseconds
  */
 guint
@@ -911,6 +919,8 @@ sandbox_process_get_timeout_ms (SandboxProcess *self)
 /**
  * sandbox_process_get_max_output_bytes:
  * @self: a #SandboxProcess
+ *
+ * Gets the limit on how much output the command may produce.
  *
  * Returns: the cap on combined output, in bytes
  */

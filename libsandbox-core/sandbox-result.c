@@ -84,6 +84,8 @@ sandbox_result_new (int     exit_status,
  * sandbox_result_get_exit_status:
  * @self: a #SandboxResult
  *
+ * Gets how the command ended.
+ *
  * Returns: the exit status, or 128 + the signal number that ended the command
  */
 int
@@ -98,6 +100,8 @@ sandbox_result_get_exit_status (SandboxResult *self)
  * sandbox_result_get_stdout_bytes:
  * @self: a #SandboxResult
  *
+ * Gets what the command wrote to standard output.
+ *
  * Returns: (transfer none): the command's standard output, possibly empty
  */
 GBytes *
@@ -111,6 +115,8 @@ sandbox_result_get_stdout_bytes (SandboxResult *self)
 /**
  * sandbox_result_get_stderr_bytes:
  * @self: a #SandboxResult
+ *
+ * Gets what the command wrote to standard error.
  *
  * Returns: (transfer none): the command's standard error, possibly empty
  */

@@ -181,6 +181,8 @@ sandbox_session_new (const char    *id,
  * sandbox_session_get_id:
  * @self: a #SandboxSession
  *
+ * Gets the identifier of the session.
+ *
  * Returns: the session's identifier
  */
 const char *
@@ -194,6 +196,8 @@ sandbox_session_get_id (SandboxSession *self)
 /**
  * sandbox_session_get_gateway_socket:
  * @self: a #SandboxSession
+ *
+ * Gets the path inside the sandbox where commands reach the network gateway.
  *
  * Returns: (nullable): where the gateway's socket appears inside the
  *   sandbox, or %NULL
@@ -210,6 +214,8 @@ sandbox_session_get_gateway_socket (SandboxSession *self)
  * sandbox_session_get_driver:
  * @self: a #SandboxSession
  *
+ * Gets the driver that carries out the session's operations.
+ *
  * Returns: (transfer none): the backend's driver for this session
  */
 SandboxDriver *
@@ -225,6 +231,9 @@ sandbox_session_get_driver (SandboxSession *self)
  * @self: a #SandboxSession
  * @path: a workspace-relative or `/workspace/…` path
  * @error: return location for a #GError
+ *
+ * Turns @path into the absolute path it names inside the sandbox, as
+ * sandbox_path_canonicalize() does; the workspace is not accessed.
  *
  * Returns: (transfer full): the canonical path, or %NULL with
  *   %SANDBOX_ERROR_PATH
@@ -618,6 +627,8 @@ sandbox_session_read_bytes_async (SandboxSession      *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes an operation started with sandbox_session_read_bytes_async().
+ *
  * Returns: (transfer full): the file's contents, or %NULL with @error set
  */
 GBytes *
@@ -686,6 +697,8 @@ sandbox_session_read_text_async (SandboxSession      *self,
  * @self: a #SandboxSession
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Finishes an operation started with sandbox_session_read_text_async().
  *
  * Returns: (transfer full): the text, or %NULL with @error set
  */
@@ -762,6 +775,8 @@ sandbox_session_write_bytes_async (SandboxSession      *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes an operation started with sandbox_session_write_bytes_async().
+ *
  * Returns: %TRUE on success
  */
 gboolean
@@ -825,6 +840,8 @@ sandbox_session_write_text_async (SandboxSession      *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes an operation started with sandbox_session_write_text_async().
+ *
  * Returns: %TRUE on success
  */
 gboolean
@@ -880,6 +897,8 @@ sandbox_session_remove_path_async (SandboxSession      *self,
  * @self: a #SandboxSession
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Finishes an operation started with sandbox_session_remove_path_async().
  *
  * Returns: %TRUE on success
  */
@@ -950,6 +969,8 @@ sandbox_session_spawn_async (SandboxSession      *self,
  * @self: a #SandboxSession
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Finishes an operation started with sandbox_session_spawn_async().
  *
  * Returns: (transfer full): the running command, or %NULL with @error set
  */
@@ -1030,6 +1051,8 @@ sandbox_session_run_async (SandboxSession      *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes an operation started with sandbox_session_run_async().
+ *
  * Returns: (transfer full): the command's result, or %NULL with @error set
  */
 SandboxResult *
@@ -1077,6 +1100,9 @@ sandbox_session_set_network_policy_async (SandboxSession        *self,
  * @self: a #SandboxSession
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Finishes an operation started with
+ * sandbox_session_set_network_policy_async().
  *
  * Returns: %TRUE on success
  */

@@ -293,6 +293,8 @@ sandbox_state_to_json (SandboxState *self)
  * sandbox_state_get_backend:
  * @self: a #SandboxState
  *
+ * Gets the name of the backend that owns the session.
+ *
  * Returns: (transfer none): the backend name
  */
 const char *
@@ -306,6 +308,8 @@ sandbox_state_get_backend (SandboxState *self)
 /**
  * sandbox_state_get_session_id:
  * @self: a #SandboxState
+ *
+ * Gets the identifier of the saved session.
  *
  * Returns: (transfer none): the session id
  */
@@ -321,6 +325,8 @@ sandbox_state_get_session_id (SandboxState *self)
  * sandbox_state_get_template_key:
  * @self: a #SandboxState
  *
+ * Gets the key of the template the session was created from.
+ *
  * Returns: (transfer none): the template key
  */
 const char *
@@ -335,6 +341,8 @@ sandbox_state_get_template_key (SandboxState *self)
  * sandbox_state_equal:
  * @a: a #SandboxState
  * @b: another #SandboxState
+ *
+ * Compares two saved states.
  *
  * Returns: %TRUE if @a and @b name the same session of the same backend
  *   and template

@@ -146,6 +146,8 @@ sandbox_template_new (const char *name)
  * sandbox_template_get_name:
  * @self: a #SandboxTemplate
  *
+ * Gets the template's name.
+ *
  * Returns: (transfer none): the template's name
  */
 const char *
@@ -488,6 +490,8 @@ sandbox_template_add_directory (SandboxTemplate  *self,
  * sandbox_template_get_n_files:
  * @self: a #SandboxTemplate
  *
+ * Gets how many files the template holds.
+ *
  * Returns: the number of files in @self
  */
 guint
@@ -508,6 +512,8 @@ compare_paths (gconstpointer a,
 /**
  * sandbox_template_list_paths:
  * @self: a #SandboxTemplate
+ *
+ * Lists the paths of the files in the template.
  *
  * Returns: (transfer full) (array zero-terminated=1): the canonical paths of
  *   the files, sorted in byte order
@@ -532,6 +538,8 @@ sandbox_template_list_paths (SandboxTemplate *self)
  * @self: a #SandboxTemplate
  * @path: a workspace path in any accepted form (`"a.txt"`,
  *   `"/workspace/a.txt"`)
+ *
+ * Looks up the contents of the file the template holds at @path.
  *
  * Returns: (transfer none) (nullable): the file's bytes, or %NULL if @self
  *   has no file there or @path is not a valid workspace path
@@ -665,6 +673,8 @@ sandbox_template_compute_key (SandboxTemplate  *self,
 /**
  * sandbox_template_key_is_valid:
  * @key: (nullable): a string
+ *
+ * Checks whether @key has the form of a template key.
  *
  * Returns: %TRUE if @key looks like a template key: exactly 64 lowercase
  *   hex digits
