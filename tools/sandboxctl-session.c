@@ -594,7 +594,7 @@ stop_running_owner (const char  *lease_path,
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
                    "Sandbox session already has an owner: a stale lease of pid %d, which is no "
-                   "longer running. After verifying that none of its processes remain, remove %s",
+                   "longer running. Take it over with `sandboxctl recover` (%s)",
                    owner, lease_path);
       return FALSE;
     }
@@ -768,4 +768,55 @@ sandboxctl_cmd_delete (SandboxctlContext   *ctx,
     g_print ("deleted: session %s\n", session_id);
 
   return sandboxctl_session_finish (ctx, handle, status);
+}
+
+/**
+ * sandboxctl_cmd_recover:
+ * @ctx: the invocation
+ * @argv: (inout): the remaining arguments
+ *
+ * `sandboxctl recover`: takes over a session whose owner died (a stale
+ * lease), once none of the dead owner's sandboxed processes are left, then
+ * releases it again. A live owner, or processes still left, is SANDBOX_BUSY.
+ *
+ * Returns: the exit status
+ */
+int
+sandboxctl_cmd_recover (SandboxctlContext   *ctx,
+                        char              ***argv)
+{
+  g_auto(SandboxctlSessionOptions) session_options = { 0 };
+  g_autofree GOptionEntry *entries = sandboxctl_session_entries (&session_options);
+  g_autoptr(GOptionContext) context =
+    sandboxctl_option_context_new (ctx, NULL,
+                                   "Take over a session whose owner died, once none of its "
+                                   "sandboxed processes are left; the workspace is kept.",
+                                   entries, FALSE);
+  g_autoptr(SandboxBackend) backend = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!sandboxctl_parse_options (ctx, context, argv))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (!check_no_arguments (ctx, *argv, 0))
+    return SANDBOXCTL_EXIT_USAGE;
+
+  policy = sandbox_network_policy_new_deny_all ();
+  backend = sandboxctl_open_backend (ctx, &error);
+  if (backend != NULL)
+    state = sandboxctl_session_load_state (&session_options, backend, &error);
+  if (state != NULL)
+    handle = sandbox_backend_recover_session (backend, state, policy, ctx->cancellable, &error);
+  if (handle == NULL)
+    return sandboxctl_report_error (ctx, error);
+
+  if (ctx->json)
+    g_print ("{\"recovered\":\"%s\"}\n", sandbox_state_get_session_id (state));
+  else
+    g_print ("recovered: session %s (its lease is released again)\n",
+             sandbox_state_get_session_id (state));
+
+  return sandboxctl_session_finish (ctx, handle, SANDBOXCTL_EXIT_OK);
 }

@@ -34,6 +34,7 @@ static const SandboxctlCommand commands[] = {
   { "rm",      sandboxctl_cmd_rm,      "Remove a workspace file or directory" },
   { "stop",    sandboxctl_cmd_stop,    "Stop a session (asks a running sandboxctl holding it to stop)" },
   { "delete",  sandboxctl_cmd_delete,  "Delete a session and its workspace" },
+  { "recover", sandboxctl_cmd_recover, "Take over a session whose owner died (a stale lease)" },
   { "list",    sandboxctl_cmd_list,    "List sessions and templates in the state directory" },
   { "demo",    sandboxctl_cmd_demo,    "A guided tour of the whole system on this machine" },
 };

@@ -152,6 +152,7 @@ int sandboxctl_cmd_write   (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_rm      (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_stop    (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_delete  (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_recover (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_demo    (SandboxctlContext *ctx, char ***argv);
 
 G_END_DECLS

@@ -558,9 +558,19 @@ def test_stale_lease(state_path, session_id):
                   "list marks a lease whose owner is gone as not alive", json.dumps(entry))
         result = ctl("stop", "--state", state_path)
         expect(result, EXIT_BUSY, "stop refuses a stale lease and says how to recover",
-               stderr_has="stale lease")
+               stderr_has="sandboxctl recover")
+        result = ctl("run", "--state", state_path, "/usr/bin/true")
+        expect(result, EXIT_BUSY, "run still refuses a stale lease (nothing is taken over silently)")
+        result = ctl("recover", "--state", state_path)
+        expect(result, 0, "recover takes over a stale lease whose owner left no processes")
+        tap.check(not os.path.exists(lease) and
+                  (list_sessions().get(session_id) or {}).get("lease") is None,
+                  "after recover the lease is released again", json.dumps(list_sessions().get(session_id)))
+        result = ctl("run", "--state", state_path, "/usr/bin/true")
+        expect(result, 0, "the recovered session runs commands again")
     finally:
-        os.unlink(lease)
+        if os.path.exists(lease):
+            os.unlink(lease)
 
 
 def test_allow_list(state_path):
