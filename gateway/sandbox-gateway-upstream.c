@@ -310,6 +310,15 @@ sandbox_upstream_start (SandboxUpstream     *self,
       return FALSE;
     }
 
+  /* Adding a transfer sets libcurl's timer to zero: start it now rather
+   * than one main-loop iteration later (the completion callback may run
+   * from here when the transfer fails at once). */
+  if (self->timer_expiry_us >= 0 && self->timer_expiry_us <= g_get_monotonic_time ())
+    {
+      self->timer_expiry_us = -1;
+      drive (self, CURL_SOCKET_TIMEOUT, 0);
+    }
+
   return TRUE;
 }
 
