@@ -13,31 +13,12 @@
 
 #include "sandbox-version-macros.h"
 #include "sandbox-coding-binding.h"
+#include "sandbox-coding-launch.h"
+#include "sandbox-coding-operation.h"
 #include "sandbox-command.h"
 #include "sandbox-handle.h"
-#include "sandbox-process.h"
 
 G_BEGIN_DECLS
-
-/**
- * SandboxCodingOperationKind:
- * @SANDBOX_CODING_OPERATION_READ: reading a file (`read_file`)
- * @SANDBOX_CODING_OPERATION_WRITE: writing a file (`write_file`)
- * @SANDBOX_CODING_OPERATION_EDIT: editing a file in place (`edit_file`)
- * @SANDBOX_CODING_OPERATION_LIST: listing a directory (`list_files`)
- * @SANDBOX_CODING_OPERATION_EXECUTE: running a shell command (`shell`)
- *
- * What a coding tool is about to do, as given to
- * #SandboxCodingTools::authorize.
- */
-typedef enum
-{
-  SANDBOX_CODING_OPERATION_READ,
-  SANDBOX_CODING_OPERATION_WRITE,
-  SANDBOX_CODING_OPERATION_EDIT,
-  SANDBOX_CODING_OPERATION_LIST,
-  SANDBOX_CODING_OPERATION_EXECUTE,
-} SandboxCodingOperationKind;
 
 /**
  * SANDBOX_CODING_DEFAULT_SHELL:
@@ -69,34 +50,6 @@ typedef enum
  * How many truncated outputs are kept for the host by default.
  */
 #define SANDBOX_CODING_DEFAULT_MAX_ARTIFACTS 16
-
-#define SANDBOX_TYPE_CODING_OPERATION (sandbox_coding_operation_get_type ())
-
-SANDBOX_AVAILABLE_IN_ALL
-G_DECLARE_FINAL_TYPE (SandboxCodingOperation, sandbox_coding_operation,
-                      SANDBOX, CODING_OPERATION, GObject)
-
-SANDBOX_AVAILABLE_IN_ALL
-const char                 *sandbox_coding_operation_get_tool    (SandboxCodingOperation *self);
-SANDBOX_AVAILABLE_IN_ALL
-SandboxCodingOperationKind  sandbox_coding_operation_get_kind    (SandboxCodingOperation *self);
-SANDBOX_AVAILABLE_IN_ALL
-const char                 *sandbox_coding_operation_get_path    (SandboxCodingOperation *self);
-SANDBOX_AVAILABLE_IN_ALL
-const char                 *sandbox_coding_operation_get_command (SandboxCodingOperation *self);
-
-#define SANDBOX_TYPE_CODING_LAUNCH (sandbox_coding_launch_get_type ())
-
-SANDBOX_AVAILABLE_IN_ALL
-G_DECLARE_FINAL_TYPE (SandboxCodingLaunch, sandbox_coding_launch,
-                      SANDBOX, CODING_LAUNCH, GObject)
-
-SANDBOX_AVAILABLE_IN_ALL
-guint64         sandbox_coding_launch_get_revision (SandboxCodingLaunch  *self);
-SANDBOX_AVAILABLE_IN_ALL
-SandboxProcess *sandbox_coding_launch_spawn        (SandboxCodingLaunch  *self,
-                                                    GCancellable         *cancellable,
-                                                    GError              **error);
 
 #define SANDBOX_TYPE_CODING_TOOLS (sandbox_coding_tools_get_type ())
 

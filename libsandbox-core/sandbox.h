@@ -25,6 +25,8 @@ G_BEGIN_DECLS
 # include "sandbox-session.h"
 # include "sandbox-handle.h"
 # include "sandbox-coding-binding.h"
+# include "sandbox-coding-operation.h"
+# include "sandbox-coding-launch.h"
 # include "sandbox-coding-tools.h"
 # include "sandbox-backend.h"
 # include "sandbox-gateway.h"
