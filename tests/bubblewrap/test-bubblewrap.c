@@ -764,6 +764,139 @@ test_allow_list_binds_gateway (Fixture       *fixture,
   g_signal_handlers_disconnect_by_func (fixture->backend, gateway_error_cb, &gateway_errors);
 }
 
+/* Greps @root (recursively, without following links) for @needle on the host. */
+static gboolean
+host_tree_contains (const char *root,
+                    const char *needle)
+{
+  g_autoptr(GDir) dir = g_dir_open (root, 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    return FALSE;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (root, name, NULL);
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        continue;
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        {
+          if (host_tree_contains (path, needle))
+            return TRUE;
+        }
+      else if (g_file_test (path, G_FILE_TEST_IS_REGULAR) &&
+               g_file_get_contents (path, &contents, &length, NULL) &&
+               g_strstr_len (contents, length, needle) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_credentials_never_reach_the_guest (Fixture       *fixture,
+                                        gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *secret = unique_token ();
+  guint16 port = closed_loopback_port ();
+  g_autofree char *json = g_strdup_printf ("{\"allow\":[{\"origin\":\"http://127.0.0.1:%u\","
+                                           "\"headers\":{\"authorization\":\"Bearer %s\"}}]}",
+                                           port, secret);
+  g_autoptr(SandboxNetworkPolicy) allow_list = sandbox_network_policy_new_from_json (json, &error);
+  g_autofree char *request = NULL;
+  g_autofree char *status = NULL;
+  g_autoptr(SandboxCommand) scan = NULL;
+  g_autoptr(GBytes) pattern = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autofree char *state_json = NULL;
+  g_autofree char *found = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (sandbox_session_set_network_policy (fixture->session, allow_list, NULL, &error));
+  g_assert_no_error (error);
+
+  /* A request goes through the gateway, which injects the credential. */
+  request = g_strdup_printf ("curl -s -o /dev/null -w '%%{http_code}' --unix-socket "
+                             "/run/sandbox-network.sock http://127.0.0.1:%u/", port);
+  status = guest_sh (fixture->session, request);
+  g_assert_cmpstr (status, ==, "502");
+
+  /* The guest looks everywhere it can: every process's environment and
+   * command line, the workspace, /run, /etc and /tmp. The secret reaches the
+   * scan on stdin, so it is in no command line or environment itself. */
+  scan = COMMAND ("/usr/bin/sh", "-c",
+                  "cat > /tmp/.pattern; "
+                  "grep -rslF -f /tmp/.pattern /proc/[0-9]*/environ /proc/[0-9]*/cmdline "
+                  "/workspace /run /etc 2>/dev/null; "
+                  "find /tmp -type f ! -name .pattern -exec grep -slF -f /tmp/.pattern {} +; "
+                  "echo END");
+  pattern = g_bytes_new (secret, strlen (secret));
+  sandbox_command_set_stdin (scan, pattern);
+  result = sandbox_session_run (fixture->session, scan, NULL, &error);
+  g_assert_no_error (error);
+  found = sandbox_result_dup_stdout_text (result);
+  g_assert_cmpstr (found, ==, "END\n");
+
+  /* Nor is it in the saved state, or anywhere in the state directory. */
+  state = sandbox_handle_capture_state (fixture->handle, &error);
+  g_assert_no_error (error);
+  state_json = sandbox_state_to_json (state);
+  g_assert_null (strstr (state_json, secret));
+  g_assert_false (host_tree_contains (fixture->state_directory, secret));
+}
+
+static void
+test_deny_all_guest_cannot_reach_another_gateway (Fixture       *fixture,
+                                                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) allow_list =
+    sandbox_network_policy_new_from_json ("{\"allow\":[{\"origin\":\"http://127.0.0.1:9\"}]}",
+                                          &error);
+  g_autoptr(SandboxNetworkPolicy) deny = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) other = NULL;
+  g_autoptr(GDir) tmp = NULL;
+  const char *name;
+  guint sockets = 0;
+
+  g_assert_no_error (error);
+  /* This session serves a gateway on a host socket… */
+  g_assert_true (sandbox_session_set_network_policy (fixture->session, allow_list, NULL, &error));
+  g_assert_no_error (error);
+
+  /* …which a deny-all guest of another session cannot reach by any of the
+   * host paths gateway sockets live at. */
+  other = sandbox_backend_create (fixture->backend, fixture->template_key, NULL, deny, NULL, &error);
+  g_assert_no_error (error);
+  tmp = g_dir_open (g_get_tmp_dir (), 0, NULL);
+  g_assert_nonnull (tmp);
+  while ((name = g_dir_read_name (tmp)) != NULL)
+    {
+      g_autofree char *socket_path = NULL;
+      g_autofree char *script = NULL;
+
+      if (!g_str_has_prefix (name, "sandbox-gw-"))
+        continue;
+      socket_path = g_build_filename (g_get_tmp_dir (), name, "network.sock", NULL);
+      if (!g_file_test (socket_path, G_FILE_TEST_EXISTS))
+        continue;
+      sockets++;
+      script = g_strdup_printf ("test ! -e '%s' && "
+                                "! curl -s --max-time 5 --unix-socket '%s' http://127.0.0.1:9/ "
+                                "&& ! test -e /run/sandbox-network.sock",
+                                socket_path, socket_path);
+      g_assert_cmpint (guest_status (sandbox_handle_get_session (other), script), ==, 0);
+    }
+  g_assert_cmpuint (sockets, >, 0);
+
+  g_assert_true (sandbox_handle_delete (other, NULL, &error));
+  g_assert_no_error (error);
+}
+
 static void
 test_file_limits_and_paths (Fixture       *fixture,
                             gconstpointer  data)
@@ -1442,6 +1575,9 @@ main (int   argc,
   FIXTURE_TEST ("stopped-session-refuses", test_stopped_session_refuses);
   FIXTURE_TEST ("create-errors", test_create_errors);
   FIXTURE_TEST ("allow-list-binds-gateway", test_allow_list_binds_gateway);
+  FIXTURE_TEST ("credentials-never-reach-the-guest", test_credentials_never_reach_the_guest);
+  FIXTURE_TEST ("deny-all-guest-cannot-reach-another-gateway",
+                test_deny_all_guest_cannot_reach_another_gateway);
   FIXTURE_TEST ("file-limits-and-paths", test_file_limits_and_paths);
   FIXTURE_TEST ("exit-status-and-stdin", test_exit_status_and_stdin);
   FIXTURE_TEST ("options-after-separator-are-the-command",

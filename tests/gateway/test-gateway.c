@@ -693,6 +693,12 @@ test_allowed_injects_credential (Fixture       *fixture,
 
   g_assert_cmpuint (response->status, ==, 200);
   g_assert_cmpstr (header (response, "content-type"), ==, "text/x-reflect");
+  /* The documented limit: authorized upstreams are trusted, and one that
+   * reflects its request headers hands the injected credential to the
+   * guest. The gateway can't prevent that; the guide says so. */
+  g_assert_nonnull (g_strstr_len (g_bytes_get_data (response->body, NULL),
+                                  g_bytes_get_size (response->body),
+                                  "Authorization: " SECRET));
   g_assert_null (header (response, "set-cookie"));
   g_assert_null (header (response, "x-upstream-secret"));
   g_assert_null (header (response, "sandbox-error"));
