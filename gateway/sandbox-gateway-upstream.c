@@ -16,6 +16,9 @@
 
 #include "config.h"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <glib-unix.h>
 
 #include "sandbox-gateway-upstream-private.h"
@@ -23,13 +26,20 @@
 /* More idle easy handles than the gateway's in-flight limit are never needed. */
 #define MAX_IDLE_EASY_HANDLES 16
 
+/* Rounds of libcurl's zero timeout run at once, before going back to the
+ * main loop. */
+#define MAX_IMMEDIATE_TIMEOUTS 4
+
 struct _SandboxUpstream
 {
   CURLM *multi;
   GMainContext *context;
   GSource *timer;
   gint64 timer_expiry_us;
+  guint driving;           /* depth of calls into libcurl */
   GPtrArray *idle_easies;
+  GHashTable *watches;     /* fd → SocketWatch, for every watched socket */
+  GHashTable *own_sockets; /* fds opened by open_socket(), until close_socket() */
 };
 
 typedef struct
@@ -38,18 +48,54 @@ typedef struct
   gpointer user_data;
 } Transfer;
 
+/* Every change to a context's set of polled fds (adding or removing a
+ * source with an fd, changing its events, or dispatching a source that may
+ * not recurse) writes the context's wakeup eventfd and costs an extra main
+ * loop iteration, even on the context's own thread. So the watch of a socket
+ * libcurl opened lives as long as the socket: when libcurl stops watching a
+ * keep-alive connection, the watch is parked, still polling, and only stops
+ * polling if the idle connection turns readable (closed or garbage); libcurl
+ * then finds the connection dead when it next tries to reuse it, and closes it
+ * through close_socket(), which destroys the watch. */
 typedef struct
 {
   GSource source;
   SandboxUpstream *upstream;
   curl_socket_t fd;
-  gpointer tag;
+  gpointer tag;            /* NULL while the fd is not polled */
+  GIOCondition polled;     /* the events polled while tag is set */
+  GIOCondition condition;  /* what libcurl asked for; 0 while parked */
+  gboolean owned;          /* opened by open_socket() */
 } SocketWatch;
 
 static void
-drive (SandboxUpstream *self,
-       curl_socket_t    fd,
-       int              events)
+watch_destroy (SocketWatch *watch)
+{
+  g_source_destroy ((GSource *) watch);
+  g_source_unref ((GSource *) watch);
+}
+
+/* Moves the timer source to libcurl's expiry when that is earlier; a later
+ * or removed expiry is found when the source fires. */
+static void
+arm_timer (SandboxUpstream *self)
+{
+  gint64 ready_us = g_source_get_ready_time (self->timer);
+
+  if (self->timer_expiry_us >= 0 && (ready_us < 0 || ready_us > self->timer_expiry_us))
+    g_source_set_ready_time (self->timer, self->timer_expiry_us);
+}
+
+static gboolean
+timer_is_due (SandboxUpstream *self)
+{
+  return self->timer_expiry_us >= 0 && self->timer_expiry_us <= g_get_monotonic_time ();
+}
+
+static void
+socket_action (SandboxUpstream *self,
+               curl_socket_t    fd,
+               int              events)
 {
   CURLMsg *message;
   int running = 0;
@@ -80,14 +126,48 @@ drive (SandboxUpstream *self,
     }
 }
 
+/* Lets libcurl act on @fd (or on its timer), then runs the zero timeouts it
+ * asks for meanwhile right away rather than one main-loop iteration later
+ * (libcurl forbids calling back into it from its timer callback), and only
+ * then moves the timer source. */
+static void
+drive (SandboxUpstream *self,
+       curl_socket_t    fd,
+       int              events)
+{
+  self->driving++;
+
+  socket_action (self, fd, events);
+  for (guint i = 0; i < MAX_IMMEDIATE_TIMEOUTS && timer_is_due (self); i++)
+    {
+      self->timer_expiry_us = -1;
+      socket_action (self, CURL_SOCKET_TIMEOUT, 0);
+    }
+
+  if (--self->driving == 0)
+    arm_timer (self);
+}
+
 static gboolean
 dispatch_socket_watch (GSource     *source,
                        GSourceFunc  callback,
                        gpointer     user_data)
 {
   SocketWatch *watch = (SocketWatch *) source;
-  GIOCondition condition = g_source_query_unix_fd (source, watch->tag);
+  GIOCondition condition = watch->tag != NULL ? g_source_query_unix_fd (source, watch->tag) : 0;
   int events = 0;
+
+  if (condition == 0)
+    return G_SOURCE_CONTINUE;
+
+  /* A parked keep-alive connection turned readable: stop polling it until
+   * libcurl wants it again (it will find it dead and close it). */
+  if (watch->condition == 0 || (condition & G_IO_NVAL))
+    {
+      g_source_remove_unix_fd (source, watch->tag);
+      watch->tag = NULL;
+      return G_SOURCE_CONTINUE;
+    }
 
   if (condition & G_IO_IN)
     events |= CURL_CSELECT_IN;
@@ -121,6 +201,25 @@ condition_for (int what)
     }
 }
 
+static SocketWatch *
+watch_new (SandboxUpstream *self,
+           curl_socket_t    fd)
+{
+  SocketWatch *watch = (SocketWatch *) g_source_new (&socket_watch_funcs, sizeof (SocketWatch));
+
+  watch->upstream = self;
+  watch->fd = fd;
+  watch->owned = g_hash_table_contains (self->own_sockets, GINT_TO_POINTER (fd));
+  g_source_set_static_name ((GSource *) watch, "[sandbox] upstream socket");
+  /* Nothing iterates the context from within a dispatch here, and a source
+   * that may not recurse is taken out of the poll set while it runs. */
+  g_source_set_can_recurse ((GSource *) watch, TRUE);
+  g_source_attach ((GSource *) watch, self->context);
+  g_hash_table_insert (self->watches, GINT_TO_POINTER (fd), watch);
+
+  return watch;
+}
+
 static int
 on_curl_socket (CURL          *easy,
                 curl_socket_t  fd,
@@ -130,34 +229,73 @@ on_curl_socket (CURL          *easy,
 {
   SandboxUpstream *self = user_data;
   SocketWatch *watch = socket_data;
+  GIOCondition condition;
 
   if (what == CURL_POLL_REMOVE)
     {
-      if (watch != NULL)
+      if (watch == NULL)
+        return 0;
+
+      curl_multi_assign (self->multi, fd, NULL);
+      if (watch->owned)
         {
-          curl_multi_assign (self->multi, fd, NULL);
-          g_source_destroy ((GSource *) watch);
-          g_source_unref ((GSource *) watch);
+          watch->condition = 0;
+        }
+      else
+        {
+          g_hash_table_remove (self->watches, GINT_TO_POINTER (fd));
         }
       return 0;
     }
 
   if (watch == NULL)
     {
-      watch = (SocketWatch *) g_source_new (&socket_watch_funcs, sizeof (SocketWatch));
-      watch->upstream = self;
-      watch->fd = fd;
-      watch->tag = g_source_add_unix_fd ((GSource *) watch, fd, condition_for (what));
-      g_source_set_static_name ((GSource *) watch, "[sandbox] upstream socket");
-      g_source_attach ((GSource *) watch, self->context);
+      watch = g_hash_table_lookup (self->watches, GINT_TO_POINTER (fd));
+      if (watch == NULL)
+        watch = watch_new (self, fd);
       curl_multi_assign (self->multi, fd, watch);
     }
-  else
-    {
-      g_source_modify_unix_fd ((GSource *) watch, watch->tag, condition_for (what));
-    }
+
+  condition = condition_for (what);
+  if (watch->tag == NULL)
+    watch->tag = g_source_add_unix_fd ((GSource *) watch, fd, condition);
+  else if (condition != watch->polled)
+    g_source_modify_unix_fd ((GSource *) watch, watch->tag, condition);
+  watch->polled = condition;
+  watch->condition = condition;
 
   return 0;
+}
+
+/* libcurl's connections are opened and closed here, so that their watches
+ * can outlive a transfer and still never outlive the socket. */
+static curl_socket_t
+open_socket (void                    *user_data,
+             curlsocktype             purpose,
+             struct curl_sockaddr    *address)
+{
+  SandboxUpstream *self = user_data;
+  int fd = socket (address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+
+  if (fd < 0)
+    return CURL_SOCKET_BAD;
+
+  g_hash_table_add (self->own_sockets, GINT_TO_POINTER (fd));
+  return fd;
+}
+
+static int
+close_socket (void          *user_data,
+              curl_socket_t  fd)
+{
+  SandboxUpstream *self = user_data;
+  SocketWatch *watch = g_hash_table_lookup (self->watches, GINT_TO_POINTER (fd));
+
+  if (watch != NULL)
+    g_hash_table_remove (self->watches, GINT_TO_POINTER (fd));
+  g_hash_table_remove (self->own_sockets, GINT_TO_POINTER (fd));
+
+  return close (fd);
 }
 
 static gboolean
@@ -181,9 +319,8 @@ dispatch_timer (GSource     *source,
       drive (self, CURL_SOCKET_TIMEOUT, 0);
     }
 
-  /* Unless libcurl asked for a new timeout meanwhile, stop firing. */
-  if (self->timer_expiry_us < 0)
-    g_source_set_ready_time (source, -1);
+  /* Point the source at libcurl's next expiry, or nowhere. */
+  g_source_set_ready_time (source, self->timer_expiry_us);
 
   return G_SOURCE_CONTINUE;
 }
@@ -199,10 +336,6 @@ on_curl_timer (CURLM    *multi,
 {
   SandboxUpstream *self = user_data;
 
-  /* libcurl forbids calling back into it from here, so a zero timeout is also
-   * deferred to the next iteration of the context. */
-  gint64 ready_us = g_source_get_ready_time (self->timer);
-
   if (timeout_ms < 0)
     self->timer_expiry_us = -1;
   else
@@ -210,9 +343,10 @@ on_curl_timer (CURLM    *multi,
 
   /* g_source_set_ready_time() wakes the context up even from its own thread,
    * and libcurl moves its timer several times per transfer: only an earlier
-   * expiry moves the source; a later or removed one is found when it fires. */
-  if (self->timer_expiry_us >= 0 && (ready_us < 0 || ready_us > self->timer_expiry_us))
-    g_source_set_ready_time (self->timer, self->timer_expiry_us);
+   * expiry moves the source, and only once libcurl has returned (a zero
+   * timeout set while driving it is run by drive() at once). */
+  if (self->driving == 0)
+    arm_timer (self);
 
   return 0;
 }
@@ -225,6 +359,8 @@ sandbox_upstream_new (GMainContext *context)
   self->context = g_main_context_ref (context);
   self->timer_expiry_us = -1;
   self->idle_easies = g_ptr_array_new_with_free_func ((GDestroyNotify) curl_easy_cleanup);
+  self->watches = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) watch_destroy);
+  self->own_sockets = g_hash_table_new (NULL, NULL);
 
   self->timer = g_source_new (&timer_funcs, sizeof (GSource));
   g_source_set_callback (self->timer, NULL, self, NULL);
@@ -256,11 +392,28 @@ sandbox_upstream_free (SandboxUpstream *self)
    * through the multi handle's socket callback. */
   g_ptr_array_unref (self->idle_easies);
   curl_multi_cleanup (self->multi);
+  g_hash_table_unref (self->watches);
+  g_hash_table_unref (self->own_sockets);
 
   g_source_destroy (self->timer);
   g_source_unref (self->timer);
   g_main_context_unref (self->context);
   g_free (self);
+}
+
+static CURL *
+set_socket_callbacks (SandboxUpstream *self,
+                      CURL            *easy)
+{
+  if (easy != NULL)
+    {
+      curl_easy_setopt (easy, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+      curl_easy_setopt (easy, CURLOPT_OPENSOCKETDATA, self);
+      curl_easy_setopt (easy, CURLOPT_CLOSESOCKETFUNCTION, close_socket);
+      curl_easy_setopt (easy, CURLOPT_CLOSESOCKETDATA, self);
+    }
+
+  return easy;
 }
 
 /* A reset easy handle, reused when one is idle. */
@@ -272,10 +425,11 @@ sandbox_upstream_take_easy (SandboxUpstream *self)
       CURL *easy = g_ptr_array_steal_index_fast (self->idle_easies, self->idle_easies->len - 1);
 
       curl_easy_reset (easy);
+      set_socket_callbacks (self, easy);
       return easy;
     }
 
-  return curl_easy_init ();
+  return set_socket_callbacks (self, curl_easy_init ());
 }
 
 void
@@ -298,25 +452,35 @@ sandbox_upstream_start (SandboxUpstream     *self,
                         gpointer             user_data)
 {
   Transfer *transfer = g_new (Transfer, 1);
+  gboolean added;
 
   transfer->done = done;
   transfer->user_data = user_data;
   curl_easy_setopt (easy, CURLOPT_PRIVATE, transfer);
 
-  if (curl_multi_add_handle (self->multi, easy) != CURLM_OK)
+  self->driving++;
+  added = curl_multi_add_handle (self->multi, easy) == CURLM_OK;
+  self->driving--;
+
+  if (!added)
     {
       curl_easy_setopt (easy, CURLOPT_PRIVATE, NULL);
       g_free (transfer);
+      arm_timer (self);
       return FALSE;
     }
 
   /* Adding a transfer sets libcurl's timer to zero: start it now rather
    * than one main-loop iteration later (the completion callback may run
    * from here when the transfer fails at once). */
-  if (self->timer_expiry_us >= 0 && self->timer_expiry_us <= g_get_monotonic_time ())
+  if (timer_is_due (self))
     {
       self->timer_expiry_us = -1;
       drive (self, CURL_SOCKET_TIMEOUT, 0);
+    }
+  else
+    {
+      arm_timer (self);
     }
 
   return TRUE;
