@@ -21,6 +21,16 @@
  * stand-in can never complete a request: it holds no blank line, and nothing
  * follows it but the error, so libsoup answers nothing and forwards nothing.
  *
+ * The input stream also gives libsoup read sources that poll nothing
+ * themselves. GLib writes a context's wakeup eventfd (and runs one more loop
+ * iteration) whenever its set of polled fds changes, even on its own thread:
+ * when a source with an fd is attached or destroyed, and twice whenever a
+ * source that may not recurse is dispatched, for each fd of it and of its
+ * children. libsoup nests the socket's source four deep and makes one per
+ * read, which cost eight such writes per request. Instead, one watch per
+ * connection polls the socket for the connection's life, and the read
+ * sources are ready when its poll result says so.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
@@ -47,13 +57,148 @@ struct _SandboxGatewayInput
   GSocket *socket;
   gboolean awaiting_request; /* no byte read since the last response */
   gboolean ended;            /* the stand-in was delivered: only errors from now */
+
+  GSource *watch;            /* polls the socket, from the first read source on */
+  gpointer watch_tag;        /* NULL while not polled: readable, and nobody reading */
+  GPtrArray *readers;        /* ReaderSource, weak: the read sources alive */
 };
+
+typedef struct
+{
+  GSource source;
+  SandboxGatewayInput *input; /* strong */
+} ReaderSource;
 
 static void sandbox_gateway_input_pollable_iface_init (GPollableInputStreamInterface *iface);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (SandboxGatewayInput, sandbox_gateway_input, G_TYPE_INPUT_STREAM,
                                G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_INPUT_STREAM,
                                                       sandbox_gateway_input_pollable_iface_init))
+
+/* The connection's watch, and the read sources it drives */
+
+#define READABLE (G_IO_IN | G_IO_HUP | G_IO_ERR | G_IO_NVAL)
+
+static gboolean
+reader_is_live (ReaderSource *reader)
+{
+  return g_source_get_context ((GSource *) reader) != NULL &&
+         !g_source_is_destroyed ((GSource *) reader);
+}
+
+static gboolean
+watch_dispatch (GSource     *source,
+                GSourceFunc  callback,
+                gpointer     user_data)
+{
+  SandboxGatewayInput *self = user_data;
+
+  if (self->watch_tag == NULL || g_source_query_unix_fd (source, self->watch_tag) == 0)
+    return G_SOURCE_CONTINUE;
+
+  for (guint i = 0; i < self->readers->len; i++)
+    if (reader_is_live (g_ptr_array_index (self->readers, i)))
+      return G_SOURCE_CONTINUE;
+
+  /* Readable while nobody reads (the guest sent more, or closed, while its
+   * request is served): polling on would spin. Stop until a reader comes. */
+  if (g_socket_condition_check (self->socket, READABLE) != 0)
+    {
+      g_source_remove_unix_fd (source, self->watch_tag);
+      self->watch_tag = NULL;
+    }
+
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs watch_funcs = {
+  .dispatch = watch_dispatch,
+};
+
+static void
+ensure_watch (SandboxGatewayInput *self)
+{
+  if (self->watch == NULL)
+    {
+      self->watch = g_source_new (&watch_funcs, sizeof (GSource));
+      g_source_set_callback (self->watch, NULL, self, NULL);
+      g_source_set_static_name (self->watch, "[sandbox] gateway connection socket");
+      /* A source that may not recurse leaves the poll set while dispatched. */
+      g_source_set_can_recurse (self->watch, TRUE);
+      g_source_attach (self->watch, g_main_context_get_thread_default ());
+    }
+
+  if (self->watch_tag == NULL)
+    self->watch_tag = g_source_add_unix_fd (self->watch, g_socket_get_fd (self->socket), G_IO_IN);
+}
+
+static void
+drop_watch (SandboxGatewayInput *self)
+{
+  if (self->watch != NULL)
+    {
+      g_source_destroy (self->watch);
+      g_clear_pointer (&self->watch, g_source_unref);
+    }
+  self->watch_tag = NULL;
+}
+
+static gboolean
+reader_prepare (GSource *source,
+                gint    *timeout)
+{
+  ReaderSource *reader = (ReaderSource *) source;
+
+  *timeout = -1;
+  return reader->input->ended;
+}
+
+static gboolean
+reader_check (GSource *source)
+{
+  SandboxGatewayInput *input = ((ReaderSource *) source)->input;
+
+  if (input->ended)
+    return TRUE;
+
+  return input->watch != NULL && input->watch_tag != NULL &&
+         !g_source_is_destroyed (input->watch) &&
+         (g_source_query_unix_fd (input->watch, input->watch_tag) & READABLE) != 0;
+}
+
+static gboolean
+reader_dispatch (GSource     *source,
+                 GSourceFunc  callback,
+                 gpointer     user_data)
+{
+  /* As a child source: the parent calls the callback. */
+  return callback != NULL ? callback (user_data) : G_SOURCE_CONTINUE;
+}
+
+static void
+reader_finalize (GSource *source)
+{
+  ReaderSource *reader = (ReaderSource *) source;
+
+  g_ptr_array_remove_fast (reader->input->readers, reader);
+  g_object_unref (reader->input);
+}
+
+/* g_pollable_source_new_full() gives its child a dummy closure, which only
+ * sources with a closure callback may have; the parent runs the real one. */
+static gboolean
+reader_closure_callback (gpointer closure)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs reader_funcs = {
+  .prepare = reader_prepare,
+  .check = reader_check,
+  .dispatch = reader_dispatch,
+  .finalize = reader_finalize,
+  .closure_callback = reader_closure_callback,
+};
 
 static gssize
 receive (SandboxGatewayInput  *self,
@@ -107,12 +252,13 @@ sandbox_gateway_input_read (GInputStream  *stream,
   return receive (SANDBOX_GATEWAY_INPUT (stream), buffer, count, TRUE, cancellable, error);
 }
 
-/* The socket belongs to the connection, which closes it. */
+/* The socket belongs to the connection, which closes it right after. */
 static gboolean
 sandbox_gateway_input_close (GInputStream  *stream,
                              GCancellable  *cancellable,
                              GError       **error)
 {
+  drop_watch (SANDBOX_GATEWAY_INPUT (stream));
   return TRUE;
 }
 
@@ -129,13 +275,15 @@ sandbox_gateway_input_create_source (GPollableInputStream *stream,
                                      GCancellable         *cancellable)
 {
   SandboxGatewayInput *self = SANDBOX_GATEWAY_INPUT (stream);
-  g_autoptr(GSource) socket_source = NULL;
+  g_autoptr(GSource) reader = g_source_new (&reader_funcs, sizeof (ReaderSource));
 
-  if (self->ended)
-    return g_pollable_source_new_full (stream, NULL, cancellable);
+  ((ReaderSource *) reader)->input = g_object_ref (self);
+  g_ptr_array_add (self->readers, reader);
+  g_source_set_static_name (reader, "[sandbox] gateway connection read");
+  if (!self->ended && !g_input_stream_is_closed (G_INPUT_STREAM (self)))
+    ensure_watch (self);
 
-  socket_source = g_socket_create_source (self->socket, G_IO_IN, cancellable);
-  return g_pollable_source_new_full (stream, socket_source, cancellable);
+  return g_pollable_source_new_full (stream, reader, cancellable);
 }
 
 static gssize
@@ -160,6 +308,8 @@ sandbox_gateway_input_finalize (GObject *object)
 {
   SandboxGatewayInput *self = SANDBOX_GATEWAY_INPUT (object);
 
+  drop_watch (self);
+  g_ptr_array_unref (self->readers);
   g_clear_object (&self->socket);
 
   G_OBJECT_CLASS (sandbox_gateway_input_parent_class)->finalize (object);
@@ -180,6 +330,7 @@ static void
 sandbox_gateway_input_init (SandboxGatewayInput *self)
 {
   self->awaiting_request = TRUE;
+  self->readers = g_ptr_array_new ();
 }
 
 /* The connection */
