@@ -63,7 +63,14 @@ typedef struct
   GMutex lock;
   GQueue pending;
   gboolean scheduled;
+  gint64 delivered_us;   /* when the last batch was delivered */
 } Relay;
+
+/* Under load, a batch of emissions is delivered at most this often: each
+ * delivery wakes the application's thread (an eventfd write and a thread
+ * switch, which cost the gateway thread more than its own work on a busy
+ * machine). An emission after a quiet spell is delivered at once. */
+#define RELAY_INTERVAL_US 2000
 
 struct _SandboxGateway
 {
@@ -169,6 +176,7 @@ emit_in_owner_context (gpointer data)
   pending = relay->pending;
   g_queue_init (&relay->pending);
   relay->scheduled = FALSE;
+  relay->delivered_us = g_get_monotonic_time ();
   g_mutex_unlock (&relay->lock);
 
   while ((emission = g_queue_pop_head (&pending)) != NULL)
@@ -183,6 +191,18 @@ emit_in_owner_context (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+dispatch_relay (GSource     *source,
+                GSourceFunc  callback,
+                gpointer     user_data)
+{
+  return callback (user_data);
+}
+
+static GSourceFuncs relay_source_funcs = {
+  .dispatch = dispatch_relay,
+};
+
 /* Always through a source: g_main_context_invoke() would run the emission
  * right here, on the gateway thread, whenever no thread owns the context.
  * Emissions keep their order; one source delivers all that are pending. */
@@ -193,6 +213,7 @@ queue_emission (Relay               *relay,
 {
   Emission *emission = g_new0 (Emission, 1);
   gboolean schedule;
+  gint64 ready_us = 0;
 
   emission->event = event != NULL ? sandbox_gateway_event_ref (event) : NULL;
   emission->cause = cause != NULL ? g_error_copy (cause) : NULL;
@@ -201,12 +222,15 @@ queue_emission (Relay               *relay,
   g_queue_push_tail (&relay->pending, emission);
   schedule = !relay->scheduled;
   relay->scheduled = TRUE;
+  if (relay->delivered_us > 0)
+    ready_us = relay->delivered_us + RELAY_INTERVAL_US;
   g_mutex_unlock (&relay->lock);
 
   if (schedule)
     {
-      g_autoptr(GSource) source = g_idle_source_new ();
+      g_autoptr(GSource) source = g_source_new (&relay_source_funcs, sizeof (GSource));
 
+      g_source_set_ready_time (source, ready_us);
       g_source_set_priority (source, G_PRIORITY_DEFAULT);
       g_source_set_callback (source, emit_in_owner_context, relay_ref (relay),
                              (GDestroyNotify) relay_unref);
