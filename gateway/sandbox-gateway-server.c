@@ -655,6 +655,13 @@ relay_response (Exchange *exchange,
   soup_server_message_set_response (exchange->msg, content_type, SOUP_MEMORY_TAKE, body, length);
   start_answer_deadline (exchange);
 
+  /* libsoup writes the head and the body in two writes, which wake the
+   * guest twice: have them sent together when a body follows the head. */
+  if (length > 0 && status != SOUP_STATUS_NO_CONTENT && status != SOUP_STATUS_NOT_MODIFIED &&
+      strcmp (soup_server_message_get_method (exchange->msg), "HEAD") != 0 &&
+      exchange->connection != NULL && exchange->connection->stream != NULL)
+    sandbox_gateway_stream_hold_response_head (exchange->connection->stream);
+
   audit (exchange->server, exchange->msg, exchange->host, exchange->target, exchange->started_us,
          SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", (guint) status, (guint) status,
          bytes_sent_of (exchange), received);
@@ -980,7 +987,13 @@ on_request_done (SoupServer        *soup,
   if (connection != NULL && connection->current == msg)
     connection_arm (connection, PHASE_HEADERS, NULL, self->header_timeout_ms);
   if (connection != NULL && connection->stream != NULL)
-    sandbox_gateway_stream_expect_request (connection->stream);
+    {
+      /* A held head is sent with its body; should none have followed, it
+       * goes now, or the connection's response is broken. */
+      if (!sandbox_gateway_stream_release_response_head (connection->stream))
+        connection_drop (connection);
+      sandbox_gateway_stream_expect_request (connection->stream);
+    }
 
   /* libsoup answers some malformed requests itself, before any handler. */
   if (exchange == NULL)

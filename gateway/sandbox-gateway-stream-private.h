@@ -18,5 +18,7 @@ G_DECLARE_FINAL_TYPE (SandboxGatewayStream, sandbox_gateway_stream, SANDBOX, GAT
 
 SandboxGatewayStream *sandbox_gateway_stream_new            (GSocket              *socket);
 void                  sandbox_gateway_stream_expect_request (SandboxGatewayStream *self);
+void                  sandbox_gateway_stream_hold_response_head    (SandboxGatewayStream *self);
+gboolean              sandbox_gateway_stream_release_response_head (SandboxGatewayStream *self);
 
 G_END_DECLS
