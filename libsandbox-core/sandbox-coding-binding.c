@@ -119,16 +119,19 @@ sandbox_coding_binding_list_directory (SandboxCodingBinding  *self,
   entries = SANDBOX_CODING_BINDING_GET_IFACE (self)->list_directory (self, canonical, max_entries,
                                                                      truncated ? truncated : &ignored,
                                                                      cancellable, error);
+  /* A backend may return a floating or a full reference: own exactly one. */
+  if (entries != NULL)
+    entries = g_variant_take_ref (entries);
   if (entries != NULL && !g_variant_is_of_type (entries, G_VARIANT_TYPE ("a(sst)")))
     {
       g_critical ("%s returned a listing of type %s, not a(sst)",
                   G_OBJECT_TYPE_NAME (self), g_variant_get_type_string (entries));
-      g_variant_unref (g_variant_ref_sink (entries));
+      g_variant_unref (entries);
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
                            "Backend returned an invalid directory listing");
       return NULL;
     }
-  return entries != NULL ? g_variant_ref_sink (entries) : NULL;
+  return entries;
 }
 
 /**

@@ -136,6 +136,19 @@ run_command (SandboxSession *session,
   return sandbox_session_run (session, owned, NULL, error);
 }
 
+/* Starts @command, which it takes ownership of (the tests build commands
+ * inline). */
+static SandboxProcess *
+spawn_owned (SandboxSession  *session,
+             SandboxCommand  *command,
+             GCancellable    *cancellable,
+             GError         **error)
+{
+  g_autoptr(SandboxCommand) owned = command;
+
+  return sandbox_session_spawn (session, owned, cancellable, error);
+}
+
 /* Runs a shell script in the guest and returns its stdout; asserts exit 0. */
 static char *
 guest_sh (SandboxSession *session,
@@ -317,6 +330,7 @@ test_store_layout_and_modes (Fixture       *fixture,
   g_autofree char *lease_contents = NULL;
   g_autofree char *pid = g_strdup_printf ("%d", getpid ());
   g_autoptr(GDir) templates = NULL;
+  g_autofree char *templates_path = NULL;
 
   assert_mode (base, 0700);
   assert_mode (template_dir, 0700);
@@ -332,7 +346,8 @@ test_store_layout_and_modes (Fixture       *fixture,
                                        0, 0));
 
   /* No temporary directory is left next to the template. */
-  templates = g_dir_open (g_path_get_dirname (template_dir), 0, NULL);
+  templates_path = g_path_get_dirname (template_dir);
+  templates = g_dir_open (templates_path, 0, NULL);
   g_assert_cmpstr (g_dir_read_name (templates), ==, fixture->template_key);
   g_assert_null (g_dir_read_name (templates));
 }
@@ -474,7 +489,7 @@ test_last_unref_stops (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
   g_autofree char *token = unique_token ();
 
-  process = sandbox_session_spawn (fixture->session, daemon_command (fixture->session, token),
+  process = spawn_owned (fixture->session, daemon_command (fixture->session, token),
                                    NULL, &error);
   g_assert_no_error (error);
   wait_for_processes_with (token);
@@ -503,7 +518,7 @@ test_stopped_session_refuses (Fixture       *fixture,
   g_assert_true (sandbox_handle_stop (fixture->handle, NULL, &error));
   g_assert_true (sandbox_handle_stop (fixture->handle, NULL, &error));
 
-  process = sandbox_session_spawn (fixture->session, COMMAND ("/usr/bin/true"), NULL, &error);
+  process = spawn_owned (fixture->session, COMMAND ("/usr/bin/true"), NULL, &error);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
   g_assert_cmpstr (error->message, ==, "Sandbox session is stopped");
   g_clear_error (&error);
@@ -670,13 +685,14 @@ gateway_audit_cb (SandboxHandle       *handle,
                   gpointer             data)
 {
   GString *log = data;
+  g_autofree char *decision = g_enum_to_string (SANDBOX_TYPE_GATEWAY_DECISION,
+                                                sandbox_gateway_event_get_decision (event));
 
   g_string_append_printf (log, "%s %s %s %s|",
                           sandbox_gateway_event_get_method (event),
                           sandbox_gateway_event_get_host (event),
                           sandbox_gateway_event_get_path (event),
-                          g_enum_to_string (SANDBOX_TYPE_GATEWAY_DECISION,
-                                            sandbox_gateway_event_get_decision (event)));
+                          decision);
 }
 
 /* A loopback port nothing listens on. */
@@ -1180,7 +1196,7 @@ test_output_streams_live (Fixture       *fixture,
   g_autoptr(SandboxProcess) process = NULL;
   StreamData stream = { g_main_loop_new (NULL, FALSE), g_string_new (NULL), NULL, NULL };
 
-  process = sandbox_session_spawn (fixture->session,
+  process = spawn_owned (fixture->session,
                                    COMMAND ("/usr/bin/sh", "-c", "echo one; sleep 0.2; echo two"),
                                    NULL, &error);
   g_assert_no_error (error);
@@ -1227,7 +1243,7 @@ test_output_cap_kills_daemons (Fixture       *fixture,
                      "while :; do echo flooding; done", token);
 
   g_object_unref (daemon_command (fixture->session, token));
-  process = sandbox_session_spawn (fixture->session, COMMAND ("/usr/bin/sh", "-c", script),
+  process = spawn_owned (fixture->session, COMMAND ("/usr/bin/sh", "-c", script),
                                    NULL, &error);
   g_assert_no_error (error);
   result = sandbox_process_wait (process, NULL, &error);
@@ -1247,7 +1263,7 @@ test_cancel_kills_daemons (Fixture       *fixture,
   g_autoptr(SandboxProcess) process = NULL;
   g_autoptr(SandboxResult) result = NULL;
 
-  process = sandbox_session_spawn (fixture->session, daemon_command (fixture->session, token),
+  process = spawn_owned (fixture->session, daemon_command (fixture->session, token),
                                    cancellable, &error);
   g_assert_no_error (error);
   wait_for_processes_with (daemon);
@@ -1269,7 +1285,7 @@ test_stop_kills_daemons (Fixture       *fixture,
   g_autoptr(SandboxResult) result = NULL;
   g_autofree char *token2 = unique_token ();
 
-  process = sandbox_session_spawn (fixture->session, daemon_command (fixture->session, token),
+  process = spawn_owned (fixture->session, daemon_command (fixture->session, token),
                                    NULL, &error);
   g_assert_no_error (error);
   wait_for_processes_with (daemon);
@@ -1280,7 +1296,7 @@ test_stop_kills_daemons (Fixture       *fixture,
   g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 137);
 
   /* Stopping the session kills its commands the same way. */
-  second = sandbox_session_spawn (fixture->session, daemon_command (fixture->session, token2),
+  second = spawn_owned (fixture->session, daemon_command (fixture->session, token2),
                                   NULL, &error);
   g_assert_no_error (error);
   wait_for_processes_with (token2);
@@ -1301,7 +1317,7 @@ test_stop_right_after_spawn (Fixture       *fixture,
     {
       g_autoptr(SandboxProcess) process = NULL;
 
-      process = sandbox_session_spawn (fixture->session,
+      process = spawn_owned (fixture->session,
                                        COMMAND ("/usr/bin/sh", "/workspace/daemon.sh", token),
                                        NULL, &error);
       g_assert_no_error (error);
@@ -1327,7 +1343,7 @@ spawn_in_thread (gpointer data)
   SpawnInThread *spawn = data;
   g_autoptr(GError) error = NULL;
 
-  spawn->process = sandbox_session_spawn (spawn->session,
+  spawn->process = spawn_owned (spawn->session,
                                           COMMAND ("/usr/bin/sh", "-c", "sleep 1; echo survived"),
                                           NULL, &error);
   g_assert_no_error (error);
@@ -1368,14 +1384,14 @@ test_admission_limit (Fixture       *fixture,
   for (guint i = 0; i < 8; i++)
     {
       SandboxProcess *process =
-        sandbox_session_spawn (fixture->session,
+        spawn_owned (fixture->session,
                                COMMAND ("/usr/bin/sh", "-c", "sleep 30", token), NULL, &error);
 
       g_assert_no_error (error);
       g_ptr_array_add (live, process);
     }
 
-  refused = sandbox_session_spawn (fixture->session, COMMAND ("/usr/bin/true"), NULL, &error);
+  refused = spawn_owned (fixture->session, COMMAND ("/usr/bin/true"), NULL, &error);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
   g_assert_cmpstr (error->message, ==, "Sandbox command concurrency limit reached");
   g_clear_error (&error);
@@ -1388,7 +1404,7 @@ test_admission_limit (Fixture       *fixture,
   /* A slot frees once a command is completely gone. */
   first = g_ptr_array_index (live, 0);
   g_assert_true (sandbox_process_stop (first, NULL, &error));
-  admitted = sandbox_session_spawn (fixture->session, COMMAND ("/usr/bin/true"), NULL, &error);
+  admitted = spawn_owned (fixture->session, COMMAND ("/usr/bin/true"), NULL, &error);
   g_assert_no_error (error);
   g_object_unref (sandbox_process_wait (admitted, NULL, &error));
 
@@ -1476,7 +1492,7 @@ test_swapped_symlink_race (Fixture       *fixture,
 
   g_assert_true (g_file_get_contents ("/etc/passwd", &passwd, NULL, NULL));
   g_free (guest_sh (fixture->session, "cd /workspace && echo inside > real && ln -s real swap"));
-  swapper = sandbox_session_spawn (fixture->session,
+  swapper = spawn_owned (fixture->session,
                                    COMMAND ("/usr/bin/sh", "-c",
                                             "cd /workspace; while :; do "
                                             "ln -sfn /etc/passwd tmp1 && mv -T tmp1 swap; "

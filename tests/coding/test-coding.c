@@ -472,7 +472,8 @@ test_shell_truncation (Fixture       *fixture,
   g_autoptr(JsonObject) result = NULL;
   g_autoptr(GBytes) full = NULL;
   g_autoptr(GBytes) full_err = NULL;
-  const char *id;
+  g_autoptr(GBytes) newest = NULL;
+  g_autofree char *id = NULL;
 
   sandbox_coding_tools_set_max_shell_output_bytes (fixture->tools, 100);
 
@@ -485,7 +486,7 @@ test_shell_truncation (Fixture       *fixture,
                     strlen (json_object_get_string_member (result, "stderr")), <=, 100);
   g_assert_cmpstr (json_object_get_string_member (result, "stderr"), ==, "oops\n");
   g_assert_true (g_str_has_prefix (json_object_get_string_member (result, "stdout"), "1\n2\n3\n"));
-  id = json_object_get_string_member (result, "artifact_id");
+  id = g_strdup (json_object_get_string_member (result, "artifact_id"));
   g_assert_nonnull (id);
   full = sandbox_coding_tools_get_artifact (fixture->tools, id, &full_err);
   g_assert_nonnull (full);
@@ -496,7 +497,7 @@ test_shell_truncation (Fixture       *fixture,
   g_clear_pointer (&full, g_bytes_unref);
 
   /* Output over the command's own cap: killed, the artifact holds what
-   * arrived within the cap (the read that crossed it is dropped whole). */
+   * arrived within the cap. */
   g_object_set (fixture->tools, "max-command-output-bytes", (guint64) 4096, NULL);
   result = invoke (fixture, "shell", "{\"command\":\"seq 1 100; sleep 0.3; yes\"}");
   assert_error (result, "SANDBOX_LIMIT");
@@ -510,14 +511,16 @@ test_shell_truncation (Fixture       *fixture,
   g_assert_cmpuint (g_bytes_get_size (full), >=, 292);   /* seq 1 100 */
   g_assert_cmpmem (g_bytes_get_data (full, NULL), 8, "1\n2\n3\n4\n", 8);
   g_clear_pointer (&result, json_object_unref);
+  g_clear_pointer (&full, g_bytes_unref);
 
   /* Artifacts are bounded: the oldest goes first. */
   g_object_set (fixture->tools, "max-artifacts", 1, NULL);
   result = invoke (fixture, "shell", "{\"command\":\"seq 1 100\"}");
   g_assert_true (json_object_get_boolean_member (result, "truncated"));
-  g_assert_nonnull (sandbox_coding_tools_get_artifact (fixture->tools,
-                                                       json_object_get_string_member (result, "artifact_id"),
-                                                       NULL));
+  newest = sandbox_coding_tools_get_artifact (fixture->tools,
+                                              json_object_get_string_member (result, "artifact_id"),
+                                              NULL);
+  g_assert_nonnull (newest);
   g_assert_null (sandbox_coding_tools_get_artifact (fixture->tools, id, NULL));
 }
 
