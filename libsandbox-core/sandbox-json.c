@@ -28,6 +28,7 @@ typedef struct
   guint depth;
   const char *nul_message;
   GError **error;
+  GArray *widen;   /* (element-type gsize) ends of integers to read as doubles */
 } Checker;
 
 static gboolean check_value (Checker *checker);
@@ -100,12 +101,40 @@ skip_digits (Checker *checker)
   return checker->pos > start;
 }
 
-/* number = [ "-" ] int [ frac ] [ exp ] */
+/* Whether the integer literal @digits (no sign, no leading zeros) of
+ * @length digits lies outside gint64, negated if @negative. */
+static gboolean
+integer_overflows_int64 (const char *digits,
+                         gsize       length,
+                         gboolean    negative)
+{
+  const char *limit = negative ? "9223372036854775808" : "9223372036854775807";
+
+  if (length != strlen (limit))
+    return length > strlen (limit);
+  return memcmp (digits, limit, length) > 0;
+}
+
+/* number = [ "-" ] int [ frac ] [ exp ]
+ *
+ * json-glib 1.6 reads every integer literal into a gint64 without checking
+ * for overflow: 9223372036854775808 becomes INT64_MIN, -9223372036854775809
+ * becomes INT64_MAX and anything longer saturates to -1, so a huge negative
+ * number could pass a "positive integer" check. JSON.parse() reads such a
+ * literal as the nearest double; the end of each one is recorded so the
+ * document json-glib sees gets a ".0" there and does the same. */
 static gboolean
 check_number (Checker *checker)
 {
+  gboolean negative = FALSE;
+  gsize int_start;
+
   if (peek (checker) == '-')
-    checker->pos++;
+    {
+      negative = TRUE;
+      checker->pos++;
+    }
+  int_start = checker->pos;
 
   if (peek (checker) == '0')
     {
@@ -115,6 +144,14 @@ check_number (Checker *checker)
     }
   else if (!skip_digits (checker))
     return fail (checker, "expected a digit");
+
+  if (peek (checker) != '.' && peek (checker) != 'e' && peek (checker) != 'E' &&
+      integer_overflows_int64 (checker->data + int_start, checker->pos - int_start, negative))
+    {
+      if (checker->widen == NULL)
+        checker->widen = g_array_new (FALSE, FALSE, sizeof (gsize));
+      g_array_append_val (checker->widen, checker->pos);
+    }
 
   if (peek (checker) == '.')
     {
@@ -380,13 +417,17 @@ check_value (Checker *checker)
     }
 }
 
+/* On success, *@widen is NULL or the positions where ".0" must be inserted
+ * (see check_number()). */
 static gboolean
 check_document (const char  *json,
                 gsize        length,
                 const char  *nul_message,
+                GArray     **widen,
                 GError     **error)
 {
-  Checker checker = { json, length, 0, 0, nul_message, error };
+  Checker checker = { json, length, 0, 0, nul_message, error, NULL };
+  g_autoptr(GArray) positions = NULL;
   const char *invalid = NULL;
 
   /* Also refuses raw NUL bytes, which JSON never allows unescaped. */
@@ -397,13 +438,42 @@ check_document (const char  *json,
     }
 
   if (!check_value (&checker))
-    return FALSE;
+    {
+      g_clear_pointer (&checker.widen, g_array_unref);
+      return FALSE;
+    }
+  positions = g_steal_pointer (&checker.widen);
 
   skip_whitespace (&checker);
   if (!at_end (&checker))
     return fail (&checker, "unexpected data after the JSON value");
 
+  *widen = g_steal_pointer (&positions);
   return TRUE;
+}
+
+/* @json with ".0" after each integer literal ending at a position in @widen. */
+static char *
+widen_integers (const char *json,
+                gsize       length,
+                GArray     *widen,
+                gsize      *widened_length)
+{
+  GString *out = g_string_sized_new (length + 2 * widen->len);
+  gsize copied = 0;
+
+  for (guint i = 0; i < widen->len; i++)
+    {
+      gsize end = g_array_index (widen, gsize, i);
+
+      g_string_append_len (out, json + copied, end - copied);
+      g_string_append (out, ".0");
+      copied = end;
+    }
+  g_string_append_len (out, json + copied, length - copied);
+
+  *widened_length = out->len;
+  return g_string_free (out, FALSE);
 }
 
 JsonNode *
@@ -422,6 +492,8 @@ sandbox_json_parse_strict_full (const char  *json,
 {
   g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_autoptr(GArray) widen = NULL;
+  g_autofree char *widened = NULL;
   gsize size;
 
   g_return_val_if_fail (json != NULL, NULL);
@@ -429,8 +501,13 @@ sandbox_json_parse_strict_full (const char  *json,
 
   size = length < 0 ? strlen (json) : (gsize) length;
 
-  if (!check_document (json, size, nul_message, error))
+  if (!check_document (json, size, nul_message, &widen, error))
     return NULL;
+  if (widen != NULL)
+    {
+      widened = widen_integers (json, size, widen, &size);
+      json = widened;
+    }
 
   parser = json_parser_new_immutable ();
   if (!json_parser_load_from_data (parser, json, (gssize) size, &local_error))

@@ -243,6 +243,23 @@ test_from_json_refuses_bad_values (void)
   assert_json_refused ("{\"executable\": \"x\", \"executable\": \"y\"}", "duplicate member name");
 }
 
+/* Integers beyond gint64 used to wrap in json-glib: 18446744073709551617
+ * was "Too small" and -9223372036854775809 "Too big". */
+static void
+test_from_json_out_of_range_integers (void)
+{
+  assert_json_refused ("{\"executable\": \"x\", \"timeoutMs\": 9223372036854775808}",
+                       "timeoutMs: Too big: expected number to be <=2147483647");
+  assert_json_refused ("{\"executable\": \"x\", \"timeoutMs\": 18446744073709551617}",
+                       "timeoutMs: Too big: expected number to be <=2147483647");
+  assert_json_refused ("{\"executable\": \"x\", \"timeoutMs\": -9223372036854775809}",
+                       "timeoutMs: Too small: expected number to be >0");
+  assert_json_refused ("{\"executable\": \"x\", \"maxOutputBytes\": 99999999999999999999999}",
+                       "maxOutputBytes: Too big");
+  assert_json_refused ("{\"executable\": \"x\", \"maxOutputBytes\": -99999999999999999999999}",
+                       "maxOutputBytes: Too small: expected number to be >0");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -263,6 +280,8 @@ main (int   argc,
   g_test_add_func ("/sandbox/command/copy-is-deep", test_copy_is_deep);
   g_test_add_func ("/sandbox/command/properties", test_properties);
   g_test_add_func ("/sandbox/command/from-json-reads-every-field", test_from_json_reads_every_field);
+  g_test_add_func ("/sandbox/command/from-json-out-of-range-integers",
+                   test_from_json_out_of_range_integers);
   g_test_add_func ("/sandbox/command/from-json-refuses-bad-values",
                    test_from_json_refuses_bad_values);
 

@@ -225,6 +225,56 @@ test_respects_length (void)
   g_assert_true (JSON_NODE_HOLDS_ARRAY (node));
 }
 
+/* json-glib 1.6 wraps integer literals outside gint64 (-9223372036854775809
+ * became INT64_MAX, so a huge negative number passed "positive" checks);
+ * like JSON.parse() they are read as the nearest double instead. */
+static void
+test_reads_out_of_range_integers_as_doubles (void)
+{
+  g_autoptr(JsonNode) node =
+    assert_accepted ("[9223372036854775807, -9223372036854775808, 9223372036854775808,"
+                     " -9223372036854775809, 18446744073709551617, -99999999999999999999999,"
+                     " 12345678901234567890.5, 1]");
+  JsonArray *array = json_node_get_array (node);
+  JsonNode *element;
+
+  element = json_array_get_element (array, 0);
+  g_assert_true (json_node_get_value_type (element) == G_TYPE_INT64);
+  g_assert_cmpint (json_node_get_int (element), ==, G_MAXINT64);
+  element = json_array_get_element (array, 1);
+  g_assert_true (json_node_get_value_type (element) == G_TYPE_INT64);
+  g_assert_cmpint (json_node_get_int (element), ==, G_MININT64);
+
+  element = json_array_get_element (array, 2);
+  g_assert_true (json_node_get_value_type (element) == G_TYPE_DOUBLE);
+  g_assert_cmpfloat (json_node_get_double (element), ==, 9223372036854775808.0);
+  element = json_array_get_element (array, 3);
+  g_assert_true (json_node_get_value_type (element) == G_TYPE_DOUBLE);
+  g_assert_cmpfloat (json_node_get_double (element), ==, -9223372036854775809.0);
+  element = json_array_get_element (array, 4);
+  g_assert_true (json_node_get_value_type (element) == G_TYPE_DOUBLE);
+  g_assert_cmpfloat (json_node_get_double (element), ==, 18446744073709551617.0);
+  element = json_array_get_element (array, 5);
+  g_assert_true (json_node_get_value_type (element) == G_TYPE_DOUBLE);
+  g_assert_cmpfloat (json_node_get_double (element), <, -9.9e22);
+
+  /* Literals that already are doubles, and the rest of the document, are untouched. */
+  element = json_array_get_element (array, 6);
+  g_assert_cmpfloat (json_node_get_double (element), ==, 12345678901234567890.5);
+  g_assert_cmpint (json_node_get_int (json_array_get_element (array, 7)), ==, 1);
+  g_assert_cmpuint (json_array_get_length (array), ==, 8);
+}
+
+static void
+test_out_of_range_integer_in_object (void)
+{
+  g_autoptr(JsonNode) node = assert_accepted ("{\"n\": -9223372036854775809}");
+  JsonNode *member = json_object_get_member (json_node_get_object (node), "n");
+
+  g_assert_true (json_node_get_value_type (member) == G_TYPE_DOUBLE);
+  g_assert_cmpfloat (json_node_get_double (member), <, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -251,6 +301,10 @@ main (int   argc,
   g_test_add_func ("/sandbox/json/reports-byte-offset", test_reports_byte_offset);
   g_test_add_func ("/sandbox/json/accepts-valid-documents", test_accepts_valid_documents);
   g_test_add_func ("/sandbox/json/respects-length", test_respects_length);
+  g_test_add_func ("/sandbox/json/reads-out-of-range-integers-as-doubles",
+                   test_reads_out_of_range_integers_as_doubles);
+  g_test_add_func ("/sandbox/json/out-of-range-integer-in-object",
+                   test_out_of_range_integer_in_object);
 
   return g_test_run ();
 }

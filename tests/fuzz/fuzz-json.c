@@ -79,7 +79,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
     g_signal_connect_swapped (parser, "object-member", G_CALLBACK (count_member), &parsed_members);
     FUZZ_CHECK (json_parser_load_from_data (parser, (const char *) data, (gssize) size, NULL));
-    FUZZ_CHECK (json_node_equal (json_parser_get_root (parser), root));
+    /* Not json_node_equal(): the strict parser reads integers beyond gint64
+     * as doubles, where json-glib alone wraps them. */
     FUZZ_CHECK (count_tree_members (root) == parsed_members);
   }
 

@@ -58,8 +58,10 @@ for path in ["/workspace", ".", "a.txt", "/workspace/a/b.txt", "dir/ü.txt", "/w
 
 for text in ['{"a":[1,2.5e10,-0,true,false,null,"\\u00e9\\ud83d\\ude00"]}', '"\\u0000"',
              '{"a":1,"a":2}', "[1,]", "/* c */ 1", "'x'", "1e999", "[[[[[[[[[[]]]]]]]]]]",
-             '"\\ud800"', "\ufeff{}", '{"k":"v"} x']:
+             '"\\ud800"', "\ufeff{}", '{"k":"v"} x', "[9223372036854775808,-9223372036854775809]"]:
     add("fuzz-json", text)
+
+add("fuzz-command", '{"executable":"x","timeoutMs":18446744073709551617}')
 
 requests = [
     "GET / HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
