@@ -178,7 +178,7 @@ sandbox_memory_backend_initable_init (GInitable     *initable,
       self->max_concurrent_commands > SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT)
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "max-concurrent-commands must be from 1 to %u, got %u",
+                   "max-concurrent-commands must be from 1 to %d, got %u",
                    SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT, self->max_concurrent_commands);
       return FALSE;
     }
