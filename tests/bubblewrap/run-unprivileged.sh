@@ -28,4 +28,8 @@ exec setpriv --reuid="$uid" --regid="$gid" --init-groups -- \
     G_DEBUG="${G_DEBUG:-}" \
     SANDBOX_DRIVER_PATH="${SANDBOX_DRIVER_PATH:-}" \
     SANDBOX_CONFORMANCE_DIR="${SANDBOX_CONFORMANCE_DIR:-}" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
+    LSAN_OPTIONS="${LSAN_OPTIONS:-}" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
+    G_SLICE="${G_SLICE:-}" \
     "$@"
