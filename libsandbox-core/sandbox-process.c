@@ -447,7 +447,7 @@ sandbox_process_push_output (SandboxProcess      *self,
 /**
  * sandbox_process_abort:
  * @self: a #SandboxProcess
- * @error: why the command failed
+ * @error: (transfer none): why the command failed (copied)
  *
  * For drivers: records @error as the command's failure (the first recorded
  * failure wins) and kills the command. Thread-safe.

@@ -247,7 +247,7 @@ maybe_finish (SandboxBubblewrapProcess *self)
   if (self->cgroup != NULL)
     {
       /* The tree is gone: did the kernel enforce a limit on it? */
-      GError *exceeded = sandbox_bubblewrap_cgroup_check_exceeded (self->cgroup);
+      g_autoptr(GError) exceeded = sandbox_bubblewrap_cgroup_check_exceeded (self->cgroup);
 
       if (exceeded != NULL)
         sandbox_process_abort (SANDBOX_PROCESS (self), exceeded);
@@ -397,11 +397,12 @@ write_stdin (SandboxBubblewrapProcess *self)
       else
         {
           int saved_errno = errno;
+          g_autoptr(GError) failure =
+            g_error_new (G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                         "Could not write the command's standard input: %s",
+                         g_strerror (saved_errno));
 
-          sandbox_process_abort (SANDBOX_PROCESS (self),
-                                 g_error_new (G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                                              "Could not write the command's standard input: %s",
-                                              g_strerror (saved_errno)));
+          sandbox_process_abort (SANDBOX_PROCESS (self), failure);
         }
       break;
     }
