@@ -10,6 +10,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sandbox-coding-tools.h"
+#include "sandbox-json-private.h"
 #include "sandbox-coding-launch-private.h"
 #include "sandbox-enums.h"
 #include "sandbox-error.h"
@@ -988,11 +989,10 @@ call_begin (SandboxCodingTools *self,
             const char         *arguments_json)
 {
   g_autoptr(Call) call = g_new0 (Call, 1);
-  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(JsonNode) root = NULL;
   g_autoptr(SandboxCodingOperation) operation = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *given_path = NULL;
-  JsonNode *root;
   JsonObject *object;
 
   /* A stopped session refuses everything, as the reference's assertToolActive. */
@@ -1020,9 +1020,10 @@ call_begin (SandboxCodingTools *self,
       return g_steal_pointer (&call);
     }
 
-  parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, arguments_json, -1, NULL) ||
-      (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  /* The model's arguments are untrusted: strict JSON only (no comments,
+   * duplicate members or wrapped integers). */
+  root = sandbox_json_parse_strict (arguments_json, -1, NULL);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
       call->result = error_result ("SANDBOX_INVALID", NULL,
                                    "Arguments of %s must be a JSON object", call->spec->name);

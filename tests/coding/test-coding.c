@@ -391,6 +391,11 @@ test_bad_arguments (Fixture       *fixture,
     { "read_file", "{\"path\":\"hello.txt\",\"extra\":true}", "SANDBOX_INVALID" },
     { "read_file", "{\"path\":\"hello.txt\",\"offset\":0}", "SANDBOX_INVALID" },
     { "read_file", "{\"path\":\"hello.txt\",\"limit\":-3}", "SANDBOX_INVALID" },
+    /* Strict JSON: an integer past 64 bits must not wrap around into a valid
+     * offset, and a duplicate member must not pick one of the values. */
+    { "read_file", "{\"path\":\"hello.txt\",\"offset\":-9223372036854775809}", "SANDBOX_INVALID" },
+    { "read_file", "{\"path\":\"../etc/passwd\",\"path\":\"hello.txt\"}", "SANDBOX_INVALID" },
+    { "read_file", "/* comment */ {\"path\":\"hello.txt\"}", "SANDBOX_INVALID" },
     { "read_file", "{\"path\":\"hello.txt\",\"limit\":1.5}", "SANDBOX_INVALID" },
     { "read_file", "{\"path\":\"hello.txt\",\"offset\":\"2\"}", "SANDBOX_INVALID" },
     { "read_file", "{\"path\":null}", "SANDBOX_INVALID" },

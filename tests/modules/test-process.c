@@ -100,10 +100,10 @@ test_result_carries_status_and_output (void)
 static void
 test_deadline_kills_with_limit (void)
 {
+  gint64 start = g_get_monotonic_time ();   /* before the deadline is armed */
   g_autoptr(TestProcess) process = start_process (50, 1024, NULL);
   g_autoptr(SandboxResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  gint64 start = g_get_monotonic_time ();
 
   /* Nobody iterates this thread's context: the deadline fires on the
    * library's own worker thread. */
