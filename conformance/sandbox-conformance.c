@@ -378,6 +378,29 @@ lookup_backend_type (const char  *driver,
 /* The checks                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* A new session whose state is captured and which is stopped again: where
+ * the checks that resume, reattach or compare states start. */
+static SandboxHandle *
+new_stopped_session (Run           *run,
+                     SandboxState **state,
+                     GError       **error)
+{
+  g_autoptr(SandboxHandleDiscard) handle = new_session (run, error);
+  GError *local_error = NULL;
+
+  if (handle == NULL)
+    return NULL;
+  *state = sandbox_handle_capture_state (handle, &local_error);
+  if (!expect_success (&local_error, "capture_state()", error))
+    return NULL;
+  if (!sandbox_handle_stop (handle, run->cancellable, &local_error))
+    {
+      expect_success (&local_error, "stop()", error);
+      return NULL;
+    }
+  return g_steal_pointer (&handle);
+}
+
 static gboolean
 check_backend_properties (Run     *run,
                           GError **error)
@@ -810,14 +833,9 @@ check_lease_old_handle_delete (Run     *run,
   g_autofree char *text = NULL;
   GError *local_error = NULL;
 
-  handle = new_session (run, error);
+  handle = new_stopped_session (run, &state, error);
   if (handle == NULL)
     return FALSE;
-  state = sandbox_handle_capture_state (handle, &local_error);
-  if (!expect_success (&local_error, "capture_state()", error))
-    return FALSE;
-  if (!sandbox_handle_stop (handle, run->cancellable, &local_error))
-    return expect_success (&local_error, "stop()", error);
 
   owner = resume_session (run, state, &local_error);
   if (!expect_success (&local_error, "resume after stop", error))
@@ -848,14 +866,9 @@ check_state_mismatch_backend (Run     *run,
   g_autofree char *other_name = NULL;
   GError *local_error = NULL;
 
-  handle = new_session (run, error);
+  handle = new_stopped_session (run, &state, error);
   if (handle == NULL)
     return FALSE;
-  state = sandbox_handle_capture_state (handle, &local_error);
-  if (!expect_success (&local_error, "capture_state()", error))
-    return FALSE;
-  if (!sandbox_handle_stop (handle, run->cancellable, &local_error))
-    return expect_success (&local_error, "stop()", error);
 
   other_name = g_strconcat (run->name, "-other", NULL);
   foreign = sandbox_state_new (other_name, sandbox_state_get_session_id (state), run->key,
@@ -880,14 +893,9 @@ check_state_mismatch_template (Run     *run,
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   GError *local_error = NULL;
 
-  handle = new_session (run, error);
+  handle = new_stopped_session (run, &state, error);
   if (handle == NULL)
     return FALSE;
-  state = sandbox_handle_capture_state (handle, &local_error);
-  if (!expect_success (&local_error, "capture_state()", error))
-    return FALSE;
-  if (!sandbox_handle_stop (handle, run->cancellable, &local_error))
-    return expect_success (&local_error, "stop()", error);
 
   /* The state's template differs from the one asked for. */
   resumed = sandbox_backend_create (run->backend, run->other_key, state, policy,
