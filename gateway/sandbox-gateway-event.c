@@ -178,11 +178,13 @@ sandbox_gateway_event_get_decision (SandboxGatewayEvent *self)
  * @self: a #SandboxGatewayEvent
  *
  * The reason for the decision: "forwarded" for allowed requests; for denials
- * "host-not-allowed", "target-not-allowed" or "method-not-allowed"; "busy";
- * for failures "connect-refused", "redirect", "request-too-large",
+ * "host-not-allowed", "target-not-allowed", "method-not-allowed" or
+ * "absolute-target" (an absolute-form target naming another authority);
+ * "busy"; for failures "connect-refused", "redirect", "request-too-large",
  * "response-too-large", "timeout", "upstream-error", "policy-changed",
  * "closed" or "client-closed"; for bad requests "missing-host",
- * "duplicate-host", "absolute-target", "invalid-target" or "ambiguous-framing".
+ * "duplicate-host", "invalid-host", "invalid-target", "ambiguous-framing" or
+ * "malformed" (refused by the HTTP parser itself).
  *
  * Returns: the reason, a short kebab-case word
  */

@@ -299,8 +299,10 @@ sandbox_gateway_http_check_request (SoupServerMessage      *msg,
   if (method == NULL || !sandbox_gateway_http_method_is_allowed (method))
     return denied (refusal, "method-not-allowed");
 
+  /* An absolute-form target naming another authority than the Host is a
+   * routing attempt, not a framing problem: denied, as a disallowed host. */
   if (uri == NULL || !authority_matches_host (uri, census.host))
-    return bad_request (refusal, "absolute-target");
+    return denied (refusal, "absolute-target");
   if (g_uri_get_fragment (uri) != NULL)
     return bad_request (refusal, "invalid-target");
   if (!g_str_has_prefix (*target, "/") || g_str_has_prefix (*target, "//"))

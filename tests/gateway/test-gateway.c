@@ -1005,7 +1005,7 @@ typedef struct
 } HostileCase;
 
 static const HostileCase hostile_cases[] = {
-  { "absolute-form", "GET http://evil.example/x HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "absolute-target" },
+  { "absolute-form", "GET http://evil.example/x HTTP/1.1\r\nHost: %1$s\r\n\r\n", 403, "absolute-target" },
   { "absolute-form-https", "GET https://%1$s/x HTTP/1.1\r\nHost: %1$s\r\n\r\n", 400, "malformed" },
   { "duplicate-host", "GET /x HTTP/1.1\r\nHost: %1$s\r\nHost: evil.example\r\n\r\n", 400, "duplicate-host" },
   { "duplicate-host-reversed", "GET /x HTTP/1.1\r\nHost: evil.example\r\nHost: %1$s\r\n\r\n", 400, "duplicate-host" },
@@ -1054,11 +1054,19 @@ test_hostile (Fixture       *fixture,
   g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
 
   wait_for_events (fixture, 1);
-  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_BAD_REQUEST, hostile->reason, 400);
-
-  /* libsoup refuses some requests itself, without the gateway's header. */
-  if (!g_str_equal (hostile->reason, "malformed"))
-    g_assert_cmpstr (header (response, "sandbox-error"), ==, "SANDBOX_INVALID");
+  if (hostile->status == 403)
+    {
+      /* Routing attempts are denials, like a disallowed host. */
+      assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_DENIED, hostile->reason, 403);
+      g_assert_cmpstr (header (response, "sandbox-error"), ==, "SANDBOX_NETWORK_DENIED");
+    }
+  else
+    {
+      assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_BAD_REQUEST, hostile->reason, 400);
+      /* libsoup refuses some requests itself, without the gateway's header. */
+      if (!g_str_equal (hostile->reason, "malformed"))
+        g_assert_cmpstr (header (response, "sandbox-error"), ==, "SANDBOX_INVALID");
+    }
 
   /* The gateway is still healthy. */
   {
