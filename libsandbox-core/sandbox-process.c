@@ -274,6 +274,9 @@ sandbox_process_fail_with (SandboxProcess *self,
   sandbox_process_request_kill (self, error);
 }
 
+static void sandbox_process_disconnect_later (GCancellable *cancellable,
+                                              gulong        handler_id);
+
 static gboolean
 sandbox_process_deadline_cb (gpointer data)
 {
@@ -322,24 +325,40 @@ sandbox_process_start (SandboxProcess *self,
   priv->started = TRUE;
   g_object_ref (self);   /* dropped when the process completes */
 
+  /* Attached before the lock is released: a driver may complete the
+   * process from another thread at any moment after this, and complete()
+   * must find the deadline attached to destroy it. The source holds its own
+   * reference, so a deadline already dispatching never sees a finalized
+   * process. */
   deadline = g_timeout_source_new (priv->timeout_ms);
-  g_source_set_callback (deadline, sandbox_process_deadline_cb, self, NULL);
+  g_source_set_callback (deadline, sandbox_process_deadline_cb, g_object_ref (self),
+                         g_object_unref);
   g_source_set_static_name (deadline, "[sandbox] command deadline");
   priv->deadline = deadline;
-  g_mutex_unlock (&priv->mutex);
-
   sandbox_worker_attach (deadline);
+  g_mutex_unlock (&priv->mutex);
 
   if (cancellable != NULL)
     {
+      /* The handler holds a reference until it is disconnected. */
       gulong id = g_cancellable_connect (cancellable,
                                          G_CALLBACK (sandbox_process_cancelled_cb),
-                                         self, NULL);
+                                         g_object_ref (self), g_object_unref);
+
+      gboolean completed;
 
       g_mutex_lock (&priv->mutex);
-      priv->cancellable = g_object_ref (cancellable);
-      priv->cancelled_id = id;
+      completed = priv->completed;
+      if (!completed)
+        {
+          priv->cancellable = g_object_ref (cancellable);
+          priv->cancelled_id = id;
+        }
       g_mutex_unlock (&priv->mutex);
+
+      /* Completed meanwhile: complete() found nothing to disconnect. */
+      if (completed && id != 0)
+        sandbox_process_disconnect_later (g_object_ref (cancellable), id);
     }
 }
 
