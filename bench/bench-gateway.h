@@ -13,3 +13,7 @@ int      bench_client_connect_unix (const char *path);
 gboolean bench_client_get          (int         fd,
                                     const char *request,
                                     gsize       request_length);
+
+char    *bench_relay_start         (const char *directory,
+                                    guint16     upstream_port,
+                                    guint       n_threads);

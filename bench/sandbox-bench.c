@@ -553,25 +553,42 @@ throughput (const char *socket_path,
 typedef struct
 {
   const char *socket_path;
+  const char *relay_path;      /* the minimal relay, one thread */
+  const char *relay2_path;     /* the same on two threads */
   guint16 port;
   GMainContext *app_context;
   gboolean done;
   guint64 audited;
 } GatewayRun;
 
+/* One timed GET on @fd, added to @samples. */
+static void
+time_get (int         fd,
+          const char *request,
+          Samples    *samples,
+          const char *what)
+{
+  double start = bench_now_us ();
+
+  if (!bench_client_get (fd, request, strlen (request)))
+    g_error ("%s request failed", what);
+  samples_add (samples, bench_now_us () - start);
+}
+
 static gpointer
 gateway_measure (gpointer data)
 {
   GatewayRun *run = data;
-  g_autofree char *gw_request = g_strdup_printf ("GET /data HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", run->port);
-  g_autofree char *direct_request = g_strdup_printf ("GET /data HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", run->port);
-  g_autoptr(Samples) gw = samples_new (), direct = samples_new ();
-  g_autoptr(Samples) gw_rate = samples_new (), direct_rate = samples_new ();
+  g_autofree char *request = g_strdup_printf ("GET /data HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", run->port);
+  g_autoptr(Samples) gw = samples_new (), relay = samples_new (), direct = samples_new ();
+  g_autoptr(Samples) gw_rate = samples_new (), relay_rate = samples_new (), direct_rate = samples_new ();
+  g_autoptr(Samples) relay2_rate = samples_new ();
   guint rounds = quick ? 10 : 40;
   guint per_round = 100;
   guint rate_rounds = quick ? 2 : 5;
   double seconds = quick ? 0.4 : 1.0;
   int gw_fd = bench_client_connect_unix (run->socket_path);
+  int relay_fd = bench_client_connect_unix (run->relay_path);
   int direct_fd = bench_client_connect_tcp (run->port);
   double added, limit;
 
@@ -580,25 +597,20 @@ gateway_measure (gpointer data)
 
   for (guint i = 0; i < 200; i++)
     {
-      bench_client_get (gw_fd, gw_request, strlen (gw_request));
-      bench_client_get (direct_fd, direct_request, strlen (direct_request));
+      bench_client_get (gw_fd, request, strlen (request));
+      bench_client_get (relay_fd, request, strlen (request));
+      bench_client_get (direct_fd, request, strlen (request));
     }
 
   for (guint i = 0; i < rounds; i++)
     for (guint j = 0; j < per_round; j++)
       {
-        double start = bench_now_us ();
-
-        if (!bench_client_get (gw_fd, gw_request, strlen (gw_request)))
-          g_error ("gateway request failed");
-        samples_add (gw, bench_now_us () - start);
-
-        start = bench_now_us ();
-        if (!bench_client_get (direct_fd, direct_request, strlen (direct_request)))
-          g_error ("direct request failed");
-        samples_add (direct, bench_now_us () - start);
+        time_get (gw_fd, request, gw, "gateway");
+        time_get (relay_fd, request, relay, "relay");
+        time_get (direct_fd, request, direct, "direct");
       }
   close (gw_fd);
+  close (relay_fd);
   close (direct_fd);
 
   added = samples_median (gw) - samples_median (direct);
@@ -609,11 +621,19 @@ gateway_measure (gpointer data)
   add_row ("gateway added latency per request",
            g_strdup_printf ("%.1f us (limit %.1f)", added, limit - samples_median (direct)),
            NULL, NULL, "", FALSE, TRUE);
+  add_row ("minimal relay GET latency, 1 connection", format_time (relay), format_time (direct),
+           g_strdup_printf ("%.2fx", samples_median (relay) / samples_median (direct)),
+           "informational: a forwarder's floor", FALSE, TRUE);
+  add_row ("minimal relay added latency per request",
+           g_strdup_printf ("%.1f us", samples_median (relay) - samples_median (direct)),
+           NULL, NULL, "", FALSE, TRUE);
 
   for (guint i = 0; i < rate_rounds; i++)
     {
-      samples_add (gw_rate, throughput (run->socket_path, run->port, gw_request, 16, seconds));
-      samples_add (direct_rate, throughput (NULL, run->port, direct_request, 16, seconds));
+      samples_add (gw_rate, throughput (run->socket_path, run->port, request, 16, seconds));
+      samples_add (relay_rate, throughput (run->relay_path, run->port, request, 16, seconds));
+      samples_add (relay2_rate, throughput (run->relay2_path, run->port, request, 16, seconds));
+      samples_add (direct_rate, throughput (NULL, run->port, request, 16, seconds));
     }
 
   add_row ("gateway GET throughput, 16 connections",
@@ -621,6 +641,18 @@ gateway_measure (gpointer data)
            g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (direct_rate), samples_quantile (direct_rate, 0)),
            g_strdup_printf ("%.2fx", samples_median (gw_rate) / samples_median (direct_rate)),
            ">= 25,000 req/s", TRUE, samples_median (gw_rate) >= 25000);
+  add_row ("minimal relay GET throughput, 16 connections",
+           g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (relay_rate), samples_quantile (relay_rate, 0)),
+           g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (direct_rate), samples_quantile (direct_rate, 0)),
+           g_strdup_printf ("%.2fx", samples_median (relay_rate) / samples_median (direct_rate)),
+           "informational: a forwarder's floor", FALSE, TRUE);
+  add_row ("minimal relay on 2 threads, 16 connections",
+           g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (relay2_rate), samples_quantile (relay2_rate, 0)),
+           g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (direct_rate), samples_quantile (direct_rate, 0)),
+           g_strdup_printf ("%.2fx", samples_median (relay2_rate) / samples_median (direct_rate)),
+           "informational: a forwarder's floor", FALSE, TRUE);
+  add_row ("gateway throughput / minimal relay's", g_strdup_printf ("%.2fx", samples_median (gw_rate) / samples_median (relay_rate)),
+           NULL, NULL, "", FALSE, TRUE);
 
   g_atomic_int_set (&run->done, TRUE);
   g_main_context_wakeup (run->app_context);
@@ -646,6 +678,9 @@ bench_gateway (void)
                                            "\"headers\": {\"Authorization\": \"Bearer bench\"}}]}", port);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (json, &error);
   g_autoptr(SandboxGateway) gateway = NULL;
+  g_autofree char *relay_directory = NULL;
+  g_autofree char *relay_path = NULL;
+  g_autofree char *relay2_path = NULL;
   GatewayRun run = { 0 };
   GThread *thread;
 
@@ -657,6 +692,10 @@ bench_gateway (void)
    * receives the audit events. */
   g_signal_connect (gateway, "audit", G_CALLBACK (on_audit), &run);
   run.socket_path = sandbox_gateway_get_socket_path (gateway);
+  relay_directory = g_dir_make_tmp ("sandbox-bench-relay-XXXXXX", &error);
+  check (error, "relay directory");
+  run.relay_path = relay_path = bench_relay_start (relay_directory, port, 1);
+  run.relay2_path = relay2_path = bench_relay_start (relay_directory, port, 2);
   run.port = port;
   run.app_context = g_main_context_default ();
   thread = g_thread_new ("bench-gateway", gateway_measure, &run);
@@ -666,6 +705,10 @@ bench_gateway (void)
   while (g_main_context_iteration (NULL, FALSE))
     ;
   g_printerr ("  (%" G_GUINT64_FORMAT " audit events delivered to the application thread)\n", run.audited);
+  /* The relay thread runs until the process exits; its socket goes now. */
+  g_unlink (relay_path);
+  g_unlink (relay2_path);
+  g_rmdir (relay_directory);
 }
 
 /* 4. Templates and sessions */
