@@ -14,6 +14,7 @@
 
 #include <glib/gstdio.h>
 
+#include "sandbox-digest-private.h"
 #include "sandbox-error.h"
 #include "sandbox-path.h"
 #include "sandbox-template-private.h"
@@ -620,7 +621,7 @@ sandbox_template_dup_canonical_json (SandboxTemplate *self,
   for (guint i = 0; paths[i] != NULL; i++)
     {
       GBytes *contents = g_hash_table_lookup (self->files, paths[i]);
-      g_autofree char *digest = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, contents);
+      g_autofree char *digest = sandbox_digest_sha256_hex_bytes (contents);
 
       if (i > 0)
         g_string_append_c (out, ',');
@@ -667,7 +668,7 @@ sandbox_template_compute_key (SandboxTemplate  *self,
     return NULL;
 
   json = sandbox_template_dup_canonical_json (self, backend_name);
-  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, json, -1);
+  return sandbox_digest_sha256_hex (json, strlen (json));
 }
 
 /**

@@ -266,7 +266,7 @@ read_delay (ScriptParser *parser,
             const char   *where,
             guint        *delay_ms)
 {
-  gint64 value;
+  gint64 value = 0;
 
   if (!read_integer (parser, node, where, 0, SCRIPT_MAX_DELAY_MS, &value))
     return FALSE;
@@ -544,7 +544,7 @@ parse_answer (ScriptParser      *parser,
 
   if ((node = json_object_get_member (object, "exit")) != NULL)
     {
-      gint64 exit_status;
+      gint64 exit_status = 0;
 
       if (!read_integer (parser, node, exit_where, 0, SCRIPT_MAX_EXIT_STATUS, &exit_status))
         return FALSE;

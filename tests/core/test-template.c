@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "sandbox-digest-private.h"
 #include "sandbox-error.h"
 #include "sandbox-template-private.h"
 
@@ -327,6 +328,33 @@ test_add_directory_honours_cancellation (void)
   g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 0);
 }
 
+/* The digest behind every key is plain SHA-256: the same hex as GLib's, at
+ * every length around the block size and for a large buffer, and the known
+ * vectors of FIPS 180-2. */
+static void
+test_digest_is_sha256 (void)
+{
+  static const gsize lengths[] = { 0, 1, 55, 56, 63, 64, 65, 127, 128, 4096, 1 << 20 };
+  g_autofree guint8 *data = g_malloc (1 << 20);
+  g_autofree char *empty = sandbox_digest_sha256_hex ("", 0);
+  g_autofree char *abc = sandbox_digest_sha256_hex ("abc", 3);
+
+  for (gsize i = 0; i < (gsize) 1 << 20; i++)
+    data[i] = (guint8) (i * 131 + (i >> 9));
+
+  g_assert_cmpstr (empty, ==, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  g_assert_cmpstr (abc, ==, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+
+  for (gsize i = 0; i < G_N_ELEMENTS (lengths); i++)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new_static (data, lengths[i]);
+      g_autofree char *ours = sandbox_digest_sha256_hex_bytes (bytes);
+      g_autofree char *glib = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, bytes);
+
+      g_assert_cmpstr (ours, ==, glib);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -344,6 +372,7 @@ main (int   argc,
     }
 
   g_test_add_func ("/sandbox/template/key/rows-exist", test_key_rows_exist);
+  g_test_add_func ("/sandbox/template/key/digest-is-sha256", test_digest_is_sha256);
   g_test_add_func ("/sandbox/template/key/serializer-escapes-like-javascript",
                    test_serializer_escapes_like_javascript);
   g_test_add_func ("/sandbox/template/key/sorts-paths-in-byte-order",

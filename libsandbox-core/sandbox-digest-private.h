@@ -1,0 +1,21 @@
+/* sandbox-digest-private.h — SHA-256 for content addresses
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#ifndef SANDBOX_COMPILATION
+# error "This is a private header."
+#endif
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The lowercase hex SHA-256 of @length bytes at @data (64 digits). */
+char *sandbox_digest_sha256_hex       (gconstpointer data,
+                                       gsize         length);
+char *sandbox_digest_sha256_hex_bytes (GBytes       *bytes);
+
+G_END_DECLS
