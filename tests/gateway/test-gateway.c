@@ -857,6 +857,37 @@ test_keep_alive_closed_releases_socket (Fixture       *fixture,
   g_assert_cmpuint (after, <=, before);
 }
 
+/* A guest that half-closes its connection (shuts down its write side)
+ * right after a request, or once its response is in, gets the end of the
+ * connection at once, not at the header deadline. */
+static void
+test_half_closed_connection_ends_after_response (Fixture       *fixture,
+                                                 gconstpointer  data)
+{
+  gboolean after_response = GPOINTER_TO_INT (data);
+  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autoptr(Response) response = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 started;
+
+  guest_send (connection, request, strlen (request));
+  if (!after_response)
+    g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
+  g_assert_no_error (error);
+
+  response = guest_read_response (connection);
+  g_assert_cmpuint (response->status, ==, 200);
+  if (after_response)
+    g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
+  g_assert_no_error (error);
+
+  /* The header deadline is 2 s here. */
+  started = g_get_monotonic_time ();
+  g_assert_true (guest_sees_eof (connection));
+  g_assert_cmpint (g_get_monotonic_time () - started, <, G_USEC_PER_SEC);
+}
+
 /* An idle keep-alive connection the guest keeps open is closed at the header
  * deadline, and nothing of it stays open on the host. */
 static void
@@ -1420,6 +1451,10 @@ main (int   argc,
   add_fixture_test ("/sandbox/gateway/allowed/injects-credential", test_allowed_injects_credential, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/post-body", test_allowed_post_body, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive", test_keep_alive, NULL);
+  add_fixture_test ("/sandbox/gateway/allowed/half-closed-with-request-ends-after-response",
+                    test_half_closed_connection_ends_after_response, GINT_TO_POINTER (FALSE));
+  add_fixture_test ("/sandbox/gateway/allowed/half-closed-when-idle-ends",
+                    test_half_closed_connection_ends_after_response, GINT_TO_POINTER (TRUE));
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive-closed-releases-socket",
                     test_keep_alive_closed_releases_socket, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive-idle-deadline-releases-socket",
