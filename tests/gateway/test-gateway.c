@@ -1346,6 +1346,37 @@ test_slow_headers_closed (Fixture       *fixture,
   g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
 }
 
+/* libsoup 3.2 takes a request head cut short by the end of the stream for a
+ * whole one: a guest that sends part of a head and half-closes must get no
+ * answer but the end of the connection, and nothing may reach the upstream. */
+static void
+test_truncated_head_not_forwarded (Fixture       *fixture,
+                                   gconstpointer  data)
+{
+  const char *line_end = data;
+  g_autofree char *partial = g_strdup_printf ("GET /echo HTTP/1.1%sHost: %s%sAccept: */*%s",
+                                              line_end, fixture->host, line_end, line_end);
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autoptr(Response) response = NULL;
+  g_autoptr(GError) error = NULL;
+
+  guest_send (connection, partial, strlen (partial));
+  g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
+  g_assert_no_error (error);
+
+  response = guest_read_response (connection);
+  g_assert_cmpuint (response->status, ==, 0);
+
+  /* A request that did reach the upstream would be audited as allowed. */
+  g_usleep (200 * 1000);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+  for (guint i = 0; i < fixture->events->len; i++)
+    g_assert_cmpint (sandbox_gateway_event_get_decision (g_ptr_array_index (fixture->events, i)), !=,
+                     SANDBOX_GATEWAY_DECISION_ALLOWED);
+}
+
 static guint16
 unused_port (void)
 {
@@ -1455,6 +1486,8 @@ main (int   argc,
                     test_half_closed_connection_ends_after_response, GINT_TO_POINTER (FALSE));
   add_fixture_test ("/sandbox/gateway/allowed/half-closed-when-idle-ends",
                     test_half_closed_connection_ends_after_response, GINT_TO_POINTER (TRUE));
+  add_fixture_test ("/sandbox/gateway/hostile/truncated-head-crlf", test_truncated_head_not_forwarded, "\r\n");
+  add_fixture_test ("/sandbox/gateway/hostile/truncated-head-lf", test_truncated_head_not_forwarded, "\n");
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive-closed-releases-socket",
                     test_keep_alive_closed_releases_socket, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive-idle-deadline-releases-socket",
