@@ -90,6 +90,7 @@ typedef struct
   gint64 deadline_us;
   ConnectionPhase phase;
   SoupServerMessage *current; /* borrowed, the message the phase is about */
+  gboolean head_refused;      /* a refused request head was audited */
 } Connection;
 
 typedef enum
@@ -173,6 +174,22 @@ audit (SandboxGatewayServer   *self,
   event = sandbox_gateway_event_new (host, soup_server_message_get_method (msg), target,
                                      decision, reason, status, upstream_status,
                                      bytes_sent, bytes_received, duration_us);
+  self->callbacks.audit (event, self->user_data);
+}
+
+/* A request head refused before libsoup made a request of it: there is no
+ * method, host or target to report, and the guest gets no answer. */
+static void
+audit_refused_head (SandboxGatewayServer *self,
+                    const char           *reason)
+{
+  g_autoptr(SandboxGatewayEvent) event = NULL;
+
+  if (self->callbacks.audit == NULL)
+    return;
+
+  event = sandbox_gateway_event_new (NULL, NULL, NULL, SANDBOX_GATEWAY_DECISION_BAD_REQUEST,
+                                     reason, 0, 0, 0, 0, 0);
   self->callbacks.audit (event, self->user_data);
 }
 
@@ -337,6 +354,15 @@ on_connection_deadline (gpointer user_data)
     {
       g_debug ("Closing a connection that overran its deadline (phase %d, exchange state %d)",
                connection->phase, exchange != NULL ? (int) exchange->state : -1);
+      /* A head begun and not finished in time; a connection that sent
+       * nothing (or is idle between requests) ending at its deadline is no
+       * refusal. */
+      if (connection->phase == PHASE_HEADERS && connection->stream != NULL &&
+          sandbox_gateway_stream_is_in_head (connection->stream) && !connection->head_refused)
+        {
+          connection->head_refused = TRUE;
+          audit_refused_head (connection->server, "header-timeout");
+        }
       connection_drop (connection);
     }
 
@@ -350,6 +376,8 @@ connection_free (gpointer data)
 
   if (connection->server != NULL)
     g_hash_table_remove (connection->server->connections, connection);
+  if (connection->stream != NULL)
+    sandbox_gateway_stream_set_refusal_func (connection->stream, NULL, NULL);
 
   g_source_destroy (connection->deadline);
   g_source_unref (connection->deadline);
@@ -399,6 +427,19 @@ connection_of (SoupServerMessage *msg)
 }
 
 static void
+on_head_refused (const char *reason,
+                 gpointer    user_data)
+{
+  Connection *connection = user_data;
+
+  if (connection->server == NULL || connection->head_refused)
+    return;
+
+  connection->head_refused = TRUE;
+  audit_refused_head (connection->server, reason);
+}
+
+static void
 accept_connection (SandboxGatewayServer *self,
                    GSocket              *socket)
 {
@@ -419,6 +460,7 @@ accept_connection (SandboxGatewayServer *self,
   /* Not a plain GSocketConnection: see sandbox-gateway-stream.c. */
   stream = sandbox_gateway_stream_new (socket);
   g_set_weak_pointer (&connection->stream, stream);
+  sandbox_gateway_stream_set_refusal_func (stream, on_head_refused, connection);
 
   if (!soup_server_accept_iostream (self->soup, G_IO_STREAM (stream),
                                     self->stand_in_address, address, &error))

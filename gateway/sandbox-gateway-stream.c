@@ -25,7 +25,8 @@
  * end of the stream in the middle of a head for the head's end, and would
  * handle, and the gateway forward, whatever part of it arrived. The stream
  * follows each head to its empty line and reports an end before it as an
- * error instead.
+ * error instead; it also ends a head past 64 KiB itself (libsoup would, a
+ * read later), so that both refusals reach the gateway's audit.
  *
  * The input stream also gives libsoup read sources that poll nothing
  * themselves. GLib writes a context's wakeup eventfd (and runs one more loop
@@ -52,6 +53,10 @@
 
 #define STAND_IN_LINE "X\n"
 
+/* libsoup 3.2 refuses a head longer than this, after reading it; the stream
+ * stops at the same size, so that the refusal is the gateway's (and audited). */
+#define MAX_HEAD_BYTES (64 * 1024)
+
 /* The input stream */
 
 #define SANDBOX_TYPE_GATEWAY_INPUT (sandbox_gateway_input_get_type ())
@@ -66,6 +71,10 @@ struct _SandboxGatewayInput
   gboolean ended;            /* the stand-in was delivered: only errors from now */
   gboolean in_head;          /* a request head has begun, its blank line not read yet */
   char head_tail[2];         /* the head's last two bytes read, to find that line */
+  gsize head_bytes;          /* bytes of the head read so far */
+  gboolean refused;          /* a head was refused: only errors from now */
+  SandboxGatewayStreamRefusalFunc refusal_func;
+  gpointer refusal_data;
 
   GSource *watch;            /* polls the socket, from the first read source on */
   gpointer watch_tag;        /* NULL while not polled: readable, and nobody reading */
@@ -214,6 +223,23 @@ start_head (SandboxGatewayInput *self)
 {
   self->in_head = TRUE;
   self->head_tail[0] = self->head_tail[1] = '\0';
+  self->head_bytes = 0;
+}
+
+/* Ends the connection's input with @message; reports @reason once. */
+static gssize
+refuse_head (SandboxGatewayInput  *self,
+             GIOErrorEnum          code,
+             const char           *reason,
+             const char           *message,
+             GError              **error)
+{
+  if (!self->refused && self->refusal_func != NULL)
+    self->refusal_func (reason, self->refusal_data);
+  self->refused = TRUE;
+
+  g_set_error_literal (error, G_IO_ERROR, code, message);
+  return -1;
 }
 
 /* Follows the bytes of a request head up to its end, the empty line that
@@ -226,6 +252,7 @@ scan_head (SandboxGatewayInput *self,
 {
   for (gsize i = 0; i < length && self->in_head; i++)
     {
+      self->head_bytes++;
       if (data[i] == '\n' &&
           (self->head_tail[1] == '\n' || (self->head_tail[1] == '\r' && self->head_tail[0] == '\n')))
         self->in_head = FALSE;
@@ -253,6 +280,13 @@ receive (SandboxGatewayInput  *self,
       return -1;
     }
 
+  if (self->refused)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED,
+                           "The gateway refused this connection's request head");
+      return -1;
+    }
+
   n = g_socket_receive_with_blocking (self->socket, buffer, count, blocking, cancellable, &local_error);
   if (n > 0)
     {
@@ -260,6 +294,9 @@ receive (SandboxGatewayInput  *self,
         start_head (self);
       self->awaiting_request = FALSE;
       scan_head (self, buffer, n);
+      if (self->in_head && self->head_bytes > MAX_HEAD_BYTES)
+        return refuse_head (self, G_IO_ERROR_MESSAGE_TOO_LARGE, "head-too-large",
+                            "The guest's request head is larger than 64 KiB", error);
       return n;
     }
 
@@ -268,11 +305,8 @@ receive (SandboxGatewayInput  *self,
    * half-closes after part of a head, or a connection the header deadline
    * shuts down, would have that part handled and forwarded. */
   if (n == 0 && self->in_head)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT,
-                           "The guest ended its connection in the middle of a request head");
-      return -1;
-    }
+    return refuse_head (self, G_IO_ERROR_PARTIAL_INPUT, "incomplete-head",
+                        "The guest ended its connection in the middle of a request head", error);
 
   if (!self->awaiting_request || count < strlen (STAND_IN_LINE) ||
       g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK) ||
@@ -671,6 +705,37 @@ sandbox_gateway_stream_expect_request (SandboxGatewayStream *self)
 {
   sandbox_gateway_stream_get_input_stream (G_IO_STREAM (self));
   self->input->awaiting_request = TRUE;
+}
+
+/*
+ * sandbox_gateway_stream_set_refusal_func:
+ * @func: (nullable): called on the gateway thread, with a reason such as
+ *   "incomplete-head" or "head-too-large", when the stream refuses a request
+ *   head (at most once per connection); %NULL to stop
+ *
+ * The stream ends its input when a request head is cut short or grows past
+ * 64 KiB; libsoup then drops the connection without a word, so this is how
+ * the gateway learns of it.
+ */
+void
+sandbox_gateway_stream_set_refusal_func (SandboxGatewayStream            *self,
+                                         SandboxGatewayStreamRefusalFunc  func,
+                                         gpointer                         user_data)
+{
+  sandbox_gateway_stream_get_input_stream (G_IO_STREAM (self));
+  self->input->refusal_func = func;
+  self->input->refusal_data = user_data;
+}
+
+/*
+ * sandbox_gateway_stream_is_in_head:
+ *
+ * Returns: whether part of a request head has been read and its end not yet
+ */
+gboolean
+sandbox_gateway_stream_is_in_head (SandboxGatewayStream *self)
+{
+  return self->input != NULL && self->input->in_head;
 }
 
 /*

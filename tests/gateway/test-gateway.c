@@ -456,6 +456,17 @@ assert_event (SandboxGatewayEvent    *event,
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 0);
 }
 
+/* A refused request head: no request was made of it. */
+static void
+assert_refused_head (SandboxGatewayEvent *event,
+                     const char          *reason)
+{
+  assert_event (event, SANDBOX_GATEWAY_DECISION_BAD_REQUEST, reason, 0);
+  g_assert_cmpstr (sandbox_gateway_event_get_method (event), ==, "");
+  g_assert_cmpstr (sandbox_gateway_event_get_host (event), ==, "");
+  g_assert_cmpstr (sandbox_gateway_event_get_path (event), ==, "");
+}
+
 /* Raw guests */
 
 static GSocketConnection *
@@ -1283,6 +1294,60 @@ resident_kib (void)
   return g_ascii_strtoull (line + 6, NULL, 10);
 }
 
+static gsize
+peak_resident_kib (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
+  line = strstr (status, "VmHWM:");
+  g_assert_nonnull (line);
+  return g_ascii_strtoull (line + 6, NULL, 10);
+}
+
+/* A guest streaming an endless request head is cut off at 64 KiB without an
+ * answer, audited, nothing reaches the upstream, and the host's memory does
+ * not follow what the guest sends. */
+static void
+test_endless_head_cut_off (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  GOutputStream *output = g_io_stream_get_output_stream (G_IO_STREAM (connection));
+  g_autofree char *start = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n", fixture->host);
+  g_autofree char *line = g_strdup_printf ("X-Fill: %0*d\r\n", 1000, 0);
+  g_autoptr(GString) chunk = g_string_new (NULL);
+  g_autoptr(Response) response = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize before = peak_resident_kib ();
+  gsize sent = 0;
+
+  while (chunk->len < 1024 * 1024)
+    g_string_append (chunk, line);
+
+  guest_send (connection, start, strlen (start));
+  /* Up to 256 MiB, or until the gateway stops reading. */
+  while (sent < 256 * MIB)
+    {
+      gsize written = 0;
+
+      if (!g_output_stream_write_all (output, chunk->str, chunk->len, &written, NULL, &error))
+        break;
+      sent += written;
+    }
+  g_assert_cmpuint (sent, <, 256 * MIB);
+  g_assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE) ||
+                 g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED));
+
+  response = guest_read_response (connection);
+  g_assert_cmpuint (response->status, ==, 0);
+  wait_for_events (fixture, 1);
+  assert_refused_head (last_event (fixture), "head-too-large");
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+  g_assert_cmpuint (peak_resident_kib (), <, before + 16 * 1024);
+}
+
 static void
 test_huge_response_bounded_memory (Fixture       *fixture,
                                    gconstpointer  data)
@@ -1343,7 +1408,41 @@ test_slow_headers_closed (Fixture       *fixture,
   g_assert_cmpuint (response->status, ==, 0);
   g_assert_cmpint (g_get_monotonic_time () - started, >=, 250 * 1000);
   g_assert_cmpint (g_get_monotonic_time () - started, <, 3 * G_USEC_PER_SEC);
+  wait_for_events (fixture, 1);
+  g_usleep (100 * 1000);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (fixture->events->len, ==, 1);
+  assert_refused_head (last_event (fixture), "header-timeout");
   g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+}
+
+/* A connection that sends nothing, or nothing more after its responses, is
+ * ended at the headers deadline without a word in the audit stream. */
+static void
+test_silent_connection_not_audited (Fixture       *fixture,
+                                    gconstpointer  data)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = policy_for_port (fixture->upstream->port);
+  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autoptr(GSocketConnection) silent = NULL;
+  g_autoptr(GSocketConnection) idle = NULL;
+  g_autoptr(Response) response = NULL;
+
+  fixture_start_gateway (fixture, policy, 5000, 300);
+  silent = guest_connect (fixture);
+  idle = guest_connect (fixture);
+  guest_send (idle, request, strlen (request));
+  response = guest_read_response (idle);
+  g_assert_cmpuint (response->status, ==, 200);
+
+  g_assert_true (guest_sees_eof (silent));
+  g_assert_true (guest_sees_eof (idle));
+  g_usleep (100 * 1000);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (fixture->events->len, ==, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
 /* libsoup 3.2 takes a request head cut short by the end of the stream for a
@@ -1367,14 +1466,15 @@ test_truncated_head_not_forwarded (Fixture       *fixture,
   response = guest_read_response (connection);
   g_assert_cmpuint (response->status, ==, 0);
 
-  /* A request that did reach the upstream would be audited as allowed. */
-  g_usleep (200 * 1000);
+  /* Audited as a refused head, and only so: a request that reached the
+   * upstream would be audited as allowed too. */
+  wait_for_events (fixture, 1);
+  g_usleep (100 * 1000);
   while (g_main_context_iteration (NULL, FALSE))
     ;
+  g_assert_cmpuint (fixture->events->len, ==, 1);
+  assert_refused_head (last_event (fixture), "incomplete-head");
   g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
-  for (guint i = 0; i < fixture->events->len; i++)
-    g_assert_cmpint (sandbox_gateway_event_get_decision (g_ptr_array_index (fixture->events, i)), !=,
-                     SANDBOX_GATEWAY_DECISION_ALLOWED);
 }
 
 static guint16
@@ -1512,6 +1612,9 @@ main (int   argc,
   add_fixture_test ("/sandbox/gateway/limits/chunked-request-body-too-large", test_chunked_request_body_too_large, NULL);
   add_fixture_test ("/sandbox/gateway/limits/response-body-too-large", test_response_body_too_large, NULL);
   add_fixture_test ("/sandbox/gateway/limits/huge-response-bounded-memory", test_huge_response_bounded_memory, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/endless-head-cut-off", test_endless_head_cut_off, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/silent-connection-not-audited",
+                    test_silent_connection_not_audited, NULL);
   add_fixture_test ("/sandbox/gateway/limits/upstream-never-answers", test_upstream_never_answers, NULL);
   add_fixture_test ("/sandbox/gateway/limits/slow-headers-closed", test_slow_headers_closed, NULL);
   add_fixture_test ("/sandbox/gateway/upstream/connection-refused", test_connection_refused, NULL);
