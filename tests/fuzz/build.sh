@@ -28,7 +28,7 @@ fi
 ninja -C "$build" -j "$jobs" libsandbox-core/libsandbox-internal.a >/dev/null
 
 mkdir -p "$build/fuzz"
-deps="gio-unix-2.0 gmodule-2.0 json-glib-1.0 libsoup-3.0 libcurl"
+deps="gio-unix-2.0 gmodule-2.0 json-glib-1.0 libsoup-3.0 libcurl libcrypto"
 # shellcheck disable=SC2046
 read -r -a pkg_cflags <<<"$(pkg-config --cflags $deps)"
 read -r -a pkg_libs <<<"$(pkg-config --libs $deps)"
