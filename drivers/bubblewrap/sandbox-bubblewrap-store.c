@@ -631,7 +631,7 @@ acquire_lease (const char  *directory,
  * of the session (and its namespace's init, a fork of it) before it took
  * its lock on the workspace. */
 static gboolean
-workspace_has_bwrap (const char *workspace)
+scan_for_bwrap (const char *workspace)
 {
   g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
   const char *name;
@@ -653,6 +653,26 @@ workspace_has_bwrap (const char *workspace)
       for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
         if (strcmp (cmdline + i, workspace) == 0)
           return TRUE;
+    }
+  return FALSE;
+}
+
+/* A process's cmdline can read empty for a moment (while it forks or
+ * execs), so one scan can miss a live bwrap: a process counts as gone only
+ * when several scans a little apart all miss it. Recovery is rare; the
+ * pauses cost it 20 ms. */
+#define SCAN_ATTEMPTS 3
+#define SCAN_PAUSE_US (10 * 1000)
+
+static gboolean
+workspace_has_bwrap (const char *workspace)
+{
+  for (guint attempt = 0; attempt < SCAN_ATTEMPTS; attempt++)
+    {
+      if (attempt > 0)
+        g_usleep (SCAN_PAUSE_US);
+      if (scan_for_bwrap (workspace))
+        return TRUE;
     }
   return FALSE;
 }
