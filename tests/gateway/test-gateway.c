@@ -1282,28 +1282,29 @@ test_response_body_too_large (Fixture       *fixture,
   g_assert_error (first_error (fixture), SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
 }
 
+/* A memory figure of this process from /proc/self/status, in KiB. */
 static gsize
-resident_kib (void)
+status_kib (const char *field)
 {
   g_autofree char *status = NULL;
   const char *line;
 
   g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
-  line = strstr (status, "VmRSS:");
+  line = strstr (status, field);
   g_assert_nonnull (line);
-  return g_ascii_strtoull (line + 6, NULL, 10);
+  return g_ascii_strtoull (line + strlen (field), NULL, 10);
+}
+
+static gsize
+resident_kib (void)
+{
+  return status_kib ("VmRSS:");
 }
 
 static gsize
 peak_resident_kib (void)
 {
-  g_autofree char *status = NULL;
-  const char *line;
-
-  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
-  line = strstr (status, "VmHWM:");
-  g_assert_nonnull (line);
-  return g_ascii_strtoull (line + 6, NULL, 10);
+  return status_kib ("VmHWM:");
 }
 
 /* A guest streaming an endless request head is cut off at 64 KiB without an
