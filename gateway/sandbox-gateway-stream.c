@@ -705,6 +705,9 @@ sandbox_gateway_stream_expect_request (SandboxGatewayStream *self)
 {
   sandbox_gateway_stream_get_input_stream (G_IO_STREAM (self));
   self->input->awaiting_request = TRUE;
+  /* Head tracking starts again with the next byte (a head pipelined behind
+   * the last one may already sit in libsoup's buffer, unseen here). */
+  self->input->in_head = FALSE;
 }
 
 /*

@@ -868,6 +868,36 @@ test_keep_alive_closed_releases_socket (Fixture       *fixture,
   g_assert_cmpuint (after, <=, before);
 }
 
+/* Requests pipelined in one write are each answered, in order; the guest
+ * then closing the connection is no refusal. */
+static void
+test_pipelined_requests (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autofree char *requests = g_strdup_printf ("GET /one HTTP/1.1\r\nHost: %s\r\n\r\n"
+                                               "GET /two HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                               fixture->host, fixture->host);
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autoptr(Response) first = NULL;
+  g_autoptr(Response) second = NULL;
+
+  guest_send (connection, requests, strlen (requests));
+  first = guest_read_response (connection);
+  second = guest_read_response (connection);
+  g_assert_cmpuint (first->status, ==, 200);
+  assert_body (first, "GET /one 0");
+  g_assert_cmpuint (second->status, ==, 200);
+  assert_body (second, "GET /two 0");
+
+  g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+  wait_for_events (fixture, 2);
+  g_usleep (100 * 1000);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (fixture->events->len, ==, 2);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+}
+
 /* A guest that half-closes its connection (shuts down its write side)
  * right after a request, or once its response is in, gets the end of the
  * connection at once, not at the header deadline. */
@@ -1583,6 +1613,7 @@ main (int   argc,
   add_fixture_test ("/sandbox/gateway/allowed/injects-credential", test_allowed_injects_credential, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/post-body", test_allowed_post_body, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive", test_keep_alive, NULL);
+  add_fixture_test ("/sandbox/gateway/allowed/pipelined-requests", test_pipelined_requests, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/half-closed-with-request-ends-after-response",
                     test_half_closed_connection_ends_after_response, GINT_TO_POINTER (FALSE));
   add_fixture_test ("/sandbox/gateway/allowed/half-closed-when-idle-ends",
