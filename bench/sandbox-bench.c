@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <spawn.h>
 #include <string.h>
@@ -741,6 +742,20 @@ cp_tree (const char *from,
   return bench_now_us () - start;
 }
 
+/* Writes back what is dirty on @root's filesystem, so that no measurement
+ * pays for the writeback of the one before it (on disk, each round's copies
+ * leave megabytes of dirty pages; the next step would otherwise be slowed by
+ * their flushing, whichever step that is). */
+static void
+settle (const char *root)
+{
+  int fd = open (root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (fd < 0 || syncfs (fd) < 0)
+    g_error ("syncfs %s: %s", root, g_strerror (errno));
+  close (fd);
+}
+
 static void
 bench_template_on (const char *label,
                    const char *root)
@@ -779,8 +794,15 @@ bench_template_on (const char *label,
       g_free (name);
       name = g_strdup_printf ("bench-tree-%u-%d", i, (int) getpid ());
 
-      samples_add (cp, cp_tree (source, copy));
+      /* The disk's speed drifts within seconds here: each pair of
+       * measurements alternates which side goes first. */
+      if (i % 2 == 1)
+        {
+          settle (root);
+          samples_add (cp, cp_tree (source, copy));
+        }
 
+      settle (root);
       start = bench_now_us ();
       template_ = sandbox_template_new (name);
       sandbox_template_add_directory (template_, source_file, NULL, &error);
@@ -789,12 +811,29 @@ bench_template_on (const char *label,
       check (error, "prewarm");
       samples_add (prewarm, bench_now_us () - start);
 
-      data = template_data_of (state, key);
-      samples_add (cp_create, cp_tree (data, copy2));
+      if (i % 2 == 0)
+        {
+          settle (root);
+          samples_add (cp, cp_tree (source, copy));
+        }
 
+      data = template_data_of (state, key);
+      if (i % 2 == 1)
+        {
+          settle (root);
+          samples_add (cp_create, cp_tree (data, copy2));
+        }
+
+      settle (root);
       start = bench_now_us ();
       handle = create_session (backend, key, policy);
       samples_add (create, bench_now_us () - start);
+
+      if (i % 2 == 0)
+        {
+          settle (root);
+          samples_add (cp_create, cp_tree (data, copy2));
+        }
 
       workspace = workspace_of (state, handle);
       samples_add (bwrap, floor_run (workspace, true_argv));
