@@ -294,7 +294,9 @@ receive (SandboxGatewayInput  *self,
         start_head (self);
       self->awaiting_request = FALSE;
       scan_head (self, buffer, n);
-      if (self->in_head && self->head_bytes > MAX_HEAD_BYTES)
+      /* head_bytes counts only the current head, so whether it ended in this
+       * read or not, it is too large. */
+      if (self->head_bytes > MAX_HEAD_BYTES)
         return refuse_head (self, G_IO_ERROR_MESSAGE_TOO_LARGE, "head-too-large",
                             "The guest's request head is larger than 64 KiB", error);
       return n;
