@@ -184,11 +184,13 @@ sandbox_gateway_event_get_decision (SandboxGatewayEvent *self)
  * "response-too-large", "timeout", "upstream-error", "policy-changed",
  * "closed" or "client-closed"; for bad requests "missing-host",
  * "duplicate-host", "invalid-host", "invalid-target", "ambiguous-framing",
- * "malformed" (refused by the HTTP parser itself), and — for a request head
- * that never became a request, reported with an empty method, host and path and
- * answered with nothing but the end of the connection — "incomplete-head"
- * (the guest ended the connection inside it), "head-too-large" (over
- * 64 KiB) or "header-timeout" (not finished within the headers deadline).
+ * "malformed" (refused by the HTTP parser itself); for a request the guest
+ * did not finish, answered with nothing but the end of the connection and
+ * never forwarded, "incomplete-body" (the connection ended inside its body)
+ * or "body-timeout" (the body not sent within the request deadline), and —
+ * for a head that never became a request, reported with an empty method,
+ * host and path — "incomplete-head", "head-too-large" (over 64 KiB) or
+ * "header-timeout" (not finished within the headers deadline).
  *
  * Returns: the reason, a short kebab-case word
  */

@@ -90,7 +90,7 @@ typedef struct
   gint64 deadline_us;
   ConnectionPhase phase;
   SoupServerMessage *current; /* borrowed, the message the phase is about */
-  gboolean head_refused;      /* a refused request head was audited */
+  gboolean input_refused;     /* a request cut short or too slow was audited */
 } Connection;
 
 typedef enum
@@ -321,6 +321,8 @@ connection_drop (Connection *connection)
 
 static void fail_exchange (Exchange *exchange,
                            Failure  *failure);
+static void refuse_input  (Connection *connection,
+                           const char *reason);
 
 static gboolean
 on_connection_deadline (gpointer user_data)
@@ -354,15 +356,14 @@ on_connection_deadline (gpointer user_data)
     {
       g_debug ("Closing a connection that overran its deadline (phase %d, exchange state %d)",
                connection->phase, exchange != NULL ? (int) exchange->state : -1);
-      /* A head begun and not finished in time; a connection that sent
-       * nothing (or is idle between requests) ending at its deadline is no
-       * refusal. */
+      /* A head begun and not finished in time, or a body; a connection
+       * that sent nothing (or is idle between requests) ending at its
+       * deadline is no refusal. */
       if (connection->phase == PHASE_HEADERS && connection->stream != NULL &&
-          sandbox_gateway_stream_is_in_head (connection->stream) && !connection->head_refused)
-        {
-          connection->head_refused = TRUE;
-          audit_refused_head (connection->server, "header-timeout");
-        }
+          sandbox_gateway_stream_is_in_head (connection->stream))
+        refuse_input (connection, "header-timeout");
+      else if (exchange != NULL && exchange->state == EXCHANGE_READING)
+        refuse_input (connection, "body-timeout");
       connection_drop (connection);
     }
 
@@ -427,16 +428,10 @@ connection_of (SoupServerMessage *msg)
 }
 
 static void
-on_head_refused (const char *reason,
-                 gpointer    user_data)
+on_input_refused (const char *reason,
+                  gpointer    user_data)
 {
-  Connection *connection = user_data;
-
-  if (connection->server == NULL || connection->head_refused)
-    return;
-
-  connection->head_refused = TRUE;
-  audit_refused_head (connection->server, reason);
+  refuse_input (user_data, reason);
 }
 
 static void
@@ -460,7 +455,7 @@ accept_connection (SandboxGatewayServer *self,
   /* Not a plain GSocketConnection: see sandbox-gateway-stream.c. */
   stream = sandbox_gateway_stream_new (socket);
   g_set_weak_pointer (&connection->stream, stream);
-  sandbox_gateway_stream_set_refusal_func (stream, on_head_refused, connection);
+  sandbox_gateway_stream_set_refusal_func (stream, on_input_refused, connection);
 
   if (!soup_server_accept_iostream (self->soup, G_IO_STREAM (stream),
                                     self->stand_in_address, address, &error))
@@ -1000,6 +995,32 @@ abort_stale_exchanges (gpointer user_data)
     }
 
   return G_SOURCE_REMOVE;
+}
+
+/* Audits a request the guest cut short, or sent too slowly, once per
+ * connection: with its method, host and target when its head was read (and
+ * it was not answered and audited already), else as a refused head. The
+ * guest gets no answer and nothing is forwarded. */
+static void
+refuse_input (Connection *connection,
+              const char *reason)
+{
+  SandboxGatewayServer *self = connection->server;
+  SoupServerMessage *msg = connection->current;
+  Exchange *exchange;
+
+  if (self == NULL || connection->input_refused)
+    return;
+  connection->input_refused = TRUE;
+
+  if (msg != NULL && g_object_get_qdata (G_OBJECT (msg), audited_quark ()) != NULL)
+    return;
+  exchange = msg != NULL ? g_hash_table_lookup (self->exchanges, msg) : NULL;
+  if (exchange != NULL)
+    audit (self, msg, exchange->host, exchange->target, exchange->started_us,
+           SANDBOX_GATEWAY_DECISION_BAD_REQUEST, reason, 0, 0, 0, 0);
+  else
+    audit_refused_head (self, reason);
 }
 
 /* libsoup handlers */

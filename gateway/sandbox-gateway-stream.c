@@ -21,12 +21,14 @@
  * stand-in can never complete a request: it holds no blank line, and nothing
  * follows it but the error, so libsoup answers nothing and forwards nothing.
  *
- * The input stream also ends a request head cut short: libsoup 3.2 takes the
- * end of the stream in the middle of a head for the head's end, and would
- * handle, and the gateway forward, whatever part of it arrived. The stream
- * follows each head to its empty line and reports an end before it as an
- * error instead; it also ends a head past 64 KiB itself (libsoup would, a
- * read later), so that both refusals reach the gateway's audit.
+ * The input stream also ends a request cut short: libsoup 3.2 takes the end
+ * of the stream in the middle of a head for the head's end, and in the
+ * middle of a chunked body for the body's end, and would handle, and the
+ * gateway forward, whatever part arrived. The stream follows each head to
+ * its empty line, and reports an end of stream before the request is
+ * answered as an error instead; it also ends a head past 64 KiB itself
+ * (libsoup would, a read later), so that the refusals reach the gateway's
+ * audit.
  *
  * The input stream also gives libsoup read sources that poll nothing
  * themselves. GLib writes a context's wakeup eventfd (and runs one more loop
@@ -228,7 +230,7 @@ start_head (SandboxGatewayInput *self)
 
 /* Ends the connection's input with @message; reports @reason once. */
 static gssize
-refuse_head (SandboxGatewayInput  *self,
+refuse_input (SandboxGatewayInput  *self,
              GIOErrorEnum          code,
              const char           *reason,
              const char           *message,
@@ -297,18 +299,25 @@ receive (SandboxGatewayInput  *self,
       /* head_bytes counts only the current head, so whether it ended in this
        * read or not, it is too large. */
       if (self->head_bytes > MAX_HEAD_BYTES)
-        return refuse_head (self, G_IO_ERROR_MESSAGE_TOO_LARGE, "head-too-large",
+        return refuse_input (self, G_IO_ERROR_MESSAGE_TOO_LARGE, "head-too-large",
                             "The guest's request head is larger than 64 KiB", error);
       return n;
     }
 
-  /* libsoup 3.2 takes a request head cut short by the end of the stream for
-   * a whole one (soup_message_io_data_read_headers()), so a guest that
-   * half-closes after part of a head, or a connection the header deadline
-   * shuts down, would have that part handled and forwarded. */
-  if (n == 0 && self->in_head)
-    return refuse_head (self, G_IO_ERROR_PARTIAL_INPUT, "incomplete-head",
-                        "The guest ended its connection in the middle of a request head", error);
+  /* libsoup 3.2 takes a request cut short by the end of the stream for a
+   * whole one: a head (soup_message_io_data_read_headers()), and a chunked
+   * body before its last chunk or the end of its trailers (its chunked
+   * reader returns the end of the stream as the body's end). A guest that
+   * half-closes mid-request, or a connection a deadline shuts down, would
+   * have what arrived handled and forwarded as if complete. libsoup reads
+   * nothing past a whole request until its answer is written, so an end of
+   * stream read while a request is open always cuts it short. */
+  if (n == 0 && !self->awaiting_request)
+    return self->in_head
+             ? refuse_input (self, G_IO_ERROR_PARTIAL_INPUT, "incomplete-head",
+                            "The guest ended its connection in the middle of a request head", error)
+             : refuse_input (self, G_IO_ERROR_PARTIAL_INPUT, "incomplete-body",
+                            "The guest ended its connection in the middle of a request body", error);
 
   if (!self->awaiting_request || count < strlen (STAND_IN_LINE) ||
       g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK) ||
@@ -714,13 +723,13 @@ sandbox_gateway_stream_expect_request (SandboxGatewayStream *self)
 
 /*
  * sandbox_gateway_stream_set_refusal_func:
- * @func: (nullable): called on the gateway thread, with a reason such as
- *   "incomplete-head" or "head-too-large", when the stream refuses a request
- *   head (at most once per connection); %NULL to stop
+ * @func: (nullable): called on the gateway thread, with a reason
+ *   ("incomplete-head", "incomplete-body" or "head-too-large"), when the
+ *   stream refuses a request (at most once per connection); %NULL to stop
  *
- * The stream ends its input when a request head is cut short or grows past
- * 64 KiB; libsoup then drops the connection without a word, so this is how
- * the gateway learns of it.
+ * The stream ends its input when a request is cut short or its head grows
+ * past 64 KiB; libsoup then drops the connection without a word, so this is
+ * how the gateway learns of it.
  */
 void
 sandbox_gateway_stream_set_refusal_func (SandboxGatewayStream            *self,

@@ -1508,6 +1508,98 @@ test_truncated_head_not_forwarded (Fixture       *fixture,
   g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
 }
 
+/* A body cut short by the end of the connection — fewer bytes than its
+ * Content-Length, a chunked body without its last chunk, or one without the
+ * end of its trailers — is never forwarded, and is audited with the request
+ * it belonged to. (libsoup 3.2 alone ends a chunked body at the end of the
+ * stream, and the gateway used to forward its first part as the whole.) */
+static void
+test_truncated_body_not_forwarded (Fixture       *fixture,
+                                   gconstpointer  data)
+{
+  const char *framing_and_body = data;
+  g_autofree char *partial = g_strdup_printf ("POST /echo HTTP/1.1\r\nHost: %s\r\n%s",
+                                              fixture->host, framing_and_body);
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autoptr(Response) response = NULL;
+  g_autoptr(GError) error = NULL;
+
+  guest_send (connection, partial, strlen (partial));
+  g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
+  g_assert_no_error (error);
+
+  response = guest_read_response (connection);
+  g_assert_cmpuint (response->status, ==, 0);
+
+  wait_for_events (fixture, 1);
+  g_usleep (100 * 1000);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (fixture->events->len, ==, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "incomplete-body", 0);
+  g_assert_cmpstr (sandbox_gateway_event_get_method (last_event (fixture)), ==, "POST");
+  g_assert_cmpstr (sandbox_gateway_event_get_path (last_event (fixture)), ==, "/echo");
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+}
+
+/* The same requests whole, then half-closed, are forwarded whole: the end of
+ * the connection after a complete request is no refusal. */
+static void
+test_whole_body_then_half_close (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  const char *framing_and_body = data;
+  g_autofree char *request = g_strdup_printf ("POST /echo HTTP/1.1\r\nHost: %s\r\n%s",
+                                              fixture->host, framing_and_body);
+  g_autoptr(GSocketConnection) connection = guest_connect (fixture);
+  g_autoptr(Response) response = NULL;
+  g_autoptr(GError) error = NULL;
+
+  guest_send (connection, request, strlen (request));
+  g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
+  g_assert_no_error (error);
+
+  response = guest_read_response (connection);
+  g_assert_cmpuint (response->status, ==, 200);
+  assert_body (response, "POST /echo 10");
+  g_assert_true (guest_sees_eof (connection));
+
+  wait_for_events (fixture, 1);
+  g_usleep (100 * 1000);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (fixture->events->len, ==, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+}
+
+/* A guest that sends its body too slowly is cut off at the request deadline,
+ * audited, and nothing is forwarded. */
+static void
+test_slow_body_closed (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = policy_for_port (fixture->upstream->port);
+  g_autoptr(GSocketConnection) connection = NULL;
+  g_autofree char *partial = NULL;
+  g_autoptr(Response) response = NULL;
+
+  fixture_start_gateway (fixture, policy, 300, 2000);
+  connection = guest_connect (fixture);
+  partial = g_strdup_printf ("POST /echo HTTP/1.1\r\nHost: %s\r\nContent-Length: 10\r\n\r\nhel",
+                             fixture->host);
+  guest_send (connection, partial, strlen (partial));
+  response = guest_read_response (connection);
+  g_assert_cmpuint (response->status, ==, 0);
+
+  wait_for_events (fixture, 1);
+  g_usleep (100 * 1000);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (fixture->events->len, ==, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "body-timeout", 0);
+  g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
+}
+
 static guint16
 unused_port (void)
 {
@@ -1620,6 +1712,18 @@ main (int   argc,
                     test_half_closed_connection_ends_after_response, GINT_TO_POINTER (TRUE));
   add_fixture_test ("/sandbox/gateway/hostile/truncated-head-crlf", test_truncated_head_not_forwarded, "\r\n");
   add_fixture_test ("/sandbox/gateway/hostile/truncated-head-lf", test_truncated_head_not_forwarded, "\n");
+  add_fixture_test ("/sandbox/gateway/hostile/truncated-body-content-length",
+                    test_truncated_body_not_forwarded, "Content-Length: 10\r\n\r\nhello");
+  add_fixture_test ("/sandbox/gateway/hostile/truncated-body-chunked",
+                    test_truncated_body_not_forwarded, "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+  add_fixture_test ("/sandbox/gateway/hostile/truncated-body-chunked-trailers",
+                    test_truncated_body_not_forwarded, "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n");
+  add_fixture_test ("/sandbox/gateway/allowed/whole-body-then-half-close",
+                    test_whole_body_then_half_close, "Content-Length: 10\r\n\r\nhellohello");
+  add_fixture_test ("/sandbox/gateway/allowed/whole-chunked-body-then-half-close",
+                    test_whole_body_then_half_close,
+                    "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n5\r\nhello\r\n0\r\n\r\n");
+  add_fixture_test ("/sandbox/gateway/limits/slow-body-closed", test_slow_body_closed, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive-closed-releases-socket",
                     test_keep_alive_closed_releases_socket, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive-idle-deadline-releases-socket",
