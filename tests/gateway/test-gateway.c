@@ -424,6 +424,19 @@ wait_for_events (Fixture *fixture,
   g_assert_cmpuint (fixture->events->len, >=, count);
 }
 
+/* Waits for @count events, lets any late one arrive, and checks that no
+ * more than @count came. */
+static void
+wait_for_exactly (Fixture *fixture,
+                  guint    count)
+{
+  wait_for_events (fixture, count);
+  g_usleep (100 * 1000);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (fixture->events->len, ==, count);
+}
+
 /* The first upstream-error, waiting for it to be emitted. */
 static GError *
 first_error (Fixture *fixture)
@@ -494,6 +507,18 @@ guest_send (GSocketConnection *connection,
   g_autoptr(GError) error = NULL;
 
   g_output_stream_write_all (output, data, length, NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+/* Sends @data and shuts the guest's write side down. */
+static void
+guest_send_and_half_close (GSocketConnection *connection,
+                           const char        *data)
+{
+  g_autoptr(GError) error = NULL;
+
+  guest_send (connection, data, strlen (data));
+  g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
   g_assert_no_error (error);
 }
 
@@ -890,11 +915,7 @@ test_pipelined_requests (Fixture       *fixture,
   assert_body (second, "GET /two 0");
 
   g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
-  wait_for_events (fixture, 2);
-  g_usleep (100 * 1000);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_cmpuint (fixture->events->len, ==, 2);
+  wait_for_exactly (fixture, 2);
   assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
@@ -1439,11 +1460,7 @@ test_slow_headers_closed (Fixture       *fixture,
   g_assert_cmpuint (response->status, ==, 0);
   g_assert_cmpint (g_get_monotonic_time () - started, >=, 250 * 1000);
   g_assert_cmpint (g_get_monotonic_time () - started, <, 3 * G_USEC_PER_SEC);
-  wait_for_events (fixture, 1);
-  g_usleep (100 * 1000);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_cmpuint (fixture->events->len, ==, 1);
+  wait_for_exactly (fixture, 1);
   assert_refused_head (last_event (fixture), "header-timeout");
   g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
 }
@@ -1469,10 +1486,7 @@ test_silent_connection_not_audited (Fixture       *fixture,
 
   g_assert_true (guest_sees_eof (silent));
   g_assert_true (guest_sees_eof (idle));
-  g_usleep (100 * 1000);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_cmpuint (fixture->events->len, ==, 1);
+  wait_for_exactly (fixture, 1);
   assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
@@ -1488,22 +1502,15 @@ test_truncated_head_not_forwarded (Fixture       *fixture,
                                               line_end, fixture->host, line_end, line_end);
   g_autoptr(GSocketConnection) connection = guest_connect (fixture);
   g_autoptr(Response) response = NULL;
-  g_autoptr(GError) error = NULL;
 
-  guest_send (connection, partial, strlen (partial));
-  g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
-  g_assert_no_error (error);
+  guest_send_and_half_close (connection, partial);
 
   response = guest_read_response (connection);
   g_assert_cmpuint (response->status, ==, 0);
 
   /* Audited as a refused head, and only so: a request that reached the
    * upstream would be audited as allowed too. */
-  wait_for_events (fixture, 1);
-  g_usleep (100 * 1000);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_cmpuint (fixture->events->len, ==, 1);
+  wait_for_exactly (fixture, 1);
   assert_refused_head (last_event (fixture), "incomplete-head");
   g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
 }
@@ -1522,20 +1529,13 @@ test_truncated_body_not_forwarded (Fixture       *fixture,
                                               fixture->host, framing_and_body);
   g_autoptr(GSocketConnection) connection = guest_connect (fixture);
   g_autoptr(Response) response = NULL;
-  g_autoptr(GError) error = NULL;
 
-  guest_send (connection, partial, strlen (partial));
-  g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
-  g_assert_no_error (error);
+  guest_send_and_half_close (connection, partial);
 
   response = guest_read_response (connection);
   g_assert_cmpuint (response->status, ==, 0);
 
-  wait_for_events (fixture, 1);
-  g_usleep (100 * 1000);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_cmpuint (fixture->events->len, ==, 1);
+  wait_for_exactly (fixture, 1);
   assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "incomplete-body", 0);
   g_assert_cmpstr (sandbox_gateway_event_get_method (last_event (fixture)), ==, "POST");
   g_assert_cmpstr (sandbox_gateway_event_get_path (last_event (fixture)), ==, "/echo");
@@ -1553,22 +1553,15 @@ test_whole_body_then_half_close (Fixture       *fixture,
                                               fixture->host, framing_and_body);
   g_autoptr(GSocketConnection) connection = guest_connect (fixture);
   g_autoptr(Response) response = NULL;
-  g_autoptr(GError) error = NULL;
 
-  guest_send (connection, request, strlen (request));
-  g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
-  g_assert_no_error (error);
+  guest_send_and_half_close (connection, request);
 
   response = guest_read_response (connection);
   g_assert_cmpuint (response->status, ==, 200);
   assert_body (response, "POST /echo 10");
   g_assert_true (guest_sees_eof (connection));
 
-  wait_for_events (fixture, 1);
-  g_usleep (100 * 1000);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_cmpuint (fixture->events->len, ==, 1);
+  wait_for_exactly (fixture, 1);
   assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
@@ -1591,11 +1584,7 @@ test_slow_body_closed (Fixture       *fixture,
   response = guest_read_response (connection);
   g_assert_cmpuint (response->status, ==, 0);
 
-  wait_for_events (fixture, 1);
-  g_usleep (100 * 1000);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_cmpuint (fixture->events->len, ==, 1);
+  wait_for_exactly (fixture, 1);
   assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "body-timeout", 0);
   g_assert_cmpuint (upstream_count (fixture->upstream), ==, 0);
 }
