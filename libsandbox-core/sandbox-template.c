@@ -27,7 +27,9 @@
  * key (sandbox_template_compute_key()), so identical templates are shared.
  *
  * Only files are represented: a directory exists in a workspace because a
- * file lies below it, and empty directories are not kept.
+ * file lies below it, and empty directories are not kept. So no path can be
+ * both a file and a directory: a file below another file (`a` and `a/b`)
+ * is refused when it is added, not when a backend writes the tree.
  */
 struct _SandboxTemplate
 {
@@ -35,6 +37,7 @@ struct _SandboxTemplate
 
   char *name;
   GHashTable *files; /* canonical path → GBytes */
+  GHashTable *directories; /* canonical path of an implied directory → files below it */
 };
 
 enum {
@@ -54,6 +57,7 @@ sandbox_template_finalize (GObject *object)
 
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->files, g_hash_table_unref);
+  g_clear_pointer (&self->directories, g_hash_table_unref);
 
   G_OBJECT_CLASS (sandbox_template_parent_class)->finalize (object);
 }
@@ -124,6 +128,7 @@ sandbox_template_init (SandboxTemplate *self)
   self->name = g_strdup ("");
   self->files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) g_bytes_unref);
+  self->directories = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 /**
@@ -179,6 +184,104 @@ check_text (const char  *value,
   return TRUE;
 }
 
+/* ---- files and the directories they imply ---------------------------------- */
+
+/* The canonical paths of @canonical's parent directories below the
+ * workspace root, nearest the root first ("/workspace/a", "/workspace/a/b"
+ * for "/workspace/a/b/c"). */
+static GPtrArray *
+list_parents (const char *canonical)
+{
+  GPtrArray *parents = g_ptr_array_new_with_free_func (g_free);
+  const char *slash = canonical + strlen (SANDBOX_WORKSPACE "/");
+
+  while ((slash = strchr (slash, '/')) != NULL)
+    {
+      g_ptr_array_add (parents, g_strndup (canonical, slash - canonical));
+      slash++;
+    }
+  return parents;
+}
+
+/* The first file, in byte order, below the directory @canonical. */
+static char *
+find_file_below (SandboxTemplate *self,
+                 const char      *canonical)
+{
+  g_autofree char *prefix = g_strconcat (canonical, "/", NULL);
+  const char *first = NULL;
+  GHashTableIter iter;
+  gpointer path;
+
+  g_hash_table_iter_init (&iter, self->files);
+  while (g_hash_table_iter_next (&iter, &path, NULL))
+    if (g_str_has_prefix (path, prefix) && (first == NULL || strcmp (path, first) < 0))
+      first = path;
+  return g_strdup (first);
+}
+
+/* Refuses @canonical if a path can then be a file and a directory at once. */
+static gboolean
+check_no_file_directory_clash (SandboxTemplate  *self,
+                               const char       *canonical,
+                               GPtrArray        *parents,
+                               GError          **error)
+{
+  if (g_hash_table_contains (self->files, canonical))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "Template already has a file at %s", canonical);
+      return FALSE;
+    }
+  if (g_hash_table_contains (self->directories, canonical))
+    {
+      g_autofree char *below = find_file_below (self, canonical);
+
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "Template file %s cannot be added: the template has the file %s below it",
+                   canonical, below);
+      return FALSE;
+    }
+  for (guint i = 0; i < parents->len; i++)
+    if (g_hash_table_contains (self->files, parents->pdata[i]))
+      {
+        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                     "Template file %s cannot be added: it would lie below the file %s",
+                     canonical, (const char *) parents->pdata[i]);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+/* Counts one more (@delta 1) or one fewer (-1) file below each of @parents. */
+static void
+count_files_below (SandboxTemplate *self,
+                   GPtrArray       *parents,
+                   int              delta)
+{
+  for (guint i = 0; i < parents->len; i++)
+    {
+      const char *parent = parents->pdata[i];
+      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (self->directories, parent)) + delta;
+
+      if (count == 0)
+        g_hash_table_remove (self->directories, parent);
+      else
+        g_hash_table_replace (self->directories, g_strdup (parent), GUINT_TO_POINTER (count));
+    }
+}
+
+/* Takes out a file added before (an import's rollback). */
+static void
+remove_file (SandboxTemplate *self,
+             const char      *canonical)
+{
+  g_autoptr(GPtrArray) parents = list_parents (canonical);
+
+  if (g_hash_table_remove (self->files, canonical))
+    count_files_below (self, parents, -1);
+}
+
 /**
  * sandbox_template_add_file:
  * @self: a #SandboxTemplate
@@ -186,11 +289,14 @@ check_text (const char  *value,
  * @contents: the file's bytes
  * @error: return location for a #GError, or %NULL
  *
- * Adds a file. Its parent directories are implied.
+ * Adds a file. Its parent directories are implied, so none of them can be
+ * a file of the template, nor can a file of the template lie below @path.
  *
  * Returns: %TRUE on success; %FALSE with %SANDBOX_ERROR_PATH if @path is not
  *   a canonical workspace path or is the workspace root, or
- *   %SANDBOX_ERROR_INVALID if the template already has a file at @path
+ *   %SANDBOX_ERROR_INVALID if the template already has a file at @path, a
+ *   file at one of its parent directories, or a file below it (the message
+ *   names both paths)
  */
 gboolean
 sandbox_template_add_file (SandboxTemplate  *self,
@@ -199,6 +305,7 @@ sandbox_template_add_file (SandboxTemplate  *self,
                            GError          **error)
 {
   g_autofree char *canonical = NULL;
+  g_autoptr(GPtrArray) parents = NULL;
 
   g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -216,13 +323,11 @@ sandbox_template_add_file (SandboxTemplate  *self,
       return FALSE;
     }
 
-  if (g_hash_table_contains (self->files, canonical))
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "Template already has a file at %s", canonical);
-      return FALSE;
-    }
+  parents = list_parents (canonical);
+  if (!check_no_file_directory_clash (self, canonical, parents, error))
+    return FALSE;
 
+  count_files_below (self, parents, 1);
   g_hash_table_insert (self->files, g_steal_pointer (&canonical), g_bytes_ref (contents));
   return TRUE;
 }
@@ -424,7 +529,10 @@ import_directory (Import      *import,
  * socket or device anywhere in the tree is refused with
  * %SANDBOX_ERROR_INVALID naming it, as are entries swapped for one while the
  * tree is read. Empty directories are not represented. Every name must form
- * a canonical workspace path (%SANDBOX_ERROR_PATH otherwise). On failure the
+ * a canonical workspace path (%SANDBOX_ERROR_PATH otherwise), and a file of
+ * the tree that would lie below a file the template already has, or above
+ * one, is refused with %SANDBOX_ERROR_INVALID as sandbox_template_add_file()
+ * refuses it. On failure the
  * template is left as it was.
  *
  * This reads the whole tree synchronously; call it from a worker thread for
@@ -479,7 +587,7 @@ sandbox_template_add_directory (SandboxTemplate  *self,
 
       g_hash_table_iter_init (&iter, added);
       while (g_hash_table_iter_next (&iter, &canonical, NULL))
-        g_hash_table_remove (self->files, canonical);
+        remove_file (self, canonical);
     }
 
   return ok;

@@ -16,6 +16,7 @@
 
 #include "sandbox-digest-private.h"
 #include "sandbox-error.h"
+#include "sandbox-path.h"
 #include "sandbox-template-private.h"
 
 #define MIN_KEY_ROWS 6
@@ -106,16 +107,19 @@ test_key_sorts_paths_in_byte_order (void)
   g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
   g_autoptr(GBytes) empty = g_bytes_new_static ("", 0);
   g_auto(GStrv) paths = NULL;
+  /* Whole paths in byte order: "b.txt" before "b/c" ('.' < '/'), where
+   * sorting by components would put the directory "b" first. */
   const char * const expected[] = { "/workspace/B", "/workspace/a", "/workspace/a.txt",
-                                    "/workspace/a/b", "/workspace/é", NULL };
+                                    "/workspace/b.txt", "/workspace/b/c", "/workspace/é", NULL };
+  guint n = G_N_ELEMENTS (expected) - 1;
 
-  for (guint i = 0; i < 5; i++)
-    g_assert_true (sandbox_template_add_file (template, expected[4 - i] + strlen ("/workspace/"),
+  for (guint i = 0; i < n; i++)
+    g_assert_true (sandbox_template_add_file (template, expected[n - 1 - i] + strlen ("/workspace/"),
                                               empty, NULL));
 
   paths = sandbox_template_list_paths (template);
   g_assert_true (g_strv_equal ((const char * const *) paths, expected));
-  g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 5);
+  g_assert_cmpuint (sandbox_template_get_n_files (template), ==, n);
 }
 
 static void
@@ -185,6 +189,79 @@ test_add_file_refuses_duplicates (void)
   g_assert_false (sandbox_template_add_file (template, "/workspace/a/b", bytes, &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "/workspace/a/b"));
+}
+
+/* Whether @message names @path itself, not only a path below it. */
+static gboolean
+names_path (const char *message,
+            const char *path)
+{
+  for (const char *at = strstr (message, path); at != NULL; at = strstr (at + 1, path))
+    {
+      char next = at[strlen (path)];
+
+      if (next != '/' && next != '.' && !g_ascii_isalnum (next))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A path cannot be a file and a directory at once: a file below a file is
+ * refused when it is added, in either order and at any depth, naming both
+ * paths. Without the check in sandbox_template_add_file() both adds succeed
+ * (and prewarm failed later with a G_IO_ERROR). */
+static void
+test_add_file_refuses_file_below_file (void)
+{
+  static const struct { const char *first, *second; } pairs[] = {
+    { "a", "a/b" },
+    { "a/b", "a" },
+    { "a/b", "a/b/c" },
+    { "a/b/c", "a/b" },
+    { "a", "a/b/c" },
+    { "a/b/c", "/workspace/a" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
+    {
+      g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+      g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *first = g_strconcat ("/workspace/", pairs[i].first, NULL);
+      g_autofree char *second = sandbox_path_canonicalize (pairs[i].second, NULL);
+
+      g_assert_true (sandbox_template_add_file (template, pairs[i].first, bytes, &error));
+      g_assert_no_error (error);
+      g_assert_false (sandbox_template_add_file (template, pairs[i].second, bytes, &error));
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      if (!names_path (error->message, first) || !names_path (error->message, second))
+        g_error ("Message “%s” does not name both %s and %s", error->message, first, second);
+      g_clear_error (&error);
+
+      /* The refused file is not there; the first one and siblings are fine. */
+      g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 1);
+      g_assert_null (sandbox_template_lookup_file (template, second));
+      g_assert_true (sandbox_template_add_file (template, "a.txt", bytes, &error));
+      g_assert_true (sandbox_template_add_file (template, "ab/c", bytes, &error));
+      g_assert_no_error (error);
+    }
+}
+
+/* A file name that is a prefix of another but not its parent is no clash. */
+static void
+test_add_file_accepts_prefix_siblings (void)
+{
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_template_add_file (template, "a", bytes, &error));
+  g_assert_true (sandbox_template_add_file (template, "ab/c", bytes, &error));
+  g_assert_true (sandbox_template_add_file (template, "a.d/c", bytes, &error));
+  g_assert_true (sandbox_template_add_file (template, "ab/cd", bytes, &error));
+  g_assert_true (sandbox_template_add_file (template, "ab/c.d/e", bytes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 5);
 }
 
 static void
@@ -302,6 +379,42 @@ test_add_directory_refuses_sockets (void)
   assert_import_refused (root, "sock");
 }
 
+/* An import clashing with a file already in the template is refused like
+ * sandbox_template_add_file(), and rolled back entirely: the implied
+ * directories of the files it had added are gone too. */
+static void
+test_add_directory_refuses_file_below_file (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) below = sandbox_template_new ("t");
+  g_autoptr(SandboxTemplate) above = sandbox_template_new ("t");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
+  g_autoptr(GError) error = NULL;
+
+  /* The template's file "src" would have the tree's src/deep/inner.bin below it. */
+  g_assert_true (sandbox_template_add_file (below, "src", bytes, &error));
+  g_assert_false (sandbox_template_add_directory (below, directory, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_true (names_path (error->message, "/workspace/src"));
+  g_assert_true (names_path (error->message, "/workspace/src/deep/inner.bin"));
+  g_clear_error (&error);
+  g_assert_cmpuint (sandbox_template_get_n_files (below), ==, 1);
+
+  /* The template's top.txt/x would lie below the tree's file top.txt. */
+  g_assert_true (sandbox_template_add_file (above, "top.txt/x", bytes, &error));
+  g_assert_false (sandbox_template_add_directory (above, directory, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_true (names_path (error->message, "/workspace/top.txt"));
+  g_assert_true (names_path (error->message, "/workspace/top.txt/x"));
+  g_clear_error (&error);
+  g_assert_cmpuint (sandbox_template_get_n_files (above), ==, 1);
+  /* Whatever the import added before it failed left no directory behind. */
+  g_assert_true (sandbox_template_add_file (above, "src", bytes, &error));
+  g_assert_true (sandbox_template_add_file (above, "src.d/deep", bytes, &error));
+  g_assert_no_error (error);
+}
+
 static void
 test_add_directory_refuses_missing_directory (void)
 {
@@ -381,6 +494,10 @@ main (int   argc,
   g_test_add_func ("/sandbox/template/key/is-valid", test_key_is_valid);
   g_test_add_func ("/sandbox/template/add-file/refuses-bad-paths", test_add_file_refuses_bad_paths);
   g_test_add_func ("/sandbox/template/add-file/refuses-duplicates", test_add_file_refuses_duplicates);
+  g_test_add_func ("/sandbox/template/add-file/refuses-file-below-file",
+                   test_add_file_refuses_file_below_file);
+  g_test_add_func ("/sandbox/template/add-file/accepts-prefix-siblings",
+                   test_add_file_accepts_prefix_siblings);
   g_test_add_func ("/sandbox/template/lookup-file-by-any-path", test_lookup_file_by_any_path);
   g_test_add_func ("/sandbox/template/add-directory/imports-nested-files",
                    test_add_directory_imports_nested_files);
@@ -391,6 +508,8 @@ main (int   argc,
   g_test_add_func ("/sandbox/template/add-directory/refuses-fifos", test_add_directory_refuses_fifos);
   g_test_add_func ("/sandbox/template/add-directory/refuses-sockets",
                    test_add_directory_refuses_sockets);
+  g_test_add_func ("/sandbox/template/add-directory/refuses-file-below-file",
+                   test_add_directory_refuses_file_below_file);
   g_test_add_func ("/sandbox/template/add-directory/refuses-missing-directory",
                    test_add_directory_refuses_missing_directory);
   g_test_add_func ("/sandbox/template/add-directory/honours-cancellation",

@@ -417,15 +417,17 @@ test_template_conflict_refused (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *key = NULL;
 
-  /* "a" cannot be both a file and the directory holding "a/b". */
+  /* "a" cannot be both a file and the directory holding "a/b": the
+   * template refuses "a/b" (issue 14), so prewarm never meets the clash. */
   sandbox_template_add_file (template_, "a", contents, &error);
   g_assert_no_error (error);
   sandbox_template_add_file (template_, "a/b", contents, &error);
-  g_assert_no_error (error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
 
   key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY);
-  g_assert_null (key);
+  g_assert_no_error (error);
+  g_assert_nonnull (key);
 }
 
 static void
