@@ -1,0 +1,421 @@
+# PyGObject overrides for the Sandbox-1 namespace: what a Python user
+# expects on top of the plain binding. Loaded by PyGObject whenever
+# `from gi.repository import Sandbox` runs, installed beside the typelib in
+# python3's gi/overrides directory.
+#
+#  - Sandbox.Backend.new(driver, **properties) with Python spellings
+#    (state_directory=...), validated against the driver's own GParamSpecs;
+#  - plain bytes wherever GLib.Bytes is taken, and bytes returned wherever
+#    the C API returns a GBytes (a bytes subclass that still answers
+#    get_data()/get_size(), so code written against the plain binding runs);
+#  - awaitable _async methods: called without a callback they return an
+#    asyncio future, for a loop that runs the GLib main context (gbulb on
+#    PyGObject 3.42, gi.events on PyGObject >= 3.50);
+#  - handles as (async) context managers that stop on exit;
+#  - str(error) of a Sandbox error naming its code: "SANDBOX_BUSY: ...";
+#  - Command(argv, environment={...}, stdin=b'...') and a dict view of a
+#    command's environment.
+#
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import asyncio
+import functools
+import os
+
+from gi._gi import Direction, InterfaceInfo, ObjectInfo, Repository
+from gi.repository import GLib, GObject, Gio
+
+from ..module import get_introspection_module
+from . import override
+
+Sandbox = get_introspection_module('Sandbox')
+
+__all__ = []
+
+_ERROR_DOMAIN = GLib.quark_to_string(Sandbox.error_quark())
+
+
+# Errors --------------------------------------------------------------------
+
+def _sandbox_error_str(self, _plain_str=GLib.Error.__str__):
+    if self.domain == _ERROR_DOMAIN:
+        return '%s: %s' % (Sandbox.error_code_name(self.code), self.message)
+    return _plain_str(self)
+
+
+# PyGObject 3.42 turns every GError into the one GLib.Error class and offers no
+# per-domain hook, so the only way to make str() name our codes is to give
+# GLib.Error a __str__ that handles our domain and defers to the original for
+# every other domain. Guarded so a second import does not stack it.
+if not getattr(GLib.Error.__str__, '_sandbox_error_str', False):
+    _sandbox_error_str._sandbox_error_str = True
+    GLib.Error.__str__ = _sandbox_error_str
+
+
+def _sandbox_error(code, message):
+    return GLib.Error(message, _ERROR_DOMAIN, int(code))
+
+
+class PropertyTypeError(GLib.Error, TypeError):
+    """An unknown or unsettable backend property, or a value of the wrong
+    type: a Sandbox.Error.INVALID GLib.Error that is also a TypeError, as
+    PyGObject raises for a bad keyword to a GObject constructor."""
+
+
+class PropertyValueError(GLib.Error, ValueError):
+    """A backend property value outside its range: a Sandbox.Error.INVALID
+    GLib.Error that is also a ValueError."""
+
+
+__all__ += ['PropertyTypeError', 'PropertyValueError']
+
+
+# Bytes ---------------------------------------------------------------------
+
+class Bytes(bytes):
+    """The bytes the overrides return where C returns a GBytes.
+
+    A real bytes object; get_data() and get_size() are kept so that code
+    written against the plain binding (result.get_stdout_bytes().get_data())
+    keeps working."""
+
+    def get_data(self):
+        return bytes(self)
+
+    def get_size(self):
+        return len(self)
+
+
+__all__ += ['Bytes']
+
+_BYTES_LIKE = (bytes, bytearray, memoryview)
+
+
+def _to_glib_bytes(value):
+    if isinstance(value, _BYTES_LIKE):
+        return GLib.Bytes.new(bytes(value))
+    return value
+
+
+def _from_glib_bytes(value):
+    if isinstance(value, GLib.Bytes):
+        return Bytes(value.get_data() or b'')
+    if isinstance(value, tuple):
+        return tuple(_from_glib_bytes(item) for item in value)
+    return value
+
+
+def _is_glib_bytes(type_info):
+    interface = type_info.get_interface()
+    return (interface is not None and interface.get_namespace() == 'GLib'
+            and interface.get_name() == 'Bytes')
+
+
+def _python_arguments(function_info):
+    """The arguments Python callers pass, in order (PyGObject hides array
+    lengths, user data and destroy notifies)."""
+    arguments = function_info.get_arguments()
+    hidden = set()
+    for argument in arguments:
+        for index in (argument.get_closure(), argument.get_destroy(),
+                      argument.get_type().get_array_length()):
+            if index >= 0:
+                hidden.add(index)
+    return [argument for index, argument in enumerate(arguments)
+            if index not in hidden and argument.get_direction() != Direction.OUT]
+
+
+
+def _takes_or_returns_bytes(function_info):
+    return (_is_glib_bytes(function_info.get_return_type())
+            or any(_is_glib_bytes(argument.get_type())
+                   for argument in function_info.get_arguments()))
+
+
+def _bytes_method(method, function_info):
+    """Wraps a method taking or returning GLib.Bytes to take bytes too and
+    return bytes."""
+    names = [argument.get_name() for argument in _python_arguments(function_info)]
+    bytes_names = {argument.get_name() for argument in _python_arguments(function_info)
+                   if _is_glib_bytes(argument.get_type())}
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        args = [_to_glib_bytes(value) if index < len(names) and names[index] in bytes_names
+                else value
+                for index, value in enumerate(args)]
+        kwargs = {name: _to_glib_bytes(value) if name in bytes_names else value
+                  for name, value in kwargs.items()}
+        return _from_glib_bytes(method(self, *args, **kwargs))
+
+    return wrapper
+
+
+# Awaitables ----------------------------------------------------------------
+
+def _glib_context_of(loop):
+    """The GLib.MainContext an asyncio loop iterates, or None when it iterates
+    none (a plain asyncio loop never dispatches a GTask callback).
+
+    Both gbulb's GLibEventLoop and PyGObject >= 3.50's gi.events.GLibEventLoop
+    keep it as _context: neither has a public accessor."""
+    context = getattr(loop, '_context', None)
+    return context if isinstance(context, GLib.MainContext) else None
+
+
+def _await_async_call(start, finish, args, kwargs):
+    """Starts start(*args, cancellable, callback) and returns an asyncio
+    future resolved from finish(result) in the running loop.
+
+    The GTask callback runs in the thread-default main context of the call,
+    so the call is made with the loop's own context pushed as thread default.
+    Cancelling the future cancels the operation through a GCancellable of our
+    own when the caller passed none."""
+    loop = asyncio.get_running_loop()
+    context = _glib_context_of(loop)
+    if context is None:
+        raise RuntimeError('awaiting a Sandbox _async method needs an asyncio loop that runs '
+                           'the GLib main context: gbulb (gbulb.install()) on PyGObject 3.42, '
+                           'or gi.events.GLibEventLoopPolicy on PyGObject >= 3.50')
+    future = loop.create_future()
+    cancellable = kwargs.pop('cancellable', None)
+    own_cancellable = cancellable is None
+    if own_cancellable:
+        cancellable = Gio.Cancellable()
+
+    def done(source, result):
+        try:
+            value = finish(result)
+        except GLib.Error as error:
+            if not future.done():
+                future.set_exception(error)
+            return
+        if not future.done():
+            future.set_result(value)
+
+    def cancel_operation(future):
+        if future.cancelled() and own_cancellable:
+            cancellable.cancel()
+
+    context.push_thread_default()
+    try:
+        start(*args, cancellable, done, **kwargs)
+    finally:
+        context.pop_thread_default()
+    future.add_done_callback(cancel_operation)
+    return future
+
+
+def _awaitable_method(method, finish_name, function_info):
+    """Wraps an _async method: with a callback it is the plain method; without
+    one it returns an awaitable future of the _finish method's value (the
+    form PyGObject >= 3.50 gives natively)."""
+    n_leading = [argument.get_name()
+                 for argument in _python_arguments(function_info)].index('cancellable')
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if len(args) > n_leading + 1 or 'callback' in kwargs:
+            return method(self, *args, **kwargs)
+        if len(args) == n_leading + 1:
+            kwargs['cancellable'] = args[-1]
+            args = args[:-1]
+        return _await_async_call(functools.partial(method, self),
+                                 getattr(self, finish_name), args, kwargs)
+
+    return wrapper
+
+
+# Applying the generic wrappers ---------------------------------------------
+
+def _add_native_methods(cls):
+    """Gives cls (an override of a Sandbox class or interface) the bytes and
+    awaitable forms of its introspected methods, keeping what cls defines."""
+    info = cls.__info__
+    methods = {method.get_name(): method for method in info.get_methods() if method.is_method()}
+    for name, function_info in methods.items():
+        if name in cls.__dict__:
+            continue
+        method = getattr(cls.__mro__[1], name)
+        wrapped = method
+        if _takes_or_returns_bytes(function_info):
+            wrapped = _bytes_method(wrapped, function_info)
+        finish_name = name[:-len('_async')] + '_finish'
+        if name.endswith('_async') and finish_name in methods:
+            wrapped = _awaitable_method(wrapped, finish_name, function_info)
+        if wrapped is not method:
+            setattr(cls, name, wrapped)
+    return cls
+
+
+def _override(cls):
+    global __all__
+    cls = override(_add_native_methods(cls))
+    __all__.append(cls.__name__)
+    return cls
+
+
+# Backends ------------------------------------------------------------------
+
+def _driver_gtype(driver):
+    """The GType the named driver registered, or None (loads the modules)."""
+    if driver not in Sandbox.list_drivers():
+        return None
+    point = Gio.IOExtensionPoint.lookup(Sandbox.BACKEND_EXTENSION_POINT_NAME)
+    return point.get_extension_by_name(driver).get_type()
+
+
+_INTEGER_TYPES = {GObject.TYPE_INT, GObject.TYPE_UINT, GObject.TYPE_LONG, GObject.TYPE_ULONG,
+                  GObject.TYPE_INT64, GObject.TYPE_UINT64, GObject.TYPE_CHAR, GObject.TYPE_UCHAR}
+
+
+def _property_value(driver, pspec, value):
+    """value as a GObject.Value of the property's own type, or a
+    PropertyTypeError / PropertyValueError naming the property."""
+    value_type = pspec.value_type
+    wanted = None
+    if value_type == GObject.TYPE_BOOLEAN:
+        if not isinstance(value, bool):
+            wanted = 'a bool'
+    elif value_type in _INTEGER_TYPES:
+        if isinstance(value, bool) or not isinstance(value, int):
+            wanted = 'an int'
+        elif not pspec.minimum <= value <= pspec.maximum:
+            raise PropertyValueError(
+                'Property "%s" of sandbox driver %s must be between %d and %d, not %d'
+                % (pspec.name, driver, pspec.minimum, pspec.maximum, value),
+                _ERROR_DOMAIN, int(Sandbox.Error.INVALID))
+    elif value_type in (GObject.TYPE_DOUBLE, GObject.TYPE_FLOAT):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            wanted = 'a float'
+    elif value_type == GObject.TYPE_STRING:
+        if isinstance(value, os.PathLike):
+            value = os.fspath(value)
+        if not isinstance(value, str):
+            wanted = 'a str'
+    if wanted is None:
+        try:
+            return GObject.Value(value_type, value)
+        except (TypeError, ValueError, OverflowError):
+            wanted = 'a %s' % value_type.name
+    raise PropertyTypeError('Property "%s" of sandbox driver %s takes %s, not %s'
+                            % (pspec.name, driver, wanted, type(value).__name__),
+                            _ERROR_DOMAIN, int(Sandbox.Error.INVALID))
+
+
+class Backend(Sandbox.Backend):
+
+    @staticmethod
+    def new(driver, cancellable=None, **properties):
+        """Creates a backend of the named driver.
+
+        Properties are keywords as Python spells them (state_directory=...,
+        max_concurrent_commands=8); each is checked against the driver's own
+        property: an unknown or read-only name, or a value of the wrong type,
+        raises PropertyTypeError (a Sandbox.Error.INVALID GLib.Error that is
+        also a TypeError), a number out of range PropertyValueError. An
+        unknown driver raises Sandbox.Error.UNAVAILABLE naming the
+        directories searched."""
+        gtype = _driver_gtype(driver)
+        if gtype is None:
+            # The library's own error names the driver and the directories.
+            return Sandbox.backend_newv(driver, [], [], cancellable)
+        pspecs = {pspec.name: pspec for pspec in GObject.list_properties(gtype)}
+        names = []
+        values = []
+        for keyword, value in properties.items():
+            name = keyword.replace('_', '-')
+            pspec = pspecs.get(name)
+            if pspec is None or not pspec.flags & GObject.ParamFlags.WRITABLE:
+                raise PropertyTypeError('Sandbox driver %s has no settable property "%s"'
+                                        % (driver, keyword),
+                                        _ERROR_DOMAIN, int(Sandbox.Error.INVALID))
+            names.append(name)
+            values.append(_property_value(driver, pspec, value))
+        return Sandbox.backend_newv(driver, names, values, cancellable)
+
+
+Backend = _override(Backend)
+
+
+# Handles -------------------------------------------------------------------
+
+class Handle(Sandbox.Handle):
+    """`with backend.create(...) as handle:` stops the handle on exit, even
+    when the block raises; `async with` awaits stop_async."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.stop(None)
+        return False
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, exc_type, exc_value, traceback):
+        await self.stop_async()
+        return False
+
+
+Handle = _override(Handle)
+
+
+# Commands and results ------------------------------------------------------
+
+class Command(Sandbox.Command):
+    """Sandbox.Command(['/usr/bin/cat', 'notes.txt'], cwd='src',
+    environment={'LANG': 'C.UTF-8'}, timeout_ms=5000, stdin=b'...')."""
+
+    def __init__(self, argv=None, environment=None, stdin=None, **properties):
+        if argv is not None:
+            argv = list(argv)
+            if not argv:
+                raise ValueError('Sandbox.Command needs a non-empty argv')
+            properties['executable'] = argv[0]
+            properties['args'] = argv[1:]
+        if stdin is not None:
+            properties['stdin'] = _to_glib_bytes(stdin)
+        super().__init__(**properties)
+        self.update_environment(environment or {})
+
+    @property
+    def environment(self):
+        """The command's environment as a dict (a copy)."""
+        return dict(entry.split('=', 1) for entry in self.get_environment())
+
+    def update_environment(self, environment=(), **variables):
+        """Sets each KEY=VALUE of a mapping (or pairs) and of the keywords."""
+        for key, value in dict(environment, **variables).items():
+            self.setenv(key, value)
+
+
+Command = _override(Command)
+
+
+class Result(Sandbox.Result):
+    """A finished command: exit_status, and stdout/stderr as bytes."""
+
+    exit_status = property(lambda self: self.get_exit_status())
+    stdout = property(lambda self: self.get_stdout_bytes())
+    stderr = property(lambda self: self.get_stderr_bytes())
+
+
+Result = _override(Result)
+
+
+# Everything else with bytes or async methods -------------------------------
+
+def _remaining_type_names():
+    for info in Repository.get_default().get_infos('Sandbox'):
+        if isinstance(info, (ObjectInfo, InterfaceInfo)) and info.get_name() not in __all__:
+            yield info.get_name()
+
+
+for _name in list(_remaining_type_names()):
+    _base = getattr(Sandbox, _name)
+    _class = type(_name, (_base,), {'__module__': __name__, '__doc__': _base.__doc__})
+    if any(key not in ('__module__', '__doc__') for key in vars(_add_native_methods(_class))):
+        globals()[_name] = _override(_class)
+del _name, _base, _class
