@@ -281,9 +281,11 @@ sandbox_coding_tools_class_init (SandboxCodingToolsClass *klass)
    * SandboxCodingTools:max-shell-output-bytes:
    *
    * The most output (stdout and stderr together) a `shell` result shows the
-   * model. Past it the result says `"truncated": true` and names an
-   * artifact holding the whole output, which the host fetches with
-   * sandbox_coding_tools_get_artifact().
+   * model, counted in the command's own bytes: invalid UTF-8 shows as
+   * U+FFFD and counts one byte per invalid byte. Past it the result shows a
+   * prefix that never ends inside a character, says `"truncated": true`
+   * and names an artifact holding the whole output, which the host fetches
+   * with sandbox_coding_tools_get_artifact().
    */
   properties[PROP_MAX_SHELL_OUTPUT_BYTES] =
     g_param_spec_uint64 ("max-shell-output-bytes", NULL, NULL,
@@ -1145,7 +1147,12 @@ ok_builder_new (const char *path)
   return builder;
 }
 
-/* Reads @path as UTF-8 text (a BOM dropped); NULL with ->result set. */
+/* The file tools' outcomes: a result for the model in ->result (TRUE), or
+ * a cancellation in @error (FALSE), never both. */
+
+/* Reads @path as UTF-8 text (a BOM dropped). NULL either with ->result set
+ * (the model's outcome: a missing file, binary content, …) or with @error
+ * set (cancellation only). */
 static char *
 read_text (SandboxCodingTools  *self,
            Call                *call,
@@ -1194,20 +1201,15 @@ run_read_file (SandboxCodingTools  *self,
                GCancellable        *cancellable,
                GError             **error)
 {
-  g_autoptr(GError) local_error = NULL;
   g_autoptr(JsonBuilder) builder = NULL;
   g_autofree char *text = NULL;
   const char *start, *end, *p;
   gint64 line = 1, total_lines, shown = 0;
   gsize length;
 
-  text = read_text (self, call, "read", &length, cancellable, &local_error);
+  text = read_text (self, call, "read", &length, cancellable, error);
   if (text == NULL)
-    {
-      if (local_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      return local_error == NULL;
-    }
+    return call->result != NULL;
 
   /* Lines end with \n; a last line without one still counts. */
   total_lines = 0;
@@ -1260,6 +1262,8 @@ run_read_file (SandboxCodingTools  *self,
   return TRUE;
 }
 
+/* Writes @contents to @path: FALSE either with ->result set or with @error
+ * set (cancellation only), as read_text(). */
 static gboolean
 write_contents (SandboxCodingTools  *self,
                 Call                *call,
@@ -1289,7 +1293,6 @@ run_write_file (SandboxCodingTools  *self,
                 GError             **error)
 {
   g_autoptr(JsonBuilder) builder = NULL;
-  g_autoptr(GError) local_error = NULL;
 
   if (strcmp (call->path, SANDBOX_WORKSPACE) == 0)
     {
@@ -1297,12 +1300,8 @@ run_write_file (SandboxCodingTools  *self,
                                    "Cannot write %s: it is a directory", call->path);
       return TRUE;
     }
-  if (!write_contents (self, call, "write", call->content, cancellable, &local_error))
-    {
-      if (local_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      return local_error == NULL;
-    }
+  if (!write_contents (self, call, "write", call->content, cancellable, error))
+    return call->result != NULL;
 
   builder = ok_builder_new (call->path);
   json_builder_set_member_name (builder, "bytes_written");
@@ -1318,7 +1317,6 @@ run_edit_file (SandboxCodingTools  *self,
                GError             **error)
 {
   g_autoptr(JsonBuilder) builder = NULL;
-  g_autoptr(GError) local_error = NULL;
   g_autoptr(GString) edited = NULL;
   g_autofree char *text = NULL;
   gsize old_length = strlen (call->old_string);
@@ -1326,13 +1324,9 @@ run_edit_file (SandboxCodingTools  *self,
   guint matches = 0;
   gsize length;
 
-  text = read_text (self, call, "edit", &length, cancellable, &local_error);
+  text = read_text (self, call, "edit", &length, cancellable, error);
   if (text == NULL)
-    {
-      if (local_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      return local_error == NULL;
-    }
+    return call->result != NULL;
 
   for (const char *p = strstr (text, call->old_string); p != NULL;
        p = strstr (p + old_length, call->old_string))
@@ -1361,12 +1355,8 @@ run_edit_file (SandboxCodingTools  *self,
   g_string_append (edited, call->new_string);
   g_string_append (edited, first + old_length);
 
-  if (!write_contents (self, call, "edit", edited->str, cancellable, &local_error))
-    {
-      if (local_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      return local_error == NULL;
-    }
+  if (!write_contents (self, call, "edit", edited->str, cancellable, error))
+    return call->result != NULL;
 
   builder = ok_builder_new (call->path);
   json_builder_set_member_name (builder, "replacements");
@@ -1486,30 +1476,58 @@ prepare_launch (SandboxCodingTools  *self,
   return sandbox_coding_launch_new (self->binding, command, revision);
 }
 
+/* The length of the longest prefix of @data, at most @budget bytes long,
+ * that ends between two units of its decoding: a whole valid character, or
+ * one invalid byte (which g_utf8_make_valid() replaces, one by one). */
+static gsize
+unit_prefix_length (const char *data,
+                    gsize       length,
+                    gsize       budget)
+{
+  gsize position = 0;
+
+  if (length <= budget)
+    return length;
+
+  while (position < budget)
+    {
+      const char *valid_end;
+      gsize valid_length;
+
+      g_utf8_validate_len (data + position, length - position, &valid_end);
+      valid_length = valid_end - data;
+      if (valid_length >= budget)
+        {
+          gsize cut = budget;
+
+          /* Inside a valid run: back off to the start of a character. */
+          while (cut > position && cut < valid_length && (data[cut] & 0xc0) == 0x80)
+            cut--;
+          return cut;
+        }
+      /* The invalid byte at @valid_length is one unit of its own. */
+      position = valid_length + 1;
+    }
+
+  return budget;
+}
+
+/* The model's view of @bytes: at most @budget bytes of the command's output
+ * (never a part of a character), invalid UTF-8 replaced with U+FFFD. The
+ * budget counts the command's bytes, so an invalid byte costs one although
+ * it shows as three; @cut is set when output was left out. */
 static char *
 model_text (GByteArray *bytes,
             gsize       budget,
             gboolean   *cut)
 {
-  char *text;
-  gsize length;
+  gsize shown = unit_prefix_length ((const char *) bytes->data, bytes->len, budget);
 
-  if (bytes->len == 0)
+  if (shown < bytes->len)
+    *cut = TRUE;
+  if (shown == 0)
     return g_strdup ("");
-  text = g_utf8_make_valid ((const char *) bytes->data, bytes->len);
-  length = strlen (text);
-
-  if (length > budget)
-    {
-      char *end = text + budget;
-
-      /* Back off to the start of a character. */
-      while (end > text && (*end & 0xc0) == 0x80)
-        end--;
-      *end = '\0';
-      *cut = TRUE;
-    }
-  return text;
+  return g_utf8_make_valid ((const char *) bytes->data, shown);
 }
 
 static void
@@ -1700,6 +1718,8 @@ call_run (SandboxCodingTools  *self,
           GCancellable        *cancellable,
           GError             **error)
 {
+  gboolean ok;
+
   if (call->result != NULL)
     return TRUE;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -1708,18 +1728,27 @@ call_run (SandboxCodingTools  *self,
   switch (call->spec->tool)
     {
     case TOOL_SHELL:
-      return run_shell (self, call, cancellable, error);
+      ok = run_shell (self, call, cancellable, error);
+      break;
     case TOOL_READ_FILE:
-      return run_read_file (self, call, cancellable, error);
+      ok = run_read_file (self, call, cancellable, error);
+      break;
     case TOOL_WRITE_FILE:
-      return run_write_file (self, call, cancellable, error);
+      ok = run_write_file (self, call, cancellable, error);
+      break;
     case TOOL_EDIT_FILE:
-      return run_edit_file (self, call, cancellable, error);
+      ok = run_edit_file (self, call, cancellable, error);
+      break;
     case TOOL_LIST_FILES:
-      return run_list_files (self, call, cancellable, error);
+      ok = run_list_files (self, call, cancellable, error);
+      break;
     default:
       g_assert_not_reached ();
     }
+
+  /* One channel: a result for the model, or a cancellation. */
+  g_assert (ok == (call->result != NULL));
+  return ok;
 }
 
 /* Phase 3, in the caller's thread. */

@@ -9,6 +9,8 @@
 #include <json-glib/json-glib.h>
 #include <sandbox.h>
 
+#include "gated-session.h"
+
 /* Fixture ------------------------------------------------------------------ */
 
 typedef struct
@@ -280,6 +282,14 @@ test_definitions (Fixture       *fixture,
 }
 
 static gboolean
+allow_cb (SandboxCodingTools     *tools,
+          SandboxCodingOperation *operation,
+          gpointer                data)
+{
+  return TRUE;
+}
+
+static gboolean
 deny_cb (SandboxCodingTools     *tools,
          SandboxCodingOperation *operation,
          gpointer                data)
@@ -527,6 +537,92 @@ test_shell_truncation (Fixture       *fixture,
                                               NULL);
   g_assert_nonnull (newest);
   g_assert_null (sandbox_coding_tools_get_artifact (fixture->tools, id, NULL));
+}
+
+/* Shows @command's stdout (and stderr) under a max-shell-output-bytes of
+ * @budget: the parsed result. */
+static JsonObject *
+shell_with_budget (Fixture    *fixture,
+                   gsize       budget,
+                   const char *command)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *arguments = NULL;
+  JsonObject *result;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, command);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  arguments = json_to_string (root, FALSE);
+
+  sandbox_coding_tools_set_max_shell_output_bytes (fixture->tools, budget);
+  result = invoke (fixture, "shell", arguments);
+  assert_ok (result);
+  return result;
+}
+
+static void
+assert_shown (JsonObject *result,
+              const char *out,
+              const char *err,
+              gboolean    truncated)
+{
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, out);
+  g_assert_cmpstr (json_object_get_string_member (result, "stderr"), ==, err);
+  g_assert_cmpint (json_object_get_boolean_member (result, "truncated"), ==, truncated);
+  g_assert_cmpint (json_object_has_member (result, "artifact_id"), ==, truncated);
+}
+
+/* Invalid UTF-8 in a command's output shows as U+FFFD and costs the budget
+ * what it cost the command: one byte each, so nothing valid is lost and
+ * nothing is marked truncated below the limit; past the limit the cut
+ * never splits a character. Before the fix the budget was taken in raw
+ * bytes and applied after the replacement (each invalid byte grows to
+ * three): printf 'x\377y' showed "x" as truncated and 'caf\351 ok\n'
+ * showed "caf\uFFFD o". */
+static void
+test_shell_invalid_utf8 (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  const struct
+  {
+    gsize budget;
+    const char *command;
+    const char *out;
+    const char *err;
+    gboolean truncated;
+  } cases[] = {
+    /* The two cases, under the default budget and at exactly their size. */
+    { 1048576, "printf 'x\\377y'", "x\xef\xbf\xbdy", "", FALSE },
+    { 3, "printf 'x\\377y'", "x\xef\xbf\xbdy", "", FALSE },
+    { 1048576, "printf 'caf\\351 ok\\n'", "caf\xef\xbf\xbd ok\n", "", FALSE },
+    { 8, "printf 'caf\\351 ok\\n'", "caf\xef\xbf\xbd ok\n", "", FALSE },
+    /* Only binary: every byte replaced, none lost. */
+    { 4, "printf '\\377\\376\\000\\200'",
+      "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", "", FALSE },
+    /* A cut past the limit: at a byte that is a whole (invalid) unit... */
+    { 3, "printf 'x\\377yz'", "x\xef\xbf\xbdy", "", TRUE },
+    /* ...and never inside a valid character (the euro sign is 3 bytes). */
+    { 4, "printf 'ab\\342\\202\\254cd'", "ab", "", TRUE },
+    { 5, "printf 'ab\\342\\202\\254cd'", "ab\xe2\x82\xac", "", TRUE },
+    /* A truncated sequence is two invalid units, like the whole output's. */
+    { 4, "printf 'ab\\342\\202Z'", "ab\xef\xbf\xbd\xef\xbf\xbd", "", TRUE },
+    /* Both streams share the budget in the command's bytes. */
+    { 6, "printf 'x\\377y'; printf 'e\\377r' >&2", "x\xef\xbf\xbdy", "e\xef\xbf\xbdr", FALSE },
+    { 5, "printf 'x\\377y'; printf 'e\\377r' >&2", "x\xef\xbf\xbd", "e\xef\xbf\xbdr", TRUE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonObject) result = NULL;
+
+      g_test_message ("%s under %" G_GSIZE_FORMAT " bytes", cases[i].command, cases[i].budget);
+      result = shell_with_budget (fixture, cases[i].budget, cases[i].command);
+      assert_shown (result, cases[i].out, cases[i].err, cases[i].truncated);
+    }
 }
 
 static void
@@ -1219,6 +1315,242 @@ test_no_credentials (Fixture       *fixture,
     }
 }
 
+/* Cancellation ------------------------------------------------------------- */
+
+/* One tool call in flight: started by invoke_in_thread() (the blocking
+ * form, in a thread of its own) or invoke_async_call(), finished by
+ * call_finish_wait(). */
+typedef struct
+{
+  SandboxCodingTools *tools;
+  const char *tool;
+  const char *arguments;
+  GCancellable *cancellable;
+  GThread *thread;
+  gboolean done;
+  char *result;
+  GError *error;
+} PendingCall;
+
+static gpointer
+invoke_thread_func (gpointer data)
+{
+  PendingCall *call = data;
+
+  call->result = sandbox_coding_tools_invoke (call->tools, call->tool, call->arguments,
+                                              call->cancellable, &call->error);
+  return NULL;
+}
+
+static void
+invoke_in_thread (PendingCall *call)
+{
+  call->thread = g_thread_new ("invoke", invoke_thread_func, call);
+}
+
+static void
+pending_call_done_cb (GObject      *source,
+                      GAsyncResult *res,
+                      gpointer      data)
+{
+  PendingCall *call = data;
+
+  call->result = sandbox_coding_tools_invoke_finish (SANDBOX_CODING_TOOLS (source), res,
+                                                     &call->error);
+  call->done = TRUE;
+}
+
+static void
+invoke_async_call (PendingCall *call)
+{
+  sandbox_coding_tools_invoke_async (call->tools, call->tool, call->arguments, call->cancellable,
+                                     pending_call_done_cb, call);
+}
+
+static void
+call_finish_wait (PendingCall *call)
+{
+  if (call->thread != NULL)
+    g_thread_join (g_steal_pointer (&call->thread));
+  else
+    while (!call->done)
+      g_main_context_iteration (NULL, TRUE);
+}
+
+/* A cancelled call has one outcome: no result, and G_IO_ERROR_CANCELLED. */
+static void
+assert_cancelled (PendingCall *call)
+{
+  g_assert_error (call->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (call->result);
+  g_clear_error (&call->error);
+}
+
+static void
+count_tool_error_cb (SandboxCodingTools *tools,
+                     const char         *tool,
+                     GError             *cause,
+                     guint              *count)
+{
+  (*count)++;
+}
+
+typedef struct
+{
+  const char *tool;
+  const char *arguments;
+  GateOps blocking;
+} GatedCase;
+
+/* Every file tool, cancelled while its I/O is in progress (the gated
+ * session's read, write or listing waits for the cancellation), reports
+ * the cancellation and nothing else — in both forms. Before the fix the
+ * four "return local_error == NULL" sites of sandbox-coding-tools.c
+ * reported success with the error set, and the result was built from no
+ * JSON (a json_to_string CRITICAL): restore one of them and its case
+ * aborts here. */
+static void
+test_cancel_file_tools (void)
+{
+  const GatedCase cases[] = {
+    { "read_file", "{\"path\":\"file.txt\"}", GATE_READ },
+    { "write_file", "{\"path\":\"file.txt\",\"content\":\"new\"}", GATE_WRITE },
+    { "edit_file", "{\"path\":\"file.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}",
+      GATE_READ },
+    { "edit_file", "{\"path\":\"file.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}",
+      GATE_WRITE },
+    { "list_files", "{}", GATE_LIST },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (guint async = 0; async <= 1; async++)
+      {
+        g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+        g_autoptr(SandboxHandle) handle = NULL;
+        g_autoptr(SandboxCodingTools) tools = NULL;
+        g_autoptr(GError) error = NULL;
+        PendingCall call = { 0 };
+        guint tool_errors = 0;
+        Gate *gate;
+
+        g_test_message ("%s through the %s gate, %s", cases[i].tool,
+                        cases[i].blocking == GATE_READ ? "read"
+                        : cases[i].blocking == GATE_WRITE ? "write" : "list",
+                        async ? "async" : "sync");
+        handle = gated_handle_new ("hello world\n", cases[i].blocking, &gate);
+        tools = sandbox_coding_tools_new (handle, &error);
+        g_assert_no_error (error);
+        g_signal_connect (tools, "authorize", G_CALLBACK (allow_cb), NULL);
+        g_signal_connect (tools, "tool-error", G_CALLBACK (count_tool_error_cb), &tool_errors);
+
+        call.tools = tools;
+        call.tool = cases[i].tool;
+        call.arguments = cases[i].arguments;
+        call.cancellable = cancellable;
+        if (async)
+          invoke_async_call (&call);
+        else
+          invoke_in_thread (&call);
+
+        gate_wait_entered (gate);
+        g_cancellable_cancel (cancellable);
+        call_finish_wait (&call);
+
+        assert_cancelled (&call);
+        g_assert_cmpuint (gate_get_entered (gate), ==, 1);
+        g_assert_cmpuint (tool_errors, ==, 0);
+        /* An edit cancelled while reading never writes. */
+        if (g_str_equal (cases[i].tool, "edit_file") && cases[i].blocking == GATE_READ)
+          g_assert_cmpuint (gate_get_writes (gate), ==, 0);
+      }
+}
+
+/* Cancelled before it starts: the same outcome, and no I/O at all. */
+static void
+test_cancel_before_start (void)
+{
+  const char *calls[][2] = {
+    { "read_file", "{\"path\":\"file.txt\"}" },
+    { "write_file", "{\"path\":\"file.txt\",\"content\":\"new\"}" },
+    { "edit_file", "{\"path\":\"file.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}" },
+    { "list_files", "{}" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    for (guint async = 0; async <= 1; async++)
+      {
+        g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+        g_autoptr(SandboxHandle) handle = NULL;
+        g_autoptr(SandboxCodingTools) tools = NULL;
+        g_autoptr(GError) error = NULL;
+        PendingCall call = { 0 };
+        Gate *gate;
+
+        handle = gated_handle_new ("hello world\n", GATE_READ | GATE_WRITE | GATE_LIST, &gate);
+        tools = sandbox_coding_tools_new (handle, &error);
+        g_assert_no_error (error);
+        g_signal_connect (tools, "authorize", G_CALLBACK (allow_cb), NULL);
+
+        call.tools = tools;
+        call.tool = calls[i][0];
+        call.arguments = calls[i][1];
+        call.cancellable = cancellable;
+        g_cancellable_cancel (cancellable);
+        if (async)
+          invoke_async_call (&call);
+        else
+          invoke_in_thread (&call);
+        call_finish_wait (&call);
+
+        assert_cancelled (&call);
+        g_assert_cmpuint (gate_get_entered (gate), ==, 0);
+        g_assert_cmpuint (gate_get_writes (gate), ==, 0);
+      }
+}
+
+/* A shell call cancelled while its command runs: the command is killed (a
+ * policy change, refused while commands are live, goes through at once)
+ * and the call reports the cancellation, in both forms. */
+static void
+test_cancel_shell (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  sandbox_coding_tools_set_shell_timeout_ms (fixture->tools, 60000);
+  for (guint async = 0; async <= 1; async++)
+    {
+      g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) started = NULL;
+      g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+      g_autofree char *arguments = g_strdup_printf ("{\"command\":\"touch started-%u; exec sleep 60\"}",
+                                                    async);
+      g_autofree char *marker = g_strdup_printf ("started-%u", async);
+      PendingCall call = { fixture->tools, "shell", arguments, cancellable };
+      gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+      if (async)
+        invoke_async_call (&call);
+      else
+        invoke_in_thread (&call);
+
+      /* The command's own sign of life: nothing else says it runs. */
+      while ((started = sandbox_session_read_bytes (fixture->session, marker, NULL, NULL)) == NULL)
+        {
+          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+          g_main_context_iteration (NULL, FALSE);
+          g_usleep (20000);
+        }
+
+      g_cancellable_cancel (cancellable);
+      call_finish_wait (&call);
+      assert_cancelled (&call);
+
+      g_assert_true (sandbox_session_set_network_policy (fixture->session, policy, NULL, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_cmpuint (fixture->tool_errors->len, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1240,6 +1572,7 @@ main (int   argc,
   ADD ("bad-arguments", test_bad_arguments);
   ADD ("shell", test_shell);
   ADD ("shell-truncation", test_shell_truncation);
+  ADD ("shell-invalid-utf8", test_shell_invalid_utf8);
   ADD ("read-file", test_read_file);
   ADD ("write-file", test_write_file);
   ADD ("edit-file", test_edit_file);
@@ -1250,6 +1583,9 @@ main (int   argc,
   ADD ("admission-shared", test_admission_shared);
   ADD ("refusal-after-stop", test_refusal_after_stop);
   ADD ("no-credentials", test_no_credentials);
+  g_test_add_func ("/coding/cancel/file-tools", test_cancel_file_tools);
+  g_test_add_func ("/coding/cancel/before-start", test_cancel_before_start);
+  ADD ("cancel/shell", test_cancel_shell);
 
   return g_test_run ();
 }
