@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sandbox-bubblewrap-args-private.h"
 
@@ -131,6 +132,79 @@ sandbox_bubblewrap_args_finish (SandboxBubblewrapArgs *self)
   g_ptr_array_add (self->argv, NULL);
 }
 
+/*
+ * /proc as a guest gets it: bwrap's --proc mounts a procfs of the guest's
+ * pid namespace, but the kernel settings in it are the host's, and the
+ * kernel guards most of them by the euid alone (a sysctl file is writable
+ * by whoever is global uid 0, capabilities or not). bwrap 0.8 covers
+ * /proc/sys only when access(W_OK) succeeds on the directory, which it
+ * never does, so a guest that is host uid 0 could write
+ * kernel/core_pattern: code execution on the host. The lists follow
+ * Docker/runc's readonlyPaths and maskedPaths, plus what a review of
+ * /proc found a root guest could read (slab and vmalloc layout, physical
+ * page flags, every key user).
+ *
+ * How, with bwrap 0.8: every bind source is resolved below the host's root
+ * (realpath as the sandbox user, then "/oldroot" + SRC), so
+ * `--ro-bind /proc/sys /proc/sys` binds the *host's* /proc/sys over the
+ * guest's; the guest's own one cannot be bound onto itself (no option
+ * names a source in the new root) nor remounted (--remount-ro needs a
+ * mount point, and /proc/sys is none). The host's /proc/sys is the same
+ * kernel's tree and every per-namespace entry in it (net, ipc, uts, pid,
+ * user) is looked up in the *reader's* namespaces, so the guest still sees
+ * its own values. A mount the host adds below /proc/sys later (an
+ * automounted binfmt_misc) propagates in without the read-only flag, as
+ * under every bwrap --ro-bind; its files are root's, and guests are not
+ * root (SandboxBubblewrapBackend:guest-uid).
+ *
+ * Masking binds /dev/null (on a nodev mount: opening it fails) over a
+ * file, or a read-only tmpfs over a directory, and only where the host's
+ * /proc has the entry: bwrap would try to create a missing destination,
+ * which fails in a procfs. The guest's kernel is the host's, so the host's
+ * /proc lists the same entries; /proc/sys must be there.
+ */
+static const char * const proc_read_only[] = { "sysrq-trigger", "irq", "bus", "fs" };
+static const char * const proc_masked_files[] = {
+  "kcore", "kmsg", "kallsyms", "keys", "key-users", "timer_list", "timer_stats",
+  "sched_debug", "latency_stats", "slabinfo", "vmallocinfo",
+  "kpagecount", "kpageflags", "kpagecgroup",
+};
+static const char * const proc_masked_directories[] = { "acpi", "scsi", "asound" };
+
+static gboolean
+host_proc_has (const char *name)
+{
+  g_autofree char *path = g_build_filename ("/proc", name, NULL);
+
+  return access (path, F_OK) == 0;
+}
+
+static void
+add_proc_covering (SandboxBubblewrapArgs *self)
+{
+  sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/proc/sys", "/proc/sys", NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (proc_read_only); i++)
+    {
+      g_autofree char *path = g_build_filename ("/proc", proc_read_only[i], NULL);
+
+      sandbox_bubblewrap_args_add_many (self, "--ro-bind-try", path, path, NULL);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (proc_masked_files); i++)
+    if (host_proc_has (proc_masked_files[i]))
+      {
+        g_autofree char *path = g_build_filename ("/proc", proc_masked_files[i], NULL);
+
+        sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/dev/null", path, NULL);
+      }
+  for (gsize i = 0; i < G_N_ELEMENTS (proc_masked_directories); i++)
+    if (host_proc_has (proc_masked_directories[i]))
+      {
+        g_autofree char *path = g_build_filename ("/proc", proc_masked_directories[i], NULL);
+
+        sandbox_bubblewrap_args_add_many (self, "--tmpfs", path, "--remount-ro", path, NULL);
+      }
+}
+
 static void
 add_command_environment (SandboxBubblewrapArgs *self,
                          SandboxCommand        *command)
@@ -166,6 +240,9 @@ add_command_environment (SandboxBubblewrapArgs *self,
  * - `--unshare-user` follows `--unshare-all`. `--unshare-all` only *tries* a
  *   user namespace; asking for it outright makes bwrap fail instead of
  *   silently sharing the host's user namespace.
+ * - /proc/sys, /proc/sysrq-trigger, /proc/irq, /proc/bus and /proc/fs
+ *   are read-only and the host-wide state files of /proc masked, after
+ *   `--proc` (see add_proc_covering()).
  * - `--disable-userns`: the guest cannot create nested user namespaces
  *   (`unshare -Ur` fails), the door to most namespaced kernel attack
  *   surface.
@@ -214,8 +291,9 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
                                     "--symlink", "usr/bin", "/bin",
                                     "--symlink", "usr/sbin", "/sbin",
                                     "--proc", "/proc",
-                                    "--dev", "/dev",
                                     NULL);
+  add_proc_covering (self);
+  sandbox_bubblewrap_args_add_many (self, "--dev", "/dev", NULL);
   if (input->limits != NULL && input->limits->tmp_size > 0)
     {
       char size_arg[32];
