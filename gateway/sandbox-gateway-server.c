@@ -689,7 +689,20 @@ relay_response (Exchange *exchange,
 
   body = g_byte_array_steal (exchange->response_body, &length);
   soup_server_message_set_status (exchange->msg, (guint) status, NULL);
-  soup_server_message_set_response (exchange->msg, content_type, SOUP_MEMORY_TAKE, body, length);
+  if (content_type != NULL)
+    {
+      soup_server_message_set_response (exchange->msg, content_type, SOUP_MEMORY_TAKE, body, length);
+    }
+  else
+    {
+      /* Relayed without a type, as the reference does: libsoup's
+       * set_response() refuses a body without one (and would leave @body
+       * to leak), so the body goes in by hand. */
+      soup_message_headers_remove (soup_server_message_get_response_headers (exchange->msg),
+                                   "Content-Type");
+      soup_message_body_append (soup_server_message_get_response_body (exchange->msg),
+                                SOUP_MEMORY_TAKE, body, length);
+    }
   start_answer_deadline (exchange);
 
   /* libsoup writes the head and the body in two writes, which wake the
