@@ -106,6 +106,23 @@ probe_open_tty (void)
   return 0;
 }
 
+/* Opens the controlling terminal and pushes a newline into its input: the
+ * attack of CVE-2017-5226, where the pushed input reaches the host's shell
+ * once the sandbox exits. */
+static int
+probe_tiocsti_tty (void)
+{
+  char byte = '\n';
+  int fd = open ("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  int err;
+
+  if (fd < 0)
+    return errno;
+  err = result (ioctl (fd, TIOCSTI, &byte));
+  close (fd);
+  return err;
+}
+
 static int
 probe_ptrace_attach (pid_t pid)
 {
@@ -151,6 +168,8 @@ main (int   argc,
     err = probe_connect (argv[2]);
   else if (strcmp (name, "tiocsti") == 0 && argc == 3)
     err = probe_tiocsti (atoi (argv[2]));
+  else if (strcmp (name, "tiocsti-tty") == 0 && argc == 2)
+    err = probe_tiocsti_tty ();
   else if (strcmp (name, "open-tty") == 0 && argc == 2)
     err = probe_open_tty ();
   else if (strcmp (name, "ptrace-attach") == 0 && argc == 3)
