@@ -125,10 +125,18 @@ sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
                    self->limits.max_processes);
       return FALSE;
     }
+  if (self->limits.cpu_percent > 100 * g_get_num_processors ())
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "cpu-percent must be at most 100 × %u CPUs, not %u",
+                   g_get_num_processors (), self->limits.cpu_percent);
+      return FALSE;
+    }
   self->hardening.limits = self->limits;
-  /* Where the host delegates no cgroup the cgroup limits are not in force,
-   * and the coding binding does not report resources-bounded. */
-  self->hardening.cgroup_root = sandbox_bubblewrap_cgroup_root_discover (&self->limits);
+  /* A limit that cannot be enforced here fails construction. */
+  if (!sandbox_bubblewrap_cgroup_root_discover (&self->limits, &self->hardening.cgroup_root,
+                                                error))
+    return FALSE;
 
   self->store = sandbox_bubblewrap_store_open (self->state_directory, self->name, self->durable,
                                                error);
@@ -432,7 +440,7 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   /**
    * SandboxBubblewrapBackend:memory-limit:
    *
-   * The memory of each command's whole process tree, in bytes (0: unlimited). Needs a delegated cgroup (v2, or v1 as root); over it the kernel kills and the command fails with %SANDBOX_ERROR_LIMIT.
+   * The memory of each command's whole process tree, in bytes (0: unlimited). Needs a delegated cgroup (v2, or v1 as root): without one, construction fails with %SANDBOX_ERROR_UNAVAILABLE. Over it the kernel kills and the command fails with %SANDBOX_ERROR_LIMIT.
    */
   g_object_class_install_property (object_class, PROP_MEMORY_LIMIT,
     g_param_spec_uint64 ("memory-limit", NULL, NULL, 0, G_MAXUINT64, 0,
@@ -441,7 +449,7 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   /**
    * SandboxBubblewrapBackend:max-processes:
    *
-   * The number of processes of each command's whole tree (0: unlimited). Needs a delegated cgroup; a command that hits it fails with %SANDBOX_ERROR_LIMIT.
+   * The number of processes (tasks, threads included) of each command's whole tree (0: unlimited; at least 4). Needs a delegated cgroup: without one, construction fails with %SANDBOX_ERROR_UNAVAILABLE. A command that hits it fails with %SANDBOX_ERROR_LIMIT.
    */
   g_object_class_install_property (object_class, PROP_MAX_PROCESSES,
     g_param_spec_uint64 ("max-processes", NULL, NULL, 0, G_MAXUINT64, 0,
@@ -451,7 +459,8 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
    * SandboxBubblewrapBackend:cpu-percent:
    *
    * The CPU time of each command's whole tree, in percent of one CPU
-   * (1 … 100 × CPUs; 0: unlimited). Needs a delegated cgroup.
+   * (1 … 100 × the CPUs this process may use; 0: unlimited). Needs a delegated cgroup: without
+   * one, construction fails with %SANDBOX_ERROR_UNAVAILABLE.
    */
   g_object_class_install_property (object_class, PROP_CPU_PERCENT,
     g_param_spec_uint ("cpu-percent", NULL, NULL, 0, G_MAXUINT / 1000, 0,

@@ -19,7 +19,9 @@ typedef struct _SandboxBubblewrapCgroup SandboxBubblewrapCgroup;
 
 gboolean                 sandbox_bubblewrap_limits_has_rlimits   (const SandboxBubblewrapLimits *limits);
 gboolean                 sandbox_bubblewrap_limits_wants_cgroup  (const SandboxBubblewrapLimits *limits);
-SandboxBubblewrapCgroupRoot *sandbox_bubblewrap_cgroup_root_discover (const SandboxBubblewrapLimits *limits);
+gboolean                 sandbox_bubblewrap_cgroup_root_discover (const SandboxBubblewrapLimits  *limits,
+                                                                  SandboxBubblewrapCgroupRoot   **root_out,
+                                                                  GError                        **error);
 SandboxBubblewrapCgroupRoot *sandbox_bubblewrap_cgroup_root_ref  (SandboxBubblewrapCgroupRoot   *root);
 void                     sandbox_bubblewrap_cgroup_root_unref    (SandboxBubblewrapCgroupRoot   *root);
 

@@ -33,8 +33,9 @@
  * - cgroup v1, as root: our own cgroup in the memory, pids (and cpu)
  *   hierarchies.
  *
- * Anywhere else the cgroup limits are not in force, and the driver says so
- * (sandbox_bubblewrap_driver_get_resources_bounded()).
+ * Anywhere else a cgroup limit cannot be enforced, and a backend asked for
+ * one fails to construct with SANDBOX_ERROR_UNAVAILABLE naming the limit and
+ * why: a limit is never accepted and then silently not in force (issue 14).
  */
 
 enum {
@@ -45,6 +46,11 @@ enum {
 };
 
 static const char * const controller_names[N_CONTROLLERS] = { "memory", "pids", "cpu" };
+
+/* The backend property each controller enforces, for messages. */
+static const char * const controller_limits[N_CONTROLLERS] = {
+  "memory-limit", "max-processes", "cpu-percent"
+};
 
 struct _SandboxBubblewrapCgroupRoot
 {
@@ -109,7 +115,7 @@ cgroup_root_clear (SandboxBubblewrapCgroupRoot *root)
     g_free (root->parents[i]);
 }
 
-/* Whether we may create (and remove) a child of @parent. */
+/* Whether we may create (and remove) a child of @parent; errno if not. */
 static gboolean
 can_create_child (const char *parent)
 {
@@ -130,25 +136,62 @@ is_cgroup2 (const char *path)
   return statfs (path, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
 }
 
+/* Refuses the limit of @controller: it cannot be enforced, and why. */
+static gboolean
+refuse_limit (guint        controller,
+              GError     **error,
+              const char  *why_format,
+              ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+refuse_limit (guint        controller,
+              GError     **error,
+              const char  *why_format,
+              ...)
+{
+  g_autofree char *why = NULL;
+  va_list ap;
+
+  va_start (ap, why_format);
+  why = g_strdup_vprintf (why_format, ap);
+  va_end (ap);
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+               "The resource limit %s cannot be enforced here: %s",
+               controller_limits[controller], why);
+  return FALSE;
+}
+
 static gboolean
 discover_v2 (SandboxBubblewrapCgroupRoot   *root,
              const SandboxBubblewrapLimits *limits,
-             const char                    *own_path)
+             const char                    *own_path,
+             GError                       **error)
 {
   g_autofree char *parent = g_build_filename ("/sys/fs/cgroup", own_path, NULL);
   g_autofree char *control_path = g_build_filename (parent, "cgroup.subtree_control", NULL);
   g_autofree char *control = NULL;
   g_auto(GStrv) enabled = NULL;
+  guint first_wanted = N_CONTROLLERS;
 
   if (!g_file_get_contents (control_path, &control, NULL, NULL))
-    return FALSE;
+    control = g_strdup ("");
   enabled = g_strsplit_set (g_strstrip (control), " ", -1);
   for (guint i = 0; i < N_CONTROLLERS; i++)
-    if (controller_wanted (limits, i) &&
-        !g_strv_contains ((const char * const *) enabled, controller_names[i]))
-      return FALSE;
+    if (controller_wanted (limits, i))
+      {
+        if (!g_strv_contains ((const char * const *) enabled, controller_names[i]))
+          return refuse_limit (i, error, "the cgroup v2 controller “%s” is not enabled in %s "
+                               "(the host delegates no cgroup with it to this process)",
+                               controller_names[i], control_path);
+        first_wanted = MIN (first_wanted, i);
+      }
   if (!can_create_child (parent))
-    return FALSE;
+    {
+      int saved_errno = errno;
+
+      return refuse_limit (first_wanted, error, "cannot create a cgroup in %s: %s",
+                           parent, g_strerror (saved_errno));
+    }
   root->v2 = TRUE;
   root->parents[0] = g_steal_pointer (&parent);
   return TRUE;
@@ -157,14 +200,18 @@ discover_v2 (SandboxBubblewrapCgroupRoot   *root,
 static gboolean
 discover_v1 (SandboxBubblewrapCgroupRoot   *root,
              const SandboxBubblewrapLimits *limits,
-             char                         **lines)
+             char                         **lines,
+             GError                       **error)
 {
-  if (geteuid () != 0)
-    return FALSE;
   for (guint i = 0; i < N_CONTROLLERS; i++)
     {
       if (!controller_wanted (limits, i))
         continue;
+      /* Only root may create cgroups in a v1 hierarchy: nothing is
+       * delegated to other users. */
+      if (geteuid () != 0)
+        return refuse_limit (i, error, "the host has cgroup v1, where only root can create "
+                             "cgroups, and this process runs as uid %u", (guint) geteuid ());
       for (guint l = 0; lines[l] != NULL && root->parents[i] == NULL; l++)
         {
           /* hierarchy-id:controller[,controller…]:path */
@@ -180,12 +227,21 @@ discover_v1 (SandboxBubblewrapCgroupRoot   *root,
             continue;
           mount = g_build_filename ("/sys/fs/cgroup", fields[1], NULL);
           parent = g_build_filename (mount, fields[2], NULL);
-          if (!g_file_test (parent, G_FILE_TEST_IS_DIR) || !can_create_child (parent))
-            return FALSE;
+          if (!g_file_test (parent, G_FILE_TEST_IS_DIR))
+            return refuse_limit (i, error, "the cgroup v1 hierarchy of “%s” is not mounted at %s",
+                                 controller_names[i], mount);
+          if (!can_create_child (parent))
+            {
+              int saved_errno = errno;
+
+              return refuse_limit (i, error, "cannot create a cgroup in %s: %s",
+                                   parent, g_strerror (saved_errno));
+            }
           root->parents[i] = g_steal_pointer (&parent);
         }
       if (root->parents[i] == NULL)
-        return FALSE;
+        return refuse_limit (i, error, "the host has no cgroup v1 hierarchy with the “%s” "
+                             "controller", controller_names[i]);
     }
   return TRUE;
 }
@@ -193,24 +249,39 @@ discover_v1 (SandboxBubblewrapCgroupRoot   *root,
 /**
  * sandbox_bubblewrap_cgroup_root_discover:
  * @limits: the limits to enforce
+ * @root_out: (out) (transfer full) (optional): where commands' cgroups go,
+ *   or %NULL when @limits has no cgroup limit
+ * @error: return location for a #GError
  *
- * Looks for a cgroup delegated to this process that can enforce the cgroup
- * limits of @limits.
+ * Looks for a cgroup delegated to this process that can enforce every
+ * cgroup limit of @limits. A limit that cannot be enforced is never
+ * accepted silently: the first one is refused, naming it and why.
  *
- * Returns: (transfer full) (nullable): where commands' cgroups go, or %NULL
- *   if @limits has none or the host delegates none
+ * Returns: %TRUE when every cgroup limit of @limits (if any) is in force,
+ *   or %FALSE with %SANDBOX_ERROR_UNAVAILABLE
  */
-SandboxBubblewrapCgroupRoot *
-sandbox_bubblewrap_cgroup_root_discover (const SandboxBubblewrapLimits *limits)
+gboolean
+sandbox_bubblewrap_cgroup_root_discover (const SandboxBubblewrapLimits  *limits,
+                                         SandboxBubblewrapCgroupRoot   **root_out,
+                                         GError                        **error)
 {
   g_autofree char *contents = NULL;
+  g_autoptr(GError) local_error = NULL;
   g_auto(GStrv) lines = NULL;
   SandboxBubblewrapCgroupRoot *root;
   gboolean found = FALSE;
 
-  if (!sandbox_bubblewrap_limits_wants_cgroup (limits) ||
-      !g_file_get_contents ("/proc/self/cgroup", &contents, NULL, NULL))
-    return NULL;
+  if (root_out != NULL)
+    *root_out = NULL;
+  if (!sandbox_bubblewrap_limits_wants_cgroup (limits))
+    return TRUE;
+  if (!g_file_get_contents ("/proc/self/cgroup", &contents, NULL, &local_error))
+    {
+      for (guint i = 0; i < N_CONTROLLERS; i++)
+        if (controller_wanted (limits, i))
+          return refuse_limit (i, error, "%s", local_error->message);
+      g_assert_not_reached ();
+    }
   lines = g_strsplit (contents, "\n", -1);
   root = g_atomic_rc_box_new0 (SandboxBubblewrapCgroupRoot);
 
@@ -218,18 +289,29 @@ sandbox_bubblewrap_cgroup_root_discover (const SandboxBubblewrapLimits *limits)
     {
       for (guint l = 0; lines[l] != NULL && !found; l++)
         if (g_str_has_prefix (lines[l], "0::"))
-          found = discover_v2 (root, limits, lines[l] + 3);
+          {
+            found = discover_v2 (root, limits, lines[l] + 3, &local_error);
+            break;
+          }
+      if (!found && local_error == NULL)
+        for (guint i = 0; i < N_CONTROLLERS && local_error == NULL; i++)
+          if (controller_wanted (limits, i))
+            refuse_limit (i, &local_error, "this process has no cgroup v2 in /proc/self/cgroup");
     }
   else
-    found = discover_v1 (root, limits, lines);
+    found = discover_v1 (root, limits, lines, &local_error);
 
   if (!found)
     {
-      g_debug ("No delegated cgroup: memory, process and CPU limits are not in force");
       sandbox_bubblewrap_cgroup_root_unref (root);
-      return NULL;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
     }
-  return root;
+  if (root_out != NULL)
+    *root_out = root;
+  else
+    sandbox_bubblewrap_cgroup_root_unref (root);
+  return TRUE;
 }
 
 /**

@@ -4,7 +4,10 @@
  *
  * `syscall-probe NAME` makes the call NAME stands for and prints the errno
  * it failed with, or 0 when it succeeded. test-hardening.c copies it into a
- * workspace and runs it under the seccomp filter and without.
+ * workspace and runs it under the seccomp filter and without. Two counters
+ * measure resource limits instead: `count-forks` prints how many children
+ * (of at most 600, all alive at once) it could fork, `count-open-files` how
+ * many more files it could open.
  */
 
 
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
@@ -34,7 +38,64 @@
 # define AF_ALG 38
 #endif
 
+#define MAX_FORKS 600
+#define MAX_OPEN_FILES 100000
+
+/* Forks children that all stay alive until the last fork; returns how
+ * many it got. */
+static long
+count_forks (void)
+{
+  long forked = 0;
+  int hold[2];
+
+  if (pipe (hold) < 0)
+    return 0;
+  for (; forked < MAX_FORKS; forked++)
+    {
+      pid_t pid = fork ();
+      char byte;
+
+      if (pid < 0)
+        break;
+      if (pid == 0)
+        {
+          close (hold[1]);
+          (void) !read (hold[0], &byte, 1);
+          _exit (0);
+        }
+    }
+  close (hold[1]);
+  while (wait (NULL) > 0)
+    ;
+  return forked;
+}
+
+static long
+count_open_files (void)
+{
+  long opened = 0;
+
+  while (opened < MAX_OPEN_FILES && open ("/dev/null", O_RDONLY) >= 0)
+    opened++;
+  return opened;
+}
+
 /* The result of a raw call: 0 or the errno. */
+static long result (long ret);
+
+/* Maps @size bytes without touching them: RLIMIT_AS refuses it. */
+static long
+probe_mmap (size_t size)
+{
+  void *p = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+  if (p == MAP_FAILED)
+    return errno;
+  munmap (p, size);
+  return 0;
+}
+
 static long
 result (long ret)
 {
@@ -113,6 +174,12 @@ probe (const char *name)
   char byte = 0;
   uint64_t params[16] = { 0 };   /* big enough for struct io_uring_params */
 
+  if (strcmp (name, "count-forks") == 0)
+    return count_forks ();
+  if (strcmp (name, "count-open-files") == 0)
+    return count_open_files ();
+  if (strcmp (name, "mmap-3g") == 0)
+    return probe_mmap ((size_t) 3 << 30);
   if (strcmp (name, "tiocsti") == 0)
     return result (ioctl (0, TIOCSTI, &byte));
   if (strcmp (name, "tiocsti-high-bits") == 0)
