@@ -851,6 +851,28 @@ recover_lease (SandboxBubblewrapStore  *self,
   return -1;
 }
 
+/* A host killed in the middle of a workspace write can leave a named
+ * temporary in the workspace (on filesystems without O_TMPFILE, or between
+ * linking and renaming a replacement). Such an owner leaves a stale lease,
+ * so every session it touched comes back through recovery, which removes
+ * them before anything runs in the workspace again. */
+static void
+remove_write_temporaries (SandboxBubblewrapLease *lease)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(SandboxBubblewrapFd) root_fd = sandbox_workspace_open (lease->workspace, &error);
+  guint removed;
+
+  if (root_fd < 0)
+    {
+      g_debug ("Not looking for temporaries in %s: %s", lease->workspace, error->message);
+      return;
+    }
+  removed = sandbox_workspace_remove_temporaries (root_fd);
+  if (removed > 0)
+    g_debug ("Removed %u temporary files a crashed owner left in %s", removed, lease->workspace);
+}
+
 static SandboxBubblewrapLease *
 open_session (SandboxBubblewrapStore  *self,
               const char              *template_key,
@@ -934,6 +956,8 @@ open_session (SandboxBubblewrapStore  *self,
       sandbox_bubblewrap_lease_abandon (lease);
       return NULL;
     }
+  if (recover)
+    remove_write_temporaries (lease);
   return g_steal_pointer (&lease);
 }
 

@@ -14,9 +14,13 @@
  *    components that are created or removed are never followed;
  *  - reads open with O_NONBLOCK and insist on a regular file, so a FIFO or a
  *    socket never blocks the host, and are bounded whatever st_size claims;
- *  - writes go to a fresh O_EXCL temporary file renamed over the target, so a
- *    planted symbolic link or guest hard link is replaced, never written
- *    through, and a failed write leaves nothing half-written;
+ *  - writes go to an unnamed O_TMPFILE file that is then linked into place
+ *    (a new target) or linked under a temporary name and renamed over it
+ *    (an existing one), so a planted symbolic link or guest hard link is
+ *    replaced, never written through, a failed write leaves nothing
+ *    half-written and a host killed mid-write leaves no temporary behind
+ *    (where the filesystem has no O_TMPFILE: a named O_EXCL temporary file,
+ *    which recovery removes — sandbox_workspace_remove_temporaries());
  *  - removal never follows symbolic links, walks directories with a constant
  *    number of fds, and checks every step back up by inode identity.
  */
@@ -226,13 +230,14 @@ validate_entry_name (const char  *name,
  * Returns: a new fd, or -1 with errno set
  */
 static int
-open_beneath (int         root_fd,
-              const char *relative,
-              guint64     flags)
+open_beneath_resolving (int         root_fd,
+                        const char *relative,
+                        guint64     flags,
+                        guint64     resolve)
 {
   struct open_how how = {
     .flags = flags | O_CLOEXEC,
-    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV | resolve,
   };
   guint attempts = 0;
   int fd;
@@ -242,6 +247,14 @@ open_beneath (int         root_fd,
   while (fd < 0 && (errno == EINTR || (errno == EAGAIN && ++attempts < RESOLVE_RETRIES)));
 
   return fd;
+}
+
+static int
+open_beneath (int         root_fd,
+              const char *relative,
+              guint64     flags)
+{
+  return open_beneath_resolving (root_fd, relative, flags, 0);
 }
 
 /**
@@ -522,6 +535,33 @@ failed:
   return -1;
 }
 
+/* Our named temporaries: TEMPORARY_PREFIX, 16 lowercase hex digits,
+ * TEMPORARY_SUFFIX. Nothing else is ever removed as one. */
+#define TEMPORARY_PREFIX ".sandbox-write-"
+#define TEMPORARY_SUFFIX ".tmp"
+#define TEMPORARY_DIGITS 16
+
+static gboolean
+is_temporary_name (const char *name)
+{
+  gsize prefix = strlen (TEMPORARY_PREFIX);
+
+  if (strlen (name) != prefix + TEMPORARY_DIGITS + strlen (TEMPORARY_SUFFIX) ||
+      !g_str_has_prefix (name, TEMPORARY_PREFIX) || !g_str_has_suffix (name, TEMPORARY_SUFFIX))
+    return FALSE;
+  for (gsize i = prefix; i < prefix + TEMPORARY_DIGITS; i++)
+    if (!g_ascii_isdigit (name[i]) && !(name[i] >= 'a' && name[i] <= 'f'))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+make_temporary_name (char *name)
+{
+  g_snprintf (name, 64, TEMPORARY_PREFIX "%08x%08x" TEMPORARY_SUFFIX,
+              g_random_int (), g_random_int ());
+}
+
 /**
  * create_temporary:
  * @dir_fd: the directory to create the file in
@@ -529,7 +569,8 @@ failed:
  *
  * Creates a fresh file with a random name, mode 0600. O_CREAT | O_EXCL never
  * follows a symbolic link, so a link planted at the name fails with EEXIST
- * and another name is drawn.
+ * and another name is drawn. Only where O_TMPFILE is missing: a crash while
+ * it exists leaves it behind (sandbox_workspace_remove_temporaries()).
  *
  * Returns: the fd open for writing, or -1 with errno set
  */
@@ -541,7 +582,7 @@ create_temporary (int   dir_fd,
     {
       int fd;
 
-      g_snprintf (name, 64, ".sandbox-write-%08x%08x.tmp", g_random_int (), g_random_int ());
+      make_temporary_name (name);
       fd = openat (dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
                    0600);
       if (fd >= 0 || errno != EEXIST)
@@ -550,6 +591,100 @@ create_temporary (int   dir_fd,
 
   errno = EEXIST;
   return -1;
+}
+
+/* Whether openat(O_TMPFILE) failed because the filesystem (EOPNOTSUPP) or
+ * the kernel (EISDIR: O_TMPFILE includes O_DIRECTORY) has no unnamed
+ * files. */
+static gboolean
+unnamed_files_unsupported (int saved_errno)
+{
+  return saved_errno == EOPNOTSUPP || saved_errno == EISDIR || saved_errno == EINVAL;
+}
+
+/* Tests take the named-temporary path as on a filesystem without O_TMPFILE. */
+static gboolean unnamed_files_disabled = FALSE;
+
+/**
+ * sandbox_workspace_set_unnamed_files_enabled:
+ * @enabled: whether writes may use O_TMPFILE
+ *
+ * For tests only: makes writes use the fallback for filesystems without
+ * O_TMPFILE, a named temporary file. Not thread-safe; call it before any
+ * write.
+ */
+void
+sandbox_workspace_set_unnamed_files_enabled (gboolean enabled)
+{
+  unnamed_files_disabled = !enabled;
+}
+
+/**
+ * create_unnamed:
+ * @dir_fd: the directory the file will be linked into
+ *
+ * Creates an unnamed file (O_TMPFILE, mode 0600) on @dir_fd's filesystem.
+ * It has no directory entry until link_unnamed() gives it one, so a host
+ * killed while writing it leaves nothing behind.
+ *
+ * Returns: the fd open for writing, or -1 with errno set
+ */
+static int
+create_unnamed (int dir_fd)
+{
+  if (unnamed_files_disabled)
+    {
+      errno = EOPNOTSUPP;
+      return -1;
+    }
+  return openat (dir_fd, ".", O_TMPFILE | O_WRONLY | O_NOCTTY | O_CLOEXEC, 0600);
+}
+
+/**
+ * link_unnamed:
+ * @fd: an unnamed file from create_unnamed()
+ * @dir_fd: the directory to link it into
+ * @name: its new entry name
+ *
+ * Gives @fd the name @name, atomically and only if nothing is there:
+ * linkat() never follows or replaces an existing entry (EEXIST). Before Linux
+ * 6.10, linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH (ENOENT otherwise);
+ * the /proc/self/fd link works for whoever opened the file.
+ *
+ * Returns: %TRUE when @name is the file, or %FALSE with errno set
+ */
+static gboolean
+link_unnamed (int         fd,
+              int         dir_fd,
+              const char *name)
+{
+  char proc_path[64];
+
+  if (linkat (fd, "", dir_fd, name, AT_EMPTY_PATH) == 0)
+    return TRUE;
+  if (errno != ENOENT && errno != EPERM)
+    return FALSE;
+  g_snprintf (proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
+  return linkat (AT_FDCWD, proc_path, dir_fd, name, AT_SYMLINK_FOLLOW) == 0;
+}
+
+/* Links the unnamed @fd under a fresh temporary name in @dir_fd. */
+static gboolean
+link_temporary (int   fd,
+                int   dir_fd,
+                char *name)
+{
+  for (guint attempt = 0; attempt < 16; attempt++)
+    {
+      make_temporary_name (name);
+      if (link_unnamed (fd, dir_fd, name))
+        return TRUE;
+      if (errno != EEXIST)
+        return FALSE;
+    }
+
+  errno = EEXIST;
+  return FALSE;
 }
 
 /**
@@ -624,6 +759,66 @@ move_into_place (int         dir_fd,
   return FALSE;
 }
 
+/* Fills @fd with @data and gives it @mode. */
+static gboolean
+fill_file (int           fd,
+           const guint8 *data,
+           gsize         size,
+           mode_t        mode)
+{
+  return write_all (fd, data, size) && (mode == 0600 || fchmod (fd, mode) == 0);
+}
+
+static gboolean
+set_write_error (GError     **error,
+                 int          saved_errno,
+                 const char  *relative)
+{
+  if (saved_errno == EISDIR)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
+                   "Cannot write ‘%s’: it is a directory", relative);
+      return FALSE;
+    }
+  return set_errno_error (error, saved_errno, "write", relative);
+}
+
+/**
+ * replace_with_named:
+ *
+ * replace_file() where the filesystem has no O_TMPFILE: the contents go to a
+ * named temporary file that is then moved into place. A host killed
+ * meanwhile leaves the temporary behind, for
+ * sandbox_workspace_remove_temporaries() to remove at recovery.
+ */
+static gboolean
+replace_with_named (int           parent_fd,
+                    const char   *name,
+                    const guint8 *data,
+                    gsize         size,
+                    mode_t        mode,
+                    const char   *relative,
+                    GError      **error)
+{
+  g_auto(WorkspaceFd) fd = -1;
+  char temporary[64];
+  int saved_errno;
+
+  fd = create_temporary (parent_fd, temporary);
+  if (fd < 0)
+    return set_errno_error (error, errno, "write", relative);
+
+  if (!fill_file (fd, data, size, mode) ||
+      (close (g_steal_fd (&fd)) < 0 && errno != EINTR) ||
+      !move_into_place (parent_fd, temporary, name))
+    {
+      saved_errno = errno;
+      unlinkat (parent_fd, temporary, 0);
+      return set_write_error (error, saved_errno, relative);
+    }
+  return TRUE;
+}
+
 /**
  * replace_file:
  * @parent_fd: the directory holding the target
@@ -632,10 +827,16 @@ move_into_place (int         dir_fd,
  * @relative: the workspace-relative path, for messages
  * @error: return location for a #GError
  *
- * Writes @contents to a temporary file and renames it over @name. rename()
- * replaces the entry itself, so a symbolic link or a guest hard link at
- * @name is replaced rather than written through. The permission bits of a
- * regular file being replaced are kept, as editing a script in place would.
+ * Writes @contents to an unnamed file (O_TMPFILE) in @parent_fd and then
+ * names it: a host killed while writing leaves no file behind. A new target
+ * is linked into place directly, atomically and without any other name; an
+ * existing one is replaced by linking under a temporary name and moving it
+ * into place (move_into_place()): a host killed between those two calls,
+ * microseconds apart, leaves the temporary behind, for recovery to remove.
+ * Renaming replaces the entry itself, so a symbolic link or a guest hard
+ * link at @name is replaced rather than written through. The permission
+ * bits of a regular file being replaced are kept, as editing a script in
+ * place would. Filesystems without O_TMPFILE use replace_with_named().
  *
  * Returns: %TRUE on success; on failure nothing was changed
  */
@@ -649,6 +850,7 @@ replace_file (int          parent_fd,
   g_auto(WorkspaceFd) fd = -1;
   char temporary[64];
   mode_t mode = 0600;
+  gboolean exists = FALSE;
   struct stat st;
   gsize size;
   const guint8 *data = g_bytes_get_data (contents, &size);
@@ -657,41 +859,34 @@ replace_file (int          parent_fd,
   if (fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
     {
       if (S_ISDIR (st.st_mode))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
-                       "Cannot write ‘%s’: it is a directory", relative);
-          return FALSE;
-        }
+        return set_write_error (error, EISDIR, relative);
       if (S_ISREG (st.st_mode))
         mode = st.st_mode & 0777;
+      exists = TRUE;
     }
 
-  fd = create_temporary (parent_fd, temporary);
-  if (fd < 0)
+  fd = create_unnamed (parent_fd);
+  if (fd < 0 && unnamed_files_unsupported (errno))
+    return replace_with_named (parent_fd, name, data, size, mode, relative, error);
+  if (fd < 0 || !fill_file (fd, data, size, mode))
     return set_errno_error (error, errno, "write", relative);
 
-  if (!write_all (fd, data, size) ||
-      (mode != 0600 && fchmod (fd, mode) < 0))
-    goto failed;
+  /* Nothing there: the file gets its name and nothing else. If the guest
+   * put something there meanwhile, it is replaced as below. */
+  if (!exists && link_unnamed (fd, parent_fd, name))
+    return TRUE;
+  if (!exists && errno != EEXIST)
+    return set_errno_error (error, errno, "write", relative);
 
-  if (close (g_steal_fd (&fd)) < 0 && errno != EINTR)
-    goto failed;
-
+  if (!link_temporary (fd, parent_fd, temporary))
+    return set_errno_error (error, errno, "write", relative);
   if (!move_into_place (parent_fd, temporary, name))
-    goto failed;
-
-  return TRUE;
-
-failed:
-  saved_errno = errno;
-  unlinkat (parent_fd, temporary, 0);
-  if (saved_errno == EISDIR)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
-                   "Cannot write ‘%s’: it is a directory", relative);
-      return FALSE;
+      saved_errno = errno;
+      unlinkat (parent_fd, temporary, 0);
+      return set_write_error (error, saved_errno, relative);
     }
-  return set_errno_error (error, saved_errno, "write", relative);
+  return TRUE;
 }
 
 /**
@@ -752,6 +947,83 @@ sandbox_workspace_write (int          root_fd,
     }
 
   return replace_file (parent_fd >= 0 ? parent_fd : root_fd, name, contents, relative, error);
+}
+
+/* Removes our temporaries from the directory @relative (beneath @root_fd,
+ * reached through no symbolic link) and queues its subdirectories on
+ * @pending. A directory that cannot be opened or read is skipped. */
+static void
+remove_temporaries_in (int          root_fd,
+                       const char  *relative,
+                       GQueue      *pending,
+                       guint       *removed)
+{
+  int fd = open_beneath_resolving (root_fd, relative, O_RDONLY | O_DIRECTORY,
+                                   RESOLVE_NO_SYMLINKS);
+  struct dirent *entry;
+  DIR *dir;
+
+  if (fd < 0)
+    return;
+  dir = fdopendir (fd);
+  if (dir == NULL)
+    {
+      close (fd);
+      return;
+    }
+
+  while ((entry = readdir (dir)) != NULL)
+    {
+      const char *name = entry->d_name;
+      struct stat st;
+
+      if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+        continue;
+      /* Most entries are neither a directory nor ours: no stat for them. */
+      if (entry->d_type != DT_UNKNOWN && entry->d_type != DT_DIR && !is_temporary_name (name))
+        continue;
+      if (fstatat (fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        continue;
+      if (S_ISDIR (st.st_mode))
+        g_queue_push_tail (pending, strcmp (relative, ".") == 0
+                                    ? g_strdup (name)
+                                    : g_strconcat (relative, "/", name, NULL));
+      else if (S_ISREG (st.st_mode) && is_temporary_name (name) &&
+               unlinkat (fd, name, 0) == 0)
+        (*removed)++;
+    }
+  closedir (dir);
+}
+
+/**
+ * sandbox_workspace_remove_temporaries:
+ * @root_fd: the workspace root, from sandbox_workspace_open()
+ *
+ * Removes the named temporary files a host killed in the middle of
+ * sandbox_workspace_write() may have left: regular files named exactly
+ * `.sandbox-write-` + 16 lowercase hex digits + `.tmp`, anywhere beneath
+ * the root. Symbolic links are never followed and never removed, nor is any
+ * other name; mount points are not crossed. Meant for recovery, while no
+ * guest runs: it walks the whole tree, one directory fd at a time.
+ *
+ * Returns: how many files were removed
+ */
+guint
+sandbox_workspace_remove_temporaries (int root_fd)
+{
+  g_autoptr(GQueue) pending = g_queue_new ();
+  guint removed = 0;
+  char *relative;
+
+  g_return_val_if_fail (root_fd >= 0, 0);
+
+  g_queue_push_tail (pending, g_strdup ("."));
+  while ((relative = g_queue_pop_head (pending)) != NULL)
+    {
+      remove_temporaries_in (root_fd, relative, pending, &removed);
+      g_free (relative);
+    }
+  return removed;
 }
 
 /* One directory on the path from the top of a removal down to where it is

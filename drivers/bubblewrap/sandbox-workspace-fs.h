@@ -39,6 +39,10 @@ gboolean  sandbox_workspace_write       (int            root_fd,
                                          gsize          max_bytes,
                                          GError       **error);
 
+guint     sandbox_workspace_remove_temporaries (int     root_fd);
+
+void      sandbox_workspace_set_unnamed_files_enabled (gboolean enabled);
+
 gboolean  sandbox_workspace_remove      (int            root_fd,
                                          const char    *relative,
                                          GError       **error);
