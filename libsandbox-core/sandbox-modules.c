@@ -239,21 +239,225 @@ sandbox_backend_new (const char    *driver,
   return (SandboxBackend *) backend;
 }
 
-/* Bindings pass names from user input: an unknown one is a GError here, not
- * a critical from GObject. */
+/* Property values from bindings -------------------------------------------
+ *
+ * Bindings pass names and values straight from user input, so
+ * sandbox_backend_newv() checks what GObject would only g_critical() or
+ * g_warning() about (or crash on): every name is a settable property of the
+ * driver, every value is set and converts to the property's type without
+ * loss, and is within the property's range. A number converts to a
+ * property of another numeric type only when it fits exactly (GLib's own
+ * transforms are C casts: -1 would become 4294967295); anything else must
+ * be of the property's type.
+ */
+
+/* A number as sign and magnitude, exact for every integer type; FALSE for
+ * a value that is not an integer (a float with a fraction included). */
 static gboolean
-check_property_names (GType          type,
-                      guint          n_properties,
-                      const char   **names,
-                      const GValue  *values,
-                      GError       **error)
+value_get_integer (const GValue *value,
+                   gboolean     *negative,
+                   guint64      *magnitude)
+{
+  gint64 signed_value;
+  gdouble real;
+
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value)))
+    {
+    case G_TYPE_CHAR:
+      signed_value = g_value_get_schar (value);
+      break;
+    case G_TYPE_INT:
+      signed_value = g_value_get_int (value);
+      break;
+    case G_TYPE_LONG:
+      signed_value = g_value_get_long (value);
+      break;
+    case G_TYPE_INT64:
+      signed_value = g_value_get_int64 (value);
+      break;
+    case G_TYPE_UCHAR:
+      *negative = FALSE;
+      *magnitude = g_value_get_uchar (value);
+      return TRUE;
+    case G_TYPE_UINT:
+      *negative = FALSE;
+      *magnitude = g_value_get_uint (value);
+      return TRUE;
+    case G_TYPE_ULONG:
+      *negative = FALSE;
+      *magnitude = g_value_get_ulong (value);
+      return TRUE;
+    case G_TYPE_UINT64:
+      *negative = FALSE;
+      *magnitude = g_value_get_uint64 (value);
+      return TRUE;
+    case G_TYPE_FLOAT:
+    case G_TYPE_DOUBLE:
+      /* Some bindings (GJS) have only doubles. */
+      real = G_VALUE_HOLDS_FLOAT (value) ? g_value_get_float (value) : g_value_get_double (value);
+      *negative = real < 0;
+      if (*negative)
+        real = -real;
+      /* Also FALSE for NaN and infinities. */
+      if (!(real < 0x1p64))
+        return FALSE;
+      *magnitude = (guint64) real;
+      return (gdouble) *magnitude == real;
+    default:
+      return FALSE;
+    }
+
+  *negative = signed_value < 0;
+  *magnitude = signed_value < 0 ? (guint64) -(signed_value + 1) + 1 : (guint64) signed_value;
+  return TRUE;
+}
+
+static gboolean
+fits_signed (gboolean negative,
+             guint64  magnitude,
+             gint64   max)
+{
+  return negative ? magnitude <= (guint64) max + 1 : magnitude <= (guint64) max;
+}
+
+static gint64
+to_signed (gboolean negative,
+           guint64  magnitude)
+{
+  return negative ? -(gint64) (magnitude - 1) - 1 : (gint64) magnitude;
+}
+
+/* Sets @value, initialized to an integer type, to the number; FALSE when
+ * the type cannot hold it. */
+static gboolean
+value_set_integer (GValue   *value,
+                   gboolean  negative,
+                   guint64   magnitude)
+{
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value)))
+    {
+    case G_TYPE_CHAR:
+      if (!fits_signed (negative, magnitude, G_MAXINT8))
+        return FALSE;
+      g_value_set_schar (value, to_signed (negative, magnitude));
+      return TRUE;
+    case G_TYPE_INT:
+      if (!fits_signed (negative, magnitude, G_MAXINT))
+        return FALSE;
+      g_value_set_int (value, to_signed (negative, magnitude));
+      return TRUE;
+    case G_TYPE_LONG:
+      if (!fits_signed (negative, magnitude, G_MAXLONG))
+        return FALSE;
+      g_value_set_long (value, to_signed (negative, magnitude));
+      return TRUE;
+    case G_TYPE_INT64:
+      if (!fits_signed (negative, magnitude, G_MAXINT64))
+        return FALSE;
+      g_value_set_int64 (value, to_signed (negative, magnitude));
+      return TRUE;
+    case G_TYPE_UCHAR:
+      if (negative || magnitude > G_MAXUINT8)
+        return FALSE;
+      g_value_set_uchar (value, magnitude);
+      return TRUE;
+    case G_TYPE_UINT:
+      if (negative || magnitude > G_MAXUINT)
+        return FALSE;
+      g_value_set_uint (value, magnitude);
+      return TRUE;
+    case G_TYPE_ULONG:
+      if (negative || magnitude > G_MAXULONG)
+        return FALSE;
+      g_value_set_ulong (value, magnitude);
+      return TRUE;
+    case G_TYPE_UINT64:
+      if (negative)
+        return FALSE;
+      g_value_set_uint64 (value, magnitude);
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* Converts @value into @converted, initialized here to @pspec's type. */
+static gboolean
+convert_property_value (GType          type,
+                        GParamSpec    *pspec,
+                        const GValue  *value,
+                        GValue        *converted,
+                        GError       **error)
+{
+  gboolean negative;
+  guint64 magnitude;
+  gboolean ok;
+
+  g_value_init (converted, pspec->value_type);
+  if (g_value_type_compatible (G_VALUE_TYPE (value), pspec->value_type))
+    {
+      g_value_copy (value, converted);
+      ok = TRUE;
+    }
+  else if (value_get_integer (value, &negative, &magnitude))
+    {
+      ok = value_set_integer (converted, negative, magnitude);
+      if (!ok && value_set_integer (converted, FALSE, 0))
+        {
+          /* A number of the wrong size, rather than of the wrong kind. */
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                       "Property \"%s\" of sandbox driver %s is out of range",
+                       pspec->name, g_type_name (type));
+          return FALSE;
+        }
+    }
+  else
+    ok = FALSE;
+
+  if (!ok)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "Property \"%s\" of sandbox driver %s takes a %s, not a %s",
+                   pspec->name, g_type_name (type), g_type_name (pspec->value_type),
+                   G_VALUE_TYPE_NAME (value));
+      return FALSE;
+    }
+
+  /* The property's own bounds: GObject would clamp with a g_warning(). */
+  if (g_param_value_validate (pspec, converted))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "Property \"%s\" of sandbox driver %s is out of range",
+                   pspec->name, g_type_name (type));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Checks @names and @values against @type's properties; fills @converted
+ * (n_properties values, unset on entry) with the values to construct with. */
+static gboolean
+convert_properties (GType          type,
+                    guint          n_properties,
+                    const char   **names,
+                    const GValue  *values,
+                    GValue        *converted,
+                    GError       **error)
 {
   g_autoptr(GTypeClass) klass = g_type_class_ref (type);
 
   for (guint i = 0; i < n_properties; i++)
     {
-      GParamSpec *pspec = g_object_class_find_property (G_OBJECT_CLASS (klass), names[i]);
+      GParamSpec *pspec;
 
+      if (names[i] == NULL)
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                       "Property name %u of sandbox driver %s is missing", i, g_type_name (type));
+          return FALSE;
+        }
+
+      pspec = g_object_class_find_property (G_OBJECT_CLASS (klass), names[i]);
       if (pspec == NULL || !(pspec->flags & G_PARAM_WRITABLE))
         {
           g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
@@ -261,15 +465,26 @@ check_property_names (GType          type,
                        g_type_name (type), names[i]);
           return FALSE;
         }
+      /* "state-directory" and "state_directory" are one property. */
+      for (guint j = 0; j < i; j++)
+        if (g_object_class_find_property (G_OBJECT_CLASS (klass), names[j]) == pspec)
+          {
+            g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                         "Property \"%s\" of sandbox driver %s is given twice",
+                         pspec->name, g_type_name (type));
+            return FALSE;
+          }
 
-      if (!g_value_type_transformable (G_VALUE_TYPE (&values[i]), pspec->value_type))
+      if (!G_IS_VALUE (&values[i]))
         {
           g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                       "Property \"%s\" of sandbox driver %s takes a %s, not a %s",
-                       names[i], g_type_name (type), g_type_name (pspec->value_type),
-                       G_VALUE_TYPE_NAME (&values[i]));
+                       "Property \"%s\" of sandbox driver %s has no value",
+                       pspec->name, g_type_name (type));
           return FALSE;
         }
+
+      if (!convert_property_value (type, pspec, &values[i], &converted[i], error))
+        return FALSE;
     }
 
   return TRUE;
@@ -284,7 +499,12 @@ check_property_names (GType          type,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Creates a backend of the named driver; see sandbox_backend_new().
+ * Creates a backend of the named driver; see sandbox_backend_new(). Every
+ * name must be a settable property of the driver, given once; every value
+ * must be set and convert to the property's type — the same type, or a
+ * number that fits the property's numeric type exactly — and be within the
+ * property's range. Otherwise fails with %SANDBOX_ERROR_INVALID naming the
+ * property (or, for a %NULL name, its position).
  *
  * Returns: (transfer full): a new backend, or %NULL with @error set
  */
@@ -297,20 +517,29 @@ sandbox_backend_newv (const char    *driver,
                       GError       **error)
 {
   g_autoptr(GObject) backend = NULL;
+  GValue *converted;
   GType type;
+  gboolean ok;
 
   g_return_val_if_fail (driver != NULL, NULL);
   g_return_val_if_fail (n_properties == 0 || (names != NULL && values != NULL), NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   type = lookup_driver (driver, error);
   if (type == G_TYPE_INVALID)
     return NULL;
 
-  if (!check_property_names (type, n_properties, names, values, error))
-    return NULL;
+  converted = g_new0 (GValue, n_properties);
+  ok = convert_properties (type, n_properties, names, values, converted, error);
+  if (ok)
+    backend = g_object_new_with_properties (type, n_properties, names, converted);
+  for (guint i = 0; i < n_properties; i++)
+    if (G_IS_VALUE (&converted[i]))
+      g_value_unset (&converted[i]);
+  g_free (converted);
 
-  backend = g_object_new_with_properties (type, n_properties, names, values);
-  if (!g_initable_init (G_INITABLE (backend), cancellable, error))
+  if (!ok || !g_initable_init (G_INITABLE (backend), cancellable, error))
     return NULL;
 
   return (SandboxBackend *) g_steal_pointer (&backend);

@@ -338,6 +338,48 @@ class Backend(Sandbox.Backend):
 Backend = _override(Backend)
 
 
+def backend_newv(driver, names, values, cancellable=None):
+    """Sandbox.backend_newv() with the two lists checked before they reach
+    PyGObject: it gives the C function one length for both (a longer list
+    was cut, or read past its end), and it crashes on a None, or on an
+    unset GObject.Value, in a GValue array (PyGObject 3.42 marshalling).
+    Each of these raises a Sandbox.Error.INVALID GLib.Error naming the
+    property; sandbox_backend_newv() checks the rest (the property exists
+    and is settable, the value converts and is in range)."""
+    names = list(names)
+    values = list(values)
+    if len(names) != len(values):
+        raise _sandbox_error(Sandbox.Error.INVALID,
+                             'Sandbox driver %s was given %d property names but %d values'
+                             % (driver, len(names), len(values)))
+    for position, (name, value) in enumerate(zip(names, values)):
+        if not isinstance(name, str):
+            raise _sandbox_error(Sandbox.Error.INVALID,
+                                 'Property name %d of sandbox driver %s is not a string'
+                                 % (position, driver))
+        if value is None or (isinstance(value, GObject.Value)
+                             and value.g_type == GObject.TYPE_INVALID):
+            raise _sandbox_error(Sandbox.Error.INVALID,
+                                 'Property "%s" of sandbox driver %s has no value'
+                                 % (name, driver))
+        # PyGObject makes a gint of an int, or raises OverflowError: a
+        # 64-bit value lets C name the property and check its own range.
+        if isinstance(value, int) and not isinstance(value, bool) \
+                and not -2 ** 31 <= value < 2 ** 31:
+            if not -2 ** 63 <= value < 2 ** 64:
+                raise _sandbox_error(Sandbox.Error.INVALID,
+                                     'Property "%s" of sandbox driver %s is out of range'
+                                     % (name, driver))
+            values[position] = GObject.Value(
+                GObject.TYPE_INT64 if value < 2 ** 63 else GObject.TYPE_UINT64, value)
+    return Sandbox.backend_newv(driver, names, values, cancellable)
+
+
+# The same function is also reachable as a static method of the interface.
+Backend.newv = staticmethod(backend_newv)
+__all__ += ['backend_newv']
+
+
 # Handles -------------------------------------------------------------------
 
 class Handle(Sandbox.Handle):

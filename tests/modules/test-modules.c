@@ -201,8 +201,42 @@ test_newv_checks_names_and_types (void)
       g_clear_error (&error);
       g_value_unset (&values[0]);
 
-      g_value_init (&values[0], G_TYPE_UINT);
-      g_value_set_uint (&values[0], 5);
+      /* What GObject would only g_critical() about, crash on, or wrap and
+       * clamp with a warning: a NULL name, an unset value, a negative
+       * number for an unsigned property, a number past its range. */
+      {
+        const char *null_names[] = { NULL };
+
+        g_value_init (&values[0], G_TYPE_UINT);
+        g_value_set_uint (&values[0], 5);
+        g_assert_null (sandbox_backend_newv ("alpha", 1, null_names, values, NULL, &error));
+        g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+        g_clear_error (&error);
+        g_value_unset (&values[0]);
+      }
+      g_assert_null (sandbox_backend_newv ("alpha", 1, names, values, NULL, &error));
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "\"max-concurrent-commands\" of sandbox driver"));
+      g_assert_nonnull (strstr (error->message, "no value"));
+      g_clear_error (&error);
+      for (guint i = 0; i < 2; i++)
+        {
+          /* -1 would wrap to 4294967295, 2^32 to 0 with GLib's own transform. */
+          const gint64 out_of_range[] = { -1, G_MAXUINT32 + (gint64) 1 };
+
+          g_value_init (&values[0], G_TYPE_INT64);
+          g_value_set_int64 (&values[0], out_of_range[i]);
+          g_assert_null (sandbox_backend_newv ("alpha", 1, names, values, NULL, &error));
+          g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+          g_assert_nonnull (strstr (error->message, "\"max-concurrent-commands\""));
+          g_assert_nonnull (strstr (error->message, "out of range"));
+          g_clear_error (&error);
+          g_value_unset (&values[0]);
+        }
+
+      /* A number of another integer type converts when it fits. */
+      g_value_init (&values[0], G_TYPE_INT);
+      g_value_set_int (&values[0], 5);
       backend = sandbox_backend_newv ("alpha", 1, names, values, NULL, &error);
       g_assert_no_error (error);
       g_assert_cmpuint (sandbox_backend_get_max_concurrent_commands (backend), ==, 5);
