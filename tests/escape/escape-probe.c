@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <limits.h>
 #include <signal.h>
 #include <stddef.h>
@@ -23,8 +24,10 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -148,6 +151,30 @@ probe_open_write (const char *path)
   return 0;
 }
 
+/* Exchanges @a and @b (renameat2 RENAME_EXCHANGE) as fast as it can for
+ * @seconds; prints how many exchanges succeeded. A guest racing the host's
+ * file calls between a directory and a symlink. */
+static int
+probe_swap_loop (const char *a,
+                 const char *b,
+                 double      seconds)
+{
+  struct timespec start, now;
+  unsigned long swaps = 0;
+
+  clock_gettime (CLOCK_MONOTONIC, &start);
+  do
+    {
+      for (int i = 0; i < 64; i++)
+        if (syscall (SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0)
+          swaps++;
+      clock_gettime (CLOCK_MONOTONIC, &now);
+    }
+  while ((now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9 < seconds);
+  printf ("%lu\n", swaps);
+  return 0;
+}
+
 static int
 usage (const char *name)
 {
@@ -164,6 +191,8 @@ main (int   argc,
 
   if (strcmp (name, "fds") == 0 && argc == 2)
     return probe_fds ();
+  if (strcmp (name, "swap-loop") == 0 && argc == 5)
+    return probe_swap_loop (argv[2], argv[3], atof (argv[4]));
   if (strcmp (name, "connect") == 0 && argc == 3)
     err = probe_connect (argv[2]);
   else if (strcmp (name, "tiocsti") == 0 && argc == 3)
