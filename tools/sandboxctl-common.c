@@ -18,6 +18,8 @@
 
 #define DEFAULT_DRIVER "bubblewrap"
 
+G_DEFINE_QUARK (sandboxctl-run-error-quark, sandboxctl_run_error)
+
 void
 sandboxctl_context_clear (SandboxctlContext *ctx)
 {
@@ -37,11 +39,13 @@ global_entries_new (SandboxctlContext *ctx)
     { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &ctx->state_dir,
       "State directory (default: $SANDBOX_STATE_DIR, else $XDG_STATE_HOME/sandbox)", "DIR" },
     { "driver-option", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ctx->driver_options,
-      "Set a string property of the backend (repeatable)", "KEY=VALUE" },
+      "Set a property of the backend, typed by the property (repeatable)", "KEY=VALUE" },
     { "max-concurrent-commands", 0, 0, G_OPTION_ARG_INT, &ctx->max_concurrent_commands,
       "Admission limit of the backend (1…1024)", "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &ctx->json,
       "Machine-readable JSON output", NULL },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &ctx->verbose,
+      "Log what the library and the driver do (debug messages on stderr)", NULL },
     G_OPTION_ENTRY_NULL
   };
 
@@ -81,10 +85,34 @@ sandboxctl_option_context_new (SandboxctlContext  *ctx,
   g_option_group_add_entries (group, global_entries);
   g_option_context_set_main_group (context, group);
   g_option_context_set_summary (context, summary);
-  g_option_context_set_description (context,
-                                    "Exit status: 0 on success, 2 on a usage error, 80–90 for a\n"
-                                    "sandbox or host error (see sandboxctl(1) in docs/sandboxctl.md).");
+  g_option_context_set_description (context, SANDBOXCTL_HELP_FOOTER);
   return context;
+}
+
+/* The log domains -v shows: the library (and its gateway), sandboxctl and
+ * the drivers shipped with it. */
+#define VERBOSE_LOG_DOMAINS "Sandbox Sandbox-Ctl Sandbox-Bubblewrap Sandbox-Memory Sandbox-Cluster"
+
+/**
+ * sandboxctl_enable_verbose:
+ *
+ * Turns on debug messages of our log domains, keeping any the user asked for
+ * in `G_MESSAGES_DEBUG`. GLib reads the variable at each message, so this
+ * works after startup; it runs before any thread of ours exists.
+ */
+void
+sandboxctl_enable_verbose (void)
+{
+  const char *current = g_getenv ("G_MESSAGES_DEBUG");
+  g_autofree char *domains = NULL;
+
+  if (current != NULL && (g_str_equal (current, "all") ||
+                          strstr (current, VERBOSE_LOG_DOMAINS) != NULL))
+    return;
+  domains = current != NULL && current[0] != '\0'
+    ? g_strconcat (current, " ", VERBOSE_LOG_DOMAINS, NULL)
+    : g_strdup (VERBOSE_LOG_DOMAINS);
+  g_setenv ("G_MESSAGES_DEBUG", domains, TRUE);
 }
 
 gboolean
@@ -94,12 +122,55 @@ sandboxctl_parse_options (SandboxctlContext   *ctx,
 {
   g_autoptr(GError) error = NULL;
 
-  if (g_option_context_parse_strv (context, argv, &error))
-    return TRUE;
+  if (!g_option_context_parse_strv (context, argv, &error))
+    {
+      sandboxctl_report_usage (ctx, error->message);
+      return FALSE;
+    }
 
-  g_printerr ("sandboxctl %s: %s\n", ctx->command_name, error->message);
-  g_printerr ("Try “sandboxctl %s --help”.\n", ctx->command_name);
-  return FALSE;
+  /* From here on the parsed --json decides, not main()'s early scan (which
+   * cannot tell a guest's "--json" after EXECUTABLE from ours). */
+  ctx->usage_json = ctx->json;
+  if (ctx->verbose)
+    sandboxctl_enable_verbose ();
+  return TRUE;
+}
+
+/**
+ * sandboxctl_report_usage:
+ * @ctx: the invocation
+ * @message: what is wrong with the command line
+ *
+ * Prints a usage error: `sandboxctl COMMAND: message` and a pointer to
+ * --help on stderr, or with --json `{"error": {"code": "USAGE", …}}` on
+ * stdout like every other error.
+ *
+ * Returns: %SANDBOXCTL_EXIT_USAGE
+ */
+int
+sandboxctl_report_usage (SandboxctlContext *ctx,
+                         const char        *message)
+{
+  if (ctx->json || ctx->usage_json || ctx->events)
+    {
+      g_autoptr(GError) error = g_error_new_literal (G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                                                     message);
+
+      sandboxctl_print_error_json (ctx, error);
+      return SANDBOXCTL_EXIT_USAGE;
+    }
+
+  if (ctx->command_name != NULL)
+    {
+      g_printerr ("sandboxctl %s: %s\n", ctx->command_name, message);
+      g_printerr ("Try “sandboxctl %s --help”.\n", ctx->command_name);
+    }
+  else
+    {
+      g_printerr ("sandboxctl: %s\n", message);
+      g_printerr ("Try “sandboxctl --help”.\n");
+    }
+  return SANDBOXCTL_EXIT_USAGE;
 }
 
 int
@@ -114,9 +185,7 @@ sandboxctl_usage_error (SandboxctlContext *ctx,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  g_printerr ("sandboxctl %s: %s\n", ctx->command_name, message);
-  g_printerr ("Try “sandboxctl %s --help”.\n", ctx->command_name);
-  return SANDBOXCTL_EXIT_USAGE;
+  return sandboxctl_report_usage (ctx, message);
 }
 
 static char *
@@ -146,6 +215,9 @@ sandboxctl_error_code_name (const GError *error)
 
   if (error->domain == SANDBOX_ERROR)
     return g_strdup (sandbox_error_code_name (error->code));
+  if (error->domain == SANDBOXCTL_RUN_ERROR)
+    return g_strdup (error->code == SANDBOXCTL_RUN_ERROR_NOT_FOUND ? "COMMAND_NOT_FOUND"
+                                                                  : "COMMAND_NOT_EXECUTABLE");
   if (error->domain == G_IO_ERROR)
     name = enum_value_name (G_TYPE_IO_ERROR_ENUM, error->code);
   else if (error->domain == G_CONVERT_ERROR)
@@ -173,6 +245,9 @@ sandboxctl_exit_code_for_error (const GError *error)
     return SANDBOXCTL_EXIT_ENCODING;
   if (error->domain == G_OPTION_ERROR)
     return SANDBOXCTL_EXIT_USAGE;
+  if (error->domain == SANDBOXCTL_RUN_ERROR)
+    return error->code == SANDBOXCTL_RUN_ERROR_NOT_FOUND ? SANDBOXCTL_EXIT_NOT_FOUND
+                                                         : SANDBOXCTL_EXIT_NOT_EXECUTABLE;
   return SANDBOXCTL_EXIT_FAILURE;
 }
 
@@ -192,31 +267,51 @@ sandboxctl_report_error (SandboxctlContext *ctx,
 {
   g_autofree char *code = sandboxctl_error_code_name (error);
 
-  if (ctx->json)
-    {
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonNode) node = NULL;
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "error");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "code");
-      json_builder_add_string_value (builder, code);
-      json_builder_set_member_name (builder, "message");
-      json_builder_add_string_value (builder, error->message);
-      json_builder_set_member_name (builder, "exitCode");
-      json_builder_add_int_value (builder, sandboxctl_exit_code_for_error (error));
-      json_builder_end_object (builder);
-      json_builder_end_object (builder);
-      node = json_builder_get_root (builder);
-      sandboxctl_print_json (node);
-    }
+  if (ctx->json || ctx->usage_json || ctx->events)
+    sandboxctl_print_error_json (ctx, error);
   else
-    {
-      g_printerr ("sandboxctl: %s: %s\n", code, error->message);
-    }
+    g_printerr ("sandboxctl: %s: %s\n", code, error->message);
 
   return sandboxctl_exit_code_for_error (error);
+}
+
+/**
+ * sandboxctl_error_to_node:
+ * @error: what failed
+ *
+ * Returns: (transfer full): `{"code": …, "message": …, "exitCode": …}`
+ */
+JsonNode *
+sandboxctl_error_to_node (const GError *error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autofree char *code = sandboxctl_error_code_name (error);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "code");
+  json_builder_add_string_value (builder, code);
+  json_builder_set_member_name (builder, "message");
+  json_builder_add_string_value (builder, error->message);
+  json_builder_set_member_name (builder, "exitCode");
+  json_builder_add_int_value (builder, sandboxctl_exit_code_for_error (error));
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+/* {"error": {"code": …, "message": …, "exitCode": …}} on stdout; in run's
+ * --events stream an event: {"event": "error", "error": {…}}. */
+void
+sandboxctl_print_error_json (SandboxctlContext *ctx,
+                             const GError      *error)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonObject) object = json_object_new ();
+
+  if (ctx->events)
+    json_object_set_string_member (object, "event", "error");
+  json_object_set_member (object, "error", sandboxctl_error_to_node (error));
+  json_node_set_object (node, object);
+  sandboxctl_print_json (node);
 }
 
 /**
@@ -285,6 +380,7 @@ sandboxctl_open_backend (SandboxctlContext  *ctx,
   g_autofree char *parent = NULL;
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) values = g_array_new (FALSE, TRUE, sizeof (GValue));
+  GType driver_type;
   GValue *value;
 
   g_array_set_clear_func (values, (GDestroyNotify) g_value_unset);
@@ -312,18 +408,22 @@ sandboxctl_open_backend (SandboxctlContext  *ctx,
       g_value_set_uint (value, (guint) ctx->max_concurrent_commands);
     }
 
+  driver_type = sandboxctl_driver_type (driver);
   for (guint i = 0; ctx->driver_options != NULL && ctx->driver_options[i] != NULL; i++)
     {
       g_autofree char *key = NULL;
       g_autofree char *option_value = NULL;
+      GValue parsed = G_VALUE_INIT;
 
       if (!parse_driver_option (ctx->driver_options[i], &key, &option_value, error))
         return NULL;
+      /* An unknown driver: sandbox_backend_newv() below reports it. */
+      if (driver_type == G_TYPE_INVALID)
+        continue;
+      if (!sandboxctl_property_value_from_string (driver_type, key, option_value, &parsed, error))
+        return NULL;
       g_ptr_array_add (names, g_steal_pointer (&key));
-      g_array_set_size (values, values->len + 1);
-      value = &g_array_index (values, GValue, values->len - 1);
-      g_value_init (value, G_TYPE_STRING);
-      g_value_take_string (value, g_steal_pointer (&option_value));
+      g_array_append_val (values, parsed);   /* the array owns it now */
     }
 
   parent = g_path_get_dirname (state_dir);
@@ -337,6 +437,10 @@ sandboxctl_open_backend (SandboxctlContext  *ctx,
       return NULL;
     }
 
+  for (guint i = 1; i < names->len; i++)
+    g_debug ("Backend property %s set from the command line",
+             (const char *) g_ptr_array_index (names, i));
+  g_debug ("Opening the %s backend with state directory %s", driver, state_dir);
   return sandbox_backend_newv (driver, names->len, (const char **) names->pdata,
                                (const GValue *) values->data, ctx->cancellable, error);
 }

@@ -14,6 +14,8 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,6 +36,8 @@ typedef struct
   char   *cwd;
   char  **environment;
   gboolean use_stdin;
+  gboolean events;
+  gboolean audit;
   char  **command_line;
 } RunOptions;
 
@@ -104,16 +108,200 @@ build_command (RunOptions  *options,
   return g_steal_pointer (&command);
 }
 
+/* How run reports what happens. */
+typedef enum
+{
+  RUN_OUTPUT_STREAM,   /* the command's output to ours as it arrives (default) */
+  RUN_OUTPUT_JSON,     /* --json: one object at the end */
+  RUN_OUTPUT_EVENTS,   /* --events: one JSON object a line, as things happen */
+} RunOutputMode;
+
+/*
+ * Recognising "EXECUTABLE cannot be executed"
+ *
+ * The command runs in the guest, so whether EXECUTABLE exists is only known
+ * there. bwrap reports a failed execvp() as exactly one line on its stderr,
+ * "bwrap: execvp EXECUTABLE: REASON", and exits 1; nothing of the guest has
+ * run, so that line is the whole output. run holds back stderr while it can
+ * still be that line; when the command ends with status 1 and exactly that
+ * line, run drops it and reports its own error with the shell's status: 127
+ * when the file is not there (ENOENT, ENOTDIR), 126 when it is but cannot be
+ * executed (EACCES, ENOEXEC, …). A guest that prints the same line itself and
+ * exits 1 gets the same report, which costs it nothing.
+ */
+typedef struct
+{
+  SandboxctlContext *ctx;
+  RunOutputMode      mode;
+  gboolean           audit;           /* --audit */
+  char              *exec_failure_prefix;
+  GString           *held_stderr;     /* NULL once it cannot be the exec failure */
+  gboolean           stdout_seen;
+  GPtrArray         *audit_events;    /* JsonNode, for --json */
+  /* The UTF-8 tail of a chunk cut inside a character, per stream (--events). */
+  GByteArray        *partial[2];
+} RunOutput;
+
+static void
+run_output_init (RunOutput         *output,
+                 SandboxctlContext *ctx,
+                 RunOutputMode      mode,
+                 gboolean           audit,
+                 SandboxCommand    *command)
+{
+  output->ctx = ctx;
+  output->mode = mode;
+  output->audit = audit;
+  output->exec_failure_prefix = g_strdup_printf ("bwrap: execvp %s: ",
+                                                 sandbox_command_get_executable (command));
+  output->held_stderr = g_string_new (NULL);
+  output->audit_events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  output->partial[0] = g_byte_array_new ();
+  output->partial[1] = g_byte_array_new ();
+}
+
+static void
+drop_held_stderr (RunOutput *output)
+{
+  if (output->held_stderr != NULL)
+    g_string_free (g_steal_pointer (&output->held_stderr), TRUE);
+}
+
+static void
+run_output_clear (RunOutput *output)
+{
+  g_clear_pointer (&output->exec_failure_prefix, g_free);
+  drop_held_stderr (output);
+  g_clear_pointer (&output->audit_events, g_ptr_array_unref);
+  g_clear_pointer (&output->partial[0], g_byte_array_unref);
+  g_clear_pointer (&output->partial[1], g_byte_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunOutput, run_output_clear)
+
+static void
+print_event (JsonBuilder *builder)
+{
+  g_autoptr(JsonNode) node = json_builder_get_root (builder);
+
+  sandboxctl_print_json (node);
+  fflush (stdout);
+}
+
+/* Starts {"event": NAME, … in @builder. */
+static JsonBuilder *
+event_begin (const char *name)
+{
+  JsonBuilder *builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "event");
+  json_builder_add_string_value (builder, name);
+  return builder;
+}
+
+/* The length of the longest prefix of @data that ends on a character
+ * boundary, if all before it is valid UTF-8 and what follows is the start
+ * of one character cut off; else @length (nothing to carry). */
+static gsize
+utf8_complete_length (const guint8 *data,
+                      gsize         length)
+{
+  const char *end = NULL;
+  gsize valid;
+
+  if (g_utf8_validate_len ((const char *) data, length, &end))
+    return length;
+  valid = (const guint8 *) end - data;
+  if (length - valid < 4 && g_utf8_get_char_validated (end, length - valid) == (gunichar) -2)
+    return valid;
+  return length;
+}
+
+/* One {"event": "stdout"|"stderr", "text": …} per chunk; a chunk that is not
+ * UTF-8 goes as "base64". A character cut between chunks is carried over. */
+static void
+print_output_event (RunOutput    *output,
+                    int           fd,
+                    const guint8 *data,
+                    gsize         length)
+{
+  GByteArray *partial = output->partial[fd == STDOUT_FILENO ? 0 : 1];
+  g_autoptr(JsonBuilder) builder = event_begin (fd == STDOUT_FILENO ? "stdout" : "stderr");
+  g_autoptr(GByteArray) chunk = g_byte_array_new ();
+  gsize complete;
+
+  g_byte_array_append (chunk, partial->data, partial->len);
+  g_byte_array_append (chunk, data, length);
+  g_byte_array_set_size (partial, 0);
+  complete = utf8_complete_length (chunk->data, chunk->len);
+  g_byte_array_append (partial, chunk->data + complete, chunk->len - complete);
+  if (complete == 0)
+    return;
+
+  if (g_utf8_validate_len ((const char *) chunk->data, complete, NULL))
+    {
+      g_autofree char *text = g_strndup ((const char *) chunk->data, complete);
+
+      json_builder_set_member_name (builder, "text");
+      json_builder_add_string_value (builder, text);
+    }
+  else
+    {
+      g_autofree char *base64 = g_base64_encode (chunk->data, complete);
+
+      json_builder_set_member_name (builder, "base64");
+      json_builder_add_string_value (builder, base64);
+    }
+  json_builder_end_object (builder);
+  print_event (builder);
+}
+
 /* Live output: a failed write (say, a closed pipe) cancels the command. */
 static void
-forward_output (SandboxctlContext *ctx,
-                int                fd,
-                GBytes            *data)
+emit_output (RunOutput    *output,
+             int           fd,
+             const guint8 *data,
+             gsize         length)
 {
   g_autoptr(GError) error = NULL;
 
-  if (!sandboxctl_write_all (fd, g_bytes_get_data (data, NULL), g_bytes_get_size (data), &error))
-    g_cancellable_cancel (ctx->cancellable);
+  if (length == 0)
+    return;
+  if (output->mode == RUN_OUTPUT_EVENTS)
+    print_output_event (output, fd, data, length);
+  else if (output->mode == RUN_OUTPUT_STREAM &&
+           !sandboxctl_write_all (fd, data, length, &error))
+    g_cancellable_cancel (output->ctx->cancellable);
+}
+
+static void
+release_held_stderr (RunOutput *output)
+{
+  GString *held = g_steal_pointer (&output->held_stderr);
+
+  if (held == NULL)
+    return;
+  emit_output (output, STDERR_FILENO, (const guint8 *) held->str, held->len);
+  g_string_free (held, TRUE);
+}
+
+/* Whether @text can still be, or grow into, bwrap's one exec failure line. */
+static gboolean
+may_be_exec_failure (RunOutput  *output,
+                     const char *text,
+                     gsize       length)
+{
+  const char *prefix = output->exec_failure_prefix;
+  gsize prefix_length = strlen (prefix);
+  const char *newline;
+
+  if (length <= prefix_length)
+    return strncmp (text, prefix, length) == 0;
+  if (strncmp (text, prefix, prefix_length) != 0)
+    return FALSE;
+  newline = memchr (text, '\n', length);
+  return newline == NULL || newline == text + length - 1;
 }
 
 static void
@@ -121,7 +309,14 @@ on_stdout_data (SandboxProcess *process,
                 GBytes         *data,
                 gpointer        user_data)
 {
-  forward_output (user_data, STDOUT_FILENO, data);
+  RunOutput *output = user_data;
+  gsize length;
+  const guint8 *bytes = g_bytes_get_data (data, &length);
+
+  /* The guest is running: what it wrote to stderr was its own. */
+  output->stdout_seen = TRUE;
+  release_held_stderr (output);
+  emit_output (output, STDOUT_FILENO, bytes, length);
 }
 
 static void
@@ -129,7 +324,132 @@ on_stderr_data (SandboxProcess *process,
                 GBytes         *data,
                 gpointer        user_data)
 {
-  forward_output (user_data, STDERR_FILENO, data);
+  RunOutput *output = user_data;
+  gsize length;
+  const guint8 *bytes = g_bytes_get_data (data, &length);
+
+  if (output->held_stderr != NULL)
+    {
+      g_string_append_len (output->held_stderr, (const char *) bytes, length);
+      if (!may_be_exec_failure (output, output->held_stderr->str, output->held_stderr->len))
+        release_held_stderr (output);
+      return;
+    }
+  emit_output (output, STDERR_FILENO, bytes, length);
+}
+
+/* The reason in bwrap's exec failure line if @result is exactly that, else
+ * NULL. */
+static char *
+exec_failure_reason (RunOutput     *output,
+                     SandboxResult *result)
+{
+  GBytes *stdout_bytes = sandbox_result_get_stdout_bytes (result);
+  GBytes *stderr_bytes = sandbox_result_get_stderr_bytes (result);
+  gsize length;
+  const char *text = g_bytes_get_data (stderr_bytes, &length);
+  gsize prefix_length = strlen (output->exec_failure_prefix);
+
+  if (sandbox_result_get_exit_status (result) != 1 || g_bytes_get_size (stdout_bytes) != 0)
+    return NULL;
+  if (length < prefix_length + 2 || text[length - 1] != '\n' ||
+      !may_be_exec_failure (output, text, length))
+    return NULL;
+  return g_strndup (text + prefix_length, length - prefix_length - 1);
+}
+
+static GError *
+exec_failure_error (SandboxCommand *command,
+                    const char     *reason,
+                    int            *exit_status)
+{
+  const char *executable = sandbox_command_get_executable (command);
+
+  /* strerror() texts of the guest's C library, bwrap running with an empty
+   * environment (so in the C locale). */
+  if (g_str_equal (reason, g_strerror (ENOENT)) || g_str_equal (reason, g_strerror (ENOTDIR)))
+    {
+      *exit_status = SANDBOXCTL_EXIT_NOT_FOUND;
+      return g_error_new (SANDBOXCTL_RUN_ERROR, SANDBOXCTL_RUN_ERROR_NOT_FOUND,
+                          "%s: command not found in the sandbox (%s)", executable, reason);
+    }
+  *exit_status = SANDBOXCTL_EXIT_NOT_EXECUTABLE;
+  return g_error_new (SANDBOXCTL_RUN_ERROR, SANDBOXCTL_RUN_ERROR_NOT_EXECUTABLE,
+                      "%s: cannot be executed in the sandbox (%s)", executable, reason);
+}
+
+static JsonNode *
+audit_event_to_node (SandboxGatewayEvent *event)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(GEnumClass) decisions = g_type_class_ref (SANDBOX_TYPE_GATEWAY_DECISION);
+  GEnumValue *decision = g_enum_get_value (decisions, sandbox_gateway_event_get_decision (event));
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "host");
+  json_builder_add_string_value (builder, sandbox_gateway_event_get_host (event));
+  json_builder_set_member_name (builder, "method");
+  json_builder_add_string_value (builder, sandbox_gateway_event_get_method (event));
+  json_builder_set_member_name (builder, "path");
+  json_builder_add_string_value (builder, sandbox_gateway_event_get_path (event));
+  json_builder_set_member_name (builder, "decision");
+  json_builder_add_string_value (builder, decision != NULL ? decision->value_nick : "unknown");
+  json_builder_set_member_name (builder, "reason");
+  json_builder_add_string_value (builder, sandbox_gateway_event_get_reason (event));
+  json_builder_set_member_name (builder, "status");
+  json_builder_add_int_value (builder, sandbox_gateway_event_get_status (event));
+  json_builder_set_member_name (builder, "upstreamStatus");
+  json_builder_add_int_value (builder, sandbox_gateway_event_get_upstream_status (event));
+  json_builder_set_member_name (builder, "bytesSent");
+  json_builder_add_int_value (builder, sandbox_gateway_event_get_bytes_sent (event));
+  json_builder_set_member_name (builder, "bytesReceived");
+  json_builder_add_int_value (builder, sandbox_gateway_event_get_bytes_received (event));
+  json_builder_set_member_name (builder, "durationUs");
+  json_builder_add_int_value (builder, sandbox_gateway_event_get_duration_us (event));
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+/* --audit: the gateway's decisions as they happen. Events carry no header
+ * value, so they can be printed as they are. */
+static void
+on_gateway_audit (SandboxHandle       *handle,
+                  SandboxGatewayEvent *event,
+                  gpointer             user_data)
+{
+  RunOutput *output = user_data;
+  g_autoptr(JsonNode) node = audit_event_to_node (event);
+
+  switch (output->mode)
+    {
+    case RUN_OUTPUT_EVENTS:
+      {
+        g_autoptr(JsonBuilder) builder = event_begin ("audit");
+
+        json_builder_set_member_name (builder, "audit");
+        json_builder_add_value (builder, g_steal_pointer (&node));
+        json_builder_end_object (builder);
+        print_event (builder);
+      }
+      break;
+    case RUN_OUTPUT_JSON:
+      g_ptr_array_add (output->audit_events, g_steal_pointer (&node));
+      break;
+    case RUN_OUTPUT_STREAM:
+    default:
+      g_printerr ("sandboxctl: audit: %s %s%s: %s (%s), status %u, upstream %u, "
+                  "%" G_GUINT64_FORMAT " bytes sent, %" G_GUINT64_FORMAT " received\n",
+                  sandbox_gateway_event_get_method (event),
+                  sandbox_gateway_event_get_host (event),
+                  sandbox_gateway_event_get_path (event),
+                  json_object_get_string_member (json_node_get_object (node), "decision"),
+                  sandbox_gateway_event_get_reason (event),
+                  sandbox_gateway_event_get_status (event),
+                  sandbox_gateway_event_get_upstream_status (event),
+                  sandbox_gateway_event_get_bytes_sent (event),
+                  sandbox_gateway_event_get_bytes_received (event));
+      break;
+    }
 }
 
 static void
@@ -144,7 +464,8 @@ on_wait_done (GObject      *source,
 }
 
 static JsonNode *
-result_to_json (SandboxResult *result)
+result_to_json (RunOutput     *output,
+                SandboxResult *result)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autofree char *stdout_text = sandbox_result_dup_stdout_text (result);
@@ -157,61 +478,147 @@ result_to_json (SandboxResult *result)
   json_builder_add_string_value (builder, stdout_text);
   json_builder_set_member_name (builder, "stderr");
   json_builder_add_string_value (builder, stderr_text);
+  if (output->audit)
+    {
+      json_builder_set_member_name (builder, "audit");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < output->audit_events->len; i++)
+        json_builder_add_value (builder, json_node_ref (g_ptr_array_index (output->audit_events, i)));
+      json_builder_end_array (builder);
+    }
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
+}
+
+/* Reports a failure of the run in the output's mode. */
+static int
+report_run_error (RunOutput    *output,
+                  const GError *error,
+                  int           exit_status)
+{
+  sandboxctl_report_error (output->ctx, error);
+  fflush (stdout);
+  return exit_status;
+}
+
+static int
+report_result (RunOutput      *output,
+               SandboxCommand *command,
+               SandboxResult  *result)
+{
+  g_autofree char *reason = exec_failure_reason (output, result);
+  int status = sandbox_result_get_exit_status (result);
+
+  if (reason != NULL)
+    {
+      g_autoptr(GError) error = exec_failure_error (command, reason, &status);
+
+      drop_held_stderr (output);
+      return report_run_error (output, error, status);
+    }
+  release_held_stderr (output);
+
+  g_debug ("%s exited with status %d", sandbox_command_get_executable (command), status);
+  if (output->mode == RUN_OUTPUT_JSON)
+    {
+      g_autoptr(JsonNode) node = result_to_json (output, result);
+
+      sandboxctl_print_json (node);
+    }
+  else if (output->mode == RUN_OUTPUT_EVENTS)
+    {
+      g_autoptr(JsonBuilder) builder = event_begin ("exit");
+
+      /* Whatever UTF-8 tail was carried has no more bytes coming. */
+      for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+        {
+          GByteArray *partial = output->partial[fd - STDOUT_FILENO];
+
+          if (partial->len > 0)
+            {
+              g_autofree char *base64 = g_base64_encode (partial->data, partial->len);
+              g_autoptr(JsonBuilder) tail = event_begin (fd == STDOUT_FILENO ? "stdout" : "stderr");
+
+              json_builder_set_member_name (tail, "base64");
+              json_builder_add_string_value (tail, base64);
+              json_builder_end_object (tail);
+              print_event (tail);
+            }
+        }
+      json_builder_set_member_name (builder, "exitStatus");
+      json_builder_add_int_value (builder, status);
+      json_builder_end_object (builder);
+      print_event (builder);
+    }
+  return status;
 }
 
 /**
  * run_in_session:
  * @ctx: the invocation
- * @session: a live session
+ * @handle: a live handle
  * @command: what to run
+ * @output: how to report
  *
- * Spawns @command, forwards its output as it arrives (unless --json), and
- * waits in a main loop, where SIGINT/SIGTERM/SIGHUP cancel it.
+ * Spawns @command, forwards its output (and with --audit the gateway's
+ * decisions) as it arrives in @output's mode, and waits in a main loop,
+ * where SIGINT/SIGTERM/SIGHUP cancel it.
  *
  * Returns: the command's exit status, or an error's exit code
  */
 static int
 run_in_session (SandboxctlContext *ctx,
-                SandboxSession    *session,
-                SandboxCommand    *command)
+                SandboxHandle     *handle,
+                SandboxCommand    *command,
+                RunOutput         *output)
 {
+  SandboxSession *session = sandbox_handle_get_session (handle);
   g_autoptr(SandboxProcess) process = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_autoptr(GError) error = NULL;
   RunWait wait = { ctx, loop, NULL, NULL };
+  gulong audit_handler = 0;
   int status;
 
+  if (output->audit)
+    audit_handler = g_signal_connect (handle, "gateway-audit", G_CALLBACK (on_gateway_audit),
+                                      output);
+  g_debug ("Running %s in session %s", sandbox_command_get_executable (command),
+           sandbox_session_get_id (session));
   process = sandbox_session_spawn (session, command, ctx->cancellable, &error);
   if (process == NULL)
-    return sandboxctl_report_error (ctx, error);
-
-  if (!ctx->json)
     {
-      g_signal_connect (process, "stdout-data", G_CALLBACK (on_stdout_data), ctx);
-      g_signal_connect (process, "stderr-data", G_CALLBACK (on_stderr_data), ctx);
+      g_clear_signal_handler (&audit_handler, handle);
+      return report_run_error (output, error, sandboxctl_exit_code_for_error (error));
     }
+
+  if (output->mode == RUN_OUTPUT_EVENTS)
+    {
+      g_autoptr(JsonBuilder) builder = event_begin ("start");
+
+      json_builder_set_member_name (builder, "sessionId");
+      json_builder_add_string_value (builder, sandbox_session_get_id (session));
+      json_builder_end_object (builder);
+      print_event (builder);
+    }
+  g_signal_connect (process, "stdout-data", G_CALLBACK (on_stdout_data), output);
+  g_signal_connect (process, "stderr-data", G_CALLBACK (on_stderr_data), output);
   /* No cancellable for the wait: cancelling the spawn kills the command,
    * and we wait for it to be gone. */
   sandbox_process_wait_async (process, NULL, on_wait_done, &wait);
   g_main_loop_run (loop);
-  g_signal_handlers_disconnect_by_data (process, ctx);
+  g_signal_handlers_disconnect_by_data (process, output);
+  g_clear_signal_handler (&audit_handler, handle);
 
   if (wait.result == NULL)
     {
-      status = sandboxctl_report_error (ctx, wait.error);
+      release_held_stderr (output);
+      status = report_run_error (output, wait.error, sandboxctl_exit_code_for_error (wait.error));
       g_clear_error (&wait.error);
       return status;
     }
 
-  status = sandbox_result_get_exit_status (wait.result);
-  if (ctx->json)
-    {
-      g_autoptr(JsonNode) node = result_to_json (wait.result);
-
-      sandboxctl_print_json (node);
-    }
+  status = report_result (output, command, wait.result);
   g_clear_object (&wait.result);
   return status;
 }
@@ -220,7 +627,8 @@ run_in_session (SandboxctlContext *ctx,
 static int
 run_ephemeral (SandboxctlContext         *ctx,
                SandboxctlTemplateOptions *template_options,
-               SandboxCommand            *command)
+               SandboxCommand            *command,
+               RunOutput                 *output)
 {
   g_autoptr(SandboxNetworkPolicy) policy = NULL;
   g_autoptr(SandboxBackend) backend = NULL;
@@ -248,7 +656,7 @@ run_ephemeral (SandboxctlContext         *ctx,
   if (handle == NULL)
     return sandboxctl_report_error (ctx, error);
 
-  status = run_in_session (ctx, sandbox_handle_get_session (handle), command);
+  status = run_in_session (ctx, handle, command, output);
 
   if (!sandbox_handle_delete (handle, NULL, &error))
     {
@@ -281,6 +689,10 @@ sandboxctl_cmd_run (SandboxctlContext   *ctx,
       "Set an environment variable of the command (repeatable)", "KEY=VALUE" },
     { "stdin", 'i', 0, G_OPTION_ARG_NONE, &options.use_stdin,
       "Pass our stdin (read to its end first) to the command", NULL },
+    { "events", 0, 0, G_OPTION_ARG_NONE, &options.events,
+      "Stream JSON events, one a line: start, stdout, stderr, audit, exit or error", NULL },
+    { "audit", 0, 0, G_OPTION_ARG_NONE, &options.audit,
+      "Show the network gateway's decisions on the command's requests as they happen", NULL },
     { "ephemeral", 0, 0, G_OPTION_ARG_STRING, &template_options.name,
       "Run in a new session from a template NAME built of --dir/--file, deleted afterwards", "NAME" },
     { "dir", 'd', 0, G_OPTION_ARG_FILENAME, &template_options.directory,
@@ -296,10 +708,13 @@ sandboxctl_cmd_run (SandboxctlContext   *ctx,
                                    "Run EXECUTABLE (an absolute path inside the sandbox) in a "
                                    "session, stream its output live and exit with its status. "
                                    "With --json, print {exitStatus, stdout, stderr} at the end "
-                                   "instead of streaming.", entries, TRUE);
+                                   "instead of streaming; with --events, stream JSON events. "
+                                   "A command that is not there exits 127, one that cannot be "
+                                   "executed 126.", entries, TRUE);
   g_autoptr(SandboxHandle) handle = NULL;
   g_autoptr(SandboxCommand) command = NULL;
   g_autoptr(GError) error = NULL;
+  g_auto(RunOutput) output = { 0 };
   gboolean ephemeral;
   int status;
 
@@ -307,6 +722,8 @@ sandboxctl_cmd_run (SandboxctlContext   *ctx,
   g_option_context_set_strict_posix (context, TRUE);
   if (!sandboxctl_parse_options (ctx, context, argv))
     return SANDBOXCTL_EXIT_USAGE;
+  /* --events is machine output: every error from here on is an error event. */
+  ctx->events = options.events;
   if (options.command_line == NULL || options.command_line[0] == NULL)
     return sandboxctl_usage_error (ctx, "missing EXECUTABLE");
 
@@ -319,13 +736,17 @@ sandboxctl_cmd_run (SandboxctlContext   *ctx,
   command = build_command (&options, &error);
   if (command == NULL)
     return sandboxctl_report_error (ctx, error);
+  run_output_init (&output, ctx,
+                   options.events ? RUN_OUTPUT_EVENTS
+                                  : ctx->json ? RUN_OUTPUT_JSON : RUN_OUTPUT_STREAM,
+                   options.audit, command);
 
   if (ephemeral)
-    return run_ephemeral (ctx, &template_options, command);
+    return run_ephemeral (ctx, &template_options, command, &output);
 
   handle = sandboxctl_session_resume (ctx, &session_options, NULL, &error);
   if (handle == NULL)
     return sandboxctl_report_error (ctx, error);
-  status = run_in_session (ctx, sandbox_handle_get_session (handle), command);
+  status = run_in_session (ctx, handle, command, &output);
   return sandboxctl_session_finish (ctx, handle, status);
 }

@@ -44,6 +44,11 @@ static const char * const global_value_options[] = {
   "--driver", "--state-dir", "--driver-option", "--max-concurrent-commands", NULL,
 };
 
+/* Global options without a value (--help and --version are main()'s own). */
+static const char * const global_flag_options[] = {
+  "--json", "--verbose", "-v", NULL,
+};
+
 static void
 print_usage (FILE *stream)
 {
@@ -62,11 +67,15 @@ print_usage (FILE *stream)
            "  --driver NAME                  Sandbox driver (default: bubblewrap)\n"
            "  --state-dir DIR                State directory (default: $SANDBOX_STATE_DIR,\n"
            "                                 else $XDG_STATE_HOME/sandbox)\n"
-           "  --driver-option KEY=VALUE      Set a string property of the backend\n"
+           "  --driver-option KEY=VALUE      Set a backend property (typed: seccomp=false,\n"
+           "                                 memory-limit=268435456, …)\n"
            "  --max-concurrent-commands N    Admission limit (1…1024)\n"
-           "  --json                         Machine-readable output\n"
+           "  --json                         Machine-readable output, errors included\n"
+           "  -v, --verbose                  Log what the library and the driver do\n"
+           "  --version                      Print the versions of sandboxctl and libsandbox\n"
            "\n"
-           "Run “sandboxctl COMMAND --help” for a command's options.\n");
+           "Run “sandboxctl COMMAND --help” for a command's options.\n"
+           SANDBOXCTL_HELP_FOOTER "\n");
 }
 
 static const SandboxctlCommand *
@@ -78,32 +87,92 @@ find_command (const char *name)
   return NULL;
 }
 
-/* The index of the command name in argv, skipping global options (and their
- * separate values) before it; 0 when there is none. */
-static int
-find_command_index (int    argc,
-                    char **argv)
+/* What main() reads of argv before the command's own parser runs. */
+typedef struct
 {
-  for (int i = 1; i < argc; i++)
-    {
-      if (argv[i][0] != '-')
-        return i;
-      if (g_str_equal (argv[i], "--"))
-        return 0;
-      if (g_strv_contains (global_value_options, argv[i]))
-        i++;
-    }
-  return 0;
-}
+  int         command_index;   /* 0 when there is no command */
+  const char *unknown_option;  /* the first unknown option before the command */
+  gboolean    help;
+  gboolean    version;
+  gboolean    json;
+} GlobalScan;
 
 static gboolean
-is_help_request (int    argc,
-                 char **argv)
+is_global_option (const char *arg,
+                  gboolean   *takes_next_value)
 {
-  for (int i = 1; i < argc; i++)
-    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+  *takes_next_value = FALSE;
+  if (g_strv_contains (global_flag_options, arg))
+    return TRUE;
+  if (g_strv_contains (global_value_options, arg))
+    {
+      *takes_next_value = TRUE;
+      return TRUE;
+    }
+  for (guint i = 0; global_value_options[i] != NULL; i++)
+    if (g_str_has_prefix (arg, global_value_options[i]) &&
+        arg[strlen (global_value_options[i])] == '=')
       return TRUE;
   return FALSE;
+}
+
+/* Finds the command name, skipping global options (and their separate
+ * values) before it, and notes --help, --version and unknown options there.
+ * --json is looked for up to "--" anywhere, so that even a usage error of
+ * the command's own options comes out as JSON. */
+static void
+scan_arguments (int         argc,
+                char      **argv,
+                GlobalScan *scan)
+{
+  for (int i = 1; i < argc && !g_str_equal (argv[i], "--"); i++)
+    if (g_str_equal (argv[i], "--json"))
+      scan->json = TRUE;
+
+  for (int i = 1; i < argc; i++)
+    {
+      gboolean takes_next_value;
+
+      if (argv[i][0] != '-' || argv[i][1] == '\0')
+        {
+          scan->command_index = i;
+          return;
+        }
+      if (g_str_equal (argv[i], "--"))
+        return;
+      if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+        scan->help = TRUE;
+      else if (g_str_equal (argv[i], "--version"))
+        scan->version = TRUE;
+      else if (is_global_option (argv[i], &takes_next_value))
+        i += takes_next_value ? 1 : 0;
+      else if (scan->unknown_option == NULL)
+        scan->unknown_option = argv[i];
+    }
+}
+
+static int
+print_version (gboolean json)
+{
+  if (json)
+    {
+      g_autoptr(JsonBuilder) builder = json_builder_new ();
+      g_autoptr(JsonNode) node = NULL;
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "sandboxctl");
+      json_builder_add_string_value (builder, PACKAGE_VERSION);
+      json_builder_set_member_name (builder, "libsandbox");
+      json_builder_add_string_value (builder, SANDBOX_VERSION_S);
+      json_builder_end_object (builder);
+      node = json_builder_get_root (builder);
+      sandboxctl_print_json (node);
+    }
+  else
+    {
+      g_print ("sandboxctl %s (libsandbox %s)\n", PACKAGE_VERSION, SANDBOX_VERSION_S);
+    }
+  return SANDBOXCTL_EXIT_OK;
 }
 
 int
@@ -113,7 +182,7 @@ main (int    argc,
   SandboxctlContext ctx = { 0 };
   const SandboxctlCommand *command;
   g_auto(GStrv) command_argv = NULL;
-  int index;
+  GlobalScan scan = { 0 };
   int status;
 
   setlocale (LC_ALL, "");
@@ -121,28 +190,44 @@ main (int    argc,
    * EPIPE instead, and the command cleans up. */
   signal (SIGPIPE, SIG_IGN);
   g_set_prgname ("sandboxctl");
+  /* Log messages (-v's debug ones too) go to stderr: stdout is the output. */
+  g_log_writer_default_set_use_stderr (TRUE);
 
-  index = find_command_index (argc, argv);
-  if (index == 0)
+  scan_arguments (argc, argv, &scan);
+  ctx.usage_json = scan.json;
+
+  if (scan.unknown_option != NULL)
     {
-      if (is_help_request (argc, argv))
+      g_autofree char *message =
+        g_strdup_printf ("unknown option “%s” (a command's own options go after the command)",
+                         scan.unknown_option);
+
+      return sandboxctl_report_usage (&ctx, message);
+    }
+  if (scan.version)
+    return print_version (scan.json);
+  if (scan.command_index == 0 || g_str_equal (argv[scan.command_index], "help"))
+    {
+      if (scan.help || scan.command_index != 0)
         {
           print_usage (stdout);
           return SANDBOXCTL_EXIT_OK;
         }
+      if (scan.json)
+        return sandboxctl_report_usage (&ctx, "missing COMMAND");
       print_usage (stderr);
       return SANDBOXCTL_EXIT_USAGE;
     }
 
-  if (g_str_equal (argv[index], "help"))
-    {
-      print_usage (stdout);
-      return SANDBOXCTL_EXIT_OK;
-    }
-  command = find_command (argv[index]);
+  command = find_command (argv[scan.command_index]);
   if (command == NULL)
     {
-      g_printerr ("sandboxctl: unknown command “%s”\n\n", argv[index]);
+      g_autofree char *message = g_strdup_printf ("unknown command “%s”",
+                                                  argv[scan.command_index]);
+
+      if (scan.json)
+        return sandboxctl_report_usage (&ctx, message);
+      g_printerr ("sandboxctl: %s\n\n", message);
       print_usage (stderr);
       return SANDBOXCTL_EXIT_USAGE;
     }
@@ -152,7 +237,7 @@ main (int    argc,
   command_argv = g_new0 (char *, argc + 1);
   command_argv[0] = g_strdup_printf ("sandboxctl %s", command->name);
   for (int i = 1, j = 1; i < argc; i++)
-    if (i != index)
+    if (i != scan.command_index)
       command_argv[j++] = g_strdup (argv[i]);
 
   /* GOptionContext's --help names the program by its prgname. */

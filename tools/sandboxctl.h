@@ -22,8 +22,20 @@ typedef enum
   SANDBOXCTL_EXIT_HOST_IO = 89,       /* G_IO_ERROR, G_FILE_ERROR */
   SANDBOXCTL_EXIT_ENCODING = 90,      /* G_CONVERT_ERROR: text is not UTF-8 */
   SANDBOXCTL_EXIT_DEMO_CHECK = 91,    /* a demo check did not hold */
+  SANDBOXCTL_EXIT_NOT_EXECUTABLE = 126, /* run: EXECUTABLE exists in the guest but cannot run */
+  SANDBOXCTL_EXIT_NOT_FOUND = 127,    /* run: no EXECUTABLE in the guest */
   SANDBOXCTL_EXIT_INTERRUPTED = 130,  /* SIGINT, SIGTERM or SIGHUP */
 } SandboxctlExit;
+
+/* run's own errors: EXECUTABLE missing or not executable in the guest. */
+#define SANDBOXCTL_RUN_ERROR (sandboxctl_run_error_quark ())
+GQuark sandboxctl_run_error_quark (void);
+
+typedef enum
+{
+  SANDBOXCTL_RUN_ERROR_NOT_FOUND,       /* printed as COMMAND_NOT_FOUND, exit 127 */
+  SANDBOXCTL_RUN_ERROR_NOT_EXECUTABLE,  /* printed as COMMAND_NOT_EXECUTABLE, exit 126 */
+} SandboxctlRunError;
 
 /* Network options of the commands that create or resume a session. */
 typedef struct
@@ -41,9 +53,18 @@ typedef struct
   char                    **driver_options;
   int                       max_concurrent_commands;
   gboolean                  json;
+  gboolean                  usage_json;   /* --json seen by main()'s early scan */
+  gboolean                  verbose;
+  gboolean                  events;       /* run --events: errors are error events */
   SandboxctlNetworkOptions  network;
   GCancellable             *cancellable;
 } SandboxctlContext;
+
+/* The end of every --help. */
+#define SANDBOXCTL_HELP_FOOTER \
+  "Exit status: 0 on success, 2 on a usage error, 80–91 for a sandbox or\n" \
+  "host error; run passes the command's status through (126/127 when it\n" \
+  "cannot be executed or is not found). See sandboxctl(1): “man sandboxctl”."
 
 /* argv is a GStrv the command may parse in place (g_option_context_parse_strv). */
 typedef int (*SandboxctlCommandFunc) (SandboxctlContext  *ctx,
@@ -59,6 +80,12 @@ GOptionContext *sandboxctl_option_context_new     (SandboxctlContext  *ctx,
 gboolean        sandboxctl_parse_options          (SandboxctlContext  *ctx,
                                                    GOptionContext     *context,
                                                    char             ***argv);
+void            sandboxctl_enable_verbose         (void);
+int             sandboxctl_report_usage           (SandboxctlContext  *ctx,
+                                                   const char         *message);
+JsonNode       *sandboxctl_error_to_node          (const GError       *error);
+void            sandboxctl_print_error_json       (SandboxctlContext  *ctx,
+                                                   const GError       *error);
 int             sandboxctl_usage_error            (SandboxctlContext  *ctx,
                                                    const char         *format,
                                                    ...) G_GNUC_PRINTF (2, 3);
@@ -75,6 +102,14 @@ void            sandboxctl_install_signal_handlers (SandboxctlContext *ctx);
 gboolean        sandboxctl_write_all              (int                 fd,
                                                    const guint8       *data,
                                                    gsize               length,
+                                                   GError            **error);
+
+/* sandboxctl-properties.c: --driver-option typed by the property */
+GType           sandboxctl_driver_type            (const char         *driver);
+gboolean        sandboxctl_property_value_from_string (GType           type,
+                                                   const char         *name,
+                                                   const char         *text,
+                                                   GValue             *value,
                                                    GError            **error);
 
 /* sandboxctl-network.c */

@@ -263,6 +263,146 @@ def test_run_usage():
            stderr_has="--state FILE or --session ID")
 
 
+# Global options: --version, unknown options, --json usage errors, -v ------
+
+def json_error(result):
+    try:
+        return json.loads(result.stdout).get("error", {})
+    except ValueError:
+        return {}
+
+
+def test_global_options():
+    result = ctl("--version", state=False)
+    tap.check(result.returncode == 0 and result.stdout.startswith(b"sandboxctl ")
+              and b"(libsandbox " in result.stdout, "--version prints both versions",
+              describe(result))
+    result = ctl("--json", "--version", state=False)
+    parsed = json.loads(result.stdout or b"{}")
+    tap.check(result.returncode == 0 and set(parsed) == {"sandboxctl", "libsandbox"},
+              "--json --version", describe(result))
+    result = ctl("--bogus", "drivers", state=False)
+    expect(result, EXIT_USAGE, "an unknown global option before the command is named",
+           stderr_has="unknown option “--bogus”")
+    # "--bogus VALUE drivers" once took VALUE for the command.
+    result = ctl("--bogus", "value", "drivers", state=False)
+    expect(result, EXIT_USAGE, "an unknown option is named, not its value taken for a command",
+           stderr_has="--bogus")
+    result = ctl("--bogus", state=False)
+    expect(result, EXIT_USAGE, "an unknown option without a command is named",
+           stderr_has="--bogus")
+    result = ctl("--state-dir=" + state_dir, "drivers", state=False)
+    expect(result, 0, "--global-option=VALUE before the command is understood")
+
+    usage_errors = [
+        (["--json"], "missing COMMAND"),
+        (["--json", "frobnicate"], "frobnicate"),
+        (["--json", "--bogus", "list"], "--bogus"),
+        (["list", "--json", "--no-such-option"], "--no-such-option"),
+        (["--json", "run", "--driver", "memory", "--ephemeral", "t"], "EXECUTABLE"),
+        (["--json", "prewarm", "--driver", "memory", "--driver-option", "novalue",
+          "--template", "t"], "novalue"),
+    ]
+    for args, named in usage_errors:
+        result = ctl(*args)
+        error = json_error(result)
+        tap.check(result.returncode == EXIT_USAGE and error.get("code") == "USAGE"
+                  and error.get("exitCode") == EXIT_USAGE and named in error.get("message", "")
+                  and result.stderr == b"",
+                  f"--json: the usage error of {' '.join(args)} is a JSON error on stdout",
+                  describe(result))
+
+    result = ctl("--help", state=False)
+    expect(result, 0, "--help points at the man page", stdout_has="man sandboxctl")
+
+    host = write_file("host/hello.txt", "hello\n")
+    result = ctl("-v", "prewarm", "--driver", "memory", "--template", "t",
+                 "--file", f"hello.txt={host}")
+    tap.check(result.returncode == 0 and b"Opening the memory backend" in result.stderr
+              and is_key(result.stdout.decode().strip()),
+              "-v logs what sandboxctl does on stderr, stdout stays the output",
+              describe(result))
+    result = ctl("prewarm", "--driver", "memory", "--template", "t", "--file", f"hello.txt={host}",
+                 env={"G_MESSAGES_DEBUG": ""})
+    tap.check(result.returncode == 0 and b"Opening" not in result.stderr,
+              "without -v nothing is logged", describe(result))
+
+
+# --driver-option typed by the property ---------------------------------------
+
+def test_typed_driver_options():
+    # The bubblewrap backend is configured (not run) by prewarm: each value
+    # goes through its property's own type.
+    good = ["seccomp=false", "durable=yes", "max-processes=64", "cpu-percent=50",
+            "memory-limit=268435456", "executable=/usr/bin/bwrap"]
+    args = []
+    for option in good:
+        args += ["--driver-option", option]
+    result = ctl("prewarm", *args, "--template", "typed")
+    expect(result, 0, "bool, uint, uint64 and string driver options are accepted")
+    bad = [("seccomp=maybe", "true or false"),
+           ("cpu-percent=99999999", "from 0 to"),
+           ("max-processes=-1", "from 0 to"),
+           ("max-processes=12abc", "integer"),
+           ("memory-limit=", "integer"),
+           ("no-such-property=1", "seccomp")]   # the error lists what can be set
+    for option, says in bad:
+        result = ctl("prewarm", "--driver-option", option, "--template", "typed")
+        expect(result, EXIT_INVALID, f"--driver-option {option} is SANDBOX_INVALID",
+               stderr_has=says)
+
+
+# run --events ------------------------------------------------------------
+
+def events_of(result):
+    events = []
+    for line in result.stdout.decode().splitlines():
+        events.append(json.loads(line))
+    return events
+
+
+def test_run_events():
+    result = memory_run("--ephemeral", "t", "--events", "/usr/bin/make")
+    try:
+        events = events_of(result)
+    except ValueError:
+        events = []
+    kinds = [event.get("event") for event in events]
+    output = [(event["event"], event.get("text")) for event in events
+              if event.get("event") in ("stdout", "stderr")]
+    tap.check(result.returncode == 2 and kinds[0] == "start" and kinds[-1] == "exit"
+              and events[-1].get("exitStatus") == 2
+              and output == [("stdout", "step 1\n"), ("stderr", "warning\n"),
+                             ("stdout", "step 2\n")],
+              "run --events: start, one event per chunk in order, exit", describe(result))
+
+    script = write_file("script.json", json.dumps(SCRIPT))
+    process = subprocess.Popen([SANDBOXCTL, "--state-dir", state_dir, "run", "--driver", "memory",
+                                "--driver-option", f"script-file={script}", "--ephemeral", "t",
+                                "--events", "/usr/bin/make"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = process.stdout.readline()
+    second = process.stdout.readline()
+    second_at = time.monotonic()
+    process.communicate(timeout=30)
+    ended_at = time.monotonic()
+    tap.check(b'"start"' in first and b'"step 1\\n"' in second and ended_at - second_at >= 0.3,
+              "run --events streams: each event is flushed as it happens",
+              f"{first!r} {second!r}, {ended_at - second_at:.3f} s before exit")
+
+    result = memory_run("--ephemeral", "t", "--events", "--timeout-ms", "100", "/bin/forever")
+    events = events_of(result) if result.stdout else []
+    tap.check(result.returncode == EXIT_LIMIT and events
+              and events[-1].get("event") == "error"
+              and events[-1]["error"].get("code") == "SANDBOX_LIMIT",
+              "run --events ends with an error event when the library fails", describe(result))
+    result = memory_run("--ephemeral", "t", "--events")
+    events = events_of(result) if result.stdout else [{}]
+    tap.check(result.returncode == EXIT_USAGE and events[-1].get("event") == "error"
+              and events[-1].get("error", {}).get("code") == "USAGE",
+              "run --events makes a usage error an error event too", describe(result))
+
+
 # Session addressing and network options ------------------------------------
 
 def test_session_options():
@@ -471,6 +611,8 @@ def test_bubblewrap():
     test_busy_and_stop(state_path, session_id)
     test_stale_lease(state_path, session_id)
     test_allow_list(state_path)
+    test_exec_failures(state_path)
+    test_typed_limits(state_path)
 
     result = ctl("run", "--state", state_path, "--network", "deny-all", "/usr/bin/curl", "-sS",
                  "--max-time", "5", "http://127.0.0.1:9/")
@@ -489,6 +631,50 @@ def test_bubblewrap():
 
     result = ctl("run", "--ephemeral", "one-shot", "--dir", tree, "/usr/bin/cat", "hello.txt")
     expect(result, 0, "run --ephemeral over bubblewrap", stdout_has="hello")
+
+
+def test_exec_failures(state_path):
+    result = ctl("run", "--state", state_path, "/usr/bin/no-such-tool")
+    tap.check(result.returncode == 127 and b"bwrap" not in result.stderr
+              and b"sandboxctl: COMMAND_NOT_FOUND: /usr/bin/no-such-tool" in result.stderr,
+              "a missing executable exits 127 with our message, not bwrap's", describe(result))
+    result = ctl("run", "--state", state_path, "/usr")
+    tap.check(result.returncode == 126 and b"bwrap" not in result.stderr
+              and b"COMMAND_NOT_EXECUTABLE" in result.stderr,
+              "a directory as executable exits 126", describe(result))
+    result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c",
+                 "printf '#!/bin/sh\\necho hi\\n' > script; chmod 644 script")
+    result = ctl("run", "--state", state_path, "/workspace/script")
+    expect(result, 126, "a file without execute permission exits 126",
+           stderr_has="Permission denied")
+    result = ctl("run", "--state", state_path, "--json", "/usr/bin/no-such-tool")
+    tap.check(result.returncode == 127 and json_error(result).get("code") == "COMMAND_NOT_FOUND"
+              and json_error(result).get("exitCode") == 127,
+              "run --json: a missing executable is a JSON error", describe(result))
+    result = ctl("run", "--state", state_path, "--events", "/usr/bin/no-such-tool")
+    events = events_of(result) if result.stdout else []
+    tap.check(result.returncode == 127 and events and events[-1].get("event") == "error"
+              and not any(event.get("event") == "stderr" for event in events),
+              "run --events: a missing executable is an error event, bwrap's line dropped",
+              describe(result))
+    # The guest's own stderr that merely starts like bwrap's line is passed on.
+    result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c",
+                 "echo 'bwrap: execvp /bin/sh: not really' >&2; echo more >&2; exit 1")
+    tap.check(result.returncode == 1
+              and result.stderr == b"bwrap: execvp /bin/sh: not really\nmore\n",
+              "a guest's look-alike stderr is passed through untouched", describe(result))
+    result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c",
+                 "echo 'bwrap: execvp /bin/sh: x' >&2; exit 3")
+    tap.check(result.returncode == 3 and result.stderr == b"bwrap: execvp /bin/sh: x\n",
+              "a look-alike line with another status is the guest's own", describe(result))
+
+
+def test_typed_limits(state_path):
+    # An rlimit set through a typed --driver-option reaches the guest.
+    result = ctl("run", "--state", state_path, "--driver-option", "max-open-files=48",
+                 "--", "/bin/sh", "-c", "ulimit -n")
+    tap.check(result.returncode == 0 and result.stdout.strip() == b"48",
+              "--driver-option max-open-files=48 is the guest's RLIMIT_NOFILE", describe(result))
 
 
 def wait_for(predicate, timeout=20):
@@ -591,6 +777,33 @@ def test_allow_list(state_path):
                   describe(result))
         tap.check(secret.encode() not in result.stdout + result.stderr,
                   "the guest's output does not contain the credential", describe(result))
+
+        curl = ["/usr/bin/curl", "-sS", "--max-time", "10", "--unix-socket",
+                "/run/sandbox-network.sock"]
+        result = ctl("run", "--state", state_path, "--allow", origin,
+                     "--header", "authorization=@SANDBOXCTL_TEST_TOKEN", "--audit", "--",
+                     "/bin/sh", "-c", " ".join(curl + [f"{origin}/audited?q=1", ";"] +
+                                               curl + ["http://denied.invalid/"]),
+                     env={"SANDBOXCTL_TEST_TOKEN": secret}, timeout=60)
+        tap.check(result.returncode == 0
+                  and f"sandboxctl: audit: GET 127.0.0.1:{server.server_address[1]}/audited?q=1: allowed".encode()
+                  in result.stderr
+                  and b"sandboxctl: audit: GET denied.invalid/: denied" in result.stderr
+                  and secret.encode() not in result.stdout + result.stderr,
+                  "run --audit prints each gateway decision, never the credential",
+                  describe(result))
+        result = ctl("run", "--state", state_path, "--allow", origin, "--audit", "--events",
+                     "--", *curl, f"{origin}/streamed", timeout=60)
+        events = events_of(result) if result.stdout else []
+        audits = [event["audit"] for event in events if event.get("event") == "audit"]
+        tap.check(result.returncode == 0 and len(audits) == 1
+                  and audits[0].get("decision") == "allowed"
+                  and audits[0].get("path") == "/streamed" and audits[0].get("status") == 200
+                  and audits[0].get("method") == "GET"
+                  and [event["event"] for event in events].index("audit")
+                  < [event["event"] for event in events].index("exit"),
+                  "run --audit --events streams an audit event before the exit event",
+                  describe(result))
     finally:
         server.shutdown()
         server.server_close()
@@ -609,6 +822,9 @@ def main():
             test_session_options()
             test_network_options()
             test_list_errors()
+            test_global_options()
+            test_typed_driver_options()
+            test_run_events()
         else:
             test_bubblewrap()
     finally:
