@@ -27,6 +27,7 @@ typedef struct
 #define SANDBOX_GATEWAY_MAX_BODY_BYTES (1024 * 1024)
 
 gboolean    sandbox_gateway_http_check_request   (SoupServerMessage      *msg,
+                                                  gboolean                origin_form,
                                                   const char            **host,
                                                   char                  **target,
                                                   SandboxGatewayRefusal  *refusal);

@@ -258,6 +258,8 @@ target_of (GUri *uri)
 /*
  * sandbox_gateway_http_check_request:
  * @msg: a request whose headers have been read
+ * @origin_form: whether the guest sent the target in origin form (starting
+ *   with "/"), rather than absolute (or "*")
  * @host: (out) (transfer none): the single Host header, or NULL
  * @target: (out) (transfer full): the origin-form path and query, or NULL
  * @refusal: (out caller-allocates): why the request is refused
@@ -269,6 +271,7 @@ target_of (GUri *uri)
  */
 gboolean
 sandbox_gateway_http_check_request (SoupServerMessage      *msg,
+                                    gboolean                origin_form,
                                     const char            **host,
                                     char                  **target,
                                     SandboxGatewayRefusal  *refusal)
@@ -299,9 +302,10 @@ sandbox_gateway_http_check_request (SoupServerMessage      *msg,
   if (method == NULL || !sandbox_gateway_http_method_is_allowed (method))
     return denied (refusal, "method-not-allowed");
 
-  /* An absolute-form target naming another authority than the Host is a
-   * routing attempt, not a framing problem: denied, as a disallowed host. */
-  if (uri == NULL || !authority_matches_host (uri, census.host))
+  /* The target must start with "/", as the contract says: an absolute-form
+   * target is a routing attempt, not a framing problem, and is denied like a
+   * disallowed host, even when it names the Host's own authority. */
+  if (!origin_form || uri == NULL || !authority_matches_host (uri, census.host))
     return denied (refusal, "absolute-target");
   if (g_uri_get_fragment (uri) != NULL)
     return bad_request (refusal, "invalid-target");

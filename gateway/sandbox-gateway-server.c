@@ -44,6 +44,9 @@
 #define SANDBOX_ERROR_HEADER "Sandbox-Error"
 #define UPSTREAM_FAILED_CODE "SANDBOX_UPSTREAM_FAILED"
 
+/* RFC 6585; libsoup 3.2 has no name for it. */
+#define STATUS_HEADER_FIELDS_TOO_LARGE 431
+
 #define DENIED_BODY "Sandbox network denied"
 #define BUSY_BODY "Sandbox broker busy"
 #define FAILED_BODY "Sandbox upstream request failed"
@@ -178,10 +181,11 @@ audit (SandboxGatewayServer   *self,
 }
 
 /* A request head refused before libsoup made a request of it: there is no
- * method, host or target to report, and the guest gets no answer. */
+ * method, host or target to report. */
 static void
 audit_refused_head (SandboxGatewayServer *self,
-                    const char           *reason)
+                    const char           *reason,
+                    guint                 status)
 {
   g_autoptr(SandboxGatewayEvent) event = NULL;
 
@@ -189,7 +193,7 @@ audit_refused_head (SandboxGatewayServer *self,
     return;
 
   event = sandbox_gateway_event_new (NULL, NULL, NULL, SANDBOX_GATEWAY_DECISION_BAD_REQUEST,
-                                     reason, 0, 0, 0, 0, 0);
+                                     reason, status, 0, 0, 0, 0);
   self->callbacks.audit (event, self->user_data);
 }
 
@@ -231,10 +235,59 @@ body_for (guint status)
     case SOUP_STATUS_SERVICE_UNAVAILABLE:
       return BUSY_BODY;
     case SOUP_STATUS_BAD_REQUEST:
+    case SOUP_STATUS_REQUEST_URI_TOO_LONG:
+    case STATUS_HEADER_FIELDS_TOO_LARGE:
       return BAD_REQUEST_BODY;
     default:
       return FAILED_BODY;
     }
+}
+
+/* The Sandbox-Error of an answer written without libsoup. */
+static const char *
+sandbox_error_for_status (guint status)
+{
+  switch (status)
+    {
+    case SOUP_STATUS_SERVICE_UNAVAILABLE:
+      return sandbox_error_code_name (SANDBOX_ERROR_BUSY);
+    case SOUP_STATUS_REQUEST_URI_TOO_LONG:
+    case STATUS_HEADER_FIELDS_TOO_LARGE:
+      return sandbox_error_code_name (SANDBOX_ERROR_LIMIT);
+    case SOUP_STATUS_BAD_REQUEST:
+    default:
+      return sandbox_error_code_name (SANDBOX_ERROR_INVALID);
+    }
+}
+
+/* The gateway's answer, written on @socket directly, without blocking, for a
+ * connection libsoup is about to drop without a word (or never saw). The
+ * connection closes right after, so a guest that does not read loses it,
+ * and nothing else may be written on the connection at the time: libsoup is
+ * reading a request, or has not started. */
+static void
+answer_directly (GSocket *socket,
+                 guint    status)
+{
+  const char *body = body_for (status);
+  g_autofree char *response = NULL;
+
+  if (socket == NULL)
+    return;
+
+  response = g_strdup_printf ("HTTP/1.1 %u %s\r\n"
+                              "Content-Type: text/plain\r\n"
+                              "Content-Length: %" G_GSIZE_FORMAT "\r\n"
+                              SANDBOX_ERROR_HEADER ": %s\r\n"
+                              "Connection: close\r\n"
+                              "\r\n"
+                              "%s",
+                              status,
+                              status == STATUS_HEADER_FIELDS_TOO_LARGE ? "Request Header Fields Too Large"
+                                                                       : soup_status_get_phrase (status),
+                              strlen (body),
+                              sandbox_error_for_status (status), body);
+  g_socket_send_with_blocking (socket, response, strlen (response), FALSE, NULL, NULL);
 }
 
 /* A gateway-generated answer. After a refusal made before the body was read,
@@ -322,6 +375,7 @@ connection_drop (Connection *connection)
 static void fail_exchange (Exchange *exchange,
                            Failure  *failure);
 static void refuse_input  (Connection *connection,
+                           guint       status,
                            const char *reason);
 
 static gboolean
@@ -361,9 +415,9 @@ on_connection_deadline (gpointer user_data)
        * deadline is no refusal. */
       if (connection->phase == PHASE_HEADERS && connection->stream != NULL &&
           sandbox_gateway_stream_is_in_head (connection->stream))
-        refuse_input (connection, "header-timeout");
+        refuse_input (connection, 0, "header-timeout");
       else if (exchange != NULL && exchange->state == EXCHANGE_READING)
-        refuse_input (connection, "body-timeout");
+        refuse_input (connection, 0, "body-timeout");
       connection_drop (connection);
     }
 
@@ -378,7 +432,10 @@ connection_free (gpointer data)
   if (connection->server != NULL)
     g_hash_table_remove (connection->server->connections, connection);
   if (connection->stream != NULL)
-    sandbox_gateway_stream_set_refusal_func (connection->stream, NULL, NULL);
+    {
+      sandbox_gateway_stream_set_refusal_func (connection->stream, NULL, NULL);
+      sandbox_gateway_stream_set_hangup_func (connection->stream, NULL, NULL);
+    }
 
   g_source_destroy (connection->deadline);
   g_source_unref (connection->deadline);
@@ -427,11 +484,38 @@ connection_of (SoupServerMessage *msg)
   return g_object_get_qdata (G_OBJECT (address), connection_quark ());
 }
 
+/* The stream refused what the guest sent; libsoup drops the connection
+ * when the stream's error reaches it, right after this. */
 static void
-on_input_refused (const char *reason,
+on_input_refused (guint       status,
+                  const char *reason,
                   gpointer    user_data)
 {
-  refuse_input (user_data, reason);
+  Connection *connection = user_data;
+
+  refuse_input (connection, status, reason);
+  if (status != 0)
+    answer_directly (connection->socket, status);
+}
+
+static void abandon_exchange (Exchange *exchange);
+
+/* The guest closed its connection while nobody read it: a request of its in
+ * flight upstream is abandoned at once (its transfer removed, its slot
+ * freed), as the reference aborts its fetch when the guest goes away. */
+static gboolean
+on_guest_hangup (gpointer user_data)
+{
+  Connection *connection = user_data;
+  Exchange *exchange = NULL;
+
+  if (connection->server != NULL && connection->phase == PHASE_REQUEST && connection->current != NULL)
+    exchange = g_hash_table_lookup (connection->server->exchanges, connection->current);
+
+  if (exchange != NULL && exchange->state == EXCHANGE_FORWARDING)
+    abandon_exchange (exchange);
+
+  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -445,8 +529,20 @@ accept_connection (SandboxGatewayServer *self,
 
   if (g_hash_table_size (self->connections) >= MAX_CONNECTIONS)
     {
+      g_autoptr(SandboxGatewayEvent) event = NULL;
+
       g_debug ("Refusing a connection: %u are open", g_hash_table_size (self->connections));
+      /* The guest learns why rather than seeing a reset; the socket is not
+       * kept a moment longer than the answer takes. */
+      answer_directly (socket, SOUP_STATUS_SERVICE_UNAVAILABLE);
       g_socket_close (socket, NULL);
+      if (self->callbacks.audit != NULL)
+        {
+          event = sandbox_gateway_event_new (NULL, NULL, NULL, SANDBOX_GATEWAY_DECISION_BUSY,
+                                             "too-many-connections", SOUP_STATUS_SERVICE_UNAVAILABLE,
+                                             0, 0, 0, 0);
+          self->callbacks.audit (event, self->user_data);
+        }
       return;
     }
 
@@ -456,6 +552,7 @@ accept_connection (SandboxGatewayServer *self,
   stream = sandbox_gateway_stream_new (socket);
   g_set_weak_pointer (&connection->stream, stream);
   sandbox_gateway_stream_set_refusal_func (stream, on_input_refused, connection);
+  sandbox_gateway_stream_set_hangup_func (stream, on_guest_hangup, connection);
 
   if (!soup_server_accept_iostream (self->soup, G_IO_STREAM (stream),
                                     self->stand_in_address, address, &error))
@@ -598,6 +695,23 @@ answer_failure (Exchange *exchange,
          exchange->response_body != NULL ? exchange->response_body->len : 0);
   report_upstream_error (self, failure->cause);
   g_clear_error (&failure->cause);
+}
+
+/* Ends an exchange whose guest went away: nobody will read an answer, so
+ * none is reported; the connection is shut, so that libsoup's write of the
+ * answer fails at once and it lets go of the message. */
+static void
+abandon_exchange (Exchange *exchange)
+{
+  gboolean paused = end_forwarding (exchange, TRUE);
+
+  audit (exchange->server, exchange->msg, exchange->host, exchange->target, exchange->started_us,
+         SANDBOX_GATEWAY_DECISION_FAILED, "client-closed", 0, 0, bytes_sent_of (exchange), 0);
+  answer (exchange->msg, SOUP_STATUS_BAD_GATEWAY, UPSTREAM_FAILED_CODE, TRUE);
+  if (exchange->connection != NULL)
+    connection_drop (exchange->connection);
+  if (paused)
+    soup_server_message_unpause (exchange->msg);
 }
 
 static void
@@ -926,6 +1040,8 @@ forward (Exchange *exchange)
   soup_server_message_pause (exchange->msg);
   exchange->state = EXCHANGE_FORWARDING;
   self->n_forwarding++;
+  if (exchange->connection != NULL && exchange->connection->stream != NULL)
+    sandbox_gateway_stream_watch_for_hangup (exchange->connection->stream);
 
   if (!sandbox_upstream_start (self->upstream, exchange->easy, on_upstream_done, exchange))
     {
@@ -1010,12 +1126,14 @@ abort_stale_exchanges (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* Audits a request the guest cut short, or sent too slowly, once per
- * connection: with its method, host and target when its head was read (and
- * it was not answered and audited already), else as a refused head. The
- * guest gets no answer and nothing is forwarded. */
+/* Audits a request the guest cut short, sent too slowly or framed in a way
+ * the stream refused, once per connection: with its method, host and target
+ * when its head was read (and it was not answered and audited already), else
+ * as a refused head. Nothing is forwarded; the guest gets @status as its
+ * answer, or none for 0. */
 static void
 refuse_input (Connection *connection,
+              guint       status,
               const char *reason)
 {
   SandboxGatewayServer *self = connection->server;
@@ -1031,12 +1149,111 @@ refuse_input (Connection *connection,
   exchange = msg != NULL ? g_hash_table_lookup (self->exchanges, msg) : NULL;
   if (exchange != NULL)
     audit (self, msg, exchange->host, exchange->target, exchange->started_us,
-           SANDBOX_GATEWAY_DECISION_BAD_REQUEST, reason, 0, 0, 0, 0);
+           SANDBOX_GATEWAY_DECISION_BAD_REQUEST, reason, status, 0, 0, 0);
   else
-    audit_refused_head (self, reason);
+    audit_refused_head (self, reason, status);
 }
 
 /* libsoup handlers */
+
+static GQuark
+framed_quark (void)
+{
+  return g_quark_from_static_string ("sandbox-gateway-framed");
+}
+
+static SandboxGatewayBody
+body_of (SoupServerMessage *msg,
+         guint64           *length)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+
+  *length = 0;
+  switch (soup_message_headers_get_encoding (headers))
+    {
+    case SOUP_ENCODING_NONE:
+      return SANDBOX_GATEWAY_BODY_NONE;
+    case SOUP_ENCODING_CONTENT_LENGTH:
+      *length = (guint64) soup_message_headers_get_content_length (headers);
+      return SANDBOX_GATEWAY_BODY_LENGTH;
+    case SOUP_ENCODING_CHUNKED:
+      return SANDBOX_GATEWAY_BODY_CHUNKED;
+    case SOUP_ENCODING_UNRECOGNIZED:
+    case SOUP_ENCODING_EOF:
+    case SOUP_ENCODING_BYTERANGES:
+    default:
+      return SANDBOX_GATEWAY_BODY_UNKNOWN;
+    }
+}
+
+/* Tells the connection's stream how the body of @msg is framed, as libsoup
+ * parsed it, once per message and before libsoup reads any of it. Returns
+ * FALSE if the stream can follow the connection no further: the request
+ * must be refused and the connection closed. */
+static gboolean
+track_body (Connection        *connection,
+            SoupServerMessage *msg)
+{
+  SandboxGatewayBody body;
+  guint64 length;
+
+  if (g_object_get_qdata (G_OBJECT (msg), framed_quark ()) != NULL)
+    return TRUE;
+  g_object_set_qdata (G_OBJECT (msg), framed_quark (), GINT_TO_POINTER (TRUE));
+
+  if (connection == NULL || connection->stream == NULL)
+    return FALSE;
+
+  body = body_of (msg, &length);
+  return sandbox_gateway_stream_begin_body (connection->stream, body, length) &&
+         body != SANDBOX_GATEWAY_BODY_UNKNOWN;
+}
+
+static GQuark
+checked_quark (void)
+{
+  return g_quark_from_static_string ("sandbox-gateway-checked");
+}
+
+static void refuse_early (SandboxGatewayServer        *self,
+                          SoupServerMessage           *msg,
+                          const char                  *host,
+                          const char                  *target,
+                          gint64                       started_us,
+                          const SandboxGatewayRefusal *refusal);
+
+/* Runs after libsoup's own "got-headers" handler, and so after
+ * on_headers_read() when libsoup called it. libsoup answers some requests
+ * itself, without an early handler (a target it will not route, a scheme
+ * that is not http), or finds no handler for the target ("*"): the first
+ * are closed after libsoup's answer, since libsoup may skip their body (an
+ * "Expect: 100-continue" answered with an error) and would parse it as the
+ * next request; the others are refused. The stream must know the body's
+ * framing in every case. */
+static void
+on_got_headers (SoupServerMessage *msg,
+                gpointer           user_data)
+{
+  SandboxGatewayServer *self = user_data;
+  SoupMessageHeaders *response_headers = soup_server_message_get_response_headers (msg);
+  gboolean tracked = track_body (connection_of (msg), msg);
+
+  if (soup_server_message_get_status (msg) == 0 &&
+      g_object_get_qdata (G_OBJECT (msg), checked_quark ()) == NULL)
+    {
+      const char *host = soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "Host");
+      SandboxGatewayRefusal refusal = tracked
+        ? (SandboxGatewayRefusal) { SOUP_STATUS_FORBIDDEN, SANDBOX_GATEWAY_DECISION_DENIED, "target-not-allowed" }
+        : (SandboxGatewayRefusal) { SOUP_STATUS_BAD_REQUEST, SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "invalid-framing" };
+
+      refuse_early (self, msg, host, NULL, g_get_monotonic_time (), &refusal);
+      return;
+    }
+
+  if (soup_server_message_get_status (msg) != 0 &&
+      soup_message_headers_get_one (response_headers, SANDBOX_ERROR_HEADER) == NULL)
+    soup_message_headers_replace (response_headers, "Connection", "close");
+}
 
 static void
 on_request_started (SoupServer        *soup,
@@ -1048,6 +1265,7 @@ on_request_started (SoupServer        *soup,
 
   if (connection != NULL)
     connection_arm (connection, PHASE_HEADERS, msg, self->header_timeout_ms);
+  g_signal_connect (msg, "got-headers", G_CALLBACK (on_got_headers), self);
 }
 
 static void
@@ -1068,7 +1286,6 @@ on_request_done (SoupServer        *soup,
        * goes now, or the connection's response is broken. */
       if (!sandbox_gateway_stream_release_response_head (connection->stream))
         connection_drop (connection);
-      sandbox_gateway_stream_expect_request (connection->stream);
     }
 
   /* libsoup answers some malformed requests itself, before any handler. */
@@ -1181,13 +1398,30 @@ on_headers_read (SoupServer        *soup,
   SandboxGatewayRefusal refusal;
   g_autofree char *target = NULL;
   const char *host = NULL;
+  gboolean origin_form;
   Exchange *exchange;
   guint generation = 0;
 
+  g_object_set_qdata (G_OBJECT (msg), checked_quark (), GINT_TO_POINTER (TRUE));
   if (connection != NULL)
     connection_arm (connection, PHASE_REQUEST, msg, self->request_timeout_ms);
 
-  if (!sandbox_gateway_http_check_request (msg, &host, &target, &refusal))
+  /* libsoup takes a target not starting with "/" for an absolute URI (or
+   * "*"), and builds the request URI from it rather than from Host: only
+   * the stream saw which one the guest sent. Asked before the stream moves
+   * on to the body. */
+  origin_form = connection != NULL && connection->stream != NULL &&
+                sandbox_gateway_stream_target_is_origin_form (connection->stream);
+
+  if (!track_body (connection, msg))
+    {
+      refusal = (SandboxGatewayRefusal) {
+        SOUP_STATUS_BAD_REQUEST, SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "invalid-framing",
+      };
+      refuse_early (self, msg, NULL, NULL, started_us, &refusal);
+      return;
+    }
+  if (!sandbox_gateway_http_check_request (msg, origin_form, &host, &target, &refusal))
     {
       refuse_early (self, msg, host, target, started_us, &refusal);
       return;

@@ -16,14 +16,31 @@ G_BEGIN_DECLS
 #define SANDBOX_TYPE_GATEWAY_STREAM (sandbox_gateway_stream_get_type ())
 G_DECLARE_FINAL_TYPE (SandboxGatewayStream, sandbox_gateway_stream, SANDBOX, GATEWAY_STREAM, GSocketConnection)
 
-typedef void (*SandboxGatewayStreamRefusalFunc) (const char *reason,
+typedef void (*SandboxGatewayStreamRefusalFunc) (guint       status,
+                                                 const char *reason,
                                                  gpointer    user_data);
+
+/* How a request body is framed. */
+typedef enum
+{
+  SANDBOX_GATEWAY_BODY_NONE,
+  SANDBOX_GATEWAY_BODY_LENGTH,
+  SANDBOX_GATEWAY_BODY_CHUNKED,
+  SANDBOX_GATEWAY_BODY_UNKNOWN,
+} SandboxGatewayBody;
 
 SandboxGatewayStream *sandbox_gateway_stream_new            (GSocket              *socket);
 void                  sandbox_gateway_stream_set_refusal_func (SandboxGatewayStream            *self,
                                                                SandboxGatewayStreamRefusalFunc  func,
                                                                gpointer                         user_data);
-void                  sandbox_gateway_stream_expect_request (SandboxGatewayStream *self);
+void                  sandbox_gateway_stream_set_hangup_func (SandboxGatewayStream *self,
+                                                              GSourceFunc           func,
+                                                              gpointer              user_data);
+void                  sandbox_gateway_stream_watch_for_hangup (SandboxGatewayStream *self);
+gboolean              sandbox_gateway_stream_begin_body     (SandboxGatewayStream *self,
+                                                             SandboxGatewayBody    body,
+                                                             guint64               length);
+gboolean              sandbox_gateway_stream_target_is_origin_form (SandboxGatewayStream *self);
 gboolean              sandbox_gateway_stream_is_in_head     (SandboxGatewayStream *self);
 void                  sandbox_gateway_stream_hold_response_head    (SandboxGatewayStream *self);
 gboolean              sandbox_gateway_stream_release_response_head (SandboxGatewayStream *self);
