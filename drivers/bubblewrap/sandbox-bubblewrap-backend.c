@@ -133,6 +133,7 @@ sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
       return FALSE;
     }
   self->hardening.limits = self->limits;
+  self->hardening.durable = self->durable;
   /* A limit that cannot be enforced here fails construction. */
   if (!sandbox_bubblewrap_cgroup_root_discover (&self->limits, &self->hardening.cgroup_root,
                                                 error))
@@ -394,8 +395,10 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
    *
    * Whether the store syncs files and directories to disk before every
    * rename and state write (off by default), so a power loss cannot leave
-   * a half-written template, session or state.json behind. Costs an fsync
-   * per file written into a template or a new session.
+   * a half-written template, session or state.json behind, and whether
+   * sandbox_session_write_bytes() syncs the new file before naming it and
+   * its directory after. Costs an fsync per file written into a template
+   * or a new session, and two per workspace write.
    */
   g_object_class_install_property (object_class, PROP_DURABLE,
     g_param_spec_boolean ("durable", NULL, NULL, FALSE,

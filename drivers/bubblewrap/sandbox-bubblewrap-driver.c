@@ -38,6 +38,7 @@ struct _SandboxBubblewrapDriver
   GBytes *seccomp_program;    /* NULL when syscalls are not filtered */
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroupRoot *cgroup_root;   /* NULL: no cgroup limits */
+  gboolean durable;           /* sync workspace writes */
 
   GWeakRef backend;           /* receives gateway-error */
   GWeakRef handle;            /* relays the gateway's audit stream */
@@ -171,8 +172,8 @@ sandbox_bubblewrap_driver_write_bytes (SandboxDriver  *driver,
 
   if (!check_active (self, cancellable, error))
     return FALSE;
-  return sandbox_workspace_write (self->workspace_fd, sandbox_path_relative (path), contents,
-                                  SANDBOX_MAX_FILE_BYTES, error);
+  return sandbox_workspace_write_full (self->workspace_fd, sandbox_path_relative (path), contents,
+                                       SANDBOX_MAX_FILE_BYTES, self->durable, error);
 }
 
 static gboolean
@@ -574,6 +575,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   if (hardening->seccomp_program != NULL)
     self->seccomp_program = g_bytes_ref (hardening->seccomp_program);
   self->limits = hardening->limits;
+  self->durable = hardening->durable;
   if (hardening->cgroup_root != NULL)
     self->cgroup_root = sandbox_bubblewrap_cgroup_root_ref (hardening->cgroup_root);
   g_weak_ref_set (&self->backend, backend);

@@ -107,6 +107,8 @@ typedef struct _SandboxBubblewrapCgroupRoot SandboxBubblewrapCgroupRoot;
  * @limits: every command's resource limits
  * @cgroup_root: (nullable): where the cgroup limits of @limits are put in
  *   force, or %NULL where the host delegates no cgroup
+ * @durable: whether host-side workspace writes are synced to disk before
+ *   they are named (the backend's `durable`)
  *
  * What a backend adds to the reference's isolation, for every command of
  * its sessions. Owned by the backend; drivers take their own references.
@@ -116,6 +118,7 @@ typedef struct
   GBytes *seccomp_program;
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroupRoot *cgroup_root;
+  gboolean durable;
 } SandboxBubblewrapHardening;
 
 /* Dynamic type registration, called from g_io_module_load(). */

@@ -759,14 +759,38 @@ move_into_place (int         dir_fd,
   return FALSE;
 }
 
-/* Fills @fd with @data and gives it @mode. */
+/* Fills @fd with @data, gives it @mode and, if @durable, syncs it. */
 static gboolean
 fill_file (int           fd,
            const guint8 *data,
            gsize         size,
-           mode_t        mode)
+           mode_t        mode,
+           gboolean      durable)
 {
-  return write_all (fd, data, size) && (mode == 0600 || fchmod (fd, mode) == 0);
+  return write_all (fd, data, size) && (mode == 0600 || fchmod (fd, mode) == 0) &&
+         (!durable || fdatasync (fd) == 0);
+}
+
+/* Syncs the directory @dir_fd (an O_PATH fd): a new name in it survives a
+ * power loss. */
+static gboolean
+sync_directory (int dir_fd)
+{
+  g_auto(WorkspaceFd) fd = openat (dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  return fd >= 0 && fsync (fd) == 0;
+}
+
+/* After the new file got its name: with @durable, the name is synced too. */
+static gboolean
+finish_write (int          parent_fd,
+              gboolean     durable,
+              const char  *relative,
+              GError     **error)
+{
+  if (durable && !sync_directory (parent_fd))
+    return set_errno_error (error, errno, "sync", relative);
+  return TRUE;
 }
 
 static gboolean
@@ -797,6 +821,7 @@ replace_with_named (int           parent_fd,
                     const guint8 *data,
                     gsize         size,
                     mode_t        mode,
+                    gboolean      durable,
                     const char   *relative,
                     GError      **error)
 {
@@ -808,7 +833,7 @@ replace_with_named (int           parent_fd,
   if (fd < 0)
     return set_errno_error (error, errno, "write", relative);
 
-  if (!fill_file (fd, data, size, mode) ||
+  if (!fill_file (fd, data, size, mode, durable) ||
       (close (g_steal_fd (&fd)) < 0 && errno != EINTR) ||
       !move_into_place (parent_fd, temporary, name))
     {
@@ -816,7 +841,7 @@ replace_with_named (int           parent_fd,
       unlinkat (parent_fd, temporary, 0);
       return set_write_error (error, saved_errno, relative);
     }
-  return TRUE;
+  return finish_write (parent_fd, durable, relative, error);
 }
 
 /**
@@ -837,13 +862,17 @@ replace_with_named (int           parent_fd,
  * link at @name is replaced rather than written through. The permission
  * bits of a regular file being replaced are kept, as editing a script in
  * place would. Filesystems without O_TMPFILE use replace_with_named().
+ * With @durable the file is synced before it is named and its directory
+ * after.
  *
- * Returns: %TRUE on success; on failure nothing was changed
+ * Returns: %TRUE on success; on failure nothing was changed (but for a
+ *   failed sync of the directory, after which the file is in place)
  */
 static gboolean
 replace_file (int          parent_fd,
               const char  *name,
               GBytes      *contents,
+              gboolean     durable,
               const char  *relative,
               GError     **error)
 {
@@ -867,14 +896,14 @@ replace_file (int          parent_fd,
 
   fd = create_unnamed (parent_fd);
   if (fd < 0 && unnamed_files_unsupported (errno))
-    return replace_with_named (parent_fd, name, data, size, mode, relative, error);
-  if (fd < 0 || !fill_file (fd, data, size, mode))
+    return replace_with_named (parent_fd, name, data, size, mode, durable, relative, error);
+  if (fd < 0 || !fill_file (fd, data, size, mode, durable))
     return set_errno_error (error, errno, "write", relative);
 
   /* Nothing there: the file gets its name and nothing else. If the guest
    * put something there meanwhile, it is replaced as below. */
   if (!exists && link_unnamed (fd, parent_fd, name))
-    return TRUE;
+    return finish_write (parent_fd, durable, relative, error);
   if (!exists && errno != EEXIST)
     return set_errno_error (error, errno, "write", relative);
 
@@ -886,7 +915,7 @@ replace_file (int          parent_fd,
       unlinkat (parent_fd, temporary, 0);
       return set_write_error (error, saved_errno, relative);
     }
-  return TRUE;
+  return finish_write (parent_fd, durable, relative, error);
 }
 
 /**
@@ -902,7 +931,8 @@ replace_file (int          parent_fd,
  * anything is touched; a parent that is not a directory is
  * %G_IO_ERROR_NOT_DIRECTORY, a target that is a directory
  * %G_IO_ERROR_IS_DIRECTORY, a parent leading out of the workspace
- * %SANDBOX_ERROR_PATH. A new file gets mode 0600.
+ * %SANDBOX_ERROR_PATH. A new file gets mode 0600. Not synced to disk: see
+ * sandbox_workspace_write_full().
  *
  * Returns: %TRUE on success
  */
@@ -912,6 +942,31 @@ sandbox_workspace_write (int          root_fd,
                          GBytes      *contents,
                          gsize        max_bytes,
                          GError     **error)
+{
+  return sandbox_workspace_write_full (root_fd, relative, contents, max_bytes, FALSE, error);
+}
+
+/**
+ * sandbox_workspace_write_full:
+ * @root_fd: the workspace root, from sandbox_workspace_open()
+ * @relative: a canonical workspace-relative path
+ * @contents: the new contents
+ * @max_bytes: the largest contents accepted
+ * @durable: whether to sync the file before it is named and its directory
+ *   after, so that a power loss leaves the old file or the new one
+ * @error: return location for a #GError
+ *
+ * sandbox_workspace_write(), optionally durable.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_workspace_write_full (int          root_fd,
+                              const char  *relative,
+                              GBytes      *contents,
+                              gsize        max_bytes,
+                              gboolean     durable,
+                              GError     **error)
 {
   g_auto(WorkspaceFd) parent_fd = -1;
   g_autofree char *parent = NULL;
@@ -946,7 +1001,8 @@ sandbox_workspace_write (int          root_fd,
         return FALSE;
     }
 
-  return replace_file (parent_fd >= 0 ? parent_fd : root_fd, name, contents, relative, error);
+  return replace_file (parent_fd >= 0 ? parent_fd : root_fd, name, contents, durable, relative,
+                       error);
 }
 
 /* Removes our temporaries from the directory @relative (beneath @root_fd,

@@ -39,6 +39,13 @@ gboolean  sandbox_workspace_write       (int            root_fd,
                                          gsize          max_bytes,
                                          GError       **error);
 
+gboolean  sandbox_workspace_write_full  (int            root_fd,
+                                         const char    *relative,
+                                         GBytes        *contents,
+                                         gsize          max_bytes,
+                                         gboolean       durable,
+                                         GError       **error);
+
 guint     sandbox_workspace_remove_temporaries (int     root_fd);
 
 void      sandbox_workspace_set_unnamed_files_enabled (gboolean enabled);

@@ -1021,10 +1021,12 @@ test_concurrent_resume_loses_nothing (void)
 
 /* Durability --------------------------------------------------------------- */
 
-/* Helper mode: prewarms, creates, resumes and deletes with durable on or off. */
+/* Helper mode: prewarms, creates, writes @n_writes workspace files (new ones
+ * and replacements), resumes and deletes with durable on or off. */
 static int
 helper_durable (const char *state_directory,
-                const char *durable)
+                const char *durable,
+                guint       n_writes)
 {
   g_autoptr(SandboxBackend) backend = new_backend_with (state_directory, "durable", durable, NULL);
   g_autofree char *key = prewarm_hello (backend);
@@ -1036,6 +1038,15 @@ helper_durable (const char *state_directory,
 
   g_object_get (backend, "durable", &value, NULL);
   g_assert_cmpint (value, ==, g_str_equal (durable, "true"));
+  for (guint i = 0; i < n_writes; i++)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new_static ("data", 4);
+      g_autofree char *name = g_strdup_printf ("dir/file-%u", i / 2);
+
+      g_assert_true (sandbox_session_write_bytes (sandbox_handle_get_session (handle), name,
+                                                  bytes, NULL, &error));
+      g_assert_no_error (error);
+    }
   g_assert_true (sandbox_handle_stop (handle, NULL, &error));
   g_clear_object (&handle);
   handle = sandbox_backend_create (backend, key, state, policy, NULL, &error);
@@ -1048,7 +1059,8 @@ helper_durable (const char *state_directory,
  * calls its main thread (where the store works) made. */
 static guint
 count_syncs (const char *strace,
-             gboolean    durable)
+             gboolean    durable,
+             guint       n_writes)
 {
   g_autofree char *directory = make_state_directory ();
   g_autofree char *log = g_build_filename (directory, "strace.log", NULL);
@@ -1056,9 +1068,10 @@ count_syncs (const char *strace,
   g_autofree char *contents = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *state_directory = g_build_filename (directory, "state", NULL);
+  g_autofree char *writes = g_strdup_printf ("%u", n_writes);
   const char *argv[] = {
     strace, "-qq", "-e", "trace=fsync,fdatasync", "-o", log,
-    self, "--helper-durable", state_directory, durable ? "true" : "false", NULL
+    self, "--helper-durable", state_directory, durable ? "true" : "false", writes, NULL
   };
   int status = -1;
   guint count = 0;
@@ -1091,13 +1104,39 @@ test_durable_syncs_before_renames (void)
       g_test_skip ("strace is not installed: cannot count the store's fsync calls");
       return;
     }
-  plain = count_syncs (strace, FALSE);
-  durable = count_syncs (strace, TRUE);
+  plain = count_syncs (strace, FALSE, 0);
+  durable = count_syncs (strace, TRUE, 0);
   g_test_message ("fsync calls: %u plain, %u durable", plain, durable);
   /* Template: file, data/, ready, its directory, templates/; session:
    * file, workspace/, sessions/, state.json, its directory; leases;
    * delete: sessions/. */
   g_assert_cmpuint (durable, >=, plain + 10);
+}
+
+/* With durable, each workspace write syncs the file before it is named and
+ * its directory after (new files and replacements alike): 8 writes, 16 more
+ * syncs; without, none. Take the fdatasync()/sync_directory() calls out of
+ * sandbox-workspace-fs.c (or the durable flag out of the driver) to see it
+ * fail. */
+static void
+test_durable_workspace_writes_sync (void)
+{
+  g_autofree char *strace = g_find_program_in_path ("strace");
+  guint plain, plain_writes, durable, durable_writes;
+
+  if (strace == NULL)
+    {
+      g_test_skip ("strace is not installed: cannot count fsync calls");
+      return;
+    }
+  plain = count_syncs (strace, FALSE, 0);
+  plain_writes = count_syncs (strace, FALSE, 8);
+  durable = count_syncs (strace, TRUE, 0);
+  durable_writes = count_syncs (strace, TRUE, 8);
+  g_test_message ("fsync calls: %u plain, %u plain with 8 writes, %u durable, "
+                  "%u durable with 8 writes", plain, plain_writes, durable, durable_writes);
+  g_assert_cmpuint (plain_writes, ==, plain);
+  g_assert_cmpuint (durable_writes, ==, durable + 16);
 }
 
 /* Resource limits -------------------------------------------------------------- */
@@ -1355,8 +1394,8 @@ main (int   argc,
     return helper_own (argv[2], argv[3]);
   if (argc == 3 && g_str_equal (argv[1], "--helper-prewarm"))
     return helper_prewarm (argv[2]);
-  if (argc == 4 && g_str_equal (argv[1], "--helper-durable"))
-    return helper_durable (argv[2], argv[3]);
+  if (argc == 5 && g_str_equal (argv[1], "--helper-durable"))
+    return helper_durable (argv[2], argv[3], (guint) g_ascii_strtoull (argv[4], NULL, 10));
   if (argc == 4 && g_str_equal (argv[1], "--helper-increment"))
     return helper_increment (argv[2], argv[3]);
 
@@ -1381,6 +1420,8 @@ main (int   argc,
 
   g_test_add_func ("/sandbox/hardening/store/durable-syncs-before-renames",
                    test_durable_syncs_before_renames);
+  g_test_add_func ("/sandbox/hardening/store/durable-workspace-writes-sync",
+                   test_durable_workspace_writes_sync);
 
   g_test_add_func ("/sandbox/hardening/limits/rlimits-and-tmp-size",
                    test_limits_rlimits_and_tmp_size);
