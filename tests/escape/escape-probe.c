@@ -175,6 +175,23 @@ probe_swap_loop (const char *a,
   return 0;
 }
 
+/* Hard-links @path into @destination through an O_PATH descriptor
+ * (linkat AT_EMPTY_PATH, unprivileged since Linux 6.10), the way to name a
+ * file reached through a magic link such as /proc/1/exe. */
+static int
+probe_link_fd (const char *path,
+               const char *destination)
+{
+  int fd = open (path, O_PATH | O_CLOEXEC);
+  int err;
+
+  if (fd < 0)
+    return errno;
+  err = result (linkat (fd, "", AT_FDCWD, destination, AT_EMPTY_PATH));
+  close (fd);
+  return err;
+}
+
 static int
 usage (const char *name)
 {
@@ -205,6 +222,8 @@ main (int   argc,
     err = probe_ptrace_attach (atoi (argv[2]));
   else if (strcmp (name, "kill") == 0 && argc == 4)
     err = result (kill (atoi (argv[2]), atoi (argv[3])));
+  else if (strcmp (name, "link-fd") == 0 && argc == 4)
+    err = probe_link_fd (argv[2], argv[3]);
   else if (strcmp (name, "open-write") == 0 && argc == 3)
     err = probe_open_write (argv[2]);
   else

@@ -131,6 +131,25 @@ test_runtime_binaries_not_writable (void)
         g_error ("the guest opened %s for writing", targets[i]);
       g_assert_true (err == ETXTBSY || err == EROFS || err == EACCES || err == EPERM);
     }
+  /* Nor can the guest name one of them in its workspace, where the host's
+   * file API (or a later bwrap bind) would reach it: a hard link across
+   * mounts is EXDEV, through a path or through an O_PATH descriptor of the
+   * magic link. (/proc/self/exe is left out: for the probe it is the
+   * probe, a workspace file.) */
+  for (guint i = 0; targets[i] != NULL; i++)
+    {
+      if (g_str_equal (targets[i], "/proc/self/exe"))
+        continue;
+      g_autofree char *link_args = g_strdup_printf ("link-fd %s /workspace/runtime-link", targets[i]);
+      g_autofree char *ln = g_strdup_printf ("ln %s /workspace/runtime-link", targets[i]);
+      int err;
+
+      err = escape_probe_errno (s.session, link_args);
+
+      if (err == 0)
+        g_error ("the guest hard-linked %s into its workspace", targets[i]);
+      g_assert_cmpint (escape_sh_status (s.session, ln, NULL, NULL), !=, 0);
+    }
   escape_session_close (&s);
 }
 
