@@ -16,6 +16,7 @@
 #include "sandbox-error.h"
 #include "sandbox-gateway.h"
 #include "sandbox-gateway-server-private.h"
+#include "sandbox-signal-context-private.h"
 
 /**
  * SandboxGateway:
@@ -40,7 +41,13 @@
  * Every gateway of a process is served by one shared gateway thread with its
  * own #GMainContext, so a busy application main loop never stalls a guest.
  * Signals are emitted in the thread-default main context of the thread that
- * created the gateway.
+ * created the gateway or last set its policy — for a call the library makes
+ * on a caller's behalf in a worker thread (sandbox_backend_create_async(),
+ * sandbox_session_set_network_policy_async()), the caller's. They are
+ * delivered while that context is iterated; at most 1024 emissions wait for
+ * it, past that the oldest are dropped and counted
+ * (sandbox_gateway_get_dropped_events()); those still waiting when the
+ * gateway is finalized are freed with it.
  */
 
 #define DEFAULT_REQUEST_TIMEOUT_MS 30000
@@ -48,22 +55,24 @@
 #define SOCKET_NAME "network.sock"
 #define LISTEN_BACKLOG 256
 
-/* What the gateway thread needs to reach the gateway's signals in its
- * creator's context, without keeping the gateway alive. */
+/* What the gateway thread needs to reach the gateway's signals in the
+ * context they belong to, without keeping the gateway alive. */
 typedef struct
 {
   gatomicrefcount ref_count;
   GWeakRef owner;
-  GMainContext *context;
 
-  /* Emissions waiting for the owner's context, and whether a source that
-   * delivers them is attached: under load one wakeup of the application's
-   * thread delivers many events, instead of one wakeup (and one thread
-   * switch) per request. */
+  /* Emissions waiting for the owner's context, and the source that delivers
+   * them: under load one wakeup of the application's thread delivers many
+   * events, instead of one wakeup (and one thread switch) per request. */
   GMutex lock;
-  GQueue pending;
-  gboolean scheduled;
+  /* Guarded by @lock. */
+  GMainContext *context;
+  GQueue pending;        /* oldest first, at most RELAY_MAX_PENDING */
+  GSource *source;       /* attached to @context while emissions wait */
+  guint64 dropped;
   gint64 delivered_us;   /* when the last batch was delivered */
+  gboolean closed;
 } Relay;
 
 /* Under load, a batch of emissions is delivered at most this often: each
@@ -71,6 +80,13 @@ typedef struct
  * switch, which cost the gateway thread more than its own work on a busy
  * machine). An emission after a quiet spell is delivered at once. */
 #define RELAY_INTERVAL_US 2000
+
+/* Emissions waiting for a context nobody iterates cost memory (an event is
+ * ~150 bytes with its strings) until the gateway goes: past this many, the
+ * oldest is dropped for each new one. An application that iterates its
+ * context gets a batch every RELAY_INTERVAL_US, so only a stall of about a
+ * second under the heaviest load reaches it. */
+#define RELAY_MAX_PENDING 1024
 
 struct _SandboxGateway
 {
@@ -124,7 +140,9 @@ relay_new (SandboxGateway *owner)
   g_weak_ref_init (&relay->owner, owner);
   g_mutex_init (&relay->lock);
   g_queue_init (&relay->pending);
-  relay->context = g_main_context_ref_thread_default ();
+  /* The creator's context — or its caller's, when it runs on a caller's
+   * behalf in a worker thread, which has no thread-default context. */
+  relay->context = sandbox_signal_context_ref ();
   return relay;
 }
 
@@ -141,6 +159,7 @@ relay_unref (Relay *relay)
   if (!g_atomic_ref_count_dec (&relay->ref_count))
     return;
 
+  g_assert (relay->source == NULL);
   g_weak_ref_clear (&relay->owner);
   g_main_context_unref (relay->context);
   g_queue_clear_full (&relay->pending, emission_free);
@@ -164,21 +183,38 @@ emission_free (gpointer data)
   g_free (emission);
 }
 
+static void
+destroy_source (GSource *source)
+{
+  if (source == NULL)
+    return;
+  g_source_destroy (source);
+  g_source_unref (source);
+}
+
 static gboolean
 emit_in_owner_context (gpointer data)
 {
   Relay *relay = data;
-  g_autoptr(SandboxGateway) self = g_weak_ref_get (&relay->owner);
+  g_autoptr(SandboxGateway) self = NULL;
   GQueue pending = G_QUEUE_INIT;
   Emission *emission;
 
   g_mutex_lock (&relay->lock);
+  if (relay->source != g_main_current_source ())
+    {
+      /* Retargeted to another context, or closed, since this was queued:
+       * the emissions are the new source's (or gone). */
+      g_mutex_unlock (&relay->lock);
+      return G_SOURCE_REMOVE;
+    }
   pending = relay->pending;
   g_queue_init (&relay->pending);
-  relay->scheduled = FALSE;
+  g_clear_pointer (&relay->source, g_source_unref);   /* removed on return */
   relay->delivered_us = g_get_monotonic_time ();
   g_mutex_unlock (&relay->lock);
 
+  self = g_weak_ref_get (&relay->owner);
   while ((emission = g_queue_pop_head (&pending)) != NULL)
     {
       if (self != NULL && emission->event != NULL)
@@ -203,6 +239,24 @@ static GSourceFuncs relay_source_funcs = {
   .dispatch = dispatch_relay,
 };
 
+/* Called with @lock held: a source on @context that delivers what is
+ * pending, at @ready_us (0: at once). It holds a reference to the relay
+ * until it is dispatched or destroyed; the relay keeps one to the source. */
+static void
+relay_attach_locked (Relay  *relay,
+                     gint64  ready_us)
+{
+  GSource *source = g_source_new (&relay_source_funcs, sizeof (GSource));
+
+  g_source_set_ready_time (source, ready_us);
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, emit_in_owner_context, relay_ref (relay),
+                         (GDestroyNotify) relay_unref);
+  g_source_set_static_name (source, "[sandbox] gateway signal");
+  relay->source = source;
+  g_source_attach (source, relay->context);
+}
+
 /* Always through a source: g_main_context_invoke() would run the emission
  * right here, on the gateway thread, whenever no thread owns the context.
  * Emissions keep their order; one source delivers all that are pending. */
@@ -212,31 +266,84 @@ queue_emission (Relay               *relay,
                 const GError        *cause)
 {
   Emission *emission = g_new0 (Emission, 1);
-  gboolean schedule;
-  gint64 ready_us = 0;
+  Emission *dropped = NULL;
 
   emission->event = event != NULL ? sandbox_gateway_event_ref (event) : NULL;
   emission->cause = cause != NULL ? g_error_copy (cause) : NULL;
 
   g_mutex_lock (&relay->lock);
-  g_queue_push_tail (&relay->pending, emission);
-  schedule = !relay->scheduled;
-  relay->scheduled = TRUE;
-  if (relay->delivered_us > 0)
-    ready_us = relay->delivered_us + RELAY_INTERVAL_US;
+  if (relay->closed)
+    {
+      dropped = g_steal_pointer (&emission);
+    }
+  else
+    {
+      if (relay->pending.length >= RELAY_MAX_PENDING)
+        {
+          dropped = g_queue_pop_head (&relay->pending);
+          relay->dropped++;
+        }
+      g_queue_push_tail (&relay->pending, g_steal_pointer (&emission));
+      if (relay->source == NULL)
+        relay_attach_locked (relay, relay->delivered_us > 0
+                                    ? relay->delivered_us + RELAY_INTERVAL_US : 0);
+    }
   g_mutex_unlock (&relay->lock);
 
-  if (schedule)
-    {
-      g_autoptr(GSource) source = g_source_new (&relay_source_funcs, sizeof (GSource));
+  g_clear_pointer (&dropped, emission_free);
+}
 
-      g_source_set_ready_time (source, ready_us);
-      g_source_set_priority (source, G_PRIORITY_DEFAULT);
-      g_source_set_callback (source, emit_in_owner_context, relay_ref (relay),
-                             (GDestroyNotify) relay_unref);
-      g_source_set_static_name (source, "[sandbox] gateway signal");
-      g_source_attach (source, relay->context);
+/* Signals go to @context from now on, the emissions already waiting too. */
+static void
+relay_set_context (Relay        *relay,
+                   GMainContext *context)
+{
+  GMainContext *old_context = NULL;
+  GSource *old_source = NULL;
+
+  g_mutex_lock (&relay->lock);
+  if (!relay->closed && relay->context != context)
+    {
+      old_context = relay->context;
+      relay->context = g_main_context_ref (context);
+      old_source = g_steal_pointer (&relay->source);
+      if (old_source != NULL)
+        relay_attach_locked (relay, 0);
     }
+  g_mutex_unlock (&relay->lock);
+
+  destroy_source (old_source);
+  g_clear_pointer (&old_context, g_main_context_unref);
+}
+
+/* The gateway goes: nothing waits for its context any more, and no source
+ * keeps the relay (or the emissions) alive. */
+static void
+relay_close (Relay *relay)
+{
+  GQueue pending = G_QUEUE_INIT;
+  GSource *source;
+
+  g_mutex_lock (&relay->lock);
+  relay->closed = TRUE;
+  pending = relay->pending;
+  g_queue_init (&relay->pending);
+  source = g_steal_pointer (&relay->source);
+  g_mutex_unlock (&relay->lock);
+
+  destroy_source (source);
+  g_queue_clear_full (&pending, emission_free);
+}
+
+static guint64
+relay_get_dropped (Relay *relay)
+{
+  guint64 dropped;
+
+  g_mutex_lock (&relay->lock);
+  dropped = relay->dropped;
+  g_mutex_unlock (&relay->lock);
+  return dropped;
 }
 
 static void
@@ -368,6 +475,8 @@ sandbox_gateway_finalize (GObject *object)
   sandbox_gateway_close (self);
 
   g_clear_object (&self->initial_policy);
+  if (self->relay != NULL)
+    relay_close (self->relay);
   g_clear_pointer (&self->relay, relay_unref);
   g_free (self->socket_path);
   g_mutex_clear (&self->lock);
@@ -621,8 +730,9 @@ sandbox_gateway_dup_policy (SandboxGateway *self)
  *
  * Swaps the policy atomically. Requests in flight are aborted: the guest gets
  * 502 with `Sandbox-Error: SANDBOX_UNAVAILABLE`, and each is audited as
- * failed with the reason "policy-changed". Returns once they are. Does
- * nothing after sandbox_gateway_close().
+ * failed with the reason "policy-changed". Returns once they are. From now
+ * on the gateway's signals are emitted in the caller's thread-default main
+ * context (see #SandboxGateway). Does nothing after sandbox_gateway_close().
  */
 void
 sandbox_gateway_set_policy (SandboxGateway       *self,
@@ -633,7 +743,13 @@ sandbox_gateway_set_policy (SandboxGateway       *self,
 
   g_mutex_lock (&self->lock);
   if (self->server != NULL)
-    sandbox_gateway_server_set_policy (self->server, policy);
+    {
+      g_autoptr(GMainContext) context = sandbox_signal_context_ref ();
+
+      /* Before the swap, so the aborted requests' events follow the caller. */
+      relay_set_context (self->relay, context);
+      sandbox_gateway_server_set_policy (self->server, policy);
+    }
   g_mutex_unlock (&self->lock);
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POLICY]);
@@ -669,6 +785,25 @@ sandbox_gateway_get_header_timeout_ms (SandboxGateway *self)
   g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), 0);
 
   return self->header_timeout_ms;
+}
+
+/**
+ * sandbox_gateway_get_dropped_events:
+ * @self: a #SandboxGateway
+ *
+ * Counts the emissions of #SandboxGateway::audit and
+ * #SandboxGateway::upstream-error dropped because the main context they
+ * belong to was not iterated: at most 1024 wait for it, and past that the
+ * oldest is dropped for each new one.
+ *
+ * Returns: how many emissions were dropped so far
+ */
+guint64
+sandbox_gateway_get_dropped_events (SandboxGateway *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), 0);
+
+  return self->relay != NULL ? relay_get_dropped (self->relay) : 0;
 }
 
 /**

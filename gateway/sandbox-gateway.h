@@ -57,6 +57,8 @@ guint                 sandbox_gateway_get_request_timeout_ms (SandboxGateway *se
 SANDBOX_AVAILABLE_IN_ALL
 guint                 sandbox_gateway_get_header_timeout_ms  (SandboxGateway *self);
 SANDBOX_AVAILABLE_IN_ALL
+guint64               sandbox_gateway_get_dropped_events (SandboxGateway     *self);
+SANDBOX_AVAILABLE_IN_ALL
 void                  sandbox_gateway_close           (SandboxGateway        *self);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 
 #include "sandbox-backend.h"
 #include "sandbox-error.h"
+#include "sandbox-signal-context-private.h"
 
 /**
  * SandboxBackend:
@@ -35,6 +36,7 @@ typedef struct
   char *template_key;
   SandboxState *state;
   SandboxNetworkPolicy *policy;
+  GMainContext *context;   /* the caller's, for the session's signals */
   gboolean reused;
 } OperationData;
 
@@ -45,6 +47,7 @@ operation_data_free (OperationData *data)
   g_clear_pointer (&data->template_key, g_free);
   g_clear_object (&data->state);
   g_clear_object (&data->policy);
+  g_clear_pointer (&data->context, g_main_context_unref);
   g_free (data);
 }
 
@@ -131,12 +134,17 @@ create_thread (GTask        *task,
                GCancellable *cancellable)
 {
   OperationData *data = task_data;
+  SandboxSignalScope scope;
   GError *error = NULL;
   SandboxHandle *handle;
 
+  /* The session's signals (its gateway's audit events) belong to the
+   * caller of create_async(), not to this worker thread. */
+  sandbox_signal_scope_begin (&scope, data->context);
   handle = SANDBOX_BACKEND_GET_IFACE (source_object)->create (source_object, data->template_key,
                                                               data->state, data->policy,
                                                               cancellable, &error);
+  sandbox_signal_scope_end (&scope);
   if (handle == NULL)
     g_task_return_error (task, error);
   else
@@ -160,6 +168,7 @@ sandbox_backend_real_create_async (SandboxBackend       *self,
   data->template_key = g_strdup (template_key);
   data->state = state != NULL ? g_object_ref (state) : NULL;
   data->policy = g_object_ref (policy);
+  data->context = sandbox_signal_context_ref ();
   g_task_set_task_data (task, data, (GDestroyNotify) operation_data_free);
   g_task_run_in_thread (task, create_thread);
 }
@@ -233,6 +242,10 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
    *
    * Emitted when a session's network gateway fails to serve a request (the
    * guest then gets a 502). The place to log internal gateway errors.
+   *
+   * Emitted in the same main context as the session's
+   * #SandboxHandle::gateway-audit: the thread-default main context of the
+   * caller of the call that last set the session's network policy.
    */
   signals[SIGNAL_GATEWAY_ERROR] =
     g_signal_new ("gateway-error",
@@ -518,11 +531,14 @@ recover_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   OperationData *data = task_data;
+  SandboxSignalScope scope;
   GError *error = NULL;
   SandboxHandle *handle;
 
+  sandbox_signal_scope_begin (&scope, data->context);
   handle = sandbox_backend_recover_session (source_object, data->state, data->policy,
                                             cancellable, &error);
+  sandbox_signal_scope_end (&scope);
   if (handle == NULL)
     g_task_return_error (task, error);
   else
@@ -562,6 +578,7 @@ sandbox_backend_recover_session_async (SandboxBackend        *self,
   data = g_new0 (OperationData, 1);
   data->state = g_object_ref (state);
   data->policy = g_object_ref (policy);
+  data->context = sandbox_signal_context_ref ();
   g_task_set_task_data (task, data, (GDestroyNotify) operation_data_free);
   g_task_run_in_thread (task, recover_thread);
 }

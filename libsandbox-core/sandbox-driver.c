@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "sandbox-driver.h"
+#include "sandbox-signal-context-private.h"
 
 /**
  * SandboxDriver:
@@ -224,12 +225,14 @@ sandbox_driver_real_spawn_finish (SandboxDriver  *self,
 typedef struct
 {
   SandboxNetworkPolicy *policy;
+  GMainContext *context;   /* the caller's, for the gateway's signals */
 } SetNetworkPolicyData;
 
 static void
 set_network_policy_data_free (SetNetworkPolicyData *data)
 {
   g_object_unref (data->policy);
+  g_main_context_unref (data->context);
   g_free (data);
 }
 
@@ -240,9 +243,17 @@ set_network_policy_thread (GTask        *task,
                           GCancellable *cancellable)
 {
   SetNetworkPolicyData *data = task_data;
+  SandboxSignalScope scope;
   GError *error = NULL;
+  gboolean ok;
 
-  if (!SANDBOX_DRIVER_GET_IFACE (source_object)->set_network_policy (source_object, data->policy, cancellable, &error))
+  /* A gateway this starts (or retargets) signals to the caller of
+   * set_network_policy_async(), not to this worker thread. */
+  sandbox_signal_scope_begin (&scope, data->context);
+  ok = SANDBOX_DRIVER_GET_IFACE (source_object)->set_network_policy (source_object, data->policy,
+                                                                    cancellable, &error);
+  sandbox_signal_scope_end (&scope);
+  if (!ok)
     g_task_return_error (task, error);
   else
     g_task_return_boolean (task, TRUE);
@@ -263,6 +274,7 @@ sandbox_driver_real_set_network_policy_async (SandboxDriver        *self,
     SetNetworkPolicyData *data = g_new0 (SetNetworkPolicyData, 1);
 
     data->policy = g_object_ref (policy);
+    data->context = sandbox_signal_context_ref ();
     g_task_set_task_data (task, data, (GDestroyNotify) set_network_policy_data_free);
   }
   g_task_run_in_thread (task, set_network_policy_thread);

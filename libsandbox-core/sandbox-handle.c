@@ -168,8 +168,17 @@ sandbox_handle_class_init (SandboxHandleClass *klass)
    * Relays the audit stream of the session's network gateway (see
    * #SandboxGateway::audit): one event per request the gateway decided on —
    * host, method, path, decision and reason, statuses, byte counts and
-   * duration, never a header value. Emitted in the thread-default main
-   * context of the thread that set the allow-list policy.
+   * duration, never a header value.
+   *
+   * Emitted in the thread-default main context of the caller of the call
+   * that last set the session's network policy — sandbox_backend_create()
+   * (or its resume, or sandbox_backend_recover_session()) and
+   * sandbox_session_set_network_policy(), blocking or _async alike: for an
+   * _async call, the context of the thread that made the call, where its
+   * callback runs too, never the worker thread's. Events are delivered only
+   * while that context is iterated; at most 1024 wait for it, past that the
+   * oldest are dropped (#SandboxGateway counts them), and those still
+   * waiting are freed with the session's gateway when the handle goes.
    */
   signals[SIGNAL_GATEWAY_AUDIT] =
     g_signal_new ("gateway-audit",
