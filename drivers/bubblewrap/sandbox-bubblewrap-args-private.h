@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sandbox-bubblewrap-private.h"
+#include "sandbox-bubblewrap-guest-private.h"
 
 G_BEGIN_DECLS
 
@@ -13,6 +14,8 @@ G_BEGIN_DECLS
  * SandboxBubblewrapArgs:
  * @argv: the argument vector, %NULL-terminated once finished
  * @fds: descriptors handed to bwrap, as child fds 3, 4, …, closed on free
+ * @guest_view: (nullable): how bwrap's process becomes the guest before
+ *   exec, when the guest is not the host (see sandbox-bubblewrap-guest.c)
  *
  * A bwrap command line under construction, in the manner of flatpak's
  * FlatpakBwrap.
@@ -21,6 +24,7 @@ typedef struct
 {
   GPtrArray *argv;
   GArray *fds;
+  SandboxBubblewrapGuestView *guest_view;
 } SandboxBubblewrapArgs;
 
 /**
@@ -33,6 +37,7 @@ typedef struct
  * @seccomp_program: (nullable): the seccomp filter to load, or %NULL
  * @limits: (nullable): the command's resource limits, or %NULL for none
  * @cgroup_root: (nullable): where the cgroup part of @limits is enforced
+ * @guest: (nullable): who guests are on the host; %NULL: the host itself
  *
  * What a command line is built from.
  */
@@ -46,6 +51,7 @@ typedef struct
   GBytes *seccomp_program;
   const SandboxBubblewrapLimits *limits;
   SandboxBubblewrapCgroupRoot *cgroup_root;
+  const SandboxBubblewrapGuest *guest;
 } SandboxBubblewrapArgsInput;
 
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new      (const char             *executable);

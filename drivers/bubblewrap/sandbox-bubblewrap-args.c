@@ -56,6 +56,7 @@ sandbox_bubblewrap_args_free (SandboxBubblewrapArgs *self)
     return;
   g_ptr_array_unref (self->argv);
   g_array_unref (self->fds);
+  sandbox_bubblewrap_guest_view_free (self->guest_view);
   g_free (self);
 }
 
@@ -262,6 +263,10 @@ add_command_environment (SandboxBubblewrapArgs *self,
  * Everything after `--` is the guest command: bwrap stops parsing options
  * there, so an executable named `--dev-bind` is run, not parsed.
  *
+ * When the guest is not the host (a root host), the command line is the
+ * same; @self's guest_view says how bwrap's process reaches the workspace
+ * and the socket as the guest and becomes it before exec.
+ *
  * Returns: (transfer full): the command line, not yet finished
  */
 SandboxBubblewrapArgs *
@@ -336,5 +341,7 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
   for (guint i = 0; args != NULL && args[i] != NULL; i++)
     sandbox_bubblewrap_args_add (self, args[i]);
 
+  self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest, input->workspace,
+                                                        input->gateway_socket);
   return g_steal_pointer (&self);
 }

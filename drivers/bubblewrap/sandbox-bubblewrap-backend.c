@@ -22,8 +22,9 @@
  * the hardening beyond the reference: `seccomp` (default on), `durable`
  * (default off), opt-in resource limits (`tmp-size`, `max-file-size`,
  * `max-open-files`, `max-address-space`, and where a cgroup is delegated
- * `memory-limit`, `max-processes`, `cpu-percent`), and sandbox_backend_recover_session() for leases left by
- * a crashed owner.
+ * `memory-limit`, `max-processes`, `cpu-percent`), the host identity of
+ * guests (`guest-uid`, `guest-gid`: never root), and
+ * sandbox_backend_recover_session() for leases left by a crashed owner.
  */
 
 struct _SandboxBubblewrapBackend
@@ -37,6 +38,8 @@ struct _SandboxBubblewrapBackend
   gboolean seccomp;
   gboolean durable;
   SandboxBubblewrapLimits limits;
+  gint64 guest_uid;   /* as set; -1: automatic */
+  gint64 guest_gid;
 
   SandboxBubblewrapStore *store;   /* set by init() */
   SandboxBubblewrapHardening hardening;   /* set by init() */
@@ -57,6 +60,8 @@ enum {
   PROP_MEMORY_LIMIT,
   PROP_MAX_PROCESSES,
   PROP_CPU_PERCENT,
+  PROP_GUEST_UID,
+  PROP_GUEST_GID,
 };
 
 static void sandbox_bubblewrap_backend_backend_iface_init  (SandboxBackendInterface *iface);
@@ -68,6 +73,71 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapBackend, sandbox_bubblewrap_bac
                                                                sandbox_bubblewrap_backend_backend_iface_init)
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (G_TYPE_INITABLE,
                                                                sandbox_bubblewrap_backend_initable_iface_init))
+
+/* The largest id a guest-uid or guest-gid may name: (uid_t) -1 means "no
+ * change" to the kernel. */
+#define GUEST_ID_MAX ((gint64) G_MAXUINT32 - 1)
+
+/* The kernel's overflow id (what an id a user namespace does not map shows
+ * as, "nobody" on most systems), from @path; 65534, its default, if the
+ * file cannot be read. */
+static guint32
+read_overflow_id (const char *path)
+{
+  g_autofree char *contents = NULL;
+  guint64 id = 0;
+
+  if (g_file_get_contents (path, &contents, NULL, NULL))
+    id = g_ascii_strtoull (contents, NULL, 10);
+  return id > 0 && id <= GUEST_ID_MAX ? (guint32) id : 65534;
+}
+
+/*
+ * Guests are never host uid 0 (issue 14): the kernel still trusts the
+ * global root uid in places that ignore capabilities (sysctl permissions,
+ * files owned by root), so a guest that is root without capabilities is one
+ * missed file away from the host. A host that runs as root starts every
+ * bwrap as the guest ids (see the launcher), by default the overflow ids;
+ * an operator should name a service user of its own instead, since other
+ * services may run as "nobody" too and could then reach guests (signals,
+ * ptrace, /proc/PID/root). A host that is not root can only start bwrap as
+ * itself, so its guests have its ids, as before.
+ */
+static gboolean
+resolve_guest_ids (SandboxBubblewrapBackend  *self,
+                   GError                   **error)
+{
+  SandboxBubblewrapGuest *guest = &self->hardening.guest;
+  uid_t euid = geteuid ();
+  gid_t egid = getegid ();
+
+  if (self->guest_uid == 0 || self->guest_gid == 0)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "guest-uid and guest-gid must not be 0: guests never run as host root");
+      return FALSE;
+    }
+  if (euid != 0)
+    {
+      if ((self->guest_uid >= 0 && self->guest_uid != euid) ||
+          (self->guest_gid >= 0 && self->guest_gid != egid))
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       "Guests can run as other ids than the host's only when the host runs "
+                       "as root; this host runs as %u:%u",
+                       (guint) euid, (guint) egid);
+          return FALSE;
+        }
+      *guest = (SandboxBubblewrapGuest) { euid, egid, FALSE };
+      return TRUE;
+    }
+  guest->uid = self->guest_uid >= 0 ? (uid_t) self->guest_uid
+                                    : read_overflow_id ("/proc/sys/kernel/overflowuid");
+  guest->gid = self->guest_gid >= 0 ? (gid_t) self->guest_gid
+                                    : read_overflow_id ("/proc/sys/kernel/overflowgid");
+  guest->switched = TRUE;
+  return TRUE;
+}
 
 static gboolean
 sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
@@ -103,6 +173,9 @@ sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
                            "The bubblewrap backend requires a state-directory");
       return FALSE;
     }
+
+  if (!resolve_guest_ids (self, error))
+    return FALSE;
 
   if (self->seccomp)
     {
@@ -140,7 +213,7 @@ sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
     return FALSE;
 
   self->store = sandbox_bubblewrap_store_open (self->state_directory, self->name, self->durable,
-                                               error);
+                                               &self->hardening.guest, error);
   return self->store != NULL;
 }
 
@@ -278,6 +351,15 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     case PROP_CPU_PERCENT:
       g_value_set_uint (value, self->limits.cpu_percent);
       break;
+    case PROP_GUEST_UID:
+      /* The ids in force once init() has run. */
+      g_value_set_int64 (value, self->store != NULL ? (gint64) self->hardening.guest.uid
+                                                    : self->guest_uid);
+      break;
+    case PROP_GUEST_GID:
+      g_value_set_int64 (value, self->store != NULL ? (gint64) self->hardening.guest.gid
+                                                    : self->guest_gid);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -338,6 +420,12 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
       break;
     case PROP_CPU_PERCENT:
       self->limits.cpu_percent = g_value_get_uint (value);
+      break;
+    case PROP_GUEST_UID:
+      self->guest_uid = g_value_get_int64 (value);
+      break;
+    case PROP_GUEST_GID:
+      self->guest_gid = g_value_get_int64 (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -469,6 +557,37 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
     g_param_spec_uint ("cpu-percent", NULL, NULL, 0, G_MAXUINT / 1000, 0,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * SandboxBubblewrapBackend:guest-uid:
+   *
+   * The host uid guest commands run as, never 0. -1 (the default) is
+   * automatic: when the host runs as root, the kernel's overflow uid
+   * (`/proc/sys/kernel/overflowuid`, 65534, "nobody" on Debian); otherwise
+   * the host's own uid, the only one it can start bwrap as (naming another
+   * fails with %SANDBOX_ERROR_UNAVAILABLE). A root host should name a
+   * service user of its own: other services may run as "nobody" and could
+   * then signal or trace guests. Workspaces and what the host writes into
+   * them belong to this uid; a workspace of another owner (an older
+   * version's, or before a change of this property) is given to it when its
+   * session is resumed. Reads back the uid in force once the backend is
+   * initialized.
+   */
+  g_object_class_install_property (object_class, PROP_GUEST_UID,
+    g_param_spec_int64 ("guest-uid", NULL, NULL, -1, GUEST_ID_MAX, -1,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:guest-gid:
+   *
+   * The host gid guest commands run as, never 0; -1 (the default) is
+   * automatic as for #SandboxBubblewrapBackend:guest-uid (the overflow gid,
+   * `/proc/sys/kernel/overflowgid`, when the host runs as root). Guests
+   * have no supplementary groups.
+   */
+  g_object_class_install_property (object_class, PROP_GUEST_GID,
+    g_param_spec_int64 ("guest-gid", NULL, NULL, -1, GUEST_ID_MAX, -1,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
   g_object_class_override_property (object_class, PROP_NAME, "name");
   g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
   g_object_class_override_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
@@ -487,6 +606,8 @@ sandbox_bubblewrap_backend_init (SandboxBubblewrapBackend *self)
   self->name = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_NAME);
   self->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
   self->seccomp = TRUE;
+  self->guest_uid = -1;
+  self->guest_gid = -1;
 }
 
 static void

@@ -5,6 +5,8 @@
 
 #include "config.h"
 
+#include <fcntl.h>
+
 #include "sandbox-bubblewrap-args-private.h"
 #include "sandbox-bubblewrap-driver-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
@@ -39,6 +41,7 @@ struct _SandboxBubblewrapDriver
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroupRoot *cgroup_root;   /* NULL: no cgroup limits */
   gboolean durable;           /* sync workspace writes */
+  SandboxBubblewrapGuest guest;               /* who guests are on the host */
 
   GWeakRef backend;           /* receives gateway-error */
   GWeakRef handle;            /* relays the gateway's audit stream */
@@ -122,6 +125,23 @@ sandbox_bubblewrap_driver_set_handle (SandboxBubblewrapDriver *self,
   g_weak_ref_set (&self->handle, handle);
 }
 
+/* Guests connect to the gateway socket, which needs write permission on it:
+ * when they are not the host's ids, it becomes theirs. By path, but in the
+ * gateway's fresh 0700 directory that only the host can enter. */
+static gboolean
+give_gateway_to_guest (SandboxBubblewrapDriver  *self,
+                       GError                  **error)
+{
+  const char *path = sandbox_gateway_get_socket_path (self->gateway);
+
+  if (!self->guest.switched ||
+      fchownat (AT_FDCWD, path, self->guest.uid, self->guest.gid, AT_SYMLINK_NOFOLLOW) == 0)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+               "Could not give the gateway socket to the guest: %s", g_strerror (errno));
+  return FALSE;
+}
+
 /* Called with @lock held: makes the gateway follow @policy, starting it for
  * the first allow-list. */
 static gboolean
@@ -136,6 +156,12 @@ apply_policy_locked (SandboxBubblewrapDriver  *self,
       self->gateway = sandbox_gateway_new (policy, error);
       if (self->gateway == NULL)
         return FALSE;
+      if (!give_gateway_to_guest (self, error))
+        {
+          sandbox_gateway_close (self->gateway);
+          g_clear_object (&self->gateway);
+          return FALSE;
+        }
       g_signal_connect_object (self->gateway, "upstream-error",
                                G_CALLBACK (gateway_upstream_error_cb), self, 0);
       g_signal_connect_object (self->gateway, "audit",
@@ -271,6 +297,7 @@ spawn_process (SandboxBubblewrapDriver  *self,
     .seccomp_program = self->seccomp_program,
     .limits = &self->limits,
     .cgroup_root = self->cgroup_root,
+    .guest = &self->guest,
   };
 
   input.policy_kind = current_network (self, &gateway_socket, &revision);
@@ -578,6 +605,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self->durable = hardening->durable;
   if (hardening->cgroup_root != NULL)
     self->cgroup_root = sandbox_bubblewrap_cgroup_root_ref (hardening->cgroup_root);
+  self->guest = hardening->guest;
   g_weak_ref_set (&self->backend, backend);
   g_mutex_lock (&self->lock);
   ok = apply_policy_locked (self, policy, error);

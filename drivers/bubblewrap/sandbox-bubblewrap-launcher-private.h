@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sandbox-bubblewrap-private.h"
+#include "sandbox-bubblewrap-guest-private.h"
 
 G_BEGIN_DECLS
 
@@ -14,6 +15,8 @@ G_BEGIN_DECLS
  * @limits: (nullable): rlimits to set in bwrap's process before exec
  * @cgroup_procs_fds: (nullable) (element-type int): `cgroup.procs` files
  *   bwrap's process joins before exec
+ * @guest_view: (nullable): how bwrap's process becomes the guest before
+ *   exec, when the guest is not the host
  *
  * What the launcher does in bwrap's process beyond posix_spawn().
  */
@@ -21,6 +24,7 @@ typedef struct
 {
   const SandboxBubblewrapLimits *limits;
   GArray *cgroup_procs_fds;
+  const SandboxBubblewrapGuestView *guest_view;
 } SandboxBubblewrapSpawnExtras;
 
 GMainContext *sandbox_bubblewrap_launcher_get_context (void);

@@ -220,7 +220,8 @@ extras_needed (const SandboxBubblewrapSpawnExtras *extras)
 {
   return extras != NULL &&
          ((extras->limits != NULL && sandbox_bubblewrap_limits_has_rlimits (extras->limits)) ||
-          (extras->cgroup_procs_fds != NULL && extras->cgroup_procs_fds->len > 0));
+          (extras->cgroup_procs_fds != NULL && extras->cgroup_procs_fds->len > 0) ||
+          extras->guest_view != NULL);
 }
 
 /* In the forked child: only async-signal-safe calls. Reports errno on
@@ -254,6 +255,10 @@ child_exec (const char * const                  *argv,
     if (write (g_array_index (extras->cgroup_procs_fds, int, i), "0", 1) != 1)
       goto fail;
 
+  /* Still with the host's privileges: the guest's way to its workspace. */
+  if (extras->guest_view != NULL && !sandbox_bubblewrap_guest_view_enter (extras->guest_view))
+    goto fail;
+
   if (dup2 (stdin_fd, 0) < 0 || dup2 (stdout_fd, 1) < 0 || dup2 (stderr_fd, 2) < 0)
     goto fail;
   for (guint i = 0; i < passed_fds->len; i++)
@@ -268,6 +273,10 @@ child_exec (const char * const                  *argv,
   for (guint i = 0; i < n_rlimits; i++)
     if (setrlimit (resources[i], &rlimits[i]) < 0)
       goto fail;
+
+  /* Last: the guest's ids (this resets anything tied to credentials). */
+  if (extras->guest_view != NULL && !sandbox_bubblewrap_guest_switch_ids (extras->guest_view))
+    goto fail;
 
   execve (argv[0], (char * const *) argv, empty_environment);
 
@@ -379,7 +388,8 @@ spawn_with_extras (const char * const                 *argv,
  * @error: return location for a #GError
  *
  * Starts bwrap with an empty environment in a new process group, through
- * posix_spawn(), or fork() when @extras asks for more. Must run on
+ * posix_spawn(), or fork() when @extras asks for more (rlimits, cgroups, or
+ * running as the guest's ids). Must run on
  * the launcher thread (see above). The caller keeps its descriptors and must
  * reap the child.
  *

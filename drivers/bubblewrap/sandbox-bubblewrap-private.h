@@ -10,6 +10,7 @@
 #endif
 
 #include <errno.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <sandbox.h>
@@ -101,6 +102,23 @@ typedef struct
 typedef struct _SandboxBubblewrapCgroupRoot SandboxBubblewrapCgroupRoot;
 
 /**
+ * SandboxBubblewrapGuest:
+ * @uid: the host uid every guest process runs as
+ * @gid: the host gid every guest process runs as
+ * @switched: whether these are not the host's own ids (the host runs as
+ *   root): bwrap is then started as @uid:@gid, and what the host creates in
+ *   a workspace is given to them
+ *
+ * Who guests are on the host (SandboxBubblewrapBackend:guest-uid).
+ */
+typedef struct
+{
+  uid_t uid;
+  gid_t gid;
+  gboolean switched;
+} SandboxBubblewrapGuest;
+
+/**
  * SandboxBubblewrapHardening:
  * @seccomp_program: (nullable): the seccomp filter every command runs
  *   under, or %NULL when the backend's `seccomp` is off
@@ -109,6 +127,7 @@ typedef struct _SandboxBubblewrapCgroupRoot SandboxBubblewrapCgroupRoot;
  *   force, or %NULL where the host delegates no cgroup
  * @durable: whether host-side workspace writes are synced to disk before
  *   they are named (the backend's `durable`)
+ * @guest: the host identity of guests
  *
  * What a backend adds to the reference's isolation, for every command of
  * its sessions. Owned by the backend; drivers take their own references.
@@ -119,6 +138,7 @@ typedef struct
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroupRoot *cgroup_root;
   gboolean durable;
+  SandboxBubblewrapGuest guest;
 } SandboxBubblewrapHardening;
 
 /* Dynamic type registration, called from g_io_module_load(). */

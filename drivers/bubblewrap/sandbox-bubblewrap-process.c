@@ -774,6 +774,7 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
   stderr_write = move_fd_to_at_least (stderr_pipe[1], 3);
 
   extras.limits = &self->limits;
+  extras.guest_view = self->args->guest_view;
   extras.cgroup_procs_fds = self->cgroup != NULL
                             ? sandbox_bubblewrap_cgroup_get_procs_fds (self->cgroup) : NULL;
   pid = sandbox_bubblewrap_launcher_spawn ((const char * const *) self->args->argv->pdata,

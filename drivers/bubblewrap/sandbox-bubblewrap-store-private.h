@@ -44,6 +44,7 @@ typedef struct
 SandboxBubblewrapStore *sandbox_bubblewrap_store_open           (const char              *state_directory,
                                                                  const char              *name,
                                                                  gboolean                 durable,
+                                                                 const SandboxBubblewrapGuest *guest,
                                                                  GError                 **error);
 SandboxBubblewrapStore *sandbox_bubblewrap_store_ref            (SandboxBubblewrapStore  *self);
 void                    sandbox_bubblewrap_store_unref          (SandboxBubblewrapStore  *self);

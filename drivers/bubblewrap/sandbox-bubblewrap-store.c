@@ -37,6 +37,8 @@ struct _SandboxBubblewrapStore
   char *templates;  /* base/templates */
   char *sessions;   /* base/sessions */
   gboolean durable; /* fsync before renames and state writes */
+  SandboxWorkspaceOwner guest;   /* who owns workspaces */
+  gboolean give;    /* whether that is not the host: workspaces are given to it */
 };
 
 static gboolean
@@ -217,6 +219,7 @@ store_free (SandboxBubblewrapStore *self)
  * @name: the backend's name
  * @durable: whether to fsync files and directories before renames and
  *   state writes
+ * @guest: who guests are: their workspaces belong to them
  * @error: return location for a #GError
  *
  * Creates @state_directory (mode 0700) if needed and resolves it.
@@ -224,10 +227,11 @@ store_free (SandboxBubblewrapStore *self)
  * Returns: (transfer full): the store, or %NULL with a #GIOErrorEnum error
  */
 SandboxBubblewrapStore *
-sandbox_bubblewrap_store_open (const char  *state_directory,
-                               const char  *name,
-                               gboolean     durable,
-                               GError     **error)
+sandbox_bubblewrap_store_open (const char                   *state_directory,
+                               const char                   *name,
+                               gboolean                      durable,
+                               const SandboxBubblewrapGuest *guest,
+                               GError                      **error)
 {
   SandboxBubblewrapStore *self;
   g_autofree char *root = NULL;
@@ -253,6 +257,8 @@ sandbox_bubblewrap_store_open (const char  *state_directory,
   self->root = g_steal_pointer (&root);
   self->name = g_strdup (name);
   self->durable = durable;
+  self->guest = (SandboxWorkspaceOwner) { guest->uid, guest->gid };
+  self->give = guest->switched;
   return self;
 }
 
@@ -789,7 +795,9 @@ populate_new_session (SandboxBubblewrapStore  *self,
   session_fd = open_directory (lease->directory, error);
   if (session_fd < 0)
     return FALSE;
-  if (!sandbox_workspace_copy_tree (data_fd, session_fd, "workspace", cancellable, error))
+  /* The copy belongs to the guest from the start: it never sees it before. */
+  if (!sandbox_workspace_copy_tree (data_fd, session_fd, "workspace",
+                                    self->give ? &self->guest : NULL, cancellable, error))
     return FALSE;
   if (self->durable)
     {
@@ -802,6 +810,46 @@ populate_new_session (SandboxBubblewrapStore  *self,
         return FALSE;
     }
   return write_file_atomically (state_path, state_json, self->durable, error);
+}
+
+/*
+ * Workspace ownership. A workspace belongs to the guest ids, which guests
+ * of a root host are not (the backend's guest-uid). One of another owner —
+ * left by an older version, whose root-hosted guests were host root, or
+ * before guest-uid changed — is given to the guest ids when its session is
+ * resumed: under the session's lease, and only when no namespace of the
+ * session holds the workspace (its init's --lock-file), so no guest can
+ * race the walk; by descriptor and without following any link
+ * (sandbox_workspace_give_tree(), top directory last, so a workspace whose
+ * top is the guest's was given whole).
+ */
+static gboolean
+give_workspace_to_guest (SandboxBubblewrapStore  *self,
+                         SandboxBubblewrapLease  *lease,
+                         GError                 **error)
+{
+  g_auto(SandboxBubblewrapFd) session_fd = -1;
+  g_auto(SandboxBubblewrapFd) workspace_fd = -1;
+  struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+  struct stat st;
+
+  if (!self->give)
+    return TRUE;
+  session_fd = open_directory (lease->directory, error);
+  if (session_fd < 0)
+    return FALSE;
+  workspace_fd = openat (session_fd, "workspace", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (workspace_fd < 0 || fstat (workspace_fd, &st) < 0)
+    return set_errno_error (error, errno, "Could not open", lease->workspace);
+  if (st.st_uid == self->guest.uid && st.st_gid == self->guest.gid)
+    return TRUE;
+  if (fcntl (workspace_fd, F_OFD_GETLK, &lock) < 0 || lock.l_type != F_UNLCK)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                           "Sandbox session still has processes of its previous owner");
+      return FALSE;
+    }
+  return sandbox_workspace_give_tree (session_fd, "workspace", &self->guest, error);
 }
 
 static SandboxState *
@@ -951,7 +999,8 @@ open_session (SandboxBubblewrapStore  *self,
   lease->held = TRUE;
 
   if (lease->created ? !populate_new_session (self, lease, template_key, cancellable, error)
-                     : !check_saved_state (lease, error))
+                     : (!check_saved_state (lease, error) ||
+                        !give_workspace_to_guest (self, lease, error)))
     {
       sandbox_bubblewrap_lease_abandon (lease);
       return NULL;

@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The host reads and writes a session's workspace directly instead of
- * spawning cat/tee inside the sandbox. Guest commands run as the same uid
- * and can change the workspace while the host works in it, so:
+ * spawning cat/tee inside the sandbox. Guest commands own the workspace
+ * and can change it while the host works in it, so:
  *
  *  - paths are resolved with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS
  *    | RESOLVE_NO_XDEV) relative to an fd of the workspace root: symbolic
@@ -22,7 +22,9 @@
  *    (where the filesystem has no O_TMPFILE: a named O_EXCL temporary file,
  *    which recovery removes — sandbox_workspace_remove_temporaries());
  *  - removal never follows symbolic links, walks directories with a constant
- *    number of fds, and checks every step back up by inode identity.
+ *    number of fds, and checks every step back up by inode identity;
+ *  - what the host creates is given to the workspace's owner by descriptor
+ *    (give_to_owner()), before it gets its final name.
  */
 
 #include "config.h"
@@ -465,26 +467,68 @@ sandbox_workspace_read (int          root_fd,
   return read_bounded (fd, st.st_size, max_bytes, relative, error);
 }
 
+/* Re-owning a whole tree bounds its recursion (one fd per level). */
+#define GIVE_MAX_DEPTH 512
+
+/**
+ * owner_of_root:
+ * @root_fd: the workspace root
+ * @owner: (out): its owner and group
+ *
+ * Returns: whether what the host creates must be given to @owner: %FALSE
+ *   when the host is the owner (or the root cannot be examined, in which
+ *   case the creation that follows fails on its own)
+ */
+static gboolean
+owner_of_root (int                    root_fd,
+               SandboxWorkspaceOwner *owner)
+{
+  struct stat st;
+
+  if (fstat (root_fd, &st) < 0)
+    return FALSE;
+  owner->uid = st.st_uid;
+  owner->gid = st.st_gid;
+  return st.st_uid != geteuid () || st.st_gid != getegid ();
+}
+
+/**
+ * give_to_owner:
+ * @fd: what this process just created (any fd, O_PATH included)
+ * @owner: (nullable): who gets it, or %NULL to keep the creator's ids
+ *
+ * Returns: %TRUE, or %FALSE with errno set
+ */
+static gboolean
+give_to_owner (int                          fd,
+               const SandboxWorkspaceOwner *owner)
+{
+  return owner == NULL || fchownat (fd, "", owner->uid, owner->gid, AT_EMPTY_PATH) == 0;
+}
+
 /**
  * open_parent_creating:
  * @root_fd: the workspace root
  * @parent: the workspace-relative path of the directory to open
  * @relative: the path being written, for messages
+ * @owner: (nullable): who gets the directories created, or %NULL
  * @error: return location for a #GError
  *
- * Opens @parent beneath the root, creating missing directories (mode 0700)
- * one component at a time. Each mkdirat() runs on a directory fd that was
- * itself resolved beneath the root, and each new component is re-resolved
- * from the root, so a directory the guest swaps for a symbolic link
- * mid-way is either followed inside the workspace or refused.
+ * Opens @parent beneath the root, creating missing directories (mode 0700,
+ * given to @owner) one component at a time. Each mkdirat() runs on a
+ * directory fd that was itself resolved beneath the root, and each new
+ * component is re-resolved from the root, so a directory the guest swaps
+ * for a symbolic link mid-way is either followed inside the workspace or
+ * refused.
  *
  * Returns: an O_PATH directory fd, or -1 with @error set
  */
 static int
-open_parent_creating (int          root_fd,
-                      const char  *parent,
-                      const char  *relative,
-                      GError     **error)
+open_parent_creating (int                          root_fd,
+                      const char                  *parent,
+                      const char                  *relative,
+                      const SandboxWorkspaceOwner *owner,
+                      GError                     **error)
 {
   g_auto(WorkspaceFd) current_fd = -1;
   g_autofree char *prefix = NULL;
@@ -508,9 +552,18 @@ open_parent_creating (int          root_fd,
       fd = open_beneath (root_fd, prefix, O_PATH | O_DIRECTORY);
       if (fd < 0 && errno == ENOENT)
         {
-          if (mkdirat (current_fd >= 0 ? current_fd : root_fd, name, 0700) < 0 && errno != EEXIST)
+          gboolean created = mkdirat (current_fd >= 0 ? current_fd : root_fd, name, 0700) == 0;
+
+          if (!created && errno != EEXIST)
             goto failed;
           fd = open_beneath (root_fd, prefix, O_PATH | O_DIRECTORY);
+          /* Should the guest have swapped ours meanwhile, what is given is
+           * a directory of its workspace, to its owner: nothing new. */
+          if (fd >= 0 && created && !give_to_owner (fd, owner))
+            {
+              close (fd);
+              fd = -1;
+            }
         }
       if (fd < 0)
         goto failed;
@@ -759,15 +812,18 @@ move_into_place (int         dir_fd,
   return FALSE;
 }
 
-/* Fills @fd with @data, gives it @mode and, if @durable, syncs it. */
+/* Gives the new file @fd to @owner, fills it with @data, gives it @mode
+ * and, if @durable, syncs it. */
 static gboolean
-fill_file (int           fd,
-           const guint8 *data,
-           gsize         size,
-           mode_t        mode,
-           gboolean      durable)
+fill_file (int                          fd,
+           const guint8                *data,
+           gsize                        size,
+           mode_t                       mode,
+           const SandboxWorkspaceOwner *owner,
+           gboolean                     durable)
 {
-  return write_all (fd, data, size) && (mode == 0600 || fchmod (fd, mode) == 0) &&
+  return give_to_owner (fd, owner) && write_all (fd, data, size) &&
+         (mode == 0600 || fchmod (fd, mode) == 0) &&
          (!durable || fdatasync (fd) == 0);
 }
 
@@ -816,14 +872,15 @@ set_write_error (GError     **error,
  * sandbox_workspace_remove_temporaries() to remove at recovery.
  */
 static gboolean
-replace_with_named (int           parent_fd,
-                    const char   *name,
-                    const guint8 *data,
-                    gsize         size,
-                    mode_t        mode,
-                    gboolean      durable,
-                    const char   *relative,
-                    GError      **error)
+replace_with_named (int                          parent_fd,
+                    const char                  *name,
+                    const guint8                *data,
+                    gsize                        size,
+                    mode_t                       mode,
+                    gboolean                     durable,
+                    const char                  *relative,
+                    const SandboxWorkspaceOwner *owner,
+                    GError                     **error)
 {
   g_auto(WorkspaceFd) fd = -1;
   char temporary[64];
@@ -833,7 +890,7 @@ replace_with_named (int           parent_fd,
   if (fd < 0)
     return set_errno_error (error, errno, "write", relative);
 
-  if (!fill_file (fd, data, size, mode, durable) ||
+  if (!fill_file (fd, data, size, mode, owner, durable) ||
       (close (g_steal_fd (&fd)) < 0 && errno != EINTR) ||
       !move_into_place (parent_fd, temporary, name))
     {
@@ -849,7 +906,10 @@ replace_with_named (int           parent_fd,
  * @parent_fd: the directory holding the target
  * @name: the target's entry name in @parent_fd
  * @contents: the new contents
+ * @durable: whether to sync the file before it is named and its directory
+ *   after
  * @relative: the workspace-relative path, for messages
+ * @owner: (nullable): who gets the new file, or %NULL
  * @error: return location for a #GError
  *
  * Writes @contents to an unnamed file (O_TMPFILE) in @parent_fd and then
@@ -869,12 +929,13 @@ replace_with_named (int           parent_fd,
  *   failed sync of the directory, after which the file is in place)
  */
 static gboolean
-replace_file (int          parent_fd,
-              const char  *name,
-              GBytes      *contents,
-              gboolean     durable,
-              const char  *relative,
-              GError     **error)
+replace_file (int                          parent_fd,
+              const char                  *name,
+              GBytes                      *contents,
+              gboolean                     durable,
+              const char                  *relative,
+              const SandboxWorkspaceOwner *owner,
+              GError                     **error)
 {
   g_auto(WorkspaceFd) fd = -1;
   char temporary[64];
@@ -896,8 +957,9 @@ replace_file (int          parent_fd,
 
   fd = create_unnamed (parent_fd);
   if (fd < 0 && unnamed_files_unsupported (errno))
-    return replace_with_named (parent_fd, name, data, size, mode, durable, relative, error);
-  if (fd < 0 || !fill_file (fd, data, size, mode, durable))
+    return replace_with_named (parent_fd, name, data, size, mode, durable, relative, owner,
+                               error);
+  if (fd < 0 || !fill_file (fd, data, size, mode, owner, durable))
     return set_errno_error (error, errno, "write", relative);
 
   /* Nothing there: the file gets its name and nothing else. If the guest
@@ -931,8 +993,9 @@ replace_file (int          parent_fd,
  * anything is touched; a parent that is not a directory is
  * %G_IO_ERROR_NOT_DIRECTORY, a target that is a directory
  * %G_IO_ERROR_IS_DIRECTORY, a parent leading out of the workspace
- * %SANDBOX_ERROR_PATH. A new file gets mode 0600. Not synced to disk: see
- * sandbox_workspace_write_full().
+ * %SANDBOX_ERROR_PATH. A new file gets mode 0600. The file and the
+ * directories created belong to the owner of the workspace root. Not synced
+ * to disk: see sandbox_workspace_write_full().
  *
  * Returns: %TRUE on success
  */
@@ -970,6 +1033,8 @@ sandbox_workspace_write_full (int          root_fd,
 {
   g_auto(WorkspaceFd) parent_fd = -1;
   g_autofree char *parent = NULL;
+  SandboxWorkspaceOwner root_owner;
+  const SandboxWorkspaceOwner *owner;
   const char *name;
 
   g_return_val_if_fail (root_fd >= 0, FALSE);
@@ -993,16 +1058,17 @@ sandbox_workspace_write_full (int          root_fd,
       return FALSE;
     }
 
+  owner = owner_of_root (root_fd, &root_owner) ? &root_owner : NULL;
   name = split_parent (relative, &parent);
   if (parent != NULL)
     {
-      parent_fd = open_parent_creating (root_fd, parent, relative, error);
+      parent_fd = open_parent_creating (root_fd, parent, relative, owner, error);
       if (parent_fd < 0)
         return FALSE;
     }
 
   return replace_file (parent_fd >= 0 ? parent_fd : root_fd, name, contents, durable, relative,
-                       error);
+                       owner, error);
 }
 
 /* Removes our temporaries from the directory @relative (beneath @root_fd,
@@ -1480,6 +1546,7 @@ typedef struct
   guint8       *buffer;           /* for the read/write fallback, lazily */
   gboolean      try_clone;        /* FICLONE works between these filesystems */
   gboolean      try_copy_range;   /* copy_file_range() works */
+  const SandboxWorkspaceOwner *owner;   /* who gets the copies; NULL: the host */
 } CopyState;
 
 /**
@@ -1607,7 +1674,8 @@ copy_file (CopyState   *state,
   if (dst_fd < 0)
     return set_errno_error (error, errno, "copy", path);
 
-  if (!copy_contents (state, src_fd, dst_fd, st.st_size) ||
+  if (!give_to_owner (dst_fd, state->owner) ||
+      !copy_contents (state, src_fd, dst_fd, st.st_size) ||
       (close (g_steal_fd (&dst_fd)) < 0 && errno != EINTR))
     return set_errno_error (error, errno, "copy", path);
 
@@ -1661,7 +1729,7 @@ copy_subdirectory (CopyState   *state,
   if (mkdirat (dst_dir_fd, name, 0700) < 0)
     return set_errno_error (error, errno, "copy", path);
   dst_fd = openat (dst_dir_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dst_fd < 0)
+  if (dst_fd < 0 || !give_to_owner (dst_fd, state->owner))
     return set_errno_error (error, errno, "copy", path);
 
   return copy_directory (state, src_fd, dst_fd, path, depth, error);
@@ -1758,6 +1826,8 @@ copy_directory (CopyState   *state,
  * @src_dir_fd: the directory whose contents to copy (may be O_PATH)
  * @dst_parent_fd: the directory to create the copy in
  * @dst_name: the name of the new directory; it must not exist
+ * @owner: (nullable): who gets the copy (the new directory and everything
+ *   in it), or %NULL to keep the host's ids
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -1772,17 +1842,18 @@ copy_directory (CopyState   *state,
  * Returns: %TRUE on success
  */
 gboolean
-sandbox_workspace_copy_tree (int            src_dir_fd,
-                             int            dst_parent_fd,
-                             const char    *dst_name,
-                             GCancellable  *cancellable,
-                             GError       **error)
+sandbox_workspace_copy_tree (int                          src_dir_fd,
+                             int                          dst_parent_fd,
+                             const char                  *dst_name,
+                             const SandboxWorkspaceOwner *owner,
+                             GCancellable                *cancellable,
+                             GError                     **error)
 {
   g_auto(WorkspaceFd) src_fd = -1;
   g_auto(WorkspaceFd) dst_fd = -1;
   g_autofree guint8 *dirents = NULL;
   g_autofree guint8 *buffer = NULL;
-  CopyState state = { cancellable, NULL, NULL, TRUE, TRUE };
+  CopyState state = { cancellable, NULL, NULL, TRUE, TRUE, owner };
   gboolean copied;
 
   g_return_val_if_fail (src_dir_fd >= 0, FALSE);
@@ -1804,7 +1875,7 @@ sandbox_workspace_copy_tree (int            src_dir_fd,
     return set_errno_error (error, errno, "create", dst_name);
 
   dst_fd = openat (dst_parent_fd, dst_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dst_fd < 0)
+  if (dst_fd < 0 || !give_to_owner (dst_fd, owner))
     copied = set_errno_error (error, errno, "create", dst_name);
   else
     {
@@ -1821,6 +1892,141 @@ sandbox_workspace_copy_tree (int            src_dir_fd,
     }
 
   return copied;
+}
+
+static gboolean
+is_owned_by (const struct stat           *st,
+             const SandboxWorkspaceOwner *owner)
+{
+  return st->st_uid == owner->uid && st->st_gid == owner->gid;
+}
+
+/**
+ * give_directory:
+ * @dir_fd: a directory open for reading
+ * @owner: who gets it
+ * @dirents: a DIRENT_BUFFER_SIZE scratch buffer
+ * @path: the path of @dir_fd below the top ("" at the top), for messages
+ * @depth: the depth of @dir_fd below the top
+ * @error: return location for a #GError
+ *
+ * Gives every entry of @dir_fd to @owner, each subdirectory after its
+ * contents, and @dir_fd itself last. Symbolic links are re-owned
+ * themselves (AT_SYMLINK_NOFOLLOW), subdirectories opened with O_NOFOLLOW:
+ * nothing is ever reached through a link. An entry that vanished is
+ * skipped.
+ *
+ * Returns: %TRUE on success
+ */
+static gboolean
+give_directory (int                          dir_fd,
+                const SandboxWorkspaceOwner *owner,
+                guint8                      *dirents,
+                const char                  *path,
+                guint                        depth,
+                GError                     **error)
+{
+  g_autoptr(GPtrArray) subdirectories = g_ptr_array_new_with_free_func (g_free);
+  struct stat st;
+
+  while (TRUE)
+    {
+      ssize_t n = getdents64 (dir_fd, dirents, DIRENT_BUFFER_SIZE);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return set_errno_error (error, errno, "re-own", path[0] ? path : ".");
+      if (n == 0)
+        break;
+
+      for (ssize_t offset = 0; offset < n; )
+        {
+          struct dirent64 *entry = (struct dirent64 *) (dirents + offset);
+          const char *name = entry->d_name;
+
+          offset += entry->d_reclen;
+          if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+            continue;
+          if (fstatat (dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            {
+              if (errno == ENOENT)
+                continue;
+              return set_errno_error (error, errno, "re-own", name);
+            }
+          if (S_ISDIR (st.st_mode))
+            g_ptr_array_add (subdirectories, g_strdup (name));
+          else if (!is_owned_by (&st, owner) &&
+                   fchownat (dir_fd, name, owner->uid, owner->gid, AT_SYMLINK_NOFOLLOW) < 0 &&
+                   errno != ENOENT)
+            return set_errno_error (error, errno, "re-own", name);
+        }
+    }
+
+  for (guint i = 0; i < subdirectories->len; i++)
+    {
+      const char *name = subdirectories->pdata[i];
+      g_autofree char *entry_path = path[0] ? g_strconcat (path, "/", name, NULL) : g_strdup (name);
+      g_auto(WorkspaceFd) fd = -1;
+
+      if (depth >= GIVE_MAX_DEPTH)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_LINKS,
+                       "Cannot re-own ‘%s’: directories nest deeper than %d levels",
+                       entry_path, GIVE_MAX_DEPTH);
+          return FALSE;
+        }
+      fd = openat (dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      if (fd < 0 && errno == ENOENT)
+        continue;
+      if (fd < 0)
+        return set_errno_error (error, errno, "re-own", entry_path);
+      if (!give_directory (fd, owner, dirents, entry_path, depth + 1, error))
+        return FALSE;
+    }
+
+  if (fstat (dir_fd, &st) < 0 ||
+      (!is_owned_by (&st, owner) && fchown (dir_fd, owner->uid, owner->gid) < 0))
+    return set_errno_error (error, errno, "re-own", path[0] ? path : ".");
+  return TRUE;
+}
+
+/**
+ * sandbox_workspace_give_tree:
+ * @parent_fd: the directory holding the tree
+ * @name: the tree's top directory in @parent_fd
+ * @owner: who gets it
+ * @error: return location for a #GError
+ *
+ * Gives the whole tree @name and everything in it to @owner, without
+ * following any link, the top directory last: a tree whose top belongs to
+ * @owner was given whole, even if an earlier call was interrupted. Entries
+ * that already belong to @owner are left alone. For a workspace no guest
+ * runs in (the caller holds its lease): one a guest of another identity
+ * left. Setuid and setgid bits of re-owned files are cleared by the kernel.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_workspace_give_tree (int                          parent_fd,
+                             const char                  *name,
+                             const SandboxWorkspaceOwner *owner,
+                             GError                     **error)
+{
+  g_auto(WorkspaceFd) fd = -1;
+  g_autofree guint8 *dirents = NULL;
+
+  g_return_val_if_fail (parent_fd >= 0, FALSE);
+  g_return_val_if_fail (owner != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!validate_entry_name (name, error))
+    return FALSE;
+  fd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return set_errno_error (error, errno, "re-own", name);
+  dirents = g_malloc (DIRENT_BUFFER_SIZE);
+  return give_directory (fd, owner, dirents, "", 0, error);
 }
 
 static const char *

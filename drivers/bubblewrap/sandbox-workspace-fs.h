@@ -9,6 +9,8 @@
 
 #pragma once
 
+#include <sys/types.h>
+
 #include <gio/gio.h>
 
 G_BEGIN_DECLS
@@ -23,7 +25,29 @@ G_BEGIN_DECLS
  *
  * @relative arguments are canonical workspace-relative paths ("dir/file"),
  * or "." for the root itself. All functions are thread-safe.
+ *
+ * Ownership: guests may run as other ids than the host (a root host runs
+ * them as the backend's guest-uid), and must still be able to change what
+ * the host put in their workspace. So whatever these functions create —
+ * files, the directories a write makes on the way, a template's copy — gets
+ * the owner and group of the workspace root (copy_tree: the owner it is
+ * given), set with fchown() on the descriptor of what was just created,
+ * never by path. Nothing the guest made is ever chowned by them, except by
+ * sandbox_workspace_give_tree(), which is for when no guest runs.
  */
+
+/**
+ * SandboxWorkspaceOwner:
+ * @uid: the owner
+ * @gid: the group
+ *
+ * Who is to own entries in a workspace.
+ */
+typedef struct
+{
+  uid_t uid;
+  gid_t gid;
+} SandboxWorkspaceOwner;
 
 int       sandbox_workspace_open        (const char    *workspace_path,
                                          GError       **error);
@@ -63,7 +87,13 @@ GVariant *sandbox_workspace_list        (int            root_fd,
 gboolean  sandbox_workspace_copy_tree   (int            src_dir_fd,
                                          int            dst_parent_fd,
                                          const char    *dst_name,
+                                         const SandboxWorkspaceOwner *owner,
                                          GCancellable  *cancellable,
+                                         GError       **error);
+
+gboolean  sandbox_workspace_give_tree   (int            parent_fd,
+                                         const char    *name,
+                                         const SandboxWorkspaceOwner *owner,
                                          GError       **error);
 
 gboolean  sandbox_workspace_remove_tree (int            parent_fd,

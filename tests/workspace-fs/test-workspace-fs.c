@@ -1237,7 +1237,7 @@ test_copy_tree_copies_contents_and_modes (Fixture       *fixture,
   const char *dirs[] = { "", "src", "src/lib", "empty" };
 
   make_template (fixture, &copy);
-  g_assert_true (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL,
+  g_assert_true (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL, NULL,
                                               &error));
   g_assert_no_error (error);
 
@@ -1279,7 +1279,7 @@ test_copy_tree_refuses_symlinks (Fixture       *fixture,
   link = g_build_filename (copy.template_dir, "src/lib/leak", NULL);
   g_assert_no_errno (symlink (secret, link));
 
-  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL,
+  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL, NULL,
                                                &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
   g_assert_nonnull (strstr (error->message, "src/lib/leak"));
@@ -1300,7 +1300,7 @@ test_copy_tree_refuses_existing_destination (Fixture       *fixture,
 
   make_template (fixture, &copy);
   g_assert_no_errno (g_mkdir_with_parents (existing, 0700));
-  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL,
+  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL, NULL,
                                                &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
   g_assert_true (g_file_test (existing, G_FILE_TEST_IS_DIR));
@@ -1318,7 +1318,7 @@ test_copy_tree_cancelled (Fixture       *fixture,
 
   make_template (fixture, &copy);
   g_cancellable_cancel (cancellable);
-  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1",
+  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL,
                                                cancellable, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (count_entries (sessions), ==, 0);
