@@ -787,36 +787,35 @@ fail_with_unexpected_status (Exchange *exchange,
   answer_failure (exchange, &failure);
 }
 
-/* Relays the upstream's status, content-type and body, and nothing else. */
+/* Relays the upstream's status, content-type and body, and nothing else.
+ * The type goes as the upstream named it, as the reference relays it: none
+ * when it named none (or an empty one), and none when it holds a control
+ * byte. libsoup's soup_server_message_set_response() is not used: it refuses
+ * a body without a type (and would leave the body to leak), and warns about
+ * a type without a "/". */
 static void
 relay_response (Exchange *exchange,
                 long      status)
 {
+  SoupMessageHeaders *headers = soup_server_message_get_response_headers (exchange->msg);
   const char *content_type = NULL;
   guint64 received = exchange->response_body->len;
   gsize length = 0;
   gpointer body;
 
   curl_easy_getinfo (exchange->easy, CURLINFO_CONTENT_TYPE, &content_type);
-  if (content_type != NULL && !sandbox_gateway_http_value_is_clean (content_type))
+  if (content_type != NULL &&
+      (*content_type == '\0' || !sandbox_gateway_http_value_is_clean (content_type)))
     content_type = NULL;
 
   body = g_byte_array_steal (exchange->response_body, &length);
   soup_server_message_set_status (exchange->msg, (guint) status, NULL);
   if (content_type != NULL)
-    {
-      soup_server_message_set_response (exchange->msg, content_type, SOUP_MEMORY_TAKE, body, length);
-    }
+    soup_message_headers_replace (headers, "Content-Type", content_type);
   else
-    {
-      /* Relayed without a type, as the reference does: libsoup's
-       * set_response() refuses a body without one (and would leave @body
-       * to leak), so the body goes in by hand. */
-      soup_message_headers_remove (soup_server_message_get_response_headers (exchange->msg),
-                                   "Content-Type");
-      soup_message_body_append (soup_server_message_get_response_body (exchange->msg),
-                                SOUP_MEMORY_TAKE, body, length);
-    }
+    soup_message_headers_remove (headers, "Content-Type");
+  soup_message_body_append (soup_server_message_get_response_body (exchange->msg),
+                            SOUP_MEMORY_TAKE, body, length);
   start_answer_deadline (exchange);
 
   /* libsoup writes the head and the body in two writes, which wake the

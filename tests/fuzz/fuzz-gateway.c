@@ -10,8 +10,9 @@
  * What counts as a finding, besides ASan/UBSan reports and GLib criticals or
  * warnings (fatal here):
  * - the gateway does not finish with a connection in time (a hang);
- * - a response that does not start with "HTTP/1.", or that carries the
- *   injected credential back to the guest;
+ * - a response that does not start with "HTTP/1.", that carries the
+ *   injected credential back to the guest, or whose Content-Type holds a
+ *   control byte (the stub upstream sends one on /ctl-type);
  * - any answer to an input in which no request head ends (no empty line: LF
  *   LF or LF CR LF): the guest half-closes after it, and libsoup 3.2 alone
  *   would take a head cut short by the end of the stream for a whole one;
@@ -122,6 +123,23 @@ serve (SoupServer        *server,
   else if (g_str_equal (path, "/status"))
     {
       soup_server_message_set_status (msg, 418, NULL);
+    }
+  else if (g_str_equal (path, "/untyped") || g_str_equal (path, "/ctl-type") ||
+           g_str_equal (path, "/empty-type") || g_str_equal (path, "/odd-type"))
+    {
+      /* Answers without a usable Content-Type, which libsoup's
+       * set_response() would not take: the body goes in by hand. */
+      SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
+
+      soup_server_message_set_status (msg, 200, NULL);
+      if (g_str_equal (path, "/ctl-type"))
+        soup_message_headers_replace (headers, "Content-Type", "text/plain\001; x=\177");
+      else if (g_str_equal (path, "/empty-type"))
+        soup_message_headers_replace (headers, "Content-Type", "");
+      else if (g_str_equal (path, "/odd-type"))
+        soup_message_headers_replace (headers, "Content-Type", "  ;;; charset=\"\\\"\" ");
+      soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC,
+                                "untyped", 7);
     }
   else
     {
@@ -395,6 +413,27 @@ has_head_end (const char *request,
          memmem (request, length, "\n\r\n", 3) != NULL;
 }
 
+/* No relayed Content-Type holds a control byte (heads end at the first CRLF
+ * CRLF; a body never holds one from the stub upstream's answers here). */
+static void
+check_content_types (GByteArray *response)
+{
+  const char *data = (const char *) response->data;
+  const char *end = data + response->len;
+  const char *p = data;
+
+  while ((p = memmem (p, end - p, "\r\nContent-Type:", strlen ("\r\nContent-Type:"))) != NULL)
+    {
+      p += strlen ("\r\nContent-Type:");
+      for (; p < end && *p != '\r'; p++)
+        if ((guchar) *p == 0x7f || ((guchar) *p < 0x20 && *p != '\t'))
+          {
+            g_printerr ("the gateway relayed a Content-Type with a control byte\n");
+            abort ();
+          }
+    }
+}
+
 static void
 check_response (const char *request,
                 gsize       length,
@@ -413,6 +452,7 @@ check_response (const char *request,
   FUZZ_CHECK (response->len >= 7 && memcmp (response->data, "HTTP/1.", 7) == 0);
   FUZZ_CHECK (g_strstr_len ((const char *) response->data, response->len,
                             "fuzz-credential-5d1c93e0b7") == NULL);
+  check_content_types (response);
 }
 
 /* A well-formed allowed request must still get the upstream's 200. */

@@ -92,6 +92,27 @@ requests = [
     "GET / HTTP/1.1\r\nHost: @HOST@",
     "\r\n\r\n",
     "",
+    # upstream answers without a usable Content-Type
+    "GET /untyped HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET /ctl-type HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "GET /empty-type HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "HEAD /odd-type HTTP/1.1\r\nHost: @HOST@\r\n\r\nGET /odd-type HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    # absolute-form targets naming the Host's own authority
+    "GET http://@HOST@/ HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
+    "POST http://@HOST@/x HTTP/1.1\r\nHost: @HOST@\r\nContent-Length: 2\r\n\r\nhi",
+    # chunked framing, whole and pipelined
+    "POST /c HTTP/1.1\r\nHost: @HOST@\r\nTransfer-Encoding: chunked\r\n\r\n"
+    "5;a=b\r\nhello\r\n0A\r\n0123456789\r\n0\r\n\r\nGET /next HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
 ]
+# malformed chunk framing, each with a smuggled request behind it
+for body in ["FFFFFFFFFFFFFFFF1\r\nhello\r\n0\r\n\r\n", "zz\r\nhello\r\n0\r\n\r\n",
+             "\r\nhello\r\n0\r\n\r\n", "-1\r\nhello\r\n0\r\n\r\n", "+5\r\nhello\r\n0\r\n\r\n",
+             "0x5\r\nhello\r\n0\r\n\r\n", " 5\r\nhello\r\n0\r\n\r\n",
+             "5;" + "a" * 130 + "\r\nhello\r\n0\r\n\r\n", "5;a\x01\r\nhello\r\n0\r\n\r\n",
+             "5\nhello\r\n0\r\n\r\n", "5\r\nhello\n0\r\n\r\n", "5\r\nhelloXX\r\n0\r\n\r\n",
+             "5\r\nhello\r\n0\r\n\n", "5\r\nhello\r\n0\r\nX-Trailer: 1\r\n\r\n",
+             "0\r\nGET /evil HTTP/1.1\r\nHost: @HOST@\r\n\r\n"]:
+    requests.append("POST /c HTTP/1.1\r\nHost: @HOST@\r\nTransfer-Encoding: chunked\r\n\r\n" + body +
+                    "GET /evil HTTP/1.1\r\nHost: @HOST@\r\n\r\n")
 for request in requests:
     add("fuzz-gateway", request)

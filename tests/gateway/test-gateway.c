@@ -151,6 +151,8 @@ respond_untyped (SoupServerMessage *msg)
   soup_message_headers_remove (headers, "Content-Type");
   if (g_str_equal (path, "/ctl-content-type"))
     soup_message_headers_replace (headers, "Content-Type", "text/plain\001evil");
+  else if (g_str_equal (path, "/odd-content-type"))
+    soup_message_headers_replace (headers, "Content-Type", "textplain; x=\"y\"");
 
   if (bytes != NULL)
     {
@@ -253,7 +255,8 @@ serve (SoupServer        *server,
     {
       serve_huge (upstream, msg);
     }
-  else if (g_str_equal (path, "/no-content-type") || g_str_equal (path, "/ctl-content-type"))
+  else if (g_str_equal (path, "/no-content-type") || g_str_equal (path, "/ctl-content-type") ||
+           g_str_equal (path, "/odd-content-type"))
     {
       serve_untyped (upstream, msg, query);
     }
@@ -1600,6 +1603,25 @@ test_untyped_responses_freed (Fixture       *fixture,
   g_assert_cmpuint (live_heap_bytes (), <, before + 8 * MIB);
 }
 
+/* An upstream Content-Type that is no media type libsoup would set (no "/")
+ * is relayed as it is, as the reference does. (With libsoup's
+ * soup_server_message_set_response() the gateway logged a WARNING for it,
+ * fatal here; found by fuzz-gateway.) */
+static void
+test_odd_content_type_relayed (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(Response) response = NULL;
+
+  response = guest_request (fixture, "GET /odd-content-type HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+
+  g_assert_cmpuint (response->status, ==, 200);
+  assert_body (response, "hello");
+  g_assert_cmpstr (header (response, "content-type"), ==, "textplain; x=\"y\"");
+  wait_for_exactly (fixture, 1);
+  assert_event (last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+}
+
 /* A memory figure of this process from /proc/self/status, in KiB. */
 static gsize
 status_kib (const char *field)
@@ -2223,6 +2245,7 @@ main (int   argc,
   add_fixture_test ("/sandbox/gateway/upstream/control-byte-content-type", test_untyped_response_relayed,
                     "/ctl-content-type");
   add_fixture_test ("/sandbox/gateway/upstream/untyped-responses-freed", test_untyped_responses_freed, NULL);
+  add_fixture_test ("/sandbox/gateway/upstream/odd-content-type", test_odd_content_type_relayed, NULL);
   add_fixture_test ("/sandbox/gateway/limits/huge-response-bounded-memory", test_huge_response_bounded_memory, NULL);
   add_fixture_test ("/sandbox/gateway/limits/endless-head-cut-off", test_endless_head_cut_off, NULL);
   add_fixture_test ("/sandbox/gateway/limits/long-target-answered-414", test_oversized_head_answered,
