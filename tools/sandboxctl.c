@@ -154,6 +154,11 @@ scan_arguments (int         argc,
 static int
 print_version (gboolean json)
 {
+  /* The library's version at run time, which may be newer than ours. */
+  g_autofree char *library = g_strdup_printf ("%u.%u.%u", sandbox_get_major_version (),
+                                              sandbox_get_minor_version (),
+                                              sandbox_get_micro_version ());
+
   if (json)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
@@ -163,14 +168,14 @@ print_version (gboolean json)
       json_builder_set_member_name (builder, "sandboxctl");
       json_builder_add_string_value (builder, PACKAGE_VERSION);
       json_builder_set_member_name (builder, "libsandbox");
-      json_builder_add_string_value (builder, SANDBOX_VERSION_S);
+      json_builder_add_string_value (builder, library);
       json_builder_end_object (builder);
       node = json_builder_get_root (builder);
       sandboxctl_print_json (node);
     }
   else
     {
-      g_print ("sandboxctl %s (libsandbox %s)\n", PACKAGE_VERSION, SANDBOX_VERSION_S);
+      g_print ("sandboxctl %s (libsandbox %s)\n", PACKAGE_VERSION, library);
     }
   return SANDBOXCTL_EXIT_OK;
 }
