@@ -89,6 +89,8 @@ def main():
             check_completion(completions[0], os.path.join(BUILD, 'tools', 'sandboxctl'))
 
         check_python_overrides(destdir, prefix)
+        check_pkg_config(glob.glob(os.path.join(prefix, '**', 'sandbox-1.pc'), recursive=True))
+        check_install_options()
 
         result = run(os.path.join(BUILD, 'tools', 'sandboxctl'), '--help')
         tap.check('man sandboxctl' in result.stdout, '--help points at the man page',
@@ -150,6 +152,57 @@ def check_completion(script, program):
     offered, errors = complete(script, program, ['sandboxctl', 'run', '--ephemeral', 't',
                                                  '/usr/bin/grep', '--'])
     tap.check(offered == [], 'the guest command line is left alone', (offered, errors))
+
+
+def check_pkg_config(files):
+    if not tap.check(len(files) == 1, 'sandbox-1.pc is installed', files):
+        return
+    fields = {}
+    with open(files[0]) as f:
+        for line in f:
+            key, colon, value = line.partition(':')
+            if colon and '=' not in key:
+                fields[key.strip()] = [name.strip().split()[0] for name in value.split(',')
+                                       if name.strip()]
+    tap.check('json-glib-1.0' not in fields.get('Requires', [])
+              and 'json-glib-1.0' in fields.get('Requires.private', [])
+              and set(fields.get('Requires', [])) == {'glib-2.0', 'gobject-2.0', 'gio-2.0'},
+              'sandbox-1.pc: json-glib in Requires.private, only GLib/GIO in Requires', fields)
+
+
+def installed_names(builddir):
+    with open(os.path.join(builddir, 'meson-info', 'intro-installed.json')) as f:
+        return {os.path.basename(path) for path in json.load(f).values()}
+
+
+def check_install_options():
+    """-Dinstall_memory_driver=false and -Dinstall_conformance_tool=false
+    leave those two out (a configure-only build dir is enough to know)."""
+    default = installed_names(BUILD)
+    tap.check('libsandbox-memory.so' in default and 'sandbox-conformance' in default,
+              'by default the memory driver and the conformance tool are installed',
+              sorted(default))
+    source = build_option_source()
+    scratch = tempfile.mkdtemp(prefix='sandbox-options-')
+    try:
+        result = run('meson', 'setup', scratch, source, '-Dtests=false',
+                     '-Dinstall_memory_driver=false', '-Dinstall_conformance_tool=false')
+        if not tap.check(result.returncode == 0, 'configure with both install options off',
+                         result.stdout[-2000:] + result.stderr):
+            return
+        names = installed_names(scratch)
+        tap.check('libsandbox-memory.so' not in names and 'sandbox-conformance' not in names
+                  and 'libsandboxbubblewrap.so' in names and 'sandboxctl' in names,
+                  'install_memory_driver=false and install_conformance_tool=false leave them out',
+                  sorted(names))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def build_option_source():
+    """The build directory's source tree, as meson-info records it."""
+    with open(os.path.join(BUILD, 'meson-info', 'meson-info.json')) as f:
+        return json.load(f)['directories']['source']
 
 
 def check_python_overrides(destdir, prefix):
