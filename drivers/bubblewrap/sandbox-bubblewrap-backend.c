@@ -5,6 +5,8 @@
 
 #include "config.h"
 
+#include <stdio.h>
+
 #include "sandbox-bubblewrap-backend-private.h"
 #include "sandbox-bubblewrap-driver-private.h"
 #include "sandbox-bubblewrap-handle-private.h"
@@ -92,6 +94,32 @@ read_overflow_id (const char *path)
   return id > 0 && id <= GUEST_ID_MAX ? (guint32) id : 65534;
 }
 
+/* Whether @id is mapped in this process's user namespace by the map at
+ * @path (/proc/self/uid_map or gid_map: "inside outside count" lines). A
+ * root that is root only of a user namespace (a container) can switch to
+ * mapped ids only. Without the file (no user namespaces) every id is. */
+static gboolean
+id_is_mapped (const char *path,
+              guint32     id)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return TRUE;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      guint64 inside, outside, count;
+
+      if (sscanf (lines[i], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+                  &inside, &outside, &count) == 3 &&
+          id >= inside && id - inside < count)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /*
  * Guests are never host uid 0 (issue 14): the kernel still trusts the
  * global root uid in places that ignore capabilities (sysctl permissions,
@@ -136,6 +164,15 @@ resolve_guest_ids (SandboxBubblewrapBackend  *self,
   guest->gid = self->guest_gid >= 0 ? (gid_t) self->guest_gid
                                     : read_overflow_id ("/proc/sys/kernel/overflowgid");
   guest->switched = TRUE;
+  if (!id_is_mapped ("/proc/self/uid_map", guest->uid) ||
+      !id_is_mapped ("/proc/self/gid_map", guest->gid))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "The guest ids %u:%u are not mapped in this process's user namespace; "
+                   "set guest-uid and guest-gid to mapped ones",
+                   (guint) guest->uid, (guint) guest->gid);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -564,7 +601,8 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
    * automatic: when the host runs as root, the kernel's overflow uid
    * (`/proc/sys/kernel/overflowuid`, 65534, "nobody" on Debian); otherwise
    * the host's own uid, the only one it can start bwrap as (naming another
-   * fails with %SANDBOX_ERROR_UNAVAILABLE). A root host should name a
+   * fails with %SANDBOX_ERROR_UNAVAILABLE, as do ids a root of a user
+   * namespace, such as a container's, has not mapped). A root host should name a
    * service user of its own: other services may run as "nobody" and could
    * then signal or trace guests. Workspaces and what the host writes into
    * them belong to this uid; a workspace of another owner (an older

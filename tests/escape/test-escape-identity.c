@@ -421,11 +421,54 @@ test_resume_reowns_root_workspace (void)
   escape_session_close (&s);
 }
 
+/* A host that is root only of a user namespace mapping nothing but itself
+ * (a container's root; here `unshare -r`) cannot switch to the overflow
+ * ids: construction says so, rather than every spawn failing. */
+static void
+test_unmapped_guest_refused_child (void)
+{
+  g_autofree char *directory = escape_state_directory_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxBackend) backend = NULL;
+
+  g_assert_cmpint (geteuid (), ==, 0);
+  backend = sandbox_backend_new ("bubblewrap", NULL, &error,
+                                 "state-directory", directory, NULL);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "not mapped"));
+  g_assert_null (backend);
+  escape_state_directory_remove (directory);
+}
+
+static void
+test_unmapped_guest_refused (void)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr(GSubprocess) child = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (self);
+  g_subprocess_launcher_setenv (launcher, "ESCAPE_IDENTITY_UNMAPPED_CHILD", "1", TRUE);
+  child = g_subprocess_launcher_spawn (launcher, &error, "unshare", "--user", "--map-root-user",
+                                       self, "-p", "/sandbox/escape/identity/unmapped-child",
+                                       NULL);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_wait_check (child, NULL, &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+
+  if (g_getenv ("ESCAPE_IDENTITY_UNMAPPED_CHILD") != NULL)
+    {
+      g_test_add_func ("/sandbox/escape/identity/unmapped-child", test_unmapped_guest_refused_child);
+      return g_test_run ();
+    }
 
   g_test_add_func ("/sandbox/escape/identity/guest-is-not-host-root", test_guest_is_not_host_root);
   g_test_add_func ("/sandbox/escape/identity/workspace-owned-by-guest",
@@ -440,6 +483,7 @@ main (int   argc,
   g_test_add_func ("/sandbox/escape/identity/chosen-ids", test_chosen_ids);
   g_test_add_func ("/sandbox/escape/identity/resume-reowns-root-workspace",
                    test_resume_reowns_root_workspace);
+  g_test_add_func ("/sandbox/escape/identity/unmapped-guest-refused", test_unmapped_guest_refused);
 
   return g_test_run ();
 }
