@@ -283,6 +283,40 @@ test_gateway_socket_reachable (void)
   escape_state_directory_remove (directory);
 }
 
+/* A state directory deep below a directory only the host may pass (as
+ * under /root), with open directories between: the guest still gets its
+ * workspace and its gateway, and nothing else of the way down. */
+static void
+test_state_directory_below_closed_directory (void)
+{
+  g_autofree char *closed = escape_state_directory_new ();   /* 0700 */
+  g_autofree char *open_between = g_build_filename (closed, "open", "between", NULL);
+  g_autofree char *directory = g_build_filename (open_between, "state", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  g_autoptr(SandboxBackend) backend = NULL;
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *out = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (open_between, 0755), ==, 0);
+  g_assert_cmpint (chmod (closed, 0700), ==, 0);
+  backend = escape_backend_new (directory, NULL);
+  key = escape_prewarm (backend);
+  policy = sandbox_network_policy_new_from_json ("{\"allow\":[{\"origin\":\"http://127.0.0.1:9/\","
+                                                 "\"headers\":{}}]}", &error);
+  g_assert_no_error (error);
+  handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
+  g_assert_no_error (error);
+  out = escape_sh (sandbox_handle_get_session (handle),
+                   "echo guest >> /workspace/hello.txt && cat /workspace/hello.txt &&"
+                   "curl -s --unix-socket /run/sandbox-network.sock http://not-allowed.invalid/");
+  g_assert_cmpstr (out, ==, "helloguest\nSandbox network denied");
+  sandbox_handle_delete (handle, NULL, &error);
+  g_assert_no_error (error);
+  escape_state_directory_remove (closed);
+}
+
 static SandboxBackend *
 try_backend_with_ids (const char  *directory,
                       gint64       uid,
@@ -479,6 +513,8 @@ main (int   argc,
                    test_no_write_outside_workspace);
   g_test_add_func ("/sandbox/escape/identity/gateway-socket-reachable",
                    test_gateway_socket_reachable);
+  g_test_add_func ("/sandbox/escape/identity/state-directory-below-closed-directory",
+                   test_state_directory_below_closed_directory);
   g_test_add_func ("/sandbox/escape/identity/default-ids-read-back", test_default_ids_read_back);
   g_test_add_func ("/sandbox/escape/identity/chosen-ids", test_chosen_ids);
   g_test_add_func ("/sandbox/escape/identity/resume-reowns-root-workspace",
