@@ -604,7 +604,8 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
    * fails with %SANDBOX_ERROR_UNAVAILABLE, as do ids a root of a user
    * namespace, such as a container's, has not mapped). A root host should name a
    * service user of its own: other services may run as "nobody" and could
-   * then signal or trace guests. Workspaces and what the host writes into
+   * then signal or trace guests. Guests of all sessions share these ids and
+   * the kernel's per-user limits that go with them (inotify instances, …). Workspaces and what the host writes into
    * them belong to this uid; a workspace of another owner (an older
    * version's, or before a change of this property) is given to it when its
    * session is resumed. Reads back the uid in force once the backend is

@@ -281,10 +281,10 @@ sandbox_bubblewrap_guest_view_enter (const SandboxBubblewrapGuestView *view)
       errno = E2BIG;
       return FALSE;
     }
+  if (n == 0)
+    return TRUE;   /* the guest can pass every way already */
   if (unshare (CLONE_NEWNS) < 0 || mount (NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
     return FALSE;
-  if (n == 0)
-    return TRUE;
 
   /* Opened in this namespace (a bind source must be a mount of it), before
    * the covers hide them. */
