@@ -91,6 +91,7 @@ struct _SandboxCodingTools
   /* Guarded by @lock. */
   char *shell;
   guint shell_timeout_ms;
+  guint max_shell_timeout_ms;
   guint64 max_shell_output_bytes;
   guint64 max_command_output_bytes;
   char **required_restrictions;
@@ -107,6 +108,7 @@ enum {
   PROP_0,
   PROP_SHELL,
   PROP_SHELL_TIMEOUT_MS,
+  PROP_MAX_SHELL_TIMEOUT_MS,
   PROP_MAX_SHELL_OUTPUT_BYTES,
   PROP_MAX_COMMAND_OUTPUT_BYTES,
   PROP_REQUIRED_RESTRICTIONS,
@@ -179,6 +181,9 @@ sandbox_coding_tools_get_property (GObject    *object,
     case PROP_SHELL_TIMEOUT_MS:
       g_value_set_uint (value, self->shell_timeout_ms);
       break;
+    case PROP_MAX_SHELL_TIMEOUT_MS:
+      g_value_set_uint (value, self->max_shell_timeout_ms);
+      break;
     case PROP_MAX_SHELL_OUTPUT_BYTES:
       g_value_set_uint64 (value, self->max_shell_output_bytes);
       break;
@@ -222,6 +227,9 @@ sandbox_coding_tools_set_property (GObject      *object,
       break;
     case PROP_SHELL_TIMEOUT_MS:
       self->shell_timeout_ms = g_value_get_uint (value);
+      break;
+    case PROP_MAX_SHELL_TIMEOUT_MS:
+      self->max_shell_timeout_ms = g_value_get_uint (value);
       break;
     case PROP_MAX_SHELL_OUTPUT_BYTES:
       self->max_shell_output_bytes = g_value_get_uint64 (value);
@@ -269,8 +277,9 @@ sandbox_coding_tools_class_init (SandboxCodingToolsClass *klass)
   /**
    * SandboxCodingTools:shell-timeout-ms:
    *
-   * The deadline of a `shell` call; past it the command's process group is
-   * killed and the result is a `SANDBOX_LIMIT` error.
+   * The deadline of a `shell` call that does not give `timeout_ms`; past
+   * it the command's process group is killed and the result is a
+   * `SANDBOX_LIMIT` error. Two minutes by default, for builds and tests.
    */
   properties[PROP_SHELL_TIMEOUT_MS] =
     g_param_spec_uint ("shell-timeout-ms", NULL, NULL,
@@ -278,14 +287,31 @@ sandbox_coding_tools_class_init (SandboxCodingToolsClass *klass)
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
 
   /**
+   * SandboxCodingTools:max-shell-timeout-ms:
+   *
+   * The largest `timeout_ms` a model may give a `shell` call; a larger one
+   * is refused with `SANDBOX_LIMIT` naming this bound, which the tool
+   * definitions also state. It bounds only what the model asks for:
+   * #SandboxCodingTools:shell-timeout-ms, set by the host, may exceed it.
+   */
+  properties[PROP_MAX_SHELL_TIMEOUT_MS] =
+    g_param_spec_uint ("max-shell-timeout-ms", NULL, NULL,
+                       1, SANDBOX_COMMAND_MAX_TIMEOUT_MS, SANDBOX_CODING_DEFAULT_MAX_SHELL_TIMEOUT_MS,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+
+  /**
    * SandboxCodingTools:max-shell-output-bytes:
    *
    * The most output (stdout and stderr together) a `shell` result shows the
    * model, counted in the command's own bytes: invalid UTF-8 shows as
-   * U+FFFD and counts one byte per invalid byte. Past it the result shows a
-   * prefix that never ends inside a character, says `"truncated": true`
-   * and names an artifact holding the whole output, which the host fetches
-   * with sandbox_coding_tools_get_artifact().
+   * U+FFFD and counts one byte per invalid byte. Past it a stream shows its
+   * head and its tail (where build errors and test summaries are), about
+   * half the stream's share each and never cut inside a character, joined
+   * by a line `[... N bytes omitted ...]`; the result says
+   * `"truncated": true` and names an artifact holding the whole output,
+   * which the host fetches with sandbox_coding_tools_get_artifact(). The
+   * command runs on regardless: only
+   * #SandboxCodingTools:max-command-output-bytes stops it.
    */
   properties[PROP_MAX_SHELL_OUTPUT_BYTES] =
     g_param_spec_uint64 ("max-shell-output-bytes", NULL, NULL,
@@ -296,13 +322,15 @@ sandbox_coding_tools_class_init (SandboxCodingToolsClass *klass)
    * SandboxCodingTools:max-command-output-bytes:
    *
    * The output cap of the sandbox command a `shell` call runs, and so of
-   * its artifact; past it the command is killed ("Sandbox output limit
-   * exceeded") and the artifact holds the output that arrived within the
-   * cap (the read that crossed it is dropped whole).
+   * its artifact (8 MiB by default); past it the command is killed
+   * ("Sandbox output limit exceeded") and the artifact holds the output
+   * that arrived within the cap (the read that crossed it is dropped
+   * whole). Up to #SandboxCodingTools:max-artifacts of these are kept in
+   * memory.
    */
   properties[PROP_MAX_COMMAND_OUTPUT_BYTES] =
     g_param_spec_uint64 ("max-command-output-bytes", NULL, NULL,
-                         1, G_MAXSIZE, SANDBOX_COMMAND_DEFAULT_MAX_OUTPUT_BYTES,
+                         1, G_MAXSIZE, SANDBOX_CODING_DEFAULT_MAX_COMMAND_OUTPUT_BYTES,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
 
   /**
@@ -751,6 +779,7 @@ typedef struct
 static const ArgSpec shell_args[] = {
   { "command", ARG_STRING, TRUE },
   { "cwd", ARG_STRING, FALSE },
+  { "timeout_ms", ARG_INTEGER, FALSE },
   { NULL }
 };
 static const ArgSpec read_file_args[] = {
@@ -783,16 +812,23 @@ static const ToolSpec tool_specs[] = {
   { "list_files", TOOL_LIST_FILES, SANDBOX_CODING_OPERATION_LIST, list_files_args },
 };
 
-/* What the model sees: the function-calling shape, strict schemas. */
-static const char tool_definitions[] =
+/* What the model sees: the function-calling shape, strict schemas. A
+ * printf format: the two %u are the default and the largest timeout_ms. */
+static const char tool_definitions_format[] =
   "["
   "{\"name\":\"shell\","
   "\"description\":\"Run a shell command inside the sandbox with /workspace as the working "
-  "directory (or cwd). Returns exit_status, stdout, stderr and truncated; long output is "
-  "truncated. The command has a deadline and no network unless the host allows it.\","
+  "directory (or cwd). Returns exit_status, stdout, stderr and truncated; long output shows "
+  "its beginning and its end with a marker saying how many bytes were left out between. "
+  "The command has a deadline (timeout_ms, default %u) and no network unless the host allows "
+  "it. Each call starts afresh: only files under /workspace persist between calls; /tmp, "
+  "background processes, environment changes and network state do not.\","
   "\"parameters\":{\"type\":\"object\",\"properties\":{"
   "\"command\":{\"type\":\"string\",\"description\":\"The command line, run with sh -c\"},"
-  "\"cwd\":{\"type\":\"string\",\"description\":\"Working directory, relative to /workspace\"}},"
+  "\"cwd\":{\"type\":\"string\",\"description\":\"Working directory, relative to /workspace\"},"
+  "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":%u,\"description\":"
+  "\"Deadline of this command in milliseconds; give a longer one for long builds or test "
+  "suites\"}},"
   "\"required\":[\"command\"],\"additionalProperties\":false}},"
   "{\"name\":\"read_file\","
   "\"description\":\"Read a UTF-8 text file of the workspace, optionally a range of lines. "
@@ -833,15 +869,24 @@ static const char tool_definitions[] =
  * Describes the tools for a model, as a JSON array of
  * `{"name", "description", "parameters"}` objects whose parameters are JSON
  * Schemas with `additionalProperties: false` — the shape LLM function
- * calling uses.
+ * calling uses. The `shell` definition states the current
+ * #SandboxCodingTools:shell-timeout-ms and
+ * #SandboxCodingTools:max-shell-timeout-ms.
  *
  * Returns: (transfer full): the definitions as JSON
  */
 char *
 sandbox_coding_tools_get_definitions_json (SandboxCodingTools *self)
 {
+  char *json;
+
   g_return_val_if_fail (SANDBOX_IS_CODING_TOOLS (self), NULL);
-  return g_strdup (tool_definitions);
+
+  g_mutex_lock (&self->lock);
+  json = g_strdup_printf (tool_definitions_format,
+                          self->shell_timeout_ms, self->max_shell_timeout_ms);
+  g_mutex_unlock (&self->lock);
+  return json;
 }
 
 /* One invocation: arguments, a snapshot of the configuration, the outcome. */
@@ -855,6 +900,7 @@ typedef struct
   char *new_string;
   gint64 offset;
   gint64 limit;
+  gint64 timeout_ms;        /* the model's, 0 when not given */
 
   char *shell;
   guint shell_timeout_ms;
@@ -983,6 +1029,17 @@ emit_authorize (SandboxCodingTools     *self,
   return allowed;
 }
 
+static guint
+get_max_shell_timeout_ms (SandboxCodingTools *self)
+{
+  guint value;
+
+  g_mutex_lock (&self->lock);
+  value = self->max_shell_timeout_ms;
+  g_mutex_unlock (&self->lock);
+  return value;
+}
+
 /* Phase 1, in the caller's thread. Returns the call, with ->result already
  * set when it ends here. */
 static Call *
@@ -995,6 +1052,7 @@ call_begin (SandboxCodingTools *self,
   g_autoptr(SandboxCodingOperation) operation = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *given_path = NULL;
+  guint max_timeout_ms;
   JsonObject *object;
 
   /* A stopped session refuses everything, as the reference's assertToolActive. */
@@ -1041,6 +1099,7 @@ call_begin (SandboxCodingTools *self,
     case TOOL_SHELL:
       call->command = get_string (object, "command");
       given_path = get_string (object, "cwd");
+      call->timeout_ms = get_integer (object, "timeout_ms", 0);
       break;
     case TOOL_READ_FILE:
       given_path = get_string (object, "path");
@@ -1077,6 +1136,10 @@ call_begin (SandboxCodingTools *self,
       else if (strlen (call->command) > MAX_SHELL_COMMAND_BYTES)
         call->result = error_result ("SANDBOX_LIMIT", NULL, "The shell command exceeds %d bytes",
                                      MAX_SHELL_COMMAND_BYTES);
+      else if (call->timeout_ms > (gint64) get_max_shell_timeout_ms (self))
+        call->result = error_result ("SANDBOX_LIMIT", NULL,
+                                     "timeout_ms of shell exceeds the host's maximum of %u ms",
+                                     get_max_shell_timeout_ms (self));
     }
   else if (call->spec->tool == TOOL_EDIT_FILE)
     {
@@ -1113,11 +1176,16 @@ call_begin (SandboxCodingTools *self,
   g_mutex_lock (&self->lock);
   call->shell = g_strdup (self->shell);
   call->shell_timeout_ms = self->shell_timeout_ms;
+  max_timeout_ms = self->max_shell_timeout_ms;
   call->max_shell_output_bytes = self->max_shell_output_bytes;
   call->max_command_output_bytes = self->max_command_output_bytes;
   call->required = g_strdupv (self->required_restrictions);
   call->max_list_entries = self->max_list_entries;
   g_mutex_unlock (&self->lock);
+
+  /* The model may ask for a deadline, bounded above. */
+  if (call->timeout_ms > 0)
+    call->shell_timeout_ms = (guint) MIN (call->timeout_ms, (gint64) max_timeout_ms);
 
   return g_steal_pointer (&call);
 }
@@ -1512,22 +1580,72 @@ unit_prefix_length (const char *data,
   return budget;
 }
 
+/* The start of the longest suffix of @data, at most @budget bytes long,
+ * that begins between two units of the whole's decoding. A byte that
+ * is not a continuation byte (10xxxxxx) always begins a unit; a
+ * continuation byte three past the candidate start cannot belong to a
+ * sequence begun before it (a sequence is at most four bytes), so at most
+ * three bytes are skipped. */
+static gsize
+unit_suffix_start (const char *data,
+                   gsize       length,
+                   gsize       budget)
+{
+  gsize start;
+
+  if (length <= budget)
+    return 0;
+  start = length - budget;
+  for (guint skipped = 0; skipped < 3 && start < length && (data[start] & 0xc0) == 0x80; skipped++)
+    start++;
+  return start;
+}
+
+static void
+append_valid (GString    *text,
+              const char *data,
+              gsize       length)
+{
+  g_autofree char *valid = NULL;
+
+  if (length == 0)
+    return;
+  valid = g_utf8_make_valid (data, length);
+  g_string_append (text, valid);
+}
+
 /* The model's view of @bytes: at most @budget bytes of the command's output
  * (never a part of a character), invalid UTF-8 replaced with U+FFFD. The
  * budget counts the command's bytes, so an invalid byte costs one although
- * it shows as three; @cut is set when output was left out. */
+ * it shows as three. Past the budget the view is the head and the tail —
+ * a build's errors and a test run's summary come last — joined by a
+ * marker naming how many bytes were left out; @cut is then set. */
 static char *
 model_text (GByteArray *bytes,
             gsize       budget,
             gboolean   *cut)
 {
-  gsize shown = unit_prefix_length ((const char *) bytes->data, bytes->len, budget);
+  const char *data = (const char *) bytes->data;
+  gsize head, tail_start;
+  GString *text;
 
-  if (shown < bytes->len)
-    *cut = TRUE;
-  if (shown == 0)
-    return g_strdup ("");
-  return g_utf8_make_valid ((const char *) bytes->data, shown);
+  if (bytes->len <= budget)
+    return bytes->len == 0 ? g_strdup ("") : g_utf8_make_valid (data, bytes->len);
+
+  *cut = TRUE;
+  head = unit_prefix_length (data, bytes->len, budget - budget / 2);
+  tail_start = unit_suffix_start (data, bytes->len, budget / 2);
+  g_assert (head <= tail_start);
+
+  /* The marker is a line of its own; it is not counted in the budget. */
+  text = g_string_new (NULL);
+  append_valid (text, data, head);
+  if (text->len > 0 && text->str[text->len - 1] != '\n')
+    g_string_append_c (text, '\n');
+  g_string_append_printf (text, "[... %" G_GSIZE_FORMAT " byte%s omitted ...]\n",
+                          tail_start - head, tail_start - head == 1 ? "" : "s");
+  append_valid (text, data + tail_start, bytes->len - tail_start);
+  return g_string_free (text, FALSE);
 }
 
 static void

@@ -29,15 +29,30 @@ G_BEGIN_DECLS
 /**
  * SANDBOX_CODING_DEFAULT_SHELL_TIMEOUT_MS:
  *
- * The default deadline of a `shell` call, in milliseconds.
+ * The default deadline of a `shell` call, in milliseconds: two minutes,
+ * long enough for a build or a test suite.
  */
-#define SANDBOX_CODING_DEFAULT_SHELL_TIMEOUT_MS 10000
+#define SANDBOX_CODING_DEFAULT_SHELL_TIMEOUT_MS 120000
+/**
+ * SANDBOX_CODING_DEFAULT_MAX_SHELL_TIMEOUT_MS:
+ *
+ * The default bound on the `timeout_ms` a model may ask of one `shell`
+ * call, in milliseconds: ten minutes.
+ */
+#define SANDBOX_CODING_DEFAULT_MAX_SHELL_TIMEOUT_MS 600000
 /**
  * SANDBOX_CODING_DEFAULT_MAX_SHELL_OUTPUT_BYTES:
  *
  * The default cap on the output a `shell` result shows the model.
  */
 #define SANDBOX_CODING_DEFAULT_MAX_SHELL_OUTPUT_BYTES 65536
+/**
+ * SANDBOX_CODING_DEFAULT_MAX_COMMAND_OUTPUT_BYTES:
+ *
+ * The default cap on the whole output of a `shell` command (and so of its
+ * artifact), far above what the model is shown: 8 MiB.
+ */
+#define SANDBOX_CODING_DEFAULT_MAX_COMMAND_OUTPUT_BYTES (8 * 1024 * 1024)
 /**
  * SANDBOX_CODING_DEFAULT_MAX_LIST_ENTRIES:
  *

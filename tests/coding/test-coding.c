@@ -279,6 +279,37 @@ test_definitions (Fixture       *fixture,
       g_assert_false (json_object_get_boolean_member (parameters, "additionalProperties"));
       g_assert_nonnull (json_object_get_object_member (parameters, "properties"));
     }
+
+  /* The shell takes a deadline, bounded by the host's maximum which the
+   * schema states; the description says what survives a call. */
+  {
+    JsonObject *shell = json_array_get_object_element (array, 0);
+    JsonObject *properties = json_object_get_object_member (
+      json_object_get_object_member (shell, "parameters"), "properties");
+    JsonObject *timeout = json_object_get_object_member (properties, "timeout_ms");
+    const char *description = json_object_get_string_member (shell, "description");
+    g_autofree char *again = NULL;
+    g_autoptr(JsonParser) reparsed = json_parser_new ();
+
+    g_assert_nonnull (timeout);
+    g_assert_cmpstr (json_object_get_string_member (timeout, "type"), ==, "integer");
+    g_assert_cmpint (json_object_get_int_member (timeout, "minimum"), ==, 1);
+    g_assert_cmpint (json_object_get_int_member (timeout, "maximum"), ==,
+                     SANDBOX_CODING_DEFAULT_MAX_SHELL_TIMEOUT_MS);
+    g_assert_nonnull (strstr (description, "only files under /workspace persist"));
+    g_assert_nonnull (strstr (description, "/tmp"));
+    g_assert_nonnull (strstr (description, "background processes"));
+
+    g_object_set (fixture->tools, "max-shell-timeout-ms", 4321, NULL);
+    again = sandbox_coding_tools_get_definitions_json (fixture->tools);
+    json_parser_load_from_data (reparsed, again, -1, &error);
+    g_assert_no_error (error);
+    shell = json_array_get_object_element (json_node_get_array (json_parser_get_root (reparsed)), 0);
+    properties = json_object_get_object_member (
+      json_object_get_object_member (shell, "parameters"), "properties");
+    timeout = json_object_get_object_member (properties, "timeout_ms");
+    g_assert_cmpint (json_object_get_int_member (timeout, "maximum"), ==, 4321);
+  }
 }
 
 static gboolean
@@ -497,10 +528,16 @@ test_shell_truncation (Fixture       *fixture,
   assert_ok (result);
   g_assert_cmpint (json_object_get_int_member (result, "exit_status"), ==, 0);
   g_assert_true (json_object_get_boolean_member (result, "truncated"));
+  /* 100 bytes of output (95 of stdout: 48 of head, 47 of tail) and the marker. */
   g_assert_cmpuint (strlen (json_object_get_string_member (result, "stdout")) +
-                    strlen (json_object_get_string_member (result, "stderr")), <=, 100);
+                    strlen (json_object_get_string_member (result, "stderr")), <=,
+                    100 + strlen ("[... 3798 bytes omitted ...]\n"));
   g_assert_cmpstr (json_object_get_string_member (result, "stderr"), ==, "oops\n");
   g_assert_true (g_str_has_prefix (json_object_get_string_member (result, "stdout"), "1\n2\n3\n"));
+  g_assert_nonnull (strstr (json_object_get_string_member (result, "stdout"),
+                            "\n[... 3798 bytes omitted ...]\n"));
+  g_assert_true (g_str_has_suffix (json_object_get_string_member (result, "stdout"),
+                                   "\n998\n999\n1000\n"));
   id = g_strdup (json_object_get_string_member (result, "artifact_id"));
   g_assert_nonnull (id);
   full = sandbox_coding_tools_get_artifact (fixture->tools, id, &full_err);
@@ -537,6 +574,121 @@ test_shell_truncation (Fixture       *fixture,
                                               NULL);
   g_assert_nonnull (newest);
   g_assert_null (sandbox_coding_tools_get_artifact (fixture->tools, id, NULL));
+}
+
+/* A build outlasts a short deadline: the default fits builds (two
+ * minutes), the model can ask for more per call up to the host's bound,
+ * and the bound is enforced. To see it fail, drop timeout_ms from
+ * shell_args in sandbox-coding-tools.c (the call is then refused as an
+ * unknown argument), or ignore it in call_begin (the 2 s command then
+ * meets the 1 s default deadline). */
+static void
+test_shell_timeout (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(JsonObject) result = NULL;
+  const char *bad[] = {
+    "{\"command\":\"true\",\"timeout_ms\":0}",
+    "{\"command\":\"true\",\"timeout_ms\":-5}",
+    "{\"command\":\"true\",\"timeout_ms\":1.5}",
+    "{\"command\":\"true\",\"timeout_ms\":\"3000\"}",
+    "{\"command\":\"true\",\"timeout_ms\":null}",
+    "{\"command\":\"true\",\"timeout_ms\":true}",
+  };
+  guint timeout_ms = 0;
+  guint max_timeout_ms = 0;
+  guint64 max_command_output = 0;
+
+  g_object_get (fixture->tools,
+                "shell-timeout-ms", &timeout_ms,
+                "max-shell-timeout-ms", &max_timeout_ms,
+                "max-command-output-bytes", &max_command_output,
+                NULL);
+  g_assert_cmpuint (timeout_ms, ==, 120000);
+  g_assert_cmpuint (max_timeout_ms, ==, 600000);
+  g_assert_cmpuint (max_command_output, ==, 8 * 1024 * 1024);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(JsonObject) refused = invoke (fixture, "shell", bad[i]);
+
+      g_test_message ("%s", bad[i]);
+      assert_error (refused, "SANDBOX_INVALID");
+    }
+
+  /* Past the host's bound: refused before anything runs, naming the bound. */
+  g_object_set (fixture->tools, "shell-timeout-ms", 1000, "max-shell-timeout-ms", 5000, NULL);
+  result = invoke (fixture, "shell", "{\"command\":\"touch ran\",\"timeout_ms\":5001}");
+  assert_error (result, "SANDBOX_LIMIT");
+  g_assert_cmpstr (error_message (result), ==,
+                   "timeout_ms of shell exceeds the host's maximum of 5000 ms");
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "shell", "{\"command\":\"test -e ran\"}");
+  assert_ok (result);
+  g_assert_cmpint (json_object_get_int_member (result, "exit_status"), ==, 1);
+  g_clear_pointer (&result, json_object_unref);
+
+  /* A 2 s "build" under a 1 s default: killed without timeout_ms... */
+  result = invoke (fixture, "shell", "{\"command\":\"sleep 2; echo built\"}");
+  assert_error (result, "SANDBOX_LIMIT");
+  g_assert_cmpstr (error_message (result), ==, "Sandbox command deadline exceeded");
+  g_clear_pointer (&result, json_object_unref);
+
+  /* ...finished with it... */
+  result = invoke (fixture, "shell", "{\"command\":\"sleep 2; echo built\",\"timeout_ms\":5000}");
+  assert_ok (result);
+  g_assert_cmpint (json_object_get_int_member (result, "exit_status"), ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "built\n");
+  g_clear_pointer (&result, json_object_unref);
+
+  /* ...and a shorter one than the default is honoured too. */
+  result = invoke (fixture, "shell", "{\"command\":\"sleep 5\",\"timeout_ms\":200}");
+  assert_error (result, "SANDBOX_LIMIT");
+  g_assert_cmpstr (error_message (result), ==, "Sandbox command deadline exceeded");
+}
+
+/* A failing build prints a lot and its error last: the model sees the
+ * head, a marker and the tail with the error, the command is not killed
+ * for exceeding the model's budget (seq 300000 prints about 2 MB, twice
+ * the old 1 MiB command cap), and the artifact holds everything. Before
+ * the fix the result showed only the first 64 KiB and `seq 300000` was
+ * killed ("Sandbox output limit exceeded"). */
+static void
+test_shell_large_output (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GBytes) full = NULL;
+  g_autoptr(GString) expected = g_string_new (NULL);
+  g_autofree char *marker = NULL;
+  const char *last_line = "main.c:3:1: error: expected ';' before '}' token\n";
+  const char *shown;
+
+  for (guint i = 1; i <= 300000; i++)
+    g_string_append_printf (expected, "%u\n", i);
+  g_string_append (expected, last_line);
+
+  result = invoke (fixture, "shell",
+                   "{\"command\":\"seq 300000; echo \\\"main.c:3:1: error: expected ';' "
+                   "before '}' token\\\"; exit 2\"}");
+  assert_ok (result);
+  g_assert_cmpint (json_object_get_int_member (result, "exit_status"), ==, 2);
+  g_assert_true (json_object_get_boolean_member (result, "truncated"));
+  shown = json_object_get_string_member (result, "stdout");
+  g_assert_true (g_str_has_prefix (shown, "1\n2\n3\n"));
+  g_assert_true (g_str_has_suffix (shown, last_line));
+  /* Half the default budget each side (all ASCII), the rest named. */
+  marker = g_strdup_printf ("\n[... %" G_GSIZE_FORMAT " bytes omitted ...]\n",
+                            expected->len - SANDBOX_CODING_DEFAULT_MAX_SHELL_OUTPUT_BYTES);
+  g_assert_nonnull (strstr (shown, marker));
+  g_assert_cmpuint (strlen (shown), <=, SANDBOX_CODING_DEFAULT_MAX_SHELL_OUTPUT_BYTES + strlen (marker));
+
+  full = sandbox_coding_tools_get_artifact (fixture->tools,
+                                            json_object_get_string_member (result, "artifact_id"),
+                                            NULL);
+  g_assert_nonnull (full);
+  g_assert_cmpmem (g_bytes_get_data (full, NULL), g_bytes_get_size (full),
+                   expected->str, expected->len);
 }
 
 /* Shows @command's stdout (and stderr) under a max-shell-output-bytes of
@@ -603,16 +755,29 @@ test_shell_invalid_utf8 (Fixture       *fixture,
     /* Only binary: every byte replaced, none lost. */
     { 4, "printf '\\377\\376\\000\\200'",
       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", "", FALSE },
-    /* A cut past the limit: at a byte that is a whole (invalid) unit... */
-    { 3, "printf 'x\\377yz'", "x\xef\xbf\xbdy", "", TRUE },
-    /* ...and never inside a valid character (the euro sign is 3 bytes). */
-    { 4, "printf 'ab\\342\\202\\254cd'", "ab", "", TRUE },
-    { 5, "printf 'ab\\342\\202\\254cd'", "ab\xe2\x82\xac", "", TRUE },
-    /* A truncated sequence is two invalid units, like the whole output's. */
-    { 4, "printf 'ab\\342\\202Z'", "ab\xef\xbf\xbd\xef\xbf\xbd", "", TRUE },
+    /* A cut past the limit keeps the head (the larger half) and the tail,
+     * at a byte that is a whole (invalid) unit... */
+    { 3, "printf 'x\\377yz'", "x\xef\xbf\xbd\n[... 1 byte omitted ...]\nz", "", TRUE },
+    { 2, "printf 'ab\\377z'", "a\n[... 2 bytes omitted ...]\nz", "", TRUE },
+    { 2, "printf 'abc\\377'", "a\n[... 2 bytes omitted ...]\n\xef\xbf\xbd", "", TRUE },
+    /* ...and never inside a valid character (the euro sign is 3 bytes),
+     * at either end. */
+    { 4, "printf 'ab\\342\\202\\254cd'", "ab\n[... 3 bytes omitted ...]\ncd", "", TRUE },
+    { 10, "printf 'ab\\342\\202\\254cdefghij'", "ab\xe2\x82\xac\n[... 3 bytes omitted ...]\nfghij",
+      "", TRUE },
+    { 4, "printf 'abcd\\342\\202\\254'", "ab\n[... 5 bytes omitted ...]\n", "", TRUE },
+    { 6, "printf 'abcd\\342\\202\\254'", "abc\n[... 1 byte omitted ...]\n\xe2\x82\xac", "", TRUE },
+    /* A truncated sequence is two invalid units, like the whole output's... */
+    { 4, "printf 'ab\\342\\202Zcde'", "ab\n[... 4 bytes omitted ...]\nde", "", TRUE },
+    { 6, "printf 'ab\\342\\202Zcde'", "ab\xef\xbf\xbd\n[... 2 bytes omitted ...]\ncde", "", TRUE },
+    /* ...and lone continuation bytes at the tail's start are whole units
+     * too: at most three are skipped. */
+    { 10, "printf '12345678\\202\\202\\202\\202\\202\\202x'", "12345\n[... 8 bytes omitted ...]\n"
+      "\xef\xbf\xbdx", "", TRUE },
     /* Both streams share the budget in the command's bytes. */
     { 6, "printf 'x\\377y'; printf 'e\\377r' >&2", "x\xef\xbf\xbdy", "e\xef\xbf\xbdr", FALSE },
-    { 5, "printf 'x\\377y'; printf 'e\\377r' >&2", "x\xef\xbf\xbd", "e\xef\xbf\xbdr", TRUE },
+    { 5, "printf 'x\\377y'; printf 'e\\377r' >&2", "x\n[... 1 byte omitted ...]\ny",
+      "e\xef\xbf\xbdr", TRUE },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1573,6 +1738,8 @@ main (int   argc,
   ADD ("shell", test_shell);
   ADD ("shell-truncation", test_shell_truncation);
   ADD ("shell-invalid-utf8", test_shell_invalid_utf8);
+  ADD ("shell-timeout", test_shell_timeout);
+  ADD ("shell-large-output", test_shell_large_output);
   ADD ("read-file", test_read_file);
   ADD ("write-file", test_write_file);
   ADD ("edit-file", test_edit_file);
