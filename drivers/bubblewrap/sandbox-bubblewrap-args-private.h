@@ -38,6 +38,7 @@ typedef struct
  * @limits: (nullable): the command's resource limits, or %NULL for none
  * @cgroup_root: (nullable): where the cgroup part of @limits is enforced
  * @guest: (nullable): who guests are on the host; %NULL: the host itself
+ * @etc: (nullable): the guest's /etc; %NULL: none, as the reference
  *
  * What a command line is built from.
  */
@@ -52,6 +53,7 @@ typedef struct
   const SandboxBubblewrapLimits *limits;
   SandboxBubblewrapCgroupRoot *cgroup_root;
   const SandboxBubblewrapGuest *guest;
+  const SandboxBubblewrapEtc *etc;
 } SandboxBubblewrapArgsInput;
 
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new      (const char             *executable);
@@ -66,6 +68,16 @@ void                   sandbox_bubblewrap_args_finish   (SandboxBubblewrapArgs  
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input,
                                                                 int                               status_fd,
                                                                 int                               seccomp_fd);
+
+int                    sandbox_bubblewrap_sealed_memfd_new (const char       *name,
+                                                            const char       *data,
+                                                            gsize             size);
+void                   sandbox_bubblewrap_etc_add       (SandboxBubblewrapArgs  *self,
+                                                         uid_t                   uid,
+                                                         gid_t                   gid,
+                                                         const char             *git_name,
+                                                         const char             *git_email,
+                                                         gboolean                resolv_conf);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxBubblewrapArgs, sandbox_bubblewrap_args_free)
 

@@ -226,6 +226,36 @@ add_command_environment (SandboxBubblewrapArgs *self,
     }
 }
 
+/* Moves the options (argv[1] up to the `--` at @separator) into a sealed
+ * memfd that bwrap reads with `--args FD`: bwrap's own /proc/PID/cmdline
+ * (which is also the guest's /proc/1/cmdline, its pid-namespace init being
+ * a fork of bwrap) then shows `bwrap --args N -- COMMAND…` instead of host
+ * paths such as the workspace's under the state directory. bwrap 0.8 takes
+ * only options from the memfd: the command stays on the command line. */
+static void
+move_options_into_args_fd (SandboxBubblewrapArgs *self,
+                           guint                  separator)
+{
+  g_autoptr(GByteArray) packed = g_byte_array_new ();
+  char fd_arg[16];
+  int fd;
+
+  g_assert (separator >= 1 && separator < self->argv->len);
+  g_assert (strcmp (g_ptr_array_index (self->argv, separator), "--") == 0);
+  for (guint i = 1; i < separator; i++)
+    {
+      const char *arg = g_ptr_array_index (self->argv, i);
+
+      g_byte_array_append (packed, (const guint8 *) arg, strlen (arg) + 1);
+    }
+  g_ptr_array_remove_range (self->argv, 1, separator - 1);
+  fd = sandbox_bubblewrap_sealed_memfd_new ("sandbox-bwrap-args", (const char *) packed->data,
+                                            packed->len);
+  g_snprintf (fd_arg, sizeof fd_arg, "%d", sandbox_bubblewrap_args_take_fd (self, fd));
+  g_ptr_array_insert (self->argv, 1, g_strdup ("--args"));
+  g_ptr_array_insert (self->argv, 2, g_strdup (fd_arg));
+}
+
 /**
  * sandbox_bubblewrap_args_new_for_command:
  * @input: the session's setup and the command
@@ -247,8 +277,9 @@ add_command_environment (SandboxBubblewrapArgs *self,
  * - `--disable-userns`: the guest cannot create nested user namespaces
  *   (`unshare -Ur` fails), the door to most namespaced kernel attack
  *   surface.
- * - `--size N` before `--tmpfs /tmp` when the backend bounds /tmp (by
- *   default a tmpfs may fill half of the host's RAM).
+ * - `--size N` before `--tmpfs /tmp`: /tmp is bounded, 256 MiB unless the
+ *   backend's tmp-size says otherwise (0 leaves it out: a tmpfs may then
+ *   fill half of the host's RAM).
  * - `--lock-file /workspace`: the namespace's init holds a read lock on the
  *   workspace directory for as long as the namespace lives, which is how
  *   lease recovery knows no sandboxed process of a dead owner is left
@@ -259,6 +290,11 @@ add_command_environment (SandboxBubblewrapArgs *self,
  *   (an allow-list policy). The reference binds it always; binding nothing
  *   under deny-all and allow-all is less attack surface.
  * - The socket appears at %SANDBOX_GATEWAY_GUEST_SOCKET.
+ * - A curated read-only /etc and `--hostname sandbox`, unless the backend's
+ *   curated-etc is off (see sandbox-bubblewrap-etc.c).
+ * - The options reach bwrap through `--args FD`, a sealed memfd, so that
+ *   the guest's /proc/1/cmdline names no host path (see
+ *   move_options_into_args_fd()).
  *
  * Everything after `--` is the guest command: bwrap stops parsing options
  * there, so an executable named `--dev-bind` is run, not parsed.
@@ -278,6 +314,7 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
   const char * const *args = sandbox_command_get_args (input->command);
   const char *cwd = sandbox_command_get_cwd (input->command);
   char status_fd_arg[16];
+  guint separator;
 
   g_snprintf (status_fd_arg, sizeof status_fd_arg, "%d",
               sandbox_bubblewrap_args_take_fd (self, status_fd));
@@ -312,6 +349,12 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
                                     "--bind", input->workspace, SANDBOX_WORKSPACE,
                                     "--lock-file", SANDBOX_WORKSPACE,
                                     NULL);
+  if (input->etc != NULL)
+    sandbox_bubblewrap_etc_add (self,
+                                input->guest != NULL ? input->guest->uid : getuid (),
+                                input->guest != NULL ? input->guest->gid : getgid (),
+                                input->etc->git_name, input->etc->git_email,
+                                input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL);
   if (input->gateway_socket != NULL)
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", input->gateway_socket,
                                       SANDBOX_GATEWAY_GUEST_SOCKET, NULL);
@@ -328,18 +371,24 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
                   sandbox_bubblewrap_args_take_fd (self, seccomp_fd));
       sandbox_bubblewrap_args_add_many (self, "--seccomp", seccomp_fd_arg, NULL);
     }
+  /* The curated /etc binds resolv.conf itself, before it is read-only. */
   if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL)
-    sandbox_bubblewrap_args_add_many (self, "--share-net",
-                                      "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
+    sandbox_bubblewrap_args_add (self, "--share-net");
+  if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL && input->etc == NULL)
+    sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
                                       NULL);
   add_command_environment (self, input->command);
   sandbox_bubblewrap_args_add_many (self,
                                     "--chdir", cwd != NULL ? cwd : SANDBOX_WORKSPACE,
+                                    NULL);
+  separator = self->argv->len;
+  sandbox_bubblewrap_args_add_many (self,
                                     "--",
                                     sandbox_command_get_executable (input->command),
                                     NULL);
   for (guint i = 0; args != NULL && args[i] != NULL; i++)
     sandbox_bubblewrap_args_add (self, args[i]);
+  move_options_into_args_fd (self, separator);
 
   self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest, input->workspace,
                                                         input->gateway_socket);

@@ -22,10 +22,12 @@
  * `/usr/bin/bwrap`), `name` (default `bubblewrap`), `state-directory`
  * (required; created 0700 and resolved), `max-concurrent-commands`, and
  * the hardening beyond the reference: `seccomp` (default on), `durable`
- * (default off), opt-in resource limits (`tmp-size`, `max-file-size`,
+ * (default off), a bounded `/tmp` (`tmp-size`, 256 MiB by default), opt-in
+ * resource limits (`max-file-size`,
  * `max-open-files`, `max-address-space`, and where a cgroup is delegated
  * `memory-limit`, `max-processes`, `cpu-percent`), the host identity of
- * guests (`guest-uid`, `guest-gid`: never root), and
+ * guests (`guest-uid`, `guest-gid`: never root), the guests' curated
+ * `/etc` (`curated-etc`, `git-user-name`, `git-user-email`), and
  * sandbox_backend_recover_session() for leases left by a crashed owner.
  */
 
@@ -64,6 +66,9 @@ enum {
   PROP_CPU_PERCENT,
   PROP_GUEST_UID,
   PROP_GUEST_GID,
+  PROP_CURATED_ETC,
+  PROP_GIT_USER_NAME,
+  PROP_GIT_USER_EMAIL,
 };
 
 static void sandbox_bubblewrap_backend_backend_iface_init  (SandboxBackendInterface *iface);
@@ -176,6 +181,29 @@ resolve_guest_ids (SandboxBubblewrapBackend  *self,
   return TRUE;
 }
 
+/* A value written into /etc/gitconfig between quotes: one line of
+ * printable text that cannot end the quoted string or start an escape. */
+static gboolean
+check_git_value (const char  *property,
+                 const char  *value,
+                 GError     **error)
+{
+  if (value != NULL && value[0] != '\0' && g_utf8_validate (value, -1, NULL))
+    {
+      const char *p;
+
+      for (p = value; *p != '\0'; p++)
+        if ((guchar) *p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\')
+          break;
+      if (*p == '\0')
+        return TRUE;
+    }
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+               "%s must be non-empty UTF-8 without control characters, quotes or backslashes",
+               property);
+  return FALSE;
+}
+
 static gboolean
 sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
                                           GCancellable  *cancellable,
@@ -212,6 +240,9 @@ sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
     }
 
   if (!resolve_guest_ids (self, error))
+    return FALSE;
+  if (!check_git_value ("git-user-name", self->hardening.etc.git_name, error) ||
+      !check_git_value ("git-user-email", self->hardening.etc.git_email, error))
     return FALSE;
 
   if (self->seccomp)
@@ -364,6 +395,15 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     case PROP_SECCOMP:
       g_value_set_boolean (value, self->seccomp);
       break;
+    case PROP_CURATED_ETC:
+      g_value_set_boolean (value, self->hardening.etc.curated);
+      break;
+    case PROP_GIT_USER_NAME:
+      g_value_set_string (value, self->hardening.etc.git_name);
+      break;
+    case PROP_GIT_USER_EMAIL:
+      g_value_set_string (value, self->hardening.etc.git_email);
+      break;
     case PROP_DURABLE:
       g_value_set_boolean (value, self->durable);
       break;
@@ -437,6 +477,17 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
     case PROP_DURABLE:
       self->durable = g_value_get_boolean (value);
       break;
+    case PROP_CURATED_ETC:
+      self->hardening.etc.curated = g_value_get_boolean (value);
+      break;
+    case PROP_GIT_USER_NAME:
+      g_free (self->hardening.etc.git_name);
+      self->hardening.etc.git_name = g_value_dup_string (value);
+      break;
+    case PROP_GIT_USER_EMAIL:
+      g_free (self->hardening.etc.git_email);
+      self->hardening.etc.git_email = g_value_dup_string (value);
+      break;
     case PROP_TMP_SIZE:
       self->limits.tmp_size = g_value_get_uint64 (value);
       break;
@@ -477,6 +528,8 @@ sandbox_bubblewrap_backend_finalize (GObject *object)
   g_clear_pointer (&self->store, sandbox_bubblewrap_store_unref);
   g_clear_pointer (&self->hardening.seccomp_program, g_bytes_unref);
   g_clear_pointer (&self->hardening.cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
+  g_free (self->hardening.etc.git_name);
+  g_free (self->hardening.etc.git_email);
   g_free (self->executable);
   g_free (self->name);
   g_free (self->state_directory);
@@ -532,10 +585,20 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   /**
    * SandboxBubblewrapBackend:tmp-size:
    *
-   * The size of the guest's `/tmp` tmpfs in bytes (0: bwrap's default, half of the host's RAM).
+   * The size of the guest's `/tmp` tmpfs in bytes; a write past it fails
+   * with ENOSPC. 256 MiB by default: the same on every host, so a command
+   * that fits on one fits on all, and far below the RAM of any host while
+   * ample for compilers' and package managers' temporary files (larger
+   * scratch data belongs in `/workspace`, or raise this). Each command has
+   * its own `/tmp`, so a session may hold up to
+   * #SandboxBubblewrapBackend:max-concurrent-commands of them.
+   *
+   * 0 is the explicit choice of the kernel's default, half of the host's
+   * RAM per command: effectively unbounded.
    */
   g_object_class_install_property (object_class, PROP_TMP_SIZE,
-    g_param_spec_uint64 ("tmp-size", NULL, NULL, 0, G_MAXUINT64, 0,
+    g_param_spec_uint64 ("tmp-size", NULL, NULL, 0, G_MAXUINT64,
+                         SANDBOX_BUBBLEWRAP_DEFAULT_TMP_SIZE,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   /**
@@ -626,6 +689,45 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   g_object_class_install_property (object_class, PROP_GUEST_GID,
     g_param_spec_int64 ("guest-gid", NULL, NULL, -1, GUEST_ID_MAX, -1,
                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:curated-etc:
+   *
+   * Whether guests get a curated read-only `/etc` (the default): the host's
+   * `/etc/alternatives`, `/etc/ld.so.cache`, `/etc/ssl/certs` and
+   * `/etc/ssl/openssl.cnf` where they exist, `/etc/localtime` (the host's
+   * zone, or UTC), and synthesized `passwd` and `group` naming the guest's
+   * uid and gid (user `sandbox`, home `/workspace`), `nsswitch.conf`,
+   * `hosts`, `hostname` (`sandbox`, also the guest's host name) and
+   * `gitconfig` (#SandboxBubblewrapBackend:git-user-name and
+   * #SandboxBubblewrapBackend:git-user-email). Never the host's `/etc`
+   * wholesale. %FALSE gives the reference's exact argument list: no `/etc`
+   * at all (but `resolv.conf` under allow-all), the host's host name.
+   */
+  g_object_class_install_property (object_class, PROP_CURATED_ETC,
+    g_param_spec_boolean ("curated-etc", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:git-user-name:
+   *
+   * The git `user.name` of guests' `/etc/gitconfig`, so that `git commit`
+   * works without any environment; a repository's or `GIT_AUTHOR_NAME`
+   * still wins. Printable text without quotes or backslashes.
+   */
+  g_object_class_install_property (object_class, PROP_GIT_USER_NAME,
+    g_param_spec_string ("git-user-name", NULL, NULL, "Sandbox",
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:git-user-email:
+   *
+   * The git `user.email` of guests' `/etc/gitconfig`, as
+   * #SandboxBubblewrapBackend:git-user-name.
+   */
+  g_object_class_install_property (object_class, PROP_GIT_USER_EMAIL,
+    g_param_spec_string ("git-user-email", NULL, NULL, "sandbox@sandbox.invalid",
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_override_property (object_class, PROP_NAME, "name");
   g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");

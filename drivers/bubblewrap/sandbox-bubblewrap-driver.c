@@ -42,6 +42,7 @@ struct _SandboxBubblewrapDriver
   SandboxBubblewrapCgroupRoot *cgroup_root;   /* NULL: no cgroup limits */
   gboolean durable;           /* sync workspace writes */
   SandboxBubblewrapGuest guest;               /* who guests are on the host */
+  SandboxBubblewrapEtc etc;                   /* the guests' /etc */
 
   GWeakRef backend;           /* receives gateway-error */
   GWeakRef handle;            /* relays the gateway's audit stream */
@@ -298,6 +299,7 @@ spawn_process (SandboxBubblewrapDriver  *self,
     .limits = &self->limits,
     .cgroup_root = self->cgroup_root,
     .guest = &self->guest,
+    .etc = self->etc.curated ? &self->etc : NULL,
   };
 
   input.policy_kind = current_network (self, &gateway_socket, &revision);
@@ -606,6 +608,9 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   if (hardening->cgroup_root != NULL)
     self->cgroup_root = sandbox_bubblewrap_cgroup_root_ref (hardening->cgroup_root);
   self->guest = hardening->guest;
+  self->etc.curated = hardening->etc.curated;
+  self->etc.git_name = g_strdup (hardening->etc.git_name);
+  self->etc.git_email = g_strdup (hardening->etc.git_email);
   g_weak_ref_set (&self->backend, backend);
   g_mutex_lock (&self->lock);
   ok = apply_policy_locked (self, policy, error);
@@ -634,6 +639,8 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_clear_pointer (&self->cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
   g_free (self->executable);
   g_free (self->workspace);
+  g_free (self->etc.git_name);
+  g_free (self->etc.git_email);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->idle);
 

@@ -68,9 +68,14 @@ sandbox_bubblewrap_clear_fd (int *fd_ptr)
  */
 #define SANDBOX_BUBBLEWRAP_DEFAULT_NAME "bubblewrap"
 
+/* The default size of the guest's `/tmp`, in bytes (see the tmp-size
+ * property for why). */
+#define SANDBOX_BUBBLEWRAP_DEFAULT_TMP_SIZE (G_GUINT64_CONSTANT (256) * 1024 * 1024)
+
 /**
  * SandboxBubblewrapLimits:
- * @tmp_size: the size of the guest's `/tmp` tmpfs in bytes
+ * @tmp_size: the size of the guest's `/tmp` tmpfs in bytes (0: the
+ *   kernel's default, half of the host's RAM)
  * @max_file_size: RLIMIT_FSIZE
  * @max_open_files: RLIMIT_NOFILE
  * @max_address_space: RLIMIT_AS, per process
@@ -119,6 +124,22 @@ typedef struct
 } SandboxBubblewrapGuest;
 
 /**
+ * SandboxBubblewrapEtc:
+ * @curated: whether guests get the curated /etc (see
+ *   sandbox-bubblewrap-etc.c); %FALSE: the reference's argument list, no /etc
+ * @git_name: the default git user.name in /etc/gitconfig
+ * @git_email: the default git user.email in /etc/gitconfig
+ *
+ * The guest's /etc (SandboxBubblewrapBackend:curated-etc).
+ */
+typedef struct
+{
+  gboolean curated;
+  char *git_name;
+  char *git_email;
+} SandboxBubblewrapEtc;
+
+/**
  * SandboxBubblewrapHardening:
  * @seccomp_program: (nullable): the seccomp filter every command runs
  *   under, or %NULL when the backend's `seccomp` is off
@@ -128,6 +149,7 @@ typedef struct
  * @durable: whether host-side workspace writes are synced to disk before
  *   they are named (the backend's `durable`)
  * @guest: the host identity of guests
+ * @etc: the guests' /etc
  *
  * What a backend adds to the reference's isolation, for every command of
  * its sessions. Owned by the backend; drivers take their own references.
@@ -139,6 +161,7 @@ typedef struct
   SandboxBubblewrapCgroupRoot *cgroup_root;
   gboolean durable;
   SandboxBubblewrapGuest guest;
+  SandboxBubblewrapEtc etc;
 } SandboxBubblewrapHardening;
 
 /* Dynamic type registration, called from g_io_module_load(). */

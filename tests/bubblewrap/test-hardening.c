@@ -1202,6 +1202,35 @@ test_limits_rlimits_and_tmp_size (void)
   session_close (&s);
 }
 
+/* Without any setting /tmp is 256 MiB, not half of the host's RAM (issue
+ * 21): a guest writing past it gets ENOSPC. tmp-size=0 is the explicit way
+ * back to the kernel's default. Make SANDBOX_BUBBLEWRAP_DEFAULT_TMP_SIZE 0
+ * (or drop the --size in args.c) to see it fail: the write then succeeds. */
+static void
+test_limits_tmp_size_default (void)
+{
+  char *directory = make_state_directory ();
+  Session s = { 0 };
+  g_autofree char *tmp_kib = NULL;
+  g_autofree char *full = NULL;
+  g_autofree char *unbounded_kib = NULL;
+
+  session_open (&s, new_backend_with (directory, NULL), directory);
+  tmp_kib = guest_sh (s.session, "df -k /tmp | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
+  g_assert_cmpuint (g_ascii_strtoull (tmp_kib, NULL, 10), ==, 256 * 1024);
+  full = guest_sh (s.session, "dd if=/dev/zero of=/tmp/fill bs=1M count=300 2>&1; "
+                              "echo status=$?; rm -f /tmp/fill");
+  g_assert_nonnull (strstr (full, "No space left on device"));
+  g_assert_nonnull (strstr (full, "status=1"));
+  session_close (&s);
+
+  directory = make_state_directory ();
+  session_open (&s, new_backend_with (directory, "tmp-size", "0", NULL), directory);
+  unbounded_kib = guest_sh (s.session, "df -k /tmp | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
+  g_assert_cmpuint (g_ascii_strtoull (unbounded_kib, NULL, 10), !=, 256 * 1024);
+  session_close (&s);
+}
+
 static void
 test_limits_validation (void)
 {
@@ -1425,6 +1454,8 @@ main (int   argc,
 
   g_test_add_func ("/sandbox/hardening/limits/rlimits-and-tmp-size",
                    test_limits_rlimits_and_tmp_size);
+  g_test_add_func ("/sandbox/hardening/limits/tmp-size-default",
+                   test_limits_tmp_size_default);
   g_test_add_func ("/sandbox/hardening/limits/validation", test_limits_validation);
   g_test_add_func ("/sandbox/hardening/limits/max-processes-enforced-or-refused",
                    test_limits_max_processes_enforced_or_refused);

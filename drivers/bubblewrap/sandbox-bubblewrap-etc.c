@@ -1,0 +1,163 @@
+/* sandbox-bubblewrap-etc.c — the guest's curated, read-only /etc
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sandbox-bubblewrap-args-private.h"
+
+/*
+ * Real tools need a little of /etc: the /etc/alternatives links that /usr/bin
+ * names (cc, awk, which, pager, …), the CA bundle, the dynamic linker's
+ * cache, and a passwd/group entry for the guest's uid. The host's /etc is
+ * never bound wholesale (host users, shadow, host configuration): only the
+ * binds below, each read-only and skipped where the host lacks it, and small
+ * synthesized files that name nothing of the host.
+ */
+static const char * const etc_host_binds[] = {
+  "/etc/alternatives",
+  "/etc/ld.so.cache",
+  "/etc/ssl/certs",          /* links into /usr/share/ca-certificates, which /usr holds */
+  "/etc/ssl/openssl.cnf",
+};
+
+#define GUEST_HOSTNAME "sandbox"
+#define GUEST_USER "sandbox"
+#define NOBODY_ID 65534      /* what a user namespace shows unmapped ids as */
+
+/**
+ * sandbox_bubblewrap_sealed_memfd_new:
+ * @name: the memfd's name (for /proc/PID/fd)
+ * @data: the contents
+ * @size: the size of @data
+ *
+ * Returns: a close-on-exec sealed memfd holding @data, positioned at its
+ *   start, for one bwrap to read; -1 on failure
+ */
+int
+sandbox_bubblewrap_sealed_memfd_new (const char *name,
+                                     const char *data,
+                                     gsize       size)
+{
+  g_auto(SandboxBubblewrapFd) fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  gsize written = 0;
+
+  if (fd < 0)
+    return -1;
+  while (written < size)
+    {
+      gssize n = write (fd, data + written, size - written);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return -1;
+      written += n;
+    }
+  if (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0 ||
+      lseek (fd, 0, SEEK_SET) < 0)
+    return -1;
+  return g_steal_fd (&fd);
+}
+
+/* Binds @text read-only at @path. A failed memfd is passed as -1, which
+ * the launcher refuses to spawn with. */
+static void
+add_data_file (SandboxBubblewrapArgs *self,
+               const char            *path,
+               const char            *text)
+{
+  char fd_arg[16];
+  int fd = sandbox_bubblewrap_sealed_memfd_new ("sandbox-etc", text, strlen (text));
+
+  /* Readable by all: bwrap makes them 0600 otherwise. */
+  g_snprintf (fd_arg, sizeof fd_arg, "%d", sandbox_bubblewrap_args_take_fd (self, fd));
+  sandbox_bubblewrap_args_add_many (self, "--perms", "0644", "--ro-bind-data", fd_arg, path, NULL);
+}
+
+/* The zone file /etc/localtime names on the host, if it is one under
+ * /usr/share/zoneinfo (which the guest has); else UTC. */
+static char *
+localtime_target (void)
+{
+  g_autofree char *target = g_file_read_link ("/etc/localtime", NULL);
+  g_autofree char *canonical = NULL;
+
+  if (target != NULL)
+    canonical = g_canonicalize_filename (target, "/etc");
+  if (canonical != NULL && g_str_has_prefix (canonical, "/usr/share/zoneinfo/") &&
+      strstr (canonical, "/..") == NULL)
+    return g_steal_pointer (&canonical);
+  return g_strdup ("/usr/share/zoneinfo/Etc/UTC");
+}
+
+/**
+ * sandbox_bubblewrap_etc_add:
+ * @self: a command line
+ * @uid: the guest's uid as the guest sees it
+ * @gid: the guest's gid as the guest sees it
+ * @git_name: the default git user.name
+ * @git_email: the default git user.email
+ * @resolv_conf: whether to bind the host's `/etc/resolv.conf` (allow-all)
+ *
+ * Adds the curated /etc: the host binds of `etc_host_binds` that exist,
+ * `/etc/localtime` (a link to the host's zone under /usr/share/zoneinfo,
+ * or UTC), and synthesized `passwd` and `group` naming the guest (home
+ * /workspace), `nsswitch.conf`, `hosts`, `hostname` and `gitconfig` with
+ * the default identity. The values are checked by the backend (no control
+ * characters, quotes or backslashes).
+ */
+void
+sandbox_bubblewrap_etc_add (SandboxBubblewrapArgs *self,
+                            uid_t                  uid,
+                            gid_t                  gid,
+                            const char            *git_name,
+                            const char            *git_email,
+                            gboolean               resolv_conf)
+{
+  g_autofree char *passwd = NULL;
+  g_autofree char *group = NULL;
+  g_autofree char *gitconfig = NULL;
+  g_autofree char *zone = localtime_target ();
+  const char *user = uid == 0 ? "root" : GUEST_USER;
+  const char *group_name = gid == 0 ? "root" : GUEST_USER;
+
+  /* A tmpfs of its own, read-only once filled: the guest adds nothing. */
+  sandbox_bubblewrap_args_add_many (self, "--tmpfs", "/etc", NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (etc_host_binds); i++)
+    sandbox_bubblewrap_args_add_many (self, "--ro-bind-try", etc_host_binds[i],
+                                      etc_host_binds[i], NULL);
+  if (resolv_conf)
+    sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
+                                      NULL);
+  sandbox_bubblewrap_args_add_many (self, "--symlink", zone, "/etc/localtime", NULL);
+
+  /* The guest first (a root host's guests are the overflow ids, which are
+   * nobody's), then nobody for the unmapped owners of /usr. */
+  passwd = g_strdup_printf ("%s:x:%u:%u:%s:" SANDBOX_WORKSPACE ":/bin/sh\n%s",
+                            user, (guint) uid, (guint) gid, user,
+                            uid == NOBODY_ID ? ""
+                            : "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
+  group = g_strdup_printf ("%s:x:%u:\n%s", group_name, (guint) gid,
+                           gid == NOBODY_ID ? "" : "nogroup:x:65534:\n");
+  gitconfig = g_strdup_printf ("[user]\n\tname = \"%s\"\n\temail = \"%s\"\n", git_name, git_email);
+  add_data_file (self, "/etc/passwd", passwd);
+  add_data_file (self, "/etc/group", group);
+  add_data_file (self, "/etc/nsswitch.conf",
+                 "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n"
+                 "networks: files\nprotocols: files\nservices: files\n");
+  add_data_file (self, "/etc/hosts",
+                 "127.0.0.1\tlocalhost\n127.0.1.1\t" GUEST_HOSTNAME "\n"
+                 "::1\tlocalhost ip6-localhost ip6-loopback\n");
+  add_data_file (self, "/etc/hostname", GUEST_HOSTNAME "\n");
+  add_data_file (self, "/etc/gitconfig", gitconfig);
+  sandbox_bubblewrap_args_add_many (self, "--remount-ro", "/etc",
+                                    "--hostname", GUEST_HOSTNAME, NULL);
+}
