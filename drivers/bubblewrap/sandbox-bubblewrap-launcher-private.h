@@ -18,7 +18,7 @@ G_BEGIN_DECLS
  * @guest_view: (nullable): how bwrap's process becomes the guest before
  *   exec, when the guest is not the host
  *
- * What the launcher does in bwrap's process beyond posix_spawn().
+ * What the launcher does in bwrap's process before exec, on request.
  */
 typedef struct
 {

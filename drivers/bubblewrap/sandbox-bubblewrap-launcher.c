@@ -6,10 +6,13 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "sandbox-bubblewrap-launcher-private.h"
@@ -39,7 +42,7 @@ launcher_thread_main (gpointer data)
 
   /* A guest that closes its stdin makes our write fail with EPIPE; blocked,
    * SIGPIPE stays pending on this thread instead of killing the process.
-   * Spawned children get an empty signal mask (POSIX_SPAWN_SETSIGMASK). */
+   * Spawned children reset their signal mask (child_reset_signals()). */
   sigemptyset (&blocked);
   sigaddset (&blocked, SIGPIPE);
   pthread_sigmask (SIG_BLOCK, &blocked, NULL);
@@ -141,57 +144,291 @@ sandbox_bubblewrap_launcher_run_sync (GSourceFunc func,
   g_cond_clear (&call.cond);
 }
 
+/*
+ * Spawning bwrap so that a crash of the host leaves nothing running
+ *
+ * `--die-with-parent` is bwrap's PR_SET_PDEATHSIG, armed in three places
+ * (bwrap 0.8, bubblewrap.c), each with a window before it:
+ *
+ * 1. bwrap itself (the monitor) arms it only after it parsed its arguments
+ *    and cloned the sandbox (the parent branch after raw_clone()). A host
+ *    that dies before that leaves a bwrap that goes on with the setup.
+ * 2. The sandbox's first process, the init of its pid namespace, arms it
+ *    in do_init(), after the whole mount setup and after forking the
+ *    command. If the monitor dies before that — because the host died and
+ *    took the monitor with it — the init and the command run on under
+ *    pid 1 forever, holding the workspace lock (bubblewrap issue 633). If
+ *    the monitor dies before it released the child (child_wait_fd), the
+ *    child instead waits on that eventfd forever.
+ * 3. The command arms it just before exec, relative to the init; the init
+ *    dying kills the whole namespace anyway.
+ *
+ * No bwrap option closes window 2: --block-fd and --userns-block-fd go on
+ * at EOF (and the latter is refused with --disable-userns), --sync-fd only
+ * reports. So the launcher closes both windows itself:
+ *
+ * - bwrap runs as the init of a pid namespace of its own (the "wrapper"),
+ *   created by clone() right here. Everything bwrap creates — the sandbox's
+ *   init and every guest process, whose pid namespace is nested in the
+ *   wrapper's — is a member of the wrapper namespace, and the kernel kills
+ *   every member of a pid namespace when its init dies. So once bwrap dies,
+ *   by any cause at any point of its setup, nothing of it is left; and bwrap
+ *   is reaped only after every member is gone.
+ * - bwrap's PR_SET_PDEATHSIG is armed before exec (it survives exec of a
+ *   binary that is not set-id), after any credential change (which would
+ *   clear it), and then the parent is checked to still be the host: if
+ *   the host died before the prctl, the child is already an orphan and
+ *   exits instead of exec'ing.
+ *
+ * The wrapper also gets a mount namespace with a /proc of its own pid
+ * namespace, since bwrap reads /proc/<pid> with pids of its own namespace
+ * (namespace_ids_read() dies without it). The host's mounts are made
+ * slaves first, so that mount never reaches the host. Unprivileged, the
+ * wrapper needs a user namespace for both; it maps only the host's own
+ * uid and gid to themselves, so bwrap runs with the same ids and, after
+ * exec as a non-zero uid, without capabilities, exactly as before.
+ */
+
+/* What the child does, prepared before clone(): the child only reads it. */
 typedef struct
 {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-} SpawnSetup;
+  const char * const *argv;
+  int stdin_fd;
+  int stdout_fd;
+  int stderr_fd;
+  GArray *passed_fds;
+  GArray *cgroup_procs_fds;       /* nullable */
+  const SandboxBubblewrapGuestView *guest_view;   /* nullable: the guest is the host */
+  struct rlimit rlimits[4];
+  int resources[4];
+  guint n_rlimits;
+  int clone_flags;
+  char uid_map[32];               /* with CLONE_NEWUSER only */
+  char gid_map[32];
+  pid_t host_pid;                 /* the parent, in the host's pid numbering */
+  int report_fd;
+} ChildSetup;
 
-static void
-spawn_setup_clear (SpawnSetup *setup)
+/* The steps of the child's setup, named in the error when one fails. */
+typedef enum
 {
-  posix_spawn_file_actions_destroy (&setup->actions);
-  posix_spawnattr_destroy (&setup->attr);
+  STEP_SIGNALS,
+  STEP_PROCESS_GROUP,
+  STEP_CGROUPS,
+  STEP_ID_MAPS,
+  STEP_PROC,
+  STEP_GUEST_VIEW,
+  STEP_GUEST_IDS,
+  STEP_PARENT_DEATH_SIGNAL,
+  STEP_DESCRIPTORS,
+  STEP_RLIMITS,
+  STEP_EXEC,
+} ChildStep;
+
+static const char *
+child_step_describe (ChildStep step)
+{
+  switch (step)
+    {
+    case STEP_SIGNALS: return "reset signals";
+    case STEP_PROCESS_GROUP: return "create its process group";
+    case STEP_CGROUPS: return "join its cgroups";
+    case STEP_ID_MAPS: return "map its ids in the wrapper user namespace";
+    case STEP_PROC: return "mount /proc in the wrapper namespace";
+    case STEP_GUEST_VIEW: return "give the guest its way to the workspace";
+    case STEP_GUEST_IDS: return "switch to the guest's ids";
+    case STEP_PARENT_DEATH_SIGNAL: return "arm its parent-death signal";
+    case STEP_DESCRIPTORS: return "place its descriptors";
+    case STEP_RLIMITS: return "set its resource limits";
+    case STEP_EXEC: default: return "execute";
+    }
 }
 
-/* Fills in how bwrap starts: its own process group, default signal
- * dispositions, an empty signal mask, the pipes at 0, 1 and 2, the passed
- * descriptors at 3… and every other descriptor closed — whatever other
- * threads of the application leave without O_CLOEXEC never reaches bwrap. */
-static int
-spawn_setup_init (SpawnSetup *setup,
-                  int         stdin_fd,
-                  int         stdout_fd,
-                  int         stderr_fd,
-                  GArray     *passed_fds)
+typedef struct
 {
+  int step;
+  int errno_value;
+} ChildReport;
+
+/* The child's code runs between clone() and exec in a copy of a
+ * multi-threaded process: only async-signal-safe calls from here to
+ * child_main(). Each returns FALSE with errno set on failure. */
+
+static gboolean
+child_reset_signals (void)
+{
+  struct sigaction default_action = { .sa_handler = SIG_DFL };
   sigset_t mask;
-  sigset_t defaults;
-  int error = 0;
 
-  posix_spawn_file_actions_init (&setup->actions);
-  posix_spawnattr_init (&setup->attr);
-
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      sigaction (sig, &default_action, NULL);   /* EINVAL for glibc's reserved ones */
   sigemptyset (&mask);
-  sigfillset (&defaults);
-  error = error ? error : posix_spawnattr_setflags (&setup->attr,
-                                                    POSIX_SPAWN_SETPGROUP |
-                                                    POSIX_SPAWN_SETSIGMASK |
-                                                    POSIX_SPAWN_SETSIGDEF);
-  error = error ? error : posix_spawnattr_setpgroup (&setup->attr, 0);
-  error = error ? error : posix_spawnattr_setsigmask (&setup->attr, &mask);
-  error = error ? error : posix_spawnattr_setsigdefault (&setup->attr, &defaults);
+  return sigprocmask (SIG_SETMASK, &mask, NULL) == 0;
+}
 
-  error = error ? error : posix_spawn_file_actions_adddup2 (&setup->actions, stdin_fd, 0);
-  error = error ? error : posix_spawn_file_actions_adddup2 (&setup->actions, stdout_fd, 1);
-  error = error ? error : posix_spawn_file_actions_adddup2 (&setup->actions, stderr_fd, 2);
+/* Everything bwrap starts stays in the command's cgroups. */
+static gboolean
+child_join_cgroups (const ChildSetup *setup)
+{
+  for (guint i = 0; setup->cgroup_procs_fds != NULL && i < setup->cgroup_procs_fds->len; i++)
+    if (write (g_array_index (setup->cgroup_procs_fds, int, i), "0", 1) != 1)
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+child_write_file (const char *path,
+                  const char *contents)
+{
+  size_t length = strlen (contents);
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  gboolean written;
+
+  if (fd < 0)
+    return FALSE;
+  written = write (fd, contents, length) == (ssize_t) length;
+  close (fd);
+  return written;
+}
+
+/* The wrapper user namespace maps the host's uid and gid to themselves and
+ * nothing else (all an unprivileged process may map). */
+static gboolean
+child_write_id_maps (const ChildSetup *setup)
+{
+  if ((setup->clone_flags & CLONE_NEWUSER) == 0)
+    return TRUE;
+  return child_write_file ("/proc/self/setgroups", "deny") &&
+         child_write_file ("/proc/self/gid_map", setup->gid_map) &&
+         child_write_file ("/proc/self/uid_map", setup->uid_map);
+}
+
+/* A /proc of the wrapper's pid namespace, for bwrap. The host's mounts
+ * become slaves first, so the mount cannot propagate to the host. */
+static gboolean
+child_mount_proc (void)
+{
+  return mount (NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == 0 &&
+         mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0;
+}
+
+/* The parent's pid from a /proc/PID/stat file: the number after the state,
+ * which follows the last ')' (the command name may contain anything). */
+static pid_t
+child_parse_parent_pid (const char *stat,
+                        ssize_t     length)
+{
+  ssize_t i = length - 1;
+  pid_t parent = 0;
+
+  while (i >= 0 && stat[i] != ')')
+    i--;
+  /* ") S 1234 " */
+  i += 4;
+  if (i <= 3 || i >= length)
+    return 0;
+  for (; i < length && stat[i] >= '0' && stat[i] <= '9'; i++)
+    parent = parent * 10 + (stat[i] - '0');
+  return parent;
+}
+
+/* Arms SIGKILL for when the host's launcher thread dies, then checks that
+ * the host is still the parent: if it died before the prctl, nothing will
+ * ever send that signal. getppid() cannot tell (it is 0 for the init of a
+ * pid namespace), so @host_stat_fd is this process's stat in the host's
+ * /proc, opened before the wrapper's /proc covered it. Must come after any
+ * credential change, which clears the parent-death signal. */
+static gboolean
+child_arm_parent_death_signal (const ChildSetup *setup,
+                               int               host_stat_fd)
+{
+  char stat[512];
+  ssize_t length;
+
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    return FALSE;
+  length = pread (host_stat_fd, stat, sizeof stat, 0);
+  if (length <= 0)
+    return FALSE;
+  if (child_parse_parent_pid (stat, length) != setup->host_pid)
+    _exit (127);   /* orphaned already: nobody to report to */
+  return TRUE;
+}
+
+/* The pipes at 0, 1 and 2, the passed descriptors at 3… and every other
+ * descriptor closed, but the report pipe (close-on-exec) until exec —
+ * whatever other threads leave without O_CLOEXEC never reaches bwrap. */
+static gboolean
+child_place_descriptors (const ChildSetup *setup)
+{
+  GArray *passed_fds = setup->passed_fds;
+
+  if (dup2 (setup->stdin_fd, 0) < 0 || dup2 (setup->stdout_fd, 1) < 0 ||
+      dup2 (setup->stderr_fd, 2) < 0)
+    return FALSE;
   for (guint i = 0; i < passed_fds->len; i++)
-    error = error ? error : posix_spawn_file_actions_adddup2 (&setup->actions,
-                                                              g_array_index (passed_fds, int, i),
-                                                              3 + (int) i);
-  error = error ? error : posix_spawn_file_actions_addclosefrom_np (&setup->actions,
-                                                                    3 + (int) passed_fds->len);
-  return error;
+    if (dup2 (g_array_index (passed_fds, int, i), 3 + (int) i) < 0)
+      return FALSE;
+  return close_range (3 + passed_fds->len, setup->report_fd - 1, 0) == 0 &&
+         close_range (setup->report_fd + 1, ~0U, 0) == 0;
+}
+
+static gboolean
+child_set_rlimits (const ChildSetup *setup)
+{
+  for (guint i = 0; i < setup->n_rlimits; i++)
+    if (setrlimit (setup->resources[i], &setup->rlimits[i]) < 0)
+      return FALSE;
+  return TRUE;
+}
+
+static void G_GNUC_NORETURN
+child_fail (const ChildSetup *setup,
+            ChildStep         step)
+{
+  ChildReport report = { step, errno };
+
+  (void) ! write (setup->report_fd, &report, sizeof report);
+  _exit (127);
+}
+
+static void G_GNUC_NORETURN
+child_main (const ChildSetup *setup)
+{
+  static char *const empty_environment[] = { NULL };
+  int host_stat_fd;
+
+  if (!child_reset_signals ())
+    child_fail (setup, STEP_SIGNALS);
+  if (setpgid (0, 0) < 0)
+    child_fail (setup, STEP_PROCESS_GROUP);
+  if (!child_join_cgroups (setup))
+    child_fail (setup, STEP_CGROUPS);
+  host_stat_fd = open ("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (host_stat_fd < 0)
+    child_fail (setup, STEP_PARENT_DEATH_SIGNAL);
+  if (!child_write_id_maps (setup))
+    child_fail (setup, STEP_ID_MAPS);
+  if (!child_mount_proc ())
+    child_fail (setup, STEP_PROC);
+  /* Still with the host's privileges: the guest's way to its workspace. */
+  if (setup->guest_view != NULL && !sandbox_bubblewrap_guest_view_enter (setup->guest_view))
+    child_fail (setup, STEP_GUEST_VIEW);
+  /* The guest's ids: a credential change clears the parent-death signal,
+   * so this comes before it. */
+  if (setup->guest_view != NULL && !sandbox_bubblewrap_guest_switch_ids (setup->guest_view))
+    child_fail (setup, STEP_GUEST_IDS);
+  if (!child_arm_parent_death_signal (setup, host_stat_fd))
+    child_fail (setup, STEP_PARENT_DEATH_SIGNAL);
+  close (host_stat_fd);
+  if (!child_place_descriptors (setup))
+    child_fail (setup, STEP_DESCRIPTORS);
+  if (!child_set_rlimits (setup))
+    child_fail (setup, STEP_RLIMITS);
+
+  execve (setup->argv[0], (char * const *) setup->argv, empty_environment);
+  child_fail (setup, STEP_EXEC);
 }
 
 /* The dup2() calls run in order: 0, 1, 2, then 3…. None may clobber a source
@@ -211,167 +448,124 @@ fds_are_placeable (int     stdin_fd,
   return TRUE;
 }
 
-/* Where the fork path's error pipe sits in the child: above the stdio and
- * passed descriptors (which are at or above 3 but kept below 64). */
+/* Where the child's report pipe sits: above the stdio and passed
+ * descriptors (which are at or above 3 but kept below 64). */
 #define REPORT_FD_FLOOR 64
 
-static gboolean
-extras_needed (const SandboxBubblewrapSpawnExtras *extras)
+/* The rlimits @limits asks for, ready for the child to copy in. */
+static void
+setup_rlimits (ChildSetup                    *setup,
+               const SandboxBubblewrapLimits *limits)
 {
-  return extras != NULL &&
-         ((extras->limits != NULL && sandbox_bubblewrap_limits_has_rlimits (extras->limits)) ||
-          (extras->cgroup_procs_fds != NULL && extras->cgroup_procs_fds->len > 0) ||
-          extras->guest_view != NULL);
-}
-
-/* In the forked child: only async-signal-safe calls. Reports errno on
- * @report_fd and exits on failure. */
-static void G_GNUC_NORETURN
-child_exec (const char * const                  *argv,
-            int                                  stdin_fd,
-            int                                  stdout_fd,
-            int                                  stderr_fd,
-            GArray                              *passed_fds,
-            const SandboxBubblewrapSpawnExtras  *extras,
-            const struct rlimit                 *rlimits,
-            const int                           *resources,
-            guint                                n_rlimits,
-            int                                  report_fd)
-{
-  static char *const empty_environment[] = { NULL };
-  struct sigaction default_action = { .sa_handler = SIG_DFL };
-  sigset_t mask;
-  int saved_errno;
-
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
-      sigaction (sig, &default_action, NULL);
-  sigemptyset (&mask);
-  if (setpgid (0, 0) < 0 || sigprocmask (SIG_SETMASK, &mask, NULL) < 0)
-    goto fail;
-
-  /* Join the command's cgroups: everything bwrap starts stays in them. */
-  for (guint i = 0; extras->cgroup_procs_fds != NULL && i < extras->cgroup_procs_fds->len; i++)
-    if (write (g_array_index (extras->cgroup_procs_fds, int, i), "0", 1) != 1)
-      goto fail;
-
-  /* Still with the host's privileges: the guest's way to its workspace. */
-  if (extras->guest_view != NULL && !sandbox_bubblewrap_guest_view_enter (extras->guest_view))
-    goto fail;
-
-  if (dup2 (stdin_fd, 0) < 0 || dup2 (stdout_fd, 1) < 0 || dup2 (stderr_fd, 2) < 0)
-    goto fail;
-  for (guint i = 0; i < passed_fds->len; i++)
-    if (dup2 (g_array_index (passed_fds, int, i), 3 + (int) i) < 0)
-      goto fail;
-  /* Everything else goes, but the report pipe (close-on-exec) stays
-   * until exec. */
-  if (close_range (3 + passed_fds->len, report_fd - 1, 0) < 0 ||
-      close_range (report_fd + 1, ~0U, 0) < 0)
-    goto fail;
-
-  for (guint i = 0; i < n_rlimits; i++)
-    if (setrlimit (resources[i], &rlimits[i]) < 0)
-      goto fail;
-
-  /* Last: the guest's ids (this resets anything tied to credentials). */
-  if (extras->guest_view != NULL && !sandbox_bubblewrap_guest_switch_ids (extras->guest_view))
-    goto fail;
-
-  execve (argv[0], (char * const *) argv, empty_environment);
-
-fail:
-  saved_errno = errno;
-  (void) ! write (report_fd, &saved_errno, sizeof saved_errno);
-  _exit (127);
-}
-
-/* fork() + exec, for what posix_spawn() cannot do: rlimits and cgroups. */
-static GPid
-spawn_with_extras (const char * const                 *argv,
-                   int                                 stdin_fd,
-                   int                                 stdout_fd,
-                   int                                 stderr_fd,
-                   GArray                             *passed_fds,
-                   const SandboxBubblewrapSpawnExtras *extras,
-                   GError                            **error)
-{
-  const SandboxBubblewrapLimits *limits = extras->limits;
-  struct rlimit rlimits[4];
-  int resources[4];
   guint n = 0;
-  int report[2];
-  int child_errno = 0;
+
+  if (limits == NULL || !sandbox_bubblewrap_limits_has_rlimits (limits))
+    return;
+  if (limits->max_file_size > 0)
+    {
+      setup->resources[n] = RLIMIT_FSIZE;
+      setup->rlimits[n++] = (struct rlimit) { limits->max_file_size, limits->max_file_size };
+    }
+  if (limits->max_open_files > 0)
+    {
+      setup->resources[n] = RLIMIT_NOFILE;
+      setup->rlimits[n++] = (struct rlimit) { limits->max_open_files, limits->max_open_files };
+    }
+  if (limits->max_address_space > 0)
+    {
+      setup->resources[n] = RLIMIT_AS;
+      setup->rlimits[n++] = (struct rlimit) { limits->max_address_space, limits->max_address_space };
+    }
+  setup->resources[n] = RLIMIT_CORE;
+  setup->rlimits[n++] = (struct rlimit) { 0, 0 };
+  setup->n_rlimits = n;
+}
+
+/* The wrapper's namespaces: a pid namespace bwrap is the init of, and a
+ * mount namespace for its /proc; unprivileged, a user namespace to own
+ * them. */
+static int
+wrapper_clone_flags (void)
+{
+  return CLONE_NEWPID | CLONE_NEWNS | (geteuid () == 0 ? 0 : CLONE_NEWUSER);
+}
+
+/* clone() with fork()'s semantics (no CLONE_VM: the child gets a copy, as
+ * from fork()) and namespace flags, which fork() cannot take. */
+static pid_t
+clone_child (int flags)
+{
+#if defined(__s390__) || defined(__CRIS__)
+  return syscall (__NR_clone, NULL, flags | SIGCHLD);
+#else
+  return syscall (__NR_clone, flags | SIGCHLD, NULL);
+#endif
+}
+
+/* Runs the child's setup in a clone of this process. Returns its pid, or 0
+ * with @error set (the child is reaped then). */
+static GPid
+spawn_child (ChildSetup  *setup,
+             GError     **error)
+{
+  ChildReport report = { 0 };
+  sigset_t all, previous;
+  int report_pipe[2];
+  int clone_errno;
   gssize got;
   pid_t pid;
 
-  /* Prepared before fork(): the child only copies them in. */
-  if (limits != NULL && sandbox_bubblewrap_limits_has_rlimits (limits))
-    {
-      if (limits->max_file_size > 0)
-        {
-          resources[n] = RLIMIT_FSIZE;
-          rlimits[n++] = (struct rlimit) { limits->max_file_size, limits->max_file_size };
-        }
-      if (limits->max_open_files > 0)
-        {
-          resources[n] = RLIMIT_NOFILE;
-          rlimits[n++] = (struct rlimit) { limits->max_open_files, limits->max_open_files };
-        }
-      if (limits->max_address_space > 0)
-        {
-          resources[n] = RLIMIT_AS;
-          rlimits[n++] = (struct rlimit) { limits->max_address_space, limits->max_address_space };
-        }
-      resources[n] = RLIMIT_CORE;
-      rlimits[n++] = (struct rlimit) { 0, 0 };
-    }
-
-  if (pipe2 (report, O_CLOEXEC) < 0)
+  if (pipe2 (report_pipe, O_CLOEXEC) < 0)
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
                    "Sandbox process could not start: pipe: %s", g_strerror (errno));
       return 0;
     }
   /* Above every descriptor the child places, which it can then close. */
-  {
-    int high = fcntl (report[1], F_DUPFD_CLOEXEC, REPORT_FD_FLOOR);
-
-    close (report[1]);
-    report[1] = high;
-    if (high < 0)
-      {
-        close (report[0]);
-        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                     "Sandbox process could not start: %s", g_strerror (errno));
-        return 0;
-      }
-  }
-
-  pid = fork ();
-  if (pid == 0)
-    child_exec (argv, stdin_fd, stdout_fd, stderr_fd, passed_fds, extras,
-                rlimits, resources, n, report[1]);
-  close (report[1]);
-  if (pid < 0)
+  setup->report_fd = fcntl (report_pipe[1], F_DUPFD_CLOEXEC, REPORT_FD_FLOOR);
+  close (report_pipe[1]);
+  if (setup->report_fd < 0)
     {
       int saved_errno = errno;
 
-      close (report[0]);
+      close (report_pipe[0]);
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Sandbox process could not start: fork: %s", g_strerror (saved_errno));
+                   "Sandbox process could not start: %s", g_strerror (saved_errno));
+      return 0;
+    }
+
+  /* No handler of ours may run in the child before it resets them. */
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &previous);
+  pid = clone_child (setup->clone_flags);
+  if (pid == 0)
+    child_main (setup);
+  clone_errno = errno;
+  pthread_sigmask (SIG_SETMASK, &previous, NULL);
+  close (setup->report_fd);
+
+  if (pid < 0)
+    {
+      close (report_pipe[0]);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: could not create its pid namespace: %s",
+                   g_strerror (clone_errno));
       return 0;
     }
 
   do
-    got = read (report[0], &child_errno, sizeof child_errno);
+    got = read (report_pipe[0], &report, sizeof report);
   while (got < 0 && errno == EINTR);
-  close (report[0]);
+  close (report_pipe[0]);
   if (got > 0)
     {
       waitpid (pid, NULL, 0);
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Sandbox process could not start: %s: %s", argv[0], g_strerror (child_errno));
+                   "Sandbox process could not start: could not %s: %s%s%s",
+                   child_step_describe (report.step),
+                   report.step == STEP_EXEC ? setup->argv[0] : "",
+                   report.step == STEP_EXEC ? ": " : "",
+                   g_strerror (report.errno_value));
       return 0;
     }
   return pid;
@@ -387,11 +581,13 @@ spawn_with_extras (const char * const                 *argv,
  * @extras: (nullable): rlimits and cgroups for bwrap's process
  * @error: return location for a #GError
  *
- * Starts bwrap with an empty environment in a new process group, through
- * posix_spawn(), or fork() when @extras asks for more (rlimits, cgroups, or
- * running as the guest's ids). Must run on
- * the launcher thread (see above). The caller keeps its descriptors and must
- * reap the child.
+ * Starts bwrap with an empty environment in a new process group, as the
+ * init of a pid namespace of its own and with SIGKILL armed for when this
+ * thread dies (see above), so that nothing bwrap starts can outlive it or
+ * the host, and as the guest's ids when @extras names them. Must run on the
+ * launcher thread. The caller keeps its
+ * descriptors and must reap the child; killing it (SIGKILL) kills every
+ * process of the sandbox.
  *
  * Returns: the pid of bwrap, or 0 with %SANDBOX_ERROR_UNAVAILABLE
  */
@@ -404,10 +600,18 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
                                    const SandboxBubblewrapSpawnExtras *extras,
                                    GError            **error)
 {
-  static char *const empty_environment[] = { NULL };
-  SpawnSetup setup;
-  pid_t pid = 0;
-  int spawn_error;
+  ChildSetup setup = {
+    .argv = argv,
+    .stdin_fd = stdin_fd,
+    .stdout_fd = stdout_fd,
+    .stderr_fd = stderr_fd,
+    .passed_fds = passed_fds,
+    .cgroup_procs_fds = extras != NULL ? extras->cgroup_procs_fds : NULL,
+    .guest_view = extras != NULL ? extras->guest_view : NULL,
+    .clone_flags = wrapper_clone_flags (),
+    .host_pid = getpid (),
+    .report_fd = -1,
+  };
 
   g_assert (sandbox_bubblewrap_launcher_is_current ());
 
@@ -419,21 +623,10 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
       return 0;
     }
 
-  if (extras_needed (extras))
-    return spawn_with_extras (argv, stdin_fd, stdout_fd, stderr_fd, passed_fds, extras, error);
-
-  spawn_error = spawn_setup_init (&setup, stdin_fd, stdout_fd, stderr_fd, passed_fds);
-  if (spawn_error == 0)
-    spawn_error = posix_spawn (&pid, argv[0], &setup.actions, &setup.attr,
-                               (char * const *) argv, empty_environment);
-  spawn_setup_clear (&setup);
-
-  if (spawn_error != 0)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Sandbox process could not start: %s: %s",
-                   argv[0], g_strerror (spawn_error));
-      return 0;
-    }
-  return pid;
+  setup_rlimits (&setup, extras != NULL ? extras->limits : NULL);
+  g_snprintf (setup.uid_map, sizeof setup.uid_map, "%u %u 1\n",
+              (guint) geteuid (), (guint) geteuid ());
+  g_snprintf (setup.gid_map, sizeof setup.gid_map, "%u %u 1\n",
+              (guint) getegid (), (guint) getegid ());
+  return spawn_child (&setup, error);
 }

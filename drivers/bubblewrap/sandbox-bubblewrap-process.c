@@ -6,9 +6,7 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/pidfd.h>
@@ -25,32 +23,31 @@
  * Life of a command
  *
  * The spawning thread builds the command line and hands the launch to the
- * launcher thread, which spawns bwrap (in its own process group, with an
- * empty environment), opens a pidfd on it and watches its pipes. bwrap
- * reports the pid of the sandbox's first process — the init of the new pid
- * namespace — on --json-status-fd; we open a pidfd on that too.
+ * launcher thread, which spawns bwrap (with an empty environment, as the
+ * init of a pid namespace of its own: see sandbox-bubblewrap-launcher.c),
+ * opens a pidfd on it and watches its pipes. bwrap reports the sandbox's
+ * first process on --json-status-fd, which tells that it got as far as
+ * creating the sandbox (its pid is one of the wrapper namespace's, of no
+ * use out here).
  *
- * Killing is SIGKILL to the namespace's init, which makes the kernel kill
- * every process in the namespace however it daemonized (--new-session puts
- * the guest in another session, so bwrap's process group does not reach
- * it), plus SIGKILL to bwrap's process group. Until the init's pid is known a
- * kill is held: killing bwrap alone within milliseconds of its start can
- * leave the namespace running (bwrap's --die-with-parent race, bubblewrap
- * issues 633 and 700). Both signals go through references that cannot hit
- * a recycled pid: a pidfd for the init, and the process group of a bwrap we
- * have not reaped yet.
+ * Killing is SIGKILL to bwrap through its pidfd, which cannot hit a recycled
+ * pid. bwrap is the init of the wrapper pid namespace, and every process of
+ * the sandbox — the sandbox's own init, the guest, whatever it daemonized
+ * (--new-session puts the guest in another session) — is a member of it,
+ * so the kernel kills them all with it, at any point of bwrap's setup.
+ * Before the wrapper, a kill within milliseconds of bwrap's start could
+ * leave the sandbox running (bwrap's --die-with-parent race, bubblewrap
+ * issues 633 and 700) and had to be held until the sandbox's init was known.
  *
- * The command is over when bwrap is reaped, the namespace's init is gone and
- * both output pipes are at EOF. The admission slot is released, then the
- * base class completes — but never before sandbox_process_start() has run in
- * the spawning thread.
+ * The command is over when bwrap is reaped — the kernel reaps the init of a
+ * pid namespace only after every other member is gone — and both output
+ * pipes are at EOF. The admission slot is released, then the base class
+ * completes — but never before sandbox_process_start() has run in the
+ * spawning thread.
  */
 
 #define READ_CHUNK_SIZE 65536
 #define STATUS_LIMIT 4096
-/* A kill held for a bwrap that never reports its child is forced after this
- * long. Such a bwrap has not created a namespace that could outlive it. */
-#define HELD_KILL_FALLBACK_MS 2000
 
 struct _SandboxBubblewrapProcess
 {
@@ -74,20 +71,15 @@ struct _SandboxBubblewrapProcess
   GSource *stderr_source;
   GSource *status_source;
   GSource *bwrap_source;
-  GSource *init_source;
-  GSource *fallback_source;
   gsize stdin_written;
   GString *status;
   int exit_status;
   guint output_capped : 1;
-  guint init_gone : 1;
 
   GMutex lock;
   /* Guarded by @lock. */
   GPid bwrap_pid;
   int bwrap_pidfd;
-  int init_pidfd;
-  guint init_known : 1;       /* reported, or bwrap's status closed without it */
   guint bwrap_reaped : 1;
   guint kill_requested : 1;
   guint isolated : 1;         /* bwrap reported a namespace child */
@@ -109,74 +101,30 @@ destroy_source (GSource **source)
     }
 }
 
-/* Signals the namespace's init and bwrap's group. Called with @lock held. */
+/* Kills bwrap and with it the whole sandbox. Called with @lock held. The
+ * pidfd refers to our bwrap even once reaped (the signal then fails). */
 static void
 signal_tree_locked (SandboxBubblewrapProcess *self)
 {
-  if (self->init_pidfd >= 0)
-    pidfd_send_signal (self->init_pidfd, SIGKILL, NULL, 0);
-  /* An unreaped bwrap keeps its pid, so its group id cannot be recycled. */
-  if (self->bwrap_pid > 0 && !self->bwrap_reaped)
-    kill (-self->bwrap_pid, SIGKILL);
-}
-
-static gboolean
-held_kill_fallback_cb (gpointer data)
-{
-  SandboxBubblewrapProcess *self = data;
-
-  g_mutex_lock (&self->lock);
-  if (self->bwrap_pid > 0 && !self->bwrap_reaped)
-    kill (-self->bwrap_pid, SIGKILL);
-  g_mutex_unlock (&self->lock);
-  g_clear_pointer (&self->fallback_source, g_source_unref);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-arm_held_kill_fallback_cb (gpointer data)
-{
-  SandboxBubblewrapProcess *self = data;
-  gboolean needed;
-
-  g_mutex_lock (&self->lock);
-  needed = !self->init_known && !self->finished && self->bwrap_pid > 0;
-  g_mutex_unlock (&self->lock);
-
-  if (needed && self->fallback_source == NULL)
-    {
-      self->fallback_source = g_timeout_source_new (HELD_KILL_FALLBACK_MS);
-      g_source_set_callback (self->fallback_source, held_kill_fallback_cb, self, NULL);
-      g_source_set_static_name (self->fallback_source, "[sandbox] held kill fallback");
-      g_source_attach (self->fallback_source, sandbox_bubblewrap_launcher_get_context ());
-    }
-  return G_SOURCE_REMOVE;
+  if (self->bwrap_pidfd >= 0 && !self->bwrap_reaped)
+    pidfd_send_signal (self->bwrap_pidfd, SIGKILL, NULL, 0);
 }
 
 /**
  * sandbox_bubblewrap_process_kill_tree:
  * @self: a process
  *
- * Kills every process of the command: the whole pid namespace and bwrap.
- * Idempotent, non-blocking and callable from any thread; before the
- * namespace's init is known the kill is held and carried out as soon as it
- * is. A process that has not been launched yet never will be.
+ * Kills every process of the command: bwrap and its whole pid namespace.
+ * Idempotent, non-blocking and callable from any thread. A process that has
+ * not been launched yet never will be.
  */
 void
 sandbox_bubblewrap_process_kill_tree (SandboxBubblewrapProcess *self)
 {
-  gboolean held;
-
   g_mutex_lock (&self->lock);
   self->kill_requested = TRUE;
-  held = !self->init_known && self->bwrap_pid > 0 && !self->finished;
-  if (self->init_known)
-    signal_tree_locked (self);
+  signal_tree_locked (self);
   g_mutex_unlock (&self->lock);
-
-  if (held)
-    g_main_context_invoke_full (sandbox_bubblewrap_launcher_get_context (), G_PRIORITY_DEFAULT,
-                                arm_held_kill_fallback_cb, g_object_ref (self), g_object_unref);
 }
 
 static void
@@ -205,8 +153,6 @@ close_everything (SandboxBubblewrapProcess *self)
   destroy_source (&self->stderr_source);
   destroy_source (&self->status_source);
   destroy_source (&self->bwrap_source);
-  destroy_source (&self->init_source);
-  destroy_source (&self->fallback_source);
   sandbox_bubblewrap_clear_fd (&self->stdin_fd);
   sandbox_bubblewrap_clear_fd (&self->stdout_fd);
   sandbox_bubblewrap_clear_fd (&self->stderr_fd);
@@ -214,12 +160,11 @@ close_everything (SandboxBubblewrapProcess *self)
 
   g_mutex_lock (&self->lock);
   sandbox_bubblewrap_clear_fd (&self->bwrap_pidfd);
-  sandbox_bubblewrap_clear_fd (&self->init_pidfd);
   g_mutex_unlock (&self->lock);
 }
 
-/* Launcher thread: completes once bwrap is reaped, the namespace is empty
- * and both pipes are drained. Drops the launcher's reference. */
+/* Launcher thread: completes once bwrap is reaped (so the sandbox is
+ * empty) and both pipes are drained. Drops the launcher's reference. */
 static void
 maybe_finish (SandboxBubblewrapProcess *self)
 {
@@ -228,7 +173,7 @@ maybe_finish (SandboxBubblewrapProcess *self)
   if (self->stdout_fd >= 0 || self->stderr_fd >= 0)
     return;
   g_mutex_lock (&self->lock);
-  if (!self->bwrap_reaped || (self->init_pidfd >= 0 && !self->init_gone))
+  if (!self->bwrap_reaped)
     {
       g_mutex_unlock (&self->lock);
       return;
@@ -426,46 +371,6 @@ stdin_cb (int          fd,
 
 /* bwrap's status and the namespace's init ----------------------------------- */
 
-/* Reads the parent pid of @pid from /proc. Returns 0 if @pid is gone. */
-static pid_t
-read_parent_pid (pid_t pid)
-{
-  char path[64];
-  g_autofree char *contents = NULL;
-  const char *after_name;
-  char state;
-  int ppid;
-
-  g_snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return 0;
-  /* The command name may contain anything, including ')'; the last one ends it. */
-  after_name = strrchr (contents, ')');
-  if (after_name == NULL || sscanf (after_name + 1, " %c %d", &state, &ppid) != 2)
-    return 0;
-  return ppid;
-}
-
-/* Opens a pidfd for the namespace's init that cannot refer to a recycled
- * pid: once the pidfd is open, the process behind it is fixed, and it is
- * ours only if its parent is our bwrap (bwrap never forks anything else
- * that could later take the same pid). */
-static int
-open_init_pidfd (pid_t init_pid,
-                 GPid  bwrap_pid)
-{
-  int fd = pidfd_open (init_pid, 0);
-
-  if (fd < 0)
-    return -1;
-  if (read_parent_pid (init_pid) != bwrap_pid)
-    {
-      close (fd);
-      return -1;
-    }
-  return fd;
-}
-
 static gboolean
 parse_child_pid (const char *status,
                  pid_t      *pid)
@@ -490,32 +395,12 @@ parse_child_pid (const char *status,
   return TRUE;
 }
 
+/* bwrap reported the sandbox's first process: it created the sandbox. */
 static void
-learn_init (SandboxBubblewrapProcess *self,
-            pid_t                     init_pid)
+learn_isolated (SandboxBubblewrapProcess *self)
 {
-  int fd = open_init_pidfd (init_pid, self->bwrap_pid);
-
   g_mutex_lock (&self->lock);
-  self->init_pidfd = fd;
-  self->init_known = TRUE;
   self->isolated = TRUE;
-  if (self->kill_requested)
-    signal_tree_locked (self);
-  g_mutex_unlock (&self->lock);
-}
-
-static void
-status_closed (SandboxBubblewrapProcess *self)
-{
-  g_mutex_lock (&self->lock);
-  if (!self->init_known)
-    {
-      /* bwrap gave up before creating the sandbox. */
-      self->init_known = TRUE;
-      if (self->kill_requested)
-        signal_tree_locked (self);
-    }
   g_mutex_unlock (&self->lock);
 }
 
@@ -525,8 +410,7 @@ read_status (SandboxBubblewrapProcess *self)
 {
   char buffer[1024];
   gssize n;
-  pid_t init_pid;
-  gboolean learned;
+  pid_t child_pid;
 
   do
     n = read (self->status_fd, buffer, sizeof buffer);
@@ -537,7 +421,6 @@ read_status (SandboxBubblewrapProcess *self)
 
   if (n <= 0)
     {
-      status_closed (self);
       destroy_source (&self->status_source);
       sandbox_bubblewrap_clear_fd (&self->status_fd);
       return FALSE;
@@ -546,11 +429,8 @@ read_status (SandboxBubblewrapProcess *self)
   if (self->status->len < STATUS_LIMIT)
     {
       g_string_append_len (self->status, buffer, n);
-      g_mutex_lock (&self->lock);
-      learned = self->init_known;
-      g_mutex_unlock (&self->lock);
-      if (!learned && parse_child_pid (self->status->str, &init_pid))
-        learn_init (self, init_pid);
+      if (parse_child_pid (self->status->str, &child_pid))
+        learn_isolated (self);
     }
   return TRUE;
 }
@@ -569,7 +449,7 @@ status_cb (int          fd,
 }
 
 /* After bwrap exited, everything it reported is in the pipe: read it, so a
- * child it reported is known before deciding whether the namespace is gone. */
+ * child it reported is known before the process completes. */
 static void
 drain_status (SandboxBubblewrapProcess *self)
 {
@@ -590,51 +470,6 @@ drain_status (SandboxBubblewrapProcess *self)
           available == 0)
         break;
     }
-}
-
-static gboolean
-init_exited_cb (int          fd,
-                GIOCondition condition,
-                gpointer     data)
-{
-  SandboxBubblewrapProcess *self = data;
-
-  self->init_gone = TRUE;
-  g_clear_pointer (&self->init_source, g_source_unref);
-  maybe_finish (self);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-pidfd_has_exited (int pidfd)
-{
-  struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-
-  return poll (&pfd, 1, 0) > 0;
-}
-
-/* bwrap normally outlives the namespace. If it died first (killed from
- * outside), make sure the namespace follows it before reporting the end. */
-static void
-ensure_init_gone (SandboxBubblewrapProcess *self)
-{
-  int init_pidfd;
-
-  g_mutex_lock (&self->lock);
-  init_pidfd = self->init_pidfd;
-  g_mutex_unlock (&self->lock);
-
-  if (init_pidfd < 0 || pidfd_has_exited (init_pidfd))
-    {
-      self->init_gone = TRUE;
-      return;
-    }
-
-  pidfd_send_signal (init_pidfd, SIGKILL, NULL, 0);
-  self->init_source = g_unix_fd_source_new (init_pidfd, G_IO_IN);
-  g_source_set_callback (self->init_source, G_SOURCE_FUNC (init_exited_cb), self, NULL);
-  g_source_set_static_name (self->init_source, "[sandbox] namespace init exit");
-  g_source_attach (self->init_source, sandbox_bubblewrap_launcher_get_context ());
 }
 
 static int
@@ -674,7 +509,6 @@ bwrap_exited_cb (int          fd,
 
   g_clear_pointer (&self->bwrap_source, g_source_unref);
   drain_status (self);
-  ensure_init_gone (self);
   maybe_finish (self);
   return G_SOURCE_REMOVE;
 }
@@ -790,7 +624,7 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
     {
       int saved_errno = errno;
 
-      kill (-pid, SIGKILL);
+      kill (pid, SIGKILL);   /* not reaped yet: the pid is still ours */
       waitpid (pid, NULL, 0);
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
                    "Sandbox process could not start: pidfd_open: %s", g_strerror (saved_errno));
@@ -800,6 +634,9 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
   g_mutex_lock (&self->lock);
   self->bwrap_pid = pid;
   self->bwrap_pidfd = pidfd;
+  /* A kill that came while bwrap was being spawned. */
+  if (self->kill_requested)
+    signal_tree_locked (self);
   g_mutex_unlock (&self->lock);
 
   /* From here on the launcher thread owns a reference until maybe_finish(). */
@@ -959,7 +796,6 @@ sandbox_bubblewrap_process_init (SandboxBubblewrapProcess *self)
   self->stdout_fd = -1;
   self->stderr_fd = -1;
   self->bwrap_pidfd = -1;
-  self->init_pidfd = -1;
 }
 
 /**
