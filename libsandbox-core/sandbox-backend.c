@@ -497,16 +497,18 @@ sandbox_backend_create_finish (SandboxBackend  *self,
  * owner that died without releasing it (a crashed host process).
  * sandbox_backend_create() keeps refusing such a session with
  * %SANDBOX_ERROR_BUSY, because it cannot tell a dead owner from a live
- * one; this call can, and takes the lease over only once none of the dead
- * owner's sandboxed processes are left. A session without a lease is
- * resumed as by sandbox_backend_create(). Blocking.
+ * one; this call can, and takes the lease over once nothing of the dead
+ * owner's sandboxes is left: the bubblewrap backend kills what is left of
+ * them, and only processes it identifies as that session's. A session
+ * without a lease is resumed as by sandbox_backend_create(). Blocking.
  *
  * Backends that cannot recover sessions fail with
  * %SANDBOX_ERROR_UNAVAILABLE.
  *
  * Returns: (transfer full): the live session's handle, or %NULL with @error
  *   set: %SANDBOX_ERROR_BUSY (the owner is alive, or processes of the dead
- *   owner are left), %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND,
+ *   owner are left that the backend cannot end), %SANDBOX_ERROR_STATE_MISMATCH,
+ *   %SANDBOX_ERROR_NOT_FOUND,
  *   %SANDBOX_ERROR_UNAVAILABLE, %SANDBOX_ERROR_INVALID
  */
 SandboxHandle *

@@ -362,7 +362,8 @@ sandbox_bubblewrap_backend_recover_session (SandboxBackend        *backend,
                            "Reconnect state does not match backend and template");
       return NULL;
     }
-  lease = sandbox_bubblewrap_store_recover_session (self->store, state, cancellable, error);
+  lease = sandbox_bubblewrap_store_recover_session (self->store, state, self->executable,
+                                                    cancellable, error);
   if (lease == NULL)
     return NULL;
   return start_session (self, lease, policy, cancellable, error);

@@ -61,6 +61,7 @@ SandboxBubblewrapLease *sandbox_bubblewrap_store_open_session   (SandboxBubblewr
                                                                  GError                 **error);
 SandboxBubblewrapLease *sandbox_bubblewrap_store_recover_session (SandboxBubblewrapStore *self,
                                                                   SandboxState           *saved,
+                                                                  const char             *executable,
                                                                   GCancellable           *cancellable,
                                                                   GError                **error);
 gboolean                sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,

@@ -7,9 +7,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 
 #include <json-glib/json-glib.h>
@@ -555,7 +558,8 @@ lease_path (const char *directory)
  * a lease file nobody holds a lock on was left by a crashed owner: stale.
  * create() still refuses it with BUSY — only
  * sandbox_bubblewrap_store_recover_session() takes it over, and only after
- * checking that none of the dead owner's sandboxed processes are left.
+ * ending whatever is left of the dead owner's sandboxes (see "Leftovers"
+ * below).
  *
  * The file is written and locked under a temporary name and then linked
  * into place, which fails if a lease exists: a lease is never visible
@@ -633,76 +637,330 @@ acquire_lease (const char  *directory,
   return g_steal_fd (&fd);
 }
 
-/* Scans /proc for a process whose command line names @workspace: a bwrap
- * of the session (and its namespace's init, a fork of it) before it took
- * its lock on the workspace. */
+/* Leftovers of a dead owner ---------------------------------------------------
+ *
+ * Since the launcher runs bwrap as the init of a pid namespace of its own,
+ * with its parent-death signal armed before exec, nothing of a sandbox
+ * outlives its owner. What recovery may still meet was left by an older
+ * version (bwrap's --die-with-parent race, bubblewrap issue 633), by a
+ * set-id bwrap (exec of which drops the parent-death signal) or by a bug.
+ * Recovery ends it, once it holds the lease (so no live owner can start
+ * more), and only what is identified beyond doubt as a sandbox of this
+ * session:
+ *
+ * - bwrap's own processes — the monitor, the sandbox's init, the forks of
+ *   its setup, none of which exec anything else: argv[0] is the backend's
+ *   bwrap executable, the kernel's name for the process is bwrap's, and the
+ *   arguments bind this workspace at /workspace, as the driver's command
+ *   line does (sandbox-bubblewrap-args.c). A host process whose arguments
+ *   merely name the workspace, or a bwrap of another session, is neither.
+ * - the holder of a lock on the workspace directory, which the init of
+ *   every sandbox of the session takes (bwrap's --lock-file), if it is a
+ *   bwrap process that is the first of a pid namespace nested in ours. Any
+ *   other holder — a host process — makes recovery refuse with BUSY: it is
+ *   not ours to kill.
+ *
+ * Killing a sandbox's init kills the guest with its pid namespace. A
+ * candidate is pinned with pidfd_open() before its /proc entries are read,
+ * the pidfd must still be alive after the reading (or what was read may
+ * have been a later process's that reused the pid), and the signal goes
+ * through the pidfd.
+ */
+
+/* A process's cmdline can read empty for a moment (while it forks or
+ * execs), so one scan can miss a live bwrap: the session counts as clean
+ * only when several scans a little apart all find nothing. Recovery is
+ * rare; the pauses cost it 20 ms. */
+#define SCAN_ATTEMPTS 3
+#define SCAN_PAUSE_US (10 * 1000)
+/* Rounds of killing before recovery gives up on a session whose
+ * leftovers keep coming back. */
+#define LEFTOVER_ROUNDS 16
+/* How long a SIGKILLed leftover may take to be gone. */
+#define LEFTOVER_EXIT_TIMEOUT_MS 5000
+
+static char *
+read_proc_file (pid_t       pid,
+                const char *name,
+                gsize      *length)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/%s", (int) pid, name);
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, length, NULL))
+    return NULL;
+  return contents;
+}
+
+/* Whether @pid is a bwrap process by the kernel's name for it: the first
+ * 15 bytes of the base name of the @executable it ran. */
 static gboolean
-scan_for_bwrap (const char *workspace)
+process_is_named_like (pid_t       pid,
+                       const char *executable)
+{
+  g_autofree char *basename = g_path_get_basename (executable);
+  g_autofree char *comm = read_proc_file (pid, "comm", NULL);
+
+  if (comm == NULL)
+    return FALSE;
+  g_strchomp (comm);
+  return strncmp (comm, basename, 15) == 0 && strlen (comm) == MIN (strlen (basename), 15);
+}
+
+/* Whether @cmdline is @executable's and binds @workspace at /workspace. */
+static gboolean
+cmdline_binds_workspace (const char *cmdline,
+                         gsize       length,
+                         const char *executable,
+                         const char *workspace)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+
+  for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
+    g_ptr_array_add (args, (gpointer) (cmdline + i));
+  if (args->len == 0 || strcmp (args->pdata[0], executable) != 0)
+    return FALSE;
+  for (guint i = 1; i + 2 < args->len; i++)
+    if (strcmp (args->pdata[i], "--bind") == 0 &&
+        strcmp (args->pdata[i + 1], workspace) == 0 &&
+        strcmp (args->pdata[i + 2], SANDBOX_WORKSPACE) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+is_bwrap_of_workspace (pid_t       pid,
+                       const char *executable,
+                       const char *workspace)
+{
+  gsize length = 0;
+  g_autofree char *cmdline = read_proc_file (pid, "cmdline", &length);
+
+  return cmdline != NULL && length > 0 &&
+         cmdline[length - 1] == '\0' &&   /* complete, not cut by an exec */
+         cmdline_binds_workspace (cmdline, length, executable, workspace) &&
+         process_is_named_like (pid, executable);
+}
+
+/* Whether @pid is the first process of a pid namespace nested in ours: its
+ * NSpid line lists more than one pid, the last of them 1. */
+static gboolean
+is_nested_pid_namespace_init (pid_t pid)
+{
+  g_autofree char *status = read_proc_file (pid, "status", NULL);
+  g_autofree char *pids = NULL;
+  g_auto(GStrv) fields = NULL;
+  const char *line;
+  guint n;
+
+  if (status == NULL || (line = strstr (status, "\nNSpid:\t")) == NULL)
+    return FALSE;
+  line += strlen ("\nNSpid:\t");
+  pids = g_strndup (line, strcspn (line, "\n"));
+  fields = g_strsplit (pids, "\t", -1);
+  n = g_strv_length (fields);
+  return n >= 2 && strcmp (fields[n - 1], "1") == 0;
+}
+
+static gboolean
+is_sandbox_init (pid_t       pid,
+                 const char *executable)
+{
+  return is_nested_pid_namespace_init (pid) && process_is_named_like (pid, executable);
+}
+
+static gboolean
+pidfd_is_alive (int pidfd)
+{
+  struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+  return poll (&pfd, 1, 0) == 0;
+}
+
+typedef gboolean (*LeftoverCheck) (pid_t       pid,
+                                   const char *executable,
+                                   const char *workspace);
+
+static gboolean
+check_sandbox_init (pid_t       pid,
+                    const char *executable,
+                    const char *workspace)
+{
+  return is_sandbox_init (pid, executable);
+}
+
+/* A pidfd for @pid if it passes @check, read while it was pinned; else -1. */
+static int
+open_verified_leftover (pid_t          pid,
+                        LeftoverCheck  check,
+                        const char    *executable,
+                        const char    *workspace)
+{
+  g_auto(SandboxBubblewrapFd) pidfd = pidfd_open (pid, 0);
+
+  if (pidfd < 0 || !check (pid, executable, workspace) || !pidfd_is_alive (pidfd))
+    return -1;
+  return g_steal_fd (&pidfd);
+}
+
+static void
+close_fd_in_array (gpointer data)
+{
+  sandbox_bubblewrap_fd_close (*(int *) data);
+}
+
+static GArray *
+pidfd_array_new (void)
+{
+  GArray *pidfds = g_array_new (FALSE, FALSE, sizeof (int));
+
+  g_array_set_clear_func (pidfds, close_fd_in_array);
+  return pidfds;
+}
+
+/* Pidfds of the bwrap processes of @workspace that run now. */
+static GArray *
+find_bwrap_leftovers (const char *executable,
+                      const char *workspace)
 {
   g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  GArray *pidfds = pidfd_array_new ();
   const char *name;
 
-  if (proc == NULL)
-    return TRUE;   /* cannot tell: assume the worst */
-  while ((name = g_dir_read_name (proc)) != NULL)
+  while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
     {
-      g_autofree char *path = NULL;
-      g_autofree char *cmdline = NULL;
-      gsize length;
+      pid_t pid;
+      int pidfd;
 
       if (!g_ascii_isdigit (name[0]))
         continue;
-      path = g_strdup_printf ("/proc/%s/cmdline", name);
-      if (!g_file_get_contents (path, &cmdline, &length, NULL))
+      pid = (pid_t) g_ascii_strtoll (name, NULL, 10);
+      if (pid == getpid ())
         continue;
-      /* bwrap's arguments are NUL-separated; the workspace is one of them. */
-      for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
-        if (strcmp (cmdline + i, workspace) == 0)
-          return TRUE;
+      pidfd = open_verified_leftover (pid, is_bwrap_of_workspace, executable, workspace);
+      if (pidfd >= 0)
+        g_array_append_val (pidfds, pidfd);
     }
-  return FALSE;
+  return pidfds;
 }
 
-/* A process's cmdline can read empty for a moment (while it forks or
- * execs), so one scan can miss a live bwrap: a process counts as gone only
- * when several scans a little apart all miss it. Recovery is rare; the
- * pauses cost it 20 ms. */
-#define SCAN_ATTEMPTS 3
-#define SCAN_PAUSE_US (10 * 1000)
-
-static gboolean
-workspace_has_bwrap (const char *workspace)
+typedef enum
 {
-  for (guint attempt = 0; attempt < SCAN_ATTEMPTS; attempt++)
-    {
-      if (attempt > 0)
-        g_usleep (SCAN_PAUSE_US);
-      if (scan_for_bwrap (workspace))
-        return TRUE;
-    }
-  return FALSE;
-}
+  LOCK_FREE,
+  LOCK_HELD_BY_SANDBOX,
+  LOCK_HELD_BY_STRANGER,
+} LockHolder;
 
-/* Whether a sandboxed process of the session may still run. */
-static gboolean
-session_has_processes (SandboxBubblewrapLease *lease)
+/* Who holds a lock on the workspace directory; a sandbox's init is pinned
+ * in *@pidfd. Only POSIX locks tell their holder (bwrap takes one). */
+static LockHolder
+workspace_lock_holder (const char *workspace,
+                       const char *executable,
+                       int        *pidfd)
 {
-  g_auto(SandboxBubblewrapFd) fd = open (lease->workspace,
-                                         O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  g_auto(SandboxBubblewrapFd) fd = open (workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 
+  *pidfd = -1;
   if (fd < 0)
-    return errno != ENOENT;
-  if (fcntl (fd, F_OFD_GETLK, &lock) < 0 || lock.l_type != F_UNLCK)
-    return TRUE;
-  return workspace_has_bwrap (lease->workspace);
+    return errno == ENOENT ? LOCK_FREE : LOCK_HELD_BY_STRANGER;
+  if (fcntl (fd, F_OFD_GETLK, &lock) < 0)
+    return LOCK_HELD_BY_STRANGER;
+  if (lock.l_type == F_UNLCK)
+    return LOCK_FREE;
+  if (lock.l_pid <= 0)   /* an OFD lock, or a holder outside our pid namespace */
+    return LOCK_HELD_BY_STRANGER;
+  *pidfd = open_verified_leftover (lock.l_pid, check_sandbox_init, executable, workspace);
+  return *pidfd >= 0 ? LOCK_HELD_BY_SANDBOX : LOCK_HELD_BY_STRANGER;
 }
 
-/* Takes over a stale lease. Returns the locked descriptor, or -1: with
- * BUSY when its owner lives or its processes are left; with nothing set
- * and *@missing when there is no lease to take over. */
+/* SIGKILLs every process in @pidfds and waits, on the pidfds, until they
+ * are gone. */
+static void
+kill_leftovers (GArray *pidfds)
+{
+  g_autofree struct pollfd *fds = g_new0 (struct pollfd, pidfds->len);
+  gint64 deadline = g_get_monotonic_time () +
+                    LEFTOVER_EXIT_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
+
+  for (guint i = 0; i < pidfds->len; i++)
+    {
+      fds[i].fd = g_array_index (pidfds, int, i);
+      fds[i].events = POLLIN;
+      pidfd_send_signal (fds[i].fd, SIGKILL, NULL, 0);
+    }
+  for (;;)
+    {
+      gint64 left = (deadline - g_get_monotonic_time ()) / G_TIME_SPAN_MILLISECOND;
+      gboolean pending = FALSE;
+
+      for (guint i = 0; i < pidfds->len; i++)
+        if (fds[i].fd >= 0)
+          pending = TRUE;
+      if (!pending || left <= 0 || poll (fds, pidfds->len, (int) left) < 0)
+        return;
+      for (guint i = 0; i < pidfds->len; i++)
+        if (fds[i].revents & POLLIN)
+          fds[i].fd = -1;   /* gone; poll() skips negative descriptors */
+    }
+}
+
+/* Ends what is left of the session's sandboxes (see above). Call with the
+ * lease held. Fails with BUSY when a stranger holds the workspace lock or
+ * leftovers keep coming. */
+static gboolean
+end_leftovers (SandboxBubblewrapLease  *lease,
+               const char              *executable,
+               GError                 **error)
+{
+  guint clean_scans = 0;
+
+  for (guint round = 0; round < LEFTOVER_ROUNDS && clean_scans < SCAN_ATTEMPTS; round++)
+    {
+      g_autoptr(GArray) leftovers = find_bwrap_leftovers (executable, lease->workspace);
+      int holder = -1;
+
+      if (leftovers->len == 0)
+        switch (workspace_lock_holder (lease->workspace, executable, &holder))
+          {
+          case LOCK_FREE:
+            break;
+          case LOCK_HELD_BY_SANDBOX:
+            g_array_append_val (leftovers, holder);
+            break;
+          case LOCK_HELD_BY_STRANGER:
+          default:
+            g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                                 "Sandbox session still has processes of its previous owner");
+            return FALSE;
+          }
+
+      if (leftovers->len == 0)
+        {
+          if (++clean_scans < SCAN_ATTEMPTS)
+            g_usleep (SCAN_PAUSE_US);
+          continue;
+        }
+      clean_scans = 0;
+      kill_leftovers (leftovers);
+    }
+
+  if (clean_scans < SCAN_ATTEMPTS)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                           "Sandbox session still has processes of its previous owner");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Takes over a stale lease, ending its dead owner's leftovers. Returns the
+ * locked descriptor, or -1: with BUSY when its owner lives or leftovers
+ * cannot be ended; with nothing set and *@missing when there is no lease
+ * to take over. */
 static int
 take_over_lease (SandboxBubblewrapLease  *lease,
+                 const char              *executable,
                  gboolean                 durable,
                  gboolean                *missing,
                  GError                 **error)
@@ -735,12 +993,8 @@ take_over_lease (SandboxBubblewrapLease  *lease,
       *missing = TRUE;
       return -1;
     }
-  if (session_has_processes (lease))
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                           "Sandbox session still has processes of its previous owner");
-      return -1;
-    }
+  if (!end_leftovers (lease, executable, error))
+    return -1;   /* the lease stays stale: closing the descriptor unlocks it */
   if (!write_pid (fd, path, durable, error))
     return -1;
   return g_steal_fd (&fd);
@@ -863,29 +1117,34 @@ new_session_state (SandboxBubblewrapStore  *self,
   return sandbox_state_new (self->name, session_id, template_key, error);
 }
 
-/* Takes the lease of an existing session, taking over a stale one. */
+/* Takes the lease of an existing session, taking over a stale one; ends
+ * what is left of earlier owners' sandboxes either way. */
 static int
 recover_lease (SandboxBubblewrapStore  *self,
                SandboxBubblewrapLease  *lease,
+               const char              *executable,
                GError                 **error)
 {
   /* A lease that vanishes between open and lock is retried a few times. */
   for (guint attempt = 0; attempt < 8; attempt++)
     {
       gboolean missing = FALSE;
-      int fd = take_over_lease (lease, self->durable, &missing, error);
+      int fd = take_over_lease (lease, executable, self->durable, &missing, error);
       g_autoptr(GError) local_error = NULL;
 
       if (fd >= 0 || !missing)
         return fd;
-      /* No lease: an ordinary resume, if nobody's processes are left. */
-      if (session_has_processes (lease))
+      /* No lease: an ordinary resume, once nothing of an earlier owner is
+       * left — ended under the new lease, so nobody starts more meanwhile. */
+      fd = acquire_lease (lease->directory, self->durable, &local_error);
+      if (fd >= 0 && !end_leftovers (lease, executable, error))
         {
-          g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                               "Sandbox session still has processes of its previous owner");
+          g_autofree char *path = lease_path (lease->directory);
+
+          unlink (path);   /* still locked: nobody takes it for stale */
+          close (fd);
           return -1;
         }
-      fd = acquire_lease (lease->directory, self->durable, &local_error);
       if (fd >= 0)
         return fd;
       if (!g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY))
@@ -925,11 +1184,12 @@ static SandboxBubblewrapLease *
 open_session (SandboxBubblewrapStore  *self,
               const char              *template_key,
               SandboxState            *saved,
-              gboolean                 recover,
+              const char              *recover_executable,
               GCancellable            *cancellable,
               GError                 **error)
 {
   g_autoptr(SandboxBubblewrapLease) lease = NULL;
+  gboolean recover = recover_executable != NULL;
   g_autoptr(SandboxState) state = NULL;
   const char *session_id;
 
@@ -988,7 +1248,7 @@ open_session (SandboxBubblewrapStore  *self,
       return NULL;
     }
 
-  lease->lock_fd = recover ? recover_lease (self, lease, error)
+  lease->lock_fd = recover ? recover_lease (self, lease, recover_executable, error)
                            : acquire_lease (lease->directory, self->durable, error);
   if (lease->lock_fd < 0)
     {
@@ -1033,31 +1293,35 @@ sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
                                        GCancellable            *cancellable,
                                        GError                 **error)
 {
-  return open_session (self, template_key, saved, FALSE, cancellable, error);
+  return open_session (self, template_key, saved, NULL, cancellable, error);
 }
 
 /**
  * sandbox_bubblewrap_store_recover_session:
  * @self: a store
  * @saved: the state of the session to recover
+ * @executable: the bwrap executable the session's sandboxes ran
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
  * Resumes the session @saved describes like
  * sandbox_bubblewrap_store_open_session(), taking over a stale lease — one
- * whose owner died without releasing it. Fails with %SANDBOX_ERROR_BUSY
- * while the owner lives, and while any sandboxed process of the session
- * (the dead owner's) is left. Without a lease this is an ordinary resume.
+ * whose owner died without releasing it. Whatever is left of an earlier
+ * owner's sandboxes is killed first, under the new lease (see "Leftovers"
+ * above). Fails with %SANDBOX_ERROR_BUSY while the owner lives, and when a
+ * process that is not one of the session's sandboxes holds its workspace
+ * lock. Without a lease this is an ordinary resume.
  *
  * Returns: (transfer full): the leased session, or %NULL with @error set
  */
 SandboxBubblewrapLease *
 sandbox_bubblewrap_store_recover_session (SandboxBubblewrapStore  *self,
                                           SandboxState            *saved,
+                                          const char              *executable,
                                           GCancellable            *cancellable,
                                           GError                 **error)
 {
-  return open_session (self, sandbox_state_get_template_key (saved), saved, TRUE,
+  return open_session (self, sandbox_state_get_template_key (saved), saved, executable,
                        cancellable, error);
 }
 

@@ -19,6 +19,17 @@
  * mount namespace it would cover the host's /proc). That is the launcher
  * before the fix: on bwrap 0.8 most trials then leave bwrap's init, or the
  * init and the guest, running under pid 1.
+ *
+ * /escape/crash/recover-kills-leftovers: whatever still survives a dead
+ * owner (here a bwrap run by hand as the driver ran it before the fix, and
+ * without --die-with-parent, so it surely outlives its owner) is ended by
+ * sandbox_backend_recover_session(), which then takes over; a look-alike
+ * sandbox of another session and a host process with a similar command
+ * line survive it. To see it fail, make is_bwrap_of_workspace() and
+ * is_sandbox_init() in sandbox-bubblewrap-store.c return FALSE (recovery as
+ * it was): it then answers BUSY "still has processes of its previous
+ * owner" for as long as the leftover runs; make process_is_named_like()
+ * return TRUE and the host's look-alike is killed.
  */
 
 #include <errno.h>
@@ -116,6 +127,16 @@ long_command (const char *marker)
   return command;
 }
 
+static char *
+session_workspace (const char   *state_directory,
+                   SandboxState *state)
+{
+  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
+
+  return g_build_filename (state_directory, digest, "sessions",
+                           sandbox_state_get_session_id (state), "workspace", NULL);
+}
+
 /* Whether one of the NUL-separated arguments in @cmdline contains @needle. */
 static gboolean
 cmdline_mentions (const char *cmdline,
@@ -174,6 +195,12 @@ find_processes_of (const char * const * const *needle_sets,
             }
     }
   return found;
+}
+
+static GArray *
+find_processes (const char * const *needles)
+{
+  return find_processes_of (&needles, 1);
 }
 
 /* Says what a survivor is: its name, state and parent, from /proc. */
@@ -483,14 +510,231 @@ test_kill_around_spawn (void)
   remove_state_directory (directory);
 }
 
+/* Recovery ends leftovers ------------------------------------------------------ */
+
+/* A bwrap over @workspace as the driver ran it before the launcher's
+ * namespace wrapper, and without --die-with-parent, so that it surely
+ * outlives its owner: a stand-in for a sandbox that survived a crash in
+ * bubblewrap issue 633's window. Its guest says "started" on stdout. */
+static GPid
+spawn_bwrap_by_hand (const char *workspace,
+                     const char *marker,
+                     int        *stdout_fd)
+{
+  const char *argv[] = {
+    "/usr/bin/bwrap", "--unshare-all", "--unshare-user", "--new-session",
+    "--cap-drop", "ALL",
+    "--ro-bind", "/usr", "/usr", "--ro-bind", "/lib", "/lib", "--ro-bind", "/lib64", "/lib64",
+    "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+    "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/run",
+    "--bind", workspace, "/workspace", "--lock-file", "/workspace",
+    "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--chdir", "/workspace",
+    "--", "/usr/bin/sh", "-c", "echo started; sleep 1000; exit 0", marker, NULL
+  };
+  g_autoptr(GError) error = NULL;
+  GPid pid = 0;
+
+  /* Not our stderr: a leftover of a failed run must not hold the test
+   * runner's pipe open. */
+  g_spawn_async_with_pipes (NULL, (char **) argv, NULL,
+                            G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
+                            NULL, NULL, &pid, NULL, stdout_fd, NULL, &error);
+  g_assert_no_error (error);
+  return pid;
+}
+
+/* Helper mode: owns a new session and leaves a sandbox of it running by
+ * hand; prints the session's state once its guest runs, then waits to be
+ * killed. */
+static int
+helper_leave_leftover (const char *state_directory,
+                       const char *key,
+                       const char *marker)
+{
+  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+  g_autoptr(SandboxHandle) handle = create_session (backend, key);
+  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, NULL);
+  g_autofree char *json = sandbox_state_to_json (state);
+  g_autofree char *workspace = session_workspace (state_directory, state);
+  g_autofree char *started = NULL;
+  int out = -1;
+
+  spawn_bwrap_by_hand (workspace, marker, &out);
+  started = read_line (out);
+  g_assert_cmpstr (started, ==, "started");
+  printf ("%s\n", json);
+  fflush (stdout);
+  for (;;)
+    pause ();
+  return 1;
+}
+
+/* Runs a helper that owns a session with a leftover sandbox, and SIGKILLs
+ * it. Returns the session's state. */
+static SandboxState *
+crash_owner_leaving_leftover (const char *directory,
+                              const char *key,
+                              const char *marker)
+{
+  const char *args[] = { "--helper-leave-leftover", directory, key, marker, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = NULL;
+  SandboxState *state;
+  int in = -1;
+  int out = -1;
+  GPid pid = spawn_self (args, &in, &out);
+  int status;
+
+  json = read_line (out);
+  state = sandbox_state_new_from_json (json, &error);
+  g_assert_no_error (error);
+  kill (pid, SIGKILL);
+  status = wait_child (pid);
+  g_assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL);
+  close (in);
+  close (out);
+  return state;
+}
+
+static guint
+count_processes (const char *needle)
+{
+  const char *needles[] = { needle, NULL };
+  g_autoptr(GArray) pids = find_processes (needles);
+
+  return pids->len;
+}
+
+static gboolean
+pidfd_is_alive (int pidfd)
+{
+  struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+  return poll (&pfd, 1, 0) == 0;
+}
+
+/* A host process whose command line looks like a bwrap of @workspace —
+ * argv[0] the bwrap executable, the same bind — but which is a shell (one
+ * that stops itself: it has no child to leave behind). */
+static GPid
+spawn_host_look_alike (const char *workspace,
+                       int        *pidfd)
+{
+  const char *argv[] = {
+    "/usr/bin/sh", "/usr/bin/bwrap", "-c", "kill -STOP $$",
+    "--bind", workspace, "/workspace", "--lock-file", "/workspace", NULL
+  };
+  g_autoptr(GError) error = NULL;
+  GPid pid = 0;
+
+  g_spawn_async (NULL, (char **) argv, NULL,
+                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_FILE_AND_ARGV_ZERO |
+                 G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                 NULL, NULL, &pid, &error);
+  g_assert_no_error (error);
+  *pidfd = pidfd_open (pid, 0);
+  g_assert_cmpint (*pidfd, >=, 0);
+  return pid;
+}
+
+static SandboxHandle *
+recover (SandboxBackend *backend,
+         SandboxState   *state)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GError) error = NULL;
+  SandboxHandle *handle = sandbox_backend_recover_session (backend, state, policy, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (handle);
+  return handle;
+}
+
+static void
+assert_runs (SandboxHandle *handle)
+{
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/cat");
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+
+  sandbox_command_add_arg (command, "hello.txt");
+  result = sandbox_session_run (sandbox_handle_get_session (handle), command, NULL, &error);
+  g_assert_no_error (error);
+  out = sandbox_result_dup_stdout_text (result);
+  g_assert_cmpstr (out, ==, "hello");
+}
+
+static void
+delete_session (SandboxHandle *handle)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_handle_delete (handle, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_recover_kills_leftovers (void)
+{
+  g_autofree char *directory = make_state_directory ();
+  g_autoptr(SandboxBackend) backend = new_backend (directory);
+  g_autofree char *key = prewarm (backend);
+  g_autofree char *nonce = g_uuid_string_random ();
+  g_autofree char *marker_a = g_strdup_printf ("sandbox-crash-leftover-a-%s", nonce);
+  g_autofree char *marker_b = g_strdup_printf ("sandbox-crash-leftover-b-%s", nonce);
+  g_autoptr(SandboxState) state_a = crash_owner_leaving_leftover (directory, key, marker_a);
+  g_autoptr(SandboxState) state_b = crash_owner_leaving_leftover (directory, key, marker_b);
+  g_autofree char *workspace_a = session_workspace (directory, state_a);
+  g_autofree char *workspace_b = session_workspace (directory, state_b);
+  g_autoptr(SandboxHandle) handle_a = NULL;
+  g_autoptr(SandboxHandle) handle_b = NULL;
+  int look_alike_pidfd = -1;
+  GPid look_alike = spawn_host_look_alike (workspace_a, &look_alike_pidfd);
+
+  /* Both owners are dead; their sandboxes run on: bwrap, the sandbox's
+   * init (both naming the workspace) and the guest. */
+  g_assert_cmpuint (count_processes (marker_a), >=, 1);
+  g_assert_cmpuint (count_processes (marker_b), >=, 1);
+  g_assert_cmpuint (count_processes (workspace_a), >=, 3);   /* two bwraps, the look-alike */
+
+  /* Recovery of A ends A's leftovers and takes over. */
+  handle_a = recover (backend, state_a);
+  g_assert_cmpuint (count_processes (marker_a), ==, 0);
+  g_assert_cmpuint (count_processes (workspace_a), ==, 1);   /* the look-alike */
+  assert_runs (handle_a);
+
+  /* Another session's sandbox and the host's look-alike are not A's. */
+  g_assert_cmpuint (count_processes (marker_b), >=, 1);
+  g_assert_cmpuint (count_processes (workspace_b), >=, 2);
+  g_assert_true (pidfd_is_alive (look_alike_pidfd));
+
+  /* B's own recovery ends B's. */
+  handle_b = recover (backend, state_b);
+  g_assert_cmpuint (count_processes (marker_b), ==, 0);
+  g_assert_cmpuint (count_processes (workspace_b), ==, 0);
+  assert_runs (handle_b);
+  g_assert_true (pidfd_is_alive (look_alike_pidfd));
+
+  pidfd_send_signal (look_alike_pidfd, SIGKILL, NULL, 0);
+  wait_child (look_alike);
+  close (look_alike_pidfd);
+  delete_session (handle_a);
+  delete_session (handle_b);
+  remove_state_directory (directory);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   if (argc == 6 && g_str_equal (argv[1], "--helper-kill-around-spawn"))
     return helper_kill_around_spawn (argv[2], argv[3], argv[4], argv[5]);
+  if (argc == 5 && g_str_equal (argv[1], "--helper-leave-leftover"))
+    return helper_leave_leftover (argv[2], argv[3], argv[4]);
 
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/escape/crash/kill-around-spawn", test_kill_around_spawn);
+  g_test_add_func ("/escape/crash/recover-kills-leftovers", test_recover_kills_leftovers);
   return g_test_run ();
 }
