@@ -352,7 +352,12 @@ child_arm_parent_death_signal (const ChildSetup *setup,
   if (length <= 0)
     return FALSE;
   if (child_parse_parent_pid (stat, length) != setup->host_pid)
-    _exit (127);   /* orphaned already: nobody to report to */
+    {
+      /* Orphaned already (or /proc is not of the host's pid namespace):
+       * never exec. The report reaches a host that is still there. */
+      errno = ESRCH;
+      return FALSE;
+    }
   return TRUE;
 }
 
