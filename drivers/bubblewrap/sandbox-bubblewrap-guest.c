@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sandbox-bubblewrap-guest-private.h"
 
@@ -326,9 +328,15 @@ sandbox_bubblewrap_guest_switch_ids (const SandboxBubblewrapGuestView *view)
 {
   uid_t ruid, euid, suid;
 
-  if (setgroups (0, NULL) < 0 ||
-      setresgid (view->gid, view->gid, view->gid) < 0 ||
-      setresuid (view->uid, view->uid, view->uid) < 0)
+  /* Raw system calls: glibc's setgroups() and setres[ug]id() broadcast the
+   * change to every thread glibc knows of (SIGSETXID) and wait for them,
+   * and the launcher's clone() child is a copy whose thread list still
+   * names the host's threads (glibc's fork() would have reset it): they
+   * can wait forever on a thread that was being created or was exiting at
+   * the clone. The child has one thread; the plain calls change it. */
+  if (syscall (SYS_setgroups, 0, NULL) < 0 ||
+      syscall (SYS_setresgid, view->gid, view->gid, view->gid) < 0 ||
+      syscall (SYS_setresuid, view->uid, view->uid, view->uid) < 0)
     return FALSE;
   /* Defence in depth: never exec bwrap as root by mistake. */
   if (getresuid (&ruid, &euid, &suid) < 0 || ruid == 0 || euid == 0 || suid == 0)
