@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -521,9 +522,11 @@ spawn_bwrap_by_hand (const char *workspace,
                      const char *marker,
                      int        *stdout_fd)
 {
-  const char *argv[] = {
-    "/usr/bin/bwrap", "--unshare-all", "--unshare-user", "--new-session",
-    "--cap-drop", "ALL",
+  const char *head[] = {
+    "/usr/bin/bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
+    "--new-session", "--cap-drop", "ALL", NULL
+  };
+  const char *tail[] = {
     "--ro-bind", "/usr", "/usr", "--ro-bind", "/lib", "/lib", "--ro-bind", "/lib64", "/lib64",
     "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
     "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/run",
@@ -531,12 +534,25 @@ spawn_bwrap_by_hand (const char *workspace,
     "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--chdir", "/workspace",
     "--", "/usr/bin/sh", "-c", "echo started; sleep 1000; exit 0", marker, NULL
   };
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
   GPid pid = 0;
 
+  for (guint i = 0; head[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) head[i]);
+  /* Unprivileged, the pid namespace needs a user namespace. A root host's
+   * workspace belongs to the guest ids, which a user namespace of root's
+   * would not map: root goes without one, as bwrap permits (and the
+   * helper opens the workspace to root without capabilities). */
+  if (geteuid () != 0)
+    g_ptr_array_add (argv, (gpointer) "--unshare-user");
+  for (guint i = 0; tail[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) tail[i]);
+  g_ptr_array_add (argv, NULL);
+
   /* Not our stderr: a leftover of a failed run must not hold the test
    * runner's pipe open. */
-  g_spawn_async_with_pipes (NULL, (char **) argv, NULL,
+  g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL,
                             G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
                             NULL, NULL, &pid, NULL, stdout_fd, NULL, &error);
   g_assert_no_error (error);
@@ -559,6 +575,10 @@ helper_leave_leftover (const char *state_directory,
   g_autofree char *started = NULL;
   int out = -1;
 
+  /* A root host's workspace belongs to the guest ids, 0700: the by-hand
+   * sandbox's init, root without capabilities, must still open it. */
+  if (geteuid () == 0)
+    g_assert_cmpint (chmod (workspace, 0777), ==, 0);
   spawn_bwrap_by_hand (workspace, marker, &out);
   started = read_line (out);
   g_assert_cmpstr (started, ==, "started");
