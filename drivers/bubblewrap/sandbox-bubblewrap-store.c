@@ -652,8 +652,11 @@ acquire_lease (const char  *directory,
  *   its setup, none of which exec anything else: argv[0] is the backend's
  *   bwrap executable, the kernel's name for the process is bwrap's, and the
  *   arguments bind this workspace at /workspace, as the driver's command
- *   line does (sandbox-bubblewrap-args.c). A host process whose arguments
- *   merely name the workspace, or a bwrap of another session, is neither.
+ *   line did before it moved bwrap's options into an `--args` memfd (so
+ *   this finds what older versions left, and bwraps run by hand; the
+ *   driver's own sandboxes since then are found by their lock, below). A
+ *   host process whose arguments merely name the workspace, or a bwrap of
+ *   another session, is neither.
  * - the holder of a lock on the workspace directory, which the init of
  *   every sandbox of the session takes (bwrap's --lock-file), if it is a
  *   bwrap process that is the first of a pid namespace nested in ours. Any
