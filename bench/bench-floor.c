@@ -8,6 +8,12 @@
  * reaped after both output pipes and the status pipe reached EOF. Nothing of
  * the library runs: no admission, no threads, no GTask, no main loop.
  *
+ * On a root host the driver starts bwrap as the guest's ids (guest-uid,
+ * guest-gid), so the floor does too: a vfork()ed child switches ids with raw
+ * system calls and execs bwrap, the least any launcher can do to start bwrap
+ * as another user. The benchmark makes the way to its workspaces passable for
+ * those ids, so the driver needs no covering namespace either.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
@@ -18,6 +24,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +57,55 @@ fd_above_two (int fd)
 
 /* Runs @argv_command in bwrap over @workspace; returns bwrap's wait status,
  * or -1. @stdin_data may be NULL; stdout is appended to @output if given. */
+static uid_t guest_uid = (uid_t) -1;
+static gid_t guest_gid = (gid_t) -1;
+
+/* Raw bwrap runs as @uid/@gid from now on (when this process is root). */
+void
+bench_floor_set_guest_ids (uid_t uid,
+                           gid_t gid)
+{
+  guest_uid = uid;
+  guest_gid = gid;
+}
+
+/* The vfork() child: only raw system calls and async-signal-safe calls, as
+ * it shares the parent's memory. The passed fds are above the ones they are
+ * moved to (PASSED_FD_FLOOR in sandbox-bubblewrap-args.c). */
+static pid_t
+spawn_as_guest (char * const *argv,
+                const int    *passed,
+                guint         n_passed,
+                int           in_fd,
+                int           out_fd,
+                int           err_fd)
+{
+  static char *const empty_environment[] = { NULL };
+  sigset_t empty;
+  pid_t pid;
+
+  sigemptyset (&empty);
+  pid = vfork ();
+  if (pid != 0)
+    return pid;
+
+  signal (SIGPIPE, SIG_DFL);
+  sigprocmask (SIG_SETMASK, &empty, NULL);
+  setpgid (0, 0);
+  if (dup2 (in_fd, 0) < 0 || dup2 (out_fd, 1) < 0 || dup2 (err_fd, 2) < 0)
+    _exit (126);
+  for (guint i = 0; i < n_passed; i++)
+    if (dup2 (passed[i], 3 + (int) i) < 0)
+      _exit (126);
+  syscall (SYS_close_range, 3 + n_passed, ~0U, 0);
+  if (syscall (SYS_setgroups, 0, NULL) < 0 ||
+      syscall (SYS_setresgid, guest_gid, guest_gid, guest_gid) < 0 ||
+      syscall (SYS_setresuid, guest_uid, guest_uid, guest_uid) < 0)
+    _exit (126);
+  execve (argv[0], argv, empty_environment);
+  _exit (127);
+}
+
 int
 bench_floor_run (const char         *workspace,
                  const char * const *argv_command,
@@ -92,6 +148,15 @@ bench_floor_run (const char         *workspace,
   out_pipe[1] = fd_above_two (out_pipe[1]);
   err_pipe[1] = fd_above_two (err_pipe[1]);
 
+  if (guest_uid != (uid_t) -1 && geteuid () == 0)
+    {
+      pid = spawn_as_guest ((char * const *) args->argv->pdata, (const int *) args->fds->data,
+                            args->fds->len, in_pipe[0], out_pipe[1], err_pipe[1]);
+      if (pid < 0)
+        pid = 0;
+      goto spawned;
+    }
+
   posix_spawn_file_actions_init (&actions);
   posix_spawnattr_init (&attr);
   sigemptyset (&mask);
@@ -112,6 +177,8 @@ bench_floor_run (const char         *workspace,
     pid = 0;
   posix_spawn_file_actions_destroy (&actions);
   posix_spawnattr_destroy (&attr);
+
+spawned:
 
   close (in_pipe[0]);
   close (out_pipe[1]);

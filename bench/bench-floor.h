@@ -6,9 +6,12 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/types.h>
 
 gboolean bench_floor_init (gboolean             seccomp,
                            GError             **error);
+void     bench_floor_set_guest_ids (uid_t uid,
+                                    gid_t gid);
 int      bench_floor_run  (const char          *workspace,
                            const char * const  *argv_command,
                            GBytes              *stdin_data,

@@ -19,6 +19,7 @@
 #include <spawn.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -146,6 +147,32 @@ sha256_hex (const char *text)
   return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
 }
 
+/* Raw bwrap started as the guest's ids (a root host's guests are not root)
+ * must pass every directory down to the workspace: the benchmark's own state
+ * directories get search permission for all (their names stay unlisted). */
+static void
+open_way_for_guests (const char *state_directory,
+                     const char *base,
+                     const char *session_id)
+{
+  g_autofree char *root = g_path_get_dirname (state_directory);
+  g_autofree char *store = g_build_filename (state_directory, base, NULL);
+  g_autofree char *sessions = g_build_filename (store, "sessions", NULL);
+  g_autofree char *session = g_build_filename (sessions, session_id, NULL);
+  const char *ways[] = { root, state_directory, store, sessions, session };
+
+  if (geteuid () != 0)
+    return;
+  for (gsize i = 0; i < G_N_ELEMENTS (ways); i++)
+    {
+      struct stat st;
+
+      if (lstat (ways[i], &st) != 0 || !S_ISDIR (st.st_mode) ||
+          chmod (ways[i], (st.st_mode & 07777) | 0111) != 0)
+        g_error ("cannot open the way to a workspace at %s", ways[i]);
+    }
+}
+
 /* The host path of a bubblewrap session's workspace, from the documented
  * store layout. */
 static char *
@@ -158,6 +185,7 @@ workspace_of (const char    *state_directory,
   g_autofree char *real = realpath (state_directory, NULL);
 
   check (error, "capture state");
+  open_way_for_guests (real, base, sandbox_state_get_session_id (state));
   return g_build_filename (real, base, "sessions", sandbox_state_get_session_id (state),
                            "workspace", NULL);
 }
@@ -172,6 +200,17 @@ template_data_of (const char *state_directory,
   return g_build_filename (real, base, "templates", key, "data", NULL);
 }
 
+/* The floor starts bwrap as the driver does: as the backend's guest ids. */
+static void
+floor_follows_guest_ids (SandboxBackend *backend)
+{
+  gint64 uid = -1, gid = -1;
+
+  g_object_get (backend, "guest-uid", &uid, "guest-gid", &gid, NULL);
+  if (uid > 0 && gid > 0)
+    bench_floor_set_guest_ids ((uid_t) uid, (gid_t) gid);
+}
+
 static SandboxBackend *
 new_backend (const char *state_directory,
              guint       max_concurrent)
@@ -183,6 +222,7 @@ new_backend (const char *state_directory,
                                                  NULL);
 
   check (error, "backend");
+  floor_follows_guest_ids (backend);
   return backend;
 }
 
