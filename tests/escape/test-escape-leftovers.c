@@ -11,9 +11,10 @@
  *   CVE-2016-9962's long-lived init): a process escaping its supervisor
  *   keeps running on the host after the sandbox is "stopped";
  * - kill-by-process-group supervisors defeated by setsid().
- * The defence is the pid namespace: when bwrap's init (its pid 1) dies,
- * the kernel kills every process of the namespace, whatever its session
- * or group. Host crashes (the host process itself killed) belong to
+ * The defence is two pid namespaces, each enough alone: when bwrap's
+ * sandbox init (pid 1 of the guest's namespace) dies, or bwrap itself (the
+ * init of the launcher's wrapper namespace, issue 14 item 2), the kernel
+ * kills every process of that namespace, whatever its session or group. Host crashes (the host process itself killed) belong to
  * test-escape-crash.c.
  * Run as root and, through run-unprivileged.sh, as an unprivileged user.
  */
@@ -56,9 +57,11 @@ escapees_script (const char *marker,
 /* A command that exits at once, leaving its escapees behind: none of them
  * outlives it.
  *
- * To see it fail (verified): remove the pid namespace (replace
+ * To see it fail (verified): remove both pid namespaces: bwrap's (replace
  * `--unshare-all` by `--unshare-user --unshare-net --unshare-ipc
- * --unshare-uts --unshare-cgroup-try` in sandbox-bubblewrap-args.c): the
+ * --unshare-uts --unshare-cgroup-try` in sandbox-bubblewrap-args.c) and the
+ * launcher's wrapper (drop CLONE_NEWPID from wrapper_clone_flags() in
+ * sandbox-bubblewrap-launcher.c); either alone keeps the case passing: the
  * setsid'd and double-forked sleeps then survive on the host. */
 static void
 test_no_leftovers_after_exit (void)

@@ -83,11 +83,13 @@ new_marker (void)
  * namespace (ESRCH), with the seccomp filter off too (which cannot scope
  * ptrace or kill by pid namespace, so the namespace is the defence).
  *
- * To see it fail: remove the pid namespace (replace `--unshare-all` by
- * `--unshare-user --unshare-net --unshare-ipc --unshare-uts
- * --unshare-cgroup-try` in sandbox-bubblewrap-args.c): `kill -0` of A's
- * sleep then succeeds (0) — and a root-hosted guest, host uid 0, could kill
- * any root process of the host. */
+ * To see it fail (verified): remove both pid namespaces: bwrap's (replace
+ * `--unshare-all` by `--unshare-user --unshare-net --unshare-ipc
+ * --unshare-uts --unshare-cgroup-try` in sandbox-bubblewrap-args.c) and the
+ * launcher's wrapper (drop CLONE_NEWPID from wrapper_clone_flags() in
+ * sandbox-bubblewrap-launcher.c); either alone keeps the case passing:
+ * `kill -0` of A's sleep then succeeds (0) — and a root-hosted guest could
+ * signal every process of its host uid. */
 static void
 test_other_processes_unreachable (void)
 {
@@ -129,7 +131,8 @@ test_other_processes_unreachable (void)
 /* kill(-1, SIGKILL) from a guest reaches its own namespace only: another
  * session's command and the host survive it. The same defence as
  * test_other_processes_unreachable(); not shown failing here, since without
- * a pid namespace it would kill this test (and, root-hosted, the host). */
+ * the pid namespaces it would kill every process of the guest's host uid
+ * (this test's, unprivileged). */
 static void
 test_kill_all_stays_inside (void)
 {
