@@ -51,9 +51,9 @@
  *   ids cannot pass is covered with a tmpfs holding only the way down (0711
  *   directories), and the workspace and socket themselves are bound back
  *   at their own paths from descriptors opened before the covering. bwrap
- *   sees the same paths as always (its command line, which recovery reads,
- *   is unchanged) and can reach these two and nothing else of the state
- *   directory; the host's own view is untouched, no host directory changes
+ *   gets the same arguments as always (the same paths, which recovery and
+ *   error messages name) and can reach these two and nothing else of the
+ *   state directory; the host's own view is untouched, no host directory changes
  *   mode, and the descriptors are closed before exec. The namespace lives
  *   as long as bwrap's processes.
  *
