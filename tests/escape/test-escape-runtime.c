@@ -34,6 +34,17 @@ guest_ok (EscapeSession *s,
   return g_steal_pointer (&out);
 }
 
+/* Runs @script in @s, asserting it exits 0 and prints exactly @expected. */
+static void
+assert_guest_says (EscapeSession *s,
+                   const char    *script,
+                   const char    *expected)
+{
+  g_autofree char *out = guest_ok (s, script);
+
+  g_assert_cmpstr (out, ==, expected);
+}
+
 static gboolean
 have (const char *program)
 {
@@ -59,11 +70,10 @@ test_tools_work (void)
                                                              : "sandbox:/workspace\n");
   g_free (guest_ok (&s, "id -gn"));
 
-  g_assert_cmpstr (guest_ok (&s, "echo a b | awk '{print $2}'"), ==, "b\n");
-  g_assert_cmpstr (guest_ok (&s, "which sh"), ==, "/usr/bin/sh\n");
+  assert_guest_says (&s, "echo a b | awk '{print $2}'", "b\n");
+  assert_guest_says (&s, "which sh", "/usr/bin/sh\n");
   if (have ("python3"))
-    g_assert_cmpstr (guest_ok (&s, "python3 -c 'import getpass; print(getpass.getuser())'"),
-                     ==, user);
+    assert_guest_says (&s, "python3 -c 'import getpass; print(getpass.getuser())'", user);
   if (have ("make") && have ("cc"))
     {
       g_autofree char *built = guest_ok (&s, "printf 'int main (void) { return 0; }\\n' > hello.c && "
@@ -101,7 +111,7 @@ test_etc_is_curated (void)
   g_assert_cmpint (escape_sh_status (s.session, "touch /etc/new", NULL, NULL), !=, 0);
   passwd = guest_ok (&s, "cat /etc/passwd");
   g_assert_null (strstr (passwd, "root:x:0:0:root:/root"));
-  g_assert_cmpstr (guest_ok (&s, "hostname"), ==, "sandbox\n");
+  assert_guest_says (&s, "hostname", "sandbox\n");
   escape_session_close (&s);
 }
 
@@ -129,8 +139,8 @@ test_git_identity (void)
 
   escape_session_open (&s, "git-user-name", "Ada Lovelace", "git-user-email", "ada@example.org",
                        NULL);
-  g_assert_cmpstr (guest_ok (&s, "git config --system user.name; git config --system user.email"),
-                   ==, "Ada Lovelace\nada@example.org\n");
+  assert_guest_says (&s, "git config --system user.name; git config --system user.email",
+                     "Ada Lovelace\nada@example.org\n");
   escape_session_close (&s);
 
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
