@@ -75,9 +75,13 @@ int                    sandbox_bubblewrap_sealed_memfd_new (const char       *na
 void                   sandbox_bubblewrap_etc_add       (SandboxBubblewrapArgs  *self,
                                                          uid_t                   uid,
                                                          gid_t                   gid,
-                                                         const char             *git_name,
-                                                         const char             *git_email,
+                                                         const SandboxBubblewrapEtc *etc,
                                                          gboolean                resolv_conf);
+gboolean               sandbox_bubblewrap_etc_load_ca_bundle (SandboxBubblewrapEtc *etc,
+                                                         GError                **error);
+void                   sandbox_bubblewrap_etc_copy      (SandboxBubblewrapEtc       *dest,
+                                                         const SandboxBubblewrapEtc *src);
+void                   sandbox_bubblewrap_etc_clear     (SandboxBubblewrapEtc       *etc);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxBubblewrapArgs, sandbox_bubblewrap_args_free)
 

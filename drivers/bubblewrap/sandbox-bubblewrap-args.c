@@ -353,8 +353,7 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
     sandbox_bubblewrap_etc_add (self,
                                 input->guest != NULL ? input->guest->uid : getuid (),
                                 input->guest != NULL ? input->guest->gid : getgid (),
-                                input->etc->git_name, input->etc->git_email,
-                                input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL);
+                                input->etc, input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL);
   if (input->gateway_socket != NULL)
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", input->gateway_socket,
                                       SANDBOX_GATEWAY_GUEST_SOCKET, NULL);

@@ -608,9 +608,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   if (hardening->cgroup_root != NULL)
     self->cgroup_root = sandbox_bubblewrap_cgroup_root_ref (hardening->cgroup_root);
   self->guest = hardening->guest;
-  self->etc.curated = hardening->etc.curated;
-  self->etc.git_name = g_strdup (hardening->etc.git_name);
-  self->etc.git_email = g_strdup (hardening->etc.git_email);
+  sandbox_bubblewrap_etc_copy (&self->etc, &hardening->etc);
   g_weak_ref_set (&self->backend, backend);
   g_mutex_lock (&self->lock);
   ok = apply_policy_locked (self, policy, error);
@@ -639,8 +637,7 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_clear_pointer (&self->cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
   g_free (self->executable);
   g_free (self->workspace);
-  g_free (self->etc.git_name);
-  g_free (self->etc.git_email);
+  sandbox_bubblewrap_etc_clear (&self->etc);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->idle);
 

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 #include <unistd.h>
 
 #include "sandbox-bubblewrap-args-private.h"
@@ -27,6 +29,9 @@ static const char * const etc_host_binds[] = {
   "/etc/ssl/certs",          /* links into /usr/share/ca-certificates, which /usr holds */
   "/etc/ssl/openssl.cnf",
 };
+
+#define HOST_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+#define MAX_EXTRA_CA_SIZE (4 * 1024 * 1024)
 
 #define GUEST_HOSTNAME "sandbox"
 #define GUEST_USER "sandbox"
@@ -67,19 +72,151 @@ sandbox_bubblewrap_sealed_memfd_new (const char *name,
   return g_steal_fd (&fd);
 }
 
-/* Binds @text read-only at @path. A failed memfd is passed as -1, which
- * the launcher refuses to spawn with. */
+/* Binds @size bytes of @data read-only at @path. A failed memfd is passed
+ * as -1, which the launcher refuses to spawn with. */
+static void
+add_data (SandboxBubblewrapArgs *self,
+          const char            *path,
+          const char            *data,
+          gsize                  size)
+{
+  char fd_arg[16];
+  int fd = sandbox_bubblewrap_sealed_memfd_new ("sandbox-etc", data, size);
+
+  /* Readable by all: bwrap makes them 0600 otherwise. */
+  g_snprintf (fd_arg, sizeof fd_arg, "%d", sandbox_bubblewrap_args_take_fd (self, fd));
+  sandbox_bubblewrap_args_add_many (self, "--perms", "0644", "--ro-bind-data", fd_arg, path, NULL);
+}
+
 static void
 add_data_file (SandboxBubblewrapArgs *self,
                const char            *path,
                const char            *text)
 {
-  char fd_arg[16];
-  int fd = sandbox_bubblewrap_sealed_memfd_new ("sandbox-etc", text, strlen (text));
+  add_data (self, path, text, strlen (text));
+}
 
-  /* Readable by all: bwrap makes them 0600 otherwise. */
-  g_snprintf (fd_arg, sizeof fd_arg, "%d", sandbox_bubblewrap_args_take_fd (self, fd));
-  sandbox_bubblewrap_args_add_many (self, "--perms", "0644", "--ro-bind-data", fd_arg, path, NULL);
+/* The contents of the operator's PEM file, once GIO's TLS backend has
+ * parsed at least one certificate from it and nothing but certificates. */
+static char *
+read_extra_ca_certificates (const char  *path,
+                            GError     **error)
+{
+  g_autofree char *pem = NULL;
+  gsize length = 0;
+  g_autolist(GTlsCertificate) certificates = NULL;
+  g_autoptr(GError) local_error = NULL;
+  GStatBuf st;
+
+  if (!g_path_is_absolute (path))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "extra-ca-certificates must be an absolute path, not “%s”", path);
+      return NULL;
+    }
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_EXTRA_CA_SIZE)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "extra-ca-certificates “%s” is not a regular file of at most 4 MiB", path);
+      return NULL;
+    }
+  if (!g_file_get_contents (path, &pem, &length, &local_error) ||
+      (certificates = g_tls_certificate_list_new_from_file (path, &local_error)) == NULL)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "extra-ca-certificates “%s” holds no PEM certificate: %s", path,
+                   local_error != NULL ? local_error->message : "none found");
+      return NULL;
+    }
+  /* A private key or any other block has no place in a trust store. */
+  if (strstr (pem, "PRIVATE KEY-----") != NULL || memchr (pem, '\0', length) != NULL)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "extra-ca-certificates “%s” holds more than certificates", path);
+      return NULL;
+    }
+  return g_steal_pointer (&pem);
+}
+
+/**
+ * sandbox_bubblewrap_etc_load_ca_bundle:
+ * @etc: the backend's /etc settings
+ * @error: return location for a %SANDBOX_ERROR_INVALID
+ *
+ * Builds @etc's `ca_bundle` from `extra_ca_path` (nothing to do when it is
+ * %NULL): the host's bundle, then the extra certificates. Where the host
+ * has `/etc/ssl/certs` but no bundle in it, there is no file to bind over
+ * in the guest's read-only view of that directory: refused.
+ *
+ * Returns: %FALSE with @error set when the file cannot serve
+ */
+gboolean
+sandbox_bubblewrap_etc_load_ca_bundle (SandboxBubblewrapEtc  *etc,
+                                       GError               **error)
+{
+  g_autofree char *extra = NULL;
+  g_autofree char *host = NULL;
+  GString *bundle;
+
+  if (etc->extra_ca_path == NULL)
+    return TRUE;
+  if (!etc->curated)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "extra-ca-certificates needs curated-etc");
+      return FALSE;
+    }
+  extra = read_extra_ca_certificates (etc->extra_ca_path, error);
+  if (extra == NULL)
+    return FALSE;
+  if (g_file_test ("/etc/ssl/certs", G_FILE_TEST_IS_DIR) &&
+      (!g_file_test (HOST_CA_BUNDLE, G_FILE_TEST_IS_REGULAR) ||
+       !g_file_get_contents (HOST_CA_BUNDLE, &host, NULL, NULL)))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "extra-ca-certificates needs the host's " HOST_CA_BUNDLE);
+      return FALSE;
+    }
+  bundle = g_string_new (host);
+  if (bundle->len > 0 && bundle->str[bundle->len - 1] != '\n')
+    g_string_append_c (bundle, '\n');
+  g_string_append (bundle, extra);
+  g_clear_pointer (&etc->ca_bundle, g_bytes_unref);
+  etc->ca_bundle = g_string_free_to_bytes (bundle);
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_etc_copy:
+ * @dest: an all-zero #SandboxBubblewrapEtc
+ * @src: the settings to copy
+ *
+ * Copies @src into @dest (a driver keeps its own copy of the backend's).
+ */
+void
+sandbox_bubblewrap_etc_copy (SandboxBubblewrapEtc       *dest,
+                             const SandboxBubblewrapEtc *src)
+{
+  dest->curated = src->curated;
+  dest->git_name = g_strdup (src->git_name);
+  dest->git_email = g_strdup (src->git_email);
+  dest->extra_ca_path = g_strdup (src->extra_ca_path);
+  dest->ca_bundle = src->ca_bundle != NULL ? g_bytes_ref (src->ca_bundle) : NULL;
+}
+
+/**
+ * sandbox_bubblewrap_etc_clear:
+ * @etc: settings from sandbox_bubblewrap_etc_copy() or a backend
+ *
+ * Frees what @etc holds.
+ */
+void
+sandbox_bubblewrap_etc_clear (SandboxBubblewrapEtc *etc)
+{
+  g_clear_pointer (&etc->git_name, g_free);
+  g_clear_pointer (&etc->git_email, g_free);
+  g_clear_pointer (&etc->extra_ca_path, g_free);
+  g_clear_pointer (&etc->ca_bundle, g_bytes_unref);
 }
 
 /* The zone file /etc/localtime names on the host, if it is one under
@@ -103,23 +240,22 @@ localtime_target (void)
  * @self: a command line
  * @uid: the guest's uid as the guest sees it
  * @gid: the guest's gid as the guest sees it
- * @git_name: the default git user.name
- * @git_email: the default git user.email
+ * @etc: the backend's /etc settings
  * @resolv_conf: whether to bind the host's `/etc/resolv.conf` (allow-all)
  *
  * Adds the curated /etc: the host binds of `etc_host_binds` that exist,
  * `/etc/localtime` (a link to the host's zone under /usr/share/zoneinfo,
  * or UTC), and synthesized `passwd` and `group` naming the guest (home
  * /workspace), `nsswitch.conf`, `hosts`, `hostname` and `gitconfig` with
- * the default identity. The values are checked by the backend (no control
- * characters, quotes or backslashes).
+ * the default identity (checked by the backend: no control characters,
+ * quotes or backslashes), and the CA bundle with the extra certificates
+ * over the host's, when the backend has them.
  */
 void
 sandbox_bubblewrap_etc_add (SandboxBubblewrapArgs *self,
                             uid_t                  uid,
                             gid_t                  gid,
-                            const char            *git_name,
-                            const char            *git_email,
+                            const SandboxBubblewrapEtc *etc,
                             gboolean               resolv_conf)
 {
   g_autofree char *passwd = NULL;
@@ -147,7 +283,8 @@ sandbox_bubblewrap_etc_add (SandboxBubblewrapArgs *self,
                             : "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
   group = g_strdup_printf ("%s:x:%u:\n%s", group_name, (guint) gid,
                            gid == NOBODY_ID ? "" : "nogroup:x:65534:\n");
-  gitconfig = g_strdup_printf ("[user]\n\tname = \"%s\"\n\temail = \"%s\"\n", git_name, git_email);
+  gitconfig = g_strdup_printf ("[user]\n\tname = \"%s\"\n\temail = \"%s\"\n", etc->git_name,
+                               etc->git_email);
   add_data_file (self, "/etc/passwd", passwd);
   add_data_file (self, "/etc/group", group);
   add_data_file (self, "/etc/nsswitch.conf",
@@ -158,6 +295,9 @@ sandbox_bubblewrap_etc_add (SandboxBubblewrapArgs *self,
                  "::1\tlocalhost ip6-localhost ip6-loopback\n");
   add_data_file (self, "/etc/hostname", GUEST_HOSTNAME "\n");
   add_data_file (self, "/etc/gitconfig", gitconfig);
+  if (etc->ca_bundle != NULL)
+    add_data (self, HOST_CA_BUNDLE, g_bytes_get_data (etc->ca_bundle, NULL),
+              g_bytes_get_size (etc->ca_bundle));
   sandbox_bubblewrap_args_add_many (self, "--remount-ro", "/etc",
                                     "--hostname", GUEST_HOSTNAME, NULL);
 }

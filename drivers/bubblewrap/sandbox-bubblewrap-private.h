@@ -129,6 +129,10 @@ typedef struct
  *   sandbox-bubblewrap-etc.c); %FALSE: the reference's argument list, no /etc
  * @git_name: the default git user.name in /etc/gitconfig
  * @git_email: the default git user.email in /etc/gitconfig
+ * @extra_ca_path: (nullable): the PEM file of
+ *   SandboxBubblewrapBackend:extra-ca-certificates
+ * @ca_bundle: (nullable): the guests' CA bundle — the host's and the extra
+ *   certificates — when @extra_ca_path is set; built once per backend
  *
  * The guest's /etc (SandboxBubblewrapBackend:curated-etc).
  */
@@ -137,6 +141,8 @@ typedef struct
   gboolean curated;
   char *git_name;
   char *git_email;
+  char *extra_ca_path;
+  GBytes *ca_bundle;
 } SandboxBubblewrapEtc;
 
 /**

@@ -74,6 +74,9 @@ test_tools_work (void)
   assert_guest_says (&s, "which sh", "/usr/bin/sh\n");
   if (have ("python3"))
     assert_guest_says (&s, "python3 -c 'import getpass; print(getpass.getuser())'", user);
+  if (have ("node"))
+    assert_guest_says (&s, "node -e 'process.stdout.write (require (\"os\").userInfo ().username)'",
+                       g_str_equal (uid, "0\n") ? "root" : "sandbox");
   if (have ("make") && have ("cc"))
     {
       g_autofree char *built = guest_ok (&s, "printf 'int main (void) { return 0; }\\n' > hello.c && "
@@ -175,6 +178,229 @@ test_cmdline_names_no_host_path (void)
   escape_session_close (&s);
 }
 
+/* A TLS server on 127.0.0.1 answering each connection with one fixed HTTP
+ * response, in a thread of its own (the test's calls block). */
+typedef struct
+{
+  GSocketListener *listener;
+  GTlsCertificate *certificate;
+  GCancellable *cancellable;
+  GThread *thread;
+  guint16 port;
+} TlsServer;
+
+static gpointer
+tls_server_thread (gpointer data)
+{
+  TlsServer *server = data;
+
+  for (;;)
+    {
+      g_autoptr(GSocketConnection) connection = NULL;
+      g_autoptr(GIOStream) tls = NULL;
+      char request[4096];
+      static const char answer[] = "HTTP/1.0 200 OK\r\nContent-Length: 14\r\n"
+                                   "Connection: close\r\n\r\nhello over tls";
+
+      connection = g_socket_listener_accept (server->listener, NULL, server->cancellable, NULL);
+      if (connection == NULL)
+        return NULL;
+      tls = g_tls_server_connection_new (G_IO_STREAM (connection), server->certificate, NULL);
+      /* A client that refuses the certificate ends the handshake: fine. */
+      if (tls == NULL ||
+          !g_tls_connection_handshake (G_TLS_CONNECTION (tls), server->cancellable, NULL) ||
+          g_input_stream_read (g_io_stream_get_input_stream (tls), request, sizeof request,
+                               server->cancellable, NULL) <= 0)
+        continue;
+      g_output_stream_write_all (g_io_stream_get_output_stream (tls), answer, strlen (answer),
+                                 NULL, server->cancellable, NULL);
+      g_io_stream_close (tls, NULL, NULL);
+    }
+}
+
+static void
+tls_server_start (TlsServer  *server,
+                  const char *cert_path,
+                  const char *key_path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+
+  server->certificate = g_tls_certificate_new_from_files (cert_path, key_path, &error);
+  g_assert_no_error (error);
+  server->listener = g_socket_listener_new ();
+  g_socket_listener_add_address (server->listener, address, G_SOCKET_TYPE_STREAM,
+                                 G_SOCKET_PROTOCOL_TCP, NULL, &bound, &error);
+  g_assert_no_error (error);
+  server->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  server->cancellable = g_cancellable_new ();
+  server->thread = g_thread_new ("tls-server", tls_server_thread, server);
+}
+
+static void
+tls_server_stop (TlsServer *server)
+{
+  g_cancellable_cancel (server->cancellable);
+  g_thread_join (server->thread);
+  g_socket_listener_close (server->listener);
+  g_clear_object (&server->listener);
+  g_clear_object (&server->certificate);
+  g_clear_object (&server->cancellable);
+}
+
+/* Runs openssl with @args (a shell word list) in @directory. */
+static void
+openssl (const char *directory,
+         const char *args)
+{
+  g_autofree char *command = g_strdup_printf ("openssl %s", args);
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) argv = NULL;
+  int status = 0;
+
+  g_shell_parse_argv (command, NULL, &argv, &error);
+  g_assert_no_error (error);
+  g_spawn_sync (directory, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                NULL, NULL, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("%s failed: %s", command, err);
+}
+
+/* A throw-away CA (ca.pem) and a certificate for localhost and 127.0.0.1
+ * it signed (server.pem, server.key), in @directory. */
+static void
+make_test_ca (const char *directory)
+{
+  g_autofree char *ext = g_build_filename (directory, "server.ext", NULL);
+  g_autoptr(GError) error = NULL;
+
+  openssl (directory, "req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+                      "-keyout ca.key -out ca.pem -days 2 -subj /CN=libsandbox-test-CA "
+                      "-addext basicConstraints=critical,CA:TRUE "
+                      "-addext keyUsage=critical,keyCertSign");
+  openssl (directory, "req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+                      "-keyout server.key -out server.csr -subj /CN=localhost");
+  g_file_set_contents (ext, "subjectAltName=DNS:localhost,IP:127.0.0.1\n", -1, &error);
+  g_assert_no_error (error);
+  openssl (directory, "x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
+                      "-days 2 -extfile server.ext -out server.pem");
+}
+
+/* curl https:// under allow-all to a loopback server whose CA the test
+ * made: refused (exit 60) with the host's bundle alone, answered once the
+ * backend's extra-ca-certificates names the CA, and the host's own CAs are
+ * still there. Drop the add_data() of the bundle in
+ * sandbox_bubblewrap_etc_add() to see the second session fail with 60. */
+static void
+test_extra_ca_certificates (void)
+{
+  g_autofree char *directory = NULL;
+  g_autofree char *ca = NULL;
+  g_autofree char *cert = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *curl = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) allow_all = sandbox_network_policy_new_allow_all ();
+  TlsServer server = { 0 };
+  EscapeSession plain = { 0 };
+  EscapeSession trusting = { 0 };
+
+  if (!have ("curl") || !have ("openssl"))
+    {
+      g_test_skip ("curl or openssl is not installed");
+      return;
+    }
+  directory = g_dir_make_tmp ("sandbox-test-ca-XXXXXX", &error);
+  g_assert_no_error (error);
+  make_test_ca (directory);
+  ca = g_build_filename (directory, "ca.pem", NULL);
+  cert = g_build_filename (directory, "server.pem", NULL);
+  key = g_build_filename (directory, "server.key", NULL);
+  tls_server_start (&server, cert, key);
+  curl = g_strdup_printf ("curl -sS --max-time 20 https://localhost:%u/", server.port);
+
+  escape_session_open (&plain, NULL);
+  g_assert_true (sandbox_session_set_network_policy (plain.session, allow_all, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (escape_sh_status (plain.session, curl, NULL, NULL), ==, 60);
+  escape_session_close (&plain);
+
+  escape_session_open (&trusting, "extra-ca-certificates", ca, NULL);
+  g_assert_true (sandbox_session_set_network_policy (trusting.session, allow_all, NULL, &error));
+  g_assert_no_error (error);
+  assert_guest_says (&trusting, curl, "hello over tls");
+  if (g_file_test ("/etc/ssl/certs/ca-certificates.crt", G_FILE_TEST_IS_REGULAR))
+    assert_guest_says (&trusting, "test \"$(grep -c BEGIN /etc/ssl/certs/ca-certificates.crt)\" -gt 1 "
+                                  "&& echo host-cas-kept", "host-cas-kept\n");
+  escape_session_close (&trusting);
+
+  tls_server_stop (&server);
+  escape_state_directory_remove (directory);
+}
+
+/* Whatever is not a file of certificates is refused when the backend is
+ * made, naming the property. */
+static void
+test_extra_ca_certificates_refused (void)
+{
+  g_autofree char *directory = escape_state_directory_new ();
+  g_autofree char *key = g_build_filename (directory, "ca.key", NULL);
+  g_autofree char *mixed = g_build_filename (directory, "mixed.pem", NULL);
+  g_autofree char *empty = g_build_filename (directory, "empty.pem", NULL);
+  g_autofree char *missing = g_build_filename (directory, "missing.pem", NULL);
+  g_autofree char *ca = NULL;
+  g_autofree char *key_text = NULL;
+  g_autofree char *ca_text = NULL;
+  g_autofree char *mixed_text = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *bad[] = { "relative.pem", key, mixed, empty, missing, directory };
+
+  if (!have ("openssl"))
+    {
+      g_test_skip ("openssl is not installed");
+      return;
+    }
+  make_test_ca (directory);
+  ca = g_build_filename (directory, "ca.pem", NULL);
+  g_file_get_contents (ca, &ca_text, NULL, &error);
+  g_assert_no_error (error);
+  g_file_get_contents (key, &key_text, NULL, &error);
+  g_assert_no_error (error);
+  mixed_text = g_strconcat (ca_text, key_text, NULL);
+  g_file_set_contents (mixed, mixed_text, -1, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (empty, "", 0, &error);
+  g_assert_no_error (error);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(SandboxBackend) backend =
+        sandbox_backend_new ("bubblewrap", NULL, &error, "state-directory", directory,
+                             "extra-ca-certificates", bad[i], NULL);
+
+      g_test_message ("%s: %s", bad[i], error != NULL ? error->message : "accepted");
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "extra-ca-certificates"));
+      g_assert_null (backend);
+      g_clear_error (&error);
+    }
+
+  {
+    g_autoptr(SandboxBackend) backend =
+      sandbox_backend_new ("bubblewrap", NULL, &error, "state-directory", directory,
+                           "extra-ca-certificates", ca, "curated-etc", FALSE, NULL);
+
+    g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+    g_assert_null (backend);
+    g_clear_error (&error);
+  }
+  escape_state_directory_remove (directory);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -191,5 +417,8 @@ main (int   argc,
   g_test_add_func ("/escape/runtime/reference-has-no-etc", test_reference_has_no_etc);
   g_test_add_func ("/escape/runtime/git-identity", test_git_identity);
   g_test_add_func ("/escape/runtime/cmdline-names-no-host-path", test_cmdline_names_no_host_path);
+  g_test_add_func ("/escape/runtime/extra-ca-certificates", test_extra_ca_certificates);
+  g_test_add_func ("/escape/runtime/extra-ca-certificates-refused",
+                   test_extra_ca_certificates_refused);
   return g_test_run ();
 }
