@@ -647,6 +647,65 @@ test_shell_timeout (Fixture       *fixture,
   g_assert_cmpstr (error_message (result), ==, "Sandbox command deadline exceeded");
 }
 
+static gboolean
+have_program (const char *program)
+{
+  g_autofree char *path = g_find_program_in_path (program);
+
+  return path != NULL;
+}
+
+/* A real make run that lasts longer than the reference's 10 s default
+ * (set here as the tools' default), asked for with a per-call timeout_ms,
+ * prints megabytes and fails at the end: the model gets make's own last
+ * line and the compiler's error before it. Drop "timeout_ms" from the
+ * call to see it killed at 10 s with "Sandbox command deadline exceeded". */
+static void
+test_shell_real_build (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  const char *shown;
+  guint n_lines;
+  gint64 started;
+
+  if (!have_program ("make") || !have_program ("cc"))
+    {
+      g_test_skip ("make or cc is not installed");
+      return;
+    }
+  sandbox_session_write_text (fixture->session, "build/Makefile",
+                              "all: objects main\n"
+                              "objects:\n"
+                              "\tfor i in $$(seq 1 21); do seq 4000 | sed \"s/^/CC unit$$i.o step /\"; "
+                              "sleep 0.5; done\n",
+                              NULL, &error);
+  g_assert_no_error (error);
+  sandbox_session_write_text (fixture->session, "build/main.c",
+                              "int main (void) { return 0 }\n", NULL, &error);
+  g_assert_no_error (error);
+  g_object_set (fixture->tools, "shell-timeout-ms", 10000, NULL);
+
+  started = g_get_monotonic_time ();
+  result = invoke (fixture, "shell",
+                   "{\"command\":\"make 2>&1\",\"cwd\":\"build\",\"timeout_ms\":90000}");
+  assert_ok (result);
+  g_assert_cmpint (g_get_monotonic_time () - started, >, 10 * G_USEC_PER_SEC);
+  g_assert_cmpint (json_object_get_int_member (result, "exit_status"), ==, 2);
+  g_assert_true (json_object_get_boolean_member (result, "truncated"));
+  shown = json_object_get_string_member (result, "stdout");
+  lines = g_strsplit (shown, "\n", -1);
+  n_lines = g_strv_length (lines);
+  g_assert_cmpuint (n_lines, >, 3);
+  g_assert_cmpstr (lines[n_lines - 1], ==, "");
+  g_assert_true (g_str_has_prefix (lines[n_lines - 2], "make: *** "));
+  g_assert_true (g_str_has_suffix (lines[n_lines - 2], "Error 1"));
+  g_assert_nonnull (strstr (shown, "main.c:1:"));
+  g_assert_nonnull (strstr (shown, "error: expected"));
+}
+
 /* A failing build prints a lot and its error last: the model sees the
  * head, a marker and the tail with the error, the command is not killed
  * for exceeding the model's budget (seq 300000 prints about 2 MB, twice
@@ -1740,6 +1799,7 @@ main (int   argc,
   ADD ("shell-invalid-utf8", test_shell_invalid_utf8);
   ADD ("shell-timeout", test_shell_timeout);
   ADD ("shell-large-output", test_shell_large_output);
+  ADD ("shell-real-build", test_shell_real_build);
   ADD ("read-file", test_read_file);
   ADD ("write-file", test_write_file);
   ADD ("edit-file", test_edit_file);
