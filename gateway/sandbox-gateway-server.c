@@ -154,47 +154,30 @@ audited_quark (void)
 }
 
 static void
-audit (SandboxGatewayServer   *self,
-       SoupServerMessage      *msg,
-       const char             *host,
-       const char             *target,
-       gint64                  started_us,
-       SandboxGatewayDecision  decision,
-       const char             *reason,
-       guint                   status,
-       guint                   upstream_status,
-       guint64                 bytes_sent,
-       guint64                 bytes_received)
+emit_audit (SandboxGatewayServer            *self,
+            const SandboxGatewayAuditRecord *record)
 {
   g_autoptr(SandboxGatewayEvent) event = NULL;
-  gint64 duration_us = started_us > 0 ? g_get_monotonic_time () - started_us : 0;
-
-  g_object_set_qdata (G_OBJECT (msg), audited_quark (), GINT_TO_POINTER (TRUE));
 
   if (self->callbacks.audit == NULL)
     return;
 
-  event = sandbox_gateway_event_new (host, soup_server_message_get_method (msg), target,
-                                     decision, reason, status, upstream_status,
-                                     bytes_sent, bytes_received, duration_us);
+  event = sandbox_gateway_event_new (record);
   self->callbacks.audit (event, self->user_data);
 }
 
-/* A request head refused before libsoup made a request of it: there is no
- * method, host or target to report. */
+/* Audits @msg once: @record gets its method and, from @started_us (0: not
+ * started), its duration. */
 static void
-audit_refused_head (SandboxGatewayServer *self,
-                    const char           *reason,
-                    guint                 status)
+audit (SandboxGatewayServer      *self,
+       SoupServerMessage         *msg,
+       gint64                     started_us,
+       SandboxGatewayAuditRecord *record)
 {
-  g_autoptr(SandboxGatewayEvent) event = NULL;
-
-  if (self->callbacks.audit == NULL)
-    return;
-
-  event = sandbox_gateway_event_new (NULL, NULL, NULL, SANDBOX_GATEWAY_DECISION_BAD_REQUEST,
-                                     reason, status, 0, 0, 0, 0);
-  self->callbacks.audit (event, self->user_data);
+  record->method = soup_server_message_get_method (msg);
+  record->duration_us = started_us > 0 ? g_get_monotonic_time () - started_us : 0;
+  g_object_set_qdata (G_OBJECT (msg), audited_quark (), GINT_TO_POINTER (TRUE));
+  emit_audit (self, record);
 }
 
 static void
@@ -529,20 +512,15 @@ accept_connection (SandboxGatewayServer *self,
 
   if (g_hash_table_size (self->connections) >= MAX_CONNECTIONS)
     {
-      g_autoptr(SandboxGatewayEvent) event = NULL;
-
       g_debug ("Refusing a connection: %u are open", g_hash_table_size (self->connections));
       /* The guest learns why rather than seeing a reset; the socket is not
        * kept a moment longer than the answer takes. */
       answer_directly (socket, SOUP_STATUS_SERVICE_UNAVAILABLE);
       g_socket_close (socket, NULL);
-      if (self->callbacks.audit != NULL)
-        {
-          event = sandbox_gateway_event_new (NULL, NULL, NULL, SANDBOX_GATEWAY_DECISION_BUSY,
-                                             "too-many-connections", SOUP_STATUS_SERVICE_UNAVAILABLE,
-                                             0, 0, 0, 0);
-          self->callbacks.audit (event, self->user_data);
-        }
+      emit_audit (self, &(SandboxGatewayAuditRecord) {
+        .decision = SANDBOX_GATEWAY_DECISION_BUSY, .reason = "too-many-connections",
+        .status = SOUP_STATUS_SERVICE_UNAVAILABLE,
+      });
       return;
     }
 
@@ -655,6 +633,16 @@ bytes_sent_of (Exchange *exchange)
   return exchange->request_body != NULL ? g_bytes_get_size (exchange->request_body) : 0;
 }
 
+/* Audits @exchange's request: @record gets its host and target. */
+static void
+audit_exchange (Exchange                  *exchange,
+                SandboxGatewayAuditRecord *record)
+{
+  record->host = exchange->host;
+  record->path = exchange->target;
+  audit (exchange->server, exchange->msg, exchange->started_us, record);
+}
+
 /* Ends the forwarding state of an exchange, cancelling its transfer when it
  * is still running. Returns whether the message was paused for it. */
 static gboolean
@@ -689,10 +677,14 @@ answer_failure (Exchange *exchange,
   exchange->state = EXCHANGE_ANSWERED;
   start_answer_deadline (exchange);
 
-  audit (self, exchange->msg, exchange->host, exchange->target, exchange->started_us,
-         SANDBOX_GATEWAY_DECISION_FAILED, failure->reason, SOUP_STATUS_BAD_GATEWAY,
-         upstream_status, bytes_sent_of (exchange),
-         exchange->response_body != NULL ? exchange->response_body->len : 0);
+  audit_exchange (exchange, &(SandboxGatewayAuditRecord) {
+    .decision = SANDBOX_GATEWAY_DECISION_FAILED,
+    .reason = failure->reason,
+    .status = SOUP_STATUS_BAD_GATEWAY,
+    .upstream_status = upstream_status,
+    .bytes_sent = bytes_sent_of (exchange),
+    .bytes_received = exchange->response_body != NULL ? exchange->response_body->len : 0,
+  });
   report_upstream_error (self, failure->cause);
   g_clear_error (&failure->cause);
 }
@@ -705,8 +697,11 @@ abandon_exchange (Exchange *exchange)
 {
   gboolean paused = end_forwarding (exchange, TRUE);
 
-  audit (exchange->server, exchange->msg, exchange->host, exchange->target, exchange->started_us,
-         SANDBOX_GATEWAY_DECISION_FAILED, "client-closed", 0, 0, bytes_sent_of (exchange), 0);
+  audit_exchange (exchange, &(SandboxGatewayAuditRecord) {
+    .decision = SANDBOX_GATEWAY_DECISION_FAILED,
+    .reason = "client-closed",
+    .bytes_sent = bytes_sent_of (exchange),
+  });
   answer (exchange->msg, SOUP_STATUS_BAD_GATEWAY, UPSTREAM_FAILED_CODE, TRUE);
   if (exchange->connection != NULL)
     connection_drop (exchange->connection);
@@ -825,9 +820,14 @@ relay_response (Exchange *exchange,
       exchange->connection != NULL && exchange->connection->stream != NULL)
     sandbox_gateway_stream_hold_response_head (exchange->connection->stream);
 
-  audit (exchange->server, exchange->msg, exchange->host, exchange->target, exchange->started_us,
-         SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", (guint) status, (guint) status,
-         bytes_sent_of (exchange), received);
+  audit_exchange (exchange, &(SandboxGatewayAuditRecord) {
+    .decision = SANDBOX_GATEWAY_DECISION_ALLOWED,
+    .reason = "forwarded",
+    .status = (guint) status,
+    .upstream_status = (guint) status,
+    .bytes_sent = bytes_sent_of (exchange),
+    .bytes_received = received,
+  });
 }
 
 static void
@@ -1147,10 +1147,15 @@ refuse_input (Connection *connection,
     return;
   exchange = msg != NULL ? g_hash_table_lookup (self->exchanges, msg) : NULL;
   if (exchange != NULL)
-    audit (self, msg, exchange->host, exchange->target, exchange->started_us,
-           SANDBOX_GATEWAY_DECISION_BAD_REQUEST, reason, status, 0, 0, 0);
+    audit_exchange (exchange, &(SandboxGatewayAuditRecord) {
+      .decision = SANDBOX_GATEWAY_DECISION_BAD_REQUEST, .reason = reason, .status = status,
+    });
   else
-    audit_refused_head (self, reason, status);
+    /* A head refused before libsoup made a request of it: there is no
+     * method, host or target to report. */
+    emit_audit (self, &(SandboxGatewayAuditRecord) {
+      .decision = SANDBOX_GATEWAY_DECISION_BAD_REQUEST, .reason = reason, .status = status,
+    });
 }
 
 /* libsoup handlers */
@@ -1293,17 +1298,20 @@ on_request_done (SoupServer        *soup,
       guint status = soup_server_message_get_status (msg);
 
       if (status >= 400 && g_object_get_qdata (G_OBJECT (msg), audited_quark ()) == NULL)
-        audit (self, msg, NULL, NULL, 0, SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "malformed",
-               status, 0, 0, 0);
+        audit (self, msg, 0, &(SandboxGatewayAuditRecord) {
+          .decision = SANDBOX_GATEWAY_DECISION_BAD_REQUEST, .reason = "malformed", .status = status,
+        });
       return;
     }
 
   /* The guest went away while the upstream was still working. */
   if (end_forwarding (exchange, TRUE))
     {
-      audit (self, msg, exchange->host, exchange->target, exchange->started_us,
-             SANDBOX_GATEWAY_DECISION_FAILED, "client-closed", 0, 0,
-             bytes_sent_of (exchange), 0);
+      audit_exchange (exchange, &(SandboxGatewayAuditRecord) {
+        .decision = SANDBOX_GATEWAY_DECISION_FAILED,
+        .reason = "client-closed",
+        .bytes_sent = bytes_sent_of (exchange),
+      });
     }
 
   g_hash_table_remove (self->exchanges, msg);
@@ -1354,8 +1362,10 @@ refuse_early (SandboxGatewayServer        *self,
 
   discard_request_body (msg);
   answer (msg, refusal->status, sandbox_error_for (refusal->decision), close_connection);
-  audit (self, msg, host, target, started_us, refusal->decision, refusal->reason,
-         refusal->status, 0, 0, 0);
+  audit (self, msg, started_us, &(SandboxGatewayAuditRecord) {
+    .host = host, .path = target,
+    .decision = refusal->decision, .reason = refusal->reason, .status = refusal->status,
+  });
 }
 
 static void
@@ -1373,8 +1383,11 @@ refuse_too_large_early (SandboxGatewayServer *self,
 
   discard_request_body (msg);
   answer (msg, SOUP_STATUS_BAD_GATEWAY, sandbox_error_code_name (SANDBOX_ERROR_LIMIT), TRUE);
-  audit (self, msg, host, target, started_us, SANDBOX_GATEWAY_DECISION_FAILED,
-         "request-too-large", SOUP_STATUS_BAD_GATEWAY, 0, 0, 0);
+  audit (self, msg, started_us, &(SandboxGatewayAuditRecord) {
+    .host = host, .path = target,
+    .decision = SANDBOX_GATEWAY_DECISION_FAILED, .reason = "request-too-large",
+    .status = SOUP_STATUS_BAD_GATEWAY,
+  });
   report_upstream_error (self, cause);
 }
 
@@ -1484,8 +1497,10 @@ on_request (SoupServer        *soup,
 
       answer (msg, SOUP_STATUS_BAD_GATEWAY, sandbox_error_code_name (SANDBOX_ERROR_LIMIT), FALSE);
       exchange->state = EXCHANGE_ANSWERED;
-      audit (self, msg, exchange->host, exchange->target, exchange->started_us,
-             SANDBOX_GATEWAY_DECISION_FAILED, "request-too-large", SOUP_STATUS_BAD_GATEWAY, 0, 0, 0);
+      audit_exchange (exchange, &(SandboxGatewayAuditRecord) {
+        .decision = SANDBOX_GATEWAY_DECISION_FAILED, .reason = "request-too-large",
+        .status = SOUP_STATUS_BAD_GATEWAY,
+      });
       report_upstream_error (self, cause);
       return;
     }
@@ -1502,8 +1517,10 @@ on_request (SoupServer        *soup,
     {
       answer (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, sandbox_error_for (SANDBOX_GATEWAY_DECISION_BUSY), FALSE);
       exchange->state = EXCHANGE_ANSWERED;
-      audit (self, msg, exchange->host, exchange->target, exchange->started_us,
-             SANDBOX_GATEWAY_DECISION_BUSY, "busy", SOUP_STATUS_SERVICE_UNAVAILABLE, 0, 0, 0);
+      audit_exchange (exchange, &(SandboxGatewayAuditRecord) {
+        .decision = SANDBOX_GATEWAY_DECISION_BUSY, .reason = "busy",
+        .status = SOUP_STATUS_SERVICE_UNAVAILABLE,
+      });
       return;
     }
 

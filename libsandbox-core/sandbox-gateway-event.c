@@ -47,30 +47,21 @@ dup_as_utf8 (const char *text)
 }
 
 SandboxGatewayEvent *
-sandbox_gateway_event_new (const char             *host,
-                           const char             *method,
-                           const char             *path,
-                           SandboxGatewayDecision  decision,
-                           const char             *reason,
-                           guint                   status,
-                           guint                   upstream_status,
-                           guint64                 bytes_sent,
-                           guint64                 bytes_received,
-                           gint64                  duration_us)
+sandbox_gateway_event_new (const SandboxGatewayAuditRecord *record)
 {
   SandboxGatewayEvent *self = g_new0 (SandboxGatewayEvent, 1);
 
   g_atomic_ref_count_init (&self->ref_count);
-  self->host = dup_as_utf8 (host);
-  self->method = dup_as_utf8 (method);
-  self->path = dup_as_utf8 (path);
-  self->decision = decision;
-  self->reason = reason;
-  self->status = status;
-  self->upstream_status = upstream_status;
-  self->bytes_sent = bytes_sent;
-  self->bytes_received = bytes_received;
-  self->duration_us = duration_us;
+  self->host = dup_as_utf8 (record->host);
+  self->method = dup_as_utf8 (record->method);
+  self->path = dup_as_utf8 (record->path);
+  self->decision = record->decision;
+  self->reason = record->reason;
+  self->status = record->status;
+  self->upstream_status = record->upstream_status;
+  self->bytes_sent = record->bytes_sent;
+  self->bytes_received = record->bytes_received;
+  self->duration_us = record->duration_us;
 
   return self;
 }

@@ -1,0 +1,35 @@
+/* sandbox-gateway-event-private.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#ifndef SANDBOX_COMPILATION
+# error "This is a private header."
+#endif
+
+#include "sandbox-gateway-event.h"
+
+G_BEGIN_DECLS
+
+/* What an audit event records, as the gateway fills it in: each field named,
+ * unset ones zero (NULL strings are reported as ""). The reason is a static
+ * string; host, method and path are copied. */
+typedef struct
+{
+  const char *host;
+  const char *method;
+  const char *path;
+  SandboxGatewayDecision decision;
+  const char *reason;
+  guint status;
+  guint upstream_status;
+  guint64 bytes_sent;
+  guint64 bytes_received;
+  gint64 duration_us;
+} SandboxGatewayAuditRecord;
+
+SandboxGatewayEvent *sandbox_gateway_event_new (const SandboxGatewayAuditRecord *record);
+
+G_END_DECLS
