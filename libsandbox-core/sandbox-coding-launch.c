@@ -111,8 +111,7 @@ sandbox_coding_launch_spawn (SandboxCodingLaunch  *self,
     return NULL;
   if (!g_atomic_int_compare_and_exchange (&self->spawned, FALSE, TRUE))
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                           "Sandbox policy changed after command preparation");
+      sandbox_set_error_policy_changed (error);
       return NULL;
     }
   return sandbox_coding_binding_spawn (self->binding, self->command, self->revision,

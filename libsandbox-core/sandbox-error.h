@@ -63,4 +63,34 @@ GQuark       sandbox_error_quark     (void);
 SANDBOX_AVAILABLE_IN_ALL
 const char  *sandbox_error_code_name (SandboxError code);
 
+/* The reference's contract errors, so every driver reports them alike. */
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_stopped             (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_deleted             (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_has_owner           (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_previous_owner_live (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_concurrency_limit   (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_commands_live       (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_policy_changed      (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_state_mismatch      (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_identity_mismatch   (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_foreign_template    (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_template_root       (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_workspace_root      (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_read_limit          (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_write_limit         (GError **error);
+
 G_END_DECLS

@@ -259,8 +259,7 @@ sandbox_handle_capture_state (SandboxHandle  *self,
 
   if (deleted)
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
-                           "Sandbox session is deleted");
+      sandbox_set_error_deleted (error);
       return NULL;
     }
 

@@ -409,8 +409,7 @@ canonicalize_removable (const char  *path,
 
   if (canonical != NULL && g_str_equal (canonical, SANDBOX_WORKSPACE))
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH,
-                           "Cannot remove the workspace root");
+      sandbox_set_error_workspace_root (error);
       return NULL;
     }
 

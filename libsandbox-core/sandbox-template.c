@@ -317,11 +317,7 @@ sandbox_template_add_file (SandboxTemplate  *self,
     return FALSE;
 
   if (g_str_equal (canonical, SANDBOX_WORKSPACE))
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH,
-                           "Template file cannot be the workspace root");
-      return FALSE;
-    }
+    return sandbox_set_error_template_root (error);
 
   parents = list_parents (canonical);
   if (!check_no_file_directory_clash (self, canonical, parents, error))

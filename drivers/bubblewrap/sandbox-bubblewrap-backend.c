@@ -362,8 +362,7 @@ sandbox_bubblewrap_backend_recover_session (SandboxBackend        *backend,
 
   if (g_strcmp0 (sandbox_state_get_backend (state), self->name) != 0)
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
-                           "Reconnect state does not match backend and template");
+      sandbox_set_error_state_mismatch (error);
       return NULL;
     }
   lease = sandbox_bubblewrap_store_recover_session (self->store, state, self->executable,

@@ -65,13 +65,6 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapDriver, sandbox_bubblewrap_driv
                                                                sandbox_bubblewrap_driver_iface_init))
 
 static gboolean
-set_stopped_error (GError **error)
-{
-  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED, "Sandbox session is stopped");
-  return FALSE;
-}
-
-static gboolean
 check_active (SandboxBubblewrapDriver  *self,
               GCancellable             *cancellable,
               GError                  **error)
@@ -84,7 +77,7 @@ check_active (SandboxBubblewrapDriver  *self,
   stopped = self->stopped;
   g_mutex_unlock (&self->lock);
   if (stopped)
-    return set_stopped_error (error);
+    return sandbox_set_error_stopped (error);
   return TRUE;
 }
 
@@ -244,13 +237,11 @@ admit (SandboxBubblewrapDriver   *self,
 
   g_mutex_lock (&self->lock);
   if (self->stopped)
-    set_stopped_error (error);
+    sandbox_set_error_stopped (error);
   else if (revision != self->policy_revision)
-    g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                         "Sandbox policy changed after command preparation");
+    sandbox_set_error_policy_changed (error);
   else if (self->live->len >= self->max_concurrent_commands)
-    g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                         "Sandbox command concurrency limit reached");
+    sandbox_set_error_concurrency_limit (error);
   else
     {
       g_ptr_array_add (self->live, process);
@@ -549,10 +540,9 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
 
   g_mutex_lock (&self->lock);
   if (self->stopped)
-    set_stopped_error (error);
+    sandbox_set_error_stopped (error);
   else if (self->live->len > 0)
-    g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                         "Stop live commands before changing network policy");
+    sandbox_set_error_commands_live (error);
   else
     /* The next command is set up from the new policy; launches prepared
      * (or arguments built) before it are refused at admission. */

@@ -588,9 +588,7 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
   if (self->kill_requested)
     {
       g_mutex_unlock (&self->lock);
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
-                           "Sandbox session is stopped");
-      return FALSE;
+      return sandbox_set_error_stopped (error);
     }
   g_mutex_unlock (&self->lock);
 

@@ -394,11 +394,7 @@ write_template_files (SandboxTemplate  *template_,
       if (canonical == NULL)
         return FALSE;
       if (g_strcmp0 (canonical, SANDBOX_WORKSPACE) == 0)
-        {
-          g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH,
-                               "Template file cannot be the workspace root");
-          return FALSE;
-        }
+        return sandbox_set_error_template_root (error);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
       relative = sandbox_path_relative (canonical);
@@ -535,11 +531,7 @@ check_template_record (SandboxBubblewrapStore  *self,
         template_key = json_node_get_string (json_object_get_member (record, "templateKey"));
     }
   if (g_strcmp0 (backend, self->name) != 0 || g_strcmp0 (template_key, key) != 0)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
-                           "Template belongs to another backend");
-      return FALSE;
-    }
+    return sandbox_set_error_foreign_template (error);
   return TRUE;
 }
 
@@ -627,8 +619,7 @@ acquire_lease (const char  *directory,
       saved_errno = errno;
       unlink (temporary);
       if (saved_errno == EEXIST)
-        g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                             "Sandbox session already has an owner");
+        sandbox_set_error_has_owner (error);
       else
         set_errno_error (error, saved_errno, "Could not create", path);
       return -1;
@@ -933,9 +924,7 @@ end_leftovers (SandboxBubblewrapLease  *lease,
             break;
           case LOCK_HELD_BY_STRANGER:
           default:
-            g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                                 "Sandbox session still has processes of its previous owner");
-            return FALSE;
+            return sandbox_set_error_previous_owner_live (error);
           }
 
       if (leftovers->len == 0)
@@ -949,11 +938,7 @@ end_leftovers (SandboxBubblewrapLease  *lease,
     }
 
   if (clean_scans < SCAN_ATTEMPTS)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                           "Sandbox session still has processes of its previous owner");
-      return FALSE;
-    }
+    return sandbox_set_error_previous_owner_live (error);
   return TRUE;
 }
 
@@ -985,8 +970,7 @@ take_over_lease (SandboxBubblewrapLease  *lease,
     {
       if (errno != EAGAIN && errno != EACCES)
         return set_errno_error (error, errno, "Could not lock", path), -1;
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                           "Sandbox session already has an owner");
+      sandbox_set_error_has_owner (error);
       return -1;
     }
   /* The owner may have released it between our open and our lock. */
@@ -1025,11 +1009,7 @@ check_saved_state (SandboxBubblewrapLease  *lease,
   if (existing == NULL)
     return FALSE;
   if (!sandbox_state_equal (existing, lease->state))
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
-                           "Reconnect identity does not match saved session");
-      return FALSE;
-    }
+    return sandbox_set_error_identity_mismatch (error);
   return TRUE;
 }
 
@@ -1101,11 +1081,7 @@ give_workspace_to_guest (SandboxBubblewrapStore  *self,
   if (st.st_uid == self->guest.uid && st.st_gid == self->guest.gid)
     return TRUE;
   if (fcntl (workspace_fd, F_OFD_GETLK, &lock) < 0 || lock.l_type != F_UNLCK)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                           "Sandbox session still has processes of its previous owner");
-      return FALSE;
-    }
+    return sandbox_set_error_previous_owner_live (error);
   return sandbox_workspace_give_tree (session_fd, "workspace", &self->guest, error);
 }
 
@@ -1156,8 +1132,7 @@ recover_lease (SandboxBubblewrapStore  *self,
           return -1;
         }
     }
-  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                       "Sandbox session already has an owner");
+  sandbox_set_error_has_owner (error);
   return -1;
 }
 
@@ -1206,8 +1181,7 @@ open_session (SandboxBubblewrapStore  *self,
       (g_strcmp0 (sandbox_state_get_backend (saved), self->name) != 0 ||
        g_strcmp0 (sandbox_state_get_template_key (saved), template_key) != 0))
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
-                           "Reconnect state does not match backend and template");
+      sandbox_set_error_state_mismatch (error);
       return NULL;
     }
   if (!check_template_record (self, template_key, error))

@@ -357,8 +357,7 @@ read_bounded (int          fd,
         {
           if (capacity > max_bytes)
             {
-              g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
-                                   "Sandbox file read limit exceeded");
+              sandbox_set_error_read_limit (error);
               return NULL;
             }
           /* The file grew since fstat(): keep going up to the bound. */
@@ -381,8 +380,7 @@ read_bounded (int          fd,
 
   if (length > max_bytes)
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
-                           "Sandbox file read limit exceeded");
+      sandbox_set_error_read_limit (error);
       return NULL;
     }
 
@@ -459,8 +457,7 @@ sandbox_workspace_read (int          root_fd,
 
   if (st.st_size < 0 || (guint64) st.st_size > max_bytes)
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
-                           "Sandbox file read limit exceeded");
+      sandbox_set_error_read_limit (error);
       return NULL;
     }
 
@@ -1045,11 +1042,7 @@ sandbox_workspace_write_full (int          root_fd,
     return FALSE;
 
   if (g_bytes_get_size (contents) > max_bytes)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
-                           "Sandbox file write limit exceeded");
-      return FALSE;
-    }
+    return sandbox_set_error_write_limit (error);
 
   if (strcmp (relative, ".") == 0)
     {
@@ -1491,11 +1484,7 @@ sandbox_workspace_remove (int          root_fd,
     return FALSE;
 
   if (strcmp (relative, ".") == 0)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH,
-                           "Cannot remove the workspace root");
-      return FALSE;
-    }
+    return sandbox_set_error_workspace_root (error);
 
   name = split_parent (relative, &parent);
   if (parent != NULL)

@@ -48,9 +48,7 @@ check_active_locked (SandboxMemoryDriver  *self,
   if (!self->stopped)
     return TRUE;
 
-  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
-                       "Sandbox session is stopped");
-  return FALSE;
+  return sandbox_set_error_stopped (error);
 }
 
 static gboolean
@@ -105,8 +103,7 @@ sandbox_memory_driver_read_bytes (SandboxDriver  *driver,
 
   if (g_bytes_get_size (contents) > SANDBOX_MAX_FILE_BYTES)
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
-                           "Sandbox file read limit exceeded");
+      sandbox_set_error_read_limit (error);
       return NULL;
     }
 
@@ -125,11 +122,7 @@ sandbox_memory_driver_write_bytes (SandboxDriver  *driver,
 
   /* The size is checked first, as the reference does. */
   if (g_bytes_get_size (contents) > SANDBOX_MAX_FILE_BYTES)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
-                           "Sandbox file write limit exceeded");
-      return FALSE;
-    }
+    return sandbox_set_error_write_limit (error);
 
   if (!check_active (self, cancellable, error) ||
       (relative = relative_path (path, error)) == NULL)
@@ -181,8 +174,7 @@ sandbox_memory_driver_spawn (SandboxDriver   *driver,
   if (self->live->len >= self->max_concurrent_commands)
     {
       g_mutex_unlock (&self->lock);
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                           "Sandbox command concurrency limit reached");
+      sandbox_set_error_concurrency_limit (error);
       return NULL;
     }
 
@@ -268,9 +260,7 @@ sandbox_memory_driver_set_network_policy (SandboxDriver         *driver,
   if (self->live->len > 0)
     {
       g_mutex_unlock (&self->lock);
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                           "Stop live commands before changing network policy");
-      return FALSE;
+      return sandbox_set_error_commands_live (error);
     }
 
   if (!sandbox_memory_driver_check_network_policy (policy, error))

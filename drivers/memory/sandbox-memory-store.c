@@ -165,8 +165,7 @@ workspace_new_from_template (SandboxTemplate  *template_,
         return NULL;
       if (g_str_equal (canonical, SANDBOX_WORKSPACE))
         {
-          g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH,
-                               "Template file cannot be the workspace root");
+          sandbox_set_error_template_root (error);
           return NULL;
         }
 
@@ -266,14 +265,12 @@ resume_session_locked (SandboxMemoryStore  *self,
     }
   if (record->leased)
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                           "Sandbox session already has an owner");
+      sandbox_set_error_has_owner (error);
       return NULL;
     }
   if (!sandbox_state_equal (record->state, saved))
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
-                           "Reconnect identity does not match saved session");
+      sandbox_set_error_identity_mismatch (error);
       return NULL;
     }
 
@@ -345,8 +342,7 @@ sandbox_memory_store_open_session (SandboxMemoryStore  *self,
       (!g_str_equal (sandbox_state_get_backend (saved), self->backend_name) ||
        !g_str_equal (sandbox_state_get_template_key (saved), template_key)))
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
-                           "Reconnect state does not match backend and template");
+      sandbox_set_error_state_mismatch (error);
       return NULL;
     }
 
@@ -430,9 +426,7 @@ sandbox_memory_store_delete_session (SandboxMemoryStore  *self,
   if (record != NULL && record->leased)
     {
       g_mutex_unlock (&self->lock);
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                           "Sandbox session already has an owner");
-      return FALSE;
+      return sandbox_set_error_has_owner (error);
     }
   g_hash_table_remove (self->sessions, session_id);
   g_mutex_unlock (&self->lock);

@@ -341,11 +341,7 @@ sandbox_memory_workspace_remove (SandboxMemoryWorkspace  *self,
   g_return_val_if_fail (relative != NULL, FALSE);
 
   if (g_str_equal (relative, "."))
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH,
-                           "Cannot remove the workspace root");
-      return FALSE;
-    }
+    return sandbox_set_error_workspace_root (error);
 
   g_mutex_lock (&self->lock);
   g_hash_table_foreach_remove (self->entries, entry_is_at_or_below, (gpointer) relative);

@@ -158,8 +158,7 @@ check_live (SandboxDirectoryDriver  *self,
 {
   if (!g_atomic_int_get (&self->stopped))
     return TRUE;
-  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED, "Sandbox session is stopped");
-  return FALSE;
+  return sandbox_set_error_stopped (error);
 }
 
 /* @path is canonical (the session checked it): "/workspace" or "/workspace/…". */
@@ -186,7 +185,7 @@ sandbox_directory_driver_read_bytes (SandboxDriver  *driver,
     return NULL;
   if (g_lstat (file, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > SANDBOX_MAX_FILE_BYTES)
     {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT, "Sandbox file read limit exceeded");
+      sandbox_set_error_read_limit (error);
       return NULL;
     }
   if (!g_file_get_contents (file, &contents, &length, error))
@@ -217,10 +216,7 @@ sandbox_directory_driver_write_bytes (SandboxDriver  *driver,
   if (!check_live (self, error))
     return FALSE;
   if (length > SANDBOX_MAX_FILE_BYTES)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT, "Sandbox file write limit exceeded");
-      return FALSE;
-    }
+    return sandbox_set_error_write_limit (error);
   return write_file (file, data, length, error);
 }
 
@@ -336,11 +332,7 @@ acquire_lease (const char  *session_directory,
   int saved_errno = errno;
 
   if (fd < 0 && saved_errno == EEXIST)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                           "Sandbox session already has an owner");
-      return FALSE;
-    }
+    return sandbox_set_error_has_owner (error);
   if (fd < 0)
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
@@ -625,8 +617,7 @@ sandbox_directory_backend_create (SandboxBackend        *backend,
   if (saved != NULL && (g_strcmp0 (sandbox_state_get_backend (saved), self->name) != 0
                         || g_strcmp0 (sandbox_state_get_template_key (saved), template_key) != 0))
     {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
-                           "Reconnect state does not match backend and template");
+      sandbox_set_error_state_mismatch (error);
       return NULL;
     }
 
@@ -670,8 +661,7 @@ sandbox_directory_backend_create (SandboxBackend        *backend,
       if (!sandbox_state_equal (existing, saved))
         {
           release_lease (session_directory);
-          g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
-                               "Reconnect identity does not match saved session");
+          sandbox_set_error_identity_mismatch (error);
           return NULL;
         }
       return new_handle (session_directory, saved);
