@@ -5,7 +5,7 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
+#ifndef SANDBOX_BUBBLEWRAP_COMPILATION
 # error "sandbox-bubblewrap-private.h is private to the bubblewrap driver."
 #endif
 

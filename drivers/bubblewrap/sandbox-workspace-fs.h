@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#ifndef SANDBOX_COMPILATION
+#if !defined(SANDBOX_COMPILATION) && !defined(SANDBOX_BUBBLEWRAP_COMPILATION)
 # error "sandbox-workspace-fs.h is private to the bubblewrap driver."
 #endif
 

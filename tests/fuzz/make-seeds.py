@@ -2,7 +2,7 @@
 """Regenerates the checked-in seed corpora under tests/fuzz/corpus/.
 
 Inputs come from the conformance vectors (validation.jsonl, template-keys.jsonl)
-in $SANDBOX_CONFORMANCE_DIR, default ../shared/conformance beside the repository,
+in $SANDBOX_CONFORMANCE_DIR, default tests/vectors/ (vendored from the design),
 plus a few hand-written seeds for what the vectors do not cover (paths, JSON
 edge cases, raw HTTP). File names are the SHA-1 of the contents, as libFuzzer
 names corpus files, so regenerating is idempotent.
@@ -16,7 +16,7 @@ import pathlib
 here = pathlib.Path(__file__).resolve().parent
 repo = here.parent.parent
 conformance = pathlib.Path(os.environ.get("SANDBOX_CONFORMANCE_DIR",
-                                          repo.parent / "shared" / "conformance"))
+                                          repo / "tests" / "vectors"))
 corpus = here / "corpus"
 
 

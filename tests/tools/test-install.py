@@ -192,7 +192,7 @@ def check_install_options():
             return
         names = installed_names(scratch)
         tap.check('libsandbox-memory.so' not in names and 'sandbox-conformance' not in names
-                  and 'libsandboxbubblewrap.so' in names and 'sandboxctl' in names,
+                  and 'libsandbox-bubblewrap.so' in names and 'sandboxctl' in names,
                   'install_memory_driver=false and install_conformance_tool=false leave them out',
                   sorted(names))
     finally:
