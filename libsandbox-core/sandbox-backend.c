@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "sandbox-backend.h"
+#include "sandbox-backend-private.h"
 #include "sandbox-error.h"
 #include "sandbox-signal-context-private.h"
 
@@ -201,6 +202,7 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
   iface->create_async = sandbox_backend_real_create_async;
   iface->create_finish = sandbox_backend_real_create_finish;
   iface->recover_session = sandbox_backend_real_recover_session;
+  sandbox_backend_install_store_defaults (iface);
 
   /**
    * SandboxBackend:name:

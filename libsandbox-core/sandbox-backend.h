@@ -13,9 +13,12 @@
 
 #include "sandbox-version-macros.h"
 #include "sandbox-handle.h"
+#include "sandbox-lease-owner.h"
 #include "sandbox-network-policy.h"
+#include "sandbox-session-info.h"
 #include "sandbox-state.h"
 #include "sandbox-template.h"
+#include "sandbox-template-info.h"
 
 G_BEGIN_DECLS
 
@@ -62,6 +65,21 @@ G_DECLARE_INTERFACE (SandboxBackend, sandbox_backend, SANDBOX, BACKEND, GObject)
  *   that died without releasing it, once none of its sandboxed processes
  *   are left (blocking, thread-safe; optional: the default fails with
  *   %SANDBOX_ERROR_UNAVAILABLE)
+ * @list_sessions: the sessions the backend stores, as a #GPtrArray of
+ *   #SandboxSessionInfo (blocking, thread-safe)
+ * @list_templates: the templates the backend stores, as a #GPtrArray of
+ *   #SandboxTemplateInfo (blocking, thread-safe)
+ * @lookup_state: the saved #SandboxState of a stored session (blocking,
+ *   thread-safe)
+ * @query_lease_owner: who holds a stored session's lease, %NULL in @owner
+ *   when nobody does (blocking, thread-safe)
+ * @delete_template: removes a stored template that no stored session was
+ *   created from (blocking, thread-safe)
+ *
+ * The store's own view (@list_sessions, @list_templates, @lookup_state,
+ * @query_lease_owner, @delete_template) is optional: the defaults fail with
+ * %G_IO_ERROR_NOT_SUPPORTED. It is how tools ask a backend about what it
+ * stores without knowing where or how it stores it.
  *
  * What a driver module implements. Implementations also implement
  * #GInitable, and validate their properties in init() with
@@ -113,8 +131,28 @@ struct _SandboxBackendInterface
                                      GCancellable         *cancellable,
                                      GError              **error);
 
+  GPtrArray     *(*list_sessions)     (SandboxBackend      *self,
+                                       GCancellable        *cancellable,
+                                       GError             **error);
+  GPtrArray     *(*list_templates)    (SandboxBackend      *self,
+                                       GCancellable        *cancellable,
+                                       GError             **error);
+  SandboxState  *(*lookup_state)      (SandboxBackend      *self,
+                                       const char          *session_id,
+                                       GCancellable        *cancellable,
+                                       GError             **error);
+  gboolean       (*query_lease_owner) (SandboxBackend      *self,
+                                       const char          *session_id,
+                                       SandboxLeaseOwner  **owner,
+                                       GCancellable        *cancellable,
+                                       GError             **error);
+  gboolean       (*delete_template)   (SandboxBackend      *self,
+                                       const char          *template_key,
+                                       GCancellable        *cancellable,
+                                       GError             **error);
+
   /*< private >*/
-  gpointer _padding[11];
+  gpointer _padding[6];
 };
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -191,6 +229,49 @@ void             sandbox_backend_recover_session_async (SandboxBackend       *se
                                                  gpointer               user_data);
 SANDBOX_AVAILABLE_IN_ALL
 SandboxHandle   *sandbox_backend_recover_session_finish (SandboxBackend      *self,
+                                                 GAsyncResult          *result,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+GPtrArray       *sandbox_backend_list_sessions  (SandboxBackend        *self,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_list_sessions_async (SandboxBackend   *self,
+                                                 GCancellable          *cancellable,
+                                                 GAsyncReadyCallback    callback,
+                                                 gpointer               user_data);
+SANDBOX_AVAILABLE_IN_ALL
+GPtrArray       *sandbox_backend_list_sessions_finish (SandboxBackend  *self,
+                                                 GAsyncResult          *result,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+GPtrArray       *sandbox_backend_list_templates (SandboxBackend        *self,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxState    *sandbox_backend_lookup_state   (SandboxBackend        *self,
+                                                 const char            *session_id,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean         sandbox_backend_query_lease_owner (SandboxBackend     *self,
+                                                 const char            *session_id,
+                                                 SandboxLeaseOwner    **owner,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean         sandbox_backend_delete_template (SandboxBackend       *self,
+                                                 const char            *template_key,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_delete_template_async (SandboxBackend *self,
+                                                 const char            *template_key,
+                                                 GCancellable          *cancellable,
+                                                 GAsyncReadyCallback    callback,
+                                                 gpointer               user_data);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean         sandbox_backend_delete_template_finish (SandboxBackend *self,
                                                  GAsyncResult          *result,
                                                  GError               **error);
 SANDBOX_AVAILABLE_IN_ALL

@@ -101,6 +101,15 @@ check_initialized (SandboxMemoryBackend  *self,
   return FALSE;
 }
 
+static gboolean
+check_ready (SandboxMemoryBackend  *self,
+             GCancellable          *cancellable,
+             GError               **error)
+{
+  return check_initialized (self, error) &&
+         !g_cancellable_set_error_if_cancelled (cancellable, error);
+}
+
 static char *
 sandbox_memory_backend_prewarm (SandboxBackend   *backend,
                                 SandboxTemplate  *template_,
@@ -110,8 +119,7 @@ sandbox_memory_backend_prewarm (SandboxBackend   *backend,
 {
   SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (backend);
 
-  if (!check_initialized (self, error) ||
-      g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (!check_ready (self, cancellable, error))
     return NULL;
 
   return sandbox_memory_store_prewarm (self->store, template_, reused, error);
@@ -131,8 +139,7 @@ sandbox_memory_backend_create (SandboxBackend        *backend,
   g_autoptr(SandboxMemoryDriver) driver = NULL;
   g_autoptr(SandboxSession) session = NULL;
 
-  if (!check_initialized (self, error) ||
-      g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (!check_ready (self, cancellable, error))
     return NULL;
 
   /* Before the store, as the reference validates the policy first: a
@@ -151,6 +158,68 @@ sandbox_memory_backend_create (SandboxBackend        *backend,
                                  SANDBOX_DRIVER (driver), NULL);
 
   return sandbox_memory_handle_new (session, session_state, driver, self->store);
+}
+
+/* The store's own view: what this backend's store holds in memory. */
+
+static GPtrArray *
+sandbox_memory_backend_list_sessions (SandboxBackend  *backend,
+                                      GCancellable    *cancellable,
+                                      GError         **error)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (backend);
+
+  return check_ready (self, cancellable, error) ? sandbox_memory_store_list_sessions (self->store)
+                                                : NULL;
+}
+
+static GPtrArray *
+sandbox_memory_backend_list_templates (SandboxBackend  *backend,
+                                       GCancellable    *cancellable,
+                                       GError         **error)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (backend);
+
+  return check_ready (self, cancellable, error) ? sandbox_memory_store_list_templates (self->store)
+                                                : NULL;
+}
+
+static SandboxState *
+sandbox_memory_backend_lookup_state (SandboxBackend  *backend,
+                                     const char      *session_id,
+                                     GCancellable    *cancellable,
+                                     GError         **error)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (backend);
+
+  if (!check_ready (self, cancellable, error))
+    return NULL;
+  return sandbox_memory_store_lookup_state (self->store, session_id, error);
+}
+
+static gboolean
+sandbox_memory_backend_query_lease_owner (SandboxBackend      *backend,
+                                          const char          *session_id,
+                                          SandboxLeaseOwner  **owner,
+                                          GCancellable        *cancellable,
+                                          GError             **error)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (backend);
+
+  return check_ready (self, cancellable, error) &&
+         sandbox_memory_store_query_lease_owner (self->store, session_id, owner, error);
+}
+
+static gboolean
+sandbox_memory_backend_delete_template (SandboxBackend  *backend,
+                                        const char      *template_key,
+                                        GCancellable    *cancellable,
+                                        GError         **error)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (backend);
+
+  return check_ready (self, cancellable, error) &&
+         sandbox_memory_store_delete_template (self->store, template_key, error);
 }
 
 static gboolean
@@ -344,6 +413,11 @@ sandbox_memory_backend_backend_iface_init (SandboxBackendInterface *iface)
 {
   iface->prewarm = sandbox_memory_backend_prewarm;
   iface->create = sandbox_memory_backend_create;
+  iface->list_sessions = sandbox_memory_backend_list_sessions;
+  iface->list_templates = sandbox_memory_backend_list_templates;
+  iface->lookup_state = sandbox_memory_backend_lookup_state;
+  iface->query_lease_owner = sandbox_memory_backend_query_lease_owner;
+  iface->delete_template = sandbox_memory_backend_delete_template;
 }
 
 static void

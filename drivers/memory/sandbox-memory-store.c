@@ -18,6 +18,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <unistd.h>
+
 #include "sandbox-memory-store.h"
 
 struct _SandboxMemoryStore
@@ -431,5 +433,199 @@ sandbox_memory_store_delete_session (SandboxMemoryStore  *self,
   g_hash_table_remove (self->sessions, session_id);
   g_mutex_unlock (&self->lock);
 
+  return TRUE;
+}
+
+/* The store's own view ------------------------------------------------------ */
+
+/* A memory session's lease is held by a handle of this very process. */
+static SandboxLeaseOwner *
+lease_owner_of (SessionRecord *record)
+{
+  return record->leased ? sandbox_lease_owner_new ((int) getpid (), NULL, TRUE) : NULL;
+}
+
+static SandboxSessionInfo *
+session_info_new (SessionRecord *record)
+{
+  g_autoptr(SandboxLeaseOwner) owner = lease_owner_of (record);
+  guint64 n_files, n_bytes;
+
+  sandbox_memory_workspace_measure (record->workspace, &n_files, &n_bytes);
+  return sandbox_session_info_new (record->state, owner, n_files, n_bytes);
+}
+
+/**
+ * sandbox_memory_store_list_sessions:
+ * @self: a store
+ *
+ * Returns: (transfer full) (element-type SandboxSessionInfo): the sessions
+ */
+GPtrArray *
+sandbox_memory_store_list_sessions (SandboxMemoryStore *self)
+{
+  GPtrArray *sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  GHashTableIter iter;
+  gpointer record;
+
+  g_mutex_lock (&self->lock);
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &record))
+    g_ptr_array_add (sessions, session_info_new (record));
+  g_mutex_unlock (&self->lock);
+  return sessions;
+}
+
+static guint
+count_sessions_of_locked (SandboxMemoryStore *self,
+                          const char         *template_key)
+{
+  GHashTableIter iter;
+  gpointer value;
+  guint n = 0;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      SessionRecord *record = value;
+
+      if (g_str_equal (sandbox_state_get_template_key (record->state), template_key))
+        n++;
+    }
+  return n;
+}
+
+/**
+ * sandbox_memory_store_list_templates:
+ * @self: a store
+ *
+ * Returns: (transfer full) (element-type SandboxTemplateInfo): the templates
+ */
+GPtrArray *
+sandbox_memory_store_list_templates (SandboxMemoryStore *self)
+{
+  GPtrArray *templates = g_ptr_array_new_with_free_func (g_object_unref);
+  GHashTableIter iter;
+  gpointer key, workspace;
+
+  g_mutex_lock (&self->lock);
+  g_hash_table_iter_init (&iter, self->templates);
+  while (g_hash_table_iter_next (&iter, &key, &workspace))
+    {
+      guint64 n_files, n_bytes;
+
+      sandbox_memory_workspace_measure (workspace, &n_files, &n_bytes);
+      g_ptr_array_add (templates,
+                       sandbox_template_info_new (key, n_files, n_bytes,
+                                                  count_sessions_of_locked (self, key)));
+    }
+  g_mutex_unlock (&self->lock);
+  return templates;
+}
+
+static SessionRecord *
+lookup_session_locked (SandboxMemoryStore  *self,
+                       const char          *session_id,
+                       GError             **error)
+{
+  SessionRecord *record = g_hash_table_lookup (self->sessions, session_id);
+
+  if (record == NULL)
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                 "Unknown sandbox session “%s”", session_id);
+  return record;
+}
+
+/**
+ * sandbox_memory_store_lookup_state:
+ * @self: a store
+ * @session_id: a session id
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the session's state, or %NULL with
+ *   %SANDBOX_ERROR_NOT_FOUND
+ */
+SandboxState *
+sandbox_memory_store_lookup_state (SandboxMemoryStore  *self,
+                                   const char          *session_id,
+                                   GError             **error)
+{
+  SessionRecord *record;
+  SandboxState *state = NULL;
+
+  g_mutex_lock (&self->lock);
+  record = lookup_session_locked (self, session_id, error);
+  if (record != NULL)
+    state = g_object_ref (record->state);
+  g_mutex_unlock (&self->lock);
+  return state;
+}
+
+/**
+ * sandbox_memory_store_query_lease_owner:
+ * @self: a store
+ * @session_id: a session id
+ * @owner: (out) (transfer full) (nullable): set to the lease's owner, this
+ *   process, or %NULL when the lease is free
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_NOT_FOUND
+ */
+gboolean
+sandbox_memory_store_query_lease_owner (SandboxMemoryStore  *self,
+                                        const char          *session_id,
+                                        SandboxLeaseOwner  **owner,
+                                        GError             **error)
+{
+  SessionRecord *record;
+
+  g_mutex_lock (&self->lock);
+  record = lookup_session_locked (self, session_id, error);
+  if (record != NULL)
+    *owner = lease_owner_of (record);
+  g_mutex_unlock (&self->lock);
+  return record != NULL;
+}
+
+/**
+ * sandbox_memory_store_delete_template:
+ * @self: a store
+ * @template_key: a template key
+ * @error: return location for a #GError
+ *
+ * Removes a template no session was created from.
+ *
+ * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_NOT_FOUND or
+ *   %SANDBOX_ERROR_BUSY (sessions of the template exist)
+ */
+gboolean
+sandbox_memory_store_delete_template (SandboxMemoryStore  *self,
+                                      const char          *template_key,
+                                      GError             **error)
+{
+  guint n_sessions = 0;
+  gboolean found;
+
+  g_mutex_lock (&self->lock);
+  found = g_hash_table_contains (self->templates, template_key);
+  if (found)
+    n_sessions = count_sessions_of_locked (self, template_key);
+  if (found && n_sessions == 0)
+    g_hash_table_remove (self->templates, template_key);
+  g_mutex_unlock (&self->lock);
+
+  if (!found)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                   "Unknown sandbox template “%s”", template_key);
+      return FALSE;
+    }
+  if (n_sessions > 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox template %s is used by %u stored sessions; delete them first",
+                   template_key, n_sessions);
+      return FALSE;
+    }
   return TRUE;
 }

@@ -32,6 +32,18 @@ void                    sandbox_memory_store_release_lease  (SandboxMemoryStore 
 gboolean                sandbox_memory_store_delete_session (SandboxMemoryStore  *self,
                                                              const char          *session_id,
                                                              GError             **error);
+GPtrArray              *sandbox_memory_store_list_sessions  (SandboxMemoryStore  *self);
+GPtrArray              *sandbox_memory_store_list_templates (SandboxMemoryStore  *self);
+SandboxState           *sandbox_memory_store_lookup_state   (SandboxMemoryStore  *self,
+                                                             const char          *session_id,
+                                                             GError             **error);
+gboolean                sandbox_memory_store_query_lease_owner (SandboxMemoryStore *self,
+                                                             const char          *session_id,
+                                                             SandboxLeaseOwner  **owner,
+                                                             GError             **error);
+gboolean                sandbox_memory_store_delete_template (SandboxMemoryStore *self,
+                                                             const char          *template_key,
+                                                             GError             **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxMemoryStore, sandbox_memory_store_unref)
 

@@ -123,6 +123,35 @@ sandbox_memory_workspace_copy (SandboxMemoryWorkspace *self)
   return copy;
 }
 
+/**
+ * sandbox_memory_workspace_measure:
+ * @self: a workspace
+ * @n_files: (out): set to the number of files (directories not counted)
+ * @n_bytes: (out): set to the bytes those files hold
+ *
+ * Measures the workspace as the bubblewrap store measures one on disk.
+ */
+void
+sandbox_memory_workspace_measure (SandboxMemoryWorkspace *self,
+                                  guint64                *n_files,
+                                  guint64                *n_bytes)
+{
+  GHashTableIter iter;
+  gpointer contents;
+
+  *n_files = 0;
+  *n_bytes = 0;
+  g_mutex_lock (&self->lock);
+  g_hash_table_iter_init (&iter, self->entries);
+  while (g_hash_table_iter_next (&iter, NULL, &contents))
+    if (contents != NULL)
+      {
+        *n_files += 1;
+        *n_bytes += g_bytes_get_size (contents);
+      }
+  g_mutex_unlock (&self->lock);
+}
+
 static EntryKind
 lookup_locked (SandboxMemoryWorkspace  *self,
                const char              *relative,

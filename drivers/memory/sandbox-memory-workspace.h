@@ -25,6 +25,9 @@ gboolean                sandbox_memory_workspace_write       (SandboxMemoryWorks
 gboolean                sandbox_memory_workspace_remove      (SandboxMemoryWorkspace  *self,
                                                               const char              *relative,
                                                               GError                 **error);
+void                    sandbox_memory_workspace_measure     (SandboxMemoryWorkspace  *self,
+                                                              guint64                 *n_files,
+                                                              guint64                 *n_bytes);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxMemoryWorkspace, sandbox_memory_workspace_unref)
 

@@ -1,0 +1,143 @@
+/* sandbox-template-info.c — a stored template, as a backend lists it
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "sandbox-template-info.h"
+
+/**
+ * SandboxTemplateInfo:
+ *
+ * A template a backend stores, as sandbox_backend_list_templates() reports
+ * it: its content-addressed key (what sandbox_backend_prewarm() returned),
+ * its size, and how many stored sessions were created from it (while any
+ * is, sandbox_backend_delete_template() refuses it). Immutable.
+ */
+struct _SandboxTemplateInfo
+{
+  GObject parent_instance;
+
+  char *key;
+  guint64 n_files;
+  guint64 n_bytes;
+  guint n_sessions;
+};
+
+G_DEFINE_FINAL_TYPE (SandboxTemplateInfo, sandbox_template_info, G_TYPE_OBJECT)
+
+static void
+sandbox_template_info_finalize (GObject *object)
+{
+  SandboxTemplateInfo *self = SANDBOX_TEMPLATE_INFO (object);
+
+  g_free (self->key);
+
+  G_OBJECT_CLASS (sandbox_template_info_parent_class)->finalize (object);
+}
+
+static void
+sandbox_template_info_class_init (SandboxTemplateInfoClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sandbox_template_info_finalize;
+}
+
+static void
+sandbox_template_info_init (SandboxTemplateInfo *self)
+{
+}
+
+/**
+ * sandbox_template_info_new:
+ * @key: the template's key
+ * @n_files: how many files the template holds
+ * @n_bytes: how many bytes those files hold
+ * @n_sessions: how many stored sessions were created from it
+ *
+ * Creates a template record; backends make these.
+ *
+ * Returns: (transfer full): a new #SandboxTemplateInfo
+ */
+SandboxTemplateInfo *
+sandbox_template_info_new (const char *key,
+                           guint64     n_files,
+                           guint64     n_bytes,
+                           guint       n_sessions)
+{
+  SandboxTemplateInfo *self;
+
+  g_return_val_if_fail (key != NULL, NULL);
+
+  self = g_object_new (SANDBOX_TYPE_TEMPLATE_INFO, NULL);
+  self->key = g_strdup (key);
+  self->n_files = n_files;
+  self->n_bytes = n_bytes;
+  self->n_sessions = n_sessions;
+  return self;
+}
+
+/**
+ * sandbox_template_info_get_key:
+ * @self: a #SandboxTemplateInfo
+ *
+ * Gets the template's content-addressed key.
+ *
+ * Returns: the key
+ */
+const char *
+sandbox_template_info_get_key (SandboxTemplateInfo *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE_INFO (self), NULL);
+
+  return self->key;
+}
+
+/**
+ * sandbox_template_info_get_n_files:
+ * @self: a #SandboxTemplateInfo
+ *
+ * Gets how many files the template holds.
+ *
+ * Returns: the number of files
+ */
+guint64
+sandbox_template_info_get_n_files (SandboxTemplateInfo *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE_INFO (self), 0);
+
+  return self->n_files;
+}
+
+/**
+ * sandbox_template_info_get_n_bytes:
+ * @self: a #SandboxTemplateInfo
+ *
+ * Gets how many bytes the template's files hold.
+ *
+ * Returns: the number of bytes
+ */
+guint64
+sandbox_template_info_get_n_bytes (SandboxTemplateInfo *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE_INFO (self), 0);
+
+  return self->n_bytes;
+}
+
+/**
+ * sandbox_template_info_get_n_sessions:
+ * @self: a #SandboxTemplateInfo
+ *
+ * Gets how many stored sessions were created from the template when it was
+ * listed.
+ *
+ * Returns: the number of sessions
+ */
+guint
+sandbox_template_info_get_n_sessions (SandboxTemplateInfo *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE_INFO (self), 0);
+
+  return self->n_sessions;
+}
