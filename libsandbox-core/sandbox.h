@@ -32,6 +32,7 @@ G_BEGIN_DECLS
 # include "sandbox-coding-launch.h"
 # include "sandbox-coding-tools.h"
 # include "sandbox-backend.h"
+# include "sandbox-workspace.h"
 # include "sandbox-gateway.h"
 # include "sandbox-conformance.h"
 #undef SANDBOX_INSIDE

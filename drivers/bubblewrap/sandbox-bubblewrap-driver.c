@@ -11,7 +11,6 @@
 #include "sandbox-bubblewrap-driver-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-process-private.h"
-#include "sandbox-workspace-fs.h"
 
 /*
  * The driver of one live session: commands through bwrap with admission,
@@ -35,12 +34,11 @@ struct _SandboxBubblewrapDriver
   /* Read-only after construction. */
   char *executable;
   char *workspace;
-  int workspace_fd;
+  SandboxWorkspace *files;    /* contained I/O in the workspace */
   guint max_concurrent_commands;
   GBytes *seccomp_program;    /* NULL when syscalls are not filtered */
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroupRoot *cgroup_root;   /* NULL: no cgroup limits */
-  gboolean durable;           /* sync workspace writes */
   SandboxBubblewrapGuest guest;               /* who guests are on the host */
   SandboxBubblewrapEtc etc;                   /* the guests' /etc */
 
@@ -177,7 +175,7 @@ sandbox_bubblewrap_driver_read_bytes (SandboxDriver  *driver,
 
   if (!check_active (self, cancellable, error))
     return NULL;
-  return sandbox_workspace_read (self->workspace_fd, sandbox_path_relative (path),
+  return sandbox_workspace_read (self->files, sandbox_path_relative (path),
                                  SANDBOX_MAX_FILE_BYTES, error);
 }
 
@@ -192,8 +190,8 @@ sandbox_bubblewrap_driver_write_bytes (SandboxDriver  *driver,
 
   if (!check_active (self, cancellable, error))
     return FALSE;
-  return sandbox_workspace_write_full (self->workspace_fd, sandbox_path_relative (path), contents,
-                                       SANDBOX_MAX_FILE_BYTES, self->durable, error);
+  return sandbox_workspace_write (self->files, sandbox_path_relative (path), contents,
+                                  SANDBOX_MAX_FILE_BYTES, error);
 }
 
 static gboolean
@@ -206,7 +204,7 @@ sandbox_bubblewrap_driver_remove_path (SandboxDriver  *driver,
 
   if (!check_active (self, cancellable, error))
     return FALSE;
-  return sandbox_workspace_remove (self->workspace_fd, sandbox_path_relative (path), error);
+  return sandbox_workspace_remove (self->files, sandbox_path_relative (path), error);
 }
 
 /* Commands -------------------------------------------------------------- */
@@ -520,7 +518,7 @@ sandbox_bubblewrap_driver_list_directory (SandboxBubblewrapDriver  *self,
 {
   if (!check_active (self, cancellable, error))
     return NULL;
-  return sandbox_workspace_list (self->workspace_fd, sandbox_path_relative (path),
+  return sandbox_workspace_list (self->files, sandbox_path_relative (path),
                                  max_entries, truncated, error);
 }
 
@@ -579,22 +577,24 @@ sandbox_bubblewrap_driver_new (const char            *executable,
                                GError               **error)
 {
   g_autoptr(SandboxBubblewrapDriver) self = NULL;
-  int workspace_fd;
+  g_autoptr(SandboxWorkspace) files = NULL;
   gboolean ok;
 
-  workspace_fd = sandbox_workspace_open (workspace, error);
-  if (workspace_fd < 0)
+  /* Durable: host-side workspace writes are synced before they are named. */
+  files = sandbox_workspace_open (workspace, hardening->durable ? SANDBOX_WORKSPACE_FLAGS_DURABLE
+                                                                 : SANDBOX_WORKSPACE_FLAGS_NONE,
+                                  error);
+  if (files == NULL)
     return NULL;
 
   self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_DRIVER, NULL);
   self->executable = g_strdup (executable);
   self->workspace = g_strdup (workspace);
-  self->workspace_fd = workspace_fd;
+  self->files = g_steal_pointer (&files);
   self->max_concurrent_commands = max_concurrent_commands;
   if (hardening->seccomp_program != NULL)
     self->seccomp_program = g_bytes_ref (hardening->seccomp_program);
   self->limits = hardening->limits;
-  self->durable = hardening->durable;
   if (hardening->cgroup_root != NULL)
     self->cgroup_root = sandbox_bubblewrap_cgroup_root_ref (hardening->cgroup_root);
   self->guest = hardening->guest;
@@ -616,7 +616,7 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   /* Live processes hold a reference: none can be left here. */
   g_assert (self->live->len == 0);
   g_ptr_array_unref (self->live);
-  sandbox_bubblewrap_clear_fd (&self->workspace_fd);
+  g_clear_pointer (&self->files, sandbox_workspace_unref);
   g_clear_object (&self->policy);
   if (self->gateway != NULL)
     sandbox_gateway_close (self->gateway);
@@ -661,7 +661,6 @@ sandbox_bubblewrap_driver_init (SandboxBubblewrapDriver *self)
   g_mutex_init (&self->lock);
   g_cond_init (&self->idle);
   self->live = g_ptr_array_new ();
-  self->workspace_fd = -1;
   g_weak_ref_init (&self->backend, NULL);
   g_weak_ref_init (&self->handle, NULL);
 }

@@ -58,7 +58,7 @@
  *   as long as bwrap's processes.
  *
  * The guest ids can then use: the workspace, which belongs to them (the
- * store and sandbox-workspace-fs give what the host creates to them), and
+ * store and SandboxWorkspace give what the host creates to them), and
  * the socket, which the driver gives to them (connect() needs write
  * permission on it).
  */

@@ -18,13 +18,12 @@
 #include <json-glib/json-glib.h>
 
 #include "sandbox-bubblewrap-store-private.h"
-#include "sandbox-workspace-fs.h"
 
 /*
  * The layout and semantics are the reference's sandboxStorage. The state
  * directory belongs to the trusted host; only workspace contents are shaped
  * by guests, so everything that walks into a workspace (copying a template
- * in, removing a session) goes through sandbox-workspace-fs, which never
+ * in, removing a session) goes through SandboxWorkspace, which never
  * follows a link out.
  *
  * Templates are written into a temporary directory and renamed into place;
@@ -421,7 +420,7 @@ create_template (SandboxBubblewrapStore  *self,
   g_autofree char *ready = g_build_filename (temporary, "ready", NULL);
   g_autofree char *record = ready_record (self->name, key);
   g_auto(SandboxBubblewrapFd) templates_fd = -1;
-  g_auto(SandboxBubblewrapFd) data_fd = -1;
+  g_autoptr(SandboxWorkspace) data_files = NULL;
   gboolean ok = FALSE;
 
   templates_fd = open_directory (self->templates, error);
@@ -432,8 +431,9 @@ create_template (SandboxBubblewrapStore  *self,
 
   if (mkdir (data, 0700) < 0)
     set_errno_error (error, errno, "Could not create directory", data);
-  else if ((data_fd = sandbox_workspace_open (data, error)) >= 0 &&
-           write_template_files (template_, data_fd, cancellable, error) &&
+  else if ((data_files = sandbox_workspace_open (data, SANDBOX_WORKSPACE_FLAGS_NONE, error)) &&
+           write_template_files (template_, sandbox_workspace_get_fd (data_files), cancellable,
+                                 error) &&
            write_new_file_full (ready, record, self->durable, error) &&
            (!self->durable || sync_tree (templates_fd, uuid, temporary, 0, error)))
     {
@@ -446,7 +446,7 @@ create_template (SandboxBubblewrapStore  *self,
     }
 
   /* Gone after a successful rename; a leftover otherwise. */
-  sandbox_workspace_remove_tree (templates_fd, uuid, NULL);
+  sandbox_workspace_remove_tree_at (templates_fd, uuid, NULL);
   return ok;
 }
 
@@ -1033,8 +1033,8 @@ populate_new_session (SandboxBubblewrapStore  *self,
   if (session_fd < 0)
     return FALSE;
   /* The copy belongs to the guest from the start: it never sees it before. */
-  if (!sandbox_workspace_copy_tree (data_fd, session_fd, "workspace",
-                                    self->give ? &self->guest : NULL, cancellable, error))
+  if (!sandbox_workspace_copy_tree_at (data_fd, session_fd, "workspace",
+                                       self->give ? &self->guest : NULL, cancellable, error))
     return FALSE;
   if (self->durable)
     {
@@ -1057,7 +1057,7 @@ populate_new_session (SandboxBubblewrapStore  *self,
  * resumed: under the session's lease, and only when no namespace of the
  * session holds the workspace (its init's --lock-file), so no guest can
  * race the walk; by descriptor and without following any link
- * (sandbox_workspace_give_tree(), top directory last, so a workspace whose
+ * (sandbox_workspace_give_tree_at(), top directory last, so a workspace whose
  * top is the guest's was given whole).
  */
 static gboolean
@@ -1082,7 +1082,7 @@ give_workspace_to_guest (SandboxBubblewrapStore  *self,
     return TRUE;
   if (fcntl (workspace_fd, F_OFD_GETLK, &lock) < 0 || lock.l_type != F_UNLCK)
     return sandbox_set_error_previous_owner_live (error);
-  return sandbox_workspace_give_tree (session_fd, "workspace", &self->guest, error);
+  return sandbox_workspace_give_tree_at (session_fd, "workspace", &self->guest, error);
 }
 
 static SandboxState *
@@ -1145,15 +1145,17 @@ static void
 remove_write_temporaries (SandboxBubblewrapLease *lease)
 {
   g_autoptr(GError) error = NULL;
-  g_auto(SandboxBubblewrapFd) root_fd = sandbox_workspace_open (lease->workspace, &error);
+  g_autoptr(SandboxWorkspace) workspace = sandbox_workspace_open (lease->workspace,
+                                                                  SANDBOX_WORKSPACE_FLAGS_NONE,
+                                                                  &error);
   guint removed;
 
-  if (root_fd < 0)
+  if (workspace == NULL)
     {
       g_debug ("Not looking for temporaries in %s: %s", lease->workspace, error->message);
       return;
     }
-  removed = sandbox_workspace_remove_temporaries (root_fd);
+  removed = sandbox_workspace_remove_temporaries (workspace);
   if (removed > 0)
     g_debug ("Removed %u temporary files a crashed owner left in %s", removed, lease->workspace);
 }
@@ -1332,7 +1334,7 @@ sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
     return FALSE;
 
   sessions_fd = open_directory (self->sessions, &local_error);
-  if (sessions_fd >= 0 && sandbox_workspace_remove_tree (sessions_fd, session_id, &local_error))
+  if (sessions_fd >= 0 && sandbox_workspace_remove_tree_at (sessions_fd, session_id, &local_error))
     return !self->durable || sync_fd (sessions_fd, self->sessions, error);
 
   unlink (lease);
@@ -1377,8 +1379,8 @@ sandbox_bubblewrap_lease_abandon (SandboxBubblewrapLease *lease)
       g_autoptr(GError) error = NULL;
 
       if (sessions_fd >= 0 &&
-          !sandbox_workspace_remove_tree (sessions_fd, sandbox_state_get_session_id (lease->state),
-                                          &error))
+          !sandbox_workspace_remove_tree_at (sessions_fd,
+                                             sandbox_state_get_session_id (lease->state), &error))
         g_warning ("Could not remove the abandoned session %s: %s",
                    lease->directory, error->message);
       lease->held = FALSE;   /* the lease went with the directory */

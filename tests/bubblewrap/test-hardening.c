@@ -1116,8 +1116,8 @@ test_durable_syncs_before_renames (void)
 /* With durable, each workspace write syncs the file before it is named and
  * its directory after (new files and replacements alike): 8 writes, 16 more
  * syncs; without, none. Take the fdatasync()/sync_directory() calls out of
- * sandbox-workspace-fs.c (or the durable flag out of the driver) to see it
- * fail. */
+ * libsandbox-core/sandbox-workspace-write.c (or the durable flag out of the
+ * driver) to see it fail. */
 static void
 test_durable_workspace_writes_sync (void)
 {

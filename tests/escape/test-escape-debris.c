@@ -13,7 +13,7 @@
  *
  * Two defences, each with its own way to see this test fail:
  * - writes go through an unnamed O_TMPFILE file, named only when it is
- *   complete: make create_unnamed() in drivers/bubblewrap/sandbox-workspace-fs.c
+ *   complete: make create_unnamed() in libsandbox-core/sandbox-workspace-write.c
  *   fail with EOPNOTSUPP (the fallback of filesystems without O_TMPFILE)
  *   and the kills leave dozens of temporaries;
  * - recovering a dead owner's session removes any temporary left (from that

@@ -21,8 +21,9 @@
  * the guest's /proc/PID/status then shows Uid 0 (guest-is-not-host-root);
  * drop the credential switch and keep the chown (guest_view in
  * sandbox-bubblewrap-launcher.c) and bwrap cannot reach the workspace;
- * make give_to_owner() in sandbox-workspace-fs.c do nothing and the guest
- * can no longer write what the host wrote (host-written-files-writable).
+ * make sandbox_workspace_give_to_owner() in libsandbox-core/
+ * sandbox-workspace.c do nothing and the guest can no longer write what
+ * the host wrote (host-written-files-writable).
  */
 
 #include <errno.h>

@@ -131,8 +131,8 @@ static const char * const planted_removals[] = {
  * is fine) or fail, removals remove the link at most. Afterwards the
  * store files are byte for byte what they were and the session resumes.
  *
- * To see it fail: in open_beneath() (drivers/bubblewrap/
- * sandbox-workspace-fs.c) resolve with RESOLVE_NO_XDEV alone, without
+ * To see it fail: in sandbox_workspace_open_beneath() (libsandbox-core/
+ * sandbox-workspace.c) resolve with RESOLVE_NO_XDEV alone, without
  * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS: the host then reads the
  * session's state.json through rel-state (verified; the absolute links
  * stay refused there only because the test's / and $TMPDIR are different
@@ -278,7 +278,7 @@ test_symlink_swapped_during_host_calls (void)
  * cannot hang the host's file API (or a coding agent's read tool).
  *
  * To see it fail: remove O_NONBLOCK from the read path's open in
- * drivers/bubblewrap/sandbox-workspace-fs.c (and its refusal of
+ * libsandbox-core/sandbox-workspace-read.c (and its refusal of
  * non-regular files): the read then blocks until the guest writes. */
 static void
 test_planted_fifo_never_blocks (void)

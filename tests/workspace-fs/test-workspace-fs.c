@@ -25,7 +25,7 @@
 
 #include "sandbox-error.h"
 #include "sandbox-driver.h"
-#include "sandbox-workspace-fs.h"
+#include "sandbox-workspace.h"
 
 #define SECRET "host secret"
 
@@ -40,7 +40,7 @@ typedef struct
   char *base;        /* the temporary directory holding both trees */
   char *workspace;   /* base/workspace */
   char *outside;     /* base/outside: secret, dir/f */
-  int   root_fd;
+  SandboxWorkspace *ws;
 } Fixture;
 
 static char *
@@ -104,9 +104,6 @@ fixture_set_up (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = NULL;
 
-  /* Tests registered with NAMED_TEMPORARIES write as on a filesystem
-   * without O_TMPFILE. */
-  sandbox_workspace_set_unnamed_files_enabled (data != NAMED_TEMPORARIES);
   fixture->base = g_dir_make_tmp ("workspace-fs-XXXXXX", &error);
   g_assert_no_error (error);
   fixture->workspace = g_build_filename (fixture->base, "workspace", NULL);
@@ -122,9 +119,15 @@ fixture_set_up (Fixture       *fixture,
     set_host_file (sentinel, SENTINEL);
   }
 
-  fixture->root_fd = sandbox_workspace_open (fixture->workspace, &error);
+  /* Tests registered with NAMED_TEMPORARIES write as on a filesystem
+   * without O_TMPFILE. */
+  fixture->ws = sandbox_workspace_open (fixture->workspace,
+                                        data == NAMED_TEMPORARIES
+                                        ? SANDBOX_WORKSPACE_FLAGS_NAMED_TEMPORARIES
+                                        : SANDBOX_WORKSPACE_FLAGS_NONE,
+                                        &error);
   g_assert_no_error (error);
-  g_assert_cmpint (fixture->root_fd, >=, 0);
+  g_assert_nonnull (fixture->ws);
 }
 
 static void
@@ -136,10 +139,10 @@ fixture_tear_down (Fixture       *fixture,
   g_autofree char *name = g_path_get_basename (fixture->base);
   int parent_fd;
 
-  close (fixture->root_fd);
+  g_clear_pointer (&fixture->ws, sandbox_workspace_unref);
   parent_fd = open (parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
   g_assert_cmpint (parent_fd, >=, 0);
-  sandbox_workspace_remove_tree (parent_fd, name, &error);
+  sandbox_workspace_remove_tree_at (parent_fd, name, &error);
   g_assert_no_error (error);
   close (parent_fd);
 
@@ -203,7 +206,7 @@ ws_write (Fixture    *fixture,
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
 
-  sandbox_workspace_write (fixture->root_fd, relative, bytes, SANDBOX_MAX_FILE_BYTES, &error);
+  sandbox_workspace_write (fixture->ws, relative, bytes, SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_no_error (error);
 }
 
@@ -213,7 +216,7 @@ assert_ws_contents (Fixture    *fixture,
                     const char *text)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = sandbox_workspace_read (fixture->root_fd, relative,
+  g_autoptr(GBytes) bytes = sandbox_workspace_read (fixture->ws, relative,
                                                     SANDBOX_MAX_FILE_BYTES, &error);
 
   g_assert_no_error (error);
@@ -286,13 +289,13 @@ test_write_parent_not_directory (Fixture       *fixture,
   g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
 
   ws_write (fixture, "file", "plain");
-  sandbox_workspace_write (fixture->root_fd, "file/child", bytes, SANDBOX_MAX_FILE_BYTES, &error);
+  sandbox_workspace_write (fixture->ws, "file/child", bytes, SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY);
   g_assert_nonnull (strstr (error->message, "file/child"));
   assert_no_host_path (fixture, error);
   g_clear_error (&error);
 
-  sandbox_workspace_write (fixture->root_fd, "file/a/b", bytes, SANDBOX_MAX_FILE_BYTES, &error);
+  sandbox_workspace_write (fixture->ws, "file/a/b", bytes, SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY);
   assert_ws_contents (fixture, "file", "plain");
 }
@@ -306,11 +309,11 @@ test_write_onto_directory (Fixture       *fixture,
   g_autofree char *dir = ws_path (fixture, "dir");
 
   ws_mkdir (fixture, "dir");
-  sandbox_workspace_write (fixture->root_fd, "dir", bytes, SANDBOX_MAX_FILE_BYTES, &error);
+  sandbox_workspace_write (fixture->ws, "dir", bytes, SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY);
   g_clear_error (&error);
 
-  sandbox_workspace_write (fixture->root_fd, ".", bytes, SANDBOX_MAX_FILE_BYTES, &error);
+  sandbox_workspace_write (fixture->ws, ".", bytes, SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY);
 
   /* No temporary file was left behind. */
@@ -341,7 +344,7 @@ test_read_missing (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = NULL;
 
-  bytes = sandbox_workspace_read (fixture->root_fd, "nope/missing.txt", SANDBOX_MAX_FILE_BYTES,
+  bytes = sandbox_workspace_read (fixture->ws, "nope/missing.txt", SANDBOX_MAX_FILE_BYTES,
                                   &error);
   g_assert_null (bytes);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
@@ -357,12 +360,12 @@ test_read_directory (Fixture       *fixture,
   g_autoptr(GBytes) bytes = NULL;
 
   ws_mkdir (fixture, "dir");
-  bytes = sandbox_workspace_read (fixture->root_fd, "dir", SANDBOX_MAX_FILE_BYTES, &error);
+  bytes = sandbox_workspace_read (fixture->ws, "dir", SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_null (bytes);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY);
   g_clear_error (&error);
 
-  bytes = sandbox_workspace_read (fixture->root_fd, ".", SANDBOX_MAX_FILE_BYTES, &error);
+  bytes = sandbox_workspace_read (fixture->ws, ".", SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_null (bytes);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY);
 }
@@ -382,14 +385,14 @@ test_non_canonical_paths (Fixture       *fixture,
       g_autoptr(GError) remove_error = NULL;
       g_autoptr(GBytes) bytes = NULL;
 
-      bytes = sandbox_workspace_read (fixture->root_fd, bad[i], SANDBOX_MAX_FILE_BYTES,
+      bytes = sandbox_workspace_read (fixture->ws, bad[i], SANDBOX_MAX_FILE_BYTES,
                                       &read_error);
       g_assert_null (bytes);
       g_assert_error (read_error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
-      g_assert_false (sandbox_workspace_write (fixture->root_fd, bad[i], contents,
+      g_assert_false (sandbox_workspace_write (fixture->ws, bad[i], contents,
                                                SANDBOX_MAX_FILE_BYTES, &write_error));
       g_assert_error (write_error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
-      g_assert_false (sandbox_workspace_remove (fixture->root_fd, bad[i], &remove_error));
+      g_assert_false (sandbox_workspace_remove (fixture->ws, bad[i], &remove_error));
       g_assert_error (remove_error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
     }
 
@@ -424,11 +427,11 @@ test_read_limit (Fixture       *fixture,
   write_sized_file (fixture, "exact", SANDBOX_MAX_FILE_BYTES);
   write_sized_file (fixture, "over", SANDBOX_MAX_FILE_BYTES + 1);
 
-  exact = sandbox_workspace_read (fixture->root_fd, "exact", SANDBOX_MAX_FILE_BYTES, &error);
+  exact = sandbox_workspace_read (fixture->ws, "exact", SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_bytes_get_size (exact), ==, SANDBOX_MAX_FILE_BYTES);
 
-  over = sandbox_workspace_read (fixture->root_fd, "over", SANDBOX_MAX_FILE_BYTES, &error);
+  over = sandbox_workspace_read (fixture->ws, "over", SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_null (over);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
   g_assert_cmpstr (error->message, ==, "Sandbox file read limit exceeded");
@@ -450,7 +453,7 @@ test_read_huge_sparse_file (Fixture       *fixture,
   close (fd);
 
   start = g_get_monotonic_time ();
-  bytes = sandbox_workspace_read (fixture->root_fd, "sparse", SANDBOX_MAX_FILE_BYTES, &error);
+  bytes = sandbox_workspace_read (fixture->ws, "sparse", SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_null (bytes);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
   g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC);
@@ -466,7 +469,7 @@ test_write_limit (Fixture       *fixture,
   g_autoptr(GBytes) over = g_bytes_new (big, SANDBOX_MAX_FILE_BYTES + 1);
   g_autoptr(GBytes) back = NULL;
 
-  g_assert_false (sandbox_workspace_write (fixture->root_fd, "new/dir/over", over,
+  g_assert_false (sandbox_workspace_write (fixture->ws, "new/dir/over", over,
                                            SANDBOX_MAX_FILE_BYTES, &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
   g_assert_cmpstr (error->message, ==, "Sandbox file write limit exceeded");
@@ -474,10 +477,10 @@ test_write_limit (Fixture       *fixture,
   g_assert_cmpuint (count_entries (fixture->workspace), ==, 0);
   g_clear_error (&error);
 
-  g_assert_true (sandbox_workspace_write (fixture->root_fd, "exact", exact,
+  g_assert_true (sandbox_workspace_write (fixture->ws, "exact", exact,
                                           SANDBOX_MAX_FILE_BYTES, &error));
   g_assert_no_error (error);
-  back = sandbox_workspace_read (fixture->root_fd, "exact", SANDBOX_MAX_FILE_BYTES, &error);
+  back = sandbox_workspace_read (fixture->ws, "exact", SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_no_error (error);
   g_assert_true (g_bytes_equal (back, exact));
 }
@@ -501,7 +504,7 @@ test_read_symlink_to_host_file (Fixture       *fixture,
   for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(GBytes) bytes = sandbox_workspace_read (fixture->root_fd, names[i],
+      g_autoptr(GBytes) bytes = sandbox_workspace_read (fixture->ws, names[i],
                                                         SANDBOX_MAX_FILE_BYTES, &error);
 
       g_assert_null (bytes);
@@ -521,12 +524,12 @@ test_read_symlink_to_host_directory (Fixture       *fixture,
   ws_symlink (fixture, dir, "hostdir");
   ws_symlink (fixture, "/proc/self/root/etc", "magic");
 
-  bytes = sandbox_workspace_read (fixture->root_fd, "hostdir/f", SANDBOX_MAX_FILE_BYTES, &error);
+  bytes = sandbox_workspace_read (fixture->ws, "hostdir/f", SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_null (bytes);
   assert_escape_error (fixture, error);
   g_clear_error (&error);
 
-  bytes = sandbox_workspace_read (fixture->root_fd, "magic/passwd", SANDBOX_MAX_FILE_BYTES, &error);
+  bytes = sandbox_workspace_read (fixture->ws, "magic/passwd", SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_null (bytes);
   assert_escape_error (fixture, error);
 }
@@ -561,7 +564,7 @@ test_write_through_symlinked_parent (Fixture       *fixture,
       g_autoptr(GError) error = NULL;
       g_autoptr(GBytes) bytes = g_bytes_new_static ("pwned", 5);
 
-      g_assert_false (sandbox_workspace_write (fixture->root_fd, paths[i], bytes,
+      g_assert_false (sandbox_workspace_write (fixture->ws, paths[i], bytes,
                                                SANDBOX_MAX_FILE_BYTES, &error));
       assert_escape_error (fixture, error);
     }
@@ -676,7 +679,7 @@ test_write_survives_temporary_swaps (Fixture       *fixture,
   g_autoptr(GBytes) bytes = g_bytes_new_take (g_steal_pointer (&contents), 64 * 1024);
 
   for (guint i = 0; i < 500; i++)
-    sandbox_workspace_write (fixture->root_fd, "target", bytes, SANDBOX_MAX_FILE_BYTES, NULL);
+    sandbox_workspace_write (fixture->ws, "target", bytes, SANDBOX_MAX_FILE_BYTES, NULL);
 
   g_atomic_int_set (&thief.stop, 1);
   g_thread_join (g_steal_pointer (&thread));
@@ -749,7 +752,7 @@ test_write_new_file_has_no_temporary (Fixture       *fixture,
     {
       g_autofree char *name = g_strdup_printf ("dir/new-%u", i);
 
-      g_assert_true (sandbox_workspace_write (fixture->root_fd, name, bytes,
+      g_assert_true (sandbox_workspace_write (fixture->ws, name, bytes,
                                               SANDBOX_MAX_FILE_BYTES, &error));
       g_assert_no_error (error);
     }
@@ -778,8 +781,8 @@ write_until_killed (Fixture *fixture,
     {
       g_autofree char *name = g_strdup_printf ("new/%u-%u", trial, i);
 
-      if (!sandbox_workspace_write (fixture->root_fd, "big", bytes, SANDBOX_MAX_FILE_BYTES, NULL) ||
-          !sandbox_workspace_write (fixture->root_fd, name, bytes, SANDBOX_MAX_FILE_BYTES, NULL))
+      if (!sandbox_workspace_write (fixture->ws, "big", bytes, SANDBOX_MAX_FILE_BYTES, NULL) ||
+          !sandbox_workspace_write (fixture->ws, name, bytes, SANDBOX_MAX_FILE_BYTES, NULL))
         _exit (1);
       if (i == 0 && write (ready_fd, "r", 1) != 1)
         _exit (1);
@@ -832,7 +835,7 @@ test_crash_during_writes_leaves_no_debris (Fixture       *fixture,
     g_assert_cmpuint (left, >, 0);   /* the fallback does leave them: recovery's job */
   else
     g_assert_cmpuint (left, <=, CRASH_TRIALS / 10);
-  removed = sandbox_workspace_remove_temporaries (fixture->root_fd);
+  removed = sandbox_workspace_remove_temporaries (fixture->ws);
   g_assert_cmpuint (removed, ==, left);
   g_assert_cmpuint (count_temporaries (fixture->workspace), ==, 0);
   assert_outside_untouched (fixture);
@@ -868,7 +871,7 @@ test_remove_temporaries_only_ours (Fixture       *fixture,
   ws_symlink (fixture, outside_dir, "a/b/out");
   set_host_file (outside_debris, "host");
 
-  g_assert_cmpuint (sandbox_workspace_remove_temporaries (fixture->root_fd), ==,
+  g_assert_cmpuint (sandbox_workspace_remove_temporaries (fixture->ws), ==,
                     G_N_ELEMENTS (ours));
   for (gsize i = 0; i < G_N_ELEMENTS (ours); i++)
     {
@@ -902,7 +905,7 @@ test_read_fifo_returns_promptly (Fixture       *fixture,
       g_autofree char *path = ws_path (fixture, "fifo");
 
       g_assert_no_errno (mkfifo (path, 0600));
-      bytes = sandbox_workspace_read (fixture->root_fd, "fifo", SANDBOX_MAX_FILE_BYTES, &error);
+      bytes = sandbox_workspace_read (fixture->ws, "fifo", SANDBOX_MAX_FILE_BYTES, &error);
       g_assert_null (bytes);
       g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
       assert_no_host_path (fixture, error);
@@ -930,7 +933,7 @@ test_read_socket_refused (Fixture       *fixture,
   g_assert_no_errno (bind (fd, (struct sockaddr *) &address, sizeof address));
   g_assert_no_errno (listen (fd, 1));
 
-  bytes = sandbox_workspace_read (fixture->root_fd, "sock", SANDBOX_MAX_FILE_BYTES, &error);
+  bytes = sandbox_workspace_read (fixture->ws, "sock", SANDBOX_MAX_FILE_BYTES, &error);
   g_assert_null (bytes);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
   close (fd);
@@ -949,14 +952,14 @@ test_remove_file_and_tree (Fixture       *fixture,
   ws_write (fixture, "tree/a/d", "x");
   ws_mkdir (fixture, "tree/empty");
 
-  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "file", &error));
+  g_assert_true (sandbox_workspace_remove (fixture->ws, "file", &error));
   g_assert_no_error (error);
-  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "tree/a/b", &error));
+  g_assert_true (sandbox_workspace_remove (fixture->ws, "tree/a/b", &error));
   g_assert_no_error (error);
   g_assert_cmpuint (count_entries (fixture->workspace), ==, 1);
   assert_ws_contents (fixture, "tree/a/d", "x");
 
-  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "tree", &error));
+  g_assert_true (sandbox_workspace_remove (fixture->ws, "tree", &error));
   g_assert_no_error (error);
   g_assert_cmpuint (count_entries (fixture->workspace), ==, 0);
 }
@@ -967,11 +970,12 @@ test_remove_missing_is_success (Fixture       *fixture,
 {
   g_autoptr(GError) error = NULL;
 
-  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "missing", &error));
+  g_assert_true (sandbox_workspace_remove (fixture->ws, "missing", &error));
   g_assert_no_error (error);
-  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "missing/deeper/still", &error));
+  g_assert_true (sandbox_workspace_remove (fixture->ws, "missing/deeper/still", &error));
   g_assert_no_error (error);
-  g_assert_true (sandbox_workspace_remove_tree (fixture->root_fd, "missing", &error));
+  g_assert_true (sandbox_workspace_remove_tree_at (sandbox_workspace_get_fd (fixture->ws),
+                                                   "missing", &error));
   g_assert_no_error (error);
 }
 
@@ -982,12 +986,13 @@ test_remove_root_refused (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
 
   ws_write (fixture, "keep", "x");
-  g_assert_false (sandbox_workspace_remove (fixture->root_fd, ".", &error));
+  g_assert_false (sandbox_workspace_remove (fixture->ws, ".", &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
   g_assert_cmpstr (error->message, ==, "Cannot remove the workspace root");
   g_clear_error (&error);
 
-  g_assert_false (sandbox_workspace_remove_tree (fixture->root_fd, "..", &error));
+  g_assert_false (sandbox_workspace_remove_tree_at (sandbox_workspace_get_fd (fixture->ws), "..",
+                                                    &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   assert_ws_contents (fixture, "keep", "x");
 }
@@ -1007,9 +1012,9 @@ test_remove_never_follows_symlinks (Fixture       *fixture,
   ws_symlink (fixture, "../../../outside", "tree/sub/rel");
   ws_symlink (fixture, "/", "tree/rootlink");
 
-  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "dirlink", &error));
+  g_assert_true (sandbox_workspace_remove (fixture->ws, "dirlink", &error));
   g_assert_no_error (error);
-  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "tree", &error));
+  g_assert_true (sandbox_workspace_remove (fixture->ws, "tree", &error));
   g_assert_no_error (error);
 
   g_assert_cmpuint (count_entries (fixture->workspace), ==, 0);
@@ -1026,10 +1031,10 @@ test_remove_through_symlinked_parent (Fixture       *fixture,
   ws_symlink (fixture, outside_dir, "abs");
   ws_symlink (fixture, "../outside", "rel");
 
-  g_assert_false (sandbox_workspace_remove (fixture->root_fd, "abs/f", &error));
+  g_assert_false (sandbox_workspace_remove (fixture->ws, "abs/f", &error));
   assert_escape_error (fixture, error);
   g_clear_error (&error);
-  g_assert_false (sandbox_workspace_remove (fixture->root_fd, "rel/dir", &error));
+  g_assert_false (sandbox_workspace_remove (fixture->ws, "rel/dir", &error));
   assert_escape_error (fixture, error);
 
   assert_outside_untouched (fixture);
@@ -1064,7 +1069,7 @@ test_remove_deep_chain (Fixture       *fixture,
     }
   close (fd);
 
-  g_assert_true (sandbox_workspace_remove (fixture->root_fd, "deep", &error));
+  g_assert_true (sandbox_workspace_remove (fixture->ws, "deep", &error));
   g_assert_no_error (error);
   g_assert_cmpuint (count_entries (fixture->workspace), ==, 0);
 }
@@ -1116,7 +1121,7 @@ test_race_directory_symlink_swap (Fixture       *fixture,
       switch (i % 4)
         {
         case 0:
-          read = sandbox_workspace_read (fixture->root_fd, "swap/f", SANDBOX_MAX_FILE_BYTES, NULL);
+          read = sandbox_workspace_read (fixture->ws, "swap/f", SANDBOX_MAX_FILE_BYTES, NULL);
           if (read != NULL)
             {
               g_autofree char *text = g_strndup (g_bytes_get_data (read, NULL),
@@ -1128,13 +1133,13 @@ test_race_directory_symlink_swap (Fixture       *fixture,
             }
           break;
         case 1:
-          sandbox_workspace_write (fixture->root_fd, "swap/f", bytes, SANDBOX_MAX_FILE_BYTES, NULL);
+          sandbox_workspace_write (fixture->ws, "swap/f", bytes, SANDBOX_MAX_FILE_BYTES, NULL);
           break;
         case 2:
-          sandbox_workspace_write (fixture->root_fd, "swap/sub/g", bytes, SANDBOX_MAX_FILE_BYTES, NULL);
+          sandbox_workspace_write (fixture->ws, "swap/sub/g", bytes, SANDBOX_MAX_FILE_BYTES, NULL);
           break;
         default:
-          sandbox_workspace_remove (fixture->root_fd, (i % 8) == 3 ? "swap/f" : "swap/sub", NULL);
+          sandbox_workspace_remove (fixture->ws, (i % 8) == 3 ? "swap/f" : "swap/sub", NULL);
           break;
         }
     }
@@ -1237,8 +1242,8 @@ test_copy_tree_copies_contents_and_modes (Fixture       *fixture,
   const char *dirs[] = { "", "src", "src/lib", "empty" };
 
   make_template (fixture, &copy);
-  g_assert_true (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL, NULL,
-                                              &error));
+  g_assert_true (sandbox_workspace_copy_tree_at (copy.template_fd, copy.sessions_fd, "s1", NULL,
+                                                 NULL, &error));
   g_assert_no_error (error);
 
   for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
@@ -1279,8 +1284,8 @@ test_copy_tree_refuses_symlinks (Fixture       *fixture,
   link = g_build_filename (copy.template_dir, "src/lib/leak", NULL);
   g_assert_no_errno (symlink (secret, link));
 
-  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL, NULL,
-                                               &error));
+  g_assert_false (sandbox_workspace_copy_tree_at (copy.template_fd, copy.sessions_fd, "s1", NULL,
+                                                  NULL, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
   g_assert_nonnull (strstr (error->message, "src/lib/leak"));
   assert_no_host_path (fixture, error);
@@ -1300,8 +1305,8 @@ test_copy_tree_refuses_existing_destination (Fixture       *fixture,
 
   make_template (fixture, &copy);
   g_assert_no_errno (g_mkdir_with_parents (existing, 0700));
-  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL, NULL,
-                                               &error));
+  g_assert_false (sandbox_workspace_copy_tree_at (copy.template_fd, copy.sessions_fd, "s1", NULL,
+                                                  NULL, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
   g_assert_true (g_file_test (existing, G_FILE_TEST_IS_DIR));
   copy_fixture_clear (&copy);
@@ -1318,11 +1323,110 @@ test_copy_tree_cancelled (Fixture       *fixture,
 
   make_template (fixture, &copy);
   g_cancellable_cancel (cancellable);
-  g_assert_false (sandbox_workspace_copy_tree (copy.template_fd, copy.sessions_fd, "s1", NULL,
-                                               cancellable, &error));
+  g_assert_false (sandbox_workspace_copy_tree_at (copy.template_fd, copy.sessions_fd, "s1", NULL,
+                                                  cancellable, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (count_entries (sessions), ==, 0);
   copy_fixture_clear (&copy);
+}
+
+/* The same copy between two SandboxWorkspace objects, as an out-of-tree
+ * store makes a session's workspace from its template. */
+static void
+test_copy_tree_between_workspaces (Fixture       *fixture,
+                                   gconstpointer  data)
+{
+  CopyFixture copy = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxWorkspace) template_ = NULL;
+  g_autoptr(SandboxWorkspace) sessions = NULL;
+  g_autofree char *sessions_dir = g_build_filename (fixture->base, "sessions", NULL);
+  const char *files[] = { "README", "run.sh", "src/large.bin", "src/zero", "src/lib/util.c" };
+
+  make_template (fixture, &copy);
+  template_ = sandbox_workspace_open (copy.template_dir, SANDBOX_WORKSPACE_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  sessions = sandbox_workspace_open (sessions_dir, SANDBOX_WORKSPACE_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (sandbox_workspace_copy_tree (template_, sessions, "s1", NULL, NULL, &error));
+  g_assert_no_error (error);
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *src = g_build_filename (copy.template_dir, files[i], NULL);
+      g_autofree char *dst = g_build_filename (sessions_dir, "s1", files[i], NULL);
+
+      assert_same_file (src, dst);
+      assert_mode (dst, 0600);
+    }
+  copy_fixture_clear (&copy);
+}
+
+/* The copy's name is one entry of the destination: a name that climbs
+ * would make the copy outside it. Remove the
+ * sandbox_workspace_check_entry_name() call of
+ * sandbox_workspace_copy_tree_at() to see "outside/escaped" appear. */
+static void
+test_copy_tree_refuses_climbing_name (Fixture       *fixture,
+                                      gconstpointer  data)
+{
+  CopyFixture copy = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *escaped = outside_path (fixture, "escaped");
+  const char *names[] = { "../outside/escaped", "..", "s1/sub", "" };
+
+  make_template (fixture, &copy);
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_assert_false (sandbox_workspace_copy_tree_at (copy.template_fd, copy.sessions_fd,
+                                                      names[i], NULL, NULL, &error));
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+    }
+  g_assert_false (g_file_test (escaped, G_FILE_TEST_EXISTS));
+  assert_outside_untouched (fixture);
+  copy_fixture_clear (&copy);
+}
+
+/* open_at() resolves the root's path from a directory fd; the flags stay
+ * with the workspace, and a reference keeps the root's fd open. */
+static void
+test_open_at_keeps_flags_and_fd (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) contents = g_bytes_new_static ("kept", 4);
+  g_autoptr(GBytes) read_back = NULL;
+  SandboxWorkspace *workspace;
+  SandboxWorkspace *extra;
+  int base_fd = open (fixture->base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+  g_assert_cmpint (base_fd, >=, 0);
+  workspace = sandbox_workspace_open_at (base_fd, "workspace", SANDBOX_WORKSPACE_FLAGS_DURABLE,
+                                         &error);
+  close (base_fd);
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_workspace_get_flags (workspace), ==, SANDBOX_WORKSPACE_FLAGS_DURABLE);
+  g_assert_cmpint (sandbox_workspace_get_fd (workspace), >=, 0);
+
+  extra = sandbox_workspace_ref (workspace);
+  g_assert_true (extra == workspace);
+  sandbox_workspace_unref (workspace);
+  g_assert_true (sandbox_workspace_write (extra, "kept", contents, 16, &error));
+  g_assert_no_error (error);
+  read_back = sandbox_workspace_read (fixture->ws, "kept", 16, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (read_back, contents));
+  sandbox_workspace_unref (extra);
+
+  /* A file is no workspace; the message names no host path. */
+  {
+    g_autofree char *secret = outside_path (fixture, "secret");
+
+    g_assert_null (sandbox_workspace_open (secret, SANDBOX_WORKSPACE_FLAGS_NONE, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY);
+    g_assert_null (strstr (error->message, fixture->base));
+  }
 }
 
 static void
@@ -1330,7 +1434,8 @@ test_open_missing_workspace (void)
 {
   g_autoptr(GError) error = NULL;
 
-  g_assert_cmpint (sandbox_workspace_open ("/nonexistent/workspace-fs", &error), ==, -1);
+  g_assert_null (sandbox_workspace_open ("/nonexistent/workspace-fs", SANDBOX_WORKSPACE_FLAGS_NONE,
+                                         &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   g_assert_null (strstr (error->message, "/nonexistent"));
 }
@@ -1389,6 +1494,9 @@ main (int   argc,
   ADD ("copy-tree/symlink", test_copy_tree_refuses_symlinks);
   ADD ("copy-tree/existing-destination", test_copy_tree_refuses_existing_destination);
   ADD ("copy-tree/cancelled", test_copy_tree_cancelled);
+  ADD ("copy-tree/between-workspaces", test_copy_tree_between_workspaces);
+  ADD ("copy-tree/climbing-name", test_copy_tree_refuses_climbing_name);
+  ADD ("open/at-flags-and-references", test_open_at_keeps_flags_and_fd);
 
   return g_test_run ();
 }

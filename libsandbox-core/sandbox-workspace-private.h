@@ -1,0 +1,77 @@
+/* sandbox-workspace-private.h — what the SandboxWorkspace files share
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The resolution primitives, error reporting and descriptor helpers of
+ * sandbox-workspace.c, used by its -read, -write, -remove and -copy files.
+ */
+
+#pragma once
+
+#ifndef SANDBOX_COMPILATION
+# error "This is a private header."
+#endif
+
+#include <dirent.h>
+
+#include "sandbox-workspace.h"
+
+G_BEGIN_DECLS
+
+/* Immutable once open; in a g_atomic_rc_box. */
+struct _SandboxWorkspace
+{
+  int                    fd;      /* O_PATH | O_DIRECTORY, the root */
+  SandboxWorkspaceFlags  flags;
+};
+
+/* The listing buffer of one getdents64() call. */
+#define SANDBOX_WORKSPACE_DIRENT_BUFFER_SIZE (32 * 1024)
+
+/* An fd closed when it leaves scope; 2.74 has no g_autofd. */
+typedef int SandboxWorkspaceFd;
+
+void     sandbox_workspace_fd_close (int fd);
+void     sandbox_workspace_fd_clear (int *fd);
+
+G_DEFINE_AUTO_CLEANUP_FREE_FUNC (SandboxWorkspaceFd, sandbox_workspace_fd_close, -1)
+
+gboolean sandbox_workspace_set_errno_error (GError     **error,
+                                            int          saved_errno,
+                                            const char  *action,
+                                            const char  *relative);
+gboolean sandbox_workspace_check_relative  (const char  *relative,
+                                            GError     **error);
+gboolean sandbox_workspace_check_entry_name (const char  *name,
+                                             GError     **error);
+
+int      sandbox_workspace_open_beneath    (int          root_fd,
+                                            const char  *relative,
+                                            guint64      flags,
+                                            guint64      resolve);
+const char *sandbox_workspace_split_parent (const char  *relative,
+                                            char       **parent);
+
+gboolean sandbox_workspace_give_to_owner   (int                          fd,
+                                            const SandboxWorkspaceOwner *owner);
+gboolean sandbox_workspace_write_all       (int           fd,
+                                            const guint8 *data,
+                                            gsize         size);
+
+/* Walks the entries of a directory fd, "." and ".." left out, one
+ * getdents64() buffer at a time. */
+typedef struct
+{
+  int      fd;
+  guint8  *buffer;    /* SANDBOX_WORKSPACE_DIRENT_BUFFER_SIZE bytes */
+  ssize_t  length;
+  ssize_t  offset;
+} SandboxWorkspaceDirents;
+
+void     sandbox_workspace_dirents_init (SandboxWorkspaceDirents  *dirents,
+                                         int                       fd,
+                                         guint8                   *buffer);
+gboolean sandbox_workspace_dirents_next (SandboxWorkspaceDirents  *dirents,
+                                         struct dirent64         **entry);
+
+G_END_DECLS
