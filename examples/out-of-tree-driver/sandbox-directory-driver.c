@@ -7,7 +7,7 @@
  * refused with SANDBOX_ERROR_UNAVAILABLE, so there is nothing to isolate and
  * deny-all is the only policy it enforces. It is small but complete: content-
  * addressed templates, sessions with an O_EXCL lease, resume from a
- * SandboxState, stop, delete and contained workspace file I/O. Run
+ * SandboxState, stop, delete and workspace file I/O. Run
  *
  *   sandbox-conformance --no-commands directory
  *
@@ -16,18 +16,16 @@
  * Layout: <state>/<sha256(name)>/templates/<key>/{ready,data/}
  *         <state>/<sha256(name)>/sessions/<id>/{lease,state.json,workspace/}
  *
- * Host-side paths are safe here only because no guest ever runs: the
- * workspace holds nothing but what the host itself wrote. A driver that runs
- * guest commands must resolve paths beneath the workspace against symlinks
- * planted by them (openat2 with RESOLVE_IN_ROOT, as the bubblewrap driver
- * does).
+ * All file I/O inside a workspace, and every copy into or removal of one,
+ * goes through the core's SandboxWorkspace: no guest runs here, but a driver
+ * that runs guest commands gets the same code, which never follows a link
+ * a guest planted out of the workspace.
  */
 
-#define _GNU_SOURCE   /* nftw, O_CLOEXEC */
+#define _GNU_SOURCE   /* O_CLOEXEC */
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,86 +46,50 @@ sha256_hex (const char *text)
   return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
 }
 
-static int
-remove_entry (const char        *path,
-              const struct stat *st,
-              int                type,
-              struct FTW        *ftw)
-{
-  return remove (path) == 0 || errno == ENOENT ? 0 : -1;
-}
-
-/* rm -rf, never following symlinks. */
+/* rm -rf of @path, never following a link; a missing @path is fine. */
 static gboolean
 remove_tree (const char  *path,
              GError     **error)
 {
-  int saved_errno;
+  g_autofree char *parent = g_path_get_dirname (path);
+  g_autofree char *name = g_path_get_basename (path);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(SandboxWorkspace) directory = NULL;
 
-  if (nftw (path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 || errno == ENOENT)
+  directory = sandbox_workspace_open (parent, SANDBOX_WORKSPACE_FLAGS_NONE, &local_error);
+  if (directory == NULL && g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     return TRUE;
-  saved_errno = errno;
-  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-               "Could not remove %s: %s", path, g_strerror (saved_errno));
-  return FALSE;
+  if (directory == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  return sandbox_workspace_remove_tree_at (sandbox_workspace_get_fd (directory), name, error);
 }
 
-static gboolean
-write_file (const char  *path,
-            const void  *data,
-            gsize        length,
-            GError     **error)
+/* Creates @path (and its parents) and opens it for contained file I/O. */
+static SandboxWorkspace *
+make_directory (const char  *path,
+                GError     **error)
 {
-  g_autofree char *parent = g_path_get_dirname (path);
-
-  if (g_mkdir_with_parents (parent, 0700) != 0)
+  if (g_mkdir_with_parents (path, 0700) != 0)
     {
       int saved_errno = errno;
 
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Could not create %s: %s", parent, g_strerror (saved_errno));
-      return FALSE;
+                   "Could not create %s: %s", path, g_strerror (saved_errno));
+      return NULL;
     }
-  return g_file_set_contents_full (path, data, length, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-                                   error);
+  return sandbox_workspace_open (path, SANDBOX_WORKSPACE_FLAGS_NONE, error);
 }
 
 static gboolean
-copy_tree (GFile         *source,
-           GFile         *target,
-           GCancellable  *cancellable,
-           GError       **error)
+write_file (const char  *path,
+            const char  *contents,
+            GError     **error)
 {
-  g_autoptr(GFileEnumerator) children = NULL;
-
-  if (!g_file_make_directory_with_parents (target, cancellable, error))
-    return FALSE;
-  children = g_file_enumerate_children (source, G_FILE_ATTRIBUTE_STANDARD_NAME ","
-                                        G_FILE_ATTRIBUTE_STANDARD_TYPE,
-                                        G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, cancellable, error);
-  if (children == NULL)
-    return FALSE;
-
-  for (;;)
-    {
-      GFileInfo *info;
-      GFile *child;
-      g_autoptr(GFile) child_target = NULL;
-
-      if (!g_file_enumerator_iterate (children, &info, &child, cancellable, error))
-        return FALSE;
-      if (info == NULL)
-        return TRUE;
-      child_target = g_file_get_child (target, g_file_info_get_name (info));
-      if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
-        {
-          if (!copy_tree (child, child_target, cancellable, error))
-            return FALSE;
-        }
-      else if (!g_file_copy (child, child_target, G_FILE_COPY_NOFOLLOW_SYMLINKS, cancellable,
-                             NULL, NULL, error))
-        return FALSE;
-    }
+  return g_file_set_contents_full (path, contents, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
+                                   error);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -140,9 +102,9 @@ G_DECLARE_FINAL_TYPE (SandboxDirectoryDriver, sandbox_directory_driver, SANDBOX,
 
 struct _SandboxDirectoryDriver
 {
-  GObject   parent_instance;
-  char     *workspace;    /* host path */
-  gboolean  stopped;      /* atomic */
+  GObject           parent_instance;
+  SandboxWorkspace *workspace;
+  gboolean          stopped;      /* atomic */
 };
 
 static void sandbox_directory_driver_iface_init (SandboxDriverInterface *iface);
@@ -162,13 +124,6 @@ check_live (SandboxDirectoryDriver  *self,
 }
 
 /* @path is canonical (the session checked it): "/workspace" or "/workspace/…". */
-static char *
-host_path (SandboxDirectoryDriver *self,
-           const char             *path)
-{
-  return g_build_filename (self->workspace, sandbox_path_relative (path), NULL);
-}
-
 static GBytes *
 sandbox_directory_driver_read_bytes (SandboxDriver  *driver,
                                      const char     *path,
@@ -176,29 +131,11 @@ sandbox_directory_driver_read_bytes (SandboxDriver  *driver,
                                      GError        **error)
 {
   SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
-  g_autofree char *file = host_path (self, path);
-  g_autofree char *contents = NULL;
-  gsize length = 0;
-  GStatBuf st;
 
   if (!check_live (self, error))
     return NULL;
-  if (g_lstat (file, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > SANDBOX_MAX_FILE_BYTES)
-    {
-      sandbox_set_error_read_limit (error);
-      return NULL;
-    }
-  if (!g_file_get_contents (file, &contents, &length, error))
-    {
-      /* GFileError → GIOErrorEnum, as the contract asks for host file errors. */
-      GError *local_error = *error;
-
-      *error = g_error_new_literal (G_IO_ERROR, g_io_error_from_file_error (local_error->code),
-                                    local_error->message);
-      g_error_free (local_error);
-      return NULL;
-    }
-  return g_bytes_new_take (g_steal_pointer (&contents), length);
+  return sandbox_workspace_read (self->workspace, sandbox_path_relative (path),
+                                 SANDBOX_MAX_FILE_BYTES, error);
 }
 
 static gboolean
@@ -209,15 +146,11 @@ sandbox_directory_driver_write_bytes (SandboxDriver  *driver,
                                       GError        **error)
 {
   SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
-  g_autofree char *file = host_path (self, path);
-  gsize length = 0;
-  const void *data = g_bytes_get_data (contents, &length);
 
   if (!check_live (self, error))
     return FALSE;
-  if (length > SANDBOX_MAX_FILE_BYTES)
-    return sandbox_set_error_write_limit (error);
-  return write_file (file, data, length, error);
+  return sandbox_workspace_write (self->workspace, sandbox_path_relative (path), contents,
+                                  SANDBOX_MAX_FILE_BYTES, error);
 }
 
 static gboolean
@@ -227,11 +160,10 @@ sandbox_directory_driver_remove_path (SandboxDriver  *driver,
                                       GError        **error)
 {
   SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
-  g_autofree char *file = host_path (self, path);
 
   if (!check_live (self, error))
     return FALSE;
-  return remove_tree (file, error);
+  return sandbox_workspace_remove (self->workspace, sandbox_path_relative (path), error);
 }
 
 static SandboxProcess *
@@ -284,7 +216,7 @@ sandbox_directory_driver_iface_init (SandboxDriverInterface *iface)
 static void
 sandbox_directory_driver_finalize (GObject *object)
 {
-  g_free (SANDBOX_DIRECTORY_DRIVER (object)->workspace);
+  g_clear_pointer (&SANDBOX_DIRECTORY_DRIVER (object)->workspace, sandbox_workspace_unref);
   G_OBJECT_CLASS (sandbox_directory_driver_parent_class)->finalize (object);
 }
 
@@ -490,6 +422,29 @@ sandbox_directory_backend_init_initable (GInitable     *initable,
   return TRUE;
 }
 
+/* Writes the files of @template_ into @directory/data, then the marker. */
+static gboolean
+fill_template (const char       *directory,
+               SandboxTemplate  *template_,
+               const char       *key,
+               GError          **error)
+{
+  g_autofree char *data_directory = g_build_filename (directory, "data", NULL);
+  g_autofree char *marker = g_build_filename (directory, "ready", NULL);
+  g_autoptr(SandboxWorkspace) data = make_directory (data_directory, error);
+  g_auto(GStrv) paths = NULL;
+
+  if (data == NULL)
+    return FALSE;
+  paths = sandbox_template_list_paths (template_);
+  for (guint i = 0; paths[i] != NULL; i++)
+    if (!sandbox_workspace_write (data, sandbox_path_relative (paths[i]),
+                                  sandbox_template_lookup_file (template_, paths[i]),
+                                  G_MAXSIZE - 1, error))
+      return FALSE;
+  return write_file (marker, key, error);
+}
+
 static char *
 sandbox_directory_backend_prewarm (SandboxBackend   *backend,
                                    SandboxTemplate  *template_,
@@ -503,7 +458,6 @@ sandbox_directory_backend_prewarm (SandboxBackend   *backend,
   g_autofree char *directory = NULL;
   g_autofree char *ready = NULL;
   g_autofree char *temporary = NULL;
-  g_auto(GStrv) paths = NULL;
 
   key = sandbox_template_compute_key (template_, self->name, error);
   if (key == NULL)
@@ -529,32 +483,11 @@ sandbox_directory_backend_prewarm (SandboxBackend   *backend,
                    g_strerror (saved_errno));
       return NULL;
     }
-  paths = sandbox_template_list_paths (template_);
-  for (guint i = 0; paths[i] != NULL; i++)
+  if (!fill_template (temporary, template_, key, error))
     {
-      GBytes *bytes = sandbox_template_lookup_file (template_, paths[i]);
-      g_autofree char *file = g_build_filename (temporary, "data",
-                                                sandbox_path_relative (paths[i]), NULL);
-      gsize length = 0;
-      const void *data = g_bytes_get_data (bytes, &length);
-
-      if (!write_file (file, data, length, error))
-        {
-          remove_tree (temporary, NULL);
-          return NULL;
-        }
+      remove_tree (temporary, NULL);
+      return NULL;
     }
-  {
-    g_autofree char *data_directory = g_build_filename (temporary, "data", NULL);
-    g_autofree char *marker = g_build_filename (temporary, "ready", NULL);
-
-    if (g_mkdir_with_parents (data_directory, 0700) != 0
-        || !write_file (marker, key, strlen (key), error))
-      {
-        remove_tree (temporary, NULL);
-        return NULL;
-      }
-  }
   if (g_rename (temporary, directory) != 0 && errno != EEXIST && errno != ENOTEMPTY)
     {
       int saved_errno = errno;
@@ -571,13 +504,23 @@ sandbox_directory_backend_prewarm (SandboxBackend   *backend,
 
 static SandboxHandle *
 new_handle (const char    *session_directory,
-            SandboxState  *state)
+            SandboxState  *state,
+            GError       **error)
 {
-  SandboxDirectoryDriver *driver = g_object_new (SANDBOX_TYPE_DIRECTORY_DRIVER, NULL);
+  g_autofree char *workspace_directory = g_build_filename (session_directory, "workspace", NULL);
+  g_autoptr(SandboxWorkspace) workspace = NULL;
+  SandboxDirectoryDriver *driver;
   g_autoptr(SandboxSession) session = NULL;
   SandboxDirectoryHandle *handle;
 
-  driver->workspace = g_build_filename (session_directory, "workspace", NULL);
+  workspace = sandbox_workspace_open (workspace_directory, SANDBOX_WORKSPACE_FLAGS_NONE, error);
+  if (workspace == NULL)
+    {
+      release_lease (session_directory);
+      return NULL;
+    }
+  driver = g_object_new (SANDBOX_TYPE_DIRECTORY_DRIVER, NULL);
+  driver->workspace = g_steal_pointer (&workspace);
   session = sandbox_session_new (sandbox_state_get_session_id (state), SANDBOX_DRIVER (driver),
                                  NULL);
   handle = g_object_new (SANDBOX_TYPE_DIRECTORY_HANDLE, "session", session, "state", state, NULL);
@@ -664,43 +607,36 @@ sandbox_directory_backend_create (SandboxBackend        *backend,
           sandbox_set_error_identity_mismatch (error);
           return NULL;
         }
-      return new_handle (session_directory, saved);
+      return new_handle (session_directory, saved, error);
     }
 
   {
     g_autofree char *uuid = g_uuid_string_random ();
     g_autofree char *json = NULL;
-    g_autoptr(GFile) source = NULL;
-    g_autoptr(GFile) target = NULL;
-    g_autofree char *data = g_build_filename (template_directory, "data", NULL);
-    g_autofree char *workspace = NULL;
+    g_autofree char *data_directory = g_build_filename (template_directory, "data", NULL);
+    g_autoptr(SandboxWorkspace) data = NULL;
+    g_autoptr(SandboxWorkspace) session = NULL;
 
     session_id = sha256_hex (uuid);
     state = sandbox_state_new (self->name, session_id, template_key, error);
     if (state == NULL)
       return NULL;
     session_directory = g_build_filename (self->root, "sessions", session_id, NULL);
-    if (g_mkdir_with_parents (session_directory, 0700) != 0)
-      {
-        int saved_errno = errno;
-
-        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                     "Could not create %s: %s", session_directory, g_strerror (saved_errno));
-        return NULL;
-      }
-    workspace = g_build_filename (session_directory, "workspace", NULL);
-    source = g_file_new_for_path (data);
-    target = g_file_new_for_path (workspace);
+    session = make_directory (session_directory, error);
+    if (session == NULL)
+      return NULL;
     json = sandbox_state_to_json (state);
     state_path = g_build_filename (session_directory, "state.json", NULL);
     if (!acquire_lease (session_directory, error)
-        || !copy_tree (source, target, cancellable, error)
-        || !write_file (state_path, json, strlen (json), error))
+        || (data = sandbox_workspace_open (data_directory, SANDBOX_WORKSPACE_FLAGS_NONE,
+                                           error)) == NULL
+        || !sandbox_workspace_copy_tree (data, session, "workspace", NULL, cancellable, error)
+        || !write_file (state_path, json, error))
       {
         remove_tree (session_directory, NULL);
         return NULL;
       }
-    return new_handle (session_directory, state);
+    return new_handle (session_directory, state, error);
   }
 }
 
