@@ -44,4 +44,26 @@ const SandboxNetworkRule *sandbox_network_policy_find_rule (SandboxNetworkPolicy
 const SandboxNetworkRule *sandbox_network_policy_get_rule  (SandboxNetworkPolicy *self,
                                                             guint                 index);
 
+/* The rules themselves (sandbox-network-rule.c), for the policy and its
+ * builder. Errors never echo a header value or an origin. */
+#define SANDBOX_NETWORK_HEADER_VALUE_MESSAGE "Invalid header value"
+
+void                      sandbox_network_rule_free            (SandboxNetworkRule        *rule);
+SandboxNetworkRule       *sandbox_network_rule_new_from_origin (const char                *origin,
+                                                                GError                   **error);
+gboolean                  sandbox_network_rule_add_header      (SandboxNetworkRule        *rule,
+                                                                const char                *name,
+                                                                const char                *value,
+                                                                GError                   **error);
+SandboxNetworkRule       *sandbox_network_rule_copy            (const SandboxNetworkRule  *rule);
+/* In @rules, the rule whose host equals @host case-insensitively, or NULL. */
+const SandboxNetworkRule *sandbox_network_rules_find           (GPtrArray                 *rules,
+                                                                const char                *host);
+/* Adds @rule (taking it) unless @rules has its host already. */
+gboolean                  sandbox_network_rules_add_once       (GPtrArray                 *rules,
+                                                                SandboxNetworkRule        *rule,
+                                                                GError                   **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxNetworkRule, sandbox_network_rule_free)
+
 G_END_DECLS

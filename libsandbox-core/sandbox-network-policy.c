@@ -17,327 +17,7 @@
 #include "sandbox-json-private.h"
 #include "sandbox-network-policy-private.h"
 
-#define HTTP_ORIGIN_MESSAGE "Expected an HTTP origin"
-#define DUPLICATE_HOST_MESSAGE "Each gateway host must have exactly one origin"
-#define HOP_BY_HOP_MESSAGE "Routing and hop-by-hop headers cannot be brokered"
-#define HEADER_VALUE_MESSAGE "Invalid header value"
 #define REDACTED "<redacted>"
-
-static const char * const reserved_header_names[] = {
-  "host", "connection", "content-length", "transfer-encoding",
-  "proxy-authorization", "proxy-connection", "upgrade", "trailer", "te",
-};
-
-/* ---- rules ------------------------------------------------------------ */
-
-static void
-network_rule_free (SandboxNetworkRule *rule)
-{
-  if (rule == NULL)
-    return;
-  g_free (rule->origin);
-  g_free (rule->scheme);
-  g_free (rule->host);
-  g_free (rule->hostname);
-  g_strfreev (rule->header_names);
-  if (rule->header_values != NULL)
-    {
-      /* Scrub credentials before the memory goes back to the allocator. */
-      for (guint i = 0; rule->header_values[i] != NULL; i++)
-        memset (rule->header_values[i], 0, strlen (rule->header_values[i]));
-      g_strfreev (rule->header_values);
-    }
-  g_free (rule);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxNetworkRule, network_rule_free)
-
-static guint16
-default_port (const char *scheme)
-{
-  return g_str_equal (scheme, "https") ? 443 : 80;
-}
-
-/* GUri is lenient where the WHATWG URL parser is strict or normalizes
- * (whitespace, backslashes, percent-decoded hosts, zone ids), so anything
- * that could be read two ways is refused before GUri sees it. */
-static gboolean
-origin_text_is_plain (const char *origin)
-{
-  const char *authority;
-  const char *authority_end;
-
-  for (const char *p = origin; *p != '\0'; p++)
-    {
-      guchar c = (guchar) *p;
-
-      if (c <= 0x20 || c >= 0x7f || c == '\\' || c == '%')
-        return FALSE;
-    }
-
-  if (g_ascii_strncasecmp (origin, "http://", 7) == 0)
-    authority = origin + 7;
-  else if (g_ascii_strncasecmp (origin, "https://", 8) == 0)
-    authority = origin + 8;
-  else
-    return FALSE;
-
-  authority_end = authority + strcspn (authority, "/?#");
-  /* An empty port ("https://host:") means the default one to a browser;
-   * refuse it rather than guess. */
-  return authority_end > authority && authority_end[-1] != ':';
-}
-
-/* WHATWG URL parsers read a host ending in a number as IPv4 ("127.1",
- * "0x7f.1"), so such a host is accepted only as a canonical dotted quad. */
-static gboolean
-last_label_is_numeric (const char *hostname)
-{
-  const char *label = strrchr (hostname, '.');
-
-  label = label != NULL ? label + 1 : hostname;
-  if (label[0] == '0' && (label[1] == 'x' || label[1] == 'X'))
-    {
-      for (const char *p = label + 2; *p != '\0'; p++)
-        if (!g_ascii_isxdigit (*p))
-          return FALSE;
-      return TRUE;
-    }
-
-  if (*label == '\0')
-    return FALSE;
-  for (const char *p = label; *p != '\0'; p++)
-    if (!g_ascii_isdigit (*p))
-      return FALSE;
-  return TRUE;
-}
-
-static gboolean
-dns_name_is_valid (const char *hostname)
-{
-  gsize length = strlen (hostname);
-  const char *label = hostname;
-
-  if (length == 0 || length > 253)
-    return FALSE;
-
-  while (TRUE)
-    {
-      gsize label_length = strcspn (label, ".");
-
-      if (label_length == 0 || label_length > 63 ||
-          label[0] == '-' || label[label_length - 1] == '-')
-        return FALSE;
-      for (gsize i = 0; i < label_length; i++)
-        if (!g_ascii_isalnum (label[i]) && label[i] != '-')
-          return FALSE;
-
-      if (label[label_length] == '\0')
-        return TRUE;
-      label += label_length + 1;
-    }
-}
-
-/* Returns the hostname as it appears in a Host header (lowercase, IPv6 in
- * brackets), or NULL when @host is not an acceptable host. */
-static char *
-normalize_hostname (const char *host)
-{
-  g_autoptr(GInetAddress) address = NULL;
-  g_autofree char *lower = NULL;
-  g_autofree char *text = NULL;
-
-  if (host == NULL || *host == '\0')
-    return NULL;
-
-  if (strchr (host, ':') != NULL)
-    {
-      address = g_inet_address_new_from_string (host);
-      if (address == NULL || g_inet_address_get_family (address) != G_SOCKET_FAMILY_IPV6)
-        return NULL;
-      text = g_inet_address_to_string (address);
-      return g_strdup_printf ("[%s]", text);
-    }
-
-  lower = g_ascii_strdown (host, -1);
-  if (last_label_is_numeric (lower))
-    {
-      address = g_inet_address_new_from_string (lower);
-      if (address == NULL || g_inet_address_get_family (address) != G_SOCKET_FAMILY_IPV4)
-        return NULL;
-      text = g_inet_address_to_string (address);
-      return g_str_equal (text, lower) ? g_steal_pointer (&lower) : NULL;
-    }
-
-  return dns_name_is_valid (lower) ? g_steal_pointer (&lower) : NULL;
-}
-
-static SandboxNetworkRule *
-network_rule_new_from_origin (const char  *origin,
-                              GError     **error)
-{
-  g_autoptr(SandboxNetworkRule) rule = NULL;
-  g_autoptr(GUri) uri = NULL;
-  const char *path;
-  int port;
-
-  if (!g_utf8_validate (origin, -1, NULL) || !origin_text_is_plain (origin))
-    goto invalid;
-
-  uri = g_uri_parse (origin, G_URI_FLAGS_NONE, NULL);
-  if (uri == NULL)
-    goto invalid;
-
-  path = g_uri_get_path (uri);
-  port = g_uri_get_port (uri);
-  if (g_uri_get_userinfo (uri) != NULL ||
-      g_uri_get_query (uri) != NULL ||
-      g_uri_get_fragment (uri) != NULL ||
-      !(path[0] == '\0' || g_str_equal (path, "/")) ||
-      port == 0 || port > G_MAXUINT16)
-    goto invalid;
-
-  rule = g_new0 (SandboxNetworkRule, 1);
-  rule->scheme = g_ascii_strdown (g_uri_get_scheme (uri), -1);
-  if (!g_str_equal (rule->scheme, "http") && !g_str_equal (rule->scheme, "https"))
-    goto invalid;
-
-  rule->hostname = normalize_hostname (g_uri_get_host (uri));
-  if (rule->hostname == NULL)
-    goto invalid;
-
-  rule->port = port > 0 ? (guint16) port : default_port (rule->scheme);
-  if (rule->port == default_port (rule->scheme))
-    rule->host = g_strdup (rule->hostname);
-  else
-    rule->host = g_strdup_printf ("%s:%u", rule->hostname, rule->port);
-  rule->origin = g_strdup_printf ("%s://%s", rule->scheme, rule->host);
-  rule->header_names = g_new0 (char *, 1);
-  rule->header_values = g_new0 (char *, 1);
-
-  return g_steal_pointer (&rule);
-
-invalid:
-  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                       HTTP_ORIGIN_MESSAGE " (http or https, a host and optional port, "
-                       "no credentials, path, query or fragment)");
-  return NULL;
-}
-
-static gboolean
-header_name_is_token (const char *name)
-{
-  if (*name == '\0')
-    return FALSE;
-
-  for (const char *p = name; *p != '\0'; p++)
-    if (!g_ascii_isalnum (*p) && strchr ("!#$%&'*+.^_`|~-", *p) == NULL)
-      return FALSE;
-
-  return TRUE;
-}
-
-static gboolean
-validate_header (const char  *name,
-                 const char  *value,
-                 GError     **error)
-{
-  if (!header_name_is_token (name))
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                           "Invalid input: a header name must be a non-empty HTTP token");
-      return FALSE;
-    }
-
-  for (guint i = 0; i < G_N_ELEMENTS (reserved_header_names); i++)
-    if (g_ascii_strcasecmp (name, reserved_header_names[i]) == 0)
-      {
-        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                     "Invalid input: " HOP_BY_HOP_MESSAGE " (“%s”)", name);
-        return FALSE;
-      }
-
-  /* A C string cannot hold NUL; CR and LF would split the request. */
-  if (!g_utf8_validate (value, -1, NULL) || strpbrk (value, "\r\n") != NULL)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   HEADER_VALUE_MESSAGE " for header “%s”", name);
-      return FALSE;
-    }
-
-  return TRUE;
-}
-
-static gboolean
-rule_has_header (const SandboxNetworkRule *rule,
-                 const char               *name)
-{
-  for (guint i = 0; rule->header_names[i] != NULL; i++)
-    if (g_ascii_strcasecmp (rule->header_names[i], name) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-static gboolean
-rule_add_header (SandboxNetworkRule  *rule,
-                 const char          *name,
-                 const char          *value,
-                 GError             **error)
-{
-  guint n = g_strv_length (rule->header_names);
-
-  if (!validate_header (name, value, error))
-    return FALSE;
-
-  /* Two spellings of one header would leave it to the HTTP stack which value
-   * is sent. */
-  if (rule_has_header (rule, name))
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "Invalid input: header “%s” is given more than once for %s",
-                   name, rule->origin);
-      return FALSE;
-    }
-
-  rule->header_names = g_renew (char *, rule->header_names, n + 2);
-  rule->header_values = g_renew (char *, rule->header_values, n + 2);
-  rule->header_names[n] = g_strdup (name);
-  rule->header_values[n] = g_strdup (value);
-  rule->header_names[n + 1] = NULL;
-  rule->header_values[n + 1] = NULL;
-  return TRUE;
-}
-
-static const SandboxNetworkRule *
-find_rule_in (GPtrArray  *rules,
-              const char *host)
-{
-  for (guint i = 0; i < rules->len; i++)
-    {
-      const SandboxNetworkRule *rule = g_ptr_array_index (rules, i);
-
-      if (g_ascii_strcasecmp (rule->host, host) == 0)
-        return rule;
-    }
-  return NULL;
-}
-
-static gboolean
-add_rule_once (GPtrArray           *rules,
-               SandboxNetworkRule  *rule,
-               GError             **error)
-{
-  if (find_rule_in (rules, rule->host) != NULL)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   DUPLICATE_HOST_MESSAGE " (“%s” appears twice)", rule->host);
-      network_rule_free (rule);
-      return FALSE;
-    }
-
-  g_ptr_array_add (rules, rule);
-  return TRUE;
-}
 
 /* ---- SandboxNetworkPolicy --------------------------------------------- */
 
@@ -424,7 +104,7 @@ static void
 sandbox_network_policy_init (SandboxNetworkPolicy *self)
 {
   self->kind = SANDBOX_NETWORK_POLICY_DENY_ALL;
-  self->rules = g_ptr_array_new_with_free_func ((GDestroyNotify) network_rule_free);
+  self->rules = g_ptr_array_new_with_free_func ((GDestroyNotify) sandbox_network_rule_free);
 }
 
 static SandboxNetworkPolicy *
@@ -539,7 +219,7 @@ rule_new_from_json (JsonNode    *node,
                    origin_where, sandbox_json_type_name (origin));
       return NULL;
     }
-  rule = network_rule_new_from_origin (json_node_get_string (origin), error);
+  rule = sandbox_network_rule_new_from_origin (json_node_get_string (origin), error);
   if (rule == NULL)
     return prefix_error (error, origin_where), NULL;
 
@@ -562,7 +242,7 @@ rule_new_from_json (JsonNode    *node,
                        headers_where, sandbox_json_type_name (value));
           return NULL;
         }
-      if (!rule_add_header (rule, name, json_node_get_string (value), error))
+      if (!sandbox_network_rule_add_header (rule, name, json_node_get_string (value), error))
         return prefix_error (error, headers_where), NULL;
     }
 
@@ -586,14 +266,14 @@ allow_list_new_from_json (JsonObject  *object,
     return NULL;
 
   entries = json_node_get_array (allow);
-  rules = g_ptr_array_new_with_free_func ((GDestroyNotify) network_rule_free);
+  rules = g_ptr_array_new_with_free_func ((GDestroyNotify) sandbox_network_rule_free);
   for (guint i = 0; i < json_array_get_length (entries); i++)
     {
       g_autofree char *where = g_strdup_printf ("allow[%u]", i);
       SandboxNetworkRule *rule = rule_new_from_json (json_array_get_element (entries, i),
                                                      where, error);
 
-      if (rule == NULL || !add_rule_once (rules, rule, error))
+      if (rule == NULL || !sandbox_network_rules_add_once (rules, rule, error))
         return NULL;
     }
 
@@ -627,8 +307,8 @@ sandbox_network_policy_new_from_json (const char  *json,
 
   /* Only header values could usefully hold a NUL; say so in their terms. */
   root = sandbox_json_parse_strict_full (json, -1,
-                                         HEADER_VALUE_MESSAGE " (or origin): strings in a "
-                                         "network policy cannot contain \\u0000 (NUL)",
+                                         SANDBOX_NETWORK_HEADER_VALUE_MESSAGE " (or origin): strings "
+                                         "in a network policy cannot contain \\u0000 (NUL)",
                                          error);
   if (root == NULL)
     return NULL;
@@ -795,7 +475,7 @@ sandbox_network_policy_find_rule (SandboxNetworkPolicy *self,
   if (host == NULL)
     return NULL;
 
-  return find_rule_in (self->rules, host);
+  return sandbox_network_rules_find (self->rules, host);
 }
 
 const SandboxNetworkRule *
@@ -844,7 +524,7 @@ sandbox_network_policy_builder_class_init (SandboxNetworkPolicyBuilderClass *kla
 static void
 sandbox_network_policy_builder_init (SandboxNetworkPolicyBuilder *self)
 {
-  self->rules = g_ptr_array_new_with_free_func ((GDestroyNotify) network_rule_free);
+  self->rules = g_ptr_array_new_with_free_func ((GDestroyNotify) sandbox_network_rule_free);
 }
 
 /**
@@ -883,11 +563,11 @@ sandbox_network_policy_builder_add_origin (SandboxNetworkPolicyBuilder  *self,
   g_return_val_if_fail (origin != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  rule = network_rule_new_from_origin (origin, error);
+  rule = sandbox_network_rule_new_from_origin (origin, error);
   if (rule == NULL)
     return FALSE;
 
-  return add_rule_once (self->rules, rule, error);
+  return sandbox_network_rules_add_once (self->rules, rule, error);
 }
 
 /**
@@ -921,7 +601,7 @@ sandbox_network_policy_builder_add_header (SandboxNetworkPolicyBuilder  *self,
   g_return_val_if_fail (value != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  parsed = network_rule_new_from_origin (origin, error);
+  parsed = sandbox_network_rule_new_from_origin (origin, error);
   if (parsed == NULL)
     return FALSE;
 
@@ -941,23 +621,9 @@ sandbox_network_policy_builder_add_header (SandboxNetworkPolicyBuilder  *self,
       return FALSE;
     }
 
-  return rule_add_header (rule, name, value, error);
+  return sandbox_network_rule_add_header (rule, name, value, error);
 }
 
-static SandboxNetworkRule *
-network_rule_copy (const SandboxNetworkRule *rule)
-{
-  SandboxNetworkRule *copy = g_new0 (SandboxNetworkRule, 1);
-
-  copy->origin = g_strdup (rule->origin);
-  copy->scheme = g_strdup (rule->scheme);
-  copy->host = g_strdup (rule->host);
-  copy->hostname = g_strdup (rule->hostname);
-  copy->port = rule->port;
-  copy->header_names = g_strdupv (rule->header_names);
-  copy->header_values = g_strdupv (rule->header_values);
-  return copy;
-}
 
 /**
  * sandbox_network_policy_builder_build:
@@ -980,9 +646,9 @@ sandbox_network_policy_builder_build (SandboxNetworkPolicyBuilder  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   /* Every rule was validated as it was added, so copying cannot fail. */
-  rules = g_ptr_array_new_full (self->rules->len, (GDestroyNotify) network_rule_free);
+  rules = g_ptr_array_new_full (self->rules->len, (GDestroyNotify) sandbox_network_rule_free);
   for (guint i = 0; i < self->rules->len; i++)
-    g_ptr_array_add (rules, network_rule_copy (g_ptr_array_index (self->rules, i)));
+    g_ptr_array_add (rules, sandbox_network_rule_copy (g_ptr_array_index (self->rules, i)));
 
   return policy_new (SANDBOX_NETWORK_POLICY_ALLOW_LIST, rules);
 }
