@@ -1,17 +1,14 @@
 /* sandbox-conformance.h — the black-box contract every backend must keep
  *
+ * The header of libsandbox-conformance-1 (pkg-config sandbox-conformance-1),
+ * which links libsandbox-1: include it alone, as <sandbox-conformance.h>.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
 #pragma once
 
-#if !defined(SANDBOX_INSIDE) && !defined(SANDBOX_COMPILATION)
-# error "Only <sandbox.h> can be included directly."
-#endif
-
-#include <gio/gio.h>
-
-#include "sandbox-version-macros.h"
+#include <sandbox.h>
 
 G_BEGIN_DECLS
 

@@ -9,7 +9,7 @@
 # invoke() and sends the result JSON back.
 #
 # Run from a build tree:
-#   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/libsandbox-core \
+#   GI_TYPELIB_PATH=build/introspection LD_LIBRARY_PATH=build/lib \
 #   SANDBOX_DRIVER_PATH=build/drivers/bubblewrap /usr/bin/python3 examples/coding-agent.py
 
 import json

@@ -34,7 +34,6 @@ G_BEGIN_DECLS
 # include "sandbox-backend.h"
 # include "sandbox-workspace.h"
 # include "sandbox-gateway.h"
-# include "sandbox-conformance.h"
 #undef SANDBOX_INSIDE
 
 G_END_DECLS

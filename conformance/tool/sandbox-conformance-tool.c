@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include <gio/gunixoutputstream.h>
-#include <sandbox.h>
+#include <sandbox-conformance.h>
 
 int
 main (int   argc,

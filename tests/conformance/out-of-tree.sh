@@ -1,7 +1,8 @@
 #!/bin/sh
-# Installs this build into a temporary root, builds examples/out-of-tree-driver
-# against that root's pkg-config file (with meson, and with the plain
-# Makefile), and runs the installed sandbox-conformance program on the result.
+# Installs this build into a temporary root, builds a program against that
+# root's sandbox-conformance-1.pc, builds examples/out-of-tree-driver against
+# its sandbox-1.pc (with meson, and with the plain Makefile), and runs the
+# installed sandbox-conformance program on the result.
 #
 #   out-of-tree.sh BUILD_ROOT SOURCE_ROOT
 #
@@ -25,8 +26,35 @@ bindir=$(dirname "$(find "$work/root" -type f -name sandbox-conformance | head -
 mkdir "$work/pkgconfig"
 prefix=$(sed -n 's/^prefix=//p' "$pc")
 sed "s|^prefix=.*|prefix=$work/root$prefix|" "$pc" >"$work/pkgconfig/sandbox-1.pc"
+conformance_pc="$(dirname "$pc")/sandbox-conformance-1.pc"
+test -f "$conformance_pc" || { echo "sandbox-conformance-1.pc was not installed"; exit 1; }
+sed "s|^prefix=.*|prefix=$work/root$prefix|" "$conformance_pc" \
+  >"$work/pkgconfig/sandbox-conformance-1.pc"
 export PKG_CONFIG_PATH="$work/pkgconfig"
 export LD_LIBRARY_PATH="$libdir"
+
+# The suite as a library: a program built with pkg-config
+# sandbox-conformance-1 alone lists the checks the installed program lists.
+cat >"$work/list.c" <<'EOF'
+#include <stdio.h>
+#include <sandbox-conformance.h>
+
+int
+main (void)
+{
+  g_auto(GStrv) checks = sandbox_conformance_list_checks ();
+
+  for (guint i = 0; checks[i] != NULL; i++)
+    puts (checks[i]);
+  return 0;
+}
+EOF
+# shellcheck disable=SC2046
+cc -o "$work/list" "$work/list.c" $(pkg-config --cflags --libs sandbox-conformance-1) \
+  >"$work/cc.log" 2>&1 || { cat "$work/cc.log"; exit 1; }
+"$work/list" >"$work/list.txt"
+"$bindir/sandbox-conformance" --list | cmp -s - "$work/list.txt" \
+  || { echo "libsandbox-conformance-1 and sandbox-conformance list different checks"; exit 1; }
 
 meson setup "$work/build" "$source_root/examples/out-of-tree-driver" >"$work/setup.log" 2>&1 \
   || { cat "$work/setup.log"; exit 1; }

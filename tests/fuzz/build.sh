@@ -25,7 +25,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -Dc_args="-fsanitize=fuzzer-no-link $ubsan_flags -g" \
     -Dintrospection=disabled -Dtests=false >/dev/null
 fi
-ninja -C "$build" -j "$jobs" libsandbox-core/libsandbox-internal.a >/dev/null
+ninja -C "$build" -j "$jobs" lib/libsandbox-internal.a >/dev/null
 
 mkdir -p "$build/fuzz"
 deps="gio-unix-2.0 gmodule-2.0 json-glib-1.0 libsoup-3.0 libcurl libcrypto"
@@ -51,11 +51,11 @@ for source in "$here"/fuzz-*.c; do
   name=$(basename "$source" .c)
   output="$build/fuzz/$name"
   if [ -x "$output" ] && [ "$output" -nt "$source" ] && [ "$output" -nt "$here/fuzz-common.h" ] \
-     && [ "$output" -nt "$build/libsandbox-core/libsandbox-internal.a" ]; then
+     && [ "$output" -nt "$build/lib/libsandbox-internal.a" ]; then
     continue
   fi
   clang "${cflags[@]}" "$source" -o "$output" \
-    "$build/libsandbox-core/libsandbox-internal.a" "${pkg_libs[@]}" -lpthread &
+    "$build/lib/libsandbox-internal.a" "${pkg_libs[@]}" -lpthread &
   pids+=($!)
   if [ ${#pids[@]} -ge "$jobs" ]; then
     wait "${pids[0]}"
