@@ -16,7 +16,10 @@ gidocgen, config, gir, baseline_path = sys.argv[1:5]
 with open(baseline_path) as f:
     baseline = {line.strip() for line in f if line.strip() and not line.startswith('#')}
 
-process = subprocess.run([gidocgen, 'check', '--config', config, gir],
+# The GIR's own directory holds the GIRs it includes (SandboxConformance-1
+# includes Sandbox-1).
+process = subprocess.run([gidocgen, 'check', '--config', config,
+                          '--add-include-path', os.path.dirname(os.path.abspath(gir)), gir],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 output = re.sub(r'\x1b\[[0-9;]*m', '', process.stdout)
 
