@@ -92,6 +92,19 @@ write_file (const char  *path,
                                    error);
 }
 
+/* Nothing runs, so nothing can reach a network: deny-all holds. Anything
+ * else would be a promise the driver can't keep. */
+static gboolean
+check_policy (SandboxNetworkPolicy  *policy,
+              GError               **error)
+{
+  if (sandbox_network_policy_get_kind (policy) == SANDBOX_NETWORK_POLICY_DENY_ALL)
+    return TRUE;
+  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       "The directory driver supports only the deny-all network policy");
+  return FALSE;
+}
+
 /* ------------------------------------------------------------------------ */
 /* SandboxDirectoryDriver: one live session's workspace                      */
 /* ------------------------------------------------------------------------ */
@@ -192,15 +205,7 @@ sandbox_directory_driver_set_network_policy (SandboxDriver         *driver,
 
   if (!check_live (self, error))
     return FALSE;
-  /* Nothing runs, so nothing can reach a network: deny-all holds. Anything
-   * else would be a promise the driver can't keep. */
-  if (sandbox_network_policy_get_kind (policy) != SANDBOX_NETWORK_POLICY_DENY_ALL)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                           "The directory driver supports only the deny-all network policy");
-      return FALSE;
-    }
-  return TRUE;
+  return check_policy (policy, error);
 }
 
 static void
@@ -551,12 +556,8 @@ sandbox_directory_backend_create (SandboxBackend        *backend,
                    template_key);
       return NULL;
     }
-  if (sandbox_network_policy_get_kind (policy) != SANDBOX_NETWORK_POLICY_DENY_ALL)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                           "The directory driver supports only the deny-all network policy");
-      return NULL;
-    }
+  if (!check_policy (policy, error))
+    return NULL;
   if (saved != NULL && (g_strcmp0 (sandbox_state_get_backend (saved), self->name) != 0
                         || g_strcmp0 (sandbox_state_get_template_key (saved), template_key) != 0))
     {
