@@ -26,6 +26,9 @@ typedef struct
 /* The largest request or response body the gateway carries. */
 #define SANDBOX_GATEWAY_MAX_BODY_BYTES (1024 * 1024)
 
+gboolean    sandbox_gateway_http_check_head      (SoupMessageHeaders     *headers,
+                                                  const char            **host,
+                                                  SandboxGatewayRefusal  *refusal);
 gboolean    sandbox_gateway_http_check_request   (SoupServerMessage      *msg,
                                                   gboolean                origin_form,
                                                   const char            **host,

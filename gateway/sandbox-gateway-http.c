@@ -256,6 +256,40 @@ target_of (GUri *uri)
 }
 
 /*
+ * sandbox_gateway_http_check_head:
+ * @headers: a request's headers, as libsoup parsed them
+ * @host: (out) (transfer none): the single Host header, or NULL
+ * @refusal: (out caller-allocates): why the request is refused
+ *
+ * Checks what the headers alone decide: exactly one way to frame the body
+ * (or none), and exactly one well-formed Host header. Needs no connection:
+ * soup_headers_parse_request() gives the headers of raw bytes.
+ *
+ * Returns: whether the headers may go on to the method and target checks
+ */
+gboolean
+sandbox_gateway_http_check_head (SoupMessageHeaders     *headers,
+                                 const char            **host,
+                                 SandboxGatewayRefusal  *refusal)
+{
+  HeaderCensus census = { 0 };
+
+  soup_message_headers_foreach (headers, count_header, &census);
+  *host = census.hosts == 1 ? census.host : NULL;
+
+  if (!framing_is_unambiguous (&census))
+    return bad_request (refusal, "ambiguous-framing");
+  if (census.hosts == 0)
+    return bad_request (refusal, "missing-host");
+  if (census.hosts > 1)
+    return bad_request (refusal, "duplicate-host");
+  if (!host_is_well_formed (census.host))
+    return bad_request (refusal, "invalid-host");
+
+  return TRUE;
+}
+
+/*
  * sandbox_gateway_http_check_request:
  * @msg: a request whose headers have been read
  * @origin_form: whether the guest sent the target in origin form (starting
@@ -265,7 +299,8 @@ target_of (GUri *uri)
  * @refusal: (out caller-allocates): why the request is refused
  *
  * Checks everything about a request that does not depend on the policy:
- * framing, the Host header, the method and the target.
+ * the headers (sandbox_gateway_http_check_head()), the method and the
+ * target.
  *
  * Returns: whether the request may go on to the policy
  */
@@ -279,25 +314,11 @@ sandbox_gateway_http_check_request (SoupServerMessage      *msg,
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
   const char *method = soup_server_message_get_method (msg);
   GUri *uri = soup_server_message_get_uri (msg);
-  HeaderCensus census = { 0 };
 
-  *host = NULL;
-  *target = NULL;
+  *target = uri != NULL ? target_of (uri) : NULL;
 
-  soup_message_headers_foreach (headers, count_header, &census);
-  if (census.hosts == 1)
-    *host = census.host;
-  if (uri != NULL)
-    *target = target_of (uri);
-
-  if (!framing_is_unambiguous (&census))
-    return bad_request (refusal, "ambiguous-framing");
-  if (census.hosts == 0)
-    return bad_request (refusal, "missing-host");
-  if (census.hosts > 1)
-    return bad_request (refusal, "duplicate-host");
-  if (!host_is_well_formed (census.host))
-    return bad_request (refusal, "invalid-host");
+  if (!sandbox_gateway_http_check_head (headers, host, refusal))
+    return FALSE;
 
   if (method == NULL || !sandbox_gateway_http_method_is_allowed (method))
     return denied (refusal, "method-not-allowed");
@@ -305,7 +326,7 @@ sandbox_gateway_http_check_request (SoupServerMessage      *msg,
   /* The target must start with "/", as the contract says: an absolute-form
    * target is a routing attempt, not a framing problem, and is denied like a
    * disallowed host, even when it names the Host's own authority. */
-  if (!origin_form || uri == NULL || !authority_matches_host (uri, census.host))
+  if (!origin_form || uri == NULL || !authority_matches_host (uri, *host))
     return denied (refusal, "absolute-target");
   if (g_uri_get_fragment (uri) != NULL)
     return bad_request (refusal, "invalid-target");

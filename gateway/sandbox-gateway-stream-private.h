@@ -11,23 +11,13 @@
 
 #include <gio/gio.h>
 
+#include "sandbox-gateway-framing-private.h"
+#include "sandbox-gateway-input-private.h"
+
 G_BEGIN_DECLS
 
 #define SANDBOX_TYPE_GATEWAY_STREAM (sandbox_gateway_stream_get_type ())
 G_DECLARE_FINAL_TYPE (SandboxGatewayStream, sandbox_gateway_stream, SANDBOX, GATEWAY_STREAM, GSocketConnection)
-
-typedef void (*SandboxGatewayStreamRefusalFunc) (guint       status,
-                                                 const char *reason,
-                                                 gpointer    user_data);
-
-/* How a request body is framed. */
-typedef enum
-{
-  SANDBOX_GATEWAY_BODY_NONE,
-  SANDBOX_GATEWAY_BODY_LENGTH,
-  SANDBOX_GATEWAY_BODY_CHUNKED,
-  SANDBOX_GATEWAY_BODY_UNKNOWN,
-} SandboxGatewayBody;
 
 SandboxGatewayStream *sandbox_gateway_stream_new            (GSocket              *socket);
 void                  sandbox_gateway_stream_set_refusal_func (SandboxGatewayStream            *self,

@@ -116,3 +116,8 @@ for body in ["FFFFFFFFFFFFFFFF1\r\nhello\r\n0\r\n\r\n", "zz\r\nhello\r\n0\r\n\r\
                     "GET /evil HTTP/1.1\r\nHost: @HOST@\r\n\r\n")
 for request in requests:
     add("fuzz-gateway", request)
+# The scanner on its own: a first byte picks the size of the reads.
+for request in requests:
+    for piece in [b"\x00", b"\x07", b"\x3f"]:
+        add("fuzz-gateway-head", piece + request.replace("@HOST@", "a.example:8080")
+                                         .replace("@DEAD@", "b.example").encode())
