@@ -27,6 +27,15 @@
  * each request's target (libsoup's own split of the request line), since
  * libsoup does not say whether a target was in origin form.
  *
+ * libsoup has since hardened its chunked reader: 3.6.5 reports a chunked
+ * body cut short (commit 1e32b5e1), and 3.7.1 checks chunk sizes (96ac392b,
+ * "server: improve parsing of chunked request body"), ends chunk lines at
+ * CRLF (b9a1c066) and finds the end of trailers (8a2e15c8). With those, the
+ * strict grammar here would no longer be what keeps a smuggled request out;
+ * the scanner would stay, since it is also how the gateway knows where each
+ * head ends (one head per read, the origin-form test) and answers a refusal
+ * itself rather than have libsoup drop the connection without a word.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 

@@ -5,7 +5,9 @@
  * duplicate Host and Content-Length headers (using the last), parses
  * "Host: allowed@evil" as "evil", and accepts Content-Length together with
  * Transfer-Encoding. These checks run on the parsed request, with every
- * header occurrence still visible, before anything is forwarded.
+ * header occurrence still visible, before anything is forwarded. They are
+ * the gateway's contract, not workarounds: they stay whatever a later
+ * libsoup accepts.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -11,7 +11,11 @@
  * in the middle of a head for the head's end, and in the middle of a chunked
  * body for the body's end, and would handle, and the gateway forward,
  * whatever part arrived. An end of stream inside a request is reported as an
- * error instead.
+ * error instead. (libsoup 3.6.5 fixed the chunked body's case, commit
+ * 1e32b5e1 "Report an error in case of unexpected stream end"; the head's is
+ * still there on its main branch after 3.7.1, in
+ * soup_message_io_data_read_headers(). The refusal stays either way: it is
+ * what gets the cut-short request audited.)
  *
  * It also works around a libsoup 3.2 bug, fixed upstream by libsoup commit
  * d20c6601 ("server: do not leak idle connections closed by the client",
