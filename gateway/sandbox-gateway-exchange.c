@@ -578,7 +578,7 @@ sandbox_gateway_exchange_abandon (SandboxGatewayExchange *self)
 }
 
 /* Audits a request the guest cut short, sent too slowly or framed in a way
- * the stream refused, unless it was answered and audited already. */
+ * the stream refused; the caller makes sure it was not audited already. */
 void
 sandbox_gateway_exchange_refuse_input (SandboxGatewayExchange *self,
                                        guint                   status,

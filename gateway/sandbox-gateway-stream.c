@@ -5,7 +5,7 @@
  * connection before libsoup sees the bytes (sandbox-gateway-framing.c), and
  * whose output stream (sandbox-gateway-output.c) can send a response's head
  * together with its body. This file joins the two and is what the gateway's
- * server (sandbox-gateway-server.c) talks to.
+ * connections (sandbox-gateway-connection.c) talk to.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

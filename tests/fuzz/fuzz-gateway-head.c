@@ -36,7 +36,7 @@ typedef struct
 } Outcome;
 
 /* How the body after @head is framed, as the gateway tells the scanner
- * (body_of() in sandbox-gateway-server.c); FALSE when libsoup would not
+ * (body_of() in sandbox-gateway-connection.c); FALSE when libsoup would not
  * parse the head (it answers 400 and the connection ends). */
 static gboolean
 body_after (const char         *head,

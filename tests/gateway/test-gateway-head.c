@@ -180,7 +180,7 @@ scan_to_body (SandboxGatewayFraming *framing,
 }
 
 /* Nothing passes a head's end before the body's framing is known (make
- * follow_requests() treat SANDBOX_GATEWAY_FRAMING_AWAIT as the head state:
+ * sandbox_gateway_framing_follow() treat SANDBOX_GATEWAY_FRAMING_AWAIT as the head state:
  * these bytes are then taken as the start of another request). */
 static void
 test_body_awaited (void)
@@ -211,7 +211,7 @@ test_body_awaited (void)
 
 /* A body of known length is counted to its last byte, and the next head
  * starts right after it, whatever it claims to be (count one byte less in
- * follow_requests(): the smuggled head then starts with "b" and is not
+ * sandbox_gateway_framing_follow(): the smuggled head then starts with "b" and is not
  * the request "GET /evil"). */
 static void
 test_length_body (void)
