@@ -18,7 +18,9 @@
 #   to a page gi-docgen does not generate or a relative link to a file (a
 #   `.md` link works in the source tree but not in the HTML); in any other
 #   Markdown file of the source tree, a relative link to a file that does
-#   not exist.
+#   not exist;
+# - a code block marked `<!-- example: FILE -->` that is not a verbatim part
+#   of FILE (an example a test builds and runs).
 #
 # It also counts the gtk-doc style references (`#SandboxFoo`,
 # `sandbox_foo()`) left in the GIR's doc comments, as information only:
@@ -149,6 +151,7 @@ class Checker:
         md = markdown.Markdown(extensions=gdutils.MD_EXTENSIONS,
                                extension_configs=gdutils.MD_EXTENSIONS_CONF)
         self.check_links_in_text(path, source)
+        check_examples(self, path, source)
         saved = gdlog.warning
         gdlog.warning = lambda text, location=None: None  # reported above, with the file
         try:
@@ -174,7 +177,9 @@ class Checker:
         """A Markdown file read in the source tree: relative links must name
         files that exist."""
         with open(path, encoding='utf-8') as f:
-            rendered = markdown.markdown(f.read(), extensions=['fenced_code', 'tables'])
+            source = f.read()
+        check_examples(self, path, source)
+        rendered = markdown.markdown(source, extensions=['fenced_code', 'tables'])
         for href in hrefs_of(rendered):
             target = relative_target(href)
             if target is None:
@@ -195,6 +200,35 @@ class Checker:
             for kind, count in gtkdoc_references(text).items():
                 counts[kind] += count
         return counts
+
+
+EXAMPLE_RE = re.compile(r'^<!-- example: (?P<path>\S+) -->$')
+
+
+def check_examples(checker, path, source):
+    """A code block after `<!-- example: FILE -->` must be a verbatim part of
+    FILE (relative to the page), an example a test builds and runs, so the
+    page shows code that works."""
+    lines = source.split('\n')
+    for number, line in enumerate(lines):
+        m = EXAMPLE_RE.match(line.strip())
+        if m is None:
+            continue
+        where = '%s:%d' % (path, number + 1)
+        example = os.path.join(os.path.dirname(path), m.group('path'))
+        if number + 1 >= len(lines) or not lines[number + 1].startswith('```'):
+            checker.fail(where, 'an example marker not followed by a code block')
+            continue
+        end = next((i for i in range(number + 2, len(lines)) if lines[i].startswith('```')), None)
+        if end is None:
+            checker.fail(where, 'an example code block that does not end')
+            continue
+        if not os.path.isfile(example):
+            checker.fail(where, 'the example %s does not exist' % m.group('path'))
+            continue
+        with open(example, encoding='utf-8') as f:
+            if '\n'.join(lines[number + 2:end]) not in f.read():
+                checker.fail(where, 'the code block is not a verbatim part of %s' % m.group('path'))
 
 
 class HrefParser(html.parser.HTMLParser):
@@ -337,6 +371,9 @@ FAULTS = [
     ('a relative .md link to a file that does not exist', 'README.md',
      '\nSee [nothing](docs/nope.md).\n', 'docs/nope.md, which does not exist'),
     ('a page without a Title: line', 'guide/limits.md', None, 'no "Title:" line'),
+    ('an example block that is not the example', 'guide/network.md',
+     '\n<!-- example: ../../README.md -->\n```c\nnot in the README\n```\n',
+     'not a verbatim part of ../../README.md'),
 ]
 
 
