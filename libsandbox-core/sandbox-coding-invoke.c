@@ -1,0 +1,313 @@
+/* sandbox-coding-invoke.c — how a coding-tool call runs
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * An invocation runs in three phases:
+ *
+ *  1. in the caller's thread: the session must be active, the arguments
+ *     are parsed strictly, paths canonicalized (the schema), and the host
+ *     authorizes the operation (#SandboxCodingTools::authorize, then
+ *     ::authorize-path);
+ *  2. the work, by the tool the table names: file I/O through the
+ *     session's contained host-side implementation, listings through the
+ *     binding, shell commands through prepare/spawn on the binding (in a
+ *     worker thread for _async);
+ *  3. back in the caller's thread: ::tool-error for a refusal's cause, and
+ *     the result JSON.
+ *
+ * The adapter's probe and prepare are here too; the object itself (its
+ * configuration and signals) is sandbox-coding-tools.c.
+ */
+
+#include "config.h"
+
+#include "sandbox-coding-tools.h"
+#include "sandbox-coding-tools-private.h"
+#include "sandbox-coding-schema-private.h"
+#include "sandbox-coding-shell-private.h"
+#include "sandbox-error.h"
+
+/* Tools made by g_object_new() alone have no session to work in. */
+static gboolean
+made_by_new (SandboxCodingTools *self)
+{
+  return sandbox_coding_tools_get_binding (self) != NULL;
+}
+
+/* Phase 1, in the caller's thread. Returns the call, with ->result already
+ * set when it ends here. */
+static SandboxCodingCall *
+call_begin (SandboxCodingTools *self,
+            const char         *name,
+            const char         *arguments_json)
+{
+  g_autoptr(SandboxCodingCall) call = sandbox_coding_tools_new_call (self);
+  g_autoptr(GError) error = NULL;
+  SandboxCodingLimits limits;
+
+  /* A stopped session refuses everything, as the reference's assertToolActive. */
+  if (!sandbox_coding_binding_check_active (call->binding, &error))
+    {
+      call->result = sandbox_coding_refusal_result (g_steal_pointer (&error), &call->cause);
+      return g_steal_pointer (&call);
+    }
+
+  call->tool = sandbox_coding_schema_lookup (name);
+  if (call->tool == NULL)
+    {
+      call->result = sandbox_coding_schema_unknown_tool ();
+      return g_steal_pointer (&call);
+    }
+
+  sandbox_coding_tools_get_limits (self, &limits);
+  call->result = sandbox_coding_schema_parse (call, arguments_json, &limits);
+  if (call->result == NULL)
+    call->result = sandbox_coding_tools_authorize (self, call);
+  if (call->result == NULL)
+    sandbox_coding_tools_snapshot (self, call);
+  return g_steal_pointer (&call);
+}
+
+/* Phase 3, in the caller's thread. */
+static char *
+call_finish (SandboxCodingTools *self,
+             SandboxCodingCall  *call)
+{
+  if (call->cause != NULL)
+    sandbox_coding_tools_emit_tool_error (self, call->tool != NULL ? call->tool->name : NULL,
+                                          call->cause);
+  return json_to_string (call->result, FALSE);
+}
+
+/**
+ * sandbox_coding_tools_invoke:
+ * @self: a #SandboxCodingTools
+ * @name: the tool to call, as the model named it
+ * @arguments_json: (nullable): the call's arguments, a JSON object as the
+ *   model produced it (%NULL or empty for none)
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Runs one tool call and returns its result for the model. Everything the
+ * model can get wrong, and every refusal, is a result with `"ok": false`
+ * (see #SandboxCodingTools); @error is set only for cancellation. Blocks
+ * until the call is done — a `shell` call up to
+ * #SandboxCodingTools:shell-timeout-ms.
+ *
+ * Returns: (transfer full): the result as JSON, or %NULL if cancelled
+ */
+char *
+sandbox_coding_tools_invoke (SandboxCodingTools  *self,
+                             const char          *name,
+                             const char          *arguments_json,
+                             GCancellable        *cancellable,
+                             GError             **error)
+{
+  g_autoptr(SandboxCodingCall) call = NULL;
+
+  g_return_val_if_fail (SANDBOX_IS_CODING_TOOLS (self), NULL);
+  g_return_val_if_fail (made_by_new (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  call = call_begin (self, name, arguments_json);
+  if (!sandbox_coding_schema_dispatch (call, cancellable, error))
+    return NULL;
+  return call_finish (self, call);
+}
+
+static void
+invoke_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  GError *error = NULL;
+
+  if (!sandbox_coding_schema_dispatch (task_data, cancellable, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+invoke_done (GObject      *source_object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  SandboxCodingCall *call = g_task_get_task_data (G_TASK (result));
+  GError *error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, call_finish (SANDBOX_CODING_TOOLS (source_object), call), g_free);
+}
+
+/**
+ * sandbox_coding_tools_invoke_async:
+ * @self: a #SandboxCodingTools
+ * @name: the tool to call
+ * @arguments_json: (nullable): the call's arguments as JSON
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when the call is done
+ * @user_data: data for @callback
+ *
+ * Runs one tool call; see sandbox_coding_tools_invoke(). Authorization
+ * signals are emitted before this returns; the work runs in a worker
+ * thread, and #SandboxCodingTools::tool-error is emitted in the calling
+ * thread's thread-default main context before @callback runs.
+ */
+void
+sandbox_coding_tools_invoke_async (SandboxCodingTools  *self,
+                                   const char          *name,
+                                   const char          *arguments_json,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) work = NULL;
+  SandboxCodingCall *call;
+
+  g_return_if_fail (SANDBOX_IS_CODING_TOOLS (self));
+  g_return_if_fail (made_by_new (self));
+  g_return_if_fail (name != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sandbox_coding_tools_invoke_async);
+  g_task_set_name (task, "[sandbox] coding tool");
+
+  call = call_begin (self, name, arguments_json);
+  work = g_task_new (self, cancellable, invoke_done, g_steal_pointer (&task));
+  g_task_set_source_tag (work, sandbox_coding_tools_invoke_async);
+  g_task_set_name (work, "[sandbox] coding tool work");
+  g_task_set_task_data (work, call, (GDestroyNotify) sandbox_coding_call_free);
+  g_task_set_check_cancellable (work, FALSE);
+  if (call->result != NULL)
+    g_task_return_boolean (work, TRUE);
+  else
+    g_task_run_in_thread (work, invoke_thread);
+}
+
+/**
+ * sandbox_coding_tools_invoke_finish:
+ * @self: a #SandboxCodingTools
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Finishes sandbox_coding_tools_invoke_async().
+ *
+ * Returns: (transfer full): the result as JSON, or %NULL if cancelled
+ */
+char *
+sandbox_coding_tools_invoke_finish (SandboxCodingTools  *self,
+                                    GAsyncResult        *result,
+                                    GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* The adapter ------------------------------------------------------------ */
+
+static gboolean
+refuse (SandboxCodingTools  *self,
+        GError              *cause,
+        GError             **error)
+{
+  g_autoptr(GError) owned = cause;
+
+  sandbox_coding_tools_emit_tool_error (self, NULL, cause);
+  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       SANDBOX_CODING_FIXED_REFUSAL);
+  return FALSE;
+}
+
+/**
+ * sandbox_coding_tools_probe:
+ * @self: a #SandboxCodingTools
+ * @restrictions: (out) (optional) (transfer full) (array zero-terminated=1):
+ *   the restrictions the session guarantees now
+ * @error: return location for a #GError
+ *
+ * The adapter's probe: the isolation grade (always `"full"` for a live
+ * session) and its restrictions — write-contained, process-contained and
+ * secrets-hidden, plus network-denied under a deny-all policy. A stopped
+ * session is refused with %SANDBOX_ERROR_UNAVAILABLE "Sandbox session
+ * cannot execute this operation"; the cause goes to
+ * #SandboxCodingTools::tool-error.
+ *
+ * Returns: (transfer full): the grade, or %NULL with @error set
+ */
+char *
+sandbox_coding_tools_probe (SandboxCodingTools   *self,
+                            char               ***restrictions,
+                            GError              **error)
+{
+  SandboxCodingBinding *binding;
+  GError *cause = NULL;
+
+  g_return_val_if_fail (SANDBOX_IS_CODING_TOOLS (self), NULL);
+  g_return_val_if_fail (made_by_new (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  binding = sandbox_coding_tools_get_binding (self);
+  if (restrictions != NULL)
+    *restrictions = NULL;
+  if (!sandbox_coding_binding_check_active (binding, &cause))
+    {
+      refuse (self, cause, error);
+      return NULL;
+    }
+  if (restrictions != NULL)
+    *restrictions = sandbox_coding_binding_get_restrictions (binding, NULL);
+  return g_strdup ("full");
+}
+
+/**
+ * sandbox_coding_tools_prepare:
+ * @self: a #SandboxCodingTools
+ * @command: the command to launch
+ * @required: (nullable) (array zero-terminated=1): the restrictions the
+ *   launch requires, or %NULL for #SandboxCodingTools:required-restrictions
+ * @error: return location for a #GError
+ *
+ * The adapter's prepare: checks that the session is active and guarantees
+ * @required, and binds a launch of @command to the current network policy
+ * revision. Otherwise fails with %SANDBOX_ERROR_UNAVAILABLE "Sandbox session
+ * cannot execute this operation" and emits #SandboxCodingTools::tool-error
+ * with the cause (%SANDBOX_ERROR_NETWORK_DENIED "Sandbox policy no longer
+ * satisfies required restrictions", %SANDBOX_ERROR_STOPPED, or
+ * %SANDBOX_ERROR_INVALID for an invalid command).
+ *
+ * Returns: (transfer full): the prepared launch, or %NULL with @error set
+ */
+SandboxCodingLaunch *
+sandbox_coding_tools_prepare (SandboxCodingTools  *self,
+                              SandboxCommand      *command,
+                              const char * const  *required,
+                              GError             **error)
+{
+  g_auto(GStrv) configured = NULL;
+  SandboxCodingLaunch *launch;
+  GError *cause = NULL;
+
+  g_return_val_if_fail (SANDBOX_IS_CODING_TOOLS (self), NULL);
+  g_return_val_if_fail (made_by_new (self), NULL);
+  g_return_val_if_fail (SANDBOX_IS_COMMAND (command), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (required == NULL)
+    {
+      configured = sandbox_coding_tools_dup_required_restrictions (self);
+      required = (const char * const *) configured;
+    }
+  launch = sandbox_coding_shell_prepare_launch (sandbox_coding_tools_get_binding (self), command,
+                                                required, &cause);
+  if (launch == NULL)
+    refuse (self, cause, error);
+  return launch;
+}
