@@ -2,10 +2,11 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The bottom of the coding tools: the adapter (sandbox-coding-tools.c)
- * fills a SandboxCodingCall through the schema (sandbox-coding-schema.c),
- * whose table hands it to a tool (sandbox-coding-file-tools.c,
- * sandbox-coding-shell.c). Everything here is shared by all of them.
+ * The bottom of the coding tools: the adapter (sandbox-coding-invoke.c,
+ * over the object of sandbox-coding-tools.c) fills a SandboxCodingCall
+ * through the schema (sandbox-coding-schema.c), whose table hands it to a
+ * tool (sandbox-coding-file-tools.c, sandbox-coding-shell.c). Everything
+ * here is shared by all of them.
  */
 
 #pragma once

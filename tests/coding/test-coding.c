@@ -440,6 +440,9 @@ test_argument_messages (Fixture       *fixture,
     { "read_file", "{\"path\":\"hello.txt\",\"offset\":1,\"limit\":1}", "{\"ok\":true,\"path\":\"/workspace/hello.txt\",\"content\":\"hello\\n\",\"start_line\":1,\"lines\":1,\"total_lines\":1,\"truncated\":false}" },
     { "edit_file", "{\"path\":\"hello.txt\",\"old_string\":\"h\",\"new_string\":\"\"}", "{\"ok\":true,\"path\":\"/workspace/hello.txt\",\"replacements\":1}" },
     { "list_files", "{\"path\":\".\"}", "{\"ok\":true,\"path\":\"/workspace\",\"entries\":[{\"name\":\"hello.txt\",\"type\":\"file\",\"size\":5}],\"truncated\":false}" },
+    /* Arguments not given take the table's defaults: the workspace root, line 1, 2000 lines. */
+    { "list_files", "{}", "{\"ok\":true,\"path\":\"/workspace\",\"entries\":[{\"name\":\"hello.txt\",\"type\":\"file\",\"size\":5}],\"truncated\":false}" },
+    { "read_file", "{\"path\":\"hello.txt\"}", "{\"ok\":true,\"path\":\"/workspace/hello.txt\",\"content\":\"ello\\n\",\"start_line\":1,\"lines\":1,\"total_lines\":1,\"truncated\":false}" },
 #undef INVALID
 #undef LIMIT
 #undef PATH
@@ -462,7 +465,7 @@ test_argument_messages (Fixture       *fixture,
         g_assert_cmpstr (result, ==, calls[i].expected);
     }
   /* Every call that reached the host was authorized with its tool's kind. */
-  g_assert_cmpuint (fixture->operations->len, ==, 5);
+  g_assert_cmpuint (fixture->operations->len, ==, 7);
 
   /* Arguments over the size cap, checked before they are parsed. */
   huge = g_string_new ("{\"command\":\"");
@@ -759,14 +762,33 @@ test_shell_truncation (Fixture       *fixture,
                                               NULL);
   g_assert_nonnull (newest);
   g_assert_null (sandbox_coding_tools_get_artifact (fixture->tools, id, NULL));
+  g_free (id);
+  id = g_strdup (json_object_get_string_member (result, "artifact_id"));
+  g_clear_pointer (&result, json_object_unref);
+
+  /* No artifacts at all: still truncated, nothing kept, nothing named. */
+  g_object_set (fixture->tools, "max-artifacts", 0, NULL);
+  {
+    guint max_artifacts = 1;
+
+    g_object_get (fixture->tools, "max-artifacts", &max_artifacts, NULL);
+    g_assert_cmpuint (max_artifacts, ==, 0);
+  }
+  result = invoke (fixture, "shell", "{\"command\":\"seq 1 100\"}");
+  g_assert_true (json_object_get_boolean_member (result, "truncated"));
+  g_assert_false (json_object_has_member (result, "artifact_id"));
+  /* … and the one kept before stays. */
+  g_clear_pointer (&newest, g_bytes_unref);
+  newest = sandbox_coding_tools_get_artifact (fixture->tools, id, NULL);
+  g_assert_nonnull (newest);
 }
 
 /* A build outlasts a short deadline: the default fits builds (two
  * minutes), the model can ask for more per call up to the host's bound,
  * and the bound is enforced. To see it fail, drop timeout_ms from
- * shell_args in sandbox-coding-tools.c (the call is then refused as an
- * unknown argument), or ignore it in call_begin (the 2 s command then
- * meets the 1 s default deadline). */
+ * shell_args in sandbox-coding-schema.c (the call is then refused as an
+ * unknown argument), or ignore it in sandbox_coding_tools_snapshot() (the
+ * 2 s command then meets the 1 s default deadline). */
 static void
 test_shell_timeout (Fixture       *fixture,
                     gconstpointer  data)
@@ -1814,10 +1836,11 @@ typedef struct
 /* Every file tool, cancelled while its I/O is in progress (the gated
  * session's read, write or listing waits for the cancellation), reports
  * the cancellation and nothing else — in both forms. Before the fix the
- * four "return local_error == NULL" sites of sandbox-coding-tools.c
- * reported success with the error set, and the result was built from no
- * JSON (a json_to_string CRITICAL): restore one of them and its case
- * aborts here. */
+ * four "return local_error == NULL" sites of the file tools (now
+ * sandbox-coding-file-tools.c) reported success with the error set, and
+ * the result was built from no JSON (a json_to_string CRITICAL): make
+ * take_file_error() return TRUE for a cancellation and the cases abort
+ * here. */
 static void
 test_cancel_file_tools (void)
 {
