@@ -370,11 +370,23 @@ parse_driver_option (const char  *option,
  *
  * Returns: (transfer full): the backend, or %NULL with @error set
  */
+/**
+ * sandboxctl_driver_name:
+ * @ctx: the invocation
+ *
+ * Returns: the driver --driver names, or the default one
+ */
+const char *
+sandboxctl_driver_name (SandboxctlContext *ctx)
+{
+  return ctx->driver != NULL ? ctx->driver : DEFAULT_DRIVER;
+}
+
 SandboxBackend *
 sandboxctl_open_backend (SandboxctlContext  *ctx,
                          GError            **error)
 {
-  const char *driver = ctx->driver != NULL ? ctx->driver : DEFAULT_DRIVER;
+  const char *driver = sandboxctl_driver_name (ctx);
   g_autofree char *state_dir = ctx->state_dir != NULL ? g_strdup (ctx->state_dir)
                                                       : sandboxctl_default_state_dir ();
   g_autofree char *parent = NULL;
@@ -454,6 +466,16 @@ sandboxctl_print_json (JsonNode *node)
   json_generator_set_root (generator, node);
   text = json_generator_to_data (generator, NULL);
   g_print ("%s\n", text);
+}
+
+/* Prints @object as one line of JSON. */
+void
+sandboxctl_print_json_object (JsonObject *object)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_set_object (node, object);
+  sandboxctl_print_json (node);
 }
 
 JsonNode *

@@ -573,24 +573,27 @@ step_delete (Demo          *demo,
   g_autoptr(SandboxNetworkPolicy) deny_all = sandbox_network_policy_new_deny_all ();
   g_autoptr(SandboxHandle) again = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *directory =
-    sandboxctl_session_directory (demo->backend, sandbox_state_get_session_id (state));
-  g_autofree char *state_dir = sandbox_backend_dup_state_directory (demo->backend);
-  g_autofree char *name_hash =
-    g_compute_checksum_for_string (G_CHECKSUM_SHA256, sandbox_backend_get_name (demo->backend), -1);
-  g_autofree char *template_dir =
-    g_build_filename (state_dir, name_hash, "templates", demo->template_key, NULL);
+  g_autoptr(SandboxState) stored = NULL;
+  g_autoptr(GPtrArray) templates = NULL;
+  gboolean template_kept = FALSE;
 
   demo_step (demo, "Delete", "The session's state and workspace go; templates stay (sandboxctl delete).");
   if (!sandbox_handle_delete (handle, NULL, &error))
     return demo_fatal (demo, "delete", error);
-  demo_check (demo, !g_file_test (directory, G_FILE_TEST_EXISTS),
-              "the session directory is gone");
+  stored = sandbox_backend_lookup_state (demo->backend, sandbox_state_get_session_id (state),
+                                         NULL, &error);
+  demo_check (demo, stored == NULL && g_error_matches (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND),
+              "the backend no longer stores the session");
+  g_clear_error (&error);
   again = sandbox_backend_create (demo->backend, demo->template_key, state, deny_all, NULL, &error);
   demo_check (demo, again == NULL && g_error_matches (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND),
               "resuming it now → %s", error != NULL ? sandbox_error_code_name (error->code) : "resumed");
-  demo_check (demo, g_file_test (template_dir, G_FILE_TEST_IS_DIR),
-              "the template is still stored for the next session");
+  g_clear_error (&error);
+  templates = sandbox_backend_list_templates (demo->backend, NULL, &error);
+  for (guint i = 0; templates != NULL && i < templates->len; i++)
+    template_kept |= g_str_equal (sandbox_template_info_get_key (g_ptr_array_index (templates, i)),
+                                  demo->template_key);
+  demo_check (demo, template_kept, "the template is still stored for the next session");
   return SANDBOXCTL_EXIT_OK;
 }
 

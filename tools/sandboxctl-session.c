@@ -1,8 +1,8 @@
 /* sandboxctl-session.c — create, read, write, rm, stop and delete
  *
  * A session is addressed by the state JSON `create` printed (--state FILE)
- * or by its id (--session ID), whose state.json the bubblewrap layout keeps
- * at <state-dir>/<sha256(backend name)>/sessions/<id>/state.json. Every
+ * or by its id (--session ID), whose saved state the backend looks up in
+ * its store (sandbox_backend_lookup_state()). Every
  * command that resumes a session holds its exclusive lease only while it
  * works and stops the session (releasing the lease) before it exits.
  * Policies are never stored: each command takes --network again.
@@ -54,33 +54,11 @@ sandboxctl_session_entries (SandboxctlSessionOptions *options)
   return g_memdup2 (entries, sizeof entries);
 }
 
-/**
- * sandboxctl_session_directory:
- * @backend: a backend
- * @session_id: a session id
- *
- * Returns: (transfer full): where the bubblewrap layout keeps the session
- */
-char *
-sandboxctl_session_directory (SandboxBackend *backend,
-                              const char     *session_id)
-{
-  g_autofree char *state_dir = sandbox_backend_dup_state_directory (backend);
-  g_autofree char *name_hash =
-    g_compute_checksum_for_string (G_CHECKSUM_SHA256, sandbox_backend_get_name (backend), -1);
-
-  return g_build_filename (state_dir, name_hash, "sessions", session_id, NULL);
-}
-
+/* Session ids have the form of template keys: lowercase hex SHA-256. */
 static gboolean
 is_session_id (const char *id)
 {
-  if (strlen (id) != 64)
-    return FALSE;
-  for (const char *p = id; *p != '\0'; p++)
-    if (!g_ascii_isxdigit (*p) || g_ascii_isupper (*p))
-      return FALSE;
-  return TRUE;
+  return sandbox_template_key_is_valid (id);
 }
 
 static char *
@@ -134,18 +112,8 @@ sandboxctl_session_load_state (SandboxctlSessionOptions  *options,
       return NULL;
     }
 
-  if (options->state_file != NULL)
+  if (options->session_id != NULL)
     {
-      json = read_state_file (options->state_file, error);
-      if (json == NULL)
-        return NULL;
-    }
-  else
-    {
-      g_autofree char *directory = NULL;
-      g_autofree char *path = NULL;
-      g_autoptr(GError) local_error = NULL;
-
       if (!is_session_id (options->session_id))
         {
           g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
@@ -153,21 +121,12 @@ sandboxctl_session_load_state (SandboxctlSessionOptions  *options,
                        options->session_id);
           return NULL;
         }
-      directory = sandboxctl_session_directory (backend, options->session_id);
-      path = g_build_filename (directory, "state.json", NULL);
-      if (!g_file_get_contents (path, &json, NULL, &local_error))
-        {
-          if (!g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-            {
-              g_propagate_error (error, g_steal_pointer (&local_error));
-              return NULL;
-            }
-          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                       "Unknown sandbox session %s (no %s)", options->session_id, path);
-          return NULL;
-        }
+      return sandbox_backend_lookup_state (backend, options->session_id, NULL, error);
     }
 
+  json = read_state_file (options->state_file, error);
+  if (json == NULL)
+    return NULL;
   return sandbox_state_new_from_json (json, error);
 }
 
@@ -257,6 +216,29 @@ check_no_arguments (SandboxctlContext *ctx,
   return TRUE;
 }
 
+/* The start of every command that works in a session: parses the options,
+ * checks for @n_arguments operands and resumes the session into *@handle.
+ * Returns the exit status to leave with, or SANDBOXCTL_EXIT_OK to go on. */
+static int
+resume_for_command (SandboxctlContext         *ctx,
+                    GOptionContext            *context,
+                    char                    ***argv,
+                    guint                      n_arguments,
+                    SandboxctlSessionOptions  *options,
+                    SandboxHandle            **handle)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!sandboxctl_parse_options (ctx, context, argv))
+    return SANDBOXCTL_EXIT_USAGE;
+  if (!check_no_arguments (ctx, *argv, n_arguments))
+    return SANDBOXCTL_EXIT_USAGE;
+  *handle = sandboxctl_session_resume (ctx, options, NULL, &error);
+  if (*handle == NULL)
+    return sandboxctl_report_error (ctx, error);
+  return SANDBOXCTL_EXIT_OK;
+}
+
 /* sandboxctl create ----------------------------------------------------- */
 
 static gboolean
@@ -341,22 +323,15 @@ static void
 print_file_json (const char *canonical_path,
                  GBytes     *contents)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonObject) object = json_object_new ();
   gsize size = 0;
   const guint8 *data = g_bytes_get_data (contents, &size);
   g_autofree char *base64 = g_base64_encode (data, size);
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "path");
-  json_builder_add_string_value (builder, canonical_path);
-  json_builder_set_member_name (builder, "size");
-  json_builder_add_int_value (builder, size);
-  json_builder_set_member_name (builder, "contentBase64");
-  json_builder_add_string_value (builder, base64);
-  json_builder_end_object (builder);
-  node = json_builder_get_root (builder);
-  sandboxctl_print_json (node);
+  json_object_set_string_member (object, "path", canonical_path);
+  json_object_set_int_member (object, "size", size);
+  json_object_set_string_member (object, "contentBase64", base64);
+  sandboxctl_print_json_object (object);
 }
 
 int
@@ -374,16 +349,10 @@ sandboxctl_cmd_read (SandboxctlContext   *ctx,
   g_autoptr(GBytes) contents = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *canonical = NULL;
-  int status = SANDBOXCTL_EXIT_OK;
+  int status = resume_for_command (ctx, context, argv, 1, &session_options, &handle);
 
-  if (!sandboxctl_parse_options (ctx, context, argv))
-    return SANDBOXCTL_EXIT_USAGE;
-  if (!check_no_arguments (ctx, *argv, 1))
-    return SANDBOXCTL_EXIT_USAGE;
-
-  handle = sandboxctl_session_resume (ctx, &session_options, NULL, &error);
   if (handle == NULL)
-    return sandboxctl_report_error (ctx, error);
+    return status;
 
   canonical = sandbox_path_canonicalize ((*argv)[1], &error);
   if (canonical != NULL)
@@ -484,17 +453,11 @@ sandboxctl_cmd_write (SandboxctlContext   *ctx,
     }
   else if (ctx->json)
     {
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonNode) node = NULL;
+      g_autoptr(JsonObject) object = json_object_new ();
 
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "path");
-      json_builder_add_string_value (builder, canonical);
-      json_builder_set_member_name (builder, "size");
-      json_builder_add_int_value (builder, g_bytes_get_size (contents));
-      json_builder_end_object (builder);
-      node = json_builder_get_root (builder);
-      sandboxctl_print_json (node);
+      json_object_set_string_member (object, "path", canonical);
+      json_object_set_int_member (object, "size", g_bytes_get_size (contents));
+      sandboxctl_print_json_object (object);
     }
 
   return sandboxctl_session_finish (ctx, handle, status);
@@ -515,16 +478,10 @@ sandboxctl_cmd_rm (SandboxctlContext   *ctx,
                                    entries, TRUE);
   g_autoptr(SandboxHandle) handle = NULL;
   g_autoptr(GError) error = NULL;
-  int status = SANDBOXCTL_EXIT_OK;
+  int status = resume_for_command (ctx, context, argv, 1, &session_options, &handle);
 
-  if (!sandboxctl_parse_options (ctx, context, argv))
-    return SANDBOXCTL_EXIT_USAGE;
-  if (!check_no_arguments (ctx, *argv, 1))
-    return SANDBOXCTL_EXIT_USAGE;
-
-  handle = sandboxctl_session_resume (ctx, &session_options, NULL, &error);
   if (handle == NULL)
-    return sandboxctl_report_error (ctx, error);
+    return status;
 
   if (!sandbox_session_remove_path (sandbox_handle_get_session (handle), (*argv)[1],
                                     ctx->cancellable, &error))
@@ -546,30 +503,65 @@ process_name (int pid)
   return g_strstrip (contents);
 }
 
-static int
-read_lease_owner (const char *lease_path)
-{
-  g_autofree char *contents = NULL;
-  gint64 pid = 0;
-
-  if (!g_file_get_contents (lease_path, &contents, NULL, NULL))
-    return 0;
-  if (!g_ascii_string_to_signed (g_strstrip (contents), 10, 1, G_MAXINT, &pid, NULL))
-    return -1;
-  return (int) pid;
-}
-
+/* Waits until nobody holds the session's lease (or the session is gone). */
 static gboolean
-wait_for_release (const char *lease_path,
-                  guint       timeout_ms)
+wait_for_release (SandboxBackend *backend,
+                  const char     *session_id,
+                  guint           timeout_ms)
 {
   gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
 
-  while (g_file_test (lease_path, G_FILE_TEST_EXISTS))
+  for (;;)
     {
+      g_autoptr(SandboxLeaseOwner) owner = NULL;
+      g_autoptr(GError) error = NULL;
+
+      if (sandbox_backend_query_lease_owner (backend, session_id, &owner, NULL, &error)
+          ? owner == NULL
+          : g_error_matches (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
+        return TRUE;
       if (g_get_monotonic_time () >= deadline)
         return FALSE;
       g_usleep (STOP_POLL_INTERVAL_US);
+    }
+}
+
+/* Whether @owner is a sandboxctl on this host, which stops on SIGTERM;
+ * sets BUSY saying whom to ask otherwise. */
+static gboolean
+check_owner_is_sandboxctl (SandboxLeaseOwner  *owner,
+                           GError            **error)
+{
+  int pid = sandbox_lease_owner_get_pid (owner);
+  g_autofree char *name = NULL;
+
+  if (pid == 0)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                           "Sandbox session already has an owner (unreadable lease)");
+      return FALSE;
+    }
+  if (!sandbox_lease_owner_is_alive (owner))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox session already has an owner: a stale lease of pid %d, which is no "
+                   "longer running. Take it over with `sandboxctl recover`", pid);
+      return FALSE;
+    }
+  if (sandbox_lease_owner_get_host (owner) != NULL)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox session already has an owner: pid %d on host %s; stop it there",
+                   pid, sandbox_lease_owner_get_host (owner));
+      return FALSE;
+    }
+  name = process_name (pid);
+  if (g_strcmp0 (name, "sandboxctl") != 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox session already has an owner: pid %d (%s), not a sandboxctl; "
+                   "stop it in that program", pid, name != NULL ? name : "unknown");
+      return FALSE;
     }
   return TRUE;
 }
@@ -577,49 +569,30 @@ wait_for_release (const char *lease_path,
 /* Asks the sandboxctl holding the session to stop: SIGTERM cancels its
  * command, and it stops the session on its way out. */
 static gboolean
-stop_running_owner (const char  *lease_path,
-                    int          owner,
-                    guint        timeout_ms,
-                    GError     **error)
+stop_running_owner (SandboxBackend     *backend,
+                    const char         *session_id,
+                    SandboxLeaseOwner  *owner,
+                    guint               timeout_ms,
+                    GError            **error)
 {
-  g_autofree char *name = NULL;
+  int pid = sandbox_lease_owner_get_pid (owner);
 
-  if (owner < 0)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                   "Sandbox session already has an owner (unreadable lease %s)", lease_path);
-      return FALSE;
-    }
-  if (kill (owner, 0) != 0 && errno == ESRCH)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                   "Sandbox session already has an owner: a stale lease of pid %d, which is no "
-                   "longer running. Take it over with `sandboxctl recover` (%s)",
-                   owner, lease_path);
-      return FALSE;
-    }
-  name = process_name (owner);
-  if (g_strcmp0 (name, "sandboxctl") != 0)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                   "Sandbox session already has an owner: pid %d (%s), not a sandboxctl; "
-                   "stop it in that program", owner, name != NULL ? name : "unknown");
-      return FALSE;
-    }
-  if (kill (owner, SIGTERM) != 0)
+  if (!check_owner_is_sandboxctl (owner, error))
+    return FALSE;
+  if (kill (pid, SIGTERM) != 0)
     {
       int saved_errno = errno;
 
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Could not signal the session's owner, pid %d: %s", owner,
+                   "Could not signal the session's owner, pid %d: %s", pid,
                    g_strerror (saved_errno));
       return FALSE;
     }
-  if (!wait_for_release (lease_path, timeout_ms))
+  if (!wait_for_release (backend, session_id, timeout_ms))
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
                    "Sandbox session already has an owner: pid %d did not release it within %u ms",
-                   owner, timeout_ms);
+                   pid, timeout_ms);
       return FALSE;
     }
   return TRUE;
@@ -632,20 +605,14 @@ print_stopped (SandboxctlContext *ctx,
 {
   if (ctx->json)
     {
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonNode) node = NULL;
+      g_autoptr(JsonObject) object = json_object_new ();
 
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "sessionId");
-      json_builder_add_string_value (builder, session_id);
-      json_builder_set_member_name (builder, "stoppedOwner");
+      json_object_set_string_member (object, "sessionId", session_id);
       if (owner > 0)
-        json_builder_add_int_value (builder, owner);
+        json_object_set_int_member (object, "stoppedOwner", owner);
       else
-        json_builder_add_null_value (builder);
-      json_builder_end_object (builder);
-      node = json_builder_get_root (builder);
-      sandboxctl_print_json (node);
+        json_object_set_null_member (object, "stoppedOwner");
+      sandboxctl_print_json_object (object);
     }
   else if (owner > 0)
     {
@@ -655,6 +622,22 @@ print_stopped (SandboxctlContext *ctx,
     {
       g_print ("stopped: session %s was not running\n", session_id);
     }
+}
+
+/* Nobody holds it: resuming proves it exists and is free; stopping leaves
+ * it as it was. Policies do not matter for that, so deny-all. */
+static gboolean
+stop_free_session (SandboxctlContext  *ctx,
+                   SandboxBackend     *backend,
+                   SandboxState       *state,
+                   GError            **error)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) handle = NULL;
+
+  handle = sandbox_backend_create (backend, sandbox_state_get_template_key (state), state,
+                                   policy, ctx->cancellable, error);
+  return handle != NULL && sandbox_handle_stop (handle, NULL, error);
 }
 
 int
@@ -679,11 +662,9 @@ sandboxctl_cmd_stop (SandboxctlContext   *ctx,
                                    entries, FALSE);
   g_autoptr(SandboxBackend) backend = NULL;
   g_autoptr(SandboxState) state = NULL;
-  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxLeaseOwner) owner = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *directory = NULL;
-  g_autofree char *lease_path = NULL;
-  int owner;
+  const char *session_id;
 
   g_option_group_add_entries (g_option_context_get_main_group (context), session_entries);
   if (!sandboxctl_parse_options (ctx, context, argv))
@@ -699,37 +680,16 @@ sandboxctl_cmd_stop (SandboxctlContext   *ctx,
   state = sandboxctl_session_load_state (&session_options, backend, &error);
   if (state == NULL)
     return sandboxctl_report_error (ctx, error);
+  session_id = sandbox_state_get_session_id (state);
 
-  if (!is_session_id (sandbox_state_get_session_id (state)))
-    {
-      g_set_error_literal (&error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                           "Expected a session id: 64 lowercase hexadecimal characters");
-      return sandboxctl_report_error (ctx, error);
-    }
-  directory = sandboxctl_session_directory (backend, sandbox_state_get_session_id (state));
-  lease_path = g_build_filename (directory, "lease", NULL);
-  owner = read_lease_owner (lease_path);
-  if (owner != 0)
-    {
-      if (!stop_running_owner (lease_path, owner, (guint) wait_ms, &error))
-        return sandboxctl_report_error (ctx, error);
-      print_stopped (ctx, sandbox_state_get_session_id (state), owner);
-      return SANDBOXCTL_EXIT_OK;
-    }
-
-  /* Nobody holds it: resuming proves it exists and is free; stopping leaves
-   * it as it was. Policies do not matter for that, so deny-all. */
-  {
-    g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
-
-    handle = sandbox_backend_create (backend, sandbox_state_get_template_key (state), state,
-                                     policy, ctx->cancellable, &error);
-  }
-  if (handle == NULL)
+  if (!sandbox_backend_query_lease_owner (backend, session_id, &owner, ctx->cancellable, &error))
     return sandboxctl_report_error (ctx, error);
-  if (!sandbox_handle_stop (handle, NULL, &error))
+  if (owner != NULL
+      ? !stop_running_owner (backend, session_id, owner, (guint) wait_ms, &error)
+      : !stop_free_session (ctx, backend, state, &error))
     return sandboxctl_report_error (ctx, error);
-  print_stopped (ctx, sandbox_state_get_session_id (state), 0);
+
+  print_stopped (ctx, session_id, owner != NULL ? sandbox_lease_owner_get_pid (owner) : 0);
   return SANDBOXCTL_EXIT_OK;
 }
 
@@ -748,16 +708,10 @@ sandboxctl_cmd_delete (SandboxctlContext   *ctx,
   g_autoptr(SandboxHandle) handle = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *session_id = NULL;
-  int status = SANDBOXCTL_EXIT_OK;
+  int status = resume_for_command (ctx, context, argv, 0, &session_options, &handle);
 
-  if (!sandboxctl_parse_options (ctx, context, argv))
-    return SANDBOXCTL_EXIT_USAGE;
-  if (!check_no_arguments (ctx, *argv, 0))
-    return SANDBOXCTL_EXIT_USAGE;
-
-  handle = sandboxctl_session_resume (ctx, &session_options, NULL, &error);
   if (handle == NULL)
-    return sandboxctl_report_error (ctx, error);
+    return status;
   session_id = g_strdup (sandbox_session_get_id (sandbox_handle_get_session (handle)));
 
   if (!sandbox_handle_delete (handle, NULL, &error))

@@ -1,4 +1,4 @@
-/* sandboxctl-tree.c — measuring and removing trees without following links
+/* sandboxctl-tree.c — removing trees without following links
  *
  * Workspaces are shaped by guests, which may plant symlinks or swap
  * directories for links while we walk. Every step here is relative to an
@@ -123,42 +123,6 @@ walk_tree (const char     *path,
   if (fd < 0)
     return set_errno_error (error, errno, "Could not open directory", path);
   return walk_directory (fd, path, 0, visit, user_data, error);
-}
-
-static gboolean
-count_entry (int                 parent_fd,
-             const char         *name,
-             const struct stat  *st,
-             gpointer            user_data,
-             GError            **error)
-{
-  SandboxctlTreeUsage *usage = user_data;
-
-  if (S_ISDIR (st->st_mode))
-    return TRUE;
-  usage->n_files++;
-  if (S_ISREG (st->st_mode))
-    usage->n_bytes += (guint64) st->st_size;
-  return TRUE;
-}
-
-/**
- * sandboxctl_tree_measure:
- * @path: a directory
- * @usage: (out caller-allocates): the number of non-directory entries and
- *   the bytes of the regular files under @path
- * @error: return location for a #GError
- *
- * Returns: %TRUE on success
- */
-gboolean
-sandboxctl_tree_measure (const char           *path,
-                         SandboxctlTreeUsage  *usage,
-                         GError              **error)
-{
-  usage->n_files = 0;
-  usage->n_bytes = 0;
-  return walk_tree (path, count_entry, usage, error);
 }
 
 static gboolean

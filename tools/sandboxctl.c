@@ -35,7 +35,9 @@ static const SandboxctlCommand commands[] = {
   { "stop",    sandboxctl_cmd_stop,    "Stop a session (asks a running sandboxctl holding it to stop)" },
   { "delete",  sandboxctl_cmd_delete,  "Delete a session and its workspace" },
   { "recover", sandboxctl_cmd_recover, "Take over a session whose owner died (a stale lease)" },
-  { "list",    sandboxctl_cmd_list,    "List sessions and templates in the state directory" },
+  { "list",    sandboxctl_cmd_list,    "List the sessions and templates the driver stores" },
+  { "templates", sandboxctl_cmd_templates, "List the templates the driver stores" },
+  { "rm-template", sandboxctl_cmd_rm_template, "Delete a stored template no session needs" },
   { "demo",    sandboxctl_cmd_demo,    "A guided tour of the whole system on this machine" },
 };
 

@@ -94,9 +94,11 @@ int             sandboxctl_report_error           (SandboxctlContext  *ctx,
                                                    const GError       *error);
 char           *sandboxctl_error_code_name        (const GError       *error);
 char           *sandboxctl_default_state_dir      (void);
+const char     *sandboxctl_driver_name            (SandboxctlContext  *ctx);
 SandboxBackend *sandboxctl_open_backend           (SandboxctlContext  *ctx,
                                                    GError            **error);
 void            sandboxctl_print_json             (JsonNode           *node);
+void            sandboxctl_print_json_object      (JsonObject         *object);
 JsonNode       *sandboxctl_state_to_node          (SandboxState       *state);
 void            sandboxctl_install_signal_handlers (SandboxctlContext *ctx);
 gboolean        sandboxctl_write_all              (int                 fd,
@@ -151,8 +153,6 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SandboxctlSessionOptions, sandboxctl_session_o
 SandboxState  *sandboxctl_session_load_state      (SandboxctlSessionOptions *options,
                                                    SandboxBackend           *backend,
                                                    GError                  **error);
-char          *sandboxctl_session_directory       (SandboxBackend           *backend,
-                                                   const char               *session_id);
 GOptionEntry  *sandboxctl_session_entries         (SandboxctlSessionOptions *options);
 SandboxHandle *sandboxctl_session_resume          (SandboxctlContext        *ctx,
                                                    SandboxctlSessionOptions *options,
@@ -164,15 +164,6 @@ int            sandboxctl_session_finish          (SandboxctlContext        *ctx
 GBytes        *sandboxctl_read_stdin              (GError                  **error);
 
 /* sandboxctl-tree.c: fd-based walks that never follow links */
-typedef struct
-{
-  guint64 n_files;
-  guint64 n_bytes;
-} SandboxctlTreeUsage;
-
-gboolean sandboxctl_tree_measure                  (const char           *path,
-                                                   SandboxctlTreeUsage  *usage,
-                                                   GError              **error);
 gboolean sandboxctl_tree_remove                   (const char           *path,
                                                    GError              **error);
 
@@ -180,6 +171,8 @@ gboolean sandboxctl_tree_remove                   (const char           *path,
 int sandboxctl_cmd_drivers (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_prewarm (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_list    (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_templates (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_rm_template (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_create  (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_run     (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_read    (SandboxctlContext *ctx, char ***argv);

@@ -372,6 +372,62 @@ sandbox_bubblewrap_backend_recover_session (SandboxBackend        *backend,
   return start_session (self, lease, policy, cancellable, error);
 }
 
+/* The store's own view: the state directory's layout stays the store's. */
+
+static GPtrArray *
+sandbox_bubblewrap_backend_list_sessions (SandboxBackend  *backend,
+                                          GCancellable    *cancellable,
+                                          GError         **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_list_sessions (self->store, cancellable, error);
+}
+
+static GPtrArray *
+sandbox_bubblewrap_backend_list_templates (SandboxBackend  *backend,
+                                           GCancellable    *cancellable,
+                                           GError         **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_list_templates (self->store, cancellable, error);
+}
+
+static SandboxState *
+sandbox_bubblewrap_backend_lookup_state (SandboxBackend  *backend,
+                                         const char      *session_id,
+                                         GCancellable    *cancellable,
+                                         GError         **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_lookup_state (self->store, session_id, error);
+}
+
+static gboolean
+sandbox_bubblewrap_backend_query_lease_owner (SandboxBackend      *backend,
+                                              const char          *session_id,
+                                              SandboxLeaseOwner  **owner,
+                                              GCancellable        *cancellable,
+                                              GError             **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_query_lease_owner (self->store, session_id, owner, error);
+}
+
+static gboolean
+sandbox_bubblewrap_backend_delete_template (SandboxBackend  *backend,
+                                            const char      *template_key,
+                                            GCancellable    *cancellable,
+                                            GError         **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_delete_template (self->store, template_key, error);
+}
+
 static void
 sandbox_bubblewrap_backend_get_property (GObject    *object,
                                          guint       prop_id,
@@ -782,6 +838,11 @@ sandbox_bubblewrap_backend_backend_iface_init (SandboxBackendInterface *iface)
   iface->prewarm = sandbox_bubblewrap_backend_prewarm;
   iface->create = sandbox_bubblewrap_backend_create;
   iface->recover_session = sandbox_bubblewrap_backend_recover_session;
+  iface->list_sessions = sandbox_bubblewrap_backend_list_sessions;
+  iface->list_templates = sandbox_bubblewrap_backend_list_templates;
+  iface->lookup_state = sandbox_bubblewrap_backend_lookup_state;
+  iface->query_lease_owner = sandbox_bubblewrap_backend_query_lease_owner;
+  iface->delete_template = sandbox_bubblewrap_backend_delete_template;
 }
 
 static void

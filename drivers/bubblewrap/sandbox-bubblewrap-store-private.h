@@ -67,6 +67,22 @@ SandboxBubblewrapLease *sandbox_bubblewrap_store_recover_session (SandboxBubblew
 gboolean                sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
                                                                  const char              *session_id,
                                                                  GError                 **error);
+GPtrArray              *sandbox_bubblewrap_store_list_sessions  (SandboxBubblewrapStore  *self,
+                                                                 GCancellable            *cancellable,
+                                                                 GError                 **error);
+GPtrArray              *sandbox_bubblewrap_store_list_templates (SandboxBubblewrapStore  *self,
+                                                                 GCancellable            *cancellable,
+                                                                 GError                 **error);
+SandboxState           *sandbox_bubblewrap_store_lookup_state   (SandboxBubblewrapStore  *self,
+                                                                 const char              *session_id,
+                                                                 GError                 **error);
+gboolean                sandbox_bubblewrap_store_query_lease_owner (SandboxBubblewrapStore *self,
+                                                                 const char              *session_id,
+                                                                 SandboxLeaseOwner      **owner,
+                                                                 GError                 **error);
+gboolean                sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore *self,
+                                                                 const char              *key,
+                                                                 GError                 **error);
 
 void                    sandbox_bubblewrap_lease_release        (SandboxBubblewrapLease  *lease);
 void                    sandbox_bubblewrap_lease_abandon        (SandboxBubblewrapLease  *lease);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
 
@@ -987,25 +988,35 @@ take_over_lease (SandboxBubblewrapLease  *lease,
   return g_steal_fd (&fd);
 }
 
-static gboolean
-check_saved_state (SandboxBubblewrapLease  *lease,
-                   GError                 **error)
+/* The saved state of the session in @directory; NOT_FOUND without one. */
+static SandboxState *
+read_saved_state (const char  *directory,
+                  const char  *session_id,
+                  GError     **error)
 {
-  g_autofree char *path = g_build_filename (lease->directory, "state.json", NULL);
+  g_autofree char *path = g_build_filename (directory, "state.json", NULL);
   g_autofree char *contents = NULL;
-  g_autoptr(SandboxState) existing = NULL;
   g_autoptr(GError) local_error = NULL;
 
   if (!g_file_get_contents (path, &contents, NULL, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                     "Unknown sandbox session %s", sandbox_state_get_session_id (lease->state));
+                     "Unknown sandbox session %s", session_id);
       else
         g_propagate_error (error, g_steal_pointer (&local_error));
-      return FALSE;
+      return NULL;
     }
-  existing = sandbox_state_new_from_json (contents, error);
+  return sandbox_state_new_from_json (contents, error);
+}
+
+static gboolean
+check_saved_state (SandboxBubblewrapLease  *lease,
+                   GError                 **error)
+{
+  g_autoptr(SandboxState) existing =
+    read_saved_state (lease->directory, sandbox_state_get_session_id (lease->state), error);
+
   if (existing == NULL)
     return FALSE;
   if (!sandbox_state_equal (existing, lease->state))
@@ -1160,6 +1171,10 @@ remove_write_temporaries (SandboxBubblewrapLease *lease)
     g_debug ("Removed %u temporary files a crashed owner left in %s", removed, lease->workspace);
 }
 
+static int lock_template (SandboxBubblewrapStore  *self,
+                          const char              *key,
+                          GError                 **error);
+
 static SandboxBubblewrapLease *
 open_session (SandboxBubblewrapStore  *self,
               const char              *template_key,
@@ -1171,6 +1186,7 @@ open_session (SandboxBubblewrapStore  *self,
   g_autoptr(SandboxBubblewrapLease) lease = NULL;
   gboolean recover = recover_executable != NULL;
   g_autoptr(SandboxState) state = NULL;
+  g_auto(SandboxBubblewrapFd) template_lock = -1;
   const char *session_id;
 
   if (!sandbox_template_key_is_valid (template_key))
@@ -1186,6 +1202,10 @@ open_session (SandboxBubblewrapStore  *self,
       sandbox_set_error_state_mismatch (error);
       return NULL;
     }
+  /* A new session holds its template until its state names it (see
+   * "Deleting a template" below). */
+  if (saved == NULL && (template_lock = lock_template (self, template_key, error)) < 0)
+    return NULL;
   if (!check_template_record (self, template_key, error))
     return NULL;
 
@@ -1406,4 +1426,433 @@ sandbox_bubblewrap_lease_free (SandboxBubblewrapLease *lease)
   g_free (lease->directory);
   g_free (lease->workspace);
   g_free (lease);
+}
+
+/* The store's own view ------------------------------------------------------
+ *
+ * What sandbox_backend_list_sessions() and its siblings report, read from
+ * the layout above so that no tool has to know it. Workspaces are shaped
+ * by guests: measuring one walks it by descriptor and never follows a link.
+ */
+
+/* Deeper trees are refused rather than exhausting file descriptors. */
+#define MEASURE_MAX_DEPTH 256
+
+/* Adds the non-directory entries under @dir_fd, and the bytes of its
+ * regular files, to the counts; takes ownership of @dir_fd. Entries that
+ * vanish or change kind while we walk are skipped. */
+static gboolean
+measure_directory (int          dir_fd,
+                   const char  *path,
+                   guint        depth,
+                   guint64     *n_files,
+                   guint64     *n_bytes,
+                   GError     **error)
+{
+  DIR *dir;
+  struct dirent *entry;
+  gboolean ok = TRUE;
+
+  if (depth > MEASURE_MAX_DEPTH)
+    {
+      close (dir_fd);
+      return set_errno_error (error, ELOOP, "Could not measure", path);
+    }
+  dir = fdopendir (dir_fd);
+  if (dir == NULL)
+    {
+      int saved_errno = errno;
+
+      close (dir_fd);
+      return set_errno_error (error, saved_errno, "Could not read directory", path);
+    }
+  while (ok && (errno = 0, entry = readdir (dir)) != NULL)
+    {
+      struct stat st;
+      int child_fd;
+
+      if (g_str_equal (entry->d_name, ".") || g_str_equal (entry->d_name, ".."))
+        continue;
+      if (fstatat (dirfd (dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;   /* removed while we walk */
+      if (!S_ISDIR (st.st_mode))
+        {
+          *n_files += 1;
+          if (S_ISREG (st.st_mode))
+            *n_bytes += (guint64) st.st_size;
+          continue;
+        }
+      child_fd = openat (dirfd (dir), entry->d_name,
+                         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (child_fd >= 0)
+        {
+          g_autofree char *child = g_build_filename (path, entry->d_name, NULL);
+
+          ok = measure_directory (child_fd, child, depth + 1, n_files, n_bytes, error);
+        }
+    }
+  if (ok && errno != 0)
+    ok = set_errno_error (error, errno, "Could not read directory", path);
+  closedir (dir);
+  return ok;
+}
+
+static gboolean
+measure_tree (const char  *path,
+              guint64     *n_files,
+              guint64     *n_bytes,
+              GError     **error)
+{
+  int fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  *n_files = 0;
+  *n_bytes = 0;
+  if (fd < 0)
+    return set_errno_error (error, errno, "Could not open directory", path);
+  return measure_directory (fd, path, 0, n_files, n_bytes, error);
+}
+
+/* The names in @directory that are ids or keys (in-flight temporaries are
+ * not); a missing directory has none. */
+static GPtrArray *
+list_ids (const char  *directory,
+          GError     **error)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GDir) dir = g_dir_open (directory, 0, &local_error);
+  const char *name;
+
+  if (dir == NULL && g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    return g_steal_pointer (&ids);
+  if (dir == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
+                   "%s", local_error->message);
+      return NULL;
+    }
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (sandbox_template_key_is_valid (name))
+      g_ptr_array_add (ids, g_strdup (name));
+  return g_steal_pointer (&ids);
+}
+
+/* The saved states of every stored session this store can read; a session
+ * being created (no state yet) or one that is damaged is left out. */
+static GPtrArray *
+collect_states (SandboxBubblewrapStore  *self,
+                GError                 **error)
+{
+  g_autoptr(GPtrArray) ids = list_ids (self->sessions, error);
+  GPtrArray *states;
+
+  if (ids == NULL)
+    return NULL;
+  states = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < ids->len; i++)
+    {
+      g_autofree char *directory = g_build_filename (self->sessions, ids->pdata[i], NULL);
+      g_autoptr(GError) local_error = NULL;
+      SandboxState *state = read_saved_state (directory, ids->pdata[i], &local_error);
+
+      if (state != NULL && g_str_equal (sandbox_state_get_session_id (state), ids->pdata[i]))
+        g_ptr_array_add (states, state);
+      else if (state != NULL)
+        g_warning ("Skipping session %s: its state names session %s", directory,
+                   sandbox_state_get_session_id (state)), g_object_unref (state);
+      else if (!g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
+        g_warning ("Skipping session %s: %s", directory, local_error->message);
+    }
+  return states;
+}
+
+/* Who holds the lease in session @directory: the pid the lease file holds,
+ * alive while someone holds its OFD lock (the kernel drops it when the
+ * owner dies). *@owner is NULL when there is no lease. */
+static gboolean
+read_lease_owner (const char          *directory,
+                  SandboxLeaseOwner  **owner,
+                  GError             **error)
+{
+  g_autofree char *path = lease_path (directory);
+  g_auto(SandboxBubblewrapFd) fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+  char text[24] = { 0 };
+  gint64 pid = 0;
+  gssize length;
+
+  *owner = NULL;
+  if (fd < 0 && errno == ENOENT)
+    return TRUE;
+  if (fd < 0)
+    return set_errno_error (error, errno, "Could not open", path);
+  if (fcntl (fd, F_OFD_GETLK, &lock) < 0)
+    return set_errno_error (error, errno, "Could not query the lock of", path);
+  length = pread (fd, text, sizeof text - 1, 0);
+  if (length < 0 ||
+      !g_ascii_string_to_signed (g_strstrip (text), 10, 1, G_MAXINT, &pid, NULL))
+    pid = 0;   /* a lease we cannot read is still a lease */
+  *owner = sandbox_lease_owner_new ((int) pid, NULL, lock.l_type != F_UNLCK);
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_store_list_sessions:
+ * @self: a store
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (element-type SandboxSessionInfo): the stored
+ *   sessions, or %NULL with @error set
+ */
+GPtrArray *
+sandbox_bubblewrap_store_list_sessions (SandboxBubblewrapStore  *self,
+                                        GCancellable            *cancellable,
+                                        GError                 **error)
+{
+  g_autoptr(GPtrArray) states = collect_states (self, error);
+  g_autoptr(GPtrArray) sessions = NULL;
+
+  if (states == NULL)
+    return NULL;
+  sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < states->len; i++)
+    {
+      SandboxState *state = states->pdata[i];
+      g_autofree char *directory =
+        g_build_filename (self->sessions, sandbox_state_get_session_id (state), NULL);
+      g_autofree char *workspace = g_build_filename (directory, "workspace", NULL);
+      g_autoptr(SandboxLeaseOwner) owner = NULL;
+      g_autoptr(GError) local_error = NULL;
+      guint64 n_files, n_bytes;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      if (!read_lease_owner (directory, &owner, &local_error) ||
+          !measure_tree (workspace, &n_files, &n_bytes, &local_error))
+        {
+          g_warning ("Skipping session %s: %s", directory, local_error->message);
+          continue;
+        }
+      g_ptr_array_add (sessions, sandbox_session_info_new (state, owner, n_files, n_bytes));
+    }
+  return g_steal_pointer (&sessions);
+}
+
+static guint
+count_sessions_of (GPtrArray  *states,
+                   const char *template_key)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < states->len; i++)
+    if (g_str_equal (sandbox_state_get_template_key (states->pdata[i]), template_key))
+      n++;
+  return n;
+}
+
+/**
+ * sandbox_bubblewrap_store_list_templates:
+ * @self: a store
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (element-type SandboxTemplateInfo): the stored
+ *   templates of this backend, or %NULL with @error set
+ */
+GPtrArray *
+sandbox_bubblewrap_store_list_templates (SandboxBubblewrapStore  *self,
+                                         GCancellable            *cancellable,
+                                         GError                 **error)
+{
+  g_autoptr(GPtrArray) keys = list_ids (self->templates, error);
+  g_autoptr(GPtrArray) states = NULL;
+  g_autoptr(GPtrArray) templates = NULL;
+
+  if (keys == NULL || (states = collect_states (self, error)) == NULL)
+    return NULL;
+  templates = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < keys->len; i++)
+    {
+      const char *key = keys->pdata[i];
+      g_autofree char *data = g_build_filename (self->templates, key, "data", NULL);
+      g_autoptr(GError) local_error = NULL;
+      guint64 n_files, n_bytes;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      if (!check_template_record (self, key, &local_error) ||
+          !measure_tree (data, &n_files, &n_bytes, &local_error))
+        {
+          g_warning ("Skipping template %s: %s", key, local_error->message);
+          continue;
+        }
+      g_ptr_array_add (templates, sandbox_template_info_new (key, n_files, n_bytes,
+                                                             count_sessions_of (states, key)));
+    }
+  return g_steal_pointer (&templates);
+}
+
+static gboolean
+check_session_exists (SandboxBubblewrapStore  *self,
+                      const char              *directory,
+                      const char              *session_id,
+                      GError                 **error)
+{
+  if (g_file_test (directory, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+               "Unknown sandbox session %s", session_id);
+  return FALSE;
+}
+
+/**
+ * sandbox_bubblewrap_store_lookup_state:
+ * @self: a store
+ * @session_id: a session id (checked by the caller)
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the session's saved state, or %NULL with
+ *   @error set (%SANDBOX_ERROR_NOT_FOUND for an unknown session)
+ */
+SandboxState *
+sandbox_bubblewrap_store_lookup_state (SandboxBubblewrapStore  *self,
+                                       const char              *session_id,
+                                       GError                 **error)
+{
+  g_autofree char *directory = g_build_filename (self->sessions, session_id, NULL);
+
+  g_return_val_if_fail (sandbox_template_key_is_valid (session_id), NULL);
+
+  if (!check_session_exists (self, directory, session_id, error))
+    return NULL;
+  return read_saved_state (directory, session_id, error);
+}
+
+/**
+ * sandbox_bubblewrap_store_query_lease_owner:
+ * @self: a store
+ * @session_id: a session id (checked by the caller)
+ * @owner: (out) (transfer full) (nullable): set to the lease's owner, or
+ *   %NULL when nobody holds it
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE, or %FALSE with @error set (%SANDBOX_ERROR_NOT_FOUND for
+ *   an unknown session)
+ */
+gboolean
+sandbox_bubblewrap_store_query_lease_owner (SandboxBubblewrapStore  *self,
+                                            const char              *session_id,
+                                            SandboxLeaseOwner      **owner,
+                                            GError                 **error)
+{
+  g_autofree char *directory = g_build_filename (self->sessions, session_id, NULL);
+
+  g_return_val_if_fail (sandbox_template_key_is_valid (session_id), FALSE);
+
+  return check_session_exists (self, directory, session_id, error) &&
+         read_lease_owner (directory, owner, error);
+}
+
+/*
+ * Deleting a template. Sessions are copies, but a resume checks the
+ * template it came from, so a template with stored sessions stays (BUSY).
+ * A create holds a shared flock() on templates/<key>/ready from checking
+ * the template until its state.json names it (lock_template()); the delete
+ * takes it exclusively (without waiting: BUSY), counts the sessions, and
+ * renames the template out of the way before removing it, so a create that
+ * waited for the lock finds no template (NOT_FOUND).
+ */
+
+static int
+open_template_ready (SandboxBubblewrapStore  *self,
+                     const char              *key,
+                     GError                 **error)
+{
+  g_autofree char *ready = g_build_filename (self->templates, key, "ready", NULL);
+  int fd = open (ready, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+  if (fd < 0 && errno == ENOENT)
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                 "Unknown sandbox template %s", key);
+  else if (fd < 0)
+    set_errno_error (error, errno, "Could not open", ready);
+  return fd;
+}
+
+/* A shared lock on the template, held while a session is created from it. */
+static int
+lock_template (SandboxBubblewrapStore  *self,
+               const char              *key,
+               GError                 **error)
+{
+  g_auto(SandboxBubblewrapFd) fd = open_template_ready (self, key, error);
+
+  if (fd < 0)
+    return -1;
+  while (flock (fd, LOCK_SH) < 0)
+    if (errno != EINTR)
+      return set_errno_error (error, errno, "Could not lock template", key), -1;
+  return g_steal_fd (&fd);
+}
+
+/**
+ * sandbox_bubblewrap_store_delete_template:
+ * @self: a store
+ * @key: a template key (checked by the caller)
+ * @error: return location for a #GError
+ *
+ * Removes a template no stored session was created from.
+ *
+ * Returns: %TRUE when it is gone, or %FALSE with @error set:
+ *   %SANDBOX_ERROR_NOT_FOUND, %SANDBOX_ERROR_BUSY (sessions of it exist, or
+ *   one is being created), %SANDBOX_ERROR_STATE_MISMATCH (another backend's)
+ */
+gboolean
+sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore  *self,
+                                          const char              *key,
+                                          GError                 **error)
+{
+  g_autofree char *directory = g_build_filename (self->templates, key, NULL);
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *doomed = g_build_filename (self->templates, uuid, NULL);
+  g_auto(SandboxBubblewrapFd) ready_fd = -1;
+  g_auto(SandboxBubblewrapFd) templates_fd = -1;
+  g_autoptr(GPtrArray) states = NULL;
+  guint n_sessions;
+
+  g_return_val_if_fail (sandbox_template_key_is_valid (key), FALSE);
+
+  ready_fd = open_template_ready (self, key, error);
+  if (ready_fd < 0)
+    return FALSE;
+  if (flock (ready_fd, LOCK_EX | LOCK_NB) < 0)
+    {
+      if (errno != EWOULDBLOCK)
+        return set_errno_error (error, errno, "Could not lock template", key);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox template %s is in use: a session is being created from it", key);
+      return FALSE;
+    }
+  if (!check_template_record (self, key, error) ||
+      (states = collect_states (self, error)) == NULL)
+    return FALSE;
+  n_sessions = count_sessions_of (states, key);
+  if (n_sessions > 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox template %s is used by %u stored sessions; delete them first",
+                   key, n_sessions);
+      return FALSE;
+    }
+
+  templates_fd = open_directory (self->templates, error);
+  if (templates_fd < 0)
+    return FALSE;
+  if (rename (directory, doomed) < 0)
+    return set_errno_error (error, errno, "Could not remove template", directory);
+  if (self->durable && !sync_fd (templates_fd, self->templates, error))
+    return FALSE;
+  /* Out of sight now: what a failure here leaves is an unnamed leftover. */
+  return sandbox_workspace_remove_tree_at (templates_fd, uuid, error);
 }

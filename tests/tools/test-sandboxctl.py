@@ -108,7 +108,7 @@ def test_usage():
     result = ctl("--help", state=False)
     expect(result, 0, "--help lists every command", stdout_has="demo")
     for command in ["drivers", "prewarm", "create", "run", "read", "write", "rm", "stop",
-                    "delete", "list", "demo"]:
+                    "delete", "list", "templates", "rm-template", "demo"]:
         result = ctl(command, "--help", state=False)
         expect(result, 0, f"{command} --help", stdout_has=f"sandboxctl {command}")
     result = ctl("help", state=False)
@@ -493,6 +493,36 @@ def test_list_errors():
               "the default state directory is $XDG_STATE_HOME/sandbox", describe(result))
 
 
+def test_store_memory():
+    # The memory driver's store belongs to its process, so a fresh sandboxctl
+    # finds nothing in it: what matters is that the driver was asked (a walk
+    # of the bubblewrap layout would say nothing about whose store it read).
+    result = ctl("list", "--driver", "memory", "--json")
+    parsed = json.loads(result.stdout or b"{}")
+    tap.check(result.returncode == 0 and parsed.get("driver") == "memory"
+              and parsed.get("sessions") == [] and parsed.get("templates") == [],
+              "list --driver memory reports the memory driver's own store", describe(result))
+    result = ctl("list", "--driver", "memory")
+    expect(result, 0, "list says whose store it lists", stdout_has="Driver: memory")
+    result = ctl("templates", "--driver", "memory", "--json")
+    parsed = json.loads(result.stdout or b"{}")
+    tap.check(result.returncode == 0 and parsed.get("templates") == []
+              and "sessions" not in parsed,
+              "templates --driver memory lists the driver's templates only", describe(result))
+    result = ctl("rm-template", "--driver", "memory", "c" * 64)
+    expect(result, EXIT_NOT_FOUND, "rm-template of a template the driver does not store is "
+           "SANDBOX_NOT_FOUND", stderr_has="Unknown sandbox template")
+    result = ctl("rm-template", "--driver", "memory", "../../etc")
+    expect(result, EXIT_INVALID, "rm-template of something that is not a key is SANDBOX_INVALID")
+    result = ctl("rm-template", "--driver", "memory")
+    expect(result, EXIT_USAGE, "rm-template without KEY is a usage error")
+    result = ctl("stop", "--driver", "memory", "--session", "a" * 64)
+    expect(result, EXIT_NOT_FOUND, "stop --session asks the memory driver, which does not know it",
+           stderr_has="Unknown sandbox session")
+    result = ctl("run", "--driver", "memory", "--session", "a" * 64, "/usr/bin/true")
+    expect(result, EXIT_NOT_FOUND, "run --session over the memory driver is SANDBOX_NOT_FOUND")
+
+
 # bubblewrap: the real thing --------------------------------------------------
 
 class Upstream(http.server.BaseHTTPRequestHandler):
@@ -608,6 +638,8 @@ def test_bubblewrap():
               "list shows the session: free lease, template, workspace size", json.dumps(entry))
     result = ctl("list")
     expect(result, 0, "list prints sessions and templates", stdout_has=key)
+    test_list_never_follows_guest_links(state_path, session_id, entry)
+    test_templates_bubblewrap(key, session_id)
 
     test_busy_and_stop(state_path, session_id)
     test_stale_lease(state_path, session_id)
@@ -629,9 +661,57 @@ def test_bubblewrap():
     expect(result, EXIT_NOT_FOUND, "run --session of a deleted session is SANDBOX_NOT_FOUND")
     result = ctl("stop", "--state", state_path)
     expect(result, EXIT_NOT_FOUND, "stop of a deleted session is SANDBOX_NOT_FOUND")
+    test_rm_template_bubblewrap(key)
 
     result = ctl("run", "--ephemeral", "one-shot", "--dir", tree, "/usr/bin/cat", "hello.txt")
     expect(result, 0, "run --ephemeral over bubblewrap", stdout_has="hello")
+
+
+def test_list_never_follows_guest_links(state_path, session_id, before):
+    # The guest plants links to the host's /usr and / in its workspace: the
+    # store measures the workspace by descriptor and counts each link as one
+    # file. Make measure_directory() in the bubblewrap store stat with
+    # fstatat (…, 0) instead of AT_SYMLINK_NOFOLLOW and the bytes of /usr
+    # show up here.
+    result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c",
+                 "ln -s /usr usr-link && ln -s / root-link && mkfifo fifo")
+    expect(result, 0, "the guest plants links out of its workspace and a FIFO")
+    entry = list_sessions().get(session_id, {})
+    tap.check(entry.get("workspaceFiles") == before.get("workspaceFiles", 0) + 3
+              and entry.get("workspaceBytes", 0) < before.get("workspaceBytes", 0) + 4096,
+              "list counts planted links as files and never follows them", json.dumps(entry))
+    result = ctl("run", "--state", state_path, "/bin/rm", "usr-link", "root-link", "fifo")
+    expect(result, 0, "the planted entries are removed again")
+
+
+def list_templates():
+    result = ctl("templates", "--json")
+    return {t["templateKey"]: t for t in json.loads(result.stdout or b"{}").get("templates", [])}
+
+
+def test_templates_bubblewrap(key, session_id):
+    entry = list_templates().get(key, {})
+    tap.check(entry.get("sessions") == 1 and entry.get("files") == 2
+              and entry.get("bytes") == len("hello\n") + len("deep\n")
+              and entry.get("backend") == "bubblewrap",
+              "templates lists the template: its files, bytes and the session made from it",
+              json.dumps(entry))
+    result = ctl("rm-template", key)
+    expect(result, EXIT_BUSY, "rm-template refuses a template a stored session was created from",
+           stderr_has="delete them first")
+    result = ctl("run", "--session", session_id, "/usr/bin/true")
+    expect(result, 0, "the refused rm-template left the session resumable")
+
+
+def test_rm_template_bubblewrap(key):
+    result = ctl("rm-template", key)
+    expect(result, 0, "rm-template deletes a template once no stored session needs it",
+           stdout_has="deleted")
+    tap.check(key not in list_templates(), "templates no longer lists it")
+    result = ctl("create", "--template", key)
+    expect(result, EXIT_NOT_FOUND, "create from a deleted template is SANDBOX_NOT_FOUND")
+    result = ctl("rm-template", key)
+    expect(result, EXIT_NOT_FOUND, "deleting it again is SANDBOX_NOT_FOUND")
 
 
 def test_exec_failures(state_path):
@@ -823,6 +903,7 @@ def main():
             test_session_options()
             test_network_options()
             test_list_errors()
+            test_store_memory()
             test_global_options()
             test_typed_driver_options()
             test_run_events()
