@@ -1,0 +1,142 @@
+/* sandbox-bubblewrap-store-layout-private.h — between the store's files
+ *
+ * The store is split by concern: the state directory and durability
+ * (sandbox-bubblewrap-store.c), templates (-templates.c), sessions and
+ * leases (-sessions.c), a dead owner's leftovers (-leftovers.c) and the
+ * store's own view (-view.c). This is what they share.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox-bubblewrap-store-private.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The layout and semantics are the reference's sandboxStorage. The state
+ * directory belongs to the trusted host; only workspace contents are shaped
+ * by guests, so everything that walks into a workspace (copying a template
+ * in, removing a session) goes through SandboxWorkspace, which never
+ * follows a link out.
+ *
+ * Templates are written into a temporary directory and renamed into place;
+ * losing that race to an identical key is fine. Directories are 0700, files
+ * 0600.
+ */
+
+struct _SandboxBubblewrapStore
+{
+  char *root;       /* the realpath of the state directory */
+  char *name;
+  char *base;       /* root/sha256(name) */
+  char *templates;  /* base/templates */
+  char *sessions;   /* base/sessions */
+  gboolean durable; /* fsync before renames and state writes */
+  SandboxWorkspaceOwner guest;   /* who owns workspaces */
+  gboolean give;    /* whether that is not the host: workspaces are given to it */
+};
+
+static inline gboolean
+set_errno_error (GError    **error,
+                 int         saved_errno,
+                 const char *what,
+                 const char *path)
+{
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+               "%s %s: %s", what, path, g_strerror (saved_errno));
+  return FALSE;
+}
+
+static inline char *
+sha256_hex (const char *text)
+{
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}
+
+static inline gboolean
+ensure_directory (const char  *path,
+                  GError     **error)
+{
+  if (mkdir (path, 0700) == 0 || errno == EEXIST)
+    return TRUE;
+  return set_errno_error (error, errno, "Could not create directory", path);
+}
+
+static inline int
+open_directory (const char  *path,
+                GError     **error)
+{
+  int fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+  if (fd < 0)
+    set_errno_error (error, errno, "Could not open directory", path);
+  return fd;
+}
+
+/* fsync()s @fd, the descriptor of @path. */
+static inline gboolean
+sync_fd (int          fd,
+         const char  *path,
+         GError     **error)
+{
+  if (fsync (fd) < 0)
+    return set_errno_error (error, errno, "Could not sync", path);
+  return TRUE;
+}
+
+static inline char *
+lease_path (const char *directory)
+{
+  return g_build_filename (directory, "lease", NULL);
+}
+
+static inline guint
+count_sessions_of (GPtrArray  *states,
+                   const char *template_key)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < states->len; i++)
+    if (g_str_equal (sandbox_state_get_template_key (states->pdata[i]), template_key))
+      n++;
+  return n;
+}
+
+gboolean      sandbox_bubblewrap_store_sync_directory  (const char              *path,
+                                                         GError                 **error);
+gboolean      sandbox_bubblewrap_store_sync_tree       (int                      parent_fd,
+                                                         const char              *name,
+                                                         const char              *path,
+                                                         guint                    depth,
+                                                         GError                 **error);
+gboolean      sandbox_bubblewrap_store_write_new_file  (const char              *path,
+                                                         const char              *contents,
+                                                         gboolean                 durable,
+                                                         GError                 **error);
+gboolean      sandbox_bubblewrap_store_write_atomically (const char             *path,
+                                                         const char              *contents,
+                                                         gboolean                 durable,
+                                                         GError                 **error);
+gboolean      sandbox_bubblewrap_store_check_template  (SandboxBubblewrapStore  *self,
+                                                         const char              *key,
+                                                         GError                 **error);
+int           sandbox_bubblewrap_store_lock_template   (SandboxBubblewrapStore  *self,
+                                                         const char              *key,
+                                                         GError                 **error);
+SandboxState *sandbox_bubblewrap_store_read_state      (const char              *directory,
+                                                         const char              *session_id,
+                                                         GError                 **error);
+GPtrArray    *sandbox_bubblewrap_store_collect_states  (SandboxBubblewrapStore  *self,
+                                                         GError                 **error);
+gboolean      sandbox_bubblewrap_lease_end_leftovers   (SandboxBubblewrapLease  *lease,
+                                                         const char              *executable,
+                                                         GError                 **error);
+
+G_END_DECLS

@@ -1,0 +1,590 @@
+/* sandbox-bubblewrap-store-sessions.c — sessions and their leases
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+
+#include <json-glib/json-glib.h>
+
+#include "sandbox-bubblewrap-store-layout-private.h"
+
+/* Sessions and leases ---------------------------------------------------- */
+
+/*
+ * Leases. The lease file holds the owner's pid, as the reference's, and
+ * while the session is owned its owner also holds an OFD write lock
+ * (F_OFD_SETLK) on it. The kernel drops that lock when the owner dies, so
+ * a lease file nobody holds a lock on was left by a crashed owner: stale.
+ * create() still refuses it with BUSY — only
+ * sandbox_bubblewrap_store_recover_session() takes it over, and only after
+ * ending whatever is left of the dead owner's sandboxes (see "Leftovers"
+ * below).
+ *
+ * The file is written and locked under a temporary name and then linked
+ * into place, which fails if a lease exists: a lease is never visible
+ * without its lock, so a lease without a lock is always stale.
+ *
+ * Every bwrap namespace of the session holds a read lock on the workspace
+ * directory through its init (`--lock-file /workspace`); the kernel kills
+ * a pid namespace when its init dies, so a lock there means processes of
+ * some owner may still run.
+ */
+
+static gboolean
+lock_lease_fd (int fd)
+{
+  struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+  return fcntl (fd, F_OFD_SETLK, &lock) == 0;
+}
+
+static gboolean
+write_pid (int          fd,
+           const char  *path,
+           gboolean     durable,
+           GError     **error)
+{
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  gsize length = strlen (pid);
+
+  if (ftruncate (fd, 0) < 0 || pwrite (fd, pid, length, 0) != (gssize) length)
+    return set_errno_error (error, errno != 0 ? errno : EIO, "Could not write", path);
+  if (durable && fdatasync (fd) < 0)
+    return set_errno_error (error, errno, "Could not sync", path);
+  return TRUE;
+}
+
+/* Creates and locks the lease; fails with BUSY if one exists. Returns the
+ * locked descriptor. */
+static int
+acquire_lease (const char  *directory,
+               gboolean     durable,
+               GError     **error)
+{
+  g_autofree char *path = lease_path (directory);
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *temporary = g_strdup_printf ("%s.%s", path, uuid);
+  g_auto(SandboxBubblewrapFd) fd = -1;
+  int saved_errno;
+
+  fd = open (temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return set_errno_error (error, errno, "Could not create", temporary), -1;
+  if (!write_pid (fd, temporary, durable, error))
+    {
+      unlink (temporary);
+      return -1;
+    }
+  if (!lock_lease_fd (fd))
+    {
+      saved_errno = errno;
+      unlink (temporary);
+      return set_errno_error (error, saved_errno, "Could not lock", temporary), -1;
+    }
+  if (link (temporary, path) < 0)
+    {
+      saved_errno = errno;
+      unlink (temporary);
+      if (saved_errno == EEXIST)
+        sandbox_set_error_has_owner (error);
+      else
+        set_errno_error (error, saved_errno, "Could not create", path);
+      return -1;
+    }
+  unlink (temporary);
+  return g_steal_fd (&fd);
+}
+
+static int
+take_over_lease (SandboxBubblewrapLease  *lease,
+                 const char              *executable,
+                 gboolean                 durable,
+                 gboolean                *missing,
+                 GError                 **error)
+{
+  g_autofree char *path = lease_path (lease->directory);
+  g_auto(SandboxBubblewrapFd) fd = -1;
+  struct stat locked, current;
+
+  *missing = FALSE;
+  fd = open (path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0 && errno == ENOENT)
+    {
+      *missing = TRUE;
+      return -1;
+    }
+  if (fd < 0)
+    return set_errno_error (error, errno, "Could not open", path), -1;
+  if (!lock_lease_fd (fd))
+    {
+      if (errno != EAGAIN && errno != EACCES)
+        return set_errno_error (error, errno, "Could not lock", path), -1;
+      sandbox_set_error_has_owner (error);
+      return -1;
+    }
+  /* The owner may have released it between our open and our lock. */
+  if (fstat (fd, &locked) < 0 || stat (path, &current) < 0 ||
+      locked.st_dev != current.st_dev || locked.st_ino != current.st_ino)
+    {
+      *missing = TRUE;
+      return -1;
+    }
+  if (!sandbox_bubblewrap_lease_end_leftovers (lease, executable, error))
+    return -1;   /* the lease stays stale: closing the descriptor unlocks it */
+  if (!write_pid (fd, path, durable, error))
+    return -1;
+  return g_steal_fd (&fd);
+}
+
+/* The saved state of the session in @directory; NOT_FOUND without one. */
+SandboxState *
+sandbox_bubblewrap_store_read_state (const char  *directory,
+                                     const char  *session_id,
+                                     GError     **error)
+{
+  g_autofree char *path = g_build_filename (directory, "state.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                     "Unknown sandbox session %s", session_id);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return sandbox_state_new_from_json (contents, error);
+}
+
+static gboolean
+check_saved_state (SandboxBubblewrapLease  *lease,
+                   GError                 **error)
+{
+  const char *session_id = sandbox_state_get_session_id (lease->state);
+  g_autoptr(SandboxState) existing =
+    sandbox_bubblewrap_store_read_state (lease->directory, session_id, error);
+
+  if (existing == NULL)
+    return FALSE;
+  if (!sandbox_state_equal (existing, lease->state))
+    return sandbox_set_error_identity_mismatch (error);
+  return TRUE;
+}
+
+static gboolean
+populate_new_session (SandboxBubblewrapStore  *self,
+                      SandboxBubblewrapLease  *lease,
+                      const char              *template_key,
+                      GCancellable            *cancellable,
+                      GError                 **error)
+{
+  g_autofree char *data = g_build_filename (self->templates, template_key, "data", NULL);
+  g_autofree char *state_path = g_build_filename (lease->directory, "state.json", NULL);
+  g_autofree char *state_json = sandbox_state_to_json (lease->state);
+  g_auto(SandboxBubblewrapFd) data_fd = -1;
+  g_auto(SandboxBubblewrapFd) session_fd = -1;
+
+  data_fd = open_directory (data, error);
+  if (data_fd < 0)
+    return FALSE;
+  session_fd = open_directory (lease->directory, error);
+  if (session_fd < 0)
+    return FALSE;
+  /* The copy belongs to the guest from the start: it never sees it before. */
+  if (!sandbox_workspace_copy_tree_at (data_fd, session_fd, "workspace",
+                                       self->give ? &self->guest : NULL, cancellable, error))
+    return FALSE;
+  if (self->durable)
+    {
+      g_autofree char *workspace = g_build_filename (lease->directory, "workspace", NULL);
+
+      /* The workspace, then the session's entry in sessions/, before the
+       * state that makes the session resumable. */
+      if (!sandbox_bubblewrap_store_sync_tree (session_fd, "workspace", workspace, 0, error) ||
+          !sandbox_bubblewrap_store_sync_directory (self->sessions, error))
+        return FALSE;
+    }
+  return sandbox_bubblewrap_store_write_atomically (state_path, state_json, self->durable, error);
+}
+
+/*
+ * Workspace ownership. A workspace belongs to the guest ids, which guests
+ * of a root host are not (the backend's guest-uid). One of another owner —
+ * left by an older version, whose root-hosted guests were host root, or
+ * before guest-uid changed — is given to the guest ids when its session is
+ * resumed: under the session's lease, and only when no namespace of the
+ * session holds the workspace (its init's --lock-file), so no guest can
+ * race the walk; by descriptor and without following any link
+ * (sandbox_workspace_give_tree_at(), top directory last, so a workspace whose
+ * top is the guest's was given whole).
+ */
+static gboolean
+give_workspace_to_guest (SandboxBubblewrapStore  *self,
+                         SandboxBubblewrapLease  *lease,
+                         GError                 **error)
+{
+  g_auto(SandboxBubblewrapFd) session_fd = -1;
+  g_auto(SandboxBubblewrapFd) workspace_fd = -1;
+  struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+  struct stat st;
+
+  if (!self->give)
+    return TRUE;
+  session_fd = open_directory (lease->directory, error);
+  if (session_fd < 0)
+    return FALSE;
+  workspace_fd = openat (session_fd, "workspace", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (workspace_fd < 0 || fstat (workspace_fd, &st) < 0)
+    return set_errno_error (error, errno, "Could not open", lease->workspace);
+  if (st.st_uid == self->guest.uid && st.st_gid == self->guest.gid)
+    return TRUE;
+  if (fcntl (workspace_fd, F_OFD_GETLK, &lock) < 0 || lock.l_type != F_UNLCK)
+    return sandbox_set_error_previous_owner_live (error);
+  return sandbox_workspace_give_tree_at (session_fd, "workspace", &self->guest, error);
+}
+
+static SandboxState *
+new_session_state (SandboxBubblewrapStore  *self,
+                   const char              *template_key,
+                   GError                 **error)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *session_id = sha256_hex (uuid);
+
+  return sandbox_state_new (self->name, session_id, template_key, error);
+}
+
+/* Takes the lease of an existing session, taking over a stale one; ends
+ * what is left of earlier owners' sandboxes either way. */
+static int
+recover_lease (SandboxBubblewrapStore  *self,
+               SandboxBubblewrapLease  *lease,
+               const char              *executable,
+               GError                 **error)
+{
+  /* A lease that vanishes between open and lock is retried a few times. */
+  for (guint attempt = 0; attempt < 8; attempt++)
+    {
+      gboolean missing = FALSE;
+      int fd = take_over_lease (lease, executable, self->durable, &missing, error);
+      g_autoptr(GError) local_error = NULL;
+
+      if (fd >= 0 || !missing)
+        return fd;
+      /* No lease: an ordinary resume, once nothing of an earlier owner is
+       * left — ended under the new lease, so nobody starts more meanwhile. */
+      fd = acquire_lease (lease->directory, self->durable, &local_error);
+      if (fd >= 0 && !sandbox_bubblewrap_lease_end_leftovers (lease, executable, error))
+        {
+          g_autofree char *path = lease_path (lease->directory);
+
+          unlink (path);   /* still locked: nobody takes it for stale */
+          close (fd);
+          return -1;
+        }
+      if (fd >= 0)
+        return fd;
+      if (!g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return -1;
+        }
+    }
+  sandbox_set_error_has_owner (error);
+  return -1;
+}
+
+/* A host killed in the middle of a workspace write can leave a named
+ * temporary in the workspace (on filesystems without O_TMPFILE, or between
+ * linking and renaming a replacement). Such an owner leaves a stale lease,
+ * so every session it touched comes back through recovery, which removes
+ * them before anything runs in the workspace again. */
+static void
+remove_write_temporaries (SandboxBubblewrapLease *lease)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxWorkspace) workspace = sandbox_workspace_open (lease->workspace,
+                                                                  SANDBOX_WORKSPACE_FLAGS_NONE,
+                                                                  &error);
+  guint removed;
+
+  if (workspace == NULL)
+    {
+      g_debug ("Not looking for temporaries in %s: %s", lease->workspace, error->message);
+      return;
+    }
+  removed = sandbox_workspace_remove_temporaries (workspace);
+  if (removed > 0)
+    g_debug ("Removed %u temporary files a crashed owner left in %s", removed, lease->workspace);
+}
+
+static SandboxBubblewrapLease *
+open_session (SandboxBubblewrapStore  *self,
+              const char              *template_key,
+              SandboxState            *saved,
+              const char              *recover_executable,
+              GCancellable            *cancellable,
+              GError                 **error)
+{
+  g_autoptr(SandboxBubblewrapLease) lease = NULL;
+  gboolean recover = recover_executable != NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_auto(SandboxBubblewrapFd) template_lock = -1;
+  const char *session_id;
+
+  if (!sandbox_template_key_is_valid (template_key))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "Expected a template key: 64 lowercase hexadecimal characters");
+      return NULL;
+    }
+  if (saved != NULL &&
+      (g_strcmp0 (sandbox_state_get_backend (saved), self->name) != 0 ||
+       g_strcmp0 (sandbox_state_get_template_key (saved), template_key) != 0))
+    {
+      sandbox_set_error_state_mismatch (error);
+      return NULL;
+    }
+  /* A new session holds its template until its state names it (see
+   * "Deleting a template" below). */
+  if (saved == NULL)
+    {
+      template_lock = sandbox_bubblewrap_store_lock_template (self, template_key, error);
+      if (template_lock < 0)
+        return NULL;
+    }
+  if (!sandbox_bubblewrap_store_check_template (self, template_key, error))
+    return NULL;
+
+  state = saved != NULL ? g_object_ref (saved) : new_session_state (self, template_key, error);
+  if (state == NULL)
+    return NULL;
+  session_id = sandbox_state_get_session_id (state);
+  if (!sandbox_template_key_is_valid (session_id))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "Expected a session id: 64 lowercase hexadecimal characters");
+      return NULL;
+    }
+
+  lease = g_new0 (SandboxBubblewrapLease, 1);
+  lease->lock_fd = -1;
+  lease->store = sandbox_bubblewrap_store_ref (self);
+  lease->state = g_steal_pointer (&state);
+  lease->directory = g_build_filename (self->sessions, session_id, NULL);
+  lease->workspace = g_build_filename (lease->directory, "workspace", NULL);
+  lease->created = saved == NULL;
+
+  if (lease->created)
+    {
+      if (!ensure_directory (self->sessions, error))
+        return NULL;
+      if (mkdir (lease->directory, 0700) < 0)
+        {
+          set_errno_error (error, errno, "Could not create session directory", lease->directory);
+          return NULL;
+        }
+    }
+  else if (!g_file_test (lease->directory, G_FILE_TEST_IS_DIR))
+    {
+      /* The reference would create an empty directory here and then fail;
+       * we leave nothing behind. */
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                   "Unknown sandbox session %s", session_id);
+      return NULL;
+    }
+
+  lease->lock_fd = recover ? recover_lease (self, lease, recover_executable, error)
+                           : acquire_lease (lease->directory, self->durable, error);
+  if (lease->lock_fd < 0)
+    {
+      if (lease->created)
+        sandbox_bubblewrap_lease_abandon (lease);
+      return NULL;
+    }
+  lease->held = TRUE;
+
+  if (lease->created ? !populate_new_session (self, lease, template_key, cancellable, error)
+                     : (!check_saved_state (lease, error) ||
+                        !give_workspace_to_guest (self, lease, error)))
+    {
+      sandbox_bubblewrap_lease_abandon (lease);
+      return NULL;
+    }
+  if (recover)
+    remove_write_temporaries (lease);
+  return g_steal_pointer (&lease);
+}
+
+/**
+ * sandbox_bubblewrap_store_open_session:
+ * @self: a store
+ * @template_key: the template the session belongs to
+ * @saved: (nullable): the state of a session to resume, or %NULL to create one
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Creates a session from a stored template (a new id, the template copied
+ * into the workspace) or resumes one, under the session's exclusive lease.
+ * Errors as the reference: %SANDBOX_ERROR_INVALID for a malformed key or
+ * session id, %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND for an
+ * unknown template or session, %SANDBOX_ERROR_BUSY when the lease is held.
+ *
+ * Returns: (transfer full): the leased session, or %NULL with @error set
+ */
+SandboxBubblewrapLease *
+sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
+                                       const char              *template_key,
+                                       SandboxState            *saved,
+                                       GCancellable            *cancellable,
+                                       GError                 **error)
+{
+  return open_session (self, template_key, saved, NULL, cancellable, error);
+}
+
+/**
+ * sandbox_bubblewrap_store_recover_session:
+ * @self: a store
+ * @saved: the state of the session to recover
+ * @executable: the bwrap executable the session's sandboxes ran
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Resumes the session @saved describes like
+ * sandbox_bubblewrap_store_open_session(), taking over a stale lease — one
+ * whose owner died without releasing it. Whatever is left of an earlier
+ * owner's sandboxes is killed first, under the new lease (see "Leftovers"
+ * above). Fails with %SANDBOX_ERROR_BUSY while the owner lives, and when a
+ * process that is not one of the session's sandboxes holds its workspace
+ * lock. Without a lease this is an ordinary resume.
+ *
+ * Returns: (transfer full): the leased session, or %NULL with @error set
+ */
+SandboxBubblewrapLease *
+sandbox_bubblewrap_store_recover_session (SandboxBubblewrapStore  *self,
+                                          SandboxState            *saved,
+                                          const char              *executable,
+                                          GCancellable            *cancellable,
+                                          GError                 **error)
+{
+  return open_session (self, sandbox_state_get_template_key (saved), saved, executable,
+                       cancellable, error);
+}
+
+/**
+ * sandbox_bubblewrap_store_delete_session:
+ * @self: a store
+ * @session_id: the session to delete
+ * @error: return location for a #GError
+ *
+ * Takes the session's lease (%SANDBOX_ERROR_BUSY if someone holds it) and
+ * removes the session directory without following any link the guest
+ * planted. Templates stay. A session that no longer exists is success.
+ *
+ * Returns: %TRUE when the session is gone
+ */
+gboolean
+sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
+                                         const char              *session_id,
+                                         GError                 **error)
+{
+  g_autofree char *directory = g_build_filename (self->sessions, session_id, NULL);
+  g_autofree char *lease = lease_path (directory);
+  g_auto(SandboxBubblewrapFd) sessions_fd = -1;
+  g_auto(SandboxBubblewrapFd) lock_fd = -1;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_file_test (directory, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  lock_fd = acquire_lease (directory, self->durable, error);
+  if (lock_fd < 0)
+    return FALSE;
+
+  sessions_fd = open_directory (self->sessions, &local_error);
+  if (sessions_fd >= 0 && sandbox_workspace_remove_tree_at (sessions_fd, session_id, &local_error))
+    return !self->durable || sync_fd (sessions_fd, self->sessions, error);
+
+  unlink (lease);
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
+}
+
+/**
+ * sandbox_bubblewrap_lease_release:
+ * @lease: a leased session
+ *
+ * Gives up the lease; the session stays. Idempotent.
+ */
+void
+sandbox_bubblewrap_lease_release (SandboxBubblewrapLease *lease)
+{
+  g_autofree char *path = NULL;
+
+  if (!lease->held)
+    return;
+  lease->held = FALSE;
+  path = lease_path (lease->directory);
+  /* Unlinked while still locked, so nobody takes the file for stale. */
+  if (unlink (path) < 0 && errno != ENOENT)
+    g_warning ("Could not release the lease %s: %s", path, g_strerror (errno));
+  sandbox_bubblewrap_clear_fd (&lease->lock_fd);
+}
+
+/**
+ * sandbox_bubblewrap_lease_abandon:
+ * @lease: a leased session
+ *
+ * Undoes a session that could not be opened: a newly created session's
+ * directory is removed, a resumed one is kept; the lease is released.
+ */
+void
+sandbox_bubblewrap_lease_abandon (SandboxBubblewrapLease *lease)
+{
+  if (lease->created)
+    {
+      g_auto(SandboxBubblewrapFd) sessions_fd = open_directory (lease->store->sessions, NULL);
+      g_autoptr(GError) error = NULL;
+
+      if (sessions_fd >= 0 &&
+          !sandbox_workspace_remove_tree_at (sessions_fd,
+                                             sandbox_state_get_session_id (lease->state), &error))
+        g_warning ("Could not remove the abandoned session %s: %s",
+                   lease->directory, error->message);
+      lease->held = FALSE;   /* the lease went with the directory */
+      sandbox_bubblewrap_clear_fd (&lease->lock_fd);
+    }
+  sandbox_bubblewrap_lease_release (lease);
+}
+
+/**
+ * sandbox_bubblewrap_lease_free:
+ * @lease: (transfer full): a leased session
+ *
+ * Frees @lease; the lease itself must have been released or handed on.
+ */
+void
+sandbox_bubblewrap_lease_free (SandboxBubblewrapLease *lease)
+{
+  if (lease == NULL)
+    return;
+  sandbox_bubblewrap_clear_fd (&lease->lock_fd);
+  g_clear_pointer (&lease->store, sandbox_bubblewrap_store_unref);
+  g_clear_object (&lease->state);
+  g_free (lease->directory);
+  g_free (lease->workspace);
+  g_free (lease);
+}

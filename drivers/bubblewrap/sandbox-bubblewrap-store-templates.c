@@ -1,0 +1,360 @@
+/* sandbox-bubblewrap-store-templates.c — templates: storing, checking and deleting them
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+
+#include <json-glib/json-glib.h>
+
+#include "sandbox-bubblewrap-store-layout-private.h"
+
+/* Templates -------------------------------------------------------------- */
+
+static char *
+ready_record (const char *backend,
+              const char *template_key)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "backend");
+  json_builder_add_string_value (builder, backend);
+  json_builder_set_member_name (builder, "templateKey");
+  json_builder_add_string_value (builder, template_key);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  return json_generator_to_data (generator, NULL);
+}
+
+/* Creates the directories leading to @relative below @data_fd, once each. */
+static gboolean
+ensure_parent_directories (int          data_fd,
+                           const char  *relative,
+                           GHashTable  *created,
+                           GError     **error)
+{
+  g_autofree char *parents = g_strdup (relative);
+  char *slash = parents;
+
+  while ((slash = strchr (slash, '/')) != NULL)
+    {
+      *slash = '\0';
+      if (!g_hash_table_contains (created, parents))
+        {
+          if (mkdirat (data_fd, parents, 0700) < 0 && errno != EEXIST)
+            return set_errno_error (error, errno, "Could not create template directory", parents);
+          g_hash_table_add (created, g_strdup (parents));
+        }
+      *slash++ = '/';
+    }
+  return TRUE;
+}
+
+static gboolean
+write_template_file (int          data_fd,
+                     const char  *relative,
+                     GBytes      *contents,
+                     GError     **error)
+{
+  g_auto(SandboxBubblewrapFd) fd = -1;
+  gsize length;
+  const guint8 *data = g_bytes_get_data (contents, &length);
+
+  fd = openat (data_fd, relative, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return set_errno_error (error, errno, "Could not create template file", relative);
+  while (length > 0)
+    {
+      gssize n = write (fd, data, length);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return set_errno_error (error, errno, "Could not write template file", relative);
+      data += n;
+      length -= n;
+    }
+  return TRUE;
+}
+
+/* The template is built in a fresh directory private to the trusted host
+ * (no guest ever sees it before the rename), so plain *at() calls are safe
+ * here: none of the contained-I/O defences against a racing guest, and one
+ * open, write and close per file — as cheap as `cp -r`. */
+static gboolean
+write_template_files (SandboxTemplate  *template_,
+                      int               data_fd,
+                      GCancellable     *cancellable,
+                      GError          **error)
+{
+  g_auto(GStrv) paths = sandbox_template_list_paths (template_);
+  g_autoptr(GHashTable) created = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autofree char *canonical = sandbox_path_canonicalize (paths[i], error);
+      const char *relative;
+
+      if (canonical == NULL)
+        return FALSE;
+      if (g_strcmp0 (canonical, SANDBOX_WORKSPACE) == 0)
+        return sandbox_set_error_template_root (error);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      relative = sandbox_path_relative (canonical);
+      if (!ensure_parent_directories (data_fd, relative, created, error) ||
+          !write_template_file (data_fd, relative,
+                                sandbox_template_lookup_file (template_, canonical), error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Builds the template in templates/<uuid> and renames it to templates/<key>. */
+static gboolean
+create_template (SandboxBubblewrapStore  *self,
+                 SandboxTemplate         *template_,
+                 const char              *key,
+                 const char              *directory,
+                 GCancellable            *cancellable,
+                 GError                 **error)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *temporary = g_build_filename (self->templates, uuid, NULL);
+  g_autofree char *data = g_build_filename (temporary, "data", NULL);
+  g_autofree char *ready = g_build_filename (temporary, "ready", NULL);
+  g_autofree char *record = ready_record (self->name, key);
+  g_auto(SandboxBubblewrapFd) templates_fd = -1;
+  g_autoptr(SandboxWorkspace) data_files = NULL;
+  gboolean ok = FALSE;
+
+  templates_fd = open_directory (self->templates, error);
+  if (templates_fd < 0)
+    return FALSE;
+  if (mkdir (temporary, 0700) < 0)
+    return set_errno_error (error, errno, "Could not create directory", temporary);
+
+  if (mkdir (data, 0700) < 0)
+    set_errno_error (error, errno, "Could not create directory", data);
+  else if ((data_files = sandbox_workspace_open (data, SANDBOX_WORKSPACE_FLAGS_NONE, error)) &&
+           write_template_files (template_, sandbox_workspace_get_fd (data_files), cancellable,
+                                 error) &&
+           sandbox_bubblewrap_store_write_new_file (ready, record, self->durable, error) &&
+           (!self->durable ||
+            sandbox_bubblewrap_store_sync_tree (templates_fd, uuid, temporary, 0, error)))
+    {
+      if (rename (temporary, directory) == 0)
+        ok = !self->durable || sync_fd (templates_fd, self->templates, error);
+      else if (errno == EEXIST || errno == ENOTEMPTY)
+        ok = TRUE;   /* an identical template won the race */
+      else
+        set_errno_error (error, errno, "Could not store template", directory);
+    }
+
+  /* Gone after a successful rename; a leftover otherwise. */
+  sandbox_workspace_remove_tree_at (templates_fd, uuid, NULL);
+  return ok;
+}
+
+/**
+ * sandbox_bubblewrap_store_prewarm:
+ * @self: a store
+ * @template_: the template
+ * @reused: (out) (optional): set to whether the template was already stored
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Stores @template_ under its content-addressed key.
+ *
+ * Returns: (transfer full): the template key, or %NULL with @error set
+ */
+char *
+sandbox_bubblewrap_store_prewarm (SandboxBubblewrapStore  *self,
+                                  SandboxTemplate         *template_,
+                                  gboolean                *reused,
+                                  GCancellable            *cancellable,
+                                  GError                 **error)
+{
+  g_autofree char *key = sandbox_template_compute_key (template_, self->name, error);
+  g_autofree char *directory = NULL;
+  g_autofree char *ready = NULL;
+
+  if (key == NULL)
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  if (!ensure_directory (self->base, error) || !ensure_directory (self->templates, error))
+    return NULL;
+
+  directory = g_build_filename (self->templates, key, NULL);
+  ready = g_build_filename (directory, "ready", NULL);
+  if (g_file_test (ready, G_FILE_TEST_IS_REGULAR))
+    {
+      if (reused != NULL)
+        *reused = TRUE;
+      return g_steal_pointer (&key);
+    }
+
+  if (!create_template (self, template_, key, directory, cancellable, error))
+    return NULL;
+  if (reused != NULL)
+    *reused = FALSE;
+  return g_steal_pointer (&key);
+}
+
+/* Checks templates/<key>/ready against this backend. */
+gboolean
+sandbox_bubblewrap_store_check_template (SandboxBubblewrapStore  *self,
+                                         const char              *key,
+                                         GError                 **error)
+{
+  g_autofree char *ready = g_build_filename (self->templates, key, "ready", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local_error = NULL;
+  JsonNode *root;
+  JsonObject *record;
+  const char *backend = NULL;
+  const char *template_key = NULL;
+
+  if (!g_file_get_contents (ready, &contents, NULL, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                     "Unknown sandbox template %s", key);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
+  if (json_parser_load_from_data (parser, contents, -1, NULL) &&
+      (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root))
+    {
+      record = json_node_get_object (root);
+      if (json_object_has_member (record, "backend"))
+        backend = json_node_get_string (json_object_get_member (record, "backend"));
+      if (json_object_has_member (record, "templateKey"))
+        template_key = json_node_get_string (json_object_get_member (record, "templateKey"));
+    }
+  if (g_strcmp0 (backend, self->name) != 0 || g_strcmp0 (template_key, key) != 0)
+    return sandbox_set_error_foreign_template (error);
+  return TRUE;
+}
+
+/*
+ * Deleting a template. Sessions are copies, but a resume checks the
+ * template it came from, so a template with stored sessions stays (BUSY).
+ * A create holds a shared flock() on templates/<key>/ready from checking
+ * the template until its state.json names it (lock_template()); the delete
+ * takes it exclusively (without waiting: BUSY), counts the sessions, and
+ * renames the template out of the way before removing it, so a create that
+ * waited for the lock finds no template (NOT_FOUND).
+ */
+
+static int
+open_template_ready (SandboxBubblewrapStore  *self,
+                     const char              *key,
+                     GError                 **error)
+{
+  g_autofree char *ready = g_build_filename (self->templates, key, "ready", NULL);
+  int fd = open (ready, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+  if (fd < 0 && errno == ENOENT)
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                 "Unknown sandbox template %s", key);
+  else if (fd < 0)
+    set_errno_error (error, errno, "Could not open", ready);
+  return fd;
+}
+
+/* A shared lock on the template, held while a session is created from it. */
+int
+sandbox_bubblewrap_store_lock_template (SandboxBubblewrapStore  *self,
+                                        const char              *key,
+                                        GError                 **error)
+{
+  g_auto(SandboxBubblewrapFd) fd = open_template_ready (self, key, error);
+
+  if (fd < 0)
+    return -1;
+  while (flock (fd, LOCK_SH) < 0)
+    if (errno != EINTR)
+      return set_errno_error (error, errno, "Could not lock template", key), -1;
+  return g_steal_fd (&fd);
+}
+
+/**
+ * sandbox_bubblewrap_store_delete_template:
+ * @self: a store
+ * @key: a template key (checked by the caller)
+ * @error: return location for a #GError
+ *
+ * Removes a template no stored session was created from.
+ *
+ * Returns: %TRUE when it is gone, or %FALSE with @error set:
+ *   %SANDBOX_ERROR_NOT_FOUND, %SANDBOX_ERROR_BUSY (sessions of it exist, or
+ *   one is being created), %SANDBOX_ERROR_STATE_MISMATCH (another backend's)
+ */
+gboolean
+sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore  *self,
+                                          const char              *key,
+                                          GError                 **error)
+{
+  g_autofree char *directory = g_build_filename (self->templates, key, NULL);
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *doomed = g_build_filename (self->templates, uuid, NULL);
+  g_auto(SandboxBubblewrapFd) ready_fd = -1;
+  g_auto(SandboxBubblewrapFd) templates_fd = -1;
+  g_autoptr(GPtrArray) states = NULL;
+  guint n_sessions;
+
+  g_return_val_if_fail (sandbox_template_key_is_valid (key), FALSE);
+
+  ready_fd = open_template_ready (self, key, error);
+  if (ready_fd < 0)
+    return FALSE;
+  if (flock (ready_fd, LOCK_EX | LOCK_NB) < 0)
+    {
+      if (errno != EWOULDBLOCK)
+        return set_errno_error (error, errno, "Could not lock template", key);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox template %s is in use: a session is being created from it", key);
+      return FALSE;
+    }
+  if (!sandbox_bubblewrap_store_check_template (self, key, error) ||
+      (states = sandbox_bubblewrap_store_collect_states (self, error)) == NULL)
+    return FALSE;
+  n_sessions = count_sessions_of (states, key);
+  if (n_sessions > 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox template %s is used by %u stored sessions; delete them first",
+                   key, n_sessions);
+      return FALSE;
+    }
+
+  templates_fd = open_directory (self->templates, error);
+  if (templates_fd < 0)
+    return FALSE;
+  if (rename (directory, doomed) < 0)
+    return set_errno_error (error, errno, "Could not remove template", directory);
+  if (self->durable && !sync_fd (templates_fd, self->templates, error))
+    return FALSE;
+  /* Out of sight now: what a failure here leaves is an unnamed leftover. */
+  return sandbox_workspace_remove_tree_at (templates_fd, uuid, error);
+}
