@@ -8,7 +8,8 @@
 #include "sandbox-command.h"
 #include "sandbox-enums.h"
 #include "sandbox-error.h"
-#include "sandbox-process.h"
+#include "sandbox-process-private.h"
+#include "sandbox-session-gate-private.h"
 #include "sandbox-worker-private.h"
 
 /**
@@ -64,6 +65,8 @@ typedef struct
 
   GPtrArray *waiters;
 
+  SandboxSessionGate *gate;   /* holds the admission slot, if admitted */
+
   guint started : 1;
   guint kill_requested : 1;
   guint completed : 1;
@@ -108,6 +111,7 @@ sandbox_process_finalize (GObject *object)
   g_clear_pointer (&priv->waiters, g_ptr_array_unref);
   g_clear_object (&priv->cancellable);
   g_clear_object (&priv->result);
+  g_clear_object (&priv->gate);
   g_clear_error (&priv->failure);
   if (priv->deadline != NULL)
     {
@@ -261,6 +265,38 @@ sandbox_process_request_kill (SandboxProcess *self,
 
   if (should_kill && SANDBOX_PROCESS_GET_CLASS (self)->kill != NULL)
     SANDBOX_PROCESS_GET_CLASS (self)->kill (self);
+}
+
+/**
+ * sandbox_process_kill:
+ * @self: a #SandboxProcess
+ *
+ * Kills the command without recording a failure (its result is the exit
+ * status the kill gives it): how a stopping session ends its commands.
+ */
+void
+sandbox_process_kill (SandboxProcess *self)
+{
+  sandbox_process_request_kill (self, NULL);
+}
+
+/**
+ * sandbox_process_set_gate:
+ * @self: a #SandboxProcess
+ * @gate: (nullable): the gate that admitted @self, or %NULL once it took the
+ *   slot back
+ *
+ * sandbox_process_complete() releases @gate's admission slot.
+ */
+void
+sandbox_process_set_gate (SandboxProcess     *self,
+                          SandboxSessionGate *gate)
+{
+  SandboxProcessPrivate *priv = sandbox_process_get_instance_private (self);
+
+  g_mutex_lock (&priv->mutex);
+  g_set_object (&priv->gate, gate);
+  g_mutex_unlock (&priv->mutex);
 }
 
 static void
@@ -520,19 +556,30 @@ sandbox_process_disconnect_later (GCancellable *cancellable,
  *   ended the command
  *
  * For drivers: reports that the command is over — its whole process tree is
- * gone and its output drained. Call exactly once, from any thread.
+ * gone and its output drained. Call exactly once, from any thread. The
+ * admission slot of a process a #SandboxSessionGate admitted is released
+ * here, before the waiters are answered.
  */
 void
 sandbox_process_complete (SandboxProcess *self,
                           int             exit_status)
 {
   SandboxProcessPrivate *priv = sandbox_process_get_instance_private (self);
+  g_autoptr(SandboxSessionGate) gate = NULL;
   GCancellable *cancellable;
   gulong handler_id;
   GSource *deadline;
   gboolean started;
 
   g_return_if_fail (SANDBOX_IS_PROCESS (self));
+
+  /* The slot first: a waiter that spawns again as soon as it has the
+   * result is admitted. */
+  g_mutex_lock (&priv->mutex);
+  gate = g_steal_pointer (&priv->gate);
+  g_mutex_unlock (&priv->mutex);
+  if (gate != NULL)
+    sandbox_session_gate_release (gate, self);
 
   g_mutex_lock (&priv->mutex);
   if (priv->completed)
@@ -566,6 +613,10 @@ sandbox_process_complete (SandboxProcess *self,
     }
   if (cancellable != NULL)
     sandbox_process_disconnect_later (cancellable, handler_id);
+  /* The result is there: a stop waiting for the session to be idle may
+   * return. */
+  if (gate != NULL)
+    sandbox_session_gate_completed (gate);
   if (started)
     g_object_unref (self);
 }

@@ -24,6 +24,7 @@ G_BEGIN_DECLS
 # include "sandbox-session-info.h"
 # include "sandbox-template-info.h"
 # include "sandbox-process.h"
+# include "sandbox-session-gate.h"
 # include "sandbox-driver.h"
 # include "sandbox-session.h"
 # include "sandbox-handle.h"

@@ -16,9 +16,11 @@
  * The driver of one live session: commands through bwrap with admission,
  * contained host-side file I/O, the network policy, and stop.
  *
- * Admission: a slot is taken before anything starts and released by the
- * process once its whole tree is gone and both pipes are closed (see
- * sandbox-bubblewrap-process.c), so stop can wait for the count to reach 0.
+ * The stopped state, admission, the policy and its revision are the
+ * session gate's (#SandboxSessionGate): a slot is taken before anything
+ * starts and released when the process completes, once its whole tree is
+ * gone and both pipes are closed (see sandbox-bubblewrap-process.c), so stop
+ * waits for every command.
  *
  * Network: deny-all and allow-all need no gateway. The first allow-list
  * policy starts one (a SandboxGateway on a socket in its own 0700 temporary
@@ -35,7 +37,6 @@ struct _SandboxBubblewrapDriver
   char *executable;
   char *workspace;
   SandboxWorkspace *files;    /* contained I/O in the workspace */
-  guint max_concurrent_commands;
   GBytes *seccomp_program;    /* NULL when syscalls are not filtered */
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroupRoot *cgroup_root;   /* NULL: no cgroup limits */
@@ -45,14 +46,10 @@ struct _SandboxBubblewrapDriver
   GWeakRef backend;           /* receives gateway-error */
   GWeakRef handle;            /* relays the gateway's audit stream */
 
-  GMutex lock;
-  GCond idle;
-  /* Guarded by @lock. */
-  SandboxNetworkPolicy *policy;
+  SandboxSessionGate *gate;   /* stopped state, admission, policy revision */
+  /* Set under the gate's lock (see apply_policy_locked()): read it after
+   * reading an allow-list policy from the gate. */
   SandboxGateway *gateway;    /* NULL until the first allow-list */
-  guint64 policy_revision;    /* bumped by every set_network_policy */
-  GPtrArray *live;            /* admitted processes, unowned */
-  gboolean stopped;
 };
 
 static void sandbox_bubblewrap_driver_iface_init (SandboxDriverInterface *iface);
@@ -67,16 +64,7 @@ check_active (SandboxBubblewrapDriver  *self,
               GCancellable             *cancellable,
               GError                  **error)
 {
-  gboolean stopped;
-
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
-  g_mutex_lock (&self->lock);
-  stopped = self->stopped;
-  g_mutex_unlock (&self->lock);
-  if (stopped)
-    return sandbox_set_error_stopped (error);
-  return TRUE;
+  return sandbox_session_gate_check_active (self->gate, cancellable, error);
 }
 
 static void
@@ -134,13 +122,15 @@ give_gateway_to_guest (SandboxBubblewrapDriver  *self,
   return FALSE;
 }
 
-/* Called with @lock held: makes the gateway follow @policy, starting it for
- * the first allow-list. */
+/* Called with the gate's lock held (or before the gate exists): makes the
+ * gateway follow @policy, starting it for the first allow-list. */
 static gboolean
-apply_policy_locked (SandboxBubblewrapDriver  *self,
-                     SandboxNetworkPolicy     *policy,
-                     GError                  **error)
+apply_policy_locked (SandboxNetworkPolicy  *policy,
+                     gpointer               data,
+                     GError               **error)
 {
+  SandboxBubblewrapDriver *self = data;
+
   if (self->gateway != NULL)
     sandbox_gateway_set_policy (self->gateway, policy);
   else if (sandbox_network_policy_get_kind (policy) == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
@@ -159,7 +149,6 @@ apply_policy_locked (SandboxBubblewrapDriver  *self,
       g_signal_connect_object (self->gateway, "audit",
                                G_CALLBACK (gateway_audit_cb), self, 0);
     }
-  g_set_object (&self->policy, policy);
   return TRUE;
 }
 
@@ -209,62 +198,20 @@ sandbox_bubblewrap_driver_remove_path (SandboxDriver  *driver,
 
 /* Commands -------------------------------------------------------------- */
 
-static void
-release_slot (GObject                  *owner,
-              SandboxBubblewrapProcess *process)
-{
-  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (owner);
-
-  g_mutex_lock (&self->lock);
-  g_ptr_array_remove_fast (self->live, process);
-  if (self->live->len == 0)
-    g_cond_broadcast (&self->idle);
-  g_mutex_unlock (&self->lock);
-}
-
-/* Takes a slot for @process, or refuses before anything starts. Under
- * the same lock as policy changes, it also refuses a process whose
- * arguments were built from a policy that has changed since (@revision). */
-static gboolean
-admit (SandboxBubblewrapDriver   *self,
-       SandboxBubblewrapProcess  *process,
-       guint64                    revision,
-       GError                   **error)
-{
-  gboolean admitted = FALSE;
-
-  g_mutex_lock (&self->lock);
-  if (self->stopped)
-    sandbox_set_error_stopped (error);
-  else if (revision != self->policy_revision)
-    sandbox_set_error_policy_changed (error);
-  else if (self->live->len >= self->max_concurrent_commands)
-    sandbox_set_error_concurrency_limit (error);
-  else
-    {
-      g_ptr_array_add (self->live, process);
-      admitted = TRUE;
-    }
-  g_mutex_unlock (&self->lock);
-  return admitted;
-}
-
 /* The policy kind, its revision and, for an allow-list, the gateway
- * socket to bind. */
+ * socket to bind. The gateway was started under the gate's lock before the
+ * gate could give out that allow-list, and it is never replaced. */
 static SandboxNetworkPolicyKind
 current_network (SandboxBubblewrapDriver  *self,
                  char                    **gateway_socket,
                  guint64                  *revision)
 {
-  SandboxNetworkPolicyKind kind;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_session_gate_dup_policy (self->gate, revision);
+  SandboxNetworkPolicyKind kind = sandbox_network_policy_get_kind (policy);
 
-  g_mutex_lock (&self->lock);
-  kind = sandbox_network_policy_get_kind (self->policy);
-  *revision = self->policy_revision;
   *gateway_socket = kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST
                     ? g_strdup (sandbox_gateway_get_socket_path (self->gateway))
                     : NULL;
-  g_mutex_unlock (&self->lock);
   return kind;
 }
 
@@ -299,14 +246,17 @@ spawn_process (SandboxBubblewrapDriver  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  process = sandbox_bubblewrap_process_new (&input, G_OBJECT (self), release_slot, error);
+  process = sandbox_bubblewrap_process_new (&input, G_OBJECT (self), error);
   if (process == NULL)
     return NULL;
-  if (!admit (self, process, revision, error))
+  /* The arguments were built from the policy at @revision: a process set up
+   * from a policy that has changed since is refused. */
+  if (!sandbox_session_gate_admit_prepared (self->gate, SANDBOX_PROCESS (process), revision,
+                                            error))
     return NULL;
   if (!sandbox_bubblewrap_process_launch (process, error))
     {
-      release_slot (G_OBJECT (self), process);
+      sandbox_session_gate_withdraw (self->gate, SANDBOX_PROCESS (process));
       return NULL;
     }
 
@@ -383,22 +333,8 @@ sandbox_bubblewrap_driver_prove_isolation (SandboxBubblewrapDriver  *self,
 void
 sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
 {
-  g_autoptr(GPtrArray) live = g_ptr_array_new_with_free_func (g_object_unref);
-
-  g_mutex_lock (&self->lock);
-  self->stopped = TRUE;
-  for (guint i = 0; i < self->live->len; i++)
-    g_ptr_array_add (live, g_object_ref (g_ptr_array_index (self->live, i)));
-  g_mutex_unlock (&self->lock);
-
   /* SIGKILL, as the reference: the commands' waiters see status 137. */
-  for (guint i = 0; i < live->len; i++)
-    sandbox_bubblewrap_process_kill_tree (g_ptr_array_index (live, i));
-
-  g_mutex_lock (&self->lock);
-  while (self->live->len > 0)
-    g_cond_wait (&self->idle, &self->lock);
-  g_mutex_unlock (&self->lock);
+  sandbox_session_gate_stop (self->gate, NULL, NULL);
 
   /* Removes the socket and its temporary directory. */
   if (self->gateway != NULL)
@@ -464,13 +400,9 @@ SandboxNetworkPolicyKind
 sandbox_bubblewrap_driver_get_policy_kind (SandboxBubblewrapDriver *self,
                                            guint64                 *revision)
 {
-  SandboxNetworkPolicyKind kind;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_session_gate_dup_policy (self->gate, revision);
 
-  g_mutex_lock (&self->lock);
-  kind = sandbox_network_policy_get_kind (self->policy);
-  *revision = self->policy_revision;
-  g_mutex_unlock (&self->lock);
-  return kind;
+  return sandbox_network_policy_get_kind (policy);
 }
 
 /**
@@ -531,24 +463,11 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
                                               GError               **error)
 {
   SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
-  gboolean ok = FALSE;
 
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
-
-  g_mutex_lock (&self->lock);
-  if (self->stopped)
-    sandbox_set_error_stopped (error);
-  else if (self->live->len > 0)
-    sandbox_set_error_commands_live (error);
-  else
-    /* The next command is set up from the new policy; launches prepared
-     * (or arguments built) before it are refused at admission. */
-    ok = apply_policy_locked (self, policy, error);
-  if (ok)
-    self->policy_revision++;
-  g_mutex_unlock (&self->lock);
-  return ok;
+  /* The next command is set up from the new policy; launches prepared (or
+   * arguments built) before it are refused at admission. */
+  return sandbox_session_gate_set_policy (self->gate, policy, apply_policy_locked, self,
+                                          cancellable, error);
 }
 
 /* Object ---------------------------------------------------------------- */
@@ -578,7 +497,6 @@ sandbox_bubblewrap_driver_new (const char            *executable,
 {
   g_autoptr(SandboxBubblewrapDriver) self = NULL;
   g_autoptr(SandboxWorkspace) files = NULL;
-  gboolean ok;
 
   /* Durable: host-side workspace writes are synced before they are named. */
   files = sandbox_workspace_open (workspace, hardening->durable ? SANDBOX_WORKSPACE_FLAGS_DURABLE
@@ -591,7 +509,6 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self->executable = g_strdup (executable);
   self->workspace = g_strdup (workspace);
   self->files = g_steal_pointer (&files);
-  self->max_concurrent_commands = max_concurrent_commands;
   if (hardening->seccomp_program != NULL)
     self->seccomp_program = g_bytes_ref (hardening->seccomp_program);
   self->limits = hardening->limits;
@@ -600,11 +517,10 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self->guest = hardening->guest;
   sandbox_bubblewrap_etc_copy (&self->etc, &hardening->etc);
   g_weak_ref_set (&self->backend, backend);
-  g_mutex_lock (&self->lock);
-  ok = apply_policy_locked (self, policy, error);
-  g_mutex_unlock (&self->lock);
-  if (!ok)
+  /* No command can be admitted before the gate exists. */
+  if (!apply_policy_locked (policy, self, error))
     return NULL;
+  self->gate = sandbox_session_gate_new (max_concurrent_commands, policy);
   return g_steal_pointer (&self);
 }
 
@@ -614,10 +530,9 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (object);
 
   /* Live processes hold a reference: none can be left here. */
-  g_assert (self->live->len == 0);
-  g_ptr_array_unref (self->live);
+  g_assert (self->gate == NULL || sandbox_session_gate_get_n_live (self->gate) == 0);
+  g_clear_object (&self->gate);
   g_clear_pointer (&self->files, sandbox_workspace_unref);
-  g_clear_object (&self->policy);
   if (self->gateway != NULL)
     sandbox_gateway_close (self->gateway);
   g_clear_object (&self->gateway);
@@ -628,8 +543,6 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_free (self->executable);
   g_free (self->workspace);
   sandbox_bubblewrap_etc_clear (&self->etc);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->idle);
 
   G_OBJECT_CLASS (sandbox_bubblewrap_driver_parent_class)->finalize (object);
 }
@@ -658,9 +571,6 @@ sandbox_bubblewrap_driver_iface_init (SandboxDriverInterface *iface)
 static void
 sandbox_bubblewrap_driver_init (SandboxBubblewrapDriver *self)
 {
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->idle);
-  self->live = g_ptr_array_new ();
   g_weak_ref_init (&self->backend, NULL);
   g_weak_ref_init (&self->handle, NULL);
 }

@@ -14,20 +14,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SandboxBubblewrapProcess, sandbox_bubblewrap_process,
                       SANDBOX, BUBBLEWRAP_PROCESS, SandboxProcess)
 
-/**
- * SandboxBubblewrapSlotFunc:
- * @owner: the object that admitted the process
- * @process: the process whose admission slot is released
- *
- * Called once when the process's whole tree is gone and its pipes are
- * closed, just before the process completes — or when its launch fails.
- */
-typedef void (*SandboxBubblewrapSlotFunc) (GObject                  *owner,
-                                           SandboxBubblewrapProcess *process);
-
 SandboxBubblewrapProcess *sandbox_bubblewrap_process_new           (const SandboxBubblewrapArgsInput *input,
-                                                                    GObject                   *slot_owner,
-                                                                    SandboxBubblewrapSlotFunc  release_slot,
+                                                                    GObject                   *owner,
                                                                     GError                   **error);
 gboolean                  sandbox_bubblewrap_process_launch        (SandboxBubblewrapProcess  *self,
                                                                     GError                   **error);

@@ -41,9 +41,9 @@
  *
  * The command is over when bwrap is reaped — the kernel reaps the init of a
  * pid namespace only after every other member is gone — and both output
- * pipes are at EOF. The admission slot is released, then the base class
- * completes — but never before sandbox_process_start() has run in the
- * spawning thread.
+ * pipes are at EOF. Then the base class completes (which releases the
+ * admission slot, see #SandboxSessionGate) — but never before
+ * sandbox_process_start() has run in the spawning thread.
  */
 
 #define READ_CHUNK_SIZE 65536
@@ -56,8 +56,7 @@ struct _SandboxBubblewrapProcess
   /* Set before the launch, then owned by the launcher thread. */
   SandboxBubblewrapArgs *args;
   GBytes *stdin_bytes;
-  GObject *slot_owner;
-  SandboxBubblewrapSlotFunc release_slot;
+  GObject *owner;             /* the driver, kept alive until completion */
   int status_fd;
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroup *cgroup;   /* NULL without cgroup limits */
@@ -133,15 +132,13 @@ sandbox_bubblewrap_process_kill (SandboxProcess *process)
   sandbox_bubblewrap_process_kill_tree (SANDBOX_BUBBLEWRAP_PROCESS (process));
 }
 
-/* Releases the slot, then completes: a waiter that spawns again at once is
- * admitted. */
+/* Completes (the core releases the admission slot first), then lets the
+ * driver go. */
 static void
 complete_now (SandboxBubblewrapProcess *self)
 {
-  g_autoptr(GObject) owner = g_steal_pointer (&self->slot_owner);
+  g_autoptr(GObject) owner = g_steal_pointer (&self->owner);
 
-  if (owner != NULL && self->release_slot != NULL)
-    self->release_slot (owner, self);
   sandbox_process_complete (SANDBOX_PROCESS (self), self->exit_status);
 }
 
@@ -671,8 +668,8 @@ launch_cb (gpointer data)
  * @error: return location for a #GError
  *
  * Spawns bwrap on the launcher thread and waits only for the spawn itself,
- * not for the command. On failure the slot is not released: the caller does
- * that. Fails with %SANDBOX_ERROR_STOPPED if the process was killed before
+ * not for the command. On failure the admission slot is not released: the
+ * caller withdraws it. Fails with %SANDBOX_ERROR_STOPPED if the process was killed before
  * it started, and %SANDBOX_ERROR_UNAVAILABLE if bwrap could not be spawned.
  *
  * Returns: %TRUE once bwrap runs
@@ -695,8 +692,7 @@ sandbox_bubblewrap_process_launch (SandboxBubblewrapProcess  *self,
 /**
  * sandbox_bubblewrap_process_new:
  * @input: the session's setup and the validated command
- * @slot_owner: (nullable): the object that admitted the process
- * @release_slot: (nullable): releases the admission slot
+ * @owner: (nullable): the driver, kept alive until the process completes
  * @error: return location for a #GError
  *
  * Prepares a command without starting it. Must be called in the thread
@@ -707,8 +703,7 @@ sandbox_bubblewrap_process_launch (SandboxBubblewrapProcess  *self,
  */
 SandboxBubblewrapProcess *
 sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
-                                GObject                           *slot_owner,
-                                SandboxBubblewrapSlotFunc          release_slot,
+                                GObject                           *owner,
                                 GError                           **error)
 {
   g_autoptr(SandboxBubblewrapProcess) self = NULL;
@@ -748,8 +743,7 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
   sandbox_bubblewrap_args_finish (self->args);
   stdin_bytes = sandbox_command_get_stdin (input->command);
   self->stdin_bytes = stdin_bytes != NULL ? g_bytes_ref (stdin_bytes) : NULL;
-  self->slot_owner = slot_owner != NULL ? g_object_ref (slot_owner) : NULL;
-  self->release_slot = release_slot;
+  self->owner = owner != NULL ? g_object_ref (owner) : NULL;
   return g_steal_pointer (&self);
 }
 
@@ -762,7 +756,7 @@ sandbox_bubblewrap_process_finalize (GObject *object)
   g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
   g_clear_pointer (&self->cgroup, sandbox_bubblewrap_cgroup_free);
   g_clear_pointer (&self->stdin_bytes, g_bytes_unref);
-  g_clear_object (&self->slot_owner);
+  g_clear_object (&self->owner);
   g_string_free (self->status, TRUE);
   g_mutex_clear (&self->lock);
 

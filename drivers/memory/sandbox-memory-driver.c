@@ -2,11 +2,11 @@
  *
  * The #SandboxDriver of a memory session: file operations on the session's
  * in-memory workspace, scripted commands, and the network policy. It keeps
- * the bubblewrap driver's rules: at most max-concurrent-commands live
- * commands (%SANDBOX_ERROR_BUSY before anything starts), 1 MiB file
- * operations (%SANDBOX_ERROR_LIMIT), no policy change while commands are
- * live (%SANDBOX_ERROR_BUSY) and %SANDBOX_ERROR_STOPPED for everything after
- * stop.
+ * the bubblewrap driver's rules, through the same #SandboxSessionGate: at
+ * most max-concurrent-commands live commands (%SANDBOX_ERROR_BUSY before
+ * anything starts), 1 MiB file operations (%SANDBOX_ERROR_LIMIT), no policy
+ * change while commands are live (%SANDBOX_ERROR_BUSY) and
+ * %SANDBOX_ERROR_STOPPED for everything after stop.
  *
  * It executes nothing, so it can honestly enforce deny-all — and only
  * deny-all: allow-all and allow-list policies are refused with
@@ -24,14 +24,7 @@ struct _SandboxMemoryDriver
 
   SandboxMemoryWorkspace *workspace;
   SandboxMemoryScript    *script;
-  guint                   max_concurrent_commands;
-
-  GMutex                  lock;
-  GCond                   released;
-  GPtrArray              *live;      /* (element-type SandboxMemoryProcess) */
-  guint                   n_ending;  /* released, not yet completed */
-  SandboxNetworkPolicy   *policy;
-  gboolean                stopped;
+  SandboxSessionGate     *gate;
 };
 
 static void sandbox_memory_driver_iface_init (SandboxDriverInterface *iface);
@@ -42,30 +35,11 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxMemoryDriver, sandbox_memory_driver, G_TY
                                                                sandbox_memory_driver_iface_init))
 
 static gboolean
-check_active_locked (SandboxMemoryDriver  *self,
-                     GError              **error)
-{
-  if (!self->stopped)
-    return TRUE;
-
-  return sandbox_set_error_stopped (error);
-}
-
-static gboolean
 check_active (SandboxMemoryDriver  *self,
               GCancellable         *cancellable,
               GError              **error)
 {
-  gboolean active;
-
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
-
-  g_mutex_lock (&self->lock);
-  active = check_active_locked (self, error);
-  g_mutex_unlock (&self->lock);
-
-  return active;
+  return sandbox_session_gate_check_active (self->gate, cancellable, error);
 }
 
 /* The session only passes canonical paths, but the driver interface is
@@ -154,49 +128,30 @@ sandbox_memory_driver_spawn (SandboxDriver   *driver,
                              GError         **error)
 {
   SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
+  g_autoptr(SandboxMemoryProcess) process = NULL;
   const SandboxMemoryRule *rule;
-  SandboxMemoryProcess *process;
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
   rule = sandbox_memory_script_lookup (self->script, sandbox_command_get_executable (command),
                                        sandbox_command_get_args (command));
-
-  g_mutex_lock (&self->lock);
-
-  if (!check_active_locked (self, error))
-    {
-      g_mutex_unlock (&self->lock);
-      return NULL;
-    }
-
-  if (self->live->len >= self->max_concurrent_commands)
-    {
-      g_mutex_unlock (&self->lock);
-      sandbox_set_error_concurrency_limit (error);
-      return NULL;
-    }
+  process = sandbox_memory_process_new (self, self->script, rule, self->workspace, command);
+  if (!sandbox_session_gate_admit (self->gate, SANDBOX_PROCESS (process), error))
+    return NULL;
 
   if (rule->fault == SANDBOX_MEMORY_FAULT_SPAWN_FAILURE)
     {
-      g_mutex_unlock (&self->lock);
+      sandbox_session_gate_withdraw (self->gate, SANDBOX_PROCESS (process));
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
                            "Sandbox process could not start");
       return NULL;
     }
 
-  /* Admitted and launched under the lock: concurrent spawns cannot
-   * overshoot, and a concurrent stop only ever kills a started command.
-   * (Launching never takes this lock, even when @cancellable is already
-   * cancelled and the kill comes at once.) */
-  process = sandbox_memory_process_new (self, self->script, rule, self->workspace, command);
-  g_ptr_array_add (self->live, g_object_ref (process));
+  /* A stop between admission and launch kills a command not started yet:
+   * it ends as soon as it is launched (see sandbox_memory_process_kill()). */
   sandbox_memory_process_launch (process, cancellable);
-
-  g_mutex_unlock (&self->lock);
-
-  return SANDBOX_PROCESS (process);
+  return SANDBOX_PROCESS (g_steal_pointer (&process));
 }
 
 /**
@@ -239,6 +194,14 @@ sandbox_memory_driver_check_network_policy (SandboxNetworkPolicy  *policy,
 }
 
 static gboolean
+apply_network_policy (SandboxNetworkPolicy  *policy,
+                      gpointer               data,
+                      GError               **error)
+{
+  return sandbox_memory_driver_check_network_policy (policy, error);
+}
+
+static gboolean
 sandbox_memory_driver_set_network_policy (SandboxDriver         *driver,
                                           SandboxNetworkPolicy  *policy,
                                           GCancellable          *cancellable,
@@ -246,83 +209,8 @@ sandbox_memory_driver_set_network_policy (SandboxDriver         *driver,
 {
   SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
 
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
-
-  g_mutex_lock (&self->lock);
-
-  if (!check_active_locked (self, error))
-    {
-      g_mutex_unlock (&self->lock);
-      return FALSE;
-    }
-
-  if (self->live->len > 0)
-    {
-      g_mutex_unlock (&self->lock);
-      return sandbox_set_error_commands_live (error);
-    }
-
-  if (!sandbox_memory_driver_check_network_policy (policy, error))
-    {
-      g_mutex_unlock (&self->lock);
-      return FALSE;
-    }
-
-  g_set_object (&self->policy, policy);
-  g_mutex_unlock (&self->lock);
-
-  return TRUE;
-}
-
-/**
- * sandbox_memory_driver_release:
- * @self: a driver
- * @process: one of its live commands, which just ended
- *
- * Frees the admission slot of @process. Called once per command, before the
- * command reports its end to the core, so that a waiter who spawns again as
- * soon as its wait returns is admitted. The command then calls
- * sandbox_memory_driver_completed().
- */
-void
-sandbox_memory_driver_release (SandboxMemoryDriver *self,
-                               SandboxProcess      *process)
-{
-  gpointer released = NULL;
-  guint index;
-
-  g_return_if_fail (SANDBOX_IS_MEMORY_DRIVER (self));
-
-  g_mutex_lock (&self->lock);
-  if (g_ptr_array_find (self->live, process, &index))
-    {
-      released = g_ptr_array_steal_index_fast (self->live, index);
-      self->n_ending++;
-    }
-  g_mutex_unlock (&self->lock);
-
-  /* Dropped outside the lock: it may be the last reference. */
-  g_clear_object (&released);
-}
-
-/**
- * sandbox_memory_driver_completed:
- * @self: a driver
- *
- * Tells the driver that a command it released has reported its end to the
- * core, and wakes a pending stop.
- */
-void
-sandbox_memory_driver_completed (SandboxMemoryDriver *self)
-{
-  g_return_if_fail (SANDBOX_IS_MEMORY_DRIVER (self));
-
-  g_mutex_lock (&self->lock);
-  g_assert (self->n_ending > 0);
-  self->n_ending--;
-  g_cond_broadcast (&self->released);
-  g_mutex_unlock (&self->lock);
+  return sandbox_session_gate_set_policy (self->gate, policy, apply_network_policy, NULL,
+                                          cancellable, error);
 }
 
 /**
@@ -337,25 +225,11 @@ sandbox_memory_driver_completed (SandboxMemoryDriver *self)
 void
 sandbox_memory_driver_stop (SandboxMemoryDriver *self)
 {
-  g_autoptr(GPtrArray) live = g_ptr_array_new_with_free_func (g_object_unref);
-
   g_return_if_fail (SANDBOX_IS_MEMORY_DRIVER (self));
-
-  g_mutex_lock (&self->lock);
-  self->stopped = TRUE;
-  for (guint i = 0; i < self->live->len; i++)
-    g_ptr_array_add (live, g_object_ref (g_ptr_array_index (self->live, i)));
-  g_mutex_unlock (&self->lock);
-
-  for (guint i = 0; i < live->len; i++)
-    sandbox_memory_process_kill (g_ptr_array_index (live, i));
 
   /* Until every command has completed, not only given back its slot: when
    * stop returns, waiters have their results. */
-  g_mutex_lock (&self->lock);
-  while (self->live->len > 0 || self->n_ending > 0)
-    g_cond_wait (&self->released, &self->lock);
-  g_mutex_unlock (&self->lock);
+  sandbox_session_gate_stop (self->gate, NULL, NULL);
 }
 
 /**
@@ -386,8 +260,7 @@ sandbox_memory_driver_new (SandboxMemoryWorkspace *workspace,
   self = g_object_new (SANDBOX_TYPE_MEMORY_DRIVER, NULL);
   self->workspace = sandbox_memory_workspace_ref (workspace);
   self->script = sandbox_memory_script_ref (script);
-  self->max_concurrent_commands = max_concurrent_commands;
-  self->policy = g_object_ref (policy);
+  self->gate = sandbox_session_gate_new (max_concurrent_commands, policy);
 
   return self;
 }
@@ -397,12 +270,9 @@ sandbox_memory_driver_finalize (GObject *object)
 {
   SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (object);
 
-  g_clear_pointer (&self->live, g_ptr_array_unref);
+  g_clear_object (&self->gate);
   g_clear_pointer (&self->workspace, sandbox_memory_workspace_unref);
   g_clear_pointer (&self->script, sandbox_memory_script_unref);
-  g_clear_object (&self->policy);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->released);
 
   G_OBJECT_CLASS (sandbox_memory_driver_parent_class)->finalize (object);
 }
@@ -431,9 +301,6 @@ sandbox_memory_driver_class_finalize (SandboxMemoryDriverClass *klass)
 static void
 sandbox_memory_driver_init (SandboxMemoryDriver *self)
 {
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->released);
-  self->live = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 /**

@@ -23,9 +23,6 @@ SandboxMemoryDriver *sandbox_memory_driver_new                  (SandboxMemoryWo
                                                                  SandboxNetworkPolicy   *policy);
 gboolean             sandbox_memory_driver_check_network_policy (SandboxNetworkPolicy   *policy,
                                                                  GError                **error);
-void                 sandbox_memory_driver_release              (SandboxMemoryDriver    *self,
-                                                                 SandboxProcess         *process);
-void                 sandbox_memory_driver_completed            (SandboxMemoryDriver    *self);
 void                 sandbox_memory_driver_stop                 (SandboxMemoryDriver    *self);
 
 G_END_DECLS

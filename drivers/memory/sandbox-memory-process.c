@@ -38,6 +38,8 @@ struct _SandboxMemoryProcess
   SandboxCommand          *command;
 
   int                      killed;     /* atomic */
+  int                      launched;   /* atomic */
+  int                      kill_queued; /* atomic: the kill step is queued once */
 
   /* Worker thread only. */
   gboolean                 finished;
@@ -98,9 +100,9 @@ sandbox_memory_process_queue (SandboxMemoryProcess *self,
   g_source_unref (source);
 }
 
-/* Ends the command once: frees its admission slot first, so a waiter that
- * spawns again at once is admitted, then reports the status to the core,
- * then lets a pending stop return. */
+/* Ends the command once and reports the status to the core (which frees
+ * the admission slot first, so a waiter that spawns again at once is
+ * admitted, and then lets a pending stop return). */
 static void
 sandbox_memory_process_finish (SandboxMemoryProcess *self,
                                int                   exit_status)
@@ -110,9 +112,7 @@ sandbox_memory_process_finish (SandboxMemoryProcess *self,
 
   self->finished = TRUE;
   sandbox_memory_process_clear_timer (self);
-  sandbox_memory_driver_release (self->driver, SANDBOX_PROCESS (self));
   sandbox_process_complete (SANDBOX_PROCESS (self), exit_status);
-  sandbox_memory_driver_completed (self->driver);
 }
 
 /* Returns FALSE once the output cap is exceeded; the core then kills us. */
@@ -379,6 +379,17 @@ sandbox_memory_process_killed_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Queues the end by kill once the command is both killed and launched,
+ * whichever of the two comes last: a command killed before its launch (a
+ * stop racing the spawn) ends only after sandbox_process_start(). */
+static void
+sandbox_memory_process_queue_kill (SandboxMemoryProcess *self)
+{
+  if (g_atomic_int_get (&self->killed) && g_atomic_int_get (&self->launched) &&
+      g_atomic_int_compare_and_exchange (&self->kill_queued, FALSE, TRUE))
+    sandbox_memory_process_queue (self, G_PRIORITY_HIGH, sandbox_memory_process_killed_cb);
+}
+
 /**
  * sandbox_memory_process_kill:
  * @self: a scripted command
@@ -392,8 +403,8 @@ sandbox_memory_process_kill (SandboxMemoryProcess *self)
 {
   g_return_if_fail (SANDBOX_IS_MEMORY_PROCESS (self));
 
-  if (g_atomic_int_compare_and_exchange (&self->killed, FALSE, TRUE))
-    sandbox_memory_process_queue (self, G_PRIORITY_HIGH, sandbox_memory_process_killed_cb);
+  g_atomic_int_set (&self->killed, TRUE);
+  sandbox_memory_process_queue_kill (self);
 }
 
 static void
@@ -417,12 +428,14 @@ sandbox_memory_process_launch (SandboxMemoryProcess *self,
   g_return_if_fail (SANDBOX_IS_MEMORY_PROCESS (self));
 
   sandbox_process_start (SANDBOX_PROCESS (self), cancellable);
+  g_atomic_int_set (&self->launched, TRUE);
   sandbox_memory_process_queue (self, G_PRIORITY_DEFAULT, sandbox_memory_process_start_cb);
+  sandbox_memory_process_queue_kill (self);
 }
 
 /**
  * sandbox_memory_process_new:
- * @driver: the session's driver, which holds the admission slot
+ * @driver: the session's driver, kept alive while the command runs
  * @script: the script @rule belongs to
  * @rule: how to answer @command
  * @workspace: the session's workspace
