@@ -49,8 +49,14 @@ main (void)
   return 0;
 }
 EOF
-# shellcheck disable=SC2046
-cc -o "$work/list" "$work/list.c" $(pkg-config --cflags --libs sandbox-conformance-1) \
+# A sanitized build (.ci/sanitize) installs instrumented libraries, whose
+# runtime must come first in a program that loads them: build it alike.
+sanitize=""
+if ldd "$bindir/sandbox-conformance" | grep -q libasan; then
+  sanitize="-fsanitize=address,undefined"
+fi
+# shellcheck disable=SC2046,SC2086
+cc $sanitize -o "$work/list" "$work/list.c" $(pkg-config --cflags --libs sandbox-conformance-1) \
   >"$work/cc.log" 2>&1 || { cat "$work/cc.log"; exit 1; }
 "$work/list" >"$work/list.txt"
 "$bindir/sandbox-conformance" --list | cmp -s - "$work/list.txt" \
