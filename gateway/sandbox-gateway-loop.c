@@ -2,8 +2,9 @@
  *
  * All gateways of a process share one thread running its own GMainContext, so
  * a busy application main loop never stalls a guest, and a thousand idle
- * sessions cost a socket each rather than a thread each. The thread is started
- * on first use and lives as long as the process.
+ * sessions cost a socket each rather than a thread each. The thread (a
+ * SandboxContextThread) is started on first use and lives as long as the
+ * process.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,33 +16,10 @@
 
 #include <curl/curl.h>
 
+#include "sandbox-context-thread-private.h"
 #include "sandbox-gateway-loop-private.h"
 
-static GMainContext *loop_context;
-static GThread *loop_thread;
-
-static gpointer
-run_loop (gpointer data)
-{
-  GMainContext *context = data;
-
-  g_main_context_push_thread_default (context);
-  for (;;)
-    g_main_context_iteration (context, TRUE);
-
-  return NULL;
-}
-
-static gpointer
-start_loop (gpointer data)
-{
-  /* libcurl's global state must be set up once, before any thread uses it. */
-  curl_global_init (CURL_GLOBAL_DEFAULT);
-
-  loop_context = g_main_context_new ();
-  loop_thread = g_thread_new ("sandbox-gateway", run_loop, g_main_context_ref (loop_context));
-  return loop_context;
-}
+static SandboxContextThread loop = SANDBOX_CONTEXT_THREAD_INIT ("sandbox-gateway");
 
 /*
  * sandbox_gateway_loop_get_context:
@@ -52,39 +30,21 @@ start_loop (gpointer data)
 GMainContext *
 sandbox_gateway_loop_get_context (void)
 {
-  static GOnce once = G_ONCE_INIT;
+  static gsize curl_ready;
 
-  return g_once (&once, start_loop, NULL);
+  /* libcurl's global state must be set up once, before any thread uses it. */
+  if (g_once_init_enter (&curl_ready))
+    {
+      curl_global_init (CURL_GLOBAL_DEFAULT);
+      g_once_init_leave (&curl_ready, 1);
+    }
+  return sandbox_context_thread_get_context (&loop);
 }
 
 gboolean
 sandbox_gateway_loop_is_current (void)
 {
-  return loop_thread != NULL && g_thread_self () == loop_thread;
-}
-
-typedef struct
-{
-  GSourceFunc func;
-  gpointer data;
-  GMutex mutex;
-  GCond cond;
-  gboolean done;
-} SyncCall;
-
-static gboolean
-run_sync_call (gpointer user_data)
-{
-  SyncCall *call = user_data;
-
-  call->func (call->data);
-
-  g_mutex_lock (&call->mutex);
-  call->done = TRUE;
-  g_cond_signal (&call->cond);
-  g_mutex_unlock (&call->mutex);
-
-  return G_SOURCE_REMOVE;
+  return sandbox_context_thread_is_current (&loop);
 }
 
 /*
@@ -99,25 +59,6 @@ void
 sandbox_gateway_loop_invoke_sync (GSourceFunc func,
                                   gpointer    data)
 {
-  GMainContext *context = sandbox_gateway_loop_get_context ();
-  SyncCall call = { func, data };
-
-  if (sandbox_gateway_loop_is_current ())
-    {
-      func (data);
-      return;
-    }
-
-  g_mutex_init (&call.mutex);
-  g_cond_init (&call.cond);
-
-  g_main_context_invoke (context, run_sync_call, &call);
-
-  g_mutex_lock (&call.mutex);
-  while (!call.done)
-    g_cond_wait (&call.cond, &call.mutex);
-  g_mutex_unlock (&call.mutex);
-
-  g_mutex_clear (&call.mutex);
-  g_cond_clear (&call.cond);
+  sandbox_gateway_loop_get_context ();   /* libcurl first */
+  sandbox_context_thread_invoke_sync (&loop, func, data);
 }
