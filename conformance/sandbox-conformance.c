@@ -21,13 +21,13 @@
  * keep, run against a driver by name. A custom driver's author runs it with
  * one command, `sandbox-conformance DRIVER`, and reads the result as TAP.
  *
- * The suite constructs its own backends with sandbox_backend_newv() from the
+ * The suite constructs its own backends with [func@Sandbox.Backend.newv] from the
  * driver name and the properties given with
- * sandbox_conformance_set_backend_property(). When the driver has a
+ * [method@SandboxConformance.Conformance.set_backend_property]. When the driver has a
  * `state-directory` property and none is given, each run uses a fresh
  * temporary directory and removes it afterwards. It checks:
  *
- * - prewarm: the template key is sandbox_template_compute_key() of the
+ * - prewarm: the template key is [method@Sandbox.Template.compute_key] of the
  *   template and backend name, deterministic, `reused` on repeat,
  *   independent of file order and sensitive to content;
  * - lifecycle: create, capture_state(), stop (idempotent; every operation
@@ -53,7 +53,7 @@
  * - network: a policy the driver cannot enforce is refused with
  *   %SANDBOX_ERROR_UNAVAILABLE (or accepted), never with another error; a
  *   policy change while commands are live is %SANDBOX_ERROR_BUSY;
- * - commands: exit status, stdin, live #SandboxProcess::stdout-data,
+ * - commands: exit status, stdin, live [signal@Sandbox.Process::stdout-data],
  *   cancellation (%G_IO_ERROR_CANCELLED), the deadline and output cap
  *   (%SANDBOX_ERROR_LIMIT), admission at `max-concurrent-commands`
  *   (%SANDBOX_ERROR_BUSY before anything starts) and stop killing live
@@ -69,8 +69,8 @@
  * then checks that every spawn is refused with %SANDBOX_ERROR_UNAVAILABLE and
  * skips the rest.
  *
- * Each check's result is emitted as #SandboxConformance::check-finished and,
- * when a stream is given to sandbox_conformance_run(), written as TAP.
+ * Each check's result is emitted as [signal@SandboxConformance.Conformance::check-finished] and,
+ * when a stream is given to [method@SandboxConformance.Conformance.run], written as TAP.
  */
 
 enum {
@@ -203,7 +203,7 @@ sandbox_conformance_class_init (SandboxConformanceClass *klass)
   /**
    * SandboxConformance:driver:
    *
-   * The name of the driver under test, as sandbox_backend_new() takes it.
+   * The name of the driver under test, as [func@Sandbox.Backend.new] takes it.
    */
   properties[PROP_DRIVER] =
     g_param_spec_string ("driver", NULL, NULL, NULL,
@@ -212,7 +212,7 @@ sandbox_conformance_class_init (SandboxConformanceClass *klass)
   /**
    * SandboxConformance:flags:
    *
-   * What the driver claims; see #SandboxConformanceFlags.
+   * What the driver claims; see [flags@SandboxConformance.ConformanceFlags].
    */
   properties[PROP_FLAGS] =
     g_param_spec_flags ("flags", NULL, NULL, SANDBOX_TYPE_CONFORMANCE_FLAGS,
@@ -230,7 +230,7 @@ sandbox_conformance_class_init (SandboxConformanceClass *klass)
    * @detail: (nullable): what went wrong, or why the check was skipped
    *
    * Emitted after each check, in the thread that called
-   * sandbox_conformance_run().
+   * [method@SandboxConformance.Conformance.run].
    */
   signals[SIGNAL_CHECK_FINISHED] =
     g_signal_new ("check-finished",
@@ -258,9 +258,9 @@ sandbox_conformance_init (SandboxConformance *self)
  * @flags: what the driver claims
  *
  * Creates the conformance suite for @driver. Nothing is loaded until
- * sandbox_conformance_run().
+ * [method@SandboxConformance.Conformance.run].
  *
- * Returns: (transfer full): a new #SandboxConformance
+ * Returns: (transfer full): a new [class@SandboxConformance.Conformance]
  */
 SandboxConformance *
 sandbox_conformance_new (const char              *driver,
@@ -273,7 +273,7 @@ sandbox_conformance_new (const char              *driver,
 
 /**
  * sandbox_conformance_get_driver:
- * @self: a #SandboxConformance
+ * @self: a [class@SandboxConformance.Conformance]
  *
  * Gets the name of the driver the suite checks.
  *
@@ -289,7 +289,7 @@ sandbox_conformance_get_driver (SandboxConformance *self)
 
 /**
  * sandbox_conformance_get_flags:
- * @self: a #SandboxConformance
+ * @self: a [class@SandboxConformance.Conformance]
  *
  * Gets what the driver claims, which decides the checks that apply.
  *
@@ -306,7 +306,7 @@ sandbox_conformance_get_flags (SandboxConformance *self)
 /**
  * sandbox_conformance_list_checks:
  *
- * Lists the checks sandbox_conformance_run() performs, in order; their
+ * Lists the checks [method@SandboxConformance.Conformance.run] performs, in order; their
  * numbers in TAP are their positions from 1.
  *
  * Returns: (transfer full) (array zero-terminated=1): the check names
@@ -453,7 +453,7 @@ run_check (ConformanceRun          *run,
 
 /**
  * sandbox_conformance_run:
- * @self: a #SandboxConformance
+ * @self: a [class@SandboxConformance.Conformance]
  * @tap_output: (nullable): where to write the results as TAP (version 13
  *   compatible: a plan, one `ok`/`not ok` line per check, diagnostics as
  *   `#` lines, skips as `# SKIP`)
@@ -462,8 +462,8 @@ run_check (ConformanceRun          *run,
  *
  * Runs every check against fresh backends of the driver, in the calling
  * thread, blocking. Each result is emitted as
- * #SandboxConformance::check-finished and counted (see
- * sandbox_conformance_get_n_failed()). A check that fails does not stop the
+ * [signal@SandboxConformance.Conformance::check-finished] and counted (see
+ * [method@SandboxConformance.Conformance.get_n_failed]). A check that fails does not stop the
  * run.
  *
  * The suite's setup — constructing a backend and prewarming its templates —
@@ -571,9 +571,9 @@ sandbox_conformance_run (SandboxConformance  *self,
 
 /**
  * sandbox_conformance_get_n_passed:
- * @self: a #SandboxConformance
+ * @self: a [class@SandboxConformance.Conformance]
  *
- * Counts the checks that passed in the last sandbox_conformance_run().
+ * Counts the checks that passed in the last [method@SandboxConformance.Conformance.run].
  *
  * Returns: how many checks passed in the last run
  */
@@ -587,12 +587,12 @@ sandbox_conformance_get_n_passed (SandboxConformance *self)
 
 /**
  * sandbox_conformance_get_n_failed:
- * @self: a #SandboxConformance
+ * @self: a [class@SandboxConformance.Conformance]
  *
- * Counts the checks that failed in the last sandbox_conformance_run().
+ * Counts the checks that failed in the last [method@SandboxConformance.Conformance.run].
  *
  * Returns: how many checks failed in the last run; a driver conforms when
- *   this is 0 after a successful sandbox_conformance_run()
+ *   this is 0 after a successful [method@SandboxConformance.Conformance.run]
  */
 guint
 sandbox_conformance_get_n_failed (SandboxConformance *self)
@@ -604,9 +604,9 @@ sandbox_conformance_get_n_failed (SandboxConformance *self)
 
 /**
  * sandbox_conformance_get_n_skipped:
- * @self: a #SandboxConformance
+ * @self: a [class@SandboxConformance.Conformance]
  *
- * Counts the checks skipped in the last sandbox_conformance_run() because
+ * Counts the checks skipped in the last [method@SandboxConformance.Conformance.run] because
  * they don't apply to what the driver claims.
  *
  * Returns: how many checks did not apply in the last run

@@ -32,7 +32,7 @@ typedef enum /*< flags >*/
  * @SANDBOX_CONFORMANCE_OUTCOME_PASS: the backend kept the contract
  * @SANDBOX_CONFORMANCE_OUTCOME_FAIL: the backend broke the contract
  * @SANDBOX_CONFORMANCE_OUTCOME_SKIP: the check does not apply to what the
- *   driver claims (see #SandboxConformanceFlags)
+ *   driver claims (see [flags@SandboxConformance.ConformanceFlags])
  *
  * The result of one conformance check.
  */

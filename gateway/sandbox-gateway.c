@@ -22,7 +22,7 @@
  * SandboxGateway:
  *
  * The per-session network gateway: an HTTP server on a Unix socket that
- * forwards requests to the origins a #SandboxNetworkPolicy allows, adding the
+ * forwards requests to the origins a [class@Sandbox.NetworkPolicy] allows, adding the
  * headers (credentials) the policy holds for them, so that the guest never
  * sees them.
  *
@@ -35,18 +35,18 @@
  * requests carry only the guest's `Content-Type` and `Accept` plus the rule's
  * headers, follow no redirect (a 3xx becomes 502), use no proxy, and are
  * limited to 1 MiB of body each way and to the request deadline; any failure
- * becomes 502 and is reported on #SandboxGateway::upstream-error. Answers the
+ * becomes 502 and is reported on [signal@Sandbox.Gateway::upstream-error]. Answers the
  * gateway makes itself carry a %SANDBOX_GATEWAY_ERROR_HEADER.
  *
  * Every gateway of a process is served by one shared gateway thread with its
  * own #GMainContext, so a busy application main loop never stalls a guest.
  * Signals are emitted in the thread-default main context of the thread that
  * created the gateway or last set its policy — for a call the library makes
- * on a caller's behalf in a worker thread (sandbox_backend_create_async(),
- * sandbox_session_set_network_policy_async()), the caller's. They are
+ * on a caller's behalf in a worker thread ([method@Sandbox.Backend.create_async],
+ * [method@Sandbox.Session.set_network_policy_async]), the caller's. They are
  * delivered while that context is iterated; at most 1024 emissions wait for
  * it, past that the oldest are dropped and counted
- * (sandbox_gateway_get_dropped_events()); those still waiting when the
+ * ([method@Sandbox.Gateway.get_dropped_events]); those still waiting when the
  * gateway is finalized are freed with it.
  */
 
@@ -658,7 +658,7 @@ sandbox_gateway_new (SandboxNetworkPolicy  *policy,
  * @header_timeout_ms: the request header deadline, at least 1
  * @error: return location for a #GError
  *
- * Creates a gateway like sandbox_gateway_new(), with explicit deadlines.
+ * Creates a gateway like [ctor@Sandbox.Gateway.new], with explicit deadlines.
  *
  * Returns: (transfer full): the serving gateway, or %NULL on error
  */
@@ -682,12 +682,12 @@ sandbox_gateway_new_full (SandboxNetworkPolicy  *policy,
 
 /**
  * sandbox_gateway_get_socket_path:
- * @self: a #SandboxGateway
+ * @self: a [class@Sandbox.Gateway]
  *
  * Gets the host path of the Unix socket the gateway listens on.
  *
  * Returns: (type filename): the path of the gateway's Unix socket; it stays
- *   the same after sandbox_gateway_close(), though nothing listens there then
+ *   the same after [method@Sandbox.Gateway.close], though nothing listens there then
  */
 const char *
 sandbox_gateway_get_socket_path (SandboxGateway *self)
@@ -699,7 +699,7 @@ sandbox_gateway_get_socket_path (SandboxGateway *self)
 
 /**
  * sandbox_gateway_dup_policy:
- * @self: a #SandboxGateway
+ * @self: a [class@Sandbox.Gateway]
  *
  * Gets the network policy the gateway currently enforces; a gateway with no
  * policy denies everything.
@@ -725,14 +725,14 @@ sandbox_gateway_dup_policy (SandboxGateway *self)
 
 /**
  * sandbox_gateway_set_policy:
- * @self: a #SandboxGateway
+ * @self: a [class@Sandbox.Gateway]
  * @policy: the new network policy
  *
  * Swaps the policy atomically. Requests in flight are aborted: the guest gets
  * 502 with `Sandbox-Error: SANDBOX_UNAVAILABLE`, and each is audited as
  * failed with the reason "policy-changed". Returns once they are. From now
  * on the gateway's signals are emitted in the caller's thread-default main
- * context (see #SandboxGateway). Does nothing after sandbox_gateway_close().
+ * context (see [class@Sandbox.Gateway]). Does nothing after [method@Sandbox.Gateway.close].
  */
 void
 sandbox_gateway_set_policy (SandboxGateway       *self,
@@ -757,7 +757,7 @@ sandbox_gateway_set_policy (SandboxGateway       *self,
 
 /**
  * sandbox_gateway_get_request_timeout_ms:
- * @self: a #SandboxGateway
+ * @self: a [class@Sandbox.Gateway]
  *
  * Gets how long the gateway lets each request take, in milliseconds.
  *
@@ -773,7 +773,7 @@ sandbox_gateway_get_request_timeout_ms (SandboxGateway *self)
 
 /**
  * sandbox_gateway_get_header_timeout_ms:
- * @self: a #SandboxGateway
+ * @self: a [class@Sandbox.Gateway]
  *
  * Gets how long the gateway waits for a request's headers, in milliseconds.
  *
@@ -789,10 +789,10 @@ sandbox_gateway_get_header_timeout_ms (SandboxGateway *self)
 
 /**
  * sandbox_gateway_get_dropped_events:
- * @self: a #SandboxGateway
+ * @self: a [class@Sandbox.Gateway]
  *
- * Counts the emissions of #SandboxGateway::audit and
- * #SandboxGateway::upstream-error dropped because the main context they
+ * Counts the emissions of [signal@Sandbox.Gateway::audit] and
+ * [signal@Sandbox.Gateway::upstream-error] dropped because the main context they
  * belong to was not iterated: at most 1024 wait for it, and past that the
  * oldest is dropped for each new one.
  *
@@ -808,7 +808,7 @@ sandbox_gateway_get_dropped_events (SandboxGateway *self)
 
 /**
  * sandbox_gateway_close:
- * @self: a #SandboxGateway
+ * @self: a [class@Sandbox.Gateway]
  *
  * Stops listening, aborts requests in flight, closes every connection and
  * removes the socket and its directory. Idempotent; finalizing the gateway

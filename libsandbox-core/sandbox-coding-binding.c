@@ -12,15 +12,15 @@
 /**
  * SandboxCodingBinding:
  *
- * The host-only view of a live session that #SandboxCodingTools builds on:
+ * The host-only view of a live session that [class@Sandbox.CodingTools] builds on:
  * the restrictions the session guarantees and the policy revision they
  * belong to, whether the session is still active, a contained directory
  * listing, and spawning a prepared launch through the session's own
  * admission.
  *
- * A backend returns it from #SandboxHandleClass.get_coding_binding; a
- * backend without one makes sandbox_handle_get_coding_binding() return
- * %NULL and #SandboxCodingTools refuses it. The binding holds no secret and
+ * A backend returns it from [struct@Sandbox.HandleClass].get_coding_binding; a
+ * backend without one makes [method@Sandbox.Handle.get_coding_binding] return
+ * %NULL and [class@Sandbox.CodingTools] refuses it. The binding holds no secret and
  * no host path a model could see, but it is never serialized nor exposed
  * in tool results either.
  */
@@ -34,7 +34,7 @@ sandbox_coding_binding_default_init (SandboxCodingBindingInterface *iface)
 
 /**
  * sandbox_coding_binding_check_active:
- * @self: a #SandboxCodingBinding
+ * @self: a [iface@Sandbox.CodingBinding]
  * @error: return location for a #GError
  *
  * Checks that the session is still live.
@@ -54,7 +54,7 @@ sandbox_coding_binding_check_active (SandboxCodingBinding  *self,
 
 /**
  * sandbox_coding_binding_get_restrictions:
- * @self: a #SandboxCodingBinding
+ * @self: a [iface@Sandbox.CodingBinding]
  * @revision: (out) (optional): the policy revision the restrictions belong to
  *
  * The restrictions the session guarantees now, such as
@@ -78,7 +78,7 @@ sandbox_coding_binding_get_restrictions (SandboxCodingBinding *self,
 
 /**
  * sandbox_coding_binding_list_directory:
- * @self: a #SandboxCodingBinding
+ * @self: a [iface@Sandbox.CodingBinding]
  * @path: a canonical workspace path (`/workspace` or `/workspace/…`)
  * @max_entries: the most entries to return (at least 1)
  * @truncated: (out) (optional): set to whether entries were left out
@@ -136,7 +136,7 @@ sandbox_coding_binding_list_directory (SandboxCodingBinding  *self,
 
 /**
  * sandbox_coding_binding_spawn:
- * @self: a #SandboxCodingBinding
+ * @self: a [iface@Sandbox.CodingBinding]
  * @command: the command to start
  * @revision: the policy revision the launch was prepared at
  * @cancellable: (nullable): cancels the command

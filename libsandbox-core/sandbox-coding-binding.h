@@ -74,7 +74,7 @@ G_DECLARE_INTERFACE (SandboxCodingBinding, sandbox_coding_binding, SANDBOX, CODI
  *   block.
  *
  * The host-only binding a backend's live session offers to
- * #SandboxCodingTools. It is never serialized and never reaches a model.
+ * [class@Sandbox.CodingTools]. It is never serialized and never reaches a model.
  */
 struct _SandboxCodingBindingInterface
 {

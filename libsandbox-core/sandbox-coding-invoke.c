@@ -81,7 +81,7 @@ call_finish (SandboxCodingTools *self,
 
 /**
  * sandbox_coding_tools_invoke:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  * @name: the tool to call, as the model named it
  * @arguments_json: (nullable): the call's arguments, a JSON object as the
  *   model produced it (%NULL or empty for none)
@@ -90,9 +90,9 @@ call_finish (SandboxCodingTools *self,
  *
  * Runs one tool call and returns its result for the model. Everything the
  * model can get wrong, and every refusal, is a result with `"ok": false`
- * (see #SandboxCodingTools); @error is set only for cancellation. Blocks
+ * (see [class@Sandbox.CodingTools]); @error is set only for cancellation. Blocks
  * until the call is done — a `shell` call up to
- * #SandboxCodingTools:shell-timeout-ms.
+ * [property@Sandbox.CodingTools:shell-timeout-ms].
  *
  * Returns: (transfer full): the result as JSON, or %NULL if cancelled
  */
@@ -147,16 +147,16 @@ invoke_done (GObject      *source_object,
 
 /**
  * sandbox_coding_tools_invoke_async:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  * @name: the tool to call
  * @arguments_json: (nullable): the call's arguments as JSON
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when the call is done
  * @user_data: data for @callback
  *
- * Runs one tool call; see sandbox_coding_tools_invoke(). Authorization
+ * Runs one tool call; see [method@Sandbox.CodingTools.invoke]. Authorization
  * signals are emitted before this returns; the work runs in a worker
- * thread, and #SandboxCodingTools::tool-error is emitted in the calling
+ * thread, and [signal@Sandbox.CodingTools::tool-error] is emitted in the calling
  * thread's thread-default main context before @callback runs.
  */
 void
@@ -193,11 +193,11 @@ sandbox_coding_tools_invoke_async (SandboxCodingTools  *self,
 
 /**
  * sandbox_coding_tools_invoke_finish:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes sandbox_coding_tools_invoke_async().
+ * Finishes [method@Sandbox.CodingTools.invoke_async].
  *
  * Returns: (transfer full): the result as JSON, or %NULL if cancelled
  */
@@ -228,7 +228,7 @@ refuse (SandboxCodingTools  *self,
 
 /**
  * sandbox_coding_tools_probe:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  * @restrictions: (out) (optional) (transfer full) (array zero-terminated=1):
  *   the restrictions the session guarantees now
  * @error: return location for a #GError
@@ -238,7 +238,7 @@ refuse (SandboxCodingTools  *self,
  * secrets-hidden, plus network-denied under a deny-all policy. A stopped
  * session is refused with %SANDBOX_ERROR_UNAVAILABLE "Sandbox session
  * cannot execute this operation"; the cause goes to
- * #SandboxCodingTools::tool-error.
+ * [signal@Sandbox.CodingTools::tool-error].
  *
  * Returns: (transfer full): the grade, or %NULL with @error set
  */
@@ -269,16 +269,16 @@ sandbox_coding_tools_probe (SandboxCodingTools   *self,
 
 /**
  * sandbox_coding_tools_prepare:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  * @command: the command to launch
  * @required: (nullable) (array zero-terminated=1): the restrictions the
- *   launch requires, or %NULL for #SandboxCodingTools:required-restrictions
+ *   launch requires, or %NULL for [property@Sandbox.CodingTools:required-restrictions]
  * @error: return location for a #GError
  *
  * The adapter's prepare: checks that the session is active and guarantees
  * @required, and binds a launch of @command to the current network policy
  * revision. Otherwise fails with %SANDBOX_ERROR_UNAVAILABLE "Sandbox session
- * cannot execute this operation" and emits #SandboxCodingTools::tool-error
+ * cannot execute this operation" and emits [signal@Sandbox.CodingTools::tool-error]
  * with the cause (%SANDBOX_ERROR_NETWORK_DENIED "Sandbox policy no longer
  * satisfies required restrictions", %SANDBOX_ERROR_STOPPED, or
  * %SANDBOX_ERROR_INVALID for an invalid command).

@@ -11,7 +11,7 @@
 /**
  * SandboxCodingLaunch:
  *
- * A command prepared by sandbox_coding_tools_prepare(): the required
+ * A command prepared by [method@Sandbox.CodingTools.prepare]: the required
  * restrictions held when it was prepared, and it is bound to the network
  * policy revision of that moment. It can be spawned once; a policy change
  * in between makes the spawn fail with %SANDBOX_ERROR_BUSY.
@@ -68,7 +68,7 @@ sandbox_coding_launch_new (SandboxCodingBinding *binding,
 
 /**
  * sandbox_coding_launch_get_revision:
- * @self: a #SandboxCodingLaunch
+ * @self: a [class@Sandbox.CodingLaunch]
  *
  * Gets the network policy revision the launch was prepared at.
  *
@@ -83,7 +83,7 @@ sandbox_coding_launch_get_revision (SandboxCodingLaunch *self)
 
 /**
  * sandbox_coding_launch_spawn:
- * @self: a #SandboxCodingLaunch
+ * @self: a [class@Sandbox.CodingLaunch]
  * @cancellable: (nullable): cancels the command
  * @error: return location for a #GError
  *

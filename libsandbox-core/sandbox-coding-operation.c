@@ -11,8 +11,8 @@
 /**
  * SandboxCodingOperation:
  *
- * What a coding tool is about to do, handed to #SandboxCodingTools::authorize
- * and #SandboxCodingTools::authorize-path before anything happens. Immutable.
+ * What a coding tool is about to do, handed to [signal@Sandbox.CodingTools::authorize]
+ * and [signal@Sandbox.CodingTools::authorize-path] before anything happens. Immutable.
  */
 struct _SandboxCodingOperation
 {
@@ -161,7 +161,7 @@ sandbox_coding_operation_init (SandboxCodingOperation *self)
 
 /**
  * sandbox_coding_operation_get_tool:
- * @self: a #SandboxCodingOperation
+ * @self: a [class@Sandbox.CodingOperation]
  *
  * Gets the name of the tool about to run.
  *
@@ -176,7 +176,7 @@ sandbox_coding_operation_get_tool (SandboxCodingOperation *self)
 
 /**
  * sandbox_coding_operation_get_kind:
- * @self: a #SandboxCodingOperation
+ * @self: a [class@Sandbox.CodingOperation]
  *
  * Gets what the operation does.
  *
@@ -191,7 +191,7 @@ sandbox_coding_operation_get_kind (SandboxCodingOperation *self)
 
 /**
  * sandbox_coding_operation_get_path:
- * @self: a #SandboxCodingOperation
+ * @self: a [class@Sandbox.CodingOperation]
  *
  * Gets the canonical workspace path the operation touches.
  *
@@ -206,7 +206,7 @@ sandbox_coding_operation_get_path (SandboxCodingOperation *self)
 
 /**
  * sandbox_coding_operation_get_command:
- * @self: a #SandboxCodingOperation
+ * @self: a [class@Sandbox.CodingOperation]
  *
  * Gets the command string of a `shell` operation.
  *

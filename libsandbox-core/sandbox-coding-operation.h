@@ -24,7 +24,7 @@ G_BEGIN_DECLS
  * @SANDBOX_CODING_OPERATION_EXECUTE: running a shell command (`shell`)
  *
  * What a coding tool is about to do, as given to
- * #SandboxCodingTools::authorize.
+ * [signal@Sandbox.CodingTools::authorize].
  */
 typedef enum
 {

@@ -32,8 +32,8 @@
  * The coding profile an AI agent mounts to work in a sandbox: `shell`,
  * `read_file`, `write_file`, `edit_file` and `list_files`.
  *
- * sandbox_coding_tools_get_definitions_json() describes the tools in the
- * shape LLM function calling uses; sandbox_coding_tools_invoke() runs one
+ * [method@Sandbox.CodingTools.get_definitions_json] describes the tools in the
+ * shape LLM function calling uses; [method@Sandbox.CodingTools.invoke] runs one
  * call and returns its result as JSON for the model. A call the model got
  * wrong — bad arguments, a path outside the workspace, a missing or binary
  * file, a denied operation, a busy sandbox, an exceeded limit — gives a
@@ -46,12 +46,12 @@
  * satisfies the required restrictions) is `SANDBOX_UNAVAILABLE` with the
  * fixed message "Sandbox session cannot execute this operation" and a
  * `reason` naming the cause's code; the cause itself goes to
- * #SandboxCodingTools::tool-error for the host to log. Messages never hold
+ * [signal@Sandbox.CodingTools::tool-error] for the host to log. Messages never hold
  * host paths or credentials.
  *
  * Authorization is deny by default: every operation is refused unless a
- * #SandboxCodingTools::authorize handler returns %TRUE. An
- * #SandboxCodingTools::authorize-path handler, if connected, can further
+ * [signal@Sandbox.CodingTools::authorize] handler returns %TRUE. An
+ * [signal@Sandbox.CodingTools::authorize-path] handler, if connected, can further
  * refuse individual workspace paths.
  *
  * File tools use the session's contained host-side file access; shell
@@ -60,8 +60,8 @@
  * session is stopped every call is refused; after a reconnect, create new
  * tools from the new handle.
  *
- * Signals are emitted in the thread that calls sandbox_coding_tools_invoke()
- * or sandbox_coding_tools_invoke_async(); _async runs the work itself in a
+ * Signals are emitted in the thread that calls [method@Sandbox.CodingTools.invoke]
+ * or [method@Sandbox.CodingTools.invoke_async]; _async runs the work itself in a
  * worker thread.
  */
 struct _SandboxCodingTools
@@ -259,7 +259,7 @@ sandbox_coding_tools_class_init (SandboxCodingToolsClass *klass)
    * The largest `timeout_ms` a model may give a `shell` call; a larger one
    * is refused with `SANDBOX_LIMIT` naming this bound, which the tool
    * definitions also state. It bounds only what the model asks for:
-   * #SandboxCodingTools:shell-timeout-ms, set by the host, may exceed it.
+   * [property@Sandbox.CodingTools:shell-timeout-ms], set by the host, may exceed it.
    */
   properties[PROP_MAX_SHELL_TIMEOUT_MS] =
     g_param_spec_uint ("max-shell-timeout-ms", NULL, NULL,
@@ -276,9 +276,9 @@ sandbox_coding_tools_class_init (SandboxCodingToolsClass *klass)
    * half the stream's share each and never cut inside a character, joined
    * by a line `[... N bytes omitted ...]`; the result says
    * `"truncated": true` and names an artifact holding the whole output,
-   * which the host fetches with sandbox_coding_tools_get_artifact(). The
+   * which the host fetches with [method@Sandbox.CodingTools.get_artifact]. The
    * command runs on regardless: only
-   * #SandboxCodingTools:max-command-output-bytes stops it.
+   * [property@Sandbox.CodingTools:max-command-output-bytes] stops it.
    */
   properties[PROP_MAX_SHELL_OUTPUT_BYTES] =
     g_param_spec_uint64 ("max-shell-output-bytes", NULL, NULL,
@@ -292,7 +292,7 @@ sandbox_coding_tools_class_init (SandboxCodingToolsClass *klass)
    * its artifact (8 MiB by default); past it the command is killed
    * ("Sandbox output limit exceeded") and the artifact holds the output
    * that arrived within the cap (the read that crossed it is dropped
-   * whole). Up to #SandboxCodingTools:max-artifacts of these are kept in
+   * whole). Up to [property@Sandbox.CodingTools:max-artifacts] of these are kept in
    * memory.
    */
   properties[PROP_MAX_COMMAND_OUTPUT_BYTES] =
@@ -360,7 +360,7 @@ sandbox_coding_tools_class_init (SandboxCodingToolsClass *klass)
    * @operation: the operation about to run, whose path is set
    *
    * Asks the host whether the canonical workspace path of @operation may
-   * be touched. Emitted after #SandboxCodingTools::authorize allowed the
+   * be touched. Emitted after [signal@Sandbox.CodingTools::authorize] allowed the
    * operation, for operations with a path; with no handler every path
    * inside the workspace is allowed.
    *
@@ -378,7 +378,7 @@ sandbox_coding_tools_class_init (SandboxCodingToolsClass *klass)
    * SandboxCodingTools::tool-error:
    * @self: the tools
    * @tool: (nullable): the tool whose call was refused, or %NULL for
-   *   sandbox_coding_tools_probe() and sandbox_coding_tools_prepare()
+   *   [method@Sandbox.CodingTools.probe] and [method@Sandbox.CodingTools.prepare]
    * @cause: the error behind the refusal
    *
    * Emitted when a call is refused with a fixed reason (or failed for a
@@ -402,7 +402,7 @@ sandbox_coding_tools_init (SandboxCodingTools *self)
 
 /**
  * sandbox_coding_tools_new:
- * @handle: a live #SandboxHandle
+ * @handle: a live [class@Sandbox.Handle]
  * @error: return location for a #GError
  *
  * Creates the coding profile over @handle's host-only coding binding.
@@ -410,7 +410,7 @@ sandbox_coding_tools_init (SandboxCodingTools *self)
  * coding workspace" for backends without one, and with
  * %SANDBOX_ERROR_STOPPED when the session is already stopped.
  *
- * The tools deny everything until an #SandboxCodingTools::authorize handler
+ * The tools deny everything until an [signal@Sandbox.CodingTools::authorize] handler
  * is connected.
  *
  * Returns: (transfer full): the tools, or %NULL with @error set
@@ -443,9 +443,9 @@ sandbox_coding_tools_new (SandboxHandle  *handle,
 
 /**
  * sandbox_coding_tools_dup_shell:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  *
- * Gets #SandboxCodingTools:shell.
+ * Gets [property@Sandbox.CodingTools:shell].
  *
  * Returns: (transfer full): the shell `shell` commands run with
  */
@@ -461,11 +461,11 @@ sandbox_coding_tools_dup_shell (SandboxCodingTools *self)
 
 /**
  * sandbox_coding_tools_set_shell:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  * @shell: (nullable): the shell's path inside the sandbox, or %NULL for
  *   %SANDBOX_CODING_DEFAULT_SHELL
  *
- * Sets #SandboxCodingTools:shell.
+ * Sets [property@Sandbox.CodingTools:shell].
  */
 void
 sandbox_coding_tools_set_shell (SandboxCodingTools *self,
@@ -477,9 +477,9 @@ sandbox_coding_tools_set_shell (SandboxCodingTools *self,
 
 /**
  * sandbox_coding_tools_get_shell_timeout_ms:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  *
- * Gets #SandboxCodingTools:shell-timeout-ms.
+ * Gets [property@Sandbox.CodingTools:shell-timeout-ms].
  *
  * Returns: the deadline of a `shell` call, in milliseconds
  */
@@ -495,10 +495,10 @@ sandbox_coding_tools_get_shell_timeout_ms (SandboxCodingTools *self)
 
 /**
  * sandbox_coding_tools_set_shell_timeout_ms:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  * @timeout_ms: the deadline, 1 … %G_MAXINT32
  *
- * Sets #SandboxCodingTools:shell-timeout-ms.
+ * Sets [property@Sandbox.CodingTools:shell-timeout-ms].
  */
 void
 sandbox_coding_tools_set_shell_timeout_ms (SandboxCodingTools *self,
@@ -511,9 +511,9 @@ sandbox_coding_tools_set_shell_timeout_ms (SandboxCodingTools *self,
 
 /**
  * sandbox_coding_tools_get_max_shell_output_bytes:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  *
- * Gets #SandboxCodingTools:max-shell-output-bytes.
+ * Gets [property@Sandbox.CodingTools:max-shell-output-bytes].
  *
  * Returns: the most output a `shell` result shows the model
  */
@@ -529,10 +529,10 @@ sandbox_coding_tools_get_max_shell_output_bytes (SandboxCodingTools *self)
 
 /**
  * sandbox_coding_tools_set_max_shell_output_bytes:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  * @max_bytes: the cap, at least 1
  *
- * Sets #SandboxCodingTools:max-shell-output-bytes.
+ * Sets [property@Sandbox.CodingTools:max-shell-output-bytes].
  */
 void
 sandbox_coding_tools_set_max_shell_output_bytes (SandboxCodingTools *self,
@@ -545,9 +545,9 @@ sandbox_coding_tools_set_max_shell_output_bytes (SandboxCodingTools *self,
 
 /**
  * sandbox_coding_tools_dup_required_restrictions:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  *
- * Gets #SandboxCodingTools:required-restrictions.
+ * Gets [property@Sandbox.CodingTools:required-restrictions].
  *
  * Returns: (transfer full) (array zero-terminated=1): the restrictions every
  *   shell launch requires
@@ -564,11 +564,11 @@ sandbox_coding_tools_dup_required_restrictions (SandboxCodingTools *self)
 
 /**
  * sandbox_coding_tools_set_required_restrictions:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  * @restrictions: (nullable) (array zero-terminated=1): the restrictions, or
  *   %NULL for the default
  *
- * Sets #SandboxCodingTools:required-restrictions.
+ * Sets [property@Sandbox.CodingTools:required-restrictions].
  */
 void
 sandbox_coding_tools_set_required_restrictions (SandboxCodingTools *self,
@@ -606,14 +606,14 @@ sandbox_coding_tools_get_limits (SandboxCodingTools  *self,
 
 /**
  * sandbox_coding_tools_get_definitions_json:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  *
  * Describes the tools for a model, as a JSON array of
  * `{"name", "description", "parameters"}` objects whose parameters are JSON
  * Schemas with `additionalProperties: false` — the shape LLM function
  * calling uses. The `shell` definition states the current
- * #SandboxCodingTools:shell-timeout-ms and
- * #SandboxCodingTools:max-shell-timeout-ms.
+ * [property@Sandbox.CodingTools:shell-timeout-ms] and
+ * [property@Sandbox.CodingTools:max-shell-timeout-ms].
  *
  * Returns: (transfer full): the definitions as JSON
  */
@@ -696,14 +696,14 @@ sandbox_coding_tools_emit_tool_error (SandboxCodingTools *self,
 
 /**
  * sandbox_coding_tools_get_artifact:
- * @self: a #SandboxCodingTools
+ * @self: a [class@Sandbox.CodingTools]
  * @artifact_id: an `artifact_id` from a truncated `shell` result
  * @stderr_bytes: (out) (optional) (transfer full): the command's standard
  *   error
  *
  * Gives the host the whole output of a `shell` call whose result was
- * truncated, up to #SandboxCodingTools:max-command-output-bytes. Only the
- * last #SandboxCodingTools:max-artifacts artifacts are kept, in memory.
+ * truncated, up to [property@Sandbox.CodingTools:max-command-output-bytes]. Only the
+ * last [property@Sandbox.CodingTools:max-artifacts] artifacts are kept, in memory.
  *
  * Returns: (transfer full) (nullable): the command's standard output, or
  *   %NULL if @artifact_id is unknown or was dropped

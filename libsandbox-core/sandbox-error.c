@@ -20,14 +20,14 @@ G_DEFINE_QUARK (sandbox-error-quark, sandbox_error)
 
 /**
  * sandbox_error_code_name:
- * @code: a #SandboxError code
+ * @code: a [error@Sandbox.Error] code
  *
  * Gives the spelling the reference design uses for @code, such as
  * `"SANDBOX_BUSY"`, so logs and tool results can name errors the same way on
  * every implementation.
  *
  * Returns: (transfer none): the static name of @code, or `"SANDBOX_UNKNOWN"`
- *   for a value outside #SandboxError
+ *   for a value outside [error@Sandbox.Error]
  */
 const char *
 sandbox_error_code_name (SandboxError code)
@@ -137,7 +137,7 @@ sandbox_set_error_previous_owner_live (GError **error)
  * @error: (out) (optional) (nullable): return location for a #GError
  *
  * Sets @error to %SANDBOX_ERROR_BUSY with the reference's message
- * "Sandbox command concurrency limit reached": admitting one more command would exceed #SandboxBackend:max-concurrent-commands.
+ * "Sandbox command concurrency limit reached": admitting one more command would exceed [property@Sandbox.Backend:max-concurrent-commands].
  *
  * Returns: %FALSE, so a caller can `return sandbox_set_error_concurrency_limit (error);`
  */

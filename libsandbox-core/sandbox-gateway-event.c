@@ -68,7 +68,7 @@ sandbox_gateway_event_new (const SandboxGatewayAuditRecord *record)
 
 /**
  * sandbox_gateway_event_ref:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * Atomically increases the reference count of @self by one.
  *
@@ -85,7 +85,7 @@ sandbox_gateway_event_ref (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_unref:
- * @self: (transfer full): a #SandboxGatewayEvent
+ * @self: (transfer full): a [struct@Sandbox.GatewayEvent]
  *
  * Atomically decreases the reference count of @self by one, freeing it when
  * the count drops to zero.
@@ -106,7 +106,7 @@ sandbox_gateway_event_unref (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_get_host:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * Gets the host the guest addressed the request to.
  *
@@ -121,7 +121,7 @@ sandbox_gateway_event_get_host (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_get_method:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * Gets the HTTP method of the request.
  *
@@ -136,7 +136,7 @@ sandbox_gateway_event_get_method (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_get_path:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * Gets the path and query of the request.
  *
@@ -151,7 +151,7 @@ sandbox_gateway_event_get_path (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_get_decision:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * Gets what the gateway decided to do with the request.
  *
@@ -166,7 +166,7 @@ sandbox_gateway_event_get_decision (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_get_reason:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * The reason for the decision: "forwarded" for allowed requests; for denials
  * "host-not-allowed", "target-not-allowed", "method-not-allowed" or
@@ -194,7 +194,7 @@ sandbox_gateway_event_get_reason (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_get_status:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * Gets the HTTP status the gateway answered the guest with.
  *
@@ -210,7 +210,7 @@ sandbox_gateway_event_get_status (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_get_upstream_status:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * Gets the HTTP status the upstream server answered with.
  *
@@ -225,7 +225,7 @@ sandbox_gateway_event_get_upstream_status (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_get_bytes_sent:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * Gets how many request body bytes the gateway sent upstream for the
  * request.
@@ -241,7 +241,7 @@ sandbox_gateway_event_get_bytes_sent (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_get_bytes_received:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * Gets how many response body bytes the gateway received from upstream for
  * the request.
@@ -257,7 +257,7 @@ sandbox_gateway_event_get_bytes_received (SandboxGatewayEvent *self)
 
 /**
  * sandbox_gateway_event_get_duration_us:
- * @self: a #SandboxGatewayEvent
+ * @self: a [struct@Sandbox.GatewayEvent]
  *
  * Gets how long the gateway took to decide on the request, in microseconds.
  *

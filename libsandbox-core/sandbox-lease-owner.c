@@ -11,10 +11,10 @@
  * SandboxLeaseOwner:
  *
  * The holder of a session's exclusive lease, as the backend's store records
- * it (see sandbox_backend_query_lease_owner()): the owner's process id, the
+ * it (see [method@Sandbox.Backend.query_lease_owner]): the owner's process id, the
  * host it runs on, and whether the backend can tell it is still alive. A
  * lease whose owner is not alive is stale: it was left by an owner that died
- * without releasing it, and only sandbox_backend_recover_session() takes it
+ * without releasing it, and only [method@Sandbox.Backend.recover_session] takes it
  * over. Immutable.
  */
 struct _SandboxLeaseOwner
@@ -58,7 +58,7 @@ sandbox_lease_owner_init (SandboxLeaseOwner *self)
  *
  * Creates a lease owner record; backends make these.
  *
- * Returns: (transfer full): a new #SandboxLeaseOwner
+ * Returns: (transfer full): a new [class@Sandbox.LeaseOwner]
  */
 SandboxLeaseOwner *
 sandbox_lease_owner_new (int         pid,
@@ -78,7 +78,7 @@ sandbox_lease_owner_new (int         pid,
 
 /**
  * sandbox_lease_owner_get_pid:
- * @self: a #SandboxLeaseOwner
+ * @self: a [class@Sandbox.LeaseOwner]
  *
  * Gets the owner's process id, on the owner's host.
  *
@@ -94,7 +94,7 @@ sandbox_lease_owner_get_pid (SandboxLeaseOwner *self)
 
 /**
  * sandbox_lease_owner_get_host:
- * @self: a #SandboxLeaseOwner
+ * @self: a [class@Sandbox.LeaseOwner]
  *
  * Gets the host the owner runs on.
  *
@@ -110,7 +110,7 @@ sandbox_lease_owner_get_host (SandboxLeaseOwner *self)
 
 /**
  * sandbox_lease_owner_is_alive:
- * @self: a #SandboxLeaseOwner
+ * @self: a [class@Sandbox.LeaseOwner]
  *
  * Gets whether the owner still holds the lease, as far as the backend can
  * tell when it was asked. %FALSE means a stale lease, one its owner left

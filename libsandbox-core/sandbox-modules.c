@@ -208,7 +208,7 @@ lookup_driver (const char  *driver,
  * @...: the values and further names
  *
  * Creates a backend of the named driver, loading driver modules on first use
- * (see sandbox_list_drivers()). An unknown driver fails with
+ * (see [func@Sandbox.list_drivers]). An unknown driver fails with
  * %SANDBOX_ERROR_UNAVAILABLE naming the directories searched; a bad
  * configuration with the driver's own error, usually %SANDBOX_ERROR_INVALID.
  *
@@ -499,7 +499,7 @@ convert_properties (GType          type,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Creates a backend of the named driver; see sandbox_backend_new(). Every
+ * Creates a backend of the named driver; see [func@Sandbox.Backend.new]. Every
  * name must be a settable property of the driver, given once; every value
  * must be set and convert to the property's type — the same type, or a
  * number that fits the property's numeric type exactly — and be within the

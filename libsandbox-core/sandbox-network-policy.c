@@ -30,7 +30,7 @@
  *
  * A policy is immutable once created, so one instance can be shared between
  * threads and sessions. Its header values are never logged or serialized;
- * sandbox_network_policy_to_redacted_json() replaces them with `"<redacted>"`.
+ * [method@Sandbox.NetworkPolicy.to_redacted_json] replaces them with `"<redacted>"`.
  */
 struct _SandboxNetworkPolicy
 {
@@ -334,7 +334,7 @@ sandbox_network_policy_new_from_json (const char  *json,
 
 /**
  * sandbox_network_policy_get_kind:
- * @self: a #SandboxNetworkPolicy
+ * @self: a [class@Sandbox.NetworkPolicy]
  *
  * Gets the kind of the policy: deny-all, allow-all or an allow-list.
  *
@@ -350,7 +350,7 @@ sandbox_network_policy_get_kind (SandboxNetworkPolicy *self)
 
 /**
  * sandbox_network_policy_get_n_rules:
- * @self: a #SandboxNetworkPolicy
+ * @self: a [class@Sandbox.NetworkPolicy]
  *
  * Gets how many origins the policy allows.
  *
@@ -366,8 +366,8 @@ sandbox_network_policy_get_n_rules (SandboxNetworkPolicy *self)
 
 /**
  * sandbox_network_policy_get_rule_origin:
- * @self: a #SandboxNetworkPolicy
- * @index: a rule index, less than sandbox_network_policy_get_n_rules()
+ * @self: a [class@Sandbox.NetworkPolicy]
+ * @index: a rule index, less than [method@Sandbox.NetworkPolicy.get_n_rules]
  *
  * Gives the normalized origin of a rule: lowercase scheme and host, no
  * default port and no trailing slash (`"https://api.example.com"`).
@@ -385,8 +385,8 @@ sandbox_network_policy_get_rule_origin (SandboxNetworkPolicy *self,
 
 /**
  * sandbox_network_policy_get_rule_header_names:
- * @self: a #SandboxNetworkPolicy
- * @index: a rule index, less than sandbox_network_policy_get_n_rules()
+ * @self: a [class@Sandbox.NetworkPolicy]
+ * @index: a rule index, less than [method@Sandbox.NetworkPolicy.get_n_rules]
  *
  * Gives the names of the headers the gateway adds for a rule, in the order
  * they were given. Their values are deliberately not available.
@@ -404,9 +404,9 @@ sandbox_network_policy_get_rule_header_names (SandboxNetworkPolicy *self,
 
 /**
  * sandbox_network_policy_to_redacted_json:
- * @self: a #SandboxNetworkPolicy
+ * @self: a [class@Sandbox.NetworkPolicy]
  *
- * Serializes @self in the form sandbox_network_policy_new_from_json() reads,
+ * Serializes @self in the form [ctor@Sandbox.NetworkPolicy.new_from_json] reads,
  * with every header value replaced by `"<redacted>"`, for logs and
  * diagnostics. Origins appear normalized.
  *
@@ -493,8 +493,8 @@ sandbox_network_policy_get_rule (SandboxNetworkPolicy *self,
 /**
  * SandboxNetworkPolicyBuilder:
  *
- * Builds an allow-list #SandboxNetworkPolicy one origin and header at a
- * time, with the same validation as sandbox_network_policy_new_from_json().
+ * Builds an allow-list [class@Sandbox.NetworkPolicy] one origin and header at a
+ * time, with the same validation as [ctor@Sandbox.NetworkPolicy.new_from_json].
  */
 struct _SandboxNetworkPolicyBuilder
 {
@@ -533,7 +533,7 @@ sandbox_network_policy_builder_init (SandboxNetworkPolicyBuilder *self)
  * Creates a builder with no origins. Building it right away gives an
  * allow-list that allows nothing.
  *
- * Returns: (transfer full): a new #SandboxNetworkPolicyBuilder
+ * Returns: (transfer full): a new [class@Sandbox.NetworkPolicyBuilder]
  */
 SandboxNetworkPolicyBuilder *
 sandbox_network_policy_builder_new (void)
@@ -543,7 +543,7 @@ sandbox_network_policy_builder_new (void)
 
 /**
  * sandbox_network_policy_builder_add_origin:
- * @self: a #SandboxNetworkPolicyBuilder
+ * @self: a [class@Sandbox.NetworkPolicyBuilder]
  * @origin: an http or https origin, such as `"https://api.example.com"`
  * @error: return location for a #GError, or %NULL
  *
@@ -572,9 +572,9 @@ sandbox_network_policy_builder_add_origin (SandboxNetworkPolicyBuilder  *self,
 
 /**
  * sandbox_network_policy_builder_add_header:
- * @self: a #SandboxNetworkPolicyBuilder
+ * @self: a [class@Sandbox.NetworkPolicyBuilder]
  * @origin: an origin already added with
- *   sandbox_network_policy_builder_add_origin()
+ *   [method@Sandbox.NetworkPolicyBuilder.add_origin]
  * @name: an HTTP header name
  * @value: its value, which the guest will never see
  * @error: return location for a #GError, or %NULL
@@ -627,13 +627,13 @@ sandbox_network_policy_builder_add_header (SandboxNetworkPolicyBuilder  *self,
 
 /**
  * sandbox_network_policy_builder_build:
- * @self: a #SandboxNetworkPolicyBuilder
+ * @self: a [class@Sandbox.NetworkPolicyBuilder]
  * @error: return location for a #GError, or %NULL
  *
  * Creates an allow-list policy from the origins and headers added so far.
  * The builder stays usable; later changes do not affect the policy.
  *
- * Returns: (transfer full): a new allow-list #SandboxNetworkPolicy, or %NULL
+ * Returns: (transfer full): a new allow-list [class@Sandbox.NetworkPolicy], or %NULL
  *   with @error set
  */
 SandboxNetworkPolicy *

@@ -22,7 +22,7 @@ G_BEGIN_DECLS
  * @SANDBOX_NETWORK_POLICY_ALLOW_LIST: no network except HTTP to allowed
  *   origins through the gateway socket
  *
- * The three shapes of a #SandboxNetworkPolicy.
+ * The three shapes of a [class@Sandbox.NetworkPolicy].
  */
 typedef enum
 {

@@ -91,7 +91,7 @@ sandbox_path_canonicalize (const char  *path,
 
 /**
  * sandbox_path_relative:
- * @canonical_path: a path returned by sandbox_path_canonicalize()
+ * @canonical_path: a path returned by [func@Sandbox.path_canonicalize]
  *
  * Gives the part of a canonical path below the workspace, the form to use
  * relative to a workspace directory on the host.

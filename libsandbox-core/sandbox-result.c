@@ -63,9 +63,9 @@ bytes_or_empty (GBytes *bytes)
  * @stderr_bytes: (nullable): what the command wrote to stderr, or %NULL for
  *   nothing
  *
- * Creates a result; drivers and #SandboxProcess make these.
+ * Creates a result; drivers and [class@Sandbox.Process] make these.
  *
- * Returns: (transfer full): a new #SandboxResult
+ * Returns: (transfer full): a new [class@Sandbox.Result]
  */
 SandboxResult *
 sandbox_result_new (int     exit_status,
@@ -82,7 +82,7 @@ sandbox_result_new (int     exit_status,
 
 /**
  * sandbox_result_get_exit_status:
- * @self: a #SandboxResult
+ * @self: a [class@Sandbox.Result]
  *
  * Gets how the command ended.
  *
@@ -98,7 +98,7 @@ sandbox_result_get_exit_status (SandboxResult *self)
 
 /**
  * sandbox_result_get_stdout_bytes:
- * @self: a #SandboxResult
+ * @self: a [class@Sandbox.Result]
  *
  * Gets what the command wrote to standard output.
  *
@@ -114,7 +114,7 @@ sandbox_result_get_stdout_bytes (SandboxResult *self)
 
 /**
  * sandbox_result_get_stderr_bytes:
- * @self: a #SandboxResult
+ * @self: a [class@Sandbox.Result]
  *
  * Gets what the command wrote to standard error.
  *
@@ -215,12 +215,12 @@ bytes_to_text (GBytes *bytes)
 
 /**
  * sandbox_result_dup_stdout_text:
- * @self: a #SandboxResult
+ * @self: a [class@Sandbox.Result]
  *
  * Decodes standard output as `TextDecoder` does: a leading UTF-8 byte order
  * mark is dropped and each invalid UTF-8 sequence becomes U+FFFD. NUL bytes
  * are kept, so a C string reading of the result stops at the first one; use
- * sandbox_result_get_stdout_bytes() for binary output.
+ * [method@Sandbox.Result.get_stdout_bytes] for binary output.
  *
  * Returns: (transfer full): the output as valid UTF-8
  */
@@ -234,9 +234,9 @@ sandbox_result_dup_stdout_text (SandboxResult *self)
 
 /**
  * sandbox_result_dup_stderr_text:
- * @self: a #SandboxResult
+ * @self: a [class@Sandbox.Result]
  *
- * Decodes standard error like sandbox_result_dup_stdout_text().
+ * Decodes standard error like [method@Sandbox.Result.dup_stdout_text].
  *
  * Returns: (transfer full): the error output as valid UTF-8
  */

@@ -151,7 +151,7 @@ check_field (const char  *value,
  *
  * Creates a state descriptor. Every field must be a non-empty UTF-8 string.
  *
- * Returns: (transfer full): a new #SandboxState, or %NULL with
+ * Returns: (transfer full): a new [class@Sandbox.State], or %NULL with
  *   %SANDBOX_ERROR_INVALID set
  */
 SandboxState *
@@ -205,10 +205,10 @@ read_field (JsonObject   *object,
  * @json: a JSON object `{"backend": …, "sessionId": …, "templateKey": …}`
  * @error: return location for a #GError, or %NULL
  *
- * Parses a state saved with sandbox_state_to_json(). Parsing is strict:
+ * Parses a state saved with [method@Sandbox.State.to_json]. Parsing is strict:
  * exactly those three members, each a non-empty string.
  *
- * Returns: (transfer full): a new #SandboxState, or %NULL with
+ * Returns: (transfer full): a new [class@Sandbox.State], or %NULL with
  *   %SANDBOX_ERROR_INVALID set
  */
 SandboxState *
@@ -257,7 +257,7 @@ sandbox_state_new_from_json (const char  *json,
 
 /**
  * sandbox_state_to_json:
- * @self: a #SandboxState
+ * @self: a [class@Sandbox.State]
  *
  * Serializes @self as compact JSON with the members in the order
  * `backend`, `sessionId`, `templateKey`, the form the reference saves.
@@ -291,7 +291,7 @@ sandbox_state_to_json (SandboxState *self)
 
 /**
  * sandbox_state_get_backend:
- * @self: a #SandboxState
+ * @self: a [class@Sandbox.State]
  *
  * Gets the name of the backend that owns the session.
  *
@@ -307,7 +307,7 @@ sandbox_state_get_backend (SandboxState *self)
 
 /**
  * sandbox_state_get_session_id:
- * @self: a #SandboxState
+ * @self: a [class@Sandbox.State]
  *
  * Gets the identifier of the saved session.
  *
@@ -323,7 +323,7 @@ sandbox_state_get_session_id (SandboxState *self)
 
 /**
  * sandbox_state_get_template_key:
- * @self: a #SandboxState
+ * @self: a [class@Sandbox.State]
  *
  * Gets the key of the template the session was created from.
  *
@@ -339,8 +339,8 @@ sandbox_state_get_template_key (SandboxState *self)
 
 /**
  * sandbox_state_equal:
- * @a: a #SandboxState
- * @b: another #SandboxState
+ * @a: a [class@Sandbox.State]
+ * @b: another [class@Sandbox.State]
  *
  * Compares two saved states.
  *

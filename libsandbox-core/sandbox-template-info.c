@@ -10,10 +10,10 @@
 /**
  * SandboxTemplateInfo:
  *
- * A template a backend stores, as sandbox_backend_list_templates() reports
- * it: its content-addressed key (what sandbox_backend_prewarm() returned),
+ * A template a backend stores, as [method@Sandbox.Backend.list_templates] reports
+ * it: its content-addressed key (what [method@Sandbox.Backend.prewarm] returned),
  * its size, and how many stored sessions were created from it (while any
- * is, sandbox_backend_delete_template() refuses it). Immutable.
+ * is, [method@Sandbox.Backend.delete_template] refuses it). Immutable.
  */
 struct _SandboxTemplateInfo
 {
@@ -57,7 +57,7 @@ sandbox_template_info_init (SandboxTemplateInfo *self)
  *
  * Creates a template record; backends make these.
  *
- * Returns: (transfer full): a new #SandboxTemplateInfo
+ * Returns: (transfer full): a new [class@Sandbox.TemplateInfo]
  */
 SandboxTemplateInfo *
 sandbox_template_info_new (const char *key,
@@ -79,7 +79,7 @@ sandbox_template_info_new (const char *key,
 
 /**
  * sandbox_template_info_get_key:
- * @self: a #SandboxTemplateInfo
+ * @self: a [class@Sandbox.TemplateInfo]
  *
  * Gets the template's content-addressed key.
  *
@@ -95,7 +95,7 @@ sandbox_template_info_get_key (SandboxTemplateInfo *self)
 
 /**
  * sandbox_template_info_get_n_files:
- * @self: a #SandboxTemplateInfo
+ * @self: a [class@Sandbox.TemplateInfo]
  *
  * Gets how many files the template holds.
  *
@@ -111,7 +111,7 @@ sandbox_template_info_get_n_files (SandboxTemplateInfo *self)
 
 /**
  * sandbox_template_info_get_n_bytes:
- * @self: a #SandboxTemplateInfo
+ * @self: a [class@Sandbox.TemplateInfo]
  *
  * Gets how many bytes the template's files hold.
  *
@@ -127,7 +127,7 @@ sandbox_template_info_get_n_bytes (SandboxTemplateInfo *self)
 
 /**
  * sandbox_template_info_get_n_sessions:
- * @self: a #SandboxTemplateInfo
+ * @self: a [class@Sandbox.TemplateInfo]
  *
  * Gets how many stored sessions were created from the template when it was
  * listed.

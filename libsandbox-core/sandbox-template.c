@@ -24,7 +24,7 @@
  *
  * A named set of files (canonical workspace path → bytes) that new
  * workspaces are created from. Backends store a template once under its
- * key (sandbox_template_compute_key()), so identical templates are shared.
+ * key ([method@Sandbox.Template.compute_key]), so identical templates are shared.
  *
  * Only files are represented: a directory exists in a workspace because a
  * file lies below it, and empty directories are not kept. So no path can be
@@ -136,9 +136,9 @@ sandbox_template_init (SandboxTemplate *self)
  * @name: the template's name, a non-empty UTF-8 string
  *
  * Creates a template with no files. The name is checked when it is used
- * (sandbox_template_compute_key() refuses an empty or invalid one).
+ * ([method@Sandbox.Template.compute_key] refuses an empty or invalid one).
  *
- * Returns: (transfer full): a new #SandboxTemplate
+ * Returns: (transfer full): a new [class@Sandbox.Template]
  */
 SandboxTemplate *
 sandbox_template_new (const char *name)
@@ -150,7 +150,7 @@ sandbox_template_new (const char *name)
 
 /**
  * sandbox_template_get_name:
- * @self: a #SandboxTemplate
+ * @self: a [class@Sandbox.Template]
  *
  * Gets the template's name.
  *
@@ -284,8 +284,8 @@ remove_file (SandboxTemplate *self,
 
 /**
  * sandbox_template_add_file:
- * @self: a #SandboxTemplate
- * @path: a workspace path (see sandbox_path_canonicalize())
+ * @self: a [class@Sandbox.Template]
+ * @path: a workspace path (see [func@Sandbox.path_canonicalize])
  * @contents: the file's bytes
  * @error: return location for a #GError, or %NULL
  *
@@ -515,7 +515,7 @@ import_directory (Import      *import,
 
 /**
  * sandbox_template_add_directory:
- * @self: a #SandboxTemplate
+ * @self: a [class@Sandbox.Template]
  * @directory: a local directory on the host
  * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
@@ -527,7 +527,7 @@ import_directory (Import      *import,
  * tree is read. Empty directories are not represented. Every name must form
  * a canonical workspace path (%SANDBOX_ERROR_PATH otherwise), and a file of
  * the tree that would lie below a file the template already has, or above
- * one, is refused with %SANDBOX_ERROR_INVALID as sandbox_template_add_file()
+ * one, is refused with %SANDBOX_ERROR_INVALID as [method@Sandbox.Template.add_file]
  * refuses it. On failure the
  * template is left as it was.
  *
@@ -593,7 +593,7 @@ sandbox_template_add_directory (SandboxTemplate  *self,
 
 /**
  * sandbox_template_get_n_files:
- * @self: a #SandboxTemplate
+ * @self: a [class@Sandbox.Template]
  *
  * Gets how many files the template holds.
  *
@@ -616,7 +616,7 @@ compare_paths (gconstpointer a,
 
 /**
  * sandbox_template_list_paths:
- * @self: a #SandboxTemplate
+ * @self: a [class@Sandbox.Template]
  *
  * Lists the paths of the files in the template.
  *
@@ -640,7 +640,7 @@ sandbox_template_list_paths (SandboxTemplate *self)
 
 /**
  * sandbox_template_lookup_file:
- * @self: a #SandboxTemplate
+ * @self: a [class@Sandbox.Template]
  * @path: a workspace path in any accepted form (`"a.txt"`,
  *   `"/workspace/a.txt"`)
  *
@@ -742,7 +742,7 @@ sandbox_template_dup_canonical_json (SandboxTemplate *self,
 
 /**
  * sandbox_template_compute_key:
- * @self: a #SandboxTemplate
+ * @self: a [class@Sandbox.Template]
  * @backend_name: the name of the backend the template is for
  * @error: return location for a #GError, or %NULL
  *

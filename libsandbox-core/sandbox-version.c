@@ -25,7 +25,7 @@ sandbox_get_major_version (void)
  * sandbox_get_minor_version:
  *
  * Gives the minor version of the libsandbox the program runs with (see
- * sandbox_get_major_version()).
+ * [func@Sandbox.get_major_version]).
  *
  * Returns: the minor version, e.g. 1 for 0.1.2
  */
@@ -39,7 +39,7 @@ sandbox_get_minor_version (void)
  * sandbox_get_micro_version:
  *
  * Gives the micro version of the libsandbox the program runs with (see
- * sandbox_get_major_version()).
+ * [func@Sandbox.get_major_version]).
  *
  * Returns: the micro version, e.g. 2 for 0.1.2
  */

@@ -515,7 +515,7 @@ sandbox_workspace_give_tree_at (int                          parent_fd,
  * @error: return location for a #GError
  *
  * Copies the whole tree of @self into a new directory @name of
- * @destination, as sandbox_workspace_copy_tree_at() does: a store keeps
+ * @destination, as [func@Sandbox.Workspace.copy_tree_at] does: a store keeps
  * its sessions' directories in @destination and makes @name a new
  * session's workspace, owned by @owner from the start.
  *

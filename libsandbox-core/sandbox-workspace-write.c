@@ -595,7 +595,7 @@ remove_temporaries_in (int          root_fd,
  * @self: a workspace
  *
  * Removes the named temporary files a host killed in the middle of
- * sandbox_workspace_write() may have left: regular files named exactly
+ * [method@Sandbox.Workspace.write] may have left: regular files named exactly
  * `.sandbox-write-` + 16 lowercase hex digits + `.tmp`, anywhere beneath
  * the root. Symbolic links are never followed and never removed, nor is any
  * other name; mount points are not crossed. Meant for recovery, while no

@@ -52,7 +52,7 @@
  * descriptor of the root and never follows a link out of it, whatever the
  * guest swaps meanwhile (the threat model is in `sandbox-workspace.h`).
  *
- * Drivers use it for #SandboxDriverInterface's read, write and remove, and
+ * Drivers use it for [struct@Sandbox.DriverInterface]'s read, write and remove, and
  * stores to copy a template into a new workspace and to remove one. A
  * workspace is immutable once open, so it can be shared between threads.
  */
@@ -463,7 +463,7 @@ sandbox_workspace_open_at (int                     dir_fd,
  * @error: return location for a #GError
  *
  * Opens a workspace for contained file I/O; see
- * sandbox_workspace_open_at(). A missing directory is
+ * [func@Sandbox.Workspace.open_at]. A missing directory is
  * %G_IO_ERROR_NOT_FOUND.
  *
  * Returns: (transfer full): the workspace, or %NULL with @error set

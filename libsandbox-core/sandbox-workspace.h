@@ -78,7 +78,7 @@ G_BEGIN_DECLS
  *   temporary file, as on a filesystem without O_TMPFILE (for testing that
  *   fallback)
  *
- * How a #SandboxWorkspace writes.
+ * How a [struct@Sandbox.Workspace] writes.
  */
 typedef enum /*< flags >*/
 {

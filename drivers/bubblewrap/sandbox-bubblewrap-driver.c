@@ -438,7 +438,7 @@ sandbox_bubblewrap_driver_spawn_prepared (SandboxBubblewrapDriver  *self,
  * @error: return location for a #GError
  *
  * Returns: (transfer full): the contained listing (see
- *   sandbox_workspace_list()), or %NULL with @error set
+ *   [method@Sandbox.Workspace.list]), or %NULL with @error set
  */
 GVariant *
 sandbox_bubblewrap_driver_list_directory (SandboxBubblewrapDriver  *self,
@@ -478,7 +478,7 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
  * @workspace: the host path of the session's workspace
  * @max_concurrent_commands: the admission limit
  * @policy: the initial network policy
- * @backend: (nullable): the backend whose #SandboxBackend::gateway-error
+ * @backend: (nullable): the backend whose [signal@Sandbox.Backend::gateway-error]
  *   reports the gateway's failures (held weakly)
  * @hardening: what every command runs under beyond namespaces
  * @error: return location for a #GError

@@ -205,7 +205,7 @@ maybe_finish (SandboxBubblewrapProcess *self)
  * sandbox_bubblewrap_process_mark_started:
  * @self: a launched process
  *
- * Call after sandbox_process_start(): from now on the process may complete,
+ * Call after [method@Sandbox.Process.start]: from now on the process may complete,
  * at once if it is already over.
  */
 void
