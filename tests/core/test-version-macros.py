@@ -58,7 +58,8 @@ def cflags():
 
 
 def main():
-    includes = ["-I" + os.path.join(SRCDIR, "libsandbox-core"),
+    includes = ["-I" + os.path.join(SRCDIR, "lib"),
+                "-I" + os.path.join(SRCDIR, "libsandbox-core"),
                 "-I" + os.path.join(BUILDDIR, "libsandbox-core"),
                 "-I" + os.path.join(SRCDIR, "gateway"),
                 "-I" + os.path.join(SRCDIR, "conformance")]

@@ -1,5 +1,11 @@
 /* sandbox.h — the libsandbox umbrella header
  *
+ * It lives in lib/, beside the declaration of libsandbox-1, because it
+ * includes the gateway's header as well as the core's: the core never
+ * includes upward (tests/core/test-layering.py). It installs with the other
+ * public headers into $includedir/sandbox-1/, so applications, out-of-tree
+ * drivers and the GIR include <sandbox.h> as before.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
