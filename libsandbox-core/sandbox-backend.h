@@ -169,6 +169,12 @@ SandboxBackend  *sandbox_backend_newv           (const char            *driver,
                                                  GCancellable          *cancellable,
                                                  GError               **error);
 SANDBOX_AVAILABLE_IN_ALL
+gboolean         sandbox_backend_parse_property (GType                  backend_type,
+                                                 const char            *name,
+                                                 const char            *text,
+                                                 GValue                *value,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
 char           **sandbox_list_drivers           (void);
 
 SANDBOX_AVAILABLE_IN_ALL

@@ -432,7 +432,7 @@ sandboxctl_open_backend (SandboxctlContext  *ctx,
       /* An unknown driver: sandbox_backend_newv() below reports it. */
       if (driver_type == G_TYPE_INVALID)
         continue;
-      if (!sandboxctl_property_value_from_string (driver_type, key, option_value, &parsed, error))
+      if (!sandbox_backend_parse_property (driver_type, key, option_value, &parsed, error))
         return NULL;
       g_ptr_array_add (names, g_steal_pointer (&key));
       g_array_append_val (values, parsed);   /* the array owns it now */

@@ -108,11 +108,6 @@ gboolean        sandboxctl_write_all              (int                 fd,
 
 /* sandboxctl-properties.c: --driver-option typed by the property */
 GType           sandboxctl_driver_type            (const char         *driver);
-gboolean        sandboxctl_property_value_from_string (GType           type,
-                                                   const char         *name,
-                                                   const char         *text,
-                                                   GValue             *value,
-                                                   GError            **error);
 
 /* sandboxctl-network.c */
 const GOptionEntry   *sandboxctl_network_entries  (void);

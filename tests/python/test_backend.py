@@ -12,7 +12,7 @@
 
 import unittest
 
-from sandboxtest import GLib, GObject, Sandbox, SandboxTestCase
+from sandboxtest import GLib, GObject, Gio, Sandbox, SandboxTestCase
 
 
 class BackendNewvTests(SandboxTestCase):
@@ -82,6 +82,36 @@ class BackendNewvTests(SandboxTestCase):
 
         backend = Sandbox.backend_newv('memory', [], [], None)
         self.assertEqual(backend.get_name(), 'memory')
+
+
+class BackendParsePropertyTests(SandboxTestCase):
+    """Sandbox.backend_parse_property(), the text form sandboxctl and the
+    conformance tool use, as a Python caller reaches it: the value comes
+    back converted (caller-allocates GValue), a mistake is a GLib.Error."""
+
+    def memory_gtype(self):
+        self.assertIn('memory', Sandbox.list_drivers())   # loads the modules
+        point = Gio.IOExtensionPoint.lookup(Sandbox.BACKEND_EXTENSION_POINT_NAME)
+        return point.get_extension_by_name('memory').get_type()
+
+    def test_text_becomes_the_property_type(self):
+        gtype = self.memory_gtype()
+        self.assertEqual(Sandbox.backend_parse_property(gtype, 'max-concurrent-commands', '3'),
+                         (True, 3))
+        self.assertEqual(Sandbox.backend_parse_property(gtype, 'state-directory', '/x,y'),
+                         (True, '/x,y'))
+        _, value = Sandbox.backend_parse_property(gtype, 'max-concurrent-commands', '5')
+        backend = Sandbox.backend_newv('memory', ['max-concurrent-commands'], [value], None)
+        self.assertEqual(backend.get_max_concurrent_commands(), 5)
+
+    def test_bad_text_is_invalid(self):
+        gtype = self.memory_gtype()
+        for name, text in (('max-concurrent-commands', '-1'), ('max-concurrent-commands', ''),
+                           ('max-concurrent-commands', '3 '), ('no-such-property', '1')):
+            with self.subTest(name=name, text=text), self.assertRaises(GLib.Error) as raised:
+                Sandbox.backend_parse_property(gtype, name, text)
+            self.assertSandboxError(raised, Sandbox.Error.INVALID)
+            self.assertIn(name, raised.exception.message)
 
 
 if __name__ == '__main__':
