@@ -1,0 +1,35 @@
+/* sandbox-session-private.h — what the session's files share
+ *
+ * SandboxSession is one class in three files: the object and its network
+ * policy (sandbox-session.c), the workspace file operations
+ * (sandbox-session-files.c) and commands (sandbox-session-commands.c).
+ * Their async forms start and finish their tasks the same way, here.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#ifndef SANDBOX_COMPILATION
+# error "This is a private header."
+#endif
+
+#include "sandbox-session.h"
+
+G_BEGIN_DECLS
+
+/* A task whose source object is @self, tagged and named for its operation. */
+GTask *sandbox_session_task_new (SandboxSession      *self,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data,
+                                 gpointer             source_tag,
+                                 const char          *name);
+
+/* Forwards a driver's boolean answer to the session task in @user_data,
+ * whose task data is the driver's `_finish` function. */
+void sandbox_session_return_boolean_cb (GObject      *object,
+                                        GAsyncResult *result,
+                                        gpointer      user_data);
+
+G_END_DECLS
