@@ -1,12 +1,17 @@
 /* sandbox-context-thread-private.h — a thread with its own main context
  *
- * Internal, not installed: built into libsandbox-1 (the core worker, the
+ * Internal, not installed: a static library (sandbox_context_thread_dep in
+ * libsandbox-core/meson.build) linked into libsandbox-1 (the core worker, the
  * gateway loop) and into the in-tree memory driver module (its worker).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
 #pragma once
+
+#if !defined (SANDBOX_COMPILATION) && !defined (SANDBOX_CONTEXT_THREAD_COMPILATION)
+# error "This is a private header: link sandbox_context_thread_dep to use it."
+#endif
 
 #include <glib.h>
 

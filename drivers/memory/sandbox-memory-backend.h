@@ -5,7 +5,7 @@
 
 #pragma once
 
-#include <sandbox.h>
+#include "sandbox-memory-private.h"
 
 G_BEGIN_DECLS
 

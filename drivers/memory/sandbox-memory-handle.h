@@ -5,7 +5,7 @@
 
 #pragma once
 
-#include <sandbox.h>
+#include "sandbox-memory-private.h"
 
 #include "sandbox-memory-driver.h"
 #include "sandbox-memory-store.h"

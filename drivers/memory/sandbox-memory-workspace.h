@@ -5,7 +5,7 @@
 
 #pragma once
 
-#include <gio/gio.h>
+#include "sandbox-memory-private.h"
 
 G_BEGIN_DECLS
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """No include runs from the core up into the gateway, the drivers or any
-other layer built on it. Reports TAP.
+other layer built on it; the drivers build on the core's public headers
+only (the memory driver also on the one helper it is given). Reports TAP.
 
     test-layering.py SRCDIR
 
@@ -9,6 +10,10 @@ header of a layer above the core (gateway/, drivers/, conformance/, tools/,
 lib/ — lib/sandbox.h is the umbrella, which includes the gateway's header) or
 a path into one of them fails. A quoted include must be a core header, a
 header the core's build generates, or config.h.
+
+A driver (drivers/*/) includes no private core header but the ones
+DRIVER_HELPERS grants it, and its meson.build does not define
+SANDBOX_COMPILATION (which every other private core header asks for).
 
 The check proves it can fail: it plants each kind of upward include in a
 scratch copy of the core and expects a report. To see the first case fail on
@@ -31,6 +36,12 @@ UPPER_LAYERS = ["gateway", "drivers", "conformance", "tools", "lib"]
 # project's config.h.
 GENERATED = {"config.h", "sandbox-enums.h", "sandbox-version.h"}
 
+# The private core headers a driver may include: the memory driver links
+# sandbox_context_thread_dep (libsandbox-core/meson.build) for its worker.
+DRIVER_HELPERS = {
+    "memory": {"sandbox-context-thread-private.h"},
+}
+
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
 
@@ -45,31 +56,77 @@ def upper_headers(srcdir):
     return found
 
 
+def includes(directory):
+    """(file name, line number, quote, target) for every #include of the
+    C files of a directory."""
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith((".c", ".h")):
+            continue
+        with open(os.path.join(directory, name), encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                match = INCLUDE.match(line)
+                if match:
+                    yield (name, number) + match.groups()
+
+
 def findings(srcdir, core_dir):
     """Every include of the core that runs upward, as 'file:line: why'."""
     upper = upper_headers(srcdir)
     core_files = set(os.listdir(core_dir))
     result = []
-    for name in sorted(core_files):
-        if not name.endswith((".c", ".h")):
-            continue
-        with open(os.path.join(core_dir, name), encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                match = INCLUDE.match(line)
-                if not match:
-                    continue
-                quote, target = match.groups()
-                where = "%s/%s:%d" % (CORE, name, number)
-                parts = os.path.normpath(target).split(os.sep)
-                base = parts[-1]
-                if parts[0] == ".." or parts[0] in UPPER_LAYERS:
-                    result.append("%s: includes %s, a path out of the core" % (where, target))
-                elif base in upper and base not in core_files:
-                    result.append("%s: includes %s (%s), a layer above the core"
-                                  % (where, target, upper[base]))
-                elif quote == '"' and target not in core_files and target not in GENERATED:
-                    result.append("%s: includes \"%s\", which is no core header" % (where, target))
+    for name, number, quote, target in includes(core_dir):
+        where = "%s/%s:%d" % (CORE, name, number)
+        parts = os.path.normpath(target).split(os.sep)
+        base = parts[-1]
+        if parts[0] == ".." or parts[0] in UPPER_LAYERS:
+            result.append("%s: includes %s, a path out of the core" % (where, target))
+        elif base in upper and base not in core_files:
+            result.append("%s: includes %s (%s), a layer above the core"
+                          % (where, target, upper[base]))
+        elif quote == '"' and target not in core_files and target not in GENERATED:
+            result.append("%s: includes \"%s\", which is no core header" % (where, target))
     return result
+
+
+def driver_findings(srcdir, drivers_dir):
+    """Every private core header a driver includes without being given it."""
+    core_private = {name for name in os.listdir(os.path.join(srcdir, CORE))
+                    if name.endswith("-private.h")}
+    result = []
+    for driver in sorted(os.listdir(drivers_dir)):
+        directory = os.path.join(drivers_dir, driver)
+        if not os.path.isdir(directory):
+            continue
+        allowed = DRIVER_HELPERS.get(driver, set())
+        for name, number, _quote, target in includes(directory):
+            base = os.path.basename(target)
+            if base in core_private and base not in allowed:
+                result.append("drivers/%s/%s:%d: includes %s, private to the core"
+                              % (driver, name, number, target))
+        build_file = os.path.join(directory, "meson.build")
+        if os.path.exists(build_file):
+            with open(build_file, encoding="utf-8") as f:
+                if "-DSANDBOX_COMPILATION" in f.read():
+                    result.append("drivers/%s/meson.build: builds with -DSANDBOX_COMPILATION"
+                                  % driver)
+    return result
+
+
+def planted_in_driver(srcdir, driver, into_build_file, line):
+    """The driver findings on a scratch copy of drivers/ with `line` added to
+    the meson.build or the first C file of `driver`."""
+    with tempfile.TemporaryDirectory(prefix="sandbox-layering-") as work:
+        drivers_copy = os.path.join(work, "drivers")
+        shutil.copytree(os.path.join(srcdir, "drivers"), drivers_copy)
+        directory = os.path.join(drivers_copy, driver)
+        if into_build_file:
+            target = os.path.join(directory, "meson.build")
+        else:
+            target = os.path.join(directory, sorted(
+                name for name in os.listdir(directory) if name.endswith(".c"))[0])
+        with open(target, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+        return driver_findings(srcdir, drivers_copy)
 
 
 def planted(srcdir, line):
@@ -101,6 +158,22 @@ def main():
         found = planted(SRCDIR, line)
         cases.append(("planted %s is reported" % description,
                       any(finding.startswith(CORE + "/sandbox-path.c:") and says in finding
+                          for finding in found), found))
+    drivers = driver_findings(SRCDIR, os.path.join(SRCDIR, "drivers"))
+    cases.append(("the drivers include no private core header they are not given",
+                  not drivers, drivers))
+    driver_plants = [
+        ("memory", "a core private header", False, '#include "sandbox-json-private.h"',
+         "private to the core"),
+        ("bubblewrap", "the memory driver's helper", False,
+         '#include "sandbox-context-thread-private.h"', "private to the core"),
+        ("memory", "-DSANDBOX_COMPILATION", True, "planted = ['-DSANDBOX_COMPILATION']",
+         "builds with -DSANDBOX_COMPILATION"),
+    ]
+    for driver, description, into_build_file, line, says in driver_plants:
+        found = planted_in_driver(SRCDIR, driver, into_build_file, line)
+        cases.append(("planted %s in drivers/%s is reported" % (description, driver),
+                      any(finding.startswith("drivers/%s/" % driver) and says in finding
                           for finding in found), found))
     failed = 0
     for number, (description, holds, details) in enumerate(cases, 1):
