@@ -12,9 +12,12 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libsoup/soup.h>
 
@@ -642,6 +645,32 @@ demo_setup (Demo *demo)
   return SANDBOXCTL_EXIT_OK;
 }
 
+/* The state directory holds workspaces the guest shaped: it is removed with
+ * the kit's `rm -rf`, which never follows a symbolic link and checks every
+ * step back up (sandbox_workspace_remove_tree_at()). */
+static gboolean
+remove_state_directory (const char  *path,
+                        GError     **error)
+{
+  g_autofree char *parent = g_path_get_dirname (path);
+  g_autofree char *name = g_path_get_basename (path);
+  gboolean removed;
+  int parent_fd;
+
+  parent_fd = open (parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (parent_fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not open directory %s: %s", parent, g_strerror (saved_errno));
+      return FALSE;
+    }
+  removed = sandbox_workspace_remove_tree_at (parent_fd, name, error);
+  close (parent_fd);
+  return removed;
+}
+
 static void
 demo_teardown (Demo     *demo,
                gboolean  keep)
@@ -653,7 +682,7 @@ demo_teardown (Demo     *demo,
     {
       g_autoptr(GError) error = NULL;
 
-      if (!sandboxctl_tree_remove (demo->state_dir, &error))
+      if (!remove_state_directory (demo->state_dir, &error))
         g_printerr ("sandboxctl demo: could not remove %s: %s\n", demo->state_dir, error->message);
     }
   else if (demo->state_dir != NULL)

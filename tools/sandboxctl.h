@@ -158,10 +158,6 @@ int            sandboxctl_session_finish          (SandboxctlContext        *ctx
                                                    int                       status);
 GBytes        *sandboxctl_read_stdin              (GError                  **error);
 
-/* sandboxctl-tree.c: fd-based walks that never follow links */
-gboolean sandboxctl_tree_remove                   (const char           *path,
-                                                   GError              **error);
-
 /* The subcommands */
 int sandboxctl_cmd_drivers (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_prewarm (SandboxctlContext *ctx, char ***argv);
