@@ -196,6 +196,41 @@ check_object (ScriptParser  *parser,
 }
 
 static gboolean
+check_array (ScriptParser  *parser,
+             JsonNode      *node,
+             const char    *where,
+             const char    *expected,
+             JsonArray    **array)
+{
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return parser_fail (parser, where, "%s", expected);
+
+  *array = json_node_get_array (node);
+  return TRUE;
+}
+
+/* Whether @node is a JSON value of @type (string, boolean or integer). */
+static gboolean
+holds_value (JsonNode *node,
+             GType     type)
+{
+  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == type;
+}
+
+/* The member @name of @object, or %NULL when absent; @member_where is set to
+ * its place in the document ("where.name") for messages. */
+static JsonNode *
+optional_member (JsonObject  *object,
+                 const char  *where,
+                 const char  *name,
+                 char       **member_where)
+{
+  g_free (*member_where);
+  *member_where = g_strdup_printf ("%s.%s", where, name);
+  return json_object_get_member (object, name);
+}
+
+static gboolean
 check_known_members (ScriptParser       *parser,
                      JsonObject         *object,
                      const char         *where,
@@ -222,7 +257,7 @@ read_string (ScriptParser  *parser,
              const char    *where,
              const char   **value)
 {
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  if (!holds_value (node, G_TYPE_STRING))
     return parser_fail (parser, where, "must be a string");
 
   *value = json_node_get_string (node);
@@ -235,7 +270,7 @@ read_boolean (ScriptParser *parser,
               const char   *where,
               gboolean     *value)
 {
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+  if (!holds_value (node, G_TYPE_BOOLEAN))
     return parser_fail (parser, where, "must be true or false");
 
   *value = json_node_get_boolean (node);
@@ -250,7 +285,7 @@ read_integer (ScriptParser *parser,
               gint64        maximum,
               gint64       *value)
 {
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64 ||
+  if (!holds_value (node, G_TYPE_INT64) ||
       json_node_get_int (node) < minimum || json_node_get_int (node) > maximum)
     return parser_fail (parser, where,
                         "must be an integer from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT,
@@ -368,6 +403,7 @@ parse_chunk (ScriptParser       *parser,
 {
   g_autoptr(GBytes) stdout_bytes = NULL;
   g_autoptr(GBytes) stderr_bytes = NULL;
+  g_autofree char *delay_where = NULL;
   JsonObject *object = NULL;
   JsonNode *delay;
 
@@ -384,13 +420,9 @@ parse_chunk (ScriptParser       *parser,
   chunk->stream = stdout_bytes != NULL ? SANDBOX_OUTPUT_STDOUT : SANDBOX_OUTPUT_STDERR;
   chunk->data = stdout_bytes != NULL ? g_steal_pointer (&stdout_bytes) : g_steal_pointer (&stderr_bytes);
 
-  delay = json_object_get_member (object, "delay-ms");
+  delay = optional_member (object, where, "delay-ms", &delay_where);
   if (delay != NULL)
-    {
-      g_autofree char *delay_where = g_strdup_printf ("%s.delay-ms", where);
-
-      return read_delay (parser, delay, delay_where, &chunk->delay_ms);
-    }
+    return read_delay (parser, delay, delay_where, &chunk->delay_ms);
 
   return TRUE;
 }
@@ -401,12 +433,11 @@ parse_chunks (ScriptParser      *parser,
               const char        *where,
               SandboxMemoryRule *rule)
 {
-  JsonArray *array;
+  JsonArray *array = NULL;
 
-  if (!JSON_NODE_HOLDS_ARRAY (node))
-    return parser_fail (parser, where, "must be an array");
+  if (!check_array (parser, node, where, "must be an array", &array))
+    return FALSE;
 
-  array = json_node_get_array (node);
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
       g_autofree char *chunk_where = g_strdup_printf ("%s[%u]", where, i);
@@ -529,50 +560,44 @@ parse_answer (ScriptParser      *parser,
               const char        *where,
               SandboxMemoryRule *rule)
 {
-  g_autofree char *exit_where = g_strdup_printf ("%s.exit", where);
-  g_autofree char *delay_where = g_strdup_printf ("%s.delay-ms", where);
-  g_autofree char *stdin_where = g_strdup_printf ("%s.stdout-from-stdin", where);
-  g_autofree char *file_where = g_strdup_printf ("%s.stdout-from-file-arg", where);
-  g_autofree char *writes_where = g_strdup_printf ("%s.writes", where);
-  g_autofree char *chunks_where = g_strdup_printf ("%s.chunks", where);
-  g_autofree char *fault_where = g_strdup_printf ("%s.fault", where);
+  g_autofree char *member_where = NULL;
   JsonNode *node;
 
   if (!read_stream_output (parser, object, where, "stdout", &rule->stdout_bytes) ||
       !read_stream_output (parser, object, where, "stderr", &rule->stderr_bytes))
     return FALSE;
 
-  if ((node = json_object_get_member (object, "exit")) != NULL)
+  if ((node = optional_member (object, where, "exit", &member_where)) != NULL)
     {
       gint64 exit_status = 0;
 
-      if (!read_integer (parser, node, exit_where, 0, SCRIPT_MAX_EXIT_STATUS, &exit_status))
+      if (!read_integer (parser, node, member_where, 0, SCRIPT_MAX_EXIT_STATUS, &exit_status))
         return FALSE;
       rule->exit_status = (int) exit_status;
     }
 
-  if ((node = json_object_get_member (object, "delay-ms")) != NULL &&
-      !read_delay (parser, node, delay_where, &rule->delay_ms))
+  if ((node = optional_member (object, where, "delay-ms", &member_where)) != NULL &&
+      !read_delay (parser, node, member_where, &rule->delay_ms))
     return FALSE;
 
-  if ((node = json_object_get_member (object, "stdout-from-stdin")) != NULL &&
-      !read_boolean (parser, node, stdin_where, &rule->stdout_from_stdin))
+  if ((node = optional_member (object, where, "stdout-from-stdin", &member_where)) != NULL &&
+      !read_boolean (parser, node, member_where, &rule->stdout_from_stdin))
     return FALSE;
 
-  if ((node = json_object_get_member (object, "stdout-from-file-arg")) != NULL &&
-      !read_boolean (parser, node, file_where, &rule->stdout_from_file_arg))
+  if ((node = optional_member (object, where, "stdout-from-file-arg", &member_where)) != NULL &&
+      !read_boolean (parser, node, member_where, &rule->stdout_from_file_arg))
     return FALSE;
 
-  if ((node = json_object_get_member (object, "writes")) != NULL &&
-      !parse_writes (parser, node, writes_where, rule))
+  if ((node = optional_member (object, where, "writes", &member_where)) != NULL &&
+      !parse_writes (parser, node, member_where, rule))
     return FALSE;
 
-  if ((node = json_object_get_member (object, "chunks")) != NULL &&
-      !parse_chunks (parser, node, chunks_where, rule))
+  if ((node = optional_member (object, where, "chunks", &member_where)) != NULL &&
+      !parse_chunks (parser, node, member_where, rule))
     return FALSE;
 
-  if ((node = json_object_get_member (object, "fault")) != NULL &&
-      !parse_fault (parser, node, fault_where, &rule->fault))
+  if ((node = optional_member (object, where, "fault", &member_where)) != NULL &&
+      !parse_fault (parser, node, member_where, &rule->fault))
     return FALSE;
 
   return check_fault_members (parser, object, where, rule->fault);
@@ -584,8 +609,8 @@ parse_match (ScriptParser      *parser,
              const char        *where,
              SandboxMemoryRule *rule)
 {
-  g_autofree char *executable_where = g_strdup_printf ("%s.executable", where);
-  g_autofree char *args_where = g_strdup_printf ("%s.args", where);
+  g_autofree char *executable_where = NULL;
+  g_autofree char *args_where = NULL;
   JsonObject *object = NULL;
   JsonNode *executable;
   JsonNode *args;
@@ -595,7 +620,7 @@ parse_match (ScriptParser      *parser,
       !check_known_members (parser, object, where, match_members))
     return FALSE;
 
-  executable = json_object_get_member (object, "executable");
+  executable = optional_member (object, where, "executable", &executable_where);
   if (executable == NULL)
     return parser_fail (parser, executable_where, "is required");
   if (!read_string (parser, executable, executable_where, &text))
@@ -604,16 +629,15 @@ parse_match (ScriptParser      *parser,
     return parser_fail (parser, executable_where, "must not be empty");
   rule->executable = g_strdup (text);
 
-  args = json_object_get_member (object, "args");
+  args = optional_member (object, where, "args", &args_where);
   if (args != NULL)
     {
       g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-      JsonArray *array;
+      JsonArray *array = NULL;
 
-      if (!JSON_NODE_HOLDS_ARRAY (args))
-        return parser_fail (parser, args_where, "must be an array of strings");
+      if (!check_array (parser, args, args_where, "must be an array of strings", &array))
+        return FALSE;
 
-      array = json_node_get_array (args);
       for (guint i = 0; i < json_array_get_length (array); i++)
         {
           g_autofree char *arg_where = g_strdup_printf ("%s[%u]", args_where, i);
@@ -716,12 +740,11 @@ sandbox_memory_script_parse (SandboxMemoryScript  *self,
   commands = json_object_get_member (document, "commands");
   if (commands != NULL)
     {
-      JsonArray *array;
+      JsonArray *array = NULL;
 
-      if (!JSON_NODE_HOLDS_ARRAY (commands))
-        return parser_fail (&parser, "commands", "must be an array");
+      if (!check_array (&parser, commands, "commands", "must be an array", &array))
+        return FALSE;
 
-      array = json_node_get_array (commands);
       for (guint i = 0; i < json_array_get_length (array); i++)
         {
           g_autofree char *where = g_strdup_printf ("commands[%u]", i);
