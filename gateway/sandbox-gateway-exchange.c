@@ -23,6 +23,7 @@
 #include "sandbox-gateway-answer-private.h"
 #include "sandbox-gateway-exchange-private.h"
 #include "sandbox-gateway-request-private.h"
+#include "sandbox-gateway-streamed-answer-private.h"
 
 /* The reference broker's limit on concurrent upstream requests. */
 #define MAX_IN_FLIGHT 16
@@ -52,6 +53,8 @@ struct _SandboxGatewayExchange
   gboolean response_too_large;
   gboolean redirected;
   char error_buffer[CURL_ERROR_SIZE];
+
+  SandboxGatewayStreamedAnswer *stream;  /* the rule streams its answers */
 };
 
 /* Audit */
@@ -116,6 +119,7 @@ exchange_free (SandboxGatewayExchange *exchange)
       sandbox_upstream_return_easy (exchange->exchanges->upstream, exchange->easy);
     }
 
+  g_clear_pointer (&exchange->stream, sandbox_gateway_streamed_answer_free);
   g_clear_pointer (&exchange->upstream_headers, curl_slist_free_all);
   g_clear_pointer (&exchange->chunked_body, g_byte_array_unref);
   g_clear_pointer (&exchange->request_body, g_bytes_unref);
@@ -272,13 +276,92 @@ answer_failure (SandboxGatewayExchange *exchange,
   g_clear_error (&failure->cause);
 }
 
+static gboolean
+is_streaming (SandboxGatewayExchange *exchange)
+{
+  return exchange->stream != NULL && sandbox_gateway_streamed_answer_has_begun (exchange->stream);
+}
+
+/* Stops a streamed answer short, its head already sent: audited as failed
+ * with what was relayed, and reported unless the guest went away. Takes the
+ * failure's cause. */
+static void
+cut_stream (SandboxGatewayExchange *exchange,
+            SandboxGatewayFailure  *failure)
+{
+  guint status = sandbox_gateway_streamed_answer_get_status (exchange->stream);
+
+  end_forwarding (exchange, TRUE);
+  exchange->state = SANDBOX_GATEWAY_EXCHANGE_ANSWERED;
+  audit_exchange (exchange, &(SandboxGatewayAuditRecord) {
+    .decision = SANDBOX_GATEWAY_DECISION_FAILED,
+    .reason = failure->reason,
+    .status = status,
+    .upstream_status = status,
+    .bytes_sent = bytes_sent_of (exchange),
+    .bytes_received = sandbox_gateway_streamed_answer_get_bytes (exchange->stream),
+  });
+  if (failure->cause != NULL)
+    report_upstream_error (exchange->exchanges, failure->cause);
+  g_clear_error (&failure->cause);
+  start_answer_deadline (exchange);
+  sandbox_gateway_streamed_answer_cut (exchange->stream);
+}
+
+/* Why a stream that had begun stopped short, from its own limits first. */
+static SandboxGatewayFailure
+stream_failure (SandboxGatewayExchange *exchange,
+                CURLcode                result)
+{
+  SandboxGatewayStreamedAnswer *stream = exchange->stream;
+  const char *origin = exchange->rule->origin;
+  SandboxGatewayFailure failure;
+
+  switch (sandbox_gateway_streamed_answer_get_stop (stream))
+    {
+    case SANDBOX_GATEWAY_STREAM_TOO_LARGE:
+      return (SandboxGatewayFailure) {
+        "response-too-large", sandbox_error_code_name (SANDBOX_ERROR_LIMIT),
+        g_error_new (SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
+                     "Sandbox response limit exceeded (%s sent more than %" G_GUINT64_FORMAT " bytes)",
+                     origin, sandbox_gateway_streamed_answer_get_limit (stream)),
+      };
+    case SANDBOX_GATEWAY_STREAM_IDLE:
+      return (SandboxGatewayFailure) {
+        "idle-timeout", sandbox_error_code_name (SANDBOX_ERROR_LIMIT),
+        g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                     "Sandbox upstream stream from %s stalled: no bytes within its idle timeout",
+                     origin),
+      };
+    case SANDBOX_GATEWAY_STREAM_DEADLINE:
+      return (SandboxGatewayFailure) {
+        "timeout", sandbox_error_code_name (SANDBOX_ERROR_LIMIT),
+        g_error_new_literal (G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "Sandbox request deadline exceeded"),
+      };
+    case SANDBOX_GATEWAY_STREAM_RUNNING:
+    default:
+      sandbox_gateway_request_failure (result, origin, exchange->error_buffer, FALSE, FALSE, &failure);
+      return failure;
+    }
+}
+
 /* Ends an exchange whose guest went away: nobody will read an answer, so
  * none is reported; the connection is shut, so that libsoup's write of the
  * answer fails at once and it lets go of the message. */
 static void
 abandon_exchange (SandboxGatewayExchange *exchange)
 {
-  gboolean paused = end_forwarding (exchange, TRUE);
+  gboolean paused;
+
+  if (is_streaming (exchange))
+    {
+      SandboxGatewayFailure failure = { "client-closed", NULL, NULL };
+
+      cut_stream (exchange, &failure);
+      return;
+    }
+
+  paused = end_forwarding (exchange, TRUE);
 
   audit_exchange (exchange, &(SandboxGatewayAuditRecord) {
     .decision = SANDBOX_GATEWAY_DECISION_FAILED,
@@ -296,7 +379,15 @@ static void
 fail_exchange (SandboxGatewayExchange *exchange,
                SandboxGatewayFailure  *failure)
 {
-  gboolean paused = end_forwarding (exchange, TRUE);
+  gboolean paused;
+
+  if (is_streaming (exchange))
+    {
+      cut_stream (exchange, failure);
+      return;
+    }
+
+  paused = end_forwarding (exchange, TRUE);
 
   answer_failure (exchange, failure);
   if (paused)
@@ -321,22 +412,29 @@ fail_with_unexpected_status (SandboxGatewayExchange *exchange,
  * The type goes as the upstream named it, as the reference relays it: none
  * when it named none (or an empty one), and none when it holds a control
  * byte. */
-static void
-relay_response (SandboxGatewayExchange *exchange,
-                long                    status)
+static const char *
+upstream_content_type (SandboxGatewayExchange *exchange)
 {
   const char *content_type = NULL;
-  guint64 received = exchange->response_body->len;
-  gsize length = 0;
-  gpointer body;
 
   curl_easy_getinfo (exchange->easy, CURLINFO_CONTENT_TYPE, &content_type);
   if (content_type != NULL &&
       (*content_type == '\0' || !sandbox_gateway_http_value_is_clean (content_type)))
-    content_type = NULL;
+    return NULL;
+
+  return content_type;
+}
+
+static void
+relay_response (SandboxGatewayExchange *exchange,
+                long                    status)
+{
+  guint64 received = exchange->response_body->len;
+  gsize length = 0;
+  gpointer body;
 
   body = g_byte_array_steal (exchange->response_body, &length);
-  sandbox_gateway_answer_relay (exchange->msg, (guint) status, content_type, body, length);
+  sandbox_gateway_answer_relay (exchange->msg, (guint) status, upstream_content_type (exchange), body, length);
   start_answer_deadline (exchange);
 
   /* libsoup writes the head and the body in two writes, which wake the
@@ -355,6 +453,55 @@ relay_response (SandboxGatewayExchange *exchange,
   });
 }
 
+/* The upstream's streamed answer ended, whole or not. */
+static void
+finish_stream (SandboxGatewayExchange *exchange,
+               CURLcode                result)
+{
+  guint status = sandbox_gateway_streamed_answer_get_status (exchange->stream);
+  SandboxGatewayFailure failure;
+
+  if (result != CURLE_OK)
+    {
+      failure = stream_failure (exchange, result);
+      cut_stream (exchange, &failure);
+      return;
+    }
+
+  exchange->state = SANDBOX_GATEWAY_EXCHANGE_ANSWERED;
+  start_answer_deadline (exchange);
+  audit_exchange (exchange, &(SandboxGatewayAuditRecord) {
+    .decision = SANDBOX_GATEWAY_DECISION_ALLOWED,
+    .reason = "forwarded",
+    .status = status,
+    .upstream_status = status,
+    .bytes_sent = bytes_sent_of (exchange),
+    .bytes_received = sandbox_gateway_streamed_answer_get_bytes (exchange->stream),
+  });
+  sandbox_gateway_streamed_answer_finish (exchange->stream);
+}
+
+/* For a streaming rule, the head of a final answer with a body starts the
+ * stream, once its last line is in; anything else is answered as always
+ * when the transfer ends. */
+static void
+maybe_begin_stream (SandboxGatewayExchange *exchange,
+                    const char             *line,
+                    size_t                  length,
+                    long                    status)
+{
+  gboolean head_ends = (length == 2 && line[0] == '\r' && line[1] == '\n') ||
+                       (length == 1 && line[0] == '\n');
+
+  if (exchange->stream == NULL || sandbox_gateway_streamed_answer_has_begun (exchange->stream) ||
+      !head_ends || status < 200 || status > 599 ||
+      status == SOUP_STATUS_NO_CONTENT || status == SOUP_STATUS_NOT_MODIFIED)
+    return;
+
+  sandbox_gateway_streamed_answer_begin (exchange->stream, (guint) status,
+                                         upstream_content_type (exchange));
+}
+
 static void
 on_upstream_done (CURL     *easy,
                   CURLcode  result,
@@ -367,6 +514,11 @@ on_upstream_done (CURL     *easy,
   end_forwarding (exchange, FALSE);
 
   curl_easy_getinfo (easy, CURLINFO_RESPONSE_CODE, &status);
+  if (is_streaming (exchange))
+    {
+      finish_stream (exchange, result);
+      return;
+    }
   if (result == CURLE_OK && status >= 300 && status < 400)
     exchange->redirected = TRUE;
 
@@ -408,6 +560,7 @@ on_upstream_header (char   *data,
       return 0;
     }
 
+  maybe_begin_stream (exchange, data, size * count, status);
   return size * count;
 }
 
@@ -419,6 +572,9 @@ on_upstream_data (char   *data,
 {
   SandboxGatewayExchange *exchange = user_data;
   gsize length = size * count;
+
+  if (is_streaming (exchange))
+    return sandbox_gateway_streamed_answer_push (exchange->stream, data, length);
 
   /* Stop reading at the limit: memory stays bounded whatever the upstream
    * sends. */
@@ -457,6 +613,15 @@ take_request_body (SandboxGatewayExchange *exchange)
   return soup_message_body_flatten (soup_server_message_get_request_body (exchange->msg));
 }
 
+/* A HEAD answer has no body to stream, and a guest we cannot cut off
+ * mid-answer gets whole answers only. */
+static gboolean
+wants_stream (SandboxGatewayExchange *exchange)
+{
+  return exchange->rule->stream.enabled && exchange->connection != NULL &&
+         strcmp (soup_server_message_get_method (exchange->msg), "HEAD") != 0;
+}
+
 static void
 forward (SandboxGatewayExchange *exchange)
 {
@@ -470,7 +635,19 @@ forward (SandboxGatewayExchange *exchange)
   if (exchanges->upstream == NULL)
     exchanges->upstream = sandbox_upstream_new (g_main_context_get_thread_default ());
   exchange->easy = sandbox_upstream_take_easy (exchanges->upstream);
-  configure_easy (exchange, (gint64) exchanges->request_timeout_ms - elapsed_ms);
+  if (wants_stream (exchange))
+    {
+      exchange->stream = sandbox_gateway_streamed_answer_new (exchange->msg, exchange->connection, exchange->easy,
+                                                              &exchange->rule->stream,
+                                                              exchanges->request_timeout_ms,
+                                                              exchange->started_us);
+      configure_easy (exchange, sandbox_gateway_streamed_answer_get_remaining_ms (exchange->stream));
+      sandbox_gateway_streamed_answer_arm (exchange->stream);
+    }
+  else
+    {
+      configure_easy (exchange, (gint64) exchanges->request_timeout_ms - elapsed_ms);
+    }
 
   soup_server_message_pause (exchange->msg);
   exchange->state = SANDBOX_GATEWAY_EXCHANGE_FORWARDING;
@@ -559,11 +736,24 @@ sandbox_gateway_exchanges_abort_all (SandboxGatewayExchanges *self)
 void
 sandbox_gateway_exchange_time_out (SandboxGatewayExchange *self)
 {
-  SandboxGatewayFailure failure = {
+  SandboxGatewayFailure failure;
+
+  if (self->stream != NULL)
+    {
+      if (sandbox_gateway_streamed_answer_check_deadline (self->stream) == SANDBOX_GATEWAY_STREAM_RUNNING)
+        return;
+      if (is_streaming (self))
+        {
+          failure = stream_failure (self, CURLE_OPERATION_TIMEDOUT);
+          cut_stream (self, &failure);
+          return;
+        }
+    }
+
+  failure = (SandboxGatewayFailure) {
     "timeout", sandbox_error_code_name (SANDBOX_ERROR_LIMIT),
     g_error_new_literal (G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "Sandbox request deadline exceeded"),
   };
-
   fail_exchange (self, &failure);
 }
 

@@ -24,9 +24,33 @@ G_BEGIN_DECLS
  * @port: the port number, explicit or the scheme's default
  * @header_names: (array zero-terminated=1): injected header names, in insertion order
  * @header_values: (array zero-terminated=1): their values, same order
+ * @stream: whether (and within which limits) the upstream's answer is relayed
+ *   as it arrives
  *
  * One validated allow-list rule. Immutable, owned by its policy.
  */
+
+/*
+ * SandboxNetworkStream:
+ * @enabled: whether the rule opted into streaming
+ * @max_bytes: the most bytes of body relayed, 0 for the gateway's own limit
+ * @idle_timeout_ms: the longest wait for the next bytes, 0 for the gateway's
+ *   request timeout
+ * @timeout_ms: the whole exchange's deadline, 0 for the gateway's request
+ *   timeout
+ */
+typedef struct
+{
+  gboolean enabled;
+  guint64 max_bytes;
+  guint idle_timeout_ms;
+  guint timeout_ms;
+} SandboxNetworkStream;
+
+/* The largest limits a rule may set: beyond them a value is a mistake. */
+#define SANDBOX_NETWORK_STREAM_MAX_BYTES (G_GUINT64_CONSTANT (1) << 40)
+#define SANDBOX_NETWORK_STREAM_MAX_TIMEOUT_MS (24u * 60 * 60 * 1000)
+
 typedef struct
 {
   char *origin;
@@ -36,6 +60,7 @@ typedef struct
   guint16 port;
   char **header_names;
   char **header_values;
+  SandboxNetworkStream stream;
 } SandboxNetworkRule;
 
 /* The rule whose host equals @host (compared case-insensitively, as hosts are), or NULL. */
@@ -54,6 +79,11 @@ SandboxNetworkRule       *sandbox_network_rule_new_from_origin (const char      
 gboolean                  sandbox_network_rule_add_header      (SandboxNetworkRule        *rule,
                                                                 const char                *name,
                                                                 const char                *value,
+                                                                GError                   **error);
+gboolean                  sandbox_network_rule_set_stream      (SandboxNetworkRule        *rule,
+                                                                guint64                    max_bytes,
+                                                                guint                      idle_timeout_ms,
+                                                                guint                      timeout_ms,
                                                                 GError                   **error);
 SandboxNetworkRule       *sandbox_network_rule_copy            (const SandboxNetworkRule  *rule);
 /* In @rules, the rule whose host equals @host case-insensitively, or NULL. */

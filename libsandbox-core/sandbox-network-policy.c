@@ -191,18 +191,83 @@ prefix_error (GError     **error,
   return FALSE;
 }
 
+/* A positive JSON integer no larger than @max, or FALSE with @error set. */
+static gboolean
+positive_integer_from_json (JsonObject  *object,
+                            const char  *member,
+                            guint64      max,
+                            const char  *where,
+                            guint64     *value,
+                            GError     **error)
+{
+  JsonNode *node = json_object_get_member (object, member);
+  gint64 number;
+
+  *value = 0;
+  if (node == NULL)
+    return TRUE;
+
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
+    {
+      number = json_node_get_int (node);
+      if (number > 0 && (guint64) number <= max)
+        {
+          *value = (guint64) number;
+          return TRUE;
+        }
+    }
+
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+               "%s.%s: Invalid input: expected an integer from 1 to %" G_GUINT64_FORMAT,
+               where, member, max);
+  return FALSE;
+}
+
+/* `"stream": true` or `"stream": {"maxBytes": …, "idleTimeoutMs": …,
+ * "timeoutMs": …}`, each limit optional. */
+static gboolean
+stream_from_json (SandboxNetworkRule  *rule,
+                  JsonNode            *node,
+                  const char          *where,
+                  GError             **error)
+{
+  static const char * const known[] = { "maxBytes", "idleTimeoutMs", "timeoutMs", NULL };
+  guint64 max_bytes, idle_timeout_ms, timeout_ms;
+  JsonObject *object;
+
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+    return !json_node_get_boolean (node) || sandbox_network_rule_set_stream (rule, 0, 0, 0, error);
+
+  if (!expect_type (node, JSON_NODE_OBJECT, "boolean or object", where, error))
+    return FALSE;
+  object = json_node_get_object (node);
+  if (!reject_unknown_members (object, known, where, error) ||
+      !positive_integer_from_json (object, "maxBytes", SANDBOX_NETWORK_STREAM_MAX_BYTES,
+                                   where, &max_bytes, error) ||
+      !positive_integer_from_json (object, "idleTimeoutMs", SANDBOX_NETWORK_STREAM_MAX_TIMEOUT_MS,
+                                   where, &idle_timeout_ms, error) ||
+      !positive_integer_from_json (object, "timeoutMs", SANDBOX_NETWORK_STREAM_MAX_TIMEOUT_MS,
+                                   where, &timeout_ms, error))
+    return FALSE;
+
+  return sandbox_network_rule_set_stream (rule, max_bytes, (guint) idle_timeout_ms,
+                                          (guint) timeout_ms, error);
+}
+
 static SandboxNetworkRule *
 rule_new_from_json (JsonNode    *node,
                     const char  *where,
                     GError     **error)
 {
-  static const char * const known[] = { "origin", "headers", NULL };
+  static const char * const known[] = { "origin", "headers", "stream", NULL };
   g_autoptr(SandboxNetworkRule) rule = NULL;
   g_autofree char *origin_where = g_strdup_printf ("%s.origin", where);
   g_autofree char *headers_where = g_strdup_printf ("%s.headers", where);
+  g_autofree char *stream_where = g_strdup_printf ("%s.stream", where);
   JsonObject *object;
   JsonNode *origin;
   JsonNode *headers;
+  JsonNode *stream;
   g_autoptr(GList) names = NULL;
 
   if (!expect_type (node, JSON_NODE_OBJECT, "object", where, error))
@@ -222,6 +287,10 @@ rule_new_from_json (JsonNode    *node,
   rule = sandbox_network_rule_new_from_origin (json_node_get_string (origin), error);
   if (rule == NULL)
     return prefix_error (error, origin_where), NULL;
+
+  stream = json_object_get_member (object, "stream");
+  if (stream != NULL && !stream_from_json (rule, stream, stream_where, error))
+    return NULL;
 
   headers = json_object_get_member (object, "headers");
   if (headers == NULL)
@@ -287,7 +356,16 @@ allow_list_new_from_json (JsonObject  *object,
  *
  * Parses a policy in the reference's JSON form: the string `"deny-all"` or
  * `"allow-all"`, or `{"allow": [{"origin": "https://host[:port][/]",
- * "headers": {"name": "value", …}}, …]}`. Parsing is strict: unknown members,
+ * "headers": {"name": "value", …}}, …]}`.
+ *
+ * A rule may also carry `"stream": true`, or `"stream": {"maxBytes": N,
+ * "idleTimeoutMs": N, "timeoutMs": N}` with any of the three limits: the
+ * upstream's answer is then relayed to the guest as it arrives rather than
+ * once it is complete (see
+ * [method@Sandbox.NetworkPolicyBuilder.set_stream]); this member is ours,
+ * not the reference's.
+ *
+ * Parsing is strict: unknown members,
  * wrong types, origins that are not bare http(s) origins, reserved or
  * malformed header names, header values with CR or LF, and two origins with
  * the same host are all rejected. `{"allow": []}` is valid: a gateway that
@@ -402,6 +480,72 @@ sandbox_network_policy_get_rule_header_names (SandboxNetworkPolicy *self,
   return rule != NULL ? g_strdupv (rule->header_names) : NULL;
 }
 
+static void
+add_stream_to_json (JsonBuilder                *builder,
+                    const SandboxNetworkStream *stream)
+{
+  json_builder_set_member_name (builder, "stream");
+  if (stream->max_bytes == 0 && stream->idle_timeout_ms == 0 && stream->timeout_ms == 0)
+    {
+      json_builder_add_boolean_value (builder, TRUE);
+      return;
+    }
+
+  json_builder_begin_object (builder);
+  if (stream->max_bytes != 0)
+    {
+      json_builder_set_member_name (builder, "maxBytes");
+      json_builder_add_int_value (builder, (gint64) stream->max_bytes);
+    }
+  if (stream->idle_timeout_ms != 0)
+    {
+      json_builder_set_member_name (builder, "idleTimeoutMs");
+      json_builder_add_int_value (builder, stream->idle_timeout_ms);
+    }
+  if (stream->timeout_ms != 0)
+    {
+      json_builder_set_member_name (builder, "timeoutMs");
+      json_builder_add_int_value (builder, stream->timeout_ms);
+    }
+  json_builder_end_object (builder);
+}
+
+/**
+ * sandbox_network_policy_get_rule_stream:
+ * @self: a [class@Sandbox.NetworkPolicy]
+ * @index: a rule index, less than [method@Sandbox.NetworkPolicy.get_n_rules]
+ * @max_bytes: (out) (optional): the rule's byte limit, 0 for the gateway's
+ * @idle_timeout_ms: (out) (optional): the rule's idle timeout, 0 for the
+ *   gateway's request timeout
+ * @timeout_ms: (out) (optional): the rule's deadline, 0 for the gateway's
+ *   request timeout
+ *
+ * Tells whether rule @index streams its answers, and within which limits
+ * (see [method@Sandbox.NetworkPolicyBuilder.set_stream]).
+ *
+ * Returns: whether the rule streams; the limits are 0 when it does not
+ */
+gboolean
+sandbox_network_policy_get_rule_stream (SandboxNetworkPolicy *self,
+                                        guint                 index,
+                                        guint64              *max_bytes,
+                                        guint                *idle_timeout_ms,
+                                        guint                *timeout_ms)
+{
+  const SandboxNetworkRule *rule = sandbox_network_policy_get_rule (self, index);
+  SandboxNetworkStream stream = { 0, };
+
+  if (rule != NULL)
+    stream = rule->stream;
+  if (max_bytes != NULL)
+    *max_bytes = stream.max_bytes;
+  if (idle_timeout_ms != NULL)
+    *idle_timeout_ms = stream.idle_timeout_ms;
+  if (timeout_ms != NULL)
+    *timeout_ms = stream.timeout_ms;
+  return stream.enabled;
+}
+
 /**
  * sandbox_network_policy_to_redacted_json:
  * @self: a [class@Sandbox.NetworkPolicy]
@@ -451,6 +595,8 @@ sandbox_network_policy_to_redacted_json (SandboxNetworkPolicy *self)
               json_builder_add_string_value (builder, REDACTED);
             }
           json_builder_end_object (builder);
+          if (rule->stream.enabled)
+            add_stream_to_json (builder, &rule->stream);
           json_builder_end_object (builder);
         }
       json_builder_end_array (builder);
@@ -570,6 +716,31 @@ sandbox_network_policy_builder_add_origin (SandboxNetworkPolicyBuilder  *self,
   return sandbox_network_rules_add_once (self->rules, rule, error);
 }
 
+/* The rule of @origin, which must have been added. */
+static SandboxNetworkRule *
+builder_find_rule (SandboxNetworkPolicyBuilder  *self,
+                   const char                   *origin,
+                   GError                      **error)
+{
+  g_autoptr(SandboxNetworkRule) parsed = sandbox_network_rule_new_from_origin (origin, error);
+
+  if (parsed == NULL)
+    return NULL;
+
+  for (guint i = 0; i < self->rules->len; i++)
+    {
+      SandboxNetworkRule *candidate = g_ptr_array_index (self->rules, i);
+
+      if (g_str_equal (candidate->origin, parsed->origin))
+        return candidate;
+    }
+
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+               "Invalid input: origin %s has not been added to the policy",
+               parsed->origin);
+  return NULL;
+}
+
 /**
  * sandbox_network_policy_builder_add_header:
  * @self: a [class@Sandbox.NetworkPolicyBuilder]
@@ -592,8 +763,7 @@ sandbox_network_policy_builder_add_header (SandboxNetworkPolicyBuilder  *self,
                                            const char                   *value,
                                            GError                      **error)
 {
-  g_autoptr(SandboxNetworkRule) parsed = NULL;
-  SandboxNetworkRule *rule = NULL;
+  SandboxNetworkRule *rule;
 
   g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY_BUILDER (self), FALSE);
   g_return_val_if_fail (origin != NULL, FALSE);
@@ -601,27 +771,56 @@ sandbox_network_policy_builder_add_header (SandboxNetworkPolicyBuilder  *self,
   g_return_val_if_fail (value != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  parsed = sandbox_network_rule_new_from_origin (origin, error);
-  if (parsed == NULL)
-    return FALSE;
+  rule = builder_find_rule (self, origin, error);
+  return rule != NULL && sandbox_network_rule_add_header (rule, name, value, error);
+}
 
-  for (guint i = 0; i < self->rules->len && rule == NULL; i++)
-    {
-      SandboxNetworkRule *candidate = g_ptr_array_index (self->rules, i);
+/**
+ * sandbox_network_policy_builder_set_stream:
+ * @self: a [class@Sandbox.NetworkPolicyBuilder]
+ * @origin: an origin already added with
+ *   [method@Sandbox.NetworkPolicyBuilder.add_origin]
+ * @max_bytes: the most bytes of an answer's body relayed, or 0 for the
+ *   gateway's limit on a whole answer (1 MiB, as the reference's)
+ * @idle_timeout_ms: the longest wait for the upstream's next bytes, or 0 for
+ *   the gateway's request timeout
+ * @timeout_ms: the deadline of a whole exchange, or 0 for the gateway's
+ *   request timeout (30 s by default, as the reference's)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes the gateway relay the answers of @origin as they arrive — an LLM
+ * API's server-sent events, a long download — instead of buffering each
+ * whole answer: the guest gets the status and the first bytes as soon as
+ * the upstream sends them, in a chunked body.
+ *
+ * The limits apply as the answer goes: past @max_bytes, after
+ * @idle_timeout_ms without new bytes, or at @timeout_ms, the transfer stops
+ * and the guest's connection is closed before the body's end, so the guest
+ * sees a truncated answer, never one that looks whole; the audit event says
+ * why. A failure before the upstream's status arrives is answered as for
+ * any rule. Answers without a body (`HEAD`, 204, 304) are relayed as
+ * always.
+ *
+ * Returns: %TRUE on success; %FALSE with %SANDBOX_ERROR_INVALID if @origin
+ *   was not added, @max_bytes is over 1 TiB or a timeout over 24 hours
+ */
+gboolean
+sandbox_network_policy_builder_set_stream (SandboxNetworkPolicyBuilder  *self,
+                                           const char                   *origin,
+                                           guint64                       max_bytes,
+                                           guint                         idle_timeout_ms,
+                                           guint                         timeout_ms,
+                                           GError                      **error)
+{
+  SandboxNetworkRule *rule;
 
-      if (g_str_equal (candidate->origin, parsed->origin))
-        rule = candidate;
-    }
+  g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY_BUILDER (self), FALSE);
+  g_return_val_if_fail (origin != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (rule == NULL)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "Invalid input: origin %s has not been added to the policy",
-                   parsed->origin);
-      return FALSE;
-    }
-
-  return sandbox_network_rule_add_header (rule, name, value, error);
+  rule = builder_find_rule (self, origin, error);
+  return rule != NULL &&
+         sandbox_network_rule_set_stream (rule, max_bytes, idle_timeout_ms, timeout_ms, error);
 }
 
 

@@ -54,6 +54,12 @@ SANDBOX_AVAILABLE_IN_ALL
 char                    **sandbox_network_policy_get_rule_header_names (SandboxNetworkPolicy *self,
                                                                         guint                 index);
 SANDBOX_AVAILABLE_IN_ALL
+gboolean                  sandbox_network_policy_get_rule_stream (SandboxNetworkPolicy  *self,
+                                                                  guint                  index,
+                                                                  guint64               *max_bytes,
+                                                                  guint                 *idle_timeout_ms,
+                                                                  guint                 *timeout_ms);
+SANDBOX_AVAILABLE_IN_ALL
 char                     *sandbox_network_policy_to_redacted_json (SandboxNetworkPolicy *self);
 
 #define SANDBOX_TYPE_NETWORK_POLICY_BUILDER (sandbox_network_policy_builder_get_type ())
@@ -72,6 +78,13 @@ gboolean                     sandbox_network_policy_builder_add_header (SandboxN
                                                                         const char                   *origin,
                                                                         const char                   *name,
                                                                         const char                   *value,
+                                                                        GError                      **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean                     sandbox_network_policy_builder_set_stream (SandboxNetworkPolicyBuilder  *self,
+                                                                        const char                   *origin,
+                                                                        guint64                       max_bytes,
+                                                                        guint                         idle_timeout_ms,
+                                                                        guint                         timeout_ms,
                                                                         GError                      **error);
 SANDBOX_AVAILABLE_IN_ALL
 SandboxNetworkPolicy        *sandbox_network_policy_builder_build      (SandboxNetworkPolicyBuilder  *self,

@@ -332,6 +332,34 @@ sandbox_network_rules_add_once (GPtrArray           *rules,
   return TRUE;
 }
 
+/* Opts @rule into streaming; a zero limit stands for the gateway's own. */
+gboolean
+sandbox_network_rule_set_stream (SandboxNetworkRule  *rule,
+                                 guint64              max_bytes,
+                                 guint                idle_timeout_ms,
+                                 guint                timeout_ms,
+                                 GError             **error)
+{
+  if (max_bytes > SANDBOX_NETWORK_STREAM_MAX_BYTES)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "Invalid input: a stream's byte limit must be at most %" G_GUINT64_FORMAT,
+                   SANDBOX_NETWORK_STREAM_MAX_BYTES);
+      return FALSE;
+    }
+  if (idle_timeout_ms > SANDBOX_NETWORK_STREAM_MAX_TIMEOUT_MS ||
+      timeout_ms > SANDBOX_NETWORK_STREAM_MAX_TIMEOUT_MS)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "Invalid input: a stream's timeouts must be at most %u ms",
+                   SANDBOX_NETWORK_STREAM_MAX_TIMEOUT_MS);
+      return FALSE;
+    }
+
+  rule->stream = (SandboxNetworkStream) { TRUE, max_bytes, idle_timeout_ms, timeout_ms };
+  return TRUE;
+}
+
 SandboxNetworkRule *
 sandbox_network_rule_copy (const SandboxNetworkRule *rule)
 {
@@ -344,5 +372,6 @@ sandbox_network_rule_copy (const SandboxNetworkRule *rule)
   copy->port = rule->port;
   copy->header_names = g_strdupv (rule->header_names);
   copy->header_values = g_strdupv (rule->header_values);
+  copy->stream = rule->stream;
   return copy;
 }

@@ -335,6 +335,98 @@ test_from_json_refuses_bad_shapes (void)
   assert_json_refused ("\"deny-all\" // comment", "Invalid JSON");
 }
 
+/* A rule's streaming opt-in: the short and the long form, and back. */
+static void
+test_stream_from_json (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (
+    "{\"allow\": [{\"origin\": \"https://a.test\", \"stream\": true},"
+    " {\"origin\": \"https://b.test\", \"stream\": {\"maxBytes\": 5000000, \"timeoutMs\": 60000}},"
+    " {\"origin\": \"https://c.test\", \"stream\": false},"
+    " {\"origin\": \"https://d.test\", \"stream\": {\"idleTimeoutMs\": 86400000}}]}", &error);
+  g_autoptr(SandboxNetworkPolicy) again = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *json_again = NULL;
+  guint64 max_bytes;
+  guint idle_ms, timeout_ms;
+
+  g_assert_no_error (error);
+  g_assert_true (sandbox_network_policy_get_rule_stream (policy, 0, &max_bytes, &idle_ms, &timeout_ms));
+  g_assert_cmpuint (max_bytes, ==, 0);
+  g_assert_cmpuint (idle_ms, ==, 0);
+  g_assert_cmpuint (timeout_ms, ==, 0);
+  g_assert_true (sandbox_network_policy_get_rule_stream (policy, 1, &max_bytes, &idle_ms, &timeout_ms));
+  g_assert_cmpuint (max_bytes, ==, 5000000);
+  g_assert_cmpuint (idle_ms, ==, 0);
+  g_assert_cmpuint (timeout_ms, ==, 60000);
+  g_assert_false (sandbox_network_policy_get_rule_stream (policy, 2, NULL, NULL, NULL));
+  g_assert_true (sandbox_network_policy_get_rule_stream (policy, 3, NULL, &idle_ms, NULL));
+  g_assert_cmpuint (idle_ms, ==, 86400000);
+
+  json = sandbox_network_policy_to_redacted_json (policy);
+  g_assert_cmpstr (json, ==,
+                   "{\"allow\":[{\"origin\":\"https://a.test\",\"headers\":{},\"stream\":true},"
+                   "{\"origin\":\"https://b.test\",\"headers\":{},\"stream\":{\"maxBytes\":5000000,\"timeoutMs\":60000}},"
+                   "{\"origin\":\"https://c.test\",\"headers\":{}},"
+                   "{\"origin\":\"https://d.test\",\"headers\":{},\"stream\":{\"idleTimeoutMs\":86400000}}]}");
+  again = sandbox_network_policy_new_from_json (json, &error);
+  g_assert_no_error (error);
+  json_again = sandbox_network_policy_to_redacted_json (again);
+  g_assert_cmpstr (json_again, ==, json);
+}
+
+static void
+test_stream_refuses_bad_limits (void)
+{
+#define RULE(stream) "{\"allow\": [{\"origin\": \"https://a.test\", \"stream\": " stream "}]}"
+  assert_json_refused (RULE ("1"), "allow[0].stream: Invalid input: expected boolean or object, received number");
+  assert_json_refused (RULE ("\"yes\""), "expected boolean or object, received string");
+  assert_json_refused (RULE ("null"), "expected boolean or object, received null");
+  assert_json_refused (RULE ("[]"), "expected boolean or object, received array");
+  assert_json_refused (RULE ("{\"maxbytes\": 1}"), "allow[0].stream: Unrecognized key: \"maxbytes\"");
+  assert_json_refused (RULE ("{\"maxBytes\": 0}"), "allow[0].stream.maxBytes: Invalid input: expected an integer from 1 to 1099511627776");
+  assert_json_refused (RULE ("{\"maxBytes\": -1}"), "stream.maxBytes: Invalid input: expected an integer");
+  assert_json_refused (RULE ("{\"maxBytes\": 1.5}"), "stream.maxBytes: Invalid input: expected an integer");
+  assert_json_refused (RULE ("{\"maxBytes\": \"10\"}"), "stream.maxBytes: Invalid input: expected an integer");
+  assert_json_refused (RULE ("{\"maxBytes\": 1099511627777}"), "stream.maxBytes: Invalid input");
+  assert_json_refused (RULE ("{\"maxBytes\": 99999999999999999999}"), "stream.maxBytes: Invalid input");
+  assert_json_refused (RULE ("{\"timeoutMs\": 86400001}"), "stream.timeoutMs: Invalid input: expected an integer from 1 to 86400000");
+  assert_json_refused (RULE ("{\"idleTimeoutMs\": 4294967296}"), "stream.idleTimeoutMs: Invalid input");
+  assert_json_refused (RULE ("{\"idleTimeoutMs\": true}"), "stream.idleTimeoutMs: Invalid input");
+#undef RULE
+}
+
+static void
+test_builder_sets_stream (void)
+{
+  g_autoptr(SandboxNetworkPolicyBuilder) builder = sandbox_network_policy_builder_new ();
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  g_autoptr(GError) error = NULL;
+  guint timeout_ms;
+
+  g_assert_false (sandbox_network_policy_builder_set_stream (builder, "https://a.test", 0, 0, 0, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "has not been added"));
+  g_clear_error (&error);
+
+  g_assert_true (sandbox_network_policy_builder_add_origin (builder, "https://A.test/", &error));
+  g_assert_false (sandbox_network_policy_builder_set_stream (builder, "https://a.test",
+                                                             (G_GUINT64_CONSTANT (1) << 40) + 1, 0, 0, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (sandbox_network_policy_builder_set_stream (builder, "https://a.test", 0, 0, 86400001, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+
+  g_assert_true (sandbox_network_policy_builder_set_stream (builder, "https://a.test", 0, 0, 90000, &error));
+  g_assert_no_error (error);
+  policy = sandbox_network_policy_builder_build (builder, &error);
+  g_assert_no_error (error);
+  g_assert_true (sandbox_network_policy_get_rule_stream (policy, 0, NULL, NULL, &timeout_ms));
+  g_assert_cmpuint (timeout_ms, ==, 90000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -360,6 +452,9 @@ main (int   argc,
                    test_builder_refuses_bad_headers);
   g_test_add_func ("/sandbox/network-policy/from-json-refuses-bad-shapes",
                    test_from_json_refuses_bad_shapes);
+  g_test_add_func ("/sandbox/network-policy/stream-from-json", test_stream_from_json);
+  g_test_add_func ("/sandbox/network-policy/stream-refuses-bad-limits", test_stream_refuses_bad_limits);
+  g_test_add_func ("/sandbox/network-policy/builder-sets-stream", test_builder_sets_stream);
 
   return g_test_run ();
 }

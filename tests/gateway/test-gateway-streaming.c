@@ -1,0 +1,860 @@
+/* test-gateway-streaming.c — allow-list rules that stream their answers
+ *
+ * A libsoup upstream on 127.0.0.1, in its own thread, sends chunked answers
+ * piece by piece (server-sent events, a bulk download, a stream that stalls);
+ * guests are raw byte clients on the gateway's Unix socket that decode the
+ * chunked body themselves, so they see exactly what the gateway wrote: which
+ * bytes arrived before the upstream finished, and whether the body ended with
+ * its last chunk or was cut.
+ *
+ * To see these tests fail: drop `"stream": true` from stream_policy() (the
+ * gateway then buffers: the gated test waits for bytes that never come before
+ * the upstream's end), or remove the pause in
+ * sandbox_gateway_streamed_answer_push() (the slow-guest test then finds the
+ * whole upstream answer read into the gateway), or make
+ * sandbox_gateway_streamed_answer_cut() complete the body before dropping the
+ * connection (the cut tests then read a final chunk).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/socket.h>
+#include <gio/gunixsocketaddress.h>
+#include <libsoup/soup.h>
+
+#include "sandbox-gateway.h"
+#include "sandbox-network-policy.h"
+#include "sandbox-error.h"
+
+#define SECRET "Bearer stream-secret-41c9"
+#define KIB 1024
+#define MIB (1024 * 1024)
+
+/* The upstream */
+
+typedef struct
+{
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+  SoupServer *server;
+  guint16 port;
+
+  GMutex lock;
+  GCond cond;
+  gboolean ready;
+  GPtrArray *held;              /* messages kept open (/stall) */
+  char *authorization;          /* what the last request carried */
+  gint guest_saw_first;         /* atomic: the guest read the gated event */
+  gint gate_timed_out;          /* atomic */
+  gint64 bulk_written;          /* atomic-ish under lock: bytes the upstream wrote */
+} Upstream;
+
+typedef struct
+{
+  Upstream *upstream;
+  SoupServerMessage *msg;
+  guint sent;
+  guint total;
+  guint every_ms;
+  gsize bulk_left;
+} Sender;
+
+static void
+sender_free (gpointer data)
+{
+  Sender *sender = data;
+
+  g_object_unref (sender->msg);
+  g_free (sender);
+}
+
+static void
+append_text (SoupServerMessage *msg,
+             const char        *text)
+{
+  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_COPY,
+                            text, strlen (text));
+  soup_server_message_unpause (msg);
+}
+
+static void
+complete (SoupServerMessage *msg)
+{
+  soup_message_body_complete (soup_server_message_get_response_body (msg));
+  soup_server_message_unpause (msg);
+}
+
+static void
+start_chunked (SoupServerMessage *msg,
+               const char        *content_type)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
+
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+  soup_message_headers_replace (headers, "Content-Type", content_type);
+}
+
+/* /events?n=N&every=MS: N server-sent events, one every MS. */
+static gboolean
+send_next_event (gpointer data)
+{
+  Sender *sender = data;
+  g_autofree char *event = g_strdup_printf ("data: %u\n\n", ++sender->sent);
+
+  append_text (sender->msg, event);
+  if (sender->sent < sender->total)
+    return G_SOURCE_CONTINUE;
+
+  complete (sender->msg);
+  return G_SOURCE_REMOVE;
+}
+
+/* /gated: one event, then the next only once the guest has read the first
+ * (or after 3 s, which the test counts as a failure). */
+static gboolean
+send_after_gate (gpointer data)
+{
+  Sender *sender = data;
+  gboolean timed_out = ++sender->sent > 600;
+
+  if (!g_atomic_int_get (&sender->upstream->guest_saw_first) && !timed_out)
+    return G_SOURCE_CONTINUE;
+
+  if (timed_out)
+    g_atomic_int_set (&sender->upstream->gate_timed_out, TRUE);
+  append_text (sender->msg, "data: 2\n\n");
+  complete (sender->msg);
+  return G_SOURCE_REMOVE;
+}
+
+/* /bulk?bytes=N: N bytes in 64 KiB chunks, each appended once the previous
+ * one is written, so the upstream sends only as fast as it is read. */
+static void
+on_bulk_chunk_written (SoupServerMessage *msg,
+                       gpointer           data)
+{
+  Sender *sender = data;
+  gsize length = MIN (sender->bulk_left, 64 * KIB);
+
+  g_mutex_lock (&sender->upstream->lock);
+  sender->upstream->bulk_written += sender->sent;
+  g_mutex_unlock (&sender->upstream->lock);
+
+  sender->sent = (guint) length;
+  if (length == 0)
+    {
+      complete (msg);
+      return;
+    }
+  sender->bulk_left -= length;
+  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_TAKE,
+                            g_malloc0 (length), length);
+  soup_server_message_unpause (msg);
+}
+
+static guint
+query_uint (GHashTable *query,
+            const char *name,
+            guint       fallback)
+{
+  const char *text = query != NULL ? g_hash_table_lookup (query, name) : NULL;
+
+  return text != NULL ? (guint) g_ascii_strtoull (text, NULL, 10) : fallback;
+}
+
+static void
+schedule (Upstream    *upstream,
+          guint        interval_ms,
+          GSourceFunc  func,
+          Sender      *sender)
+{
+  GSource *source = g_timeout_source_new (interval_ms);
+
+  g_source_set_callback (source, func, sender, sender_free);
+  g_source_attach (source, upstream->context);
+  g_source_unref (source);
+}
+
+static Sender *
+sender_new (Upstream          *upstream,
+            SoupServerMessage *msg)
+{
+  Sender *sender = g_new0 (Sender, 1);
+
+  sender->upstream = upstream;
+  sender->msg = g_object_ref (msg);
+  return sender;
+}
+
+static void
+serve (SoupServer        *server,
+       SoupServerMessage *msg,
+       const char        *path,
+       GHashTable        *query,
+       gpointer           data)
+{
+  Upstream *upstream = data;
+  const char *authorization = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                            "Authorization");
+
+  g_mutex_lock (&upstream->lock);
+  g_free (upstream->authorization);
+  upstream->authorization = g_strdup (authorization);
+  g_mutex_unlock (&upstream->lock);
+
+  if (g_str_equal (path, "/events"))
+    {
+      Sender *sender = sender_new (upstream, msg);
+
+      sender->total = query_uint (query, "n", 3);
+      start_chunked (msg, "text/event-stream");
+      schedule (upstream, query_uint (query, "every", 10), send_next_event, sender);
+    }
+  else if (g_str_equal (path, "/gated"))
+    {
+      start_chunked (msg, "text/event-stream");
+      append_text (msg, "data: 1\n\n");
+      schedule (upstream, 5, send_after_gate, sender_new (upstream, msg));
+    }
+  else if (g_str_equal (path, "/bulk"))
+    {
+      Sender *sender = sender_new (upstream, msg);
+
+      sender->bulk_left = query_uint (query, "bytes", MIB);
+      start_chunked (msg, "application/octet-stream");
+      g_signal_connect_data (msg, "wrote-chunk", G_CALLBACK (on_bulk_chunk_written), sender,
+                             (GClosureNotify) (void (*) (void)) sender_free, 0);
+      on_bulk_chunk_written (msg, sender);
+    }
+  else if (g_str_equal (path, "/stall"))
+    {
+      start_chunked (msg, "text/event-stream");
+      append_text (msg, "data: 1\n\n");
+      g_mutex_lock (&upstream->lock);
+      g_ptr_array_add (upstream->held, g_object_ref (msg));
+      g_mutex_unlock (&upstream->lock);
+    }
+  else if (g_str_equal (path, "/redirect"))
+    {
+      g_autofree char *location = g_strdup_printf ("http://127.0.0.1:%u/events", upstream->port);
+
+      soup_server_message_set_redirect (msg, 302, location);
+    }
+  else if (g_str_equal (path, "/nocontent"))
+    {
+      soup_server_message_set_status (msg, 204, NULL);
+    }
+  else
+    {
+      soup_server_message_set_status (msg, 404, NULL);
+    }
+}
+
+static gpointer
+run_upstream (gpointer data)
+{
+  Upstream *upstream = data;
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+
+  g_main_context_push_thread_default (upstream->context);
+  upstream->server = soup_server_new (NULL, NULL);
+  soup_server_add_handler (upstream->server, NULL, serve, upstream, NULL);
+  soup_server_listen_local (upstream->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (upstream->server);
+  upstream->port = g_uri_get_port (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+
+  g_mutex_lock (&upstream->lock);
+  upstream->ready = TRUE;
+  g_cond_broadcast (&upstream->cond);
+  g_mutex_unlock (&upstream->lock);
+
+  g_main_loop_run (upstream->loop);
+
+  g_ptr_array_set_size (upstream->held, 0);
+  soup_server_disconnect (upstream->server);
+  g_clear_object (&upstream->server);
+  while (g_main_context_iteration (upstream->context, FALSE))
+    ;
+  g_main_context_pop_thread_default (upstream->context);
+  return NULL;
+}
+
+static Upstream *
+upstream_start (void)
+{
+  Upstream *upstream = g_new0 (Upstream, 1);
+
+  g_mutex_init (&upstream->lock);
+  g_cond_init (&upstream->cond);
+  upstream->held = g_ptr_array_new_with_free_func (g_object_unref);
+  upstream->context = g_main_context_new ();
+  upstream->loop = g_main_loop_new (upstream->context, FALSE);
+  upstream->thread = g_thread_new ("test-upstream", run_upstream, upstream);
+
+  g_mutex_lock (&upstream->lock);
+  while (!upstream->ready)
+    g_cond_wait (&upstream->cond, &upstream->lock);
+  g_mutex_unlock (&upstream->lock);
+  return upstream;
+}
+
+static gboolean
+quit_upstream (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+upstream_stop (Upstream *upstream)
+{
+  g_main_context_invoke (upstream->context, quit_upstream, upstream->loop);
+  g_thread_join (upstream->thread);
+  g_main_loop_unref (upstream->loop);
+  g_main_context_unref (upstream->context);
+  g_ptr_array_unref (upstream->held);
+  g_free (upstream->authorization);
+  g_mutex_clear (&upstream->lock);
+  g_cond_clear (&upstream->cond);
+  g_free (upstream);
+}
+
+static gint64
+upstream_bulk_written (Upstream *upstream)
+{
+  gint64 written;
+
+  g_mutex_lock (&upstream->lock);
+  written = upstream->bulk_written;
+  g_mutex_unlock (&upstream->lock);
+  return written;
+}
+
+/* Whether libcurl closed the connection of the held /stall answer: the
+ * upstream's side reads the end of the stream (libsoup reads nothing while
+ * the answer waits for its next chunk, so peeking is safe). */
+static gboolean
+upstream_stall_closed (Upstream *upstream)
+{
+  gboolean closed = FALSE;
+
+  g_mutex_lock (&upstream->lock);
+  if (upstream->held->len > 0)
+    {
+      GSocket *socket = soup_server_message_get_socket (g_ptr_array_index (upstream->held, 0));
+      char byte;
+
+      closed = recv (g_socket_get_fd (socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+    }
+  g_mutex_unlock (&upstream->lock);
+  return closed;
+}
+
+/* The fixture */
+
+typedef struct
+{
+  Upstream *upstream;
+  SandboxGateway *gateway;
+  GPtrArray *events;
+  GPtrArray *errors;
+} Fixture;
+
+static void
+on_audit (SandboxGateway      *gateway,
+          SandboxGatewayEvent *event,
+          gpointer             data)
+{
+  Fixture *fixture = data;
+
+  g_ptr_array_add (fixture->events, sandbox_gateway_event_ref (event));
+}
+
+static void
+on_upstream_error (SandboxGateway *gateway,
+                   GError         *cause,
+                   gpointer        data)
+{
+  Fixture *fixture = data;
+
+  g_ptr_array_add (fixture->errors, g_error_copy (cause));
+}
+
+/* The upstream allowed with a credential, its answers streamed within
+ * @limits (a JSON member list, or "" for `"stream": true`). */
+static SandboxNetworkPolicy *
+stream_policy (guint16     port,
+               const char *limits)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *stream = *limits != '\0' ? g_strdup_printf ("{%s}", limits) : g_strdup ("true");
+  g_autofree char *json = g_strdup_printf ("{\"allow\": [{\"origin\": \"http://127.0.0.1:%u\", "
+                                           "\"headers\": {\"Authorization\": \"" SECRET "\"}, "
+                                           "\"stream\": %s}]}", port, stream);
+  SandboxNetworkPolicy *policy = sandbox_network_policy_new_from_json (json, &error);
+
+  g_assert_no_error (error);
+  return policy;
+}
+
+static void
+fixture_start (Fixture    *fixture,
+               const char *limits,
+               guint       request_timeout_ms)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = stream_policy (fixture->upstream->port, limits);
+  g_autoptr(GError) error = NULL;
+
+  fixture->gateway = sandbox_gateway_new_full (policy, request_timeout_ms, 2000, &error);
+  g_assert_no_error (error);
+  g_signal_connect (fixture->gateway, "audit", G_CALLBACK (on_audit), fixture);
+  g_signal_connect (fixture->gateway, "upstream-error", G_CALLBACK (on_upstream_error), fixture);
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  fixture->upstream = upstream_start ();
+  fixture->events = g_ptr_array_new_with_free_func ((GDestroyNotify) sandbox_gateway_event_unref);
+  fixture->errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_clear_object (&fixture->gateway);
+  upstream_stop (fixture->upstream);
+  g_ptr_array_unref (fixture->events);
+  g_ptr_array_unref (fixture->errors);
+}
+
+static SandboxGatewayEvent *
+wait_for_event (Fixture *fixture)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (fixture->events->len == 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE) || (g_usleep (1000), TRUE);
+
+  g_assert_cmpuint (fixture->events->len, ==, 1);
+  return g_ptr_array_index (fixture->events, 0);
+}
+
+static void
+assert_event (SandboxGatewayEvent    *event,
+              SandboxGatewayDecision  decision,
+              const char             *reason,
+              guint                   status)
+{
+  g_assert_cmpint (sandbox_gateway_event_get_decision (event), ==, decision);
+  g_assert_cmpstr (sandbox_gateway_event_get_reason (event), ==, reason);
+  g_assert_cmpuint (sandbox_gateway_event_get_status (event), ==, status);
+}
+
+/* The guest: a raw client that decodes the chunked body itself */
+
+typedef struct
+{
+  GSocketConnection *connection;
+  GByteArray *raw;
+  guint status;
+  gsize body_start;      /* 0 until the head is in */
+  gboolean chunked;
+  GByteArray *payload;   /* the decoded body so far */
+  gboolean complete;     /* the last chunk arrived */
+  gboolean eof;
+} Guest;
+
+static void
+guest_free (Guest *guest)
+{
+  g_clear_object (&guest->connection);
+  g_byte_array_unref (guest->raw);
+  g_byte_array_unref (guest->payload);
+  g_free (guest);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Guest, guest_free)
+
+static Guest *
+guest_get (Fixture    *fixture,
+           const char *method,
+           const char *path)
+{
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketAddress) address =
+    g_unix_socket_address_new (sandbox_gateway_get_socket_path (fixture->gateway));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *request = g_strdup_printf ("%s %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                                              method, path, fixture->upstream->port);
+  Guest *guest = g_new0 (Guest, 1);
+
+  guest->raw = g_byte_array_new ();
+  guest->payload = g_byte_array_new ();
+  guest->connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
+  g_assert_no_error (error);
+  g_socket_set_timeout (g_socket_connection_get_socket (guest->connection), 10);
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (guest->connection)),
+                             request, strlen (request), NULL, NULL, &error);
+  g_assert_no_error (error);
+  return guest;
+}
+
+/* Decodes what arrived: the head once, then every whole chunk. */
+static void
+guest_decode (Guest *guest)
+{
+  const char *data = (const char *) guest->raw->data;
+
+  if (guest->body_start == 0)
+    {
+      const char *end = g_strstr_len (data, guest->raw->len, "\r\n\r\n");
+      g_autofree char *head = NULL;
+
+      if (end == NULL)
+        return;
+      head = g_strndup (data, end - data);
+      g_assert_true (g_str_has_prefix (head, "HTTP/1.1 "));
+      guest->status = (guint) g_ascii_strtoull (head + 9, NULL, 10);
+      guest->chunked = strstr (head, "\r\nTransfer-Encoding: chunked") != NULL;
+      guest->body_start = end + 4 - data;
+    }
+
+  while (guest->chunked && !guest->complete)
+    {
+      const char *line = data + guest->body_start;
+      gsize available = guest->raw->len - guest->body_start;
+      const char *line_end = g_strstr_len (line, available, "\r\n");
+      guint64 size;
+      gsize needed;
+
+      if (line_end == NULL)
+        return;
+      size = g_ascii_strtoull (line, NULL, 16);
+      needed = (line_end + 2 - line) + size + 2;
+      if (available < needed)
+        return;
+      g_byte_array_append (guest->payload, (const guint8 *) line_end + 2, size);
+      guest->body_start += needed;
+      guest->complete = size == 0;
+    }
+}
+
+/* Reads once; returns FALSE at the end of the stream. */
+static gboolean
+guest_read (Guest *guest)
+{
+  GInputStream *input = g_io_stream_get_input_stream (G_IO_STREAM (guest->connection));
+  g_autoptr(GError) error = NULL;
+  guint8 chunk[64 * KIB];
+  gssize n = g_input_stream_read (input, chunk, sizeof chunk, NULL, &error);
+
+  /* A connection cut by the gateway may end with a reset. */
+  if (n <= 0)
+    {
+      if (error != NULL)
+        g_assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED) ||
+                       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE));
+      guest->eof = TRUE;
+      return FALSE;
+    }
+
+  g_byte_array_append (guest->raw, chunk, n);
+  guest_decode (guest);
+  return TRUE;
+}
+
+static gboolean
+payload_contains (Guest      *guest,
+                  const char *text)
+{
+  return guest->payload->len > 0 &&
+         g_strstr_len ((const char *) guest->payload->data, guest->payload->len, text) != NULL;
+}
+
+/* Reads until the payload holds @text; FALSE if the stream ended first. */
+static gboolean
+guest_read_until (Guest      *guest,
+                  const char *text)
+{
+  while (!payload_contains (guest, text))
+    if (guest->complete || !guest_read (guest))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+guest_read_to_end (Guest *guest)
+{
+  while (!guest->complete && guest_read (guest))
+    ;
+}
+
+/* The tests */
+
+/* The guest gets the first event while the upstream is still waiting for it
+ * to: a buffering gateway would deliver nothing until the upstream's end. */
+static void
+test_first_bytes_before_end (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  SandboxGatewayEvent *event;
+
+  fixture_start (fixture, "", 5000);
+  guest = guest_get (fixture, "GET", "/gated");
+
+  g_assert_true (guest_read_until (guest, "data: 1\n\n"));
+  g_assert_cmpuint (guest->status, ==, 200);
+  g_assert_true (guest->chunked);
+  g_assert_true (strstr ((const char *) guest->raw->data, "Content-Type: text/event-stream") != NULL);
+  g_atomic_int_set (&fixture->upstream->guest_saw_first, TRUE);
+
+  guest_read_to_end (guest);
+  g_assert_false (g_atomic_int_get (&fixture->upstream->gate_timed_out));
+  g_assert_true (guest->complete);
+  g_assert_cmpmem (guest->payload->data, guest->payload->len, "data: 1\n\ndata: 2\n\n", 18);
+
+  event = wait_for_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (event), ==, 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, 18);
+
+  /* The credential was injected, and the guest never saw it. */
+  g_assert_cmpstr (fixture->upstream->authorization, ==, SECRET);
+  g_assert_null (g_strstr_len ((const char *) guest->raw->data, guest->raw->len, "stream-secret"));
+}
+
+/* A stream longer than the gateway's request timeout passes whole when its
+ * rule allows it; every event arrives in order. */
+static void
+test_longer_than_request_timeout (Fixture       *fixture,
+                                  gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  g_autoptr(GString) expected = g_string_new (NULL);
+
+  fixture_start (fixture, "\"timeoutMs\": 5000, \"idleTimeoutMs\": 1000", 300);
+  guest = guest_get (fixture, "GET", "/events?n=20&every=50");
+
+  guest_read_to_end (guest);
+  for (guint i = 1; i <= 20; i++)
+    g_string_append_printf (expected, "data: %u\n\n", i);
+  g_assert_true (guest->complete);
+  g_assert_cmpmem (guest->payload->data, guest->payload->len, expected->str, expected->len);
+  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+}
+
+/* Past the byte limit the transfer stops and the guest's body is cut short:
+ * no last chunk, nothing past the limit. */
+static void
+test_byte_limit_cuts (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  SandboxGatewayEvent *event;
+  GError *error;
+
+  fixture_start (fixture, "\"maxBytes\": 100000", 5000);
+  guest = guest_get (fixture, "GET", "/bulk?bytes=1048576");
+
+  guest_read_to_end (guest);
+  g_assert_cmpuint (guest->status, ==, 200);
+  g_assert_false (guest->complete);
+  g_assert_true (guest->eof);
+  g_assert_cmpuint (guest->payload->len, <=, 100000);
+
+  event = wait_for_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "response-too-large", 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), <=, 100000);
+  g_assert_cmpuint (fixture->errors->len, ==, 1);
+  error = g_ptr_array_index (fixture->errors, 0);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_nonnull (strstr (error->message, "more than 100000 bytes"));
+}
+
+/* A stream whose upstream goes quiet is cut after its idle timeout. */
+static void
+test_idle_timeout_cuts (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  SandboxGatewayEvent *event;
+
+  fixture_start (fixture, "\"idleTimeoutMs\": 300", 5000);
+  guest = guest_get (fixture, "GET", "/stall");
+
+  g_assert_true (guest_read_until (guest, "data: 1\n\n"));
+  guest_read_to_end (guest);
+  g_assert_false (guest->complete);
+  g_assert_true (guest->eof);
+
+  event = wait_for_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "idle-timeout", 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, 9);
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 250 * 1000);
+}
+
+/* A stream that keeps sending is still cut at its rule's deadline. */
+static void
+test_deadline_cuts (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  SandboxGatewayEvent *event;
+
+  fixture_start (fixture, "\"timeoutMs\": 500, \"idleTimeoutMs\": 5000", 5000);
+  guest = guest_get (fixture, "GET", "/events?n=1000&every=20");
+
+  g_assert_true (guest_read_until (guest, "data: 1\n\n"));
+  guest_read_to_end (guest);
+  g_assert_false (guest->complete);
+
+  event = wait_for_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "timeout", 200);
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 450 * 1000);
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), <, 5 * G_USEC_PER_SEC);
+}
+
+/* A guest that stops reading does not make the gateway read the whole
+ * upstream answer into memory: the transfer is paused, so the upstream,
+ * which sends only as fast as it is read, stops well short of its end; once
+ * the guest reads again, everything arrives. */
+static void
+test_slow_guest_pauses_upstream (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  const gsize total = 64 * MIB;
+  g_autoptr(Guest) guest = NULL;
+  gint64 written = -1;
+
+  fixture_start (fixture, "\"maxBytes\": 134217728, \"idleTimeoutMs\": 5000", 20000);
+  guest = guest_get (fixture, "GET", "/bulk?bytes=67108864");
+  g_assert_true (guest_read (guest));
+
+  /* Wait until the upstream has stopped making progress. */
+  for (guint stable = 0; stable < 5; )
+    {
+      gint64 now_written;
+
+      g_usleep (100 * 1000);
+      now_written = upstream_bulk_written (fixture->upstream);
+      stable = now_written == written ? stable + 1 : 0;
+      written = now_written;
+    }
+  /* Socket buffers on both sides hold a few MiB; the gateway's backlog is
+   * 256 KiB. Without the pause the upstream would have sent all of it. */
+  g_assert_cmpint (written, <, (gint64) total / 2);
+
+  guest_read_to_end (guest);
+  g_assert_true (guest->complete);
+  g_assert_cmpuint (guest->payload->len, ==, total);
+  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+}
+
+/* A guest that goes away mid-stream ends the upstream transfer at once. */
+static void
+test_guest_closes_mid_stream (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  fixture_start (fixture, "\"idleTimeoutMs\": 20000", 30000);
+  guest = guest_get (fixture, "GET", "/stall");
+  g_assert_true (guest_read_until (guest, "data: 1\n\n"));
+  g_io_stream_close (G_IO_STREAM (guest->connection), NULL, NULL);
+
+  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "client-closed", 200);
+  /* The upstream sees its answer's connection go. */
+  while (!upstream_stall_closed (fixture->upstream) && g_get_monotonic_time () < deadline)
+    g_usleep (10 * 1000);
+  g_assert_true (upstream_stall_closed (fixture->upstream));
+}
+
+/* A policy change cuts a stream decided under the old policy. */
+static void
+test_policy_change_cuts (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  g_autoptr(SandboxNetworkPolicy) deny = sandbox_network_policy_new_deny_all ();
+
+  fixture_start (fixture, "\"idleTimeoutMs\": 20000", 30000);
+  guest = guest_get (fixture, "GET", "/stall");
+  g_assert_true (guest_read_until (guest, "data: 1\n\n"));
+  sandbox_gateway_set_policy (fixture->gateway, deny);
+
+  guest_read_to_end (guest);
+  g_assert_false (guest->complete);
+  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "policy-changed", 200);
+}
+
+/* What has no body to stream, or must not be followed, is answered as for
+ * any rule. */
+static void
+test_unstreamed_answers (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(Guest) redirect = NULL;
+  g_autoptr(Guest) no_content = NULL;
+  g_autoptr(Guest) head = NULL;
+
+  fixture_start (fixture, "", 5000);
+
+  redirect = guest_get (fixture, "GET", "/redirect");
+  while (guest_read (redirect))
+    if (redirect->body_start != 0)
+      break;
+  g_assert_cmpuint (redirect->status, ==, 502);
+  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "redirect", 502);
+  g_ptr_array_set_size (fixture->events, 0);
+
+  no_content = guest_get (fixture, "GET", "/nocontent");
+  while (no_content->body_start == 0 && guest_read (no_content))
+    ;
+  g_assert_cmpuint (no_content->status, ==, 204);
+  g_assert_false (no_content->chunked);
+  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 204);
+  g_ptr_array_set_size (fixture->events, 0);
+
+  head = guest_get (fixture, "HEAD", "/events?n=2&every=5");
+  while (head->body_start == 0 && guest_read (head))
+    ;
+  g_assert_cmpuint (head->status, ==, 200);
+  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add ("/gateway/streaming/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("first-bytes-before-end", test_first_bytes_before_end);
+  ADD ("longer-than-request-timeout", test_longer_than_request_timeout);
+  ADD ("byte-limit-cuts", test_byte_limit_cuts);
+  ADD ("idle-timeout-cuts", test_idle_timeout_cuts);
+  ADD ("deadline-cuts", test_deadline_cuts);
+  ADD ("slow-guest-pauses-upstream", test_slow_guest_pauses_upstream);
+  ADD ("guest-closes-mid-stream", test_guest_closes_mid_stream);
+  ADD ("policy-change-cuts", test_policy_change_cuts);
+  ADD ("unstreamed-answers", test_unstreamed_answers);
+
+#undef ADD
+
+  return g_test_run ();
+}
