@@ -30,6 +30,7 @@
 #include "bench-common.h"
 #include "bench-floor.h"
 #include "bench-gateway.h"
+#include "bench-stream.h"
 
 extern char **environ;
 
@@ -752,6 +753,84 @@ bench_gateway (void)
   g_rmdir (relay_directory);
 }
 
+/* A streamed answer: the guest's first byte against the upstream's own, and
+ * (without --quick) a 60 s event stream through a rule that allows it. */
+typedef struct
+{
+  const char *socket_path;
+  guint16 port;
+  guint16 long_port;
+  gboolean done;
+  GMainContext *app_context;
+} StreamRun;
+
+static gpointer
+stream_measure (gpointer data)
+{
+  StreamRun *run = data;
+  g_autoptr(Samples) gw = samples_new (), direct = samples_new ();
+  guint rounds = quick ? 5 : 20;
+  double first_byte, limit;
+  guint n_events;
+
+  g_printerr ("gateway streamed answer: first event after 10 ms, then one every 100 ms (%u rounds)\n", rounds);
+  for (guint i = 0; i < rounds; i++)
+    {
+      if (!bench_sse_get (run->socket_path, run->port, &first_byte, &n_events) || n_events != 3)
+        g_error ("stream bench: the gateway's answer was not whole");
+      samples_add (gw, first_byte);
+      if (!bench_sse_get (NULL, run->port, &first_byte, &n_events) || n_events != 3)
+        g_error ("stream bench: the upstream's answer was not whole");
+      samples_add (direct, first_byte);
+    }
+  limit = samples_median (direct) + 1000;
+  add_row ("gateway streamed answer: time to first event", format_time (gw), format_time (direct),
+           g_strdup_printf ("+%.0f us", samples_median (gw) - samples_median (direct)),
+           "<= direct + 1 ms", TRUE, samples_median (gw) <= limit);
+
+  if (!quick)
+    {
+      double start = bench_now_us ();
+      gboolean whole = bench_sse_get (run->socket_path, run->long_port, &first_byte, &n_events);
+      double seconds = (bench_now_us () - start) / 1e6;
+
+      add_row ("60 s event stream through the gateway",
+               g_strdup_printf ("%s: %u events in %.1f s", whole ? "whole" : "cut", n_events, seconds),
+               NULL, NULL, "passes whole", TRUE, whole && n_events == 600);
+    }
+
+  g_atomic_int_set (&run->done, TRUE);
+  g_main_context_wakeup (run->app_context);
+  return NULL;
+}
+
+static void
+bench_gateway_stream (void)
+{
+  g_autoptr(GError) error = NULL;
+  guint16 port = bench_sse_upstream_start (10, 100, 3);
+  guint16 long_port = bench_sse_upstream_start (10, 100, 600);
+  g_autofree char *json = g_strdup_printf ("{\"allow\": [{\"origin\": \"http://127.0.0.1:%u\", \"stream\": true}, "
+                                           "{\"origin\": \"http://127.0.0.1:%u\", "
+                                           "\"stream\": {\"timeoutMs\": 120000}}]}", port, long_port);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (json, &error);
+  g_autoptr(SandboxGateway) gateway = NULL;
+  StreamRun run = { 0 };
+  GThread *thread;
+
+  check (error, "stream policy");
+  gateway = sandbox_gateway_new (policy, &error);
+  check (error, "stream gateway");
+  run = (StreamRun) { sandbox_gateway_get_socket_path (gateway), port, long_port, FALSE,
+                      g_main_context_default () };
+  thread = g_thread_new ("bench-stream", stream_measure, &run);
+  while (!g_atomic_int_get (&run.done))
+    g_main_context_iteration (NULL, TRUE);
+  g_thread_join (thread);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
 /* 4. Templates and sessions */
 
 static void
@@ -1060,7 +1139,10 @@ main (int   argc,
   if (section_enabled ("io"))
     bench_io ();
   if (section_enabled ("gateway"))
-    bench_gateway ();
+    {
+      bench_gateway ();
+      bench_gateway_stream ();
+    }
   if (section_enabled ("template"))
     bench_template ();
   if (section_enabled ("scale"))
