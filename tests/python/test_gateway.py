@@ -41,6 +41,30 @@ class Upstream(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class EventUpstream(http.server.BaseHTTPRequestHandler):
+    """Server-sent events: the first at once, the second only once the test
+    has read the first (a buffering gateway would deadlock it)."""
+    protocol_version = 'HTTP/1.1'
+    first_read = None  # a threading.Event, set by the test
+
+    def write_chunk(self, data):
+        self.wfile.write(b'%x\r\n%s\r\n' % (len(data), data))
+        self.wfile.flush()
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header('Content-Type', 'text/event-stream')
+        self.send_header('Transfer-Encoding', 'chunked')
+        self.end_headers()
+        self.write_chunk(b'data: 1\n\n')
+        in_time = EventUpstream.first_read.wait(5)
+        self.write_chunk(b'data: 2\n\n' if in_time else b'data: late\n\n')
+        self.write_chunk(b'')
+
+    def log_message(self, *args):
+        pass
+
+
 class UnixHTTPConnection(http.client.HTTPConnection):
     def __init__(self, path, host):
         super().__init__(host)
@@ -123,6 +147,32 @@ class StandaloneGatewayTests(GatewayTestCase):
         self.drain()
         self.assertEqual([e.get_decision() for e in events],
                          [Sandbox.GatewayDecision.DENIED, Sandbox.GatewayDecision.DENIED])
+
+    def test_streamed_answer_arrives_as_it_comes(self):
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), EventUpstream)
+        self.addCleanup(server.server_close)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.shutdown)
+        EventUpstream.first_read = threading.Event()
+        host = '127.0.0.1:%d' % server.server_address[1]
+        builder = Sandbox.NetworkPolicyBuilder.new()
+        builder.add_origin('http://%s' % host)
+        builder.set_stream('http://%s' % host, 0, 0, 60000)
+        policy = builder.build()
+        self.assertEqual(policy.get_rule_stream(0), (True, 0, 0, 60000))
+        self.assertIn('"stream":{"timeoutMs":60000}', policy.to_redacted_json())
+
+        gateway = Sandbox.Gateway.new(policy)
+        self.addCleanup(gateway.close)
+        connection = UnixHTTPConnection(gateway.get_socket_path(), host)
+        self.addCleanup(connection.close)
+        connection.request('GET', '/events', headers={'Host': host})
+        response = connection.getresponse()
+        self.assertEqual(response.status, 200)
+        self.assertEqual(response.getheader('Content-Type'), 'text/event-stream')
+        self.assertEqual(response.readline(), b'data: 1\n')
+        EventUpstream.first_read.set()
+        self.assertEqual(response.read(), b'\ndata: 2\n\n')
 
     def test_policy_replacement_rotates_credentials(self):
         gateway = Sandbox.Gateway.new(self.policy)
