@@ -44,8 +44,10 @@ struct _SandboxGatewayStreamedAnswer
   guint64 bytes;
   guint64 unsent;
   gboolean upstream_paused;
+  gboolean head_written;
   gboolean cutting;
   SandboxGatewayStreamStop stop;
+  gulong wrote_headers_id;
   gulong wrote_body_data_id;
 };
 
@@ -81,6 +83,7 @@ sandbox_gateway_streamed_answer_new (SoupServerMessage          *msg,
 void
 sandbox_gateway_streamed_answer_free (SandboxGatewayStreamedAnswer *self)
 {
+  g_clear_signal_handler (&self->wrote_headers_id, self->msg);
   g_clear_signal_handler (&self->wrote_body_data_id, self->msg);
   g_object_unref (self->msg);
   g_free (self);
@@ -129,6 +132,24 @@ sandbox_gateway_streamed_answer_check_deadline (SandboxGatewayStreamedAnswer *se
 
 static void cut_now (SandboxGatewayStreamedAnswer *self);
 
+/* A cut waits until the head and every relayed byte are written. */
+static gboolean
+is_flushed (SandboxGatewayStreamedAnswer *self)
+{
+  return self->head_written && self->unsent == 0;
+}
+
+static void
+on_wrote_headers (SoupServerMessage *msg,
+                  gpointer           user_data)
+{
+  SandboxGatewayStreamedAnswer *self = user_data;
+
+  self->head_written = TRUE;
+  if (self->cutting && is_flushed (self))
+    cut_now (self);
+}
+
 static void
 on_wrote_body_data (SoupServerMessage *msg,
                     guint              size,
@@ -139,7 +160,7 @@ on_wrote_body_data (SoupServerMessage *msg,
   self->unsent -= MIN ((guint64) size, self->unsent);
   if (self->cutting)
     {
-      if (self->unsent == 0)
+      if (is_flushed (self))
         cut_now (self);
       return;
     }
@@ -168,6 +189,8 @@ sandbox_gateway_streamed_answer_begin (SandboxGatewayStreamedAnswer *self,
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
   /* Written chunks are let go of, or the whole stream would stay in memory. */
   soup_message_body_set_accumulate (soup_server_message_get_response_body (self->msg), FALSE);
+  self->wrote_headers_id = g_signal_connect (self->msg, "wrote-headers",
+                                             G_CALLBACK (on_wrote_headers), self);
   self->wrote_body_data_id = g_signal_connect (self->msg, "wrote-body-data",
                                                G_CALLBACK (on_wrote_body_data), self);
   sandbox_gateway_streamed_answer_arm (self);
@@ -245,6 +268,7 @@ sandbox_gateway_streamed_answer_get_status (SandboxGatewayStreamedAnswer *self)
 void
 sandbox_gateway_streamed_answer_finish (SandboxGatewayStreamedAnswer *self)
 {
+  g_clear_signal_handler (&self->wrote_headers_id, self->msg);
   g_clear_signal_handler (&self->wrote_body_data_id, self->msg);
   soup_message_body_complete (soup_server_message_get_response_body (self->msg));
   soup_server_message_unpause (self->msg);
@@ -255,6 +279,8 @@ sandbox_gateway_streamed_answer_finish (SandboxGatewayStreamedAnswer *self)
 static void
 cut_now (SandboxGatewayStreamedAnswer *self)
 {
+  self->cutting = FALSE;
+  g_clear_signal_handler (&self->wrote_headers_id, self->msg);
   g_clear_signal_handler (&self->wrote_body_data_id, self->msg);
   sandbox_gateway_connection_drop (self->connection);
   soup_message_body_complete (soup_server_message_get_response_body (self->msg));
@@ -264,14 +290,14 @@ cut_now (SandboxGatewayStreamedAnswer *self)
 /*
  * sandbox_gateway_streamed_answer_cut:
  *
- * The stream stops short. What was relayed already is written first, so
- * the guest gets every byte up to the cut; a guest that does not read it is
- * dropped at the answer's own deadline, which the caller arms.
+ * The stream stops short. The head and what was relayed already are written
+ * first, so the guest gets every byte up to the cut; a guest that does not
+ * read them is dropped at the answer's own deadline, which the caller arms.
  */
 void
 sandbox_gateway_streamed_answer_cut (SandboxGatewayStreamedAnswer *self)
 {
-  if (self->unsent == 0)
+  if (is_flushed (self))
     cut_now (self);
   else
     self->cutting = TRUE;

@@ -4,8 +4,10 @@
  * a policy that allows a stub libsoup upstream on 127.0.0.1 (with an injected
  * credential) and a dead loopback port. Each input is written as raw bytes to
  * the gateway's Unix socket, the write side is shut down, and the response is
- * read to EOF. In the input, "@HOST@" becomes the upstream's host:port and
- * "@DEAD@" the dead port's, so seeds can name the allowed origins.
+ * read to EOF. In the input, "@HOST@" becomes the upstream's host:port,
+ * "@DEAD@" the dead port's and "@STRM@" the upstream's second port, whose
+ * rule streams its answers (within 64 KiB and a 500 ms idle timeout, so
+ * /big is cut), so seeds can name the allowed origins.
  *
  * What counts as a finding, besides ASan/UBSan reports and GLib criticals or
  * warnings (fatal here):
@@ -53,10 +55,12 @@ static struct
   guint16 port;
   int dead_socket;
   guint16 dead_port;
+  guint16 stream_port;
   SandboxGateway *gateway;
   char *socket_path;
   char *host;
   char *dead_host;
+  char *stream_host;
   guint64 iterations;
 } fuzz;
 
@@ -175,8 +179,13 @@ start_upstream (void)
   soup_server_add_handler (fuzz.upstream, NULL, serve, NULL, NULL);
   if (!soup_server_listen_local (fuzz.upstream, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error))
     g_error ("upstream: %s", error->message);
+  /* The same upstream on a second port, for the streaming rule. */
+  if (!soup_server_listen_local (fuzz.upstream, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error))
+    g_error ("upstream: %s", error->message);
   uris = soup_server_get_uris (fuzz.upstream);
+  FUZZ_CHECK (g_slist_length (uris) == 2);
   fuzz.port = g_uri_get_port (uris->data);
+  fuzz.stream_port = g_uri_get_port (uris->next->data);
   g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
   g_main_context_pop_thread_default (fuzz.upstream_context);
 
@@ -230,10 +239,13 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 
   fuzz.host = g_strdup_printf ("127.0.0.1:%u", fuzz.port);
   fuzz.dead_host = g_strdup_printf ("127.0.0.1:%u", fuzz.dead_port);
+  fuzz.stream_host = g_strdup_printf ("127.0.0.1:%u", fuzz.stream_port);
   json = g_strdup_printf ("{\"allow\": ["
                           "{\"origin\": \"http://%s\", \"headers\": {\"Authorization\": \"" SECRET "\"}},"
-                          "{\"origin\": \"http://%s\", \"headers\": {\"Authorization\": \"" SECRET "\"}}"
-                          "]}", fuzz.host, fuzz.dead_host);
+                          "{\"origin\": \"http://%s\", \"headers\": {\"Authorization\": \"" SECRET "\"}},"
+                          "{\"origin\": \"http://%s\", \"headers\": {\"Authorization\": \"" SECRET "\"},"
+                          " \"stream\": {\"maxBytes\": 65536, \"idleTimeoutMs\": 500}}"
+                          "]}", fuzz.host, fuzz.dead_host, fuzz.stream_host);
   policy = sandbox_network_policy_new_from_json (json, &error);
   if (policy == NULL)
     g_error ("policy: %s", error->message);
@@ -269,6 +281,11 @@ expand (const uint8_t *data,
       else if (data[i] == '@' && size - i >= 6 && memcmp (data + i, "@DEAD@", 6) == 0)
         {
           g_string_append (out, fuzz.dead_host);
+          i += 5;
+        }
+      else if (data[i] == '@' && size - i >= 6 && memcmp (data + i, "@STRM@", 6) == 0)
+        {
+          g_string_append (out, fuzz.stream_host);
           i += 5;
         }
       else

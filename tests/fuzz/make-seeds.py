@@ -100,6 +100,12 @@ requests = [
     # absolute-form targets naming the Host's own authority
     "GET http://@HOST@/ HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
     "POST http://@HOST@/x HTTP/1.1\r\nHost: @HOST@\r\nContent-Length: 2\r\n\r\nhi",
+    # the streaming rule: a small answer whole, /big cut at 64 KiB, pipelined, HEAD
+    "GET / HTTP/1.1\r\nHost: @STRM@\r\n\r\n",
+    "GET /big HTTP/1.1\r\nHost: @STRM@\r\n\r\n",
+    "GET /a HTTP/1.1\r\nHost: @STRM@\r\n\r\nGET /redirect HTTP/1.1\r\nHost: @STRM@\r\n\r\n"
+    "HEAD /untyped HTTP/1.1\r\nHost: @STRM@\r\n\r\n",
+    "POST /status HTTP/1.1\r\nHost: @STRM@\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
     # chunked framing, whole and pipelined
     "POST /c HTTP/1.1\r\nHost: @HOST@\r\nTransfer-Encoding: chunked\r\n\r\n"
     "5;a=b\r\nhello\r\n0A\r\n0123456789\r\n0\r\n\r\nGET /next HTTP/1.1\r\nHost: @HOST@\r\n\r\n",
@@ -120,4 +126,5 @@ for request in requests:
 for request in requests:
     for piece in [b"\x00", b"\x07", b"\x3f"]:
         add("fuzz-gateway-head", piece + request.replace("@HOST@", "a.example:8080")
-                                         .replace("@DEAD@", "b.example").encode())
+                                         .replace("@DEAD@", "b.example")
+                                         .replace("@STRM@", "c.example").encode())

@@ -207,7 +207,14 @@ serve (SoupServer        *server,
   upstream->authorization = g_strdup (authorization);
   g_mutex_unlock (&upstream->lock);
 
-  if (g_str_equal (path, "/events"))
+  if (g_str_equal (soup_server_message_get_method (msg), "HEAD"))
+    {
+      /* No body follows, so nothing is scheduled. */
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                    "Content-Type", "text/event-stream");
+    }
+  else if (g_str_equal (path, "/events"))
     {
       Sender *sender = sender_new (upstream, msg);
 
