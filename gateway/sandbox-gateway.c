@@ -16,6 +16,7 @@
 #include "sandbox-error.h"
 #include "sandbox-gateway.h"
 #include "sandbox-gateway-server-private.h"
+#include "sandbox-log-private.h"
 #include "sandbox-signal-context-private.h"
 
 /**
@@ -455,6 +456,7 @@ sandbox_gateway_initable_init (GInitable     *initable,
       return FALSE;
     }
 
+  sandbox_log_gateway_event ("gateway-start", self->socket_path, policy);
   g_clear_object (&self->initial_policy);
   return TRUE;
 }
@@ -830,4 +832,5 @@ sandbox_gateway_close (SandboxGateway *self)
 
   sandbox_gateway_server_free (server);
   remove_socket_and_directory (self);
+  sandbox_log_gateway_event ("gateway-stop", self->socket_path, NULL);
 }

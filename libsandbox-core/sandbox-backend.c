@@ -8,6 +8,7 @@
 #include "sandbox-backend.h"
 #include "sandbox-backend-private.h"
 #include "sandbox-error.h"
+#include "sandbox-log-private.h"
 #include "sandbox-signal-context-private.h"
 
 /**
@@ -145,6 +146,8 @@ create_thread (GTask        *task,
   handle = SANDBOX_BACKEND_GET_IFACE (source_object)->create (source_object, data->template_key,
                                                               data->state, data->policy,
                                                               cancellable, &error);
+  sandbox_log_session_opened (source_object, data->state != NULL ? "resume" : "create",
+                              data->template_key, data->state, handle, &error);
   sandbox_signal_scope_end (&scope);
   if (handle == NULL)
     g_task_return_error (task, error);
@@ -427,13 +430,18 @@ sandbox_backend_create (SandboxBackend        *self,
                         GCancellable          *cancellable,
                         GError               **error)
 {
+  SandboxHandle *handle;
+
   g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
   g_return_val_if_fail (template_key != NULL, NULL);
   g_return_val_if_fail (state == NULL || SANDBOX_IS_STATE (state), NULL);
   g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY (policy), NULL);
 
-  return SANDBOX_BACKEND_GET_IFACE (self)->create (self, template_key, state, policy,
-                                                   cancellable, error);
+  handle = SANDBOX_BACKEND_GET_IFACE (self)->create (self, template_key, state, policy,
+                                                     cancellable, error);
+  sandbox_log_session_opened (self, state != NULL ? "resume" : "create", template_key, state,
+                              handle, error);
+  return handle;
 }
 
 /**
@@ -520,12 +528,17 @@ sandbox_backend_recover_session (SandboxBackend        *self,
                                  GCancellable          *cancellable,
                                  GError               **error)
 {
+  SandboxHandle *handle;
+
   g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
   g_return_val_if_fail (SANDBOX_IS_STATE (state), NULL);
   g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY (policy), NULL);
 
-  return SANDBOX_BACKEND_GET_IFACE (self)->recover_session (self, state, policy,
-                                                            cancellable, error);
+  handle = SANDBOX_BACKEND_GET_IFACE (self)->recover_session (self, state, policy,
+                                                              cancellable, error);
+  sandbox_log_session_opened (self, "recover", sandbox_state_get_template_key (state), state,
+                              handle, error);
+  return handle;
 }
 
 static void

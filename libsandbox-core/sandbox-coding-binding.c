@@ -7,6 +7,7 @@
 
 #include "sandbox-coding-binding.h"
 #include "sandbox-error.h"
+#include "sandbox-log-private.h"
 #include "sandbox-path.h"
 
 /**
@@ -157,10 +158,14 @@ sandbox_coding_binding_spawn (SandboxCodingBinding  *self,
                               GCancellable          *cancellable,
                               GError               **error)
 {
+  SandboxProcess *process;
+
   g_return_val_if_fail (SANDBOX_IS_CODING_BINDING (self), NULL);
   g_return_val_if_fail (SANDBOX_IS_COMMAND (command), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return SANDBOX_CODING_BINDING_GET_IFACE (self)->spawn (self, command, revision,
-                                                          cancellable, error);
+  process = SANDBOX_CODING_BINDING_GET_IFACE (self)->spawn (self, command, revision,
+                                                            cancellable, error);
+  sandbox_log_spawned (self, process, error);
+  return process;
 }

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "sandbox-driver.h"
+#include "sandbox-log-private.h"
 #include "sandbox-signal-context-private.h"
 
 /**
@@ -205,7 +206,7 @@ sandbox_driver_real_spawn_async (SandboxDriver        *self,
   g_task_set_name (task, "[sandbox] driver spawn");
   {
     GError *error = NULL;
-    SandboxProcess *process = SANDBOX_DRIVER_GET_IFACE (self)->spawn (self, command, cancellable, &error);
+    SandboxProcess *process = sandbox_driver_spawn (self, command, cancellable, &error);
 
     if (process == NULL)
       g_task_return_error (task, error);
@@ -250,8 +251,7 @@ set_network_policy_thread (GTask        *task,
   /* A gateway this starts (or retargets) signals to the caller of
    * set_network_policy_async(), not to this worker thread. */
   sandbox_signal_scope_begin (&scope, data->context);
-  ok = SANDBOX_DRIVER_GET_IFACE (source_object)->set_network_policy (source_object, data->policy,
-                                                                    cancellable, &error);
+  ok = sandbox_driver_set_network_policy (source_object, data->policy, cancellable, &error);
   sandbox_signal_scope_end (&scope);
   if (!ok)
     g_task_return_error (task, error);
@@ -527,10 +527,14 @@ sandbox_driver_spawn (SandboxDriver  *self,
                       GCancellable   *cancellable,
                       GError        **error)
 {
+  SandboxProcess *process;
+
   g_return_val_if_fail (SANDBOX_IS_DRIVER (self), NULL);
   g_return_val_if_fail (command != NULL, NULL);
 
-  return SANDBOX_DRIVER_GET_IFACE (self)->spawn (self, command, cancellable, error);
+  process = SANDBOX_DRIVER_GET_IFACE (self)->spawn (self, command, cancellable, error);
+  sandbox_log_spawned (self, process, error);
+  return process;
 }
 
 /**
@@ -594,10 +598,14 @@ sandbox_driver_set_network_policy (SandboxDriver  *self,
                                    GCancellable   *cancellable,
                                    GError        **error)
 {
+  gboolean ok;
+
   g_return_val_if_fail (SANDBOX_IS_DRIVER (self), FALSE);
   g_return_val_if_fail (policy != NULL, FALSE);
 
-  return SANDBOX_DRIVER_GET_IFACE (self)->set_network_policy (self, policy, cancellable, error);
+  ok = SANDBOX_DRIVER_GET_IFACE (self)->set_network_policy (self, policy, cancellable, error);
+  sandbox_log_policy_changed (self, policy, ok, error);
+  return ok;
 }
 
 /**

@@ -7,6 +7,7 @@
 
 #include "sandbox-error.h"
 #include "sandbox-handle.h"
+#include "sandbox-log-private.h"
 
 /**
  * SandboxHandle:
@@ -373,6 +374,7 @@ sandbox_handle_stop (SandboxHandle  *self,
   g_mutex_unlock (&priv->mutex);
 
   ok = SANDBOX_HANDLE_GET_CLASS (self)->stop (self, cancellable, &local_error);
+  sandbox_log_handle_event (self, "stop", ok, &local_error);
 
   g_mutex_lock (&priv->mutex);
   priv->stop_done = TRUE;
@@ -435,7 +437,9 @@ sandbox_handle_delete (SandboxHandle  *self,
   if (!sandbox_handle_stop (self, cancellable, error))
     return FALSE;
 
-  if (!SANDBOX_HANDLE_GET_CLASS (self)->delete_session (self, cancellable, error))
+  deleted = SANDBOX_HANDLE_GET_CLASS (self)->delete_session (self, cancellable, error);
+  sandbox_log_handle_event (self, "delete", deleted, error);
+  if (!deleted)
     return FALSE;
 
   g_mutex_lock (&priv->mutex);

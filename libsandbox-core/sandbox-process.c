@@ -8,6 +8,7 @@
 #include "sandbox-command.h"
 #include "sandbox-enums.h"
 #include "sandbox-error.h"
+#include "sandbox-log-private.h"
 #include "sandbox-process-private.h"
 #include "sandbox-session-gate-private.h"
 #include "sandbox-worker-private.h"
@@ -254,14 +255,18 @@ sandbox_process_request_kill (SandboxProcess *self,
                               const GError   *reason)
 {
   SandboxProcessPrivate *priv = sandbox_process_get_instance_private (self);
-  gboolean should_kill;
+  gboolean should_kill, recorded;
 
   g_mutex_lock (&priv->mutex);
-  if (reason != NULL && priv->failure == NULL && !priv->completed)
+  recorded = reason != NULL && priv->failure == NULL && !priv->completed;
+  if (recorded)
     priv->failure = g_error_copy (reason);
   should_kill = !priv->kill_requested && !priv->completed;
   priv->kill_requested = TRUE;
   g_mutex_unlock (&priv->mutex);
+
+  if (recorded && g_error_matches (reason, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT))
+    sandbox_log_limit_kill (self, reason);
 
   if (should_kill && SANDBOX_PROCESS_GET_CLASS (self)->kill != NULL)
     SANDBOX_PROCESS_GET_CLASS (self)->kill (self);

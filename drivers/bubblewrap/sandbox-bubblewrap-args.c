@@ -256,6 +256,43 @@ move_options_into_args_fd (SandboxBubblewrapArgs *self,
   g_ptr_array_insert (self->argv, 2, g_strdup (fd_arg));
 }
 
+/* Whether @arg reads the same to a shell unquoted (the common case: options
+ * and paths), so that the logged command line stays readable. */
+static gboolean
+is_shell_word (const char *arg)
+{
+  if (arg[0] == '\0')
+    return FALSE;
+  for (const char *c = arg; *c != '\0'; c++)
+    if (!g_ascii_isalnum (*c) && strchr ("-_./,:=+@%", *c) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* The whole command line, options included, as the shell would quote it:
+ * at debug level in the "Sandbox" domain with the lifecycle events, so that
+ * `G_MESSAGES_DEBUG=Sandbox` (and `sandboxctl -v`) show what bwrap is asked
+ * to do (docs/operations.md, "Log fields"). It holds the guest's command and
+ * environment, which only debug messages may; header values never reach a
+ * command line. The descriptors it names are this process's. */
+static void
+log_command_line (SandboxBubblewrapArgs *self)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+
+  for (guint i = 0; i < self->argv->len; i++)
+    {
+      const char *arg = g_ptr_array_index (self->argv, i);
+      g_autofree char *quoted = is_shell_word (arg) ? g_strdup (arg) : g_shell_quote (arg);
+
+      g_string_append_printf (line, i > 0 ? " %s" : "%s", quoted);
+    }
+  g_log_structured ("Sandbox", G_LOG_LEVEL_DEBUG,
+                    "SANDBOX_EVENT", "bwrap-argv",
+                    "SANDBOX_DRIVER", "bubblewrap",
+                    "MESSAGE", "%s", line->str);
+}
+
 /**
  * sandbox_bubblewrap_args_new_for_command:
  * @input: the session's setup and the command
@@ -387,6 +424,7 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
                                     NULL);
   for (guint i = 0; args != NULL && args[i] != NULL; i++)
     sandbox_bubblewrap_args_add (self, args[i]);
+  log_command_line (self);
   move_options_into_args_fd (self, separator);
 
   self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest, input->workspace,
