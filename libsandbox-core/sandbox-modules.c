@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,8 +22,29 @@ typedef struct
 {
   GIOExtensionPoint *extension_point;
   char **directories;
-  char *failures;   /* modules that could not be loaded, for error messages */
+  GHashTable *drivers;   /* driver name → GType of the first module providing it */
+  char *failures;   /* modules that could not be loaded or were not used, for error messages */
 } DriverRegistry;
+
+/* Module files an older version installed under another name. A package
+ * upgrade removes them; `meson install` leaves them beside their successor,
+ * which registers the same types, so they are never loaded. */
+static const struct
+{
+  const char *name;
+  const char *successor;
+} obsolete_modules[] = {
+  { "libsandboxbubblewrap." G_MODULE_SUFFIX, "libsandbox-bubblewrap." G_MODULE_SUFFIX },
+};
+
+static const char *
+obsolete_module_successor (const char *basename)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (obsolete_modules); i++)
+    if (g_str_equal (basename, obsolete_modules[i].name))
+      return obsolete_modules[i].successor;
+  return NULL;
+}
 
 static char **
 driver_directories (void)
@@ -71,8 +93,53 @@ module_is_loadable (const char  *path,
 }
 
 static void
-load_directory (const char       *directory,
+add_failure (GString    *failures,
+             const char *format,
+             ...) G_GNUC_PRINTF (2, 3);
+
+static void
+add_failure (GString    *failures,
+             const char *format,
+             ...)
+{
+  va_list args;
+
+  if (failures->len > 0)
+    g_string_append (failures, "; ");
+  va_start (args, format);
+  g_string_append_vprintf (failures, format, args);
+  va_end (args);
+}
+
+/* Takes the drivers a module just loaded from @path registered: a name no
+ * earlier module provides becomes that driver; a name one does is not used.
+ * The search order decides, not the extensions' priorities. */
+static void
+take_new_drivers (DriverRegistry *registry,
+                  const char     *path,
+                  GHashTable     *seen_types,
+                  GString        *failures)
+{
+  for (GList *l = g_io_extension_point_get_extensions (registry->extension_point);
+       l != NULL; l = l->next)
+    {
+      const char *name = g_io_extension_get_name (l->data);
+      GType type = g_io_extension_get_type (l->data);
+
+      if (!g_hash_table_add (seen_types, GSIZE_TO_POINTER (type)))
+        continue;   /* an earlier module's */
+      if (g_hash_table_contains (registry->drivers, name))
+        add_failure (failures, "%s: provides driver \"%s\" again, not used", path, name);
+      else
+        g_hash_table_insert (registry->drivers, g_strdup (name), GSIZE_TO_POINTER (type));
+    }
+}
+
+static void
+load_directory (DriverRegistry   *registry,
+                const char       *directory,
                 GHashTable       *loaded,
+                GHashTable       *seen_types,
                 GString          *failures)
 {
   g_autoptr(GDir) dir = g_dir_open (directory, 0, NULL);
@@ -92,29 +159,36 @@ load_directory (const char       *directory,
       const char *basename = g_ptr_array_index (names, i);
       g_autofree char *path = g_build_filename (directory, basename, NULL);
       g_autofree char *failure = NULL;
+      const char *successor = obsolete_module_successor (basename);
       GIOModule *module;
 
       /* The first directory providing a module name wins. */
       if (g_hash_table_contains (loaded, basename))
         continue;
 
+      if (successor != NULL)
+        {
+          add_failure (failures, "%s: obsolete name of %s, not loaded", path, successor);
+          continue;
+        }
+
       if (!module_is_loadable (path, &failure))
         {
-          g_string_append_printf (failures, "%s%s", failures->len ? "; " : "", failure);
+          add_failure (failures, "%s", failure);
           continue;
         }
 
       module = g_io_module_new (path);
       if (!g_type_module_use (G_TYPE_MODULE (module)))
         {
-          g_string_append_printf (failures, "%s%s: could not be loaded",
-                                  failures->len ? "; " : "", path);
+          add_failure (failures, "%s: could not be loaded", path);
           g_object_unref (module);
           continue;
         }
       /* Drivers stay loaded for the life of the process: their types may be
        * in use anywhere. The module keeps the use count it got above. */
       g_hash_table_add (loaded, g_strdup (basename));
+      take_new_drivers (registry, path, seen_types, failures);
     }
 }
 
@@ -127,6 +201,7 @@ driver_registry_get (void)
     {
       DriverRegistry *new_registry = g_new0 (DriverRegistry, 1);
       g_autoptr(GHashTable) loaded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_autoptr(GHashTable) seen_types = g_hash_table_new (NULL, NULL);
       g_autoptr(GString) failures = g_string_new (NULL);
 
       new_registry->extension_point =
@@ -134,9 +209,11 @@ driver_registry_get (void)
       g_io_extension_point_set_required_type (new_registry->extension_point,
                                               SANDBOX_TYPE_BACKEND);
       new_registry->directories = driver_directories ();
+      new_registry->drivers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
       for (guint i = 0; new_registry->directories[i] != NULL; i++)
-        load_directory (new_registry->directories[i], loaded, failures);
+        load_directory (new_registry, new_registry->directories[i], loaded, seen_types,
+                        failures);
 
       new_registry->failures = g_string_free (g_steal_pointer (&failures), FALSE);
       g_once_init_leave (&registry, new_registry);
@@ -157,7 +234,9 @@ compare_names (const void *a,
  *
  * Loads the driver modules (once per process) and lists the drivers they
  * provide. Modules are searched in the colon-separated `SANDBOX_DRIVER_PATH`
- * (ignored in setuid programs), then in `$libdir/sandbox-1/drivers`.
+ * (ignored in setuid programs), then in `$libdir/sandbox-1/drivers`, each
+ * directory's modules in byte order of their file names. When two modules
+ * provide one driver name, the first loaded in that order is the driver.
  *
  * Returns: (transfer full) (array zero-terminated=1): the driver names, sorted
  */
@@ -165,15 +244,12 @@ char **
 sandbox_list_drivers (void)
 {
   DriverRegistry *registry = driver_registry_get ();
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  char **names;
+  guint n_names;
+  char **names = (char **) g_hash_table_get_keys_as_array (registry->drivers, &n_names);
 
-  for (GList *l = g_io_extension_point_get_extensions (registry->extension_point);
-       l != NULL; l = l->next)
-    g_strv_builder_add (builder, g_io_extension_get_name (l->data));
-
-  names = g_strv_builder_end (builder);
-  qsort (names, g_strv_length (names), sizeof (char *), compare_names);
+  for (guint i = 0; i < n_names; i++)
+    names[i] = g_strdup (names[i]);
+  qsort (names, n_names, sizeof (char *), compare_names);
   return names;
 }
 
@@ -182,12 +258,11 @@ lookup_driver (const char  *driver,
                GError     **error)
 {
   DriverRegistry *registry = driver_registry_get ();
-  GIOExtension *extension;
+  gpointer type;
   g_autofree char *searched = NULL;
 
-  extension = g_io_extension_point_get_extension_by_name (registry->extension_point, driver);
-  if (extension != NULL)
-    return g_io_extension_get_type (extension);
+  if (g_hash_table_lookup_extended (registry->drivers, driver, NULL, &type))
+    return (GType) GPOINTER_TO_SIZE (type);
 
   searched = g_strjoinv (", ", registry->directories);
   g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,

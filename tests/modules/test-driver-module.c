@@ -12,6 +12,14 @@
 #ifndef TEST_DRIVER_NAME
 # error "TEST_DRIVER_NAME must be defined"
 #endif
+/* A second module may provide the same driver under a type of its own and
+ * a higher priority (tests/modules/alpha-again). */
+#ifndef TEST_TYPE_NAME
+# define TEST_TYPE_NAME "TestBackend_" TEST_DRIVER_NAME
+#endif
+#ifndef TEST_DRIVER_PRIORITY
+# define TEST_DRIVER_PRIORITY 0
+#endif
 
 /* Registered by hand so that each build of this file gets its own type name
  * ("TestBackend_alpha", …) and several can be loaded into one process. */
@@ -172,7 +180,7 @@ test_backend_register (GTypeModule *module)
   };
 
   test_backend_type = g_type_module_register_type (module, G_TYPE_OBJECT,
-                                                   "TestBackend_" TEST_DRIVER_NAME,
+                                                   TEST_TYPE_NAME,
                                                    &info, G_TYPE_FLAG_FINAL);
   g_type_module_add_interface (module, test_backend_type, SANDBOX_TYPE_BACKEND, &backend_info);
   g_type_module_add_interface (module, test_backend_type, G_TYPE_INITABLE, &initable_info);
@@ -188,7 +196,7 @@ g_io_module_load (GIOModule *module)
   g_type_module_use (G_TYPE_MODULE (module));   /* resident */
   test_backend_register (G_TYPE_MODULE (module));
   g_io_extension_point_implement (SANDBOX_BACKEND_EXTENSION_POINT_NAME,
-                                  TEST_TYPE_BACKEND, TEST_DRIVER_NAME, 0);
+                                  TEST_TYPE_BACKEND, TEST_DRIVER_NAME, TEST_DRIVER_PRIORITY);
 }
 
 G_MODULE_EXPORT void

@@ -6,6 +6,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <string.h>
+
 #include <glib/gstdio.h>
 #include <sandbox.h>
 
@@ -282,6 +284,147 @@ test_first_directory_wins (void)
   g_test_trap_assert_passed ();
 }
 
+static guint
+count_driver (char       **drivers,
+              const char  *name)
+{
+  guint count = 0;
+
+  for (guint i = 0; drivers[i] != NULL; i++)
+    if (g_str_equal (drivers[i], name))
+      count++;
+  return count;
+}
+
+static void
+test_first_provider_of_a_driver_wins (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *alpha = module_dir ("alpha");
+      g_autofree char *alpha_again = module_dir ("alpha-again");
+      g_auto(GStrv) drivers = NULL;
+      g_autoptr(SandboxBackend) backend = NULL;
+      g_autoptr(SandboxBackend) missing = NULL;
+      g_autoptr(GError) error = NULL;
+
+      /* Two modules provide "alpha"; alpha-again's at a higher priority,
+       * which GIO's own lookup (g_io_extension_point_get_extension_by_name)
+       * prefers: look drivers up that way in sandbox-modules.c and the
+       * backend below is a TestBackend_alpha_again, and "alpha" is listed
+       * twice. The search order decides: alpha's directory comes first. */
+      use_driver_path (alpha, alpha_again, NULL);
+      drivers = sandbox_list_drivers ();
+      g_assert_cmpuint (count_driver (drivers, "alpha"), ==, 1);
+
+      backend = sandbox_backend_new ("alpha", NULL, &error, NULL);
+      g_assert_no_error (error);
+      g_assert_cmpstr (G_OBJECT_TYPE_NAME (backend), ==, "TestBackend_alpha");
+
+      /* The module that was not used is named where a missing driver is. */
+      missing = sandbox_backend_new ("no-such-driver", NULL, &error, NULL);
+      g_assert_null (missing);
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+      g_assert_nonnull (strstr (error->message, "libtest-driver-alpha-again.so: provides driver \"alpha\" again"));
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+#ifdef TEST_BUBBLEWRAP_MODULE
+/* Copies the bubblewrap module into a new directory under each name. */
+static char *
+bubblewrap_module_copies (const char *first_name, ...)
+{
+  g_autofree char *contents = NULL;
+  char *dir = g_dir_make_tmp ("sandbox-modules-XXXXXX", NULL);
+  const char *name;
+  gsize length;
+  va_list args;
+
+  g_assert_nonnull (dir);
+  g_assert_true (g_file_get_contents (TEST_BUBBLEWRAP_MODULE, &contents, &length, NULL));
+  va_start (args, first_name);
+  for (name = first_name; name != NULL; name = va_arg (args, const char *))
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_assert_true (g_file_set_contents (path, contents, length, NULL));
+    }
+  va_end (args);
+  return dir;
+}
+
+static void
+remove_module_copies (const char *dir)
+{
+  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while ((name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+static void
+test_obsolete_module_name_is_not_loaded (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *dir = bubblewrap_module_copies ("libsandbox-bubblewrap.so",
+                                                       "libsandboxbubblewrap.so", NULL);
+      g_auto(GStrv) drivers = NULL;
+
+      /* A `meson install` over an install from before the rename leaves
+       * libsandboxbubblewrap.so beside libsandbox-bubblewrap.so (a package
+       * upgrade removes it). Both register SandboxBubblewrapBackend: load
+       * the old one too (drop it from obsolete_modules in sandbox-modules.c)
+       * and GLib warns "Two different plugins tried to register", which
+       * fails this subprocess. */
+      use_driver_path (dir, NULL);
+      drivers = sandbox_list_drivers ();
+      g_assert_cmpuint (count_driver (drivers, "bubblewrap"), ==, 1);
+
+      remove_module_copies (dir);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr_unmatched ("*Two different plugins*");
+}
+
+static void
+test_obsolete_module_alone_is_reported (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *dir = bubblewrap_module_copies ("libsandboxbubblewrap.so", NULL);
+      g_autoptr(SandboxBackend) backend = NULL;
+      g_autoptr(GError) error = NULL;
+
+      /* Only the old name: the driver is unavailable, and the error says
+       * why the file there was not used. */
+      use_driver_path (dir, NULL);
+      backend = sandbox_backend_new ("bubblewrap", NULL, &error, NULL);
+      g_assert_null (backend);
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+      g_assert_nonnull (strstr (error->message,
+                                "libsandboxbubblewrap.so: obsolete name of libsandbox-bubblewrap.so, not loaded"));
+
+      remove_module_copies (dir);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -294,6 +437,14 @@ main (int argc, char **argv)
   g_test_add_func ("/sandbox/modules/bad-configuration-is-invalid", test_bad_configuration_is_invalid);
   g_test_add_func ("/sandbox/modules/newv-checks-names-and-types", test_newv_checks_names_and_types);
   g_test_add_func ("/sandbox/modules/first-directory-wins", test_first_directory_wins);
+  g_test_add_func ("/sandbox/modules/first-provider-of-a-driver-wins",
+                   test_first_provider_of_a_driver_wins);
+#ifdef TEST_BUBBLEWRAP_MODULE
+  g_test_add_func ("/sandbox/modules/obsolete-module-name-is-not-loaded",
+                   test_obsolete_module_name_is_not_loaded);
+  g_test_add_func ("/sandbox/modules/obsolete-module-alone-is-reported",
+                   test_obsolete_module_alone_is_reported);
+#endif
 
   return g_test_run ();
 }
