@@ -147,7 +147,7 @@ create_thread (GTask        *task,
                                                               data->state, data->policy,
                                                               cancellable, &error);
   sandbox_log_session_opened (source_object, data->state != NULL ? "resume" : "create",
-                              data->template_key, data->state, handle, &error);
+                              data->template_key, data->state, data->policy, handle, &error);
   sandbox_signal_scope_end (&scope);
   if (handle == NULL)
     g_task_return_error (task, error);
@@ -440,7 +440,7 @@ sandbox_backend_create (SandboxBackend        *self,
   handle = SANDBOX_BACKEND_GET_IFACE (self)->create (self, template_key, state, policy,
                                                      cancellable, error);
   sandbox_log_session_opened (self, state != NULL ? "resume" : "create", template_key, state,
-                              handle, error);
+                              policy, handle, error);
   return handle;
 }
 
@@ -537,7 +537,7 @@ sandbox_backend_recover_session (SandboxBackend        *self,
   handle = SANDBOX_BACKEND_GET_IFACE (self)->recover_session (self, state, policy,
                                                               cancellable, error);
   sandbox_log_session_opened (self, "recover", sandbox_state_get_template_key (state), state,
-                              handle, error);
+                              policy, handle, error);
   return handle;
 }
 

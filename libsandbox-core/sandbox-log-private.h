@@ -42,6 +42,7 @@ void sandbox_log_session_opened  (SandboxBackend        *backend,
                                   const char            *event,
                                   const char            *template_key,
                                   SandboxState          *state,
+                                  SandboxNetworkPolicy  *policy,
                                   SandboxHandle         *handle,
                                   GError               **error);
 void sandbox_log_handle_event    (SandboxHandle         *handle,

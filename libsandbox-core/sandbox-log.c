@@ -153,31 +153,61 @@ error_message (GError **error)
   return error != NULL && *error != NULL ? (*error)->message : "unknown error";
 }
 
+static const char *
+policy_kind_name (SandboxNetworkPolicy *policy)
+{
+  switch (sandbox_network_policy_get_kind (policy))
+    {
+    case SANDBOX_NETWORK_POLICY_DENY_ALL:
+      return "deny-all";
+    case SANDBOX_NETWORK_POLICY_ALLOW_ALL:
+      return "allow-all";
+    case SANDBOX_NETWORK_POLICY_ALLOW_LIST:
+    default:
+      return "allow-list";
+    }
+}
+
+static void
+log_fields_add_policy (LogFields            *self,
+                       SandboxNetworkPolicy *policy,
+                       char                  n_rules[16])
+{
+  g_snprintf (n_rules, 16, "%u", sandbox_network_policy_get_n_rules (policy));
+  log_fields_add (self, "SANDBOX_POLICY", policy_kind_name (policy));
+  log_fields_add (self, "SANDBOX_POLICY_RULES", n_rules);
+}
+
 /**
  * sandbox_log_session_opened:
  * @backend: the backend asked
  * @event: "create", "resume" or "recover"
  * @template_key: the template key asked for
  * @state: (nullable): the state asked to resume
+ * @policy: the network policy asked for
  * @handle: (nullable): the handle it returned, or %NULL
  * @error: (nullable): where the backend put its error when @handle is %NULL
  *   (read, never changed)
  *
  * Logs a session's creation, resumption or recovery (a dead owner's session
- * taken over: at info level) or the refusal, and gives @handle, its session
- * and its driver the log context every later event of theirs carries.
+ * taken over: at info level) or the refusal, with its network policy
+ * (redacted), and gives @handle, its session, its driver and its coding
+ * binding the log context every later event of theirs carries.
  */
 void
-sandbox_log_session_opened (SandboxBackend  *backend,
-                            const char      *event,
-                            const char      *template_key,
-                            SandboxState    *state,
-                            SandboxHandle   *handle,
-                            GError         **error)
+sandbox_log_session_opened (SandboxBackend        *backend,
+                            const char            *event,
+                            const char            *template_key,
+                            SandboxState          *state,
+                            SandboxNetworkPolicy  *policy,
+                            SandboxHandle         *handle,
+                            GError               **error)
 {
+  g_autofree char *redacted = sandbox_network_policy_to_redacted_json (policy);
   g_autoptr(SandboxState) opened = NULL;
   LogContext *context = g_atomic_rc_box_new0 (LogContext);
   SandboxSession *session;
+  char n_rules[16];
   LogFields fields;
 
   context->driver = driver_name_of (backend);
@@ -189,6 +219,7 @@ sandbox_log_session_opened (SandboxBackend  *backend,
   context->template_key = g_strdup (opened != NULL ? sandbox_state_get_template_key (opened)
                                                    : template_key);
   log_fields_init (&fields, event, context);
+  log_fields_add_policy (&fields, policy, n_rules);
 
   if (handle == NULL)
     {
@@ -206,10 +237,10 @@ sandbox_log_session_opened (SandboxBackend  *backend,
         log_context_bind (sandbox_handle_get_coding_binding (handle), context);
       log_fields_emit (&fields, g_str_equal (event, "recover") ? G_LOG_LEVEL_INFO
                                                                : G_LOG_LEVEL_DEBUG,
-                       "%s %s session %s from template %s",
+                       "%s %s session %s from template %s with network policy %s",
                        g_str_equal (event, "create") ? "Created"
                        : g_str_equal (event, "resume") ? "Resumed" : "Recovered",
-                       context->driver, context->session_id, context->template_key);
+                       context->driver, context->session_id, context->template_key, redacted);
     }
   g_atomic_rc_box_release_full (context, log_context_clear);
 }
@@ -307,31 +338,6 @@ sandbox_log_spawned (gpointer          spawner,
   log_fields_add_error (&fields, *error);
   log_fields_emit (&fields, G_LOG_LEVEL_DEBUG, "Refused a command in session %s: %s",
                    context != NULL ? context->session_id : "?", (*error)->message);
-}
-
-static const char *
-policy_kind_name (SandboxNetworkPolicy *policy)
-{
-  switch (sandbox_network_policy_get_kind (policy))
-    {
-    case SANDBOX_NETWORK_POLICY_DENY_ALL:
-      return "deny-all";
-    case SANDBOX_NETWORK_POLICY_ALLOW_ALL:
-      return "allow-all";
-    case SANDBOX_NETWORK_POLICY_ALLOW_LIST:
-    default:
-      return "allow-list";
-    }
-}
-
-static void
-log_fields_add_policy (LogFields            *self,
-                       SandboxNetworkPolicy *policy,
-                       char                  n_rules[16])
-{
-  g_snprintf (n_rules, 16, "%u", sandbox_network_policy_get_n_rules (policy));
-  log_fields_add (self, "SANDBOX_POLICY", policy_kind_name (policy));
-  log_fields_add (self, "SANDBOX_POLICY_RULES", n_rules);
 }
 
 /**

@@ -91,7 +91,7 @@ sandboxctl_option_context_new (SandboxctlContext  *ctx,
 
 /* The log domains -v shows: the library (and its gateway), sandboxctl and
  * the drivers shipped with it. */
-#define VERBOSE_LOG_DOMAINS "Sandbox Sandbox-Ctl Sandbox-Bubblewrap Sandbox-Memory Sandbox-Cluster"
+#define VERBOSE_LOG_DOMAINS "Sandbox Sandbox-Ctl Sandbox-Bubblewrap Sandbox-Gateway Sandbox-Memory Sandbox-Cluster"
 
 /**
  * sandboxctl_enable_verbose:

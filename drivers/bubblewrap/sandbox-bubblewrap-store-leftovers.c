@@ -327,6 +327,13 @@ sandbox_bubblewrap_lease_end_leftovers (SandboxBubblewrapLease  *lease,
         }
       clean_scans = 0;
       kill_leftovers (leftovers);
+      /* A lifecycle event (docs/operations.md, "Log fields"): info, since
+       * it means an owner died with sandboxes still running. */
+      g_log_structured ("Sandbox", G_LOG_LEVEL_INFO, "SANDBOX_EVENT", "leftovers",
+                        "SANDBOX_DRIVER", "bubblewrap",
+                        "SANDBOX_SESSION_ID", sandbox_state_get_session_id (lease->state),
+                        "MESSAGE", "Killed %u processes an earlier owner of session %s left",
+                        leftovers->len, sandbox_state_get_session_id (lease->state));
     }
 
   if (clean_scans < SCAN_ATTEMPTS)

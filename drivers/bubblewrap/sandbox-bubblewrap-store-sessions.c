@@ -329,7 +329,11 @@ remove_write_temporaries (SandboxBubblewrapLease *lease)
     }
   removed = sandbox_workspace_remove_temporaries (workspace);
   if (removed > 0)
-    g_debug ("Removed %u temporary files a crashed owner left in %s", removed, lease->workspace);
+    g_log_structured ("Sandbox", G_LOG_LEVEL_INFO, "SANDBOX_EVENT", "leftovers",
+                      "SANDBOX_DRIVER", "bubblewrap",
+                      "SANDBOX_SESSION_ID", sandbox_state_get_session_id (lease->state),
+                      "MESSAGE", "Removed %u temporary files a crashed owner left in %s",
+                      removed, lease->workspace);
 }
 
 static SandboxBubblewrapLease *

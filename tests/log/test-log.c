@@ -380,6 +380,22 @@ remove_tree (const char *path)
   g_assert_cmpint (system (command), ==, 0);
 }
 
+/* What a host killed in the middle of a workspace write leaves (see
+ * sandbox-workspace-write.c): <state>/<sha256(name)>/sessions/<id>/workspace. */
+static void
+plant_write_temporary (const char   *state_directory,
+                       SandboxState *state)
+{
+  g_autofree char *store = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
+  g_autofree char *path = g_build_filename (state_directory, store, "sessions",
+                                            sandbox_state_get_session_id (state), "workspace",
+                                            ".sandbox-write-0123456789abcdef.tmp", NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, "half-written", -1, &error);
+  g_assert_no_error (error);
+}
+
 static void
 test_bubblewrap_lifecycle_events (void)
 {
@@ -439,11 +455,17 @@ test_bubblewrap_lifecycle_events (void)
   g_assert_cmpstr (field (message, "SANDBOX_GATEWAY_SOCKET"), ==, socket_path);
   expect_event ("stop", "", "bubblewrap", state, "7");
 
-  /* Recovering a session (here one without a lease): info, the one level
-   * above debug the events use. */
+  /* Recovering a session: info, the one level above debug the events use.
+   * A write temporary a crashed owner left is removed, which the driver
+   * reports as its own info event. */
+  capture_reset ();
+  plant_write_temporary (state_directory, state);
   recovered = sandbox_backend_recover_session (backend, state, deny, NULL, &error);
   g_assert_no_error (error);
   expect_event ("recover", "", "bubblewrap", state, "6");
+  message = expect_event ("leftovers", NULL, "bubblewrap", NULL, "6");
+  g_assert_cmpstr (field (message, "SANDBOX_SESSION_ID"), ==,
+                   sandbox_state_get_session_id (state));
   sandbox_handle_delete (recovered, NULL, &error);
   g_assert_no_error (error);
   expect_event ("delete", "", "bubblewrap", state, "7");

@@ -11,6 +11,8 @@ paths and reports TAP.
 import http.server
 import json
 import os
+import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -644,6 +646,7 @@ def test_bubblewrap():
     test_busy_and_stop(state_path, session_id)
     test_stale_lease(state_path, session_id)
     test_allow_list(state_path)
+    test_verbose_bwrap_argv(state_path)
     test_exec_failures(state_path)
     test_typed_limits(state_path)
 
@@ -888,6 +891,38 @@ def test_allow_list(state_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+BWRAP_ARGV_LINE = re.compile(r"Sandbox-DEBUG: [0-9:.]+: (/\S*bwrap --.*)$", re.MULTILINE)
+
+
+def test_verbose_bwrap_argv(state_path):
+    """-v shows the lifecycle events and each bwrap command line, quoted so
+    that a shell reads it back as the same argument list; never a header
+    value. Drop log_command_line() in sandbox-bubblewrap-args.c and the
+    first check fails; log at message level and the last one does."""
+    secret = "Bearer verbose-test-secret-4567"
+    command = ["/bin/sh", "-c", 'echo "two words" $HOME']
+    network = ["--allow", "http://127.0.0.1:9", "--header", "authorization=@SANDBOXCTL_TEST_TOKEN"]
+    result = ctl("-v", "run", "--state", state_path, *network, "--", *command,
+                 env={"SANDBOXCTL_TEST_TOKEN": secret, "G_MESSAGES_DEBUG": ""}, timeout=60)
+    stderr = result.stderr.decode(errors="replace")
+    lines = BWRAP_ARGV_LINE.findall(stderr)
+    argv = shlex.split(lines[-1]) if lines else []
+    tap.check(result.returncode == 0 and b"two words /workspace" in result.stdout
+              and "--unshare-all" in argv and argv[-4:] == ["--", *command],
+              "-v logs the bwrap command line, shell-quoted", describe(result))
+    tap.check("Resumed bubblewrap session" in stderr and "Stopped session" in stderr
+              and "Started the network gateway" in stderr,
+              "-v logs the lifecycle events", describe(result))
+    tap.check(secret not in stderr and "authorization" in stderr,
+              "-v logs the header's name, never its value", describe(result))
+
+    result = ctl("run", "--state", state_path, *network, "--", *command,
+                 env={"SANDBOXCTL_TEST_TOKEN": secret, "G_MESSAGES_DEBUG": ""}, timeout=60)
+    tap.check(result.returncode == 0 and b"bwrap" not in result.stderr
+              and b"Sandbox-" not in result.stderr and result.stderr == b"",
+              "without -v no event and no command line is logged", describe(result))
 
 
 def main():
