@@ -39,6 +39,7 @@ G_BEGIN_DECLS
 # include "sandbox-coding-launch.h"
 # include "sandbox-coding-tools.h"
 # include "sandbox-backend.h"
+# include "sandbox-backend-base.h"
 # include "sandbox-workspace.h"
 # include "sandbox-gateway.h"
 #undef SANDBOX_INSIDE

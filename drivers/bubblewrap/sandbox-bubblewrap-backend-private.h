@@ -11,6 +11,6 @@ G_BEGIN_DECLS
 
 #define SANDBOX_TYPE_BUBBLEWRAP_BACKEND (sandbox_bubblewrap_backend_get_type ())
 G_DECLARE_FINAL_TYPE (SandboxBubblewrapBackend, sandbox_bubblewrap_backend,
-                      SANDBOX, BUBBLEWRAP_BACKEND, GObject)
+                      SANDBOX, BUBBLEWRAP_BACKEND, SandboxBackendBase)
 
 G_END_DECLS

@@ -32,14 +32,13 @@
  * sandbox_backend_recover_session() for leases left by a crashed owner.
  */
 
+/* The name, state directory and admission limit are the core's
+ * SandboxBackendBase's. */
 struct _SandboxBubblewrapBackend
 {
-  GObject parent_instance;
+  SandboxBackendBase parent_instance;
 
   char *executable;
-  char *name;
-  char *state_directory;
-  guint max_concurrent_commands;
   gboolean seccomp;
   gboolean durable;
   SandboxBubblewrapLimits limits;
@@ -53,9 +52,6 @@ struct _SandboxBubblewrapBackend
 enum {
   PROP_0,
   PROP_EXECUTABLE,
-  PROP_NAME,
-  PROP_STATE_DIRECTORY,
-  PROP_MAX_CONCURRENT_COMMANDS,
   PROP_SECCOMP,
   PROP_DURABLE,
   PROP_TMP_SIZE,
@@ -74,14 +70,11 @@ enum {
 };
 
 static void sandbox_bubblewrap_backend_backend_iface_init  (SandboxBackendInterface *iface);
-static void sandbox_bubblewrap_backend_initable_iface_init (GInitableIface          *iface);
 
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapBackend, sandbox_bubblewrap_backend,
-                                G_TYPE_OBJECT, G_TYPE_FLAG_FINAL,
+                                SANDBOX_TYPE_BACKEND_BASE, G_TYPE_FLAG_FINAL,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_BACKEND,
-                                                               sandbox_bubblewrap_backend_backend_iface_init)
-                                G_IMPLEMENT_INTERFACE_DYNAMIC (G_TYPE_INITABLE,
-                                                               sandbox_bubblewrap_backend_initable_iface_init))
+                                                               sandbox_bubblewrap_backend_backend_iface_init))
 
 /* The largest id a guest-uid or guest-gid may name: (uid_t) -1 means "no
  * change" to the kernel. */
@@ -206,27 +199,15 @@ check_git_value (const char  *property,
   return FALSE;
 }
 
+/* The base has checked the name and the admission limit. */
 static gboolean
-sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
-                                          GCancellable  *cancellable,
-                                          GError       **error)
+sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
+                                         GCancellable        *cancellable,
+                                         GError             **error)
 {
-  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (initable);
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (base);
+  const char *state_directory = sandbox_backend_base_get_state_directory (base);
 
-  if (self->name == NULL || self->name[0] == '\0')
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                           "Backend name must be a non-empty string");
-      return FALSE;
-    }
-  if (self->max_concurrent_commands < 1 ||
-      self->max_concurrent_commands > SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "max-concurrent-commands must be between 1 and %d, not %u",
-                   SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT, self->max_concurrent_commands);
-      return FALSE;
-    }
   if (self->executable == NULL || !g_path_is_absolute (self->executable))
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
@@ -234,7 +215,7 @@ sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
                    self->executable != NULL ? self->executable : "");
       return FALSE;
     }
-  if (self->state_directory == NULL || self->state_directory[0] == '\0')
+  if (state_directory == NULL || state_directory[0] == '\0')
     {
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
                            "The bubblewrap backend requires a state-directory");
@@ -284,9 +265,14 @@ sandbox_bubblewrap_backend_initable_init (GInitable     *initable,
                                                 error))
     return FALSE;
 
-  self->store = sandbox_bubblewrap_store_open (self->state_directory, self->name, self->durable,
-                                               &self->hardening.guest, error);
-  return self->store != NULL;
+  self->store = sandbox_bubblewrap_store_open (state_directory,
+                                               sandbox_backend_base_get_name (base),
+                                               self->durable, &self->hardening.guest, error);
+  if (self->store == NULL)
+    return FALSE;
+  /* Read back as resolved. */
+  sandbox_backend_base_set_state_directory (base, sandbox_bubblewrap_store_get_root (self->store));
+  return TRUE;
 }
 
 static char *
@@ -314,7 +300,9 @@ start_session (SandboxBubblewrapBackend  *self,
   g_autoptr(GError) local_error = NULL;
 
   driver = sandbox_bubblewrap_driver_new (self->executable, lease->workspace,
-                                          self->max_concurrent_commands, policy,
+                                          sandbox_backend_base_get_max_concurrent_commands (
+                                            SANDBOX_BACKEND_BASE (self)),
+                                          policy,
                                           SANDBOX_BACKEND (self), &self->hardening, &local_error);
   if (driver == NULL ||
       !sandbox_bubblewrap_driver_prove_isolation (driver, cancellable, &local_error))
@@ -360,7 +348,8 @@ sandbox_bubblewrap_backend_recover_session (SandboxBackend        *backend,
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
   SandboxBubblewrapLease *lease;
 
-  if (g_strcmp0 (sandbox_state_get_backend (state), self->name) != 0)
+  if (g_strcmp0 (sandbox_state_get_backend (state),
+                 sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (self))) != 0)
     {
       sandbox_set_error_state_mismatch (error);
       return NULL;
@@ -441,17 +430,6 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     case PROP_EXECUTABLE:
       g_value_set_string (value, self->executable);
       break;
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    case PROP_STATE_DIRECTORY:
-      /* The resolved path once init() has run. */
-      g_value_set_string (value, self->store != NULL ? sandbox_bubblewrap_store_get_root (self->store)
-                                                     : self->state_directory);
-      break;
-    case PROP_MAX_CONCURRENT_COMMANDS:
-      g_value_set_uint (value, self->max_concurrent_commands);
-      break;
     case PROP_SECCOMP:
       g_value_set_boolean (value, self->seccomp);
       break;
@@ -521,19 +499,6 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
       if (self->executable == NULL)
         self->executable = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE);
       break;
-    case PROP_NAME:
-      g_free (self->name);
-      self->name = g_value_dup_string (value);
-      if (self->name == NULL)
-        self->name = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_NAME);
-      break;
-    case PROP_STATE_DIRECTORY:
-      g_free (self->state_directory);
-      self->state_directory = g_value_dup_string (value);
-      break;
-    case PROP_MAX_CONCURRENT_COMMANDS:
-      self->max_concurrent_commands = g_value_get_uint (value);
-      break;
     case PROP_SECCOMP:
       self->seccomp = g_value_get_boolean (value);
       break;
@@ -597,8 +562,6 @@ sandbox_bubblewrap_backend_finalize (GObject *object)
   g_clear_pointer (&self->hardening.cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
   sandbox_bubblewrap_etc_clear (&self->hardening.etc);
   g_free (self->executable);
-  g_free (self->name);
-  g_free (self->state_directory);
 
   G_OBJECT_CLASS (sandbox_bubblewrap_backend_parent_class)->finalize (object);
 }
@@ -607,10 +570,13 @@ static void
 sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  SandboxBackendBaseClass *base_class = SANDBOX_BACKEND_BASE_CLASS (klass);
 
   object_class->get_property = sandbox_bubblewrap_backend_get_property;
   object_class->set_property = sandbox_bubblewrap_backend_set_property;
   object_class->finalize = sandbox_bubblewrap_backend_finalize;
+  base_class->init_backend = sandbox_bubblewrap_backend_init_backend;
+  sandbox_backend_base_class_set_default_name (base_class, SANDBOX_BUBBLEWRAP_DEFAULT_NAME);
 
   /**
    * SandboxBubblewrapBackend:executable:
@@ -810,10 +776,6 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
     g_param_spec_string ("extra-ca-certificates", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
-  g_object_class_override_property (object_class, PROP_NAME, "name");
-  g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
-  g_object_class_override_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
-                                    "max-concurrent-commands");
 }
 
 static void
@@ -825,8 +787,6 @@ static void
 sandbox_bubblewrap_backend_init (SandboxBubblewrapBackend *self)
 {
   self->executable = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE);
-  self->name = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_NAME);
-  self->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
   self->seccomp = TRUE;
   self->guest_uid = -1;
   self->guest_gid = -1;
@@ -843,12 +803,6 @@ sandbox_bubblewrap_backend_backend_iface_init (SandboxBackendInterface *iface)
   iface->lookup_state = sandbox_bubblewrap_backend_lookup_state;
   iface->query_lease_owner = sandbox_bubblewrap_backend_query_lease_owner;
   iface->delete_template = sandbox_bubblewrap_backend_delete_template;
-}
-
-static void
-sandbox_bubblewrap_backend_initable_iface_init (GInitableIface *iface)
-{
-  iface->init = sandbox_bubblewrap_backend_initable_init;
 }
 
 /**

@@ -50,13 +50,12 @@
 
 #define DEFAULT_BACKEND_NAME "memory"
 
+/* The name, state directory and admission limit are the core's
+ * SandboxBackendBase's. */
 struct _SandboxMemoryBackend
 {
-  GObject              parent_instance;
+  SandboxBackendBase   parent_instance;
 
-  char                *name;
-  char                *state_directory;
-  guint                max_concurrent_commands;
   char                *script_json;
   char                *script_file;
 
@@ -68,9 +67,6 @@ struct _SandboxMemoryBackend
 
 enum {
   PROP_0,
-  PROP_NAME,
-  PROP_STATE_DIRECTORY,
-  PROP_MAX_CONCURRENT_COMMANDS,
   PROP_SCRIPT,
   PROP_SCRIPT_FILE,
   PROP_SUPPORTED_NETWORK_POLICIES,
@@ -78,14 +74,11 @@ enum {
 };
 
 static void sandbox_memory_backend_backend_iface_init  (SandboxBackendInterface *iface);
-static void sandbox_memory_backend_initable_iface_init (GInitableIface          *iface);
 
-G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxMemoryBackend, sandbox_memory_backend, G_TYPE_OBJECT,
-                                G_TYPE_FLAG_FINAL,
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxMemoryBackend, sandbox_memory_backend,
+                                SANDBOX_TYPE_BACKEND_BASE, G_TYPE_FLAG_FINAL,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_BACKEND,
-                                                               sandbox_memory_backend_backend_iface_init)
-                                G_IMPLEMENT_INTERFACE_DYNAMIC (G_TYPE_INITABLE,
-                                                               sandbox_memory_backend_initable_iface_init))
+                                                               sandbox_memory_backend_backend_iface_init))
 
 static const char * const supported_network_policies[] = { "deny-all", NULL };
 
@@ -153,7 +146,9 @@ sandbox_memory_backend_create (SandboxBackend        *backend,
     return NULL;
 
   driver = sandbox_memory_driver_new (workspace, self->script,
-                                      self->max_concurrent_commands, policy);
+                                      sandbox_backend_base_get_max_concurrent_commands (
+                                        SANDBOX_BACKEND_BASE (self)),
+                                      policy);
   session = sandbox_session_new (sandbox_state_get_session_id (session_state),
                                  SANDBOX_DRIVER (driver), NULL);
 
@@ -222,44 +217,28 @@ sandbox_memory_backend_delete_template (SandboxBackend  *backend,
          sandbox_memory_store_delete_template (self->store, template_key, error);
 }
 
+/* The base has checked the name and the admission limit. */
 static gboolean
-sandbox_memory_backend_initable_init (GInitable     *initable,
-                                      GCancellable  *cancellable,
-                                      GError       **error)
+sandbox_memory_backend_init_backend (SandboxBackendBase  *base,
+                                     GCancellable        *cancellable,
+                                     GError             **error)
 {
-  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (initable);
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (base);
+  const char *name = sandbox_backend_base_get_name (base);
+  const char *state_directory = sandbox_backend_base_get_state_directory (base);
   g_autoptr(SandboxMemoryScript) script = NULL;
-
-  if (self->initialized)
-    return TRUE;
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
-
-  if (*self->name == '\0')
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                           "The memory backend's name must not be empty");
-      return FALSE;
-    }
-
-  if (self->max_concurrent_commands < 1 ||
-      self->max_concurrent_commands > SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "max-concurrent-commands must be from 1 to %d, got %u",
-                   SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT, self->max_concurrent_commands);
-      return FALSE;
-    }
 
   script = sandbox_memory_script_new (self->script_json, self->script_file, error);
   if (script == NULL)
     return FALSE;
 
   self->script = g_steal_pointer (&script);
-  self->store = self->state_directory != NULL
-    ? sandbox_memory_store_get_shared (self->state_directory, self->name)
-    : sandbox_memory_store_new (self->name);
+  self->store = state_directory != NULL
+    ? sandbox_memory_store_get_shared (state_directory, name)
+    : sandbox_memory_store_new (name);
   self->initialized = TRUE;
 
   return TRUE;
@@ -275,15 +254,6 @@ sandbox_memory_backend_get_property (GObject    *object,
 
   switch (prop_id)
     {
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    case PROP_STATE_DIRECTORY:
-      g_value_set_string (value, self->state_directory);
-      break;
-    case PROP_MAX_CONCURRENT_COMMANDS:
-      g_value_set_uint (value, self->max_concurrent_commands);
-      break;
     case PROP_SCRIPT:
       g_value_set_string (value, self->script_json);
       break;
@@ -308,22 +278,6 @@ sandbox_memory_backend_set_property (GObject      *object,
 
   switch (prop_id)
     {
-    case PROP_NAME:
-      /* NULL (also what construction passes when the name is not given)
-       * keeps the default name. */
-      if (g_value_get_string (value) != NULL)
-        {
-          g_free (self->name);
-          self->name = g_value_dup_string (value);
-        }
-      break;
-    case PROP_STATE_DIRECTORY:
-      g_free (self->state_directory);
-      self->state_directory = g_value_dup_string (value);
-      break;
-    case PROP_MAX_CONCURRENT_COMMANDS:
-      self->max_concurrent_commands = g_value_get_uint (value);
-      break;
     case PROP_SCRIPT:
       g_free (self->script_json);
       self->script_json = g_value_dup_string (value);
@@ -342,8 +296,6 @@ sandbox_memory_backend_finalize (GObject *object)
 {
   SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (object);
 
-  g_clear_pointer (&self->name, g_free);
-  g_clear_pointer (&self->state_directory, g_free);
   g_clear_pointer (&self->script_json, g_free);
   g_clear_pointer (&self->script_file, g_free);
   g_clear_pointer (&self->script, sandbox_memory_script_unref);
@@ -356,15 +308,13 @@ static void
 sandbox_memory_backend_class_init (SandboxMemoryBackendClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  SandboxBackendBaseClass *base_class = SANDBOX_BACKEND_BASE_CLASS (klass);
 
   object_class->finalize = sandbox_memory_backend_finalize;
   object_class->get_property = sandbox_memory_backend_get_property;
   object_class->set_property = sandbox_memory_backend_set_property;
-
-  g_object_class_override_property (object_class, PROP_NAME, "name");
-  g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
-  g_object_class_override_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
-                                    "max-concurrent-commands");
+  base_class->init_backend = sandbox_memory_backend_init_backend;
+  sandbox_backend_base_class_set_default_name (base_class, DEFAULT_BACKEND_NAME);
 
   /**
    * SandboxMemoryBackend:script:
@@ -404,8 +354,6 @@ sandbox_memory_backend_class_finalize (SandboxMemoryBackendClass *klass)
 static void
 sandbox_memory_backend_init (SandboxMemoryBackend *self)
 {
-  self->name = g_strdup (DEFAULT_BACKEND_NAME);
-  self->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
 }
 
 static void
@@ -418,12 +366,6 @@ sandbox_memory_backend_backend_iface_init (SandboxBackendInterface *iface)
   iface->lookup_state = sandbox_memory_backend_lookup_state;
   iface->query_lease_owner = sandbox_memory_backend_query_lease_owner;
   iface->delete_template = sandbox_memory_backend_delete_template;
-}
-
-static void
-sandbox_memory_backend_initable_iface_init (GInitableIface *iface)
-{
-  iface->init = sandbox_memory_backend_initable_init;
 }
 
 /**

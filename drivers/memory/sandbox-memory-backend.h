@@ -11,7 +11,8 @@ G_BEGIN_DECLS
 
 #define SANDBOX_TYPE_MEMORY_BACKEND (sandbox_memory_backend_get_type ())
 
-G_DECLARE_FINAL_TYPE (SandboxMemoryBackend, sandbox_memory_backend, SANDBOX, MEMORY_BACKEND, GObject)
+G_DECLARE_FINAL_TYPE (SandboxMemoryBackend, sandbox_memory_backend, SANDBOX, MEMORY_BACKEND,
+                      SandboxBackendBase)
 
 void sandbox_memory_backend_register (GTypeModule *module);
 

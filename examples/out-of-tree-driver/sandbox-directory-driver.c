@@ -355,74 +355,51 @@ sandbox_directory_handle_init (SandboxDirectoryHandle *self)
 
 #define SANDBOX_TYPE_DIRECTORY_BACKEND (sandbox_directory_backend_get_type ())
 G_DECLARE_FINAL_TYPE (SandboxDirectoryBackend, sandbox_directory_backend, SANDBOX,
-                      DIRECTORY_BACKEND, GObject)
+                      DIRECTORY_BACKEND, SandboxBackendBase)
 
+/* The name, state directory and admission limit every backend has are the
+ * core's SandboxBackendBase's: this driver keeps only what it adds. */
 struct _SandboxDirectoryBackend
 {
-  GObject  parent_instance;
-  char    *name;
-  char    *state_directory;
-  guint    max_concurrent_commands;
-  char    *root;     /* <state>/<sha256(name)>, set by init() */
-};
-
-enum {
-  PROP_0,
-  PROP_NAME,
-  PROP_STATE_DIRECTORY,
-  PROP_MAX_CONCURRENT_COMMANDS,
+  SandboxBackendBase  parent_instance;
+  char               *root;     /* <state>/<sha256(name)>, set by init() */
 };
 
 static void sandbox_directory_backend_iface_init (SandboxBackendInterface *iface);
-static void sandbox_directory_backend_initable_init (GInitableIface *iface);
 
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxDirectoryBackend, sandbox_directory_backend,
-                                G_TYPE_OBJECT, G_TYPE_FLAG_FINAL,
+                                SANDBOX_TYPE_BACKEND_BASE, G_TYPE_FLAG_FINAL,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_BACKEND,
-                                                               sandbox_directory_backend_iface_init)
-                                G_IMPLEMENT_INTERFACE_DYNAMIC (G_TYPE_INITABLE,
-                                                               sandbox_directory_backend_initable_init))
+                                                               sandbox_directory_backend_iface_init))
 
+/* The base has checked the name and the admission limit. */
 static gboolean
-sandbox_directory_backend_init_initable (GInitable     *initable,
-                                         GCancellable  *cancellable,
-                                         GError       **error)
+sandbox_directory_backend_init_backend (SandboxBackendBase  *base,
+                                        GCancellable        *cancellable,
+                                        GError             **error)
 {
-  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (initable);
+  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (base);
+  const char *state_directory = sandbox_backend_base_get_state_directory (base);
   g_autofree char *name_hash = NULL;
   g_autofree char *resolved = NULL;
 
-  if (self->name == NULL || self->name[0] == '\0')
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                           "The backend name must not be empty");
-      return FALSE;
-    }
-  if (self->max_concurrent_commands < 1
-      || self->max_concurrent_commands > SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "max-concurrent-commands must be between 1 and %u",
-                   SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT);
-      return FALSE;
-    }
-  if (self->state_directory == NULL || !g_path_is_absolute (self->state_directory))
+  if (state_directory == NULL || !g_path_is_absolute (state_directory))
     {
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
                            "The directory driver needs an absolute state-directory");
       return FALSE;
     }
-  if (g_mkdir_with_parents (self->state_directory, 0700) != 0
-      || (resolved = realpath (self->state_directory, NULL)) == NULL)
+  if (g_mkdir_with_parents (state_directory, 0700) != 0
+      || (resolved = realpath (state_directory, NULL)) == NULL)
     {
       int saved_errno = errno;
 
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Could not create the state directory %s: %s", self->state_directory,
+                   "Could not create the state directory %s: %s", state_directory,
                    g_strerror (saved_errno));
       return FALSE;
     }
-  name_hash = sha256_hex (self->name);
+  name_hash = sha256_hex (sandbox_backend_base_get_name (base));
   self->root = g_build_filename (resolved, name_hash, NULL);
   return TRUE;
 }
@@ -458,13 +435,14 @@ sandbox_directory_backend_prewarm (SandboxBackend   *backend,
                                    GError          **error)
 {
   SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (backend);
+  const char *name = sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (backend));
   g_autofree char *key = NULL;
   g_autofree char *templates = NULL;
   g_autofree char *directory = NULL;
   g_autofree char *ready = NULL;
   g_autofree char *temporary = NULL;
 
-  key = sandbox_template_compute_key (template_, self->name, error);
+  key = sandbox_template_compute_key (template_, name, error);
   if (key == NULL)
     return NULL;
   templates = g_build_filename (self->root, "templates", NULL);
@@ -543,6 +521,7 @@ sandbox_directory_backend_create (SandboxBackend        *backend,
                                   GError               **error)
 {
   SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (backend);
+  const char *name = sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (backend));
   g_autoptr(SandboxState) state = NULL;
   g_autofree char *template_directory = NULL;
   g_autofree char *ready = NULL;
@@ -558,7 +537,7 @@ sandbox_directory_backend_create (SandboxBackend        *backend,
     }
   if (!check_policy (policy, error))
     return NULL;
-  if (saved != NULL && (g_strcmp0 (sandbox_state_get_backend (saved), self->name) != 0
+  if (saved != NULL && (g_strcmp0 (sandbox_state_get_backend (saved), name) != 0
                         || g_strcmp0 (sandbox_state_get_template_key (saved), template_key) != 0))
     {
       sandbox_set_error_state_mismatch (error);
@@ -619,7 +598,7 @@ sandbox_directory_backend_create (SandboxBackend        *backend,
     g_autoptr(SandboxWorkspace) session = NULL;
 
     session_id = sha256_hex (uuid);
-    state = sandbox_state_new (self->name, session_id, template_key, error);
+    state = sandbox_state_new (name, session_id, template_key, error);
     if (state == NULL)
       return NULL;
     session_directory = g_build_filename (self->root, "sessions", session_id, NULL);
@@ -649,70 +628,10 @@ sandbox_directory_backend_iface_init (SandboxBackendInterface *iface)
 }
 
 static void
-sandbox_directory_backend_initable_init (GInitableIface *iface)
-{
-  iface->init = sandbox_directory_backend_init_initable;
-}
-
-static void
-sandbox_directory_backend_get_property (GObject    *object,
-                                        guint       prop_id,
-                                        GValue     *value,
-                                        GParamSpec *pspec)
-{
-  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (object);
-
-  switch (prop_id)
-    {
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    case PROP_STATE_DIRECTORY:
-      g_value_set_string (value, self->state_directory);
-      break;
-    case PROP_MAX_CONCURRENT_COMMANDS:
-      g_value_set_uint (value, self->max_concurrent_commands);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-sandbox_directory_backend_set_property (GObject      *object,
-                                        guint         prop_id,
-                                        const GValue *value,
-                                        GParamSpec   *pspec)
-{
-  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (object);
-
-  switch (prop_id)
-    {
-    case PROP_NAME:
-      g_free (self->name);
-      self->name = g_value_dup_string (value);
-      if (self->name == NULL)
-        self->name = g_strdup (DEFAULT_NAME);
-      break;
-    case PROP_STATE_DIRECTORY:
-      g_free (self->state_directory);
-      self->state_directory = g_value_dup_string (value);
-      break;
-    case PROP_MAX_CONCURRENT_COMMANDS:
-      self->max_concurrent_commands = g_value_get_uint (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 sandbox_directory_backend_finalize (GObject *object)
 {
   SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (object);
 
-  g_free (self->name);
-  g_free (self->state_directory);
   g_free (self->root);
   G_OBJECT_CLASS (sandbox_directory_backend_parent_class)->finalize (object);
 }
@@ -720,16 +639,11 @@ sandbox_directory_backend_finalize (GObject *object)
 static void
 sandbox_directory_backend_class_init (SandboxDirectoryBackendClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  SandboxBackendBaseClass *base_class = SANDBOX_BACKEND_BASE_CLASS (klass);
 
-  object_class->get_property = sandbox_directory_backend_get_property;
-  object_class->set_property = sandbox_directory_backend_set_property;
-  object_class->finalize = sandbox_directory_backend_finalize;
-
-  g_object_class_override_property (object_class, PROP_NAME, "name");
-  g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
-  g_object_class_override_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
-                                    "max-concurrent-commands");
+  G_OBJECT_CLASS (klass)->finalize = sandbox_directory_backend_finalize;
+  base_class->init_backend = sandbox_directory_backend_init_backend;
+  sandbox_backend_base_class_set_default_name (base_class, DEFAULT_NAME);
 }
 
 static void
@@ -740,8 +654,6 @@ sandbox_directory_backend_class_finalize (SandboxDirectoryBackendClass *klass)
 static void
 sandbox_directory_backend_init (SandboxDirectoryBackend *self)
 {
-  self->name = g_strdup (DEFAULT_NAME);
-  self->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
 }
 
 /* ------------------------------------------------------------------------ */

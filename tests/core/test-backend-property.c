@@ -27,20 +27,13 @@ G_DEFINE_FLAGS_TYPE (TestMode, test_mode,
                      G_DEFINE_ENUM_VALUE (TEST_MODE_WRITE, "write"))
 
 #define TEST_TYPE_TYPED_BACKEND (test_typed_backend_get_type ())
-G_DECLARE_FINAL_TYPE (TestTypedBackend, test_typed_backend, TEST, TYPED_BACKEND, GObject)
-
-enum {
-  PROP_0,
-  PROP_NAME,
-  PROP_STATE_DIRECTORY,
-  PROP_MAX_CONCURRENT_COMMANDS,
-  PROP_FIRST_OWN,
-};
+G_DECLARE_FINAL_TYPE (TestTypedBackend, test_typed_backend, TEST, TYPED_BACKEND,
+                      SandboxBackendBase)
 
 /* Values are never stored: the parser only reads the pspecs. */
 struct _TestTypedBackend
 {
-  GObject parent_instance;
+  SandboxBackendBase parent_instance;
 };
 
 static void
@@ -48,7 +41,7 @@ test_typed_backend_iface_init (SandboxBackendInterface *iface)
 {
 }
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (TestTypedBackend, test_typed_backend, G_TYPE_OBJECT,
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestTypedBackend, test_typed_backend, SANDBOX_TYPE_BACKEND_BASE,
                                G_IMPLEMENT_INTERFACE (SANDBOX_TYPE_BACKEND,
                                                       test_typed_backend_iface_init))
 
@@ -94,12 +87,9 @@ test_typed_backend_class_init (TestTypedBackendClass *klass)
 
   object_class->get_property = test_typed_backend_get_property;
   object_class->set_property = test_typed_backend_set_property;
-  g_object_class_override_property (object_class, PROP_NAME, "name");
-  g_object_class_override_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
-  g_object_class_override_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
-                                    "max-concurrent-commands");
+  /* name, state-directory and max-concurrent-commands are the base's. */
   for (guint i = 0; i < G_N_ELEMENTS (pspecs); i++)
-    g_object_class_install_property (object_class, PROP_FIRST_OWN + i, pspecs[i]);
+    g_object_class_install_property (object_class, 1 + i, pspecs[i]);
 }
 
 static void
