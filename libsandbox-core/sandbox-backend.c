@@ -40,6 +40,7 @@ typedef struct
   SandboxNetworkPolicy *policy;
   GMainContext *context;   /* the caller's, for the session's signals */
   gboolean reused;
+  gboolean recover;        /* recover_session() rather than create() */
 } OperationData;
 
 static void
@@ -129,11 +130,12 @@ sandbox_backend_real_prewarm_finish (SandboxBackend  *self,
   return key;
 }
 
+/* create_async() and recover_session_async(): both give a live session. */
 static void
-create_thread (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
+session_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
 {
   OperationData *data = task_data;
   SandboxSignalScope scope;
@@ -141,18 +143,45 @@ create_thread (GTask        *task,
   SandboxHandle *handle;
 
   /* The session's signals (its gateway's audit events) belong to the
-   * caller of create_async(), not to this worker thread. */
+   * caller of the async call, not to this worker thread. */
   sandbox_signal_scope_begin (&scope, data->context);
-  handle = SANDBOX_BACKEND_GET_IFACE (source_object)->create (source_object, data->template_key,
-                                                              data->state, data->policy,
-                                                              cancellable, &error);
-  sandbox_log_session_opened (source_object, data->state != NULL ? "resume" : "create",
-                              data->template_key, data->state, data->policy, handle, &error);
+  if (data->recover)
+    handle = sandbox_backend_recover_session (source_object, data->state, data->policy,
+                                              cancellable, &error);   /* logs itself */
+  else
+    {
+      handle = SANDBOX_BACKEND_GET_IFACE (source_object)->create (source_object,
+                                                                  data->template_key,
+                                                                  data->state, data->policy,
+                                                                  cancellable, &error);
+      sandbox_log_session_opened (source_object, data->state != NULL ? "resume" : "create",
+                                  data->template_key, data->state, data->policy, handle,
+                                  &error);
+    }
   sandbox_signal_scope_end (&scope);
   if (handle == NULL)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, handle, g_object_unref);
+}
+
+/* Runs session_thread() for @task with the caller's session arguments. */
+static void
+run_session_task (GTask                *task,
+                  const char           *template_key,
+                  SandboxState         *state,
+                  SandboxNetworkPolicy *policy,
+                  gboolean              recover)
+{
+  OperationData *data = g_new0 (OperationData, 1);
+
+  data->template_key = g_strdup (template_key);
+  data->state = state != NULL ? g_object_ref (state) : NULL;
+  data->policy = g_object_ref (policy);
+  data->context = sandbox_signal_context_ref ();
+  data->recover = recover;
+  g_task_set_task_data (task, data, (GDestroyNotify) operation_data_free);
+  g_task_run_in_thread (task, session_thread);
 }
 
 static void
@@ -165,16 +194,10 @@ sandbox_backend_real_create_async (SandboxBackend       *self,
                                    gpointer              user_data)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  OperationData *data = g_new0 (OperationData, 1);
 
   g_task_set_source_tag (task, sandbox_backend_real_create_async);
   g_task_set_name (task, "[sandbox] create");
-  data->template_key = g_strdup (template_key);
-  data->state = state != NULL ? g_object_ref (state) : NULL;
-  data->policy = g_object_ref (policy);
-  data->context = sandbox_signal_context_ref ();
-  g_task_set_task_data (task, data, (GDestroyNotify) operation_data_free);
-  g_task_run_in_thread (task, create_thread);
+  run_session_task (task, template_key, state, policy, FALSE);
 }
 
 static SandboxHandle *
@@ -541,27 +564,6 @@ sandbox_backend_recover_session (SandboxBackend        *self,
   return handle;
 }
 
-static void
-recover_thread (GTask        *task,
-                gpointer      source_object,
-                gpointer      task_data,
-                GCancellable *cancellable)
-{
-  OperationData *data = task_data;
-  SandboxSignalScope scope;
-  GError *error = NULL;
-  SandboxHandle *handle;
-
-  sandbox_signal_scope_begin (&scope, data->context);
-  handle = sandbox_backend_recover_session (source_object, data->state, data->policy,
-                                            cancellable, &error);
-  sandbox_signal_scope_end (&scope);
-  if (handle == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, handle, g_object_unref);
-}
-
 /**
  * sandbox_backend_recover_session_async:
  * @self: a #SandboxBackend
@@ -583,7 +585,6 @@ sandbox_backend_recover_session_async (SandboxBackend        *self,
                                        gpointer               user_data)
 {
   g_autoptr(GTask) task = NULL;
-  OperationData *data;
 
   g_return_if_fail (SANDBOX_IS_BACKEND (self));
   g_return_if_fail (SANDBOX_IS_STATE (state));
@@ -592,12 +593,7 @@ sandbox_backend_recover_session_async (SandboxBackend        *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, sandbox_backend_recover_session_async);
   g_task_set_name (task, "[sandbox] recover session");
-  data = g_new0 (OperationData, 1);
-  data->state = g_object_ref (state);
-  data->policy = g_object_ref (policy);
-  data->context = sandbox_signal_context_ref ();
-  g_task_set_task_data (task, data, (GDestroyNotify) operation_data_free);
-  g_task_run_in_thread (task, recover_thread);
+  run_session_task (task, NULL, state, policy, TRUE);
 }
 
 /**

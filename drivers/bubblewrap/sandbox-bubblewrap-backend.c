@@ -76,6 +76,40 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapBackend, sandbox_bubblewrap_bac
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_BACKEND,
                                                                sandbox_bubblewrap_backend_backend_iface_init))
 
+/* The guint64 limits, alike but for their name, default and field (their
+ * docs are in class_init()). */
+static const struct
+{
+  guint       prop_id;
+  const char *name;
+  guint64     default_value;
+  gsize       offset;   /* in SandboxBubblewrapLimits */
+} limit_properties[] = {
+  { PROP_TMP_SIZE, "tmp-size", SANDBOX_BUBBLEWRAP_DEFAULT_TMP_SIZE,
+    G_STRUCT_OFFSET (SandboxBubblewrapLimits, tmp_size) },
+  { PROP_MAX_FILE_SIZE, "max-file-size", 0,
+    G_STRUCT_OFFSET (SandboxBubblewrapLimits, max_file_size) },
+  { PROP_MAX_OPEN_FILES, "max-open-files", 0,
+    G_STRUCT_OFFSET (SandboxBubblewrapLimits, max_open_files) },
+  { PROP_MAX_ADDRESS_SPACE, "max-address-space", 0,
+    G_STRUCT_OFFSET (SandboxBubblewrapLimits, max_address_space) },
+  { PROP_MEMORY_LIMIT, "memory-limit", 0,
+    G_STRUCT_OFFSET (SandboxBubblewrapLimits, memory_limit) },
+  { PROP_MAX_PROCESSES, "max-processes", 0,
+    G_STRUCT_OFFSET (SandboxBubblewrapLimits, max_processes) },
+};
+
+/* The field of the limit @prop_id is, or NULL for another property. */
+static guint64 *
+limit_field (SandboxBubblewrapBackend *self,
+             guint                     prop_id)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (limit_properties); i++)
+    if (limit_properties[i].prop_id == prop_id)
+      return G_STRUCT_MEMBER_P (&self->limits, limit_properties[i].offset);
+  return NULL;
+}
+
 /* The largest id a guest-uid or guest-gid may name: (uid_t) -1 means "no
  * change" to the kernel. */
 #define GUEST_ID_MAX ((gint64) G_MAXUINT32 - 1)
@@ -424,7 +458,13 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
                                          GParamSpec *pspec)
 {
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (object);
+  guint64 *limit = limit_field (self, prop_id);
 
+  if (limit != NULL)
+    {
+      g_value_set_uint64 (value, *limit);
+      return;
+    }
   switch (prop_id)
     {
     case PROP_EXECUTABLE:
@@ -447,24 +487,6 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
       break;
     case PROP_DURABLE:
       g_value_set_boolean (value, self->durable);
-      break;
-    case PROP_TMP_SIZE:
-      g_value_set_uint64 (value, self->limits.tmp_size);
-      break;
-    case PROP_MAX_FILE_SIZE:
-      g_value_set_uint64 (value, self->limits.max_file_size);
-      break;
-    case PROP_MAX_OPEN_FILES:
-      g_value_set_uint64 (value, self->limits.max_open_files);
-      break;
-    case PROP_MAX_ADDRESS_SPACE:
-      g_value_set_uint64 (value, self->limits.max_address_space);
-      break;
-    case PROP_MEMORY_LIMIT:
-      g_value_set_uint64 (value, self->limits.memory_limit);
-      break;
-    case PROP_MAX_PROCESSES:
-      g_value_set_uint64 (value, self->limits.max_processes);
       break;
     case PROP_CPU_PERCENT:
       g_value_set_uint (value, self->limits.cpu_percent);
@@ -490,7 +512,13 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
                                          GParamSpec   *pspec)
 {
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (object);
+  guint64 *limit = limit_field (self, prop_id);
 
+  if (limit != NULL)
+    {
+      *limit = g_value_get_uint64 (value);
+      return;
+    }
   switch (prop_id)
     {
     case PROP_EXECUTABLE:
@@ -519,24 +547,6 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
     case PROP_EXTRA_CA_CERTIFICATES:
       g_free (self->hardening.etc.extra_ca_path);
       self->hardening.etc.extra_ca_path = g_value_dup_string (value);
-      break;
-    case PROP_TMP_SIZE:
-      self->limits.tmp_size = g_value_get_uint64 (value);
-      break;
-    case PROP_MAX_FILE_SIZE:
-      self->limits.max_file_size = g_value_get_uint64 (value);
-      break;
-    case PROP_MAX_OPEN_FILES:
-      self->limits.max_open_files = g_value_get_uint64 (value);
-      break;
-    case PROP_MAX_ADDRESS_SPACE:
-      self->limits.max_address_space = g_value_get_uint64 (value);
-      break;
-    case PROP_MEMORY_LIMIT:
-      self->limits.memory_limit = g_value_get_uint64 (value);
-      break;
-    case PROP_MAX_PROCESSES:
-      self->limits.max_processes = g_value_get_uint64 (value);
       break;
     case PROP_CPU_PERCENT:
       self->limits.cpu_percent = g_value_get_uint (value);
@@ -628,55 +638,43 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
    * 0 is the explicit choice of the kernel's default, half of the host's
    * RAM per command: effectively unbounded.
    */
-  g_object_class_install_property (object_class, PROP_TMP_SIZE,
-    g_param_spec_uint64 ("tmp-size", NULL, NULL, 0, G_MAXUINT64,
-                         SANDBOX_BUBBLEWRAP_DEFAULT_TMP_SIZE,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /* The limits below and tmp-size are installed from limit_properties. */
 
   /**
    * SandboxBubblewrapBackend:max-file-size:
    *
    * RLIMIT_FSIZE of every guest process: the largest file it may write, in bytes (0: unlimited).
    */
-  g_object_class_install_property (object_class, PROP_MAX_FILE_SIZE,
-    g_param_spec_uint64 ("max-file-size", NULL, NULL, 0, G_MAXUINT64, 0,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   /**
    * SandboxBubblewrapBackend:max-open-files:
    *
    * RLIMIT_NOFILE of every guest process (0: inherited).
    */
-  g_object_class_install_property (object_class, PROP_MAX_OPEN_FILES,
-    g_param_spec_uint64 ("max-open-files", NULL, NULL, 0, G_MAXUINT64, 0,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   /**
    * SandboxBubblewrapBackend:max-address-space:
    *
    * RLIMIT_AS of every guest process, in bytes (0: unlimited).
    */
-  g_object_class_install_property (object_class, PROP_MAX_ADDRESS_SPACE,
-    g_param_spec_uint64 ("max-address-space", NULL, NULL, 0, G_MAXUINT64, 0,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   /**
    * SandboxBubblewrapBackend:memory-limit:
    *
    * The memory of each command's whole process tree, in bytes (0: unlimited). Needs a delegated cgroup (v2, or v1 as root): without one, construction fails with %SANDBOX_ERROR_UNAVAILABLE. Over it the kernel kills and the command fails with %SANDBOX_ERROR_LIMIT.
    */
-  g_object_class_install_property (object_class, PROP_MEMORY_LIMIT,
-    g_param_spec_uint64 ("memory-limit", NULL, NULL, 0, G_MAXUINT64, 0,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   /**
    * SandboxBubblewrapBackend:max-processes:
    *
    * The number of processes (tasks, threads included) of each command's whole tree (0: unlimited; at least 4). Needs a delegated cgroup: without one, construction fails with %SANDBOX_ERROR_UNAVAILABLE. A command that hits it fails with %SANDBOX_ERROR_LIMIT.
    */
-  g_object_class_install_property (object_class, PROP_MAX_PROCESSES,
-    g_param_spec_uint64 ("max-processes", NULL, NULL, 0, G_MAXUINT64, 0,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+  for (guint i = 0; i < G_N_ELEMENTS (limit_properties); i++)
+    g_object_class_install_property (object_class, limit_properties[i].prop_id,
+      g_param_spec_uint64 (limit_properties[i].name, NULL, NULL, 0, G_MAXUINT64,
+                           limit_properties[i].default_value,
+                           G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   /**
    * SandboxBubblewrapBackend:cpu-percent:
