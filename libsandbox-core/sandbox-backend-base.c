@@ -20,14 +20,15 @@
  *
  * The class a driver's backend derives from, as glib-networking's TLS
  * backends derive from its `tls/base` classes. It implements
- * [iface@Sandbox.Backend]'s properties — #SandboxBackend:name (%NULL gives
- * the driver's default name, see
- * [method@Sandbox.BackendBase.class_set_default_name]),
- * #SandboxBackend:state-directory and #SandboxBackend:max-concurrent-commands —
- * and #GInitable: g_initable_init() fails with %SANDBOX_ERROR_INVALID for
- * an empty name or an admission limit outside 1 …
- * %SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT, then calls the driver's
- * @init_backend; once it has succeeded, later calls return %TRUE at once.
+ * [iface@Sandbox.Backend]'s properties —
+ * [property@Sandbox.Backend:name] (%NULL gives the driver's default name,
+ * see [method@Sandbox.BackendBaseClass.set_default_name]),
+ * [property@Sandbox.Backend:state-directory] and
+ * [property@Sandbox.Backend:max-concurrent-commands] — and #GInitable:
+ * g_initable_init() fails with %SANDBOX_ERROR_INVALID for an empty name or
+ * an admission limit outside 1 … %SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT,
+ * then calls the driver's @init_backend; once it has succeeded, later calls
+ * return %TRUE at once.
  *
  * A driver derives from it, implements [iface@Sandbox.Backend] (this
  * class does not, so that a driver module can add it to its dynamic type)
@@ -241,7 +242,7 @@ sandbox_backend_base_initable_iface_init (GInitableIface *iface)
  * @name: the name its backends have when none is given, usually the
  *   driver's own (`bubblewrap`, `memory`)
  *
- * For a driver's class_init(): sets the default of #SandboxBackend:name.
+ * For a driver's class_init(): sets the default of [property@Sandbox.Backend:name].
  * Without it the default is empty, which g_initable_init() refuses, so a
  * name must then be given.
  */
@@ -257,9 +258,9 @@ sandbox_backend_base_class_set_default_name (SandboxBackendBaseClass *klass,
 
 /**
  * sandbox_backend_base_get_name:
- * @self: a #SandboxBackendBase
+ * @self: a [class@Sandbox.BackendBase]
  *
- * The backend's #SandboxBackend:name, for the driver's own code.
+ * The backend's [property@Sandbox.Backend:name], for the driver's own code.
  *
  * Returns: (transfer none): the backend's name
  */
@@ -276,12 +277,12 @@ sandbox_backend_base_get_name (SandboxBackendBase *self)
 
 /**
  * sandbox_backend_base_get_state_directory:
- * @self: a #SandboxBackendBase
+ * @self: a [class@Sandbox.BackendBase]
  *
- * The backend's #SandboxBackend:state-directory, for the driver's own code.
+ * The backend's [property@Sandbox.Backend:state-directory], for the driver's own code.
  *
  * Returns: (transfer none) (nullable): the state directory as given, or as
- *   the driver resolved it (see sandbox_backend_base_set_state_directory())
+ *   the driver resolved it (see [method@Sandbox.BackendBase.set_state_directory])
  */
 const char *
 sandbox_backend_base_get_state_directory (SandboxBackendBase *self)
@@ -296,12 +297,12 @@ sandbox_backend_base_get_state_directory (SandboxBackendBase *self)
 
 /**
  * sandbox_backend_base_set_state_directory:
- * @self: a #SandboxBackendBase
+ * @self: a [class@Sandbox.BackendBase]
  * @directory: (nullable): the state directory
  *
  * For a driver's @init_backend: records the state directory in the form
  * the driver resolved it to (absolute, without links), which
- * #SandboxBackend:state-directory then reads back.
+ * [property@Sandbox.Backend:state-directory] then reads back.
  */
 void
 sandbox_backend_base_set_state_directory (SandboxBackendBase *self,
@@ -320,9 +321,9 @@ sandbox_backend_base_set_state_directory (SandboxBackendBase *self,
 
 /**
  * sandbox_backend_base_get_max_concurrent_commands:
- * @self: a #SandboxBackendBase
+ * @self: a [class@Sandbox.BackendBase]
  *
- * The backend's #SandboxBackend:max-concurrent-commands, for the driver's
+ * The backend's [property@Sandbox.Backend:max-concurrent-commands], for the driver's
  * own code.
  *
  * Returns: the admission limit of each session

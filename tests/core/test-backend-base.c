@@ -128,7 +128,8 @@ test_given_values_read_back (void)
                             NULL);
   g_assert_no_error (error);
   g_assert_cmpstr (sandbox_backend_get_name (backend), ==, "mine");
-  g_assert_cmpuint (sandbox_backend_base_get_max_concurrent_commands (SANDBOX_BACKEND_BASE (backend)),
+  g_assert_cmpuint (sandbox_backend_base_get_max_concurrent_commands (
+                      SANDBOX_BACKEND_BASE (backend)),
                     ==, SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT);
   /* As the driver resolved it in init_backend. */
   directory = sandbox_backend_dup_state_directory (backend);
