@@ -130,7 +130,7 @@ compare_templates (gconstpointer a,
 
 /**
  * sandbox_backend_list_sessions:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -139,7 +139,7 @@ compare_templates (gconstpointer a,
  * saved state, its lease owner if it has one, and the size of its
  * workspace. Sizes are measured now, so listing costs a walk of every
  * workspace in stores on disk. Blocking; see
- * sandbox_backend_list_sessions_async().
+ * [method@Sandbox.Backend.list_sessions_async].
  *
  * A session that is being created or deleted meanwhile may or may not be
  * listed; one the store cannot read is left out (with a warning in the
@@ -183,13 +183,13 @@ list_sessions_thread (GTask        *task,
 
 /**
  * sandbox_backend_list_sessions_async:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
  * Lists the stored sessions in a worker thread; see
- * sandbox_backend_list_sessions().
+ * [method@Sandbox.Backend.list_sessions].
  */
 void
 sandbox_backend_list_sessions_async (SandboxBackend      *self,
@@ -210,11 +210,11 @@ sandbox_backend_list_sessions_async (SandboxBackend      *self,
 
 /**
  * sandbox_backend_list_sessions_finish:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_backend_list_sessions_async().
+ * Finishes an operation started with [method@Sandbox.Backend.list_sessions_async].
  *
  * Returns: (transfer full) (element-type SandboxSessionInfo): the
  *   sessions, or %NULL with @error set
@@ -232,7 +232,7 @@ sandbox_backend_list_sessions_finish (SandboxBackend  *self,
 
 /**
  * sandbox_backend_list_templates:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -263,13 +263,13 @@ sandbox_backend_list_templates (SandboxBackend  *self,
 
 /**
  * sandbox_backend_lookup_state:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @session_id: the id of a stored session
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
  * Looks up the saved reconnect descriptor of a stored session, the one
- * sandbox_handle_capture_state() gave when it was created, so that a
+ * [method@Sandbox.Handle.capture_state] gave when it was created, so that a
  * session can be addressed by its id alone. Blocking.
  *
  * Returns: (transfer full): the session's state, or %NULL with @error set:
@@ -294,7 +294,7 @@ sandbox_backend_lookup_state (SandboxBackend  *self,
 
 /**
  * sandbox_backend_query_lease_owner:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @session_id: the id of a stored session
  * @owner: (out) (transfer full) (optional) (nullable): set to who holds the
  *   session's lease, or to %NULL when nobody does
@@ -305,7 +305,7 @@ sandbox_backend_lookup_state (SandboxBackend  *self,
  * (of this or another host) that resumed it, alive or — for a stale lease,
  * one left by an owner that died — not. The answer may be out of date as
  * soon as it is given; it tells a user or a tool whom to ask to stop, never
- * whether sandbox_backend_create() will succeed. Blocking.
+ * whether [method@Sandbox.Backend.create] will succeed. Blocking.
  *
  * Returns: %TRUE with @owner set, or %FALSE with @error set:
  *   %SANDBOX_ERROR_INVALID when @session_id is not a session id,
@@ -337,7 +337,7 @@ sandbox_backend_query_lease_owner (SandboxBackend     *self,
 
 /**
  * sandbox_backend_delete_template:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @template_key: the key of a stored template
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -348,7 +348,7 @@ sandbox_backend_query_lease_owner (SandboxBackend     *self,
  * session needs; delete the sessions first. A session being created from
  * the template at the same time either completes first (and the delete is
  * refused) or fails with %SANDBOX_ERROR_NOT_FOUND. Blocking; see
- * sandbox_backend_delete_template_async().
+ * [method@Sandbox.Backend.delete_template_async].
  *
  * Returns: %TRUE when the template is gone, or %FALSE with @error set:
  *   %SANDBOX_ERROR_INVALID when @template_key is not a key,
@@ -387,14 +387,14 @@ delete_template_thread (GTask        *task,
 
 /**
  * sandbox_backend_delete_template_async:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @template_key: the key of a stored template
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
  * Removes a stored template in a worker thread; see
- * sandbox_backend_delete_template().
+ * [method@Sandbox.Backend.delete_template].
  */
 void
 sandbox_backend_delete_template_async (SandboxBackend      *self,
@@ -418,11 +418,11 @@ sandbox_backend_delete_template_async (SandboxBackend      *self,
 
 /**
  * sandbox_backend_delete_template_finish:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_backend_delete_template_async().
+ * Finishes an operation started with [method@Sandbox.Backend.delete_template_async].
  *
  * Returns: %TRUE when the template is gone, or %FALSE with @error set
  */

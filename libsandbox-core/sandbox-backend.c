@@ -15,7 +15,7 @@
  * SandboxBackend:
  *
  * A sandbox backend, provided by a driver module and created by name with
- * sandbox_backend_new().
+ * [func@Sandbox.Backend.new].
  *
  * A backend stores templates under content-addressed keys (prewarm) and
  * creates or resumes sessions from them (create). Implementations also
@@ -234,7 +234,7 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
    * SandboxBackend:name:
    *
    * The backend's name. It is part of every template key and of every
-   * saved #SandboxState, so a session can only be resumed by a backend of
+   * saved [class@Sandbox.State], so a session can only be resumed by a backend of
    * the same name. Must not be empty.
    */
   g_object_interface_install_property (iface,
@@ -272,7 +272,7 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
    * guest then gets a 502). The place to log internal gateway errors.
    *
    * Emitted in the same main context as the session's
-   * #SandboxHandle::gateway-audit: the thread-default main context of the
+   * [signal@Sandbox.Handle::gateway-audit]: the thread-default main context of the
    * caller of the call that last set the session's network policy.
    */
   signals[SIGNAL_GATEWAY_ERROR] =
@@ -286,10 +286,10 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
 
 /**
  * sandbox_backend_get_name:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  *
- * Gets the backend's name (#SandboxBackend:name), as recorded in the
- * #SandboxState of its sessions.
+ * Gets the backend's name ([property@Sandbox.Backend:name]), as recorded in the
+ * [class@Sandbox.State] of its sessions.
  *
  * Returns: the backend's name
  */
@@ -308,10 +308,10 @@ sandbox_backend_get_name (SandboxBackend *self)
 
 /**
  * sandbox_backend_dup_state_directory:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  *
  * Gets a copy of the directory where the backend keeps templates and
- * sessions (#SandboxBackend:state-directory).
+ * sessions ([property@Sandbox.Backend:state-directory]).
  *
  * Returns: (transfer full) (nullable): the backend's state directory
  */
@@ -328,10 +328,10 @@ sandbox_backend_dup_state_directory (SandboxBackend *self)
 
 /**
  * sandbox_backend_get_max_concurrent_commands:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  *
  * Gets how many live commands each session of the backend admits at once
- * (#SandboxBackend:max-concurrent-commands).
+ * ([property@Sandbox.Backend:max-concurrent-commands]).
  *
  * Returns: the admission limit of each session
  */
@@ -348,14 +348,14 @@ sandbox_backend_get_max_concurrent_commands (SandboxBackend *self)
 
 /**
  * sandbox_backend_prewarm:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @template_: the template to store
  * @reused: (out) (optional): set to whether the template was already stored
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
  * Stores @template_ under its content-addressed key (see
- * sandbox_template_compute_key()). Blocking.
+ * [method@Sandbox.Template.compute_key]). Blocking.
  *
  * Returns: (transfer full): the template key, or %NULL with @error set
  */
@@ -381,13 +381,13 @@ sandbox_backend_prewarm (SandboxBackend   *self,
 
 /**
  * sandbox_backend_prewarm_async:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @template_: the template to store
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
- * Stores @template_; see sandbox_backend_prewarm().
+ * Stores @template_; see [method@Sandbox.Backend.prewarm].
  */
 void
 sandbox_backend_prewarm_async (SandboxBackend      *self,
@@ -405,12 +405,12 @@ sandbox_backend_prewarm_async (SandboxBackend      *self,
 
 /**
  * sandbox_backend_prewarm_finish:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @result: the #GAsyncResult
  * @reused: (out) (optional): set to whether the template was already stored
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_backend_prewarm_async().
+ * Finishes an operation started with [method@Sandbox.Backend.prewarm_async].
  *
  * Returns: (transfer full): the template key, or %NULL with @error set
  */
@@ -428,8 +428,8 @@ sandbox_backend_prewarm_finish (SandboxBackend  *self,
 
 /**
  * sandbox_backend_create:
- * @self: a #SandboxBackend
- * @template_key: the key sandbox_backend_prewarm() returned
+ * @self: a [iface@Sandbox.Backend]
+ * @template_key: the key [method@Sandbox.Backend.prewarm] returned
  * @state: (nullable): a saved state to resume, or %NULL for a new session
  * @policy: the session's network policy (policies are never stored: pass it
  *   again on every resume)
@@ -469,15 +469,15 @@ sandbox_backend_create (SandboxBackend        *self,
 
 /**
  * sandbox_backend_create_async:
- * @self: a #SandboxBackend
- * @template_key: the key sandbox_backend_prewarm() returned
+ * @self: a [iface@Sandbox.Backend]
+ * @template_key: the key [method@Sandbox.Backend.prewarm] returned
  * @state: (nullable): a saved state to resume, or %NULL for a new session
  * @policy: the session's network policy
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
- * Creates or resumes a session; see sandbox_backend_create().
+ * Creates or resumes a session; see [method@Sandbox.Backend.create].
  */
 void
 sandbox_backend_create_async (SandboxBackend        *self,
@@ -499,11 +499,11 @@ sandbox_backend_create_async (SandboxBackend        *self,
 
 /**
  * sandbox_backend_create_finish:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_backend_create_async().
+ * Finishes an operation started with [method@Sandbox.Backend.create_async].
  *
  * Returns: (transfer full): the live session's handle, or %NULL with @error set
  */
@@ -520,7 +520,7 @@ sandbox_backend_create_finish (SandboxBackend  *self,
 
 /**
  * sandbox_backend_recover_session:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @state: the saved state of the session to recover
  * @policy: the session's network policy
  * @cancellable: (nullable): a #GCancellable
@@ -528,12 +528,12 @@ sandbox_backend_create_finish (SandboxBackend  *self,
  *
  * Resumes the session @state describes, taking over its lease from an
  * owner that died without releasing it (a crashed host process).
- * sandbox_backend_create() keeps refusing such a session with
+ * [method@Sandbox.Backend.create] keeps refusing such a session with
  * %SANDBOX_ERROR_BUSY, because it cannot tell a dead owner from a live
  * one; this call can, and takes the lease over once nothing of the dead
  * owner's sandboxes is left: the bubblewrap backend kills what is left of
  * them, and only processes it identifies as that session's. A session
- * without a lease is resumed as by sandbox_backend_create(). Blocking.
+ * without a lease is resumed as by [method@Sandbox.Backend.create]. Blocking.
  *
  * Backends that cannot recover sessions fail with
  * %SANDBOX_ERROR_UNAVAILABLE.
@@ -566,7 +566,7 @@ sandbox_backend_recover_session (SandboxBackend        *self,
 
 /**
  * sandbox_backend_recover_session_async:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @state: the saved state of the session to recover
  * @policy: the session's network policy
  * @cancellable: (nullable): a #GCancellable
@@ -574,7 +574,7 @@ sandbox_backend_recover_session (SandboxBackend        *self,
  * @user_data: data for @callback
  *
  * Recovers a session in a worker thread; see
- * sandbox_backend_recover_session().
+ * [method@Sandbox.Backend.recover_session].
  */
 void
 sandbox_backend_recover_session_async (SandboxBackend        *self,
@@ -598,12 +598,12 @@ sandbox_backend_recover_session_async (SandboxBackend        *self,
 
 /**
  * sandbox_backend_recover_session_finish:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
  * Finishes an operation started with
- * sandbox_backend_recover_session_async().
+ * [method@Sandbox.Backend.recover_session_async].
  *
  * Returns: (transfer full): the live session's handle, or %NULL with @error set
  */
@@ -620,10 +620,10 @@ sandbox_backend_recover_session_finish (SandboxBackend  *self,
 
 /**
  * sandbox_backend_emit_gateway_error:
- * @self: a #SandboxBackend
+ * @self: a [iface@Sandbox.Backend]
  * @cause: what went wrong
  *
- * For backends: emits #SandboxBackend::gateway-error.
+ * For backends: emits [signal@Sandbox.Backend::gateway-error].
  */
 void
 sandbox_backend_emit_gateway_error (SandboxBackend *self,

@@ -60,16 +60,16 @@ G_DECLARE_INTERFACE (SandboxBackend, sandbox_backend, SANDBOX, BACKEND, GObject)
  * @prewarm_finish: finishes @prewarm_async
  * @create_async: async form of @create; the default runs it in a thread
  * @create_finish: finishes @create_async
- * @gateway_error: class closure of #SandboxBackend::gateway-error
+ * @gateway_error: class closure of [signal@Sandbox.Backend::gateway-error]
  * @recover_session: takes over the session @state describes from an owner
  *   that died without releasing it, once none of its sandboxed processes
  *   are left (blocking, thread-safe; optional: the default fails with
  *   %SANDBOX_ERROR_UNAVAILABLE)
  * @list_sessions: the sessions the backend stores, as a #GPtrArray of
- *   #SandboxSessionInfo (blocking, thread-safe)
+ *   [class@Sandbox.SessionInfo] (blocking, thread-safe)
  * @list_templates: the templates the backend stores, as a #GPtrArray of
- *   #SandboxTemplateInfo (blocking, thread-safe)
- * @lookup_state: the saved #SandboxState of a stored session (blocking,
+ *   [class@Sandbox.TemplateInfo] (blocking, thread-safe)
+ * @lookup_state: the saved [class@Sandbox.State] of a stored session (blocking,
  *   thread-safe)
  * @query_lease_owner: who holds a stored session's lease, %NULL in @owner
  *   when nobody does (blocking, thread-safe)

@@ -12,15 +12,15 @@
 /**
  * SandboxHandle:
  *
- * The owner of a live session, returned by sandbox_backend_create().
+ * The owner of a live session, returned by [method@Sandbox.Backend.create].
  *
  * While a handle is live it holds the session's exclusive lease. stop() and
  * shutdown() kill live commands and keep the workspace; delete() also removes
  * the session's state and workspace, keeping templates. Stopping is
  * idempotent, and dropping the last reference to a live handle stops it.
  *
- * Backends subclass #SandboxHandle and implement #SandboxHandleClass.stop and
- * #SandboxHandleClass.delete_session. The base class stops a live handle in
+ * Backends subclass [class@Sandbox.Handle] and implement [struct@Sandbox.HandleClass].stop and
+ * [struct@Sandbox.HandleClass].delete_session. The base class stops a live handle in
  * its dispose, so a subclass's dispose must chain up *before* it releases
  * anything its stop needs.
  */
@@ -167,18 +167,18 @@ sandbox_handle_class_init (SandboxHandleClass *klass)
    * @event: what the session's network gateway decided about one request
    *
    * Relays the audit stream of the session's network gateway (see
-   * #SandboxGateway::audit): one event per request the gateway decided on —
+   * [signal@Sandbox.Gateway::audit]): one event per request the gateway decided on —
    * host, method, path, decision and reason, statuses, byte counts and
    * duration, never a header value.
    *
    * Emitted in the thread-default main context of the caller of the call
-   * that last set the session's network policy — sandbox_backend_create()
-   * (or its resume, or sandbox_backend_recover_session()) and
-   * sandbox_session_set_network_policy(), blocking or _async alike: for an
+   * that last set the session's network policy — [method@Sandbox.Backend.create]
+   * (or its resume, or [method@Sandbox.Backend.recover_session]) and
+   * [method@Sandbox.Session.set_network_policy], blocking or _async alike: for an
    * _async call, the context of the thread that made the call, where its
    * callback runs too, never the worker thread's. Events are delivered only
    * while that context is iterated; at most 1024 wait for it, past that the
-   * oldest are dropped (#SandboxGateway counts them), and those still
+   * oldest are dropped ([class@Sandbox.Gateway] counts them), and those still
    * waiting are freed with the session's gateway when the handle goes.
    */
   signals[SIGNAL_GATEWAY_AUDIT] =
@@ -200,7 +200,7 @@ sandbox_handle_init (SandboxHandle *self)
 
 /**
  * sandbox_handle_get_session:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  *
  * Gets the session this handle owns.
  *
@@ -218,11 +218,11 @@ sandbox_handle_get_session (SandboxHandle *self)
 
 /**
  * sandbox_handle_emit_gateway_audit:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @event: the gateway's event
  *
  * For backends: relays one event of the session gateway's audit stream as
- * #SandboxHandle::gateway-audit.
+ * [signal@Sandbox.Handle::gateway-audit].
  */
 void
 sandbox_handle_emit_gateway_audit (SandboxHandle       *self,
@@ -236,11 +236,11 @@ sandbox_handle_emit_gateway_audit (SandboxHandle       *self,
 
 /**
  * sandbox_handle_capture_state:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @error: return location for a #GError
  *
  * Returns the descriptor to persist in the host's store, to resume the session
- * later with sandbox_backend_create(). It holds no policy and no credential.
+ * later with [method@Sandbox.Backend.create]. It holds no policy and no credential.
  * After delete, fails with %SANDBOX_ERROR_STOPPED.
  *
  * Returns: (transfer full): the session's state, or %NULL with @error set
@@ -269,9 +269,9 @@ sandbox_handle_capture_state (SandboxHandle  *self,
 
 /**
  * sandbox_handle_get_coding_binding:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  *
- * The host-only binding #SandboxCodingTools builds on. It belongs to the
+ * The host-only binding [class@Sandbox.CodingTools] builds on. It belongs to the
  * host: never serialize it, and never hand it to a model.
  *
  * Returns: (transfer none) (nullable): the session's coding binding, or
@@ -290,7 +290,7 @@ sandbox_handle_get_coding_binding (SandboxHandle *self)
 
 /**
  * sandbox_handle_is_stopped:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  *
  * Checks whether a stop (or delete) of the session has begun through this
  * handle.
@@ -314,7 +314,7 @@ sandbox_handle_is_stopped (SandboxHandle *self)
 
 /**
  * sandbox_handle_is_deleted:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  *
  * Checks whether the session has been deleted through this handle.
  *
@@ -337,7 +337,7 @@ sandbox_handle_is_deleted (SandboxHandle *self)
 
 /**
  * sandbox_handle_stop:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -390,11 +390,11 @@ sandbox_handle_stop (SandboxHandle  *self,
 
 /**
  * sandbox_handle_shutdown:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * The same as sandbox_handle_stop().
+ * The same as [method@Sandbox.Handle.stop].
  *
  * Returns: %TRUE on success
  */
@@ -408,7 +408,7 @@ sandbox_handle_shutdown (SandboxHandle  *self,
 
 /**
  * sandbox_handle_delete:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -485,12 +485,12 @@ sandbox_handle_run_in_thread (SandboxHandle       *self,
 
 /**
  * sandbox_handle_stop_async:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when the session is stopped
  * @user_data: data for @callback
  *
- * Stops the session; see sandbox_handle_stop().
+ * Stops the session; see [method@Sandbox.Handle.stop].
  */
 void
 sandbox_handle_stop_async (SandboxHandle       *self,
@@ -506,11 +506,11 @@ sandbox_handle_stop_async (SandboxHandle       *self,
 
 /**
  * sandbox_handle_stop_finish:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_handle_stop_async().
+ * Finishes an operation started with [method@Sandbox.Handle.stop_async].
  *
  * Returns: %TRUE on success
  */
@@ -526,12 +526,12 @@ sandbox_handle_stop_finish (SandboxHandle  *self,
 
 /**
  * sandbox_handle_shutdown_async:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when the session is stopped
  * @user_data: data for @callback
  *
- * The same as sandbox_handle_stop_async().
+ * The same as [method@Sandbox.Handle.stop_async].
  */
 void
 sandbox_handle_shutdown_async (SandboxHandle       *self,
@@ -547,11 +547,11 @@ sandbox_handle_shutdown_async (SandboxHandle       *self,
 
 /**
  * sandbox_handle_shutdown_finish:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_handle_shutdown_async().
+ * Finishes an operation started with [method@Sandbox.Handle.shutdown_async].
  *
  * Returns: %TRUE on success
  */
@@ -567,12 +567,12 @@ sandbox_handle_shutdown_finish (SandboxHandle  *self,
 
 /**
  * sandbox_handle_delete_async:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when the session is deleted
  * @user_data: data for @callback
  *
- * Deletes the session; see sandbox_handle_delete().
+ * Deletes the session; see [method@Sandbox.Handle.delete].
  */
 void
 sandbox_handle_delete_async (SandboxHandle       *self,
@@ -588,11 +588,11 @@ sandbox_handle_delete_async (SandboxHandle       *self,
 
 /**
  * sandbox_handle_delete_finish:
- * @self: a #SandboxHandle
+ * @self: a [class@Sandbox.Handle]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_handle_delete_async().
+ * Finishes an operation started with [method@Sandbox.Handle.delete_async].
  *
  * Returns: %TRUE on success
  */

@@ -302,7 +302,7 @@ static void log_limit_kill (const LogContext *context,
 
 /**
  * sandbox_log_spawned:
- * @spawner: the session's #SandboxDriver or #SandboxCodingBinding
+ * @spawner: the session's [iface@Sandbox.Driver] or [iface@Sandbox.CodingBinding]
  * @process: (nullable): the process it started, or %NULL
  * @error: (nullable): where its error is when @process is %NULL (read,
  *   never changed)

@@ -35,7 +35,7 @@ prepare_command (SandboxCommand  *command,
 
 /**
  * sandbox_session_spawn:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @command: the command to run
  * @cancellable: (nullable): cancelling it kills the command
  * @error: return location for a #GError
@@ -67,12 +67,12 @@ sandbox_session_spawn (SandboxSession  *self,
 
 /**
  * sandbox_session_run:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @command: the command to run
  * @cancellable: (nullable): cancelling it kills the command
  * @error: return location for a #GError
  *
- * Runs @command to the end. Use sandbox_result_dup_stdout_text() for its
+ * Runs @command to the end. Use [method@Sandbox.Result.dup_stdout_text] for its
  * output as text (invalid UTF-8 replaced with U+FFFD).
  *
  * Returns: (transfer full): the command's result, or %NULL with @error set
@@ -112,13 +112,13 @@ spawn_cb (GObject      *object,
 
 /**
  * sandbox_session_spawn_async:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @command: the command to run
  * @cancellable: (nullable): cancelling it kills the command
  * @callback: (scope async): called once the command has started
  * @user_data: data for @callback
  *
- * Starts @command; see sandbox_session_spawn().
+ * Starts @command; see [method@Sandbox.Session.spawn].
  */
 void
 sandbox_session_spawn_async (SandboxSession      *self,
@@ -149,11 +149,11 @@ sandbox_session_spawn_async (SandboxSession      *self,
 
 /**
  * sandbox_session_spawn_finish:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_session_spawn_async().
+ * Finishes an operation started with [method@Sandbox.Session.spawn_async].
  *
  * Returns: (transfer full): the running command, or %NULL with @error set
  */
@@ -203,13 +203,13 @@ run_spawn_cb (GObject      *object,
 
 /**
  * sandbox_session_run_async:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @command: the command to run
  * @cancellable: (nullable): cancelling it kills the command
  * @callback: (scope async): called when the command is over
  * @user_data: data for @callback
  *
- * Runs @command to the end; see sandbox_session_run().
+ * Runs @command to the end; see [method@Sandbox.Session.run].
  */
 void
 sandbox_session_run_async (SandboxSession      *self,
@@ -230,11 +230,11 @@ sandbox_session_run_async (SandboxSession      *self,
 
 /**
  * sandbox_session_run_finish:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_session_run_async().
+ * Finishes an operation started with [method@Sandbox.Session.run_async].
  *
  * Returns: (transfer full): the command's result, or %NULL with @error set
  */

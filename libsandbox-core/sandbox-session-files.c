@@ -91,7 +91,7 @@ canonicalize_for_task (GTask      *task,
 
 /**
  * sandbox_session_read_bytes:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace path
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -121,7 +121,7 @@ sandbox_session_read_bytes (SandboxSession  *self,
 
 /**
  * sandbox_session_read_text:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace path
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -147,7 +147,7 @@ sandbox_session_read_text (SandboxSession  *self,
 
 /**
  * sandbox_session_write_bytes:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace path
  * @contents: the new contents (at most %SANDBOX_MAX_FILE_BYTES)
  * @cancellable: (nullable): a #GCancellable
@@ -180,7 +180,7 @@ sandbox_session_write_bytes (SandboxSession  *self,
 
 /**
  * sandbox_session_write_text:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace path
  * @text: the new contents, as UTF-8 text
  * @cancellable: (nullable): a #GCancellable
@@ -207,7 +207,7 @@ sandbox_session_write_text (SandboxSession  *self,
 
 /**
  * sandbox_session_remove_path:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace path other than the workspace root
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -255,13 +255,13 @@ read_bytes_cb (GObject      *object,
 
 /**
  * sandbox_session_read_bytes_async:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace path
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
- * Reads a whole workspace file; see sandbox_session_read_bytes().
+ * Reads a whole workspace file; see [method@Sandbox.Session.read_bytes].
  */
 void
 sandbox_session_read_bytes_async (SandboxSession      *self,
@@ -288,11 +288,11 @@ sandbox_session_read_bytes_async (SandboxSession      *self,
 
 /**
  * sandbox_session_read_bytes_finish:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_session_read_bytes_async().
+ * Finishes an operation started with [method@Sandbox.Session.read_bytes_async].
  *
  * Returns: (transfer full): the file's contents, or %NULL with @error set
  */
@@ -332,13 +332,13 @@ read_text_cb (GObject      *object,
 
 /**
  * sandbox_session_read_text_async:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace path
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
- * Reads a workspace file as UTF-8 text; see sandbox_session_read_text().
+ * Reads a workspace file as UTF-8 text; see [method@Sandbox.Session.read_text].
  */
 void
 sandbox_session_read_text_async (SandboxSession      *self,
@@ -359,11 +359,11 @@ sandbox_session_read_text_async (SandboxSession      *self,
 
 /**
  * sandbox_session_read_text_finish:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_session_read_text_async().
+ * Finishes an operation started with [method@Sandbox.Session.read_text_async].
  *
  * Returns: (transfer full): the text, or %NULL with @error set
  */
@@ -379,14 +379,14 @@ sandbox_session_read_text_finish (SandboxSession  *self,
 
 /**
  * sandbox_session_write_bytes_async:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace path
  * @contents: the new contents
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
- * Replaces a workspace file; see sandbox_session_write_bytes().
+ * Replaces a workspace file; see [method@Sandbox.Session.write_bytes].
  */
 void
 sandbox_session_write_bytes_async (SandboxSession      *self,
@@ -417,11 +417,11 @@ sandbox_session_write_bytes_async (SandboxSession      *self,
 
 /**
  * sandbox_session_write_bytes_finish:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_session_write_bytes_async().
+ * Finishes an operation started with [method@Sandbox.Session.write_bytes_async].
  *
  * Returns: %TRUE on success
  */
@@ -451,14 +451,14 @@ write_text_cb (GObject      *object,
 
 /**
  * sandbox_session_write_text_async:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace path
  * @text: the new contents, as UTF-8 text
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
- * Replaces a workspace file with @text; see sandbox_session_write_text().
+ * Replaces a workspace file with @text; see [method@Sandbox.Session.write_text].
  */
 void
 sandbox_session_write_text_async (SandboxSession      *self,
@@ -482,11 +482,11 @@ sandbox_session_write_text_async (SandboxSession      *self,
 
 /**
  * sandbox_session_write_text_finish:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_session_write_text_async().
+ * Finishes an operation started with [method@Sandbox.Session.write_text_async].
  *
  * Returns: %TRUE on success
  */
@@ -502,13 +502,13 @@ sandbox_session_write_text_finish (SandboxSession  *self,
 
 /**
  * sandbox_session_remove_path_async:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace path other than the workspace root
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
- * Removes a file or a directory tree; see sandbox_session_remove_path().
+ * Removes a file or a directory tree; see [method@Sandbox.Session.remove_path].
  */
 void
 sandbox_session_remove_path_async (SandboxSession      *self,
@@ -536,11 +536,11 @@ sandbox_session_remove_path_async (SandboxSession      *self,
 
 /**
  * sandbox_session_remove_path_finish:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_session_remove_path_async().
+ * Finishes an operation started with [method@Sandbox.Session.remove_path_async].
  *
  * Returns: %TRUE on success
  */

@@ -14,33 +14,33 @@
  *
  * The live-session rules every driver must apply the same way, in one
  * object a driver owns per live session (the base owns the policy, the
- * driver reports facts, as with #SandboxProcess):
+ * driver reports facts, as with [class@Sandbox.Process]):
  *
- * - the stopped state: after sandbox_session_gate_stop() every operation is
+ * - the stopped state: after [method@Sandbox.SessionGate.stop] every operation is
  *   refused with %SANDBOX_ERROR_STOPPED "Sandbox session is stopped"
- *   (sandbox_session_gate_check_active());
+ *   ([method@Sandbox.SessionGate.check_active]);
  * - admission: at most `max-concurrent-commands` live commands, refused with
  *   %SANDBOX_ERROR_BUSY "Sandbox command concurrency limit reached" before
- *   anything starts (sandbox_session_gate_admit()). The slot is released by
- *   sandbox_process_complete() itself — a driver cannot forget it — before
+ *   anything starts ([method@Sandbox.SessionGate.admit]). The slot is released by
+ *   [method@Sandbox.Process.complete] itself — a driver cannot forget it — before
  *   the command's waiters are answered, so a waiter that spawns again at once
  *   is admitted. Only a process that was admitted but never started gives its
- *   slot back by hand (sandbox_session_gate_withdraw());
+ *   slot back by hand ([method@Sandbox.SessionGate.withdraw]);
  * - the network policy and its revision: a policy change while commands are
  *   live is refused with %SANDBOX_ERROR_BUSY "Stop live commands before
  *   changing network policy"; each accepted change bumps the revision, and a
  *   command prepared at an older revision is refused with %SANDBOX_ERROR_BUSY
  *   "Sandbox policy changed after command preparation"
- *   (sandbox_session_gate_admit_prepared());
+ *   ([method@Sandbox.SessionGate.admit_prepared]);
  * - stop: refuse from now on, kill every live command (through
- *   #SandboxProcessClass.kill) and wait until each has completed, so that
+ *   [struct@Sandbox.ProcessClass].kill) and wait until each has completed, so that
  *   when stop returns every waiter has its result.
  *
  * All of it is thread-safe. A driver typically calls
- * sandbox_session_gate_check_active() first in every file operation,
- * sandbox_session_gate_admit() between creating its #SandboxProcess and
- * launching it, sandbox_session_gate_set_policy() from its
- * #SandboxDriverInterface.set_network_policy and sandbox_session_gate_stop()
+ * [method@Sandbox.SessionGate.check_active] first in every file operation,
+ * [method@Sandbox.SessionGate.admit] between creating its [class@Sandbox.Process] and
+ * launching it, [method@Sandbox.SessionGate.set_policy] from its
+ * [struct@Sandbox.DriverInterface].set_network_policy and [method@Sandbox.SessionGate.stop]
  * from its backend's stop.
  */
 
@@ -118,7 +118,7 @@ sandbox_session_gate_new (guint                 max_concurrent_commands,
 
 /**
  * sandbox_session_gate_check_active:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -144,12 +144,12 @@ sandbox_session_gate_check_active (SandboxSessionGate  *self,
 
 /**
  * sandbox_session_gate_is_stopped:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  *
  * Tells whether the session was stopped, without setting an error (see
- * sandbox_session_gate_check_active() for the check operations start with).
+ * [method@Sandbox.SessionGate.check_active] for the check operations start with).
  *
- * Returns: whether sandbox_session_gate_stop() was called
+ * Returns: whether [method@Sandbox.SessionGate.stop] was called
  */
 gboolean
 sandbox_session_gate_is_stopped (SandboxSessionGate *self)
@@ -166,12 +166,12 @@ sandbox_session_gate_is_stopped (SandboxSessionGate *self)
 
 /**
  * sandbox_session_gate_dup_policy:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  * @revision: (out) (optional): the revision of the returned policy
  *
  * Reads the current network policy and its revision together: a driver
  * builds a command from them, then admits it with
- * sandbox_session_gate_admit_prepared() at that revision.
+ * [method@Sandbox.SessionGate.admit_prepared] at that revision.
  *
  * Returns: (transfer full): the current network policy
  */
@@ -222,15 +222,15 @@ admit (SandboxSessionGate  *self,
 
 /**
  * sandbox_session_gate_admit:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  * @process: a process created but not started yet
  * @error: return location for a #GError
  *
  * Takes an admission slot for @process, or refuses before anything starts:
  * %SANDBOX_ERROR_STOPPED after stop, %SANDBOX_ERROR_BUSY "Sandbox command
  * concurrency limit reached" at the limit. The slot is released when the
- * driver calls sandbox_process_complete() on @process (or
- * sandbox_session_gate_withdraw() if it never starts it).
+ * driver calls [method@Sandbox.Process.complete] on @process (or
+ * [method@Sandbox.SessionGate.withdraw] if it never starts it).
  *
  * Returns: %TRUE if @process is admitted
  */
@@ -244,13 +244,13 @@ sandbox_session_gate_admit (SandboxSessionGate  *self,
 
 /**
  * sandbox_session_gate_admit_prepared:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  * @process: a process created but not started yet
  * @revision: the policy revision @process was prepared at (see
- *   sandbox_session_gate_dup_policy())
+ *   [method@Sandbox.SessionGate.dup_policy])
  * @error: return location for a #GError
  *
- * Like sandbox_session_gate_admit(), and also refuses, with
+ * Like [method@Sandbox.SessionGate.admit], and also refuses, with
  * %SANDBOX_ERROR_BUSY "Sandbox policy changed after command preparation", a
  * process set up from a network policy that has been replaced since.
  *
@@ -292,11 +292,11 @@ take_out (SandboxSessionGate *self,
 
 /**
  * sandbox_session_gate_withdraw:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  * @process: an admitted process that will never be started
  *
  * Gives back the slot of a process the driver admitted but could not
- * launch. A started process's slot is released by sandbox_process_complete().
+ * launch. A started process's slot is released by [method@Sandbox.Process.complete].
  */
 void
 sandbox_session_gate_withdraw (SandboxSessionGate *self,
@@ -311,10 +311,10 @@ sandbox_session_gate_withdraw (SandboxSessionGate *self,
 
 /**
  * sandbox_session_gate_release:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  * @process: an admitted process that is completing
  *
- * Called by sandbox_process_complete() before it answers the waiters.
+ * Called by [method@Sandbox.Process.complete] before it answers the waiters.
  */
 void
 sandbox_session_gate_release (SandboxSessionGate *self,
@@ -325,9 +325,9 @@ sandbox_session_gate_release (SandboxSessionGate *self,
 
 /**
  * sandbox_session_gate_completed:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  *
- * Called by sandbox_process_complete() once the process it released has
+ * Called by [method@Sandbox.Process.complete] once the process it released has
  * its result: wakes a pending stop.
  */
 void
@@ -342,7 +342,7 @@ sandbox_session_gate_completed (SandboxSessionGate *self)
 
 /**
  * sandbox_session_gate_get_n_live:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  *
  * Counts the admitted commands still holding a slot, for a driver's
  * assertions and for tests.
@@ -365,7 +365,7 @@ sandbox_session_gate_get_n_live (SandboxSessionGate *self)
 
 /**
  * sandbox_session_gate_set_policy:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  * @policy: the new network policy
  * @apply: (nullable) (scope call): makes the driver enforce @policy, with the
  *   gate's lock held
@@ -426,7 +426,7 @@ wake_on_cancel (GCancellable *cancellable,
 
 /**
  * sandbox_session_gate_stop:
- * @self: a #SandboxSessionGate
+ * @self: a [class@Sandbox.SessionGate]
  * @cancellable: (nullable): stops the waiting (not the stop itself)
  * @error: return location for a #GError
  *

@@ -25,7 +25,7 @@ G_DECLARE_FINAL_TYPE (SandboxSessionGate, sandbox_session_gate, SANDBOX, SESSION
 /**
  * SandboxSessionGateApplyFunc:
  * @policy: the network policy about to become the session's
- * @user_data: the data given to sandbox_session_gate_set_policy()
+ * @user_data: the data given to [method@Sandbox.SessionGate.set_policy]
  * @error: return location for a #GError
  *
  * Makes the driver enforce @policy, or refuses it. Called with the gate's

@@ -10,8 +10,8 @@
 /**
  * SandboxSessionInfo:
  *
- * A session a backend stores, as sandbox_backend_list_sessions() reports
- * it: its saved #SandboxState (pass it to sandbox_backend_create() to
+ * A session a backend stores, as [method@Sandbox.Backend.list_sessions] reports
+ * it: its saved [class@Sandbox.State] (pass it to [method@Sandbox.Backend.create] to
  * resume the session), who holds its lease if anyone does, and the size of
  * its workspace when it was listed. Immutable.
  */
@@ -59,7 +59,7 @@ sandbox_session_info_init (SandboxSessionInfo *self)
  *
  * Creates a session record; backends make these.
  *
- * Returns: (transfer full): a new #SandboxSessionInfo
+ * Returns: (transfer full): a new [class@Sandbox.SessionInfo]
  */
 SandboxSessionInfo *
 sandbox_session_info_new (SandboxState      *state,
@@ -82,7 +82,7 @@ sandbox_session_info_new (SandboxState      *state,
 
 /**
  * sandbox_session_info_get_state:
- * @self: a #SandboxSessionInfo
+ * @self: a [class@Sandbox.SessionInfo]
  *
  * Gets the session's saved reconnect descriptor.
  *
@@ -98,7 +98,7 @@ sandbox_session_info_get_state (SandboxSessionInfo *self)
 
 /**
  * sandbox_session_info_get_lease_owner:
- * @self: a #SandboxSessionInfo
+ * @self: a [class@Sandbox.SessionInfo]
  *
  * Gets who held the session's lease when it was listed.
  *
@@ -115,7 +115,7 @@ sandbox_session_info_get_lease_owner (SandboxSessionInfo *self)
 
 /**
  * sandbox_session_info_get_workspace_n_files:
- * @self: a #SandboxSessionInfo
+ * @self: a [class@Sandbox.SessionInfo]
  *
  * Gets how many files (of any kind but directories) the workspace held.
  *
@@ -131,7 +131,7 @@ sandbox_session_info_get_workspace_n_files (SandboxSessionInfo *self)
 
 /**
  * sandbox_session_info_get_workspace_n_bytes:
- * @self: a #SandboxSessionInfo
+ * @self: a [class@Sandbox.SessionInfo]
  *
  * Gets how many bytes the workspace's regular files held.
  *

@@ -17,12 +17,12 @@
  *
  * One live sandbox session as an application sees it.
  *
- * A session wraps a backend's #SandboxDriver and adds what every backend
+ * A session wraps a backend's [iface@Sandbox.Driver] and adds what every backend
  * needs the same way: workspace paths are canonicalized (see
- * sandbox_path_canonicalize()), commands are validated, text is converted
+ * [func@Sandbox.path_canonicalize]), commands are validated, text is converted
  * (reading text is fatal on invalid UTF-8 and drops a leading BOM; run()
  * replaces invalid UTF-8 with U+FFFD), and the workspace root can't be
- * removed. Custom backends get it for free with sandbox_session_new().
+ * removed. Custom backends get it for free with [ctor@Sandbox.Session.new].
  *
  * Every operation comes as a blocking call and as an `_async`/`_finish` pair.
  */
@@ -161,9 +161,9 @@ sandbox_session_init (SandboxSession *self)
  *   socket, or %NULL
  *
  * Wraps @driver in a session. Backends call this; applications get sessions
- * from sandbox_handle_get_session().
+ * from [method@Sandbox.Handle.get_session].
  *
- * Returns: (transfer full): a new #SandboxSession
+ * Returns: (transfer full): a new [class@Sandbox.Session]
  */
 SandboxSession *
 sandbox_session_new (const char    *id,
@@ -182,7 +182,7 @@ sandbox_session_new (const char    *id,
 
 /**
  * sandbox_session_get_id:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  *
  * Gets the identifier of the session.
  *
@@ -198,7 +198,7 @@ sandbox_session_get_id (SandboxSession *self)
 
 /**
  * sandbox_session_get_gateway_socket:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  *
  * Gets the path inside the sandbox where commands reach the network gateway.
  *
@@ -215,7 +215,7 @@ sandbox_session_get_gateway_socket (SandboxSession *self)
 
 /**
  * sandbox_session_get_driver:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  *
  * Gets the driver that carries out the session's operations.
  *
@@ -231,12 +231,12 @@ sandbox_session_get_driver (SandboxSession *self)
 
 /**
  * sandbox_session_resolve_path:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @path: a workspace-relative or `/workspace/…` path
  * @error: return location for a #GError
  *
  * Turns @path into the absolute path it names inside the sandbox, as
- * sandbox_path_canonicalize() does; the workspace is not accessed.
+ * [func@Sandbox.path_canonicalize] does; the workspace is not accessed.
  *
  * Returns: (transfer full): the canonical path, or %NULL with
  *   %SANDBOX_ERROR_PATH
@@ -289,7 +289,7 @@ sandbox_session_return_boolean_cb (GObject      *object,
 
 /**
  * sandbox_session_set_network_policy:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @policy: the new policy
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -314,14 +314,14 @@ sandbox_session_set_network_policy (SandboxSession        *self,
 
 /**
  * sandbox_session_set_network_policy_async:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @policy: the new policy
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
  * Replaces the session's network policy; see
- * sandbox_session_set_network_policy().
+ * [method@Sandbox.Session.set_network_policy].
  */
 void
 sandbox_session_set_network_policy_async (SandboxSession        *self,
@@ -345,12 +345,12 @@ sandbox_session_set_network_policy_async (SandboxSession        *self,
 
 /**
  * sandbox_session_set_network_policy_finish:
- * @self: a #SandboxSession
+ * @self: a [class@Sandbox.Session]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
  * Finishes an operation started with
- * sandbox_session_set_network_policy_async().
+ * [method@Sandbox.Session.set_network_policy_async].
  *
  * Returns: %TRUE on success
  */

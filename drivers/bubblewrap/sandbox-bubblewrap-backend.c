@@ -29,7 +29,7 @@
  * `memory-limit`, `max-processes`, `cpu-percent`), the host identity of
  * guests (`guest-uid`, `guest-gid`: never root), the guests' curated
  * `/etc` (`curated-etc`, `git-user-name`, `git-user-email`), and
- * sandbox_backend_recover_session() for leases left by a crashed owner.
+ * [method@Sandbox.Backend.recover_session] for leases left by a crashed owner.
  */
 
 /* The name, state directory and admission limit are the core's
@@ -616,7 +616,7 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
    * Whether the store syncs files and directories to disk before every
    * rename and state write (off by default), so a power loss cannot leave
    * a half-written template, session or state.json behind, and whether
-   * sandbox_session_write_bytes() syncs the new file before naming it and
+   * [method@Sandbox.Session.write_bytes] syncs the new file before naming it and
    * its directory after. Costs an fsync per file written into a template
    * or a new session, and two per workspace write.
    */

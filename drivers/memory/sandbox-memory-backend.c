@@ -14,7 +14,7 @@
  * answered from a declared script (see the memory driver script section);
  * nothing is ever executed on the host. It keeps the semantics of the
  * bubblewrap backend — content-addressed templates, session ids, resume from
- * a #SandboxState, the exclusive lease, admission, deadlines, output and
+ * a [class@Sandbox.State], the exclusive lease, admission, deadlines, output and
  * file limits, stop and delete — so the errors a test sees are the ones
  * production sees.
  *
@@ -26,7 +26,7 @@
  *                        NULL);
  * ]|
  *
- * Properties, besides those of #SandboxBackend:
+ * Properties, besides those of [iface@Sandbox.Backend]:
  * - `name` defaults to `"memory"` (%NULL means the default; `""` is
  *   %SANDBOX_ERROR_INVALID);
  * - `state-directory` is optional. Without it, templates and sessions belong

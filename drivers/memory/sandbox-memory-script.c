@@ -62,7 +62,7 @@
  * - `chunks`: an array of output pieces written after the immediate output,
  *   each an object with exactly one of `stdout`, `stderr`, `stdout-base64`,
  *   `stderr-base64` and optionally `delay-ms` (milliseconds after the
- *   previous output); this is how a test sees live #SandboxProcess::stdout-data;
+ *   previous output); this is how a test sees live [signal@Sandbox.Process::stdout-data];
  * - `delay-ms`: milliseconds between the last output and the exit;
  * - `fault`: `"spawn-failure"` (spawning fails with %SANDBOX_ERROR_UNAVAILABLE
  *   and nothing starts; no other member is allowed), `"never-ends"` (the

@@ -217,7 +217,7 @@ set_is_directory_error (GError     **error,
 /**
  * sandbox_memory_workspace_read:
  * @self: a workspace
- * @relative: a workspace-relative path, as sandbox_path_relative() gives
+ * @relative: a workspace-relative path, as [func@Sandbox.path_relative] gives
  * @error: return location for a #GError, or %NULL
  *
  * Reads a whole file. There is no size bound here; the driver applies
@@ -285,7 +285,7 @@ add_parent_directories_locked (SandboxMemoryWorkspace *self,
 /**
  * sandbox_memory_workspace_write:
  * @self: a workspace
- * @relative: a workspace-relative path, as sandbox_path_relative() gives
+ * @relative: a workspace-relative path, as [func@Sandbox.path_relative] gives
  * @contents: the file's new contents
  * @error: return location for a #GError, or %NULL
  *
