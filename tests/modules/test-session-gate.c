@@ -105,8 +105,8 @@ assert_concurrency_refused (SandboxSessionGate *gate)
 }
 
 /* The slot comes back through sandbox_process_complete() alone: remove the
- * sandbox_session_gate_release() call in sandbox-process.c and the third
- * spawn is refused. */
+ * sandbox_session_gate_release() call in sandbox-process-report.c and the
+ * third spawn is refused. */
 static void
 test_admission_released_by_completion (void)
 {

@@ -1,0 +1,71 @@
+/* sandbox-process-state-private.h — the state SandboxProcess's files share
+ *
+ * SandboxProcess is one class in three files: the object and how its output
+ * reaches the owner context (sandbox-process.c), what drivers report
+ * (sandbox-process-report.c) and waiting and stopping
+ * (sandbox-process-wait.c). This is what they share; nothing else includes it.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#ifndef SANDBOX_COMPILATION
+# error "This is a private header."
+#endif
+
+#include "sandbox-process.h"
+#include "sandbox-session-gate.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  SandboxOutputStream stream;
+  GBytes *data;
+} OutputEvent;
+
+typedef struct
+{
+  GMutex mutex;
+  GCond cond;
+
+  guint timeout_ms;
+  gsize max_output_bytes;
+
+  /* Where output signals are emitted: the spawning thread's context. */
+  GMainContext *owner_context;
+
+  GByteArray *stdout_buffer;
+  GByteArray *stderr_buffer;
+  gsize output_bytes;
+
+  GQueue pending_output;
+  GSource *dispatch;   /* the queued output dispatch on the owner context */
+
+  GSource *deadline;
+  GCancellable *cancellable;
+  gulong cancelled_id;
+
+  GError *failure;
+  int exit_status;
+  SandboxResult *result;
+
+  GPtrArray *waiters;
+
+  SandboxSessionGate *gate;   /* holds the admission slot, if admitted */
+
+  guint started : 1;
+  guint kill_requested : 1;
+  guint completed : 1;
+} SandboxProcessPrivate;
+
+SandboxProcessPrivate *sandbox_process_get_private (SandboxProcess *self);
+
+void sandbox_process_request_kill            (SandboxProcess *self,
+                                              const GError   *reason);
+void sandbox_process_schedule_dispatch_locked (SandboxProcess *self);
+void sandbox_process_cancel_dispatch         (SandboxProcess *self);
+void sandbox_process_drain                   (SandboxProcess *self);
+
+G_END_DECLS
