@@ -23,240 +23,176 @@
 
 G_DEFINE_INTERFACE (SandboxDriver, sandbox_driver, G_TYPE_OBJECT)
 
+/* ----- the default async forms: the blocking vfunc in a thread ----- */
+
+/* The blocking vfunc's arguments, as the thread gets them. */
 typedef struct
 {
-  const char *path;
-} ReadBytesData;
+  char *path;
+  GBytes *contents;
+  SandboxNetworkPolicy *policy;
+  GMainContext *context;   /* set_network_policy: the caller's, for the gateway's signals */
+} DriverCall;
+
+static DriverCall *
+driver_call_new (const char *path)
+{
+  DriverCall *call = g_new0 (DriverCall, 1);
+
+  call->path = g_strdup (path);
+  return call;
+}
 
 static void
-read_bytes_data_free (ReadBytesData *data)
+driver_call_free (DriverCall *call)
 {
-  g_free ((char *) data->path);
-  g_free (data);
+  g_free (call->path);
+  g_clear_pointer (&call->contents, g_bytes_unref);
+  g_clear_object (&call->policy);
+  g_clear_pointer (&call->context, g_main_context_unref);
+  g_free (call);
+}
+
+static void
+run_in_thread (SandboxDriver       *self,
+               DriverCall          *call,
+               GTaskThreadFunc      thread_func,
+               gpointer             source_tag,
+               const char          *name,
+               GCancellable        *cancellable,
+               GAsyncReadyCallback  callback,
+               gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_name (task, name);
+  g_task_set_task_data (task, call, (GDestroyNotify) driver_call_free);
+  g_task_run_in_thread (task, thread_func);
+}
+
+static void
+return_boolean (GTask    *task,
+                gboolean  ok,
+                GError   *error)
+{
+  if (!ok)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
 }
 
 static void
 read_bytes_thread (GTask        *task,
-                  gpointer      source_object,
-                  gpointer      task_data,
-                  GCancellable *cancellable)
+                   gpointer      source_object,
+                   gpointer      task_data,
+                   GCancellable *cancellable)
 {
-  ReadBytesData *data = task_data;
+  DriverCall *call = task_data;
   GError *error = NULL;
-  GBytes *ret = SANDBOX_DRIVER_GET_IFACE (source_object)->read_bytes (source_object, data->path, cancellable, &error);
+  GBytes *bytes = SANDBOX_DRIVER_GET_IFACE (source_object)->read_bytes (source_object, call->path,
+                                                                        cancellable, &error);
 
-  if (ret == NULL)
+  if (bytes == NULL)
     g_task_return_error (task, error);
   else
-    g_task_return_pointer (task, ret, (GDestroyNotify) g_bytes_unref);
-}
-
-static void
-sandbox_driver_real_read_bytes_async (SandboxDriver        *self,
-                                      const char *path,
-                                      GCancellable         *cancellable,
-                                      GAsyncReadyCallback   callback,
-                                      gpointer              user_data)
-{
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, sandbox_driver_real_read_bytes_async);
-  g_task_set_name (task, "[sandbox] driver read bytes");
-  {
-    ReadBytesData *data = g_new0 (ReadBytesData, 1);
-
-    data->path = g_strdup (path);
-    g_task_set_task_data (task, data, (GDestroyNotify) read_bytes_data_free);
-  }
-  g_task_run_in_thread (task, read_bytes_thread);
-}
-
-static GBytes *
-sandbox_driver_real_read_bytes_finish (SandboxDriver  *self,
-                                      GAsyncResult   *result,
-                                      GError        **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-typedef struct
-{
-  const char *path;
-  GBytes *contents;
-} WriteBytesData;
-
-static void
-write_bytes_data_free (WriteBytesData *data)
-{
-  g_free ((char *) data->path);
-  g_bytes_unref (data->contents);
-  g_free (data);
+    g_task_return_pointer (task, bytes, (GDestroyNotify) g_bytes_unref);
 }
 
 static void
 write_bytes_thread (GTask        *task,
-                   gpointer      source_object,
-                   gpointer      task_data,
-                   GCancellable *cancellable)
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
 {
-  WriteBytesData *data = task_data;
+  DriverCall *call = task_data;
   GError *error = NULL;
+  gboolean ok = SANDBOX_DRIVER_GET_IFACE (source_object)->write_bytes (source_object, call->path,
+                                                                       call->contents,
+                                                                       cancellable, &error);
 
-  if (!SANDBOX_DRIVER_GET_IFACE (source_object)->write_bytes (source_object, data->path, data->contents, cancellable, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-sandbox_driver_real_write_bytes_async (SandboxDriver        *self,
-                                       const char *path,
-                                       GBytes *contents,
-                                       GCancellable         *cancellable,
-                                       GAsyncReadyCallback   callback,
-                                       gpointer              user_data)
-{
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, sandbox_driver_real_write_bytes_async);
-  g_task_set_name (task, "[sandbox] driver write bytes");
-  {
-    WriteBytesData *data = g_new0 (WriteBytesData, 1);
-
-    data->path = g_strdup (path);
-    data->contents = g_bytes_ref (contents);
-    g_task_set_task_data (task, data, (GDestroyNotify) write_bytes_data_free);
-  }
-  g_task_run_in_thread (task, write_bytes_thread);
-}
-
-static gboolean
-sandbox_driver_real_write_bytes_finish (SandboxDriver  *self,
-                                       GAsyncResult   *result,
-                                       GError        **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-typedef struct
-{
-  const char *path;
-} RemovePathData;
-
-static void
-remove_path_data_free (RemovePathData *data)
-{
-  g_free ((char *) data->path);
-  g_free (data);
+  return_boolean (task, ok, error);
 }
 
 static void
 remove_path_thread (GTask        *task,
-                   gpointer      source_object,
-                   gpointer      task_data,
-                   GCancellable *cancellable)
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
 {
-  RemovePathData *data = task_data;
+  DriverCall *call = task_data;
   GError *error = NULL;
+  gboolean ok = SANDBOX_DRIVER_GET_IFACE (source_object)->remove_path (source_object, call->path,
+                                                                       cancellable, &error);
 
-  if (!SANDBOX_DRIVER_GET_IFACE (source_object)->remove_path (source_object, data->path, cancellable, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-sandbox_driver_real_remove_path_async (SandboxDriver        *self,
-                                       const char *path,
-                                       GCancellable         *cancellable,
-                                       GAsyncReadyCallback   callback,
-                                       gpointer              user_data)
-{
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, sandbox_driver_real_remove_path_async);
-  g_task_set_name (task, "[sandbox] driver remove path");
-  {
-    RemovePathData *data = g_new0 (RemovePathData, 1);
-
-    data->path = g_strdup (path);
-    g_task_set_task_data (task, data, (GDestroyNotify) remove_path_data_free);
-  }
-  g_task_run_in_thread (task, remove_path_thread);
-}
-
-static gboolean
-sandbox_driver_real_remove_path_finish (SandboxDriver  *self,
-                                       GAsyncResult   *result,
-                                       GError        **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-static void
-sandbox_driver_real_spawn_async (SandboxDriver        *self,
-                                 SandboxCommand *command,
-                                 GCancellable         *cancellable,
-                                 GAsyncReadyCallback   callback,
-                                 gpointer              user_data)
-{
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, sandbox_driver_real_spawn_async);
-  g_task_set_name (task, "[sandbox] driver spawn");
-  {
-    GError *error = NULL;
-    SandboxProcess *process = sandbox_driver_spawn (self, command, cancellable, &error);
-
-    if (process == NULL)
-      g_task_return_error (task, error);
-    else
-      g_task_return_pointer (task, process, g_object_unref);
-  }
-}
-
-static SandboxProcess *
-sandbox_driver_real_spawn_finish (SandboxDriver  *self,
-                                 GAsyncResult   *result,
-                                 GError        **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-typedef struct
-{
-  SandboxNetworkPolicy *policy;
-  GMainContext *context;   /* the caller's, for the gateway's signals */
-} SetNetworkPolicyData;
-
-static void
-set_network_policy_data_free (SetNetworkPolicyData *data)
-{
-  g_object_unref (data->policy);
-  g_main_context_unref (data->context);
-  g_free (data);
+  return_boolean (task, ok, error);
 }
 
 static void
 set_network_policy_thread (GTask        *task,
-                          gpointer      source_object,
-                          gpointer      task_data,
-                          GCancellable *cancellable)
+                           gpointer      source_object,
+                           gpointer      task_data,
+                           GCancellable *cancellable)
 {
-  SetNetworkPolicyData *data = task_data;
+  DriverCall *call = task_data;
   SandboxSignalScope scope;
   GError *error = NULL;
   gboolean ok;
 
   /* A gateway this starts (or retargets) signals to the caller of
    * set_network_policy_async(), not to this worker thread. */
-  sandbox_signal_scope_begin (&scope, data->context);
-  ok = sandbox_driver_set_network_policy (source_object, data->policy, cancellable, &error);
+  sandbox_signal_scope_begin (&scope, call->context);
+  ok = sandbox_driver_set_network_policy (source_object, call->policy, cancellable, &error);
   sandbox_signal_scope_end (&scope);
-  if (!ok)
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
+  return_boolean (task, ok, error);
+}
+
+static void
+sandbox_driver_real_read_bytes_async (SandboxDriver       *self,
+                                      const char          *path,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  run_in_thread (self, driver_call_new (path), read_bytes_thread,
+                 sandbox_driver_real_read_bytes_async, "[sandbox] driver read bytes",
+                 cancellable, callback, user_data);
+}
+
+static GBytes *
+sandbox_driver_real_read_bytes_finish (SandboxDriver  *self,
+                                       GAsyncResult   *result,
+                                       GError        **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+sandbox_driver_real_write_bytes_async (SandboxDriver       *self,
+                                       const char          *path,
+                                       GBytes              *contents,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  DriverCall *call = driver_call_new (path);
+
+  call->contents = g_bytes_ref (contents);
+  run_in_thread (self, call, write_bytes_thread,
+                 sandbox_driver_real_write_bytes_async, "[sandbox] driver write bytes",
+                 cancellable, callback, user_data);
+}
+
+static void
+sandbox_driver_real_remove_path_async (SandboxDriver       *self,
+                                       const char          *path,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  run_in_thread (self, driver_call_new (path), remove_path_thread,
+                 sandbox_driver_real_remove_path_async, "[sandbox] driver remove path",
+                 cancellable, callback, user_data);
 }
 
 static void
@@ -266,26 +202,52 @@ sandbox_driver_real_set_network_policy_async (SandboxDriver        *self,
                                               GAsyncReadyCallback   callback,
                                               gpointer              user_data)
 {
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  DriverCall *call = driver_call_new (NULL);
 
-  g_task_set_source_tag (task, sandbox_driver_real_set_network_policy_async);
-  g_task_set_name (task, "[sandbox] driver set network policy");
-  {
-    SetNetworkPolicyData *data = g_new0 (SetNetworkPolicyData, 1);
-
-    data->policy = g_object_ref (policy);
-    data->context = sandbox_signal_context_ref ();
-    g_task_set_task_data (task, data, (GDestroyNotify) set_network_policy_data_free);
-  }
-  g_task_run_in_thread (task, set_network_policy_thread);
+  call->policy = g_object_ref (policy);
+  call->context = sandbox_signal_context_ref ();
+  run_in_thread (self, call, set_network_policy_thread,
+                 sandbox_driver_real_set_network_policy_async,
+                 "[sandbox] driver set network policy",
+                 cancellable, callback, user_data);
 }
 
+/* write_bytes, remove_path and set_network_policy alike. */
 static gboolean
-sandbox_driver_real_set_network_policy_finish (SandboxDriver  *self,
-                                              GAsyncResult   *result,
-                                              GError        **error)
+sandbox_driver_real_boolean_finish (SandboxDriver  *self,
+                                    GAsyncResult   *result,
+                                    GError        **error)
 {
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Spawning must not block, so the default calls the vfunc directly. */
+static void
+sandbox_driver_real_spawn_async (SandboxDriver       *self,
+                                 SandboxCommand      *command,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  GError *error = NULL;
+  SandboxProcess *process;
+
+  g_task_set_source_tag (task, sandbox_driver_real_spawn_async);
+  g_task_set_name (task, "[sandbox] driver spawn");
+  process = sandbox_driver_spawn (self, command, cancellable, &error);
+  if (process == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, process, g_object_unref);
+}
+
+static SandboxProcess *
+sandbox_driver_real_spawn_finish (SandboxDriver  *self,
+                                  GAsyncResult   *result,
+                                  GError        **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static void
@@ -294,14 +256,16 @@ sandbox_driver_default_init (SandboxDriverInterface *iface)
   iface->read_bytes_async = sandbox_driver_real_read_bytes_async;
   iface->read_bytes_finish = sandbox_driver_real_read_bytes_finish;
   iface->write_bytes_async = sandbox_driver_real_write_bytes_async;
-  iface->write_bytes_finish = sandbox_driver_real_write_bytes_finish;
+  iface->write_bytes_finish = sandbox_driver_real_boolean_finish;
   iface->remove_path_async = sandbox_driver_real_remove_path_async;
-  iface->remove_path_finish = sandbox_driver_real_remove_path_finish;
+  iface->remove_path_finish = sandbox_driver_real_boolean_finish;
   iface->spawn_async = sandbox_driver_real_spawn_async;
   iface->spawn_finish = sandbox_driver_real_spawn_finish;
   iface->set_network_policy_async = sandbox_driver_real_set_network_policy_async;
-  iface->set_network_policy_finish = sandbox_driver_real_set_network_policy_finish;
+  iface->set_network_policy_finish = sandbox_driver_real_boolean_finish;
 }
+
+/* ----- the public wrappers ----- */
 
 /**
  * sandbox_driver_read_bytes:
@@ -316,7 +280,7 @@ sandbox_driver_default_init (SandboxDriverInterface *iface)
  */
 GBytes *
 sandbox_driver_read_bytes (SandboxDriver  *self,
-                           const char *path,
+                           const char     *path,
                            GCancellable   *cancellable,
                            GError        **error)
 {
@@ -337,11 +301,11 @@ sandbox_driver_read_bytes (SandboxDriver  *self,
  * Reads the whole workspace file at the canonical @path.
  */
 void
-sandbox_driver_read_bytes_async (SandboxDriver        *self,
-                                 const char *path,
-                                 GCancellable         *cancellable,
-                                 GAsyncReadyCallback   callback,
-                                 gpointer              user_data)
+sandbox_driver_read_bytes_async (SandboxDriver       *self,
+                                 const char          *path,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
 {
   g_return_if_fail (SANDBOX_IS_DRIVER (self));
   g_return_if_fail (path != NULL);
@@ -384,8 +348,8 @@ sandbox_driver_read_bytes_finish (SandboxDriver  *self,
  */
 gboolean
 sandbox_driver_write_bytes (SandboxDriver  *self,
-                            const char *path,
-                            GBytes *contents,
+                            const char     *path,
+                            GBytes         *contents,
                             GCancellable   *cancellable,
                             GError        **error)
 {
@@ -408,18 +372,19 @@ sandbox_driver_write_bytes (SandboxDriver  *self,
  * Replaces the workspace file at the canonical @path with @contents, creating parent directories.
  */
 void
-sandbox_driver_write_bytes_async (SandboxDriver        *self,
-                                  const char *path,
-                                  GBytes *contents,
-                                  GCancellable         *cancellable,
-                                  GAsyncReadyCallback   callback,
-                                  gpointer              user_data)
+sandbox_driver_write_bytes_async (SandboxDriver       *self,
+                                  const char          *path,
+                                  GBytes              *contents,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
 {
   g_return_if_fail (SANDBOX_IS_DRIVER (self));
   g_return_if_fail (path != NULL);
   g_return_if_fail (contents != NULL);
 
-  SANDBOX_DRIVER_GET_IFACE (self)->write_bytes_async (self, path, contents, cancellable, callback, user_data);
+  SANDBOX_DRIVER_GET_IFACE (self)->write_bytes_async (self, path, contents, cancellable,
+                                                      callback, user_data);
 }
 
 /**
@@ -456,7 +421,7 @@ sandbox_driver_write_bytes_finish (SandboxDriver  *self,
  */
 gboolean
 sandbox_driver_remove_path (SandboxDriver  *self,
-                            const char *path,
+                            const char     *path,
                             GCancellable   *cancellable,
                             GError        **error)
 {
@@ -477,11 +442,11 @@ sandbox_driver_remove_path (SandboxDriver  *self,
  * Removes the file or directory tree at the canonical @path; a missing path is not an error.
  */
 void
-sandbox_driver_remove_path_async (SandboxDriver        *self,
-                                  const char *path,
-                                  GCancellable         *cancellable,
-                                  GAsyncReadyCallback   callback,
-                                  gpointer              user_data)
+sandbox_driver_remove_path_async (SandboxDriver       *self,
+                                  const char          *path,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
 {
   g_return_if_fail (SANDBOX_IS_DRIVER (self));
   g_return_if_fail (path != NULL);
@@ -522,10 +487,10 @@ sandbox_driver_remove_path_finish (SandboxDriver  *self,
  * Returns: (transfer full): the running command, or NULL with @error set
  */
 SandboxProcess *
-sandbox_driver_spawn (SandboxDriver  *self,
-                      SandboxCommand *command,
-                      GCancellable   *cancellable,
-                      GError        **error)
+sandbox_driver_spawn (SandboxDriver   *self,
+                      SandboxCommand  *command,
+                      GCancellable    *cancellable,
+                      GError         **error)
 {
   SandboxProcess *process;
 
@@ -548,11 +513,11 @@ sandbox_driver_spawn (SandboxDriver  *self,
  * Starts @command, which has been validated and has a canonical working directory.
  */
 void
-sandbox_driver_spawn_async (SandboxDriver        *self,
-                            SandboxCommand *command,
-                            GCancellable         *cancellable,
-                            GAsyncReadyCallback   callback,
-                            gpointer              user_data)
+sandbox_driver_spawn_async (SandboxDriver       *self,
+                            SandboxCommand      *command,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
 {
   g_return_if_fail (SANDBOX_IS_DRIVER (self));
   g_return_if_fail (command != NULL);
@@ -593,10 +558,10 @@ sandbox_driver_spawn_finish (SandboxDriver  *self,
  * Returns: %TRUE on success, or FALSE with @error set
  */
 gboolean
-sandbox_driver_set_network_policy (SandboxDriver  *self,
-                                   SandboxNetworkPolicy *policy,
-                                   GCancellable   *cancellable,
-                                   GError        **error)
+sandbox_driver_set_network_policy (SandboxDriver         *self,
+                                   SandboxNetworkPolicy  *policy,
+                                   GCancellable          *cancellable,
+                                   GError               **error)
 {
   gboolean ok;
 
@@ -628,7 +593,8 @@ sandbox_driver_set_network_policy_async (SandboxDriver        *self,
   g_return_if_fail (SANDBOX_IS_DRIVER (self));
   g_return_if_fail (policy != NULL);
 
-  SANDBOX_DRIVER_GET_IFACE (self)->set_network_policy_async (self, policy, cancellable, callback, user_data);
+  SANDBOX_DRIVER_GET_IFACE (self)->set_network_policy_async (self, policy, cancellable,
+                                                             callback, user_data);
 }
 
 /**
@@ -651,4 +617,3 @@ sandbox_driver_set_network_policy_finish (SandboxDriver  *self,
 
   return SANDBOX_DRIVER_GET_IFACE (self)->set_network_policy_finish (self, result, error);
 }
-
