@@ -297,24 +297,51 @@ enter_container (Checker *checker)
   return TRUE;
 }
 
+/* Consumes @close if it comes next, leaving the container. */
+static gboolean
+leave_container (Checker *checker,
+                 char     close)
+{
+  if (peek (checker) != close)
+    return FALSE;
+  checker->pos++;
+  checker->depth--;
+  return TRUE;
+}
+
+/* After a member or an element: a ',' means another follows (*@more), @close
+ * ends the container, anything else is an error. */
+static gboolean
+check_separator (Checker  *checker,
+                 char      close,
+                 gboolean *more)
+{
+  skip_whitespace (checker);
+  *more = peek (checker) == ',';
+  if (*more)
+    {
+      checker->pos++;
+      return TRUE;
+    }
+  if (leave_container (checker, close))
+    return TRUE;
+  return fail (checker, "expected ',' or '%c'", close);
+}
+
 static gboolean
 check_object (Checker *checker)
 {
   g_autoptr(GHashTable) names = NULL;
+  gboolean more = TRUE;
 
   if (!enter_container (checker))
     return FALSE;
-
-  if (peek (checker) == '}')
-    {
-      checker->pos++;
-      checker->depth--;
-      return TRUE;
-    }
+  if (leave_container (checker, '}'))
+    return TRUE;
 
   names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
-  while (TRUE)
+  while (more)
     {
       g_autoptr(GString) name = g_string_new (NULL);
       gsize name_pos;
@@ -335,57 +362,28 @@ check_object (Checker *checker)
         return fail (checker, "expected ':'");
       checker->pos++;
 
-      if (!check_value (checker))
+      if (!check_value (checker) || !check_separator (checker, '}', &more))
         return FALSE;
-
-      skip_whitespace (checker);
-      if (peek (checker) == ',')
-        {
-          checker->pos++;
-          continue;
-        }
-      if (peek (checker) == '}')
-        {
-          checker->pos++;
-          checker->depth--;
-          return TRUE;
-        }
-      return fail (checker, "expected ',' or '}'");
     }
+
+  return TRUE;
 }
 
 static gboolean
 check_array (Checker *checker)
 {
+  gboolean more = TRUE;
+
   if (!enter_container (checker))
     return FALSE;
+  if (leave_container (checker, ']'))
+    return TRUE;
 
-  if (peek (checker) == ']')
-    {
-      checker->pos++;
-      checker->depth--;
-      return TRUE;
-    }
+  while (more)
+    if (!check_value (checker) || !check_separator (checker, ']', &more))
+      return FALSE;
 
-  while (TRUE)
-    {
-      if (!check_value (checker))
-        return FALSE;
-
-      skip_whitespace (checker);
-      if (peek (checker) == ',')
-        {
-          checker->pos++;
-          continue;
-        }
-      if (peek (checker) == ']')
-        {
-          checker->pos++;
-          checker->depth--;
-          return TRUE;
-        }
-      return fail (checker, "expected ',' or ']'");
-    }
+  return TRUE;
 }
 
 static gboolean
