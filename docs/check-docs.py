@@ -22,10 +22,10 @@
 # - a code block marked `<!-- example: FILE -->` that is not a verbatim part
 #   of FILE (an example a test builds and runs).
 #
-# It also counts the gtk-doc style references (`#SandboxFoo`,
-# `sandbox_foo()`) left in the GIR's doc comments, as information only:
-# gi-docgen renders them as code, not links, and converting them is the
-# next step.
+# - a gtk-doc style reference (`#SandboxFoo`, `#SandboxFoo:prop`,
+#   `#SandboxFoo::signal`, `sandbox_foo()`) in a doc comment of the GIR:
+#   gi-docgen renders them as code, not as links; docs/gidocgen-links.py
+#   rewrites them as gi-docgen links.
 #
 # It resolves links with gi-docgen's own parser and link generator (the code
 # `gi-docgen generate` runs), imported from the installed gidocgen package,
@@ -197,8 +197,13 @@ class Checker:
             text = doc.text or ''
             where = '%s:%s' % (doc.get('filename', '<GIR>'), doc.get('line', '?'))
             self.check_links_in_text(where, text)
-            for kind, count in gtkdoc_references(text).items():
+            found = gtkdoc_references(text)
+            for kind, count in found.items():
                 counts[kind] += count
+            if sum(found.values()):
+                self.fail(where, 'gtk-doc style reference (%s): write a gi-docgen link, '
+                                 'or run docs/gidocgen-links.py on the file'
+                          % ', '.join('%d %s' % (count, kind) for kind, count in found.items() if count))
         return counts
 
 
@@ -424,6 +429,16 @@ def self_test(namespace, config_path, content_dirs, source_root, gir_path):
             failures.append('self-test: an unresolved link in a doc comment was not reported (got: %s)'
                             % checker.failures)
 
+        # A doc comment in gtk-doc's style.
+        doc.text = (doc.text or '') + '\n\nSee #SandboxSession and sandbox_session_run().'
+        tree.write(scratch_gir)
+        checker = Checker(namespace)
+        checker.check_gir_docs(scratch_gir)
+        reported = [f for f in checker.failures if 'gtk-doc style reference (1 #Type, 1 function())' in f]
+        print('# self-test: a gtk-doc style reference in a doc comment: %s' % ('reported' if reported else 'NOT REPORTED'))
+        if not reported:
+            failures.append('self-test: a gtk-doc style reference was not reported (got: %s)' % checker.failures)
+
         clean = Checker(namespace)
         check_pages(clean, config_path, content_dirs, None, source_root)
         clean.check_gir_docs(gir_path)
@@ -467,8 +482,8 @@ def main():
         counts = checker.check_gir_docs(options.gir)
         failures += checker.failures
         print('# %d reference pages, their links and the source tree\'s Markdown links checked' % len(pages))
-        print('# gtk-doc style references to convert to gi-docgen links (information, not a failure): '
-              '%d (%s)' % (sum(counts.values()), ', '.join('%s %d' % item for item in counts.items())))
+        print('# gtk-doc style references left: %d (%s)'
+              % (sum(counts.values()), ', '.join('%s %d' % item for item in counts.items())))
 
     for failure in failures:
         print(failure)
