@@ -49,7 +49,7 @@ check_utf8 (const char  *value,
 
 /**
  * sandbox_command_validate:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  * @error: return location for a #GError, or %NULL
  *
  * Checks that @self can be run: a non-empty executable, valid UTF-8 in every
@@ -289,9 +289,9 @@ read_command_object (SandboxCommand  *self,
  * "timeoutMs": …, "maxOutputBytes": …}`; only `executable` is required.
  * Parsing is strict: unknown members, wrong types, non-integral, zero,
  * negative or too large limits are refused with the reference's messages,
- * and the result must pass sandbox_command_validate().
+ * and the result must pass [method@Sandbox.Command.validate].
  *
- * Returns: (transfer full): a new #SandboxCommand, or %NULL with
+ * Returns: (transfer full): a new [class@Sandbox.Command], or %NULL with
  *   %SANDBOX_ERROR_INVALID set
  */
 SandboxCommand *

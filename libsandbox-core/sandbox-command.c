@@ -18,7 +18,7 @@
  * variables, a deadline, a cap on combined output and optional standard
  * input.
  *
- * Setters accept any value; sandbox_command_validate() (which the session
+ * Setters accept any value; [method@Sandbox.Command.validate] (which the session
  * calls before running) reports everything that is out of range. The working
  * directory is checked when the session canonicalizes it.
  */
@@ -160,7 +160,7 @@ sandbox_command_class_init (SandboxCommandClass *klass)
    *
    * The deadline in milliseconds, 1 … %SANDBOX_COMMAND_MAX_TIMEOUT_MS.
    * Values outside that range are stored and then refused by
-   * sandbox_command_validate().
+   * [method@Sandbox.Command.validate].
    */
   properties[PROP_TIMEOUT_MS] =
     g_param_spec_uint ("timeout-ms", NULL, NULL, 0, G_MAXUINT,
@@ -171,7 +171,7 @@ sandbox_command_class_init (SandboxCommandClass *klass)
    * SandboxCommand:max-output-bytes:
    *
    * The cap on stdout and stderr together, at least 1. Zero is stored and
-   * then refused by sandbox_command_validate().
+   * then refused by [method@Sandbox.Command.validate].
    */
   properties[PROP_MAX_OUTPUT_BYTES] =
     g_param_spec_uint64 ("max-output-bytes", NULL, NULL, 0, G_MAXUINT64,
@@ -220,7 +220,7 @@ sandbox_command_init (SandboxCommand *self)
  * (%SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS) and output cap
  * (%SANDBOX_COMMAND_DEFAULT_MAX_OUTPUT_BYTES).
  *
- * Returns: (transfer full): a new #SandboxCommand
+ * Returns: (transfer full): a new [class@Sandbox.Command]
  */
 SandboxCommand *
 sandbox_command_new (const char *executable)
@@ -232,12 +232,12 @@ sandbox_command_new (const char *executable)
 
 /**
  * sandbox_command_copy:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  *
  * Makes an independent copy of @self; changing one does not change the other.
  * The stdin bytes are shared, as #GBytes is immutable.
  *
- * Returns: (transfer full): a new #SandboxCommand
+ * Returns: (transfer full): a new [class@Sandbox.Command]
  */
 SandboxCommand *
 sandbox_command_copy (SandboxCommand *self)
@@ -262,7 +262,7 @@ sandbox_command_copy (SandboxCommand *self)
 
 /**
  * sandbox_command_get_executable:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  *
  * Gets the program the command runs.
  *
@@ -278,7 +278,7 @@ sandbox_command_get_executable (SandboxCommand *self)
 
 /**
  * sandbox_command_set_executable:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  * @executable: the program to run
  *
  * Sets the program to run.
@@ -299,7 +299,7 @@ sandbox_command_set_executable (SandboxCommand *self,
 
 /**
  * sandbox_command_get_args:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  *
  * Gets the arguments passed to the command after its executable.
  *
@@ -316,7 +316,7 @@ sandbox_command_get_args (SandboxCommand *self)
 
 /**
  * sandbox_command_set_args:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  * @args: (nullable) (array zero-terminated=1): the arguments after the
  *   executable, or %NULL for none
  *
@@ -340,7 +340,7 @@ sandbox_command_set_args (SandboxCommand     *self,
 
 /**
  * sandbox_command_add_arg:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  * @arg: an argument
  *
  * Appends one argument.
@@ -358,7 +358,7 @@ sandbox_command_add_arg (SandboxCommand *self,
 
 /**
  * sandbox_command_get_cwd:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  *
  * Gets the directory the command runs in.
  *
@@ -374,7 +374,7 @@ sandbox_command_get_cwd (SandboxCommand *self)
 
 /**
  * sandbox_command_set_cwd:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  * @cwd: a workspace path such as `"."`, `"src"` or `"/workspace/src"`
  *
  * Sets the working directory. It is canonicalized (and refused if it is not
@@ -396,7 +396,7 @@ sandbox_command_set_cwd (SandboxCommand *self,
 
 /**
  * sandbox_command_get_environment:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  *
  * Gives the extra environment as `KEY=VALUE` strings, in the order the keys
  * were first set. The sandbox starts from an empty environment with only
@@ -435,9 +435,9 @@ find_env_key (SandboxCommand *self,
 
 /**
  * sandbox_command_setenv:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  * @key: a variable name (non-empty, without `=`, or
- *   sandbox_command_validate() refuses the command)
+ *   [method@Sandbox.Command.validate] refuses the command)
  * @value: its value
  *
  * Sets an environment variable for the command. Setting a key again replaces
@@ -467,7 +467,7 @@ sandbox_command_setenv (SandboxCommand *self,
 
 /**
  * sandbox_command_getenv:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  * @key: a variable name
  *
  * Looks up the value @self sets for the environment variable @key.
@@ -488,7 +488,7 @@ sandbox_command_getenv (SandboxCommand *self,
 
 /**
  * sandbox_command_get_timeout_ms:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  *
  * Gets the command's deadline in milliseconds.
  *
@@ -504,7 +504,7 @@ sandbox_command_get_timeout_ms (SandboxCommand *self)
 
 /**
  * sandbox_command_set_timeout_ms:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  * @timeout_ms: the deadline in milliseconds, 1 … %SANDBOX_COMMAND_MAX_TIMEOUT_MS
  *
  * Sets the deadline; once it passes the whole command is killed and the run
@@ -524,7 +524,7 @@ sandbox_command_set_timeout_ms (SandboxCommand *self,
 
 /**
  * sandbox_command_get_max_output_bytes:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  *
  * Gets the limit on how much output the command may produce.
  *
@@ -540,7 +540,7 @@ sandbox_command_get_max_output_bytes (SandboxCommand *self)
 
 /**
  * sandbox_command_set_max_output_bytes:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  * @max_output_bytes: the cap on stdout and stderr together, at least 1
  *
  * Sets the output cap; output beyond it kills the command and the run fails
@@ -560,7 +560,7 @@ sandbox_command_set_max_output_bytes (SandboxCommand *self,
 
 /**
  * sandbox_command_get_stdin:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  *
  * Gets the bytes fed to the command's standard input.
  *
@@ -576,7 +576,7 @@ sandbox_command_get_stdin (SandboxCommand *self)
 
 /**
  * sandbox_command_set_stdin:
- * @self: a #SandboxCommand
+ * @self: a [class@Sandbox.Command]
  * @stdin_bytes: (nullable): the bytes for standard input, or %NULL for none
  *
  * Sets what the command reads on standard input; it then sees end of file.

@@ -13,7 +13,7 @@
  * SandboxDriver:
  *
  * The per-session interface a backend implements: byte I/O, spawn and
- * network policy enforcement. #SandboxSession adds path handling, text
+ * network policy enforcement. [class@Sandbox.Session] adds path handling, text
  * conversion and run() on top, once, for every backend.
  *
  * Implementations provide the blocking vfuncs; the async ones default to
@@ -269,7 +269,7 @@ sandbox_driver_default_init (SandboxDriverInterface *iface)
 
 /**
  * sandbox_driver_read_bytes:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @path: a canonical workspace path
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -292,7 +292,7 @@ sandbox_driver_read_bytes (SandboxDriver  *self,
 
 /**
  * sandbox_driver_read_bytes_async:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @path: a canonical workspace path
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
@@ -315,11 +315,11 @@ sandbox_driver_read_bytes_async (SandboxDriver       *self,
 
 /**
  * sandbox_driver_read_bytes_finish:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes sandbox_driver_read_bytes_async().
+ * Finishes [method@Sandbox.Driver.read_bytes_async].
  *
  * Returns: (transfer full): the file's contents, or NULL with @error set
  */
@@ -336,7 +336,7 @@ sandbox_driver_read_bytes_finish (SandboxDriver  *self,
 
 /**
  * sandbox_driver_write_bytes:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @path: a canonical workspace path
  * @contents: the new contents
  * @cancellable: (nullable): a #GCancellable
@@ -362,7 +362,7 @@ sandbox_driver_write_bytes (SandboxDriver  *self,
 
 /**
  * sandbox_driver_write_bytes_async:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @path: a canonical workspace path
  * @contents: the new contents
  * @cancellable: (nullable): a #GCancellable
@@ -389,11 +389,11 @@ sandbox_driver_write_bytes_async (SandboxDriver       *self,
 
 /**
  * sandbox_driver_write_bytes_finish:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes sandbox_driver_write_bytes_async().
+ * Finishes [method@Sandbox.Driver.write_bytes_async].
  *
  * Returns: %TRUE on success, or FALSE with @error set
  */
@@ -410,7 +410,7 @@ sandbox_driver_write_bytes_finish (SandboxDriver  *self,
 
 /**
  * sandbox_driver_remove_path:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @path: a canonical workspace path
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -433,7 +433,7 @@ sandbox_driver_remove_path (SandboxDriver  *self,
 
 /**
  * sandbox_driver_remove_path_async:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @path: a canonical workspace path
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
@@ -456,11 +456,11 @@ sandbox_driver_remove_path_async (SandboxDriver       *self,
 
 /**
  * sandbox_driver_remove_path_finish:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes sandbox_driver_remove_path_async().
+ * Finishes [method@Sandbox.Driver.remove_path_async].
  *
  * Returns: %TRUE on success, or FALSE with @error set
  */
@@ -477,7 +477,7 @@ sandbox_driver_remove_path_finish (SandboxDriver  *self,
 
 /**
  * sandbox_driver_spawn:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @command: the command to run
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -504,7 +504,7 @@ sandbox_driver_spawn (SandboxDriver   *self,
 
 /**
  * sandbox_driver_spawn_async:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @command: the command to run
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
@@ -527,11 +527,11 @@ sandbox_driver_spawn_async (SandboxDriver       *self,
 
 /**
  * sandbox_driver_spawn_finish:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes sandbox_driver_spawn_async().
+ * Finishes [method@Sandbox.Driver.spawn_async].
  *
  * Returns: (transfer full): the running command, or NULL with @error set
  */
@@ -548,7 +548,7 @@ sandbox_driver_spawn_finish (SandboxDriver  *self,
 
 /**
  * sandbox_driver_set_network_policy:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @policy: the new policy
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -575,7 +575,7 @@ sandbox_driver_set_network_policy (SandboxDriver         *self,
 
 /**
  * sandbox_driver_set_network_policy_async:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @policy: the new policy
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
@@ -599,11 +599,11 @@ sandbox_driver_set_network_policy_async (SandboxDriver        *self,
 
 /**
  * sandbox_driver_set_network_policy_finish:
- * @self: a #SandboxDriver
+ * @self: a [iface@Sandbox.Driver]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes sandbox_driver_set_network_policy_async().
+ * Finishes [method@Sandbox.Driver.set_network_policy_async].
  *
  * Returns: %TRUE on success, or FALSE with @error set
  */

@@ -56,8 +56,8 @@ G_DECLARE_INTERFACE (SandboxDriver, sandbox_driver, SANDBOX, DRIVER, GObject)
  * @set_network_policy_finish: finishes @set_network_policy_async
  *
  * What a backend implements for one live session. Every path it receives is
- * canonical (see sandbox_path_canonicalize()) and every command has been
- * validated, with a canonical working directory. #SandboxSession adds path
+ * canonical (see [func@Sandbox.path_canonicalize]) and every command has been
+ * validated, with a canonical working directory. [class@Sandbox.Session] adds path
  * handling, text conversion and run() on top.
  */
 struct _SandboxDriverInterface

@@ -77,13 +77,13 @@ sandbox_process_cancelled_cb (GCancellable *cancellable,
 
 /**
  * sandbox_process_start:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @cancellable: (nullable): the spawn's #GCancellable; cancelling it kills
  *   the command
  *
  * For drivers: call once the command is launched. Arms the deadline on the
  * library's worker thread and connects @cancellable. The process keeps itself
- * alive until sandbox_process_complete() is called.
+ * alive until [method@Sandbox.Process.complete] is called.
  */
 void
 sandbox_process_start (SandboxProcess *self,
@@ -144,13 +144,13 @@ sandbox_process_start (SandboxProcess *self,
 
 /**
  * sandbox_process_push_output:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @stream: which stream @data came from
  * @data: (array length=length): the bytes
  * @length: the number of bytes in @data
  *
  * For drivers: records output as it arrives. Thread-safe. When the combined
- * output would exceed #SandboxProcess:max-output-bytes, the part of the chunk
+ * output would exceed [property@Sandbox.Process:max-output-bytes], the part of the chunk
  * that still fits is kept (and emitted), the rest is dropped,
  * %SANDBOX_ERROR_LIMIT is recorded and the command is killed.
  *
@@ -205,7 +205,7 @@ sandbox_process_push_output (SandboxProcess      *self,
 
 /**
  * sandbox_process_abort:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @error: (transfer none): why the command failed (copied)
  *
  * For drivers: records @error as the command's failure (the first recorded
@@ -223,13 +223,13 @@ sandbox_process_abort (SandboxProcess *self,
 
 /**
  * sandbox_process_complete:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @exit_status: the exit code, or 128 plus the number of the signal that
  *   ended the command
  *
  * For drivers: reports that the command is over — its whole process tree is
  * gone and its output drained. Call exactly once, from any thread. The
- * admission slot of a process a #SandboxSessionGate admitted is released
+ * admission slot of a process a [class@Sandbox.SessionGate] admitted is released
  * here, before the waiters are answered.
  */
 void

@@ -40,7 +40,7 @@ sandbox_process_wait_cancelled_cb (GCancellable *cancellable,
 
 /**
  * sandbox_process_wait_async:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @cancellable: (nullable): stops waiting (the command keeps running)
  * @callback: (scope async): called when the command is over
  * @user_data: data for @callback
@@ -84,11 +84,11 @@ sandbox_process_wait_async (SandboxProcess      *self,
 
 /**
  * sandbox_process_wait_finish:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_process_wait_async().
+ * Finishes an operation started with [method@Sandbox.Process.wait_async].
  *
  * Returns: (transfer full): the command's result, or %NULL with @error set
  *   (a limit, a cancellation or a driver failure)
@@ -117,7 +117,7 @@ sandbox_process_wake_waiter (GCancellable *cancellable,
 
 /**
  * sandbox_process_wait:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @cancellable: (nullable): stops waiting (the command keeps running)
  * @error: return location for a #GError
  *
@@ -171,7 +171,7 @@ sandbox_process_wait (SandboxProcess  *self,
 
 /**
  * sandbox_process_stop:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @cancellable: (nullable): stops waiting (the kill is already sent)
  * @error: return location for a #GError
  *
@@ -222,12 +222,12 @@ sandbox_process_stop_wait_cb (GObject      *object,
 
 /**
  * sandbox_process_stop_async:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @cancellable: (nullable): stops waiting (the kill is already sent)
  * @callback: (scope async): called once the command is gone
  * @user_data: data for @callback
  *
- * Kills the command and everything it started; see sandbox_process_stop().
+ * Kills the command and everything it started; see [method@Sandbox.Process.stop].
  */
 void
 sandbox_process_stop_async (SandboxProcess      *self,
@@ -249,11 +249,11 @@ sandbox_process_stop_async (SandboxProcess      *self,
 
 /**
  * sandbox_process_stop_finish:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Finishes an operation started with sandbox_process_stop_async().
+ * Finishes an operation started with [method@Sandbox.Process.stop_async].
  *
  * Returns: %TRUE once the command is gone
  */

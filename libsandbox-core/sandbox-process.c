@@ -24,13 +24,13 @@
  * deadline (%SANDBOX_ERROR_LIMIT "Sandbox command deadline exceeded"), the cap
  * on combined stdout and stderr (%SANDBOX_ERROR_LIMIT "Sandbox output limit
  * exceeded"), cancellation through the #GCancellable given at spawn time
- * (%G_IO_ERROR_CANCELLED), stop, and the final #SandboxResult. Drivers
- * subclass it, implement #SandboxProcessClass.kill, feed output with
- * sandbox_process_push_output() and report the end with
- * sandbox_process_complete().
+ * (%G_IO_ERROR_CANCELLED), stop, and the final [class@Sandbox.Result]. Drivers
+ * subclass it, implement [struct@Sandbox.ProcessClass].kill, feed output with
+ * [method@Sandbox.Process.push_output] and report the end with
+ * [method@Sandbox.Process.complete].
  *
- * Output is delivered live through #SandboxProcess::stdout-data and
- * #SandboxProcess::stderr-data, emitted in the thread-default main context of
+ * Output is delivered live through [signal@Sandbox.Process::stdout-data] and
+ * [signal@Sandbox.Process::stderr-data], emitted in the thread-default main context of
  * the thread that spawned the command, always before the wait completes.
  */
 
@@ -142,7 +142,7 @@ sandbox_process_class_init (SandboxProcessClass *klass)
   /**
    * SandboxProcess:timeout-ms:
    *
-   * The command's deadline in milliseconds, armed by sandbox_process_start().
+   * The command's deadline in milliseconds, armed by [method@Sandbox.Process.start].
    */
   properties[PROP_TIMEOUT_MS] =
     g_param_spec_uint ("timeout-ms", NULL, NULL,
@@ -218,7 +218,7 @@ sandbox_process_get_private (SandboxProcess *self)
 
 /**
  * sandbox_process_is_finished:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  *
  * Checks whether the command is over, as reported by the driver.
  *
@@ -241,7 +241,7 @@ sandbox_process_is_finished (SandboxProcess *self)
 
 /**
  * sandbox_process_get_timeout_ms:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  *
  * Gets the command's deadline in milliseconds.
  *
@@ -259,7 +259,7 @@ sandbox_process_get_timeout_ms (SandboxProcess *self)
 
 /**
  * sandbox_process_get_max_output_bytes:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  *
  * Gets the limit on how much output the command may produce.
  *
@@ -302,7 +302,7 @@ sandbox_process_request_kill (SandboxProcess *self,
 
 /**
  * sandbox_process_kill:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  *
  * Kills the command without recording a failure (its result is the exit
  * status the kill gives it): how a stopping session ends its commands.
@@ -315,11 +315,11 @@ sandbox_process_kill (SandboxProcess *self)
 
 /**
  * sandbox_process_set_gate:
- * @self: a #SandboxProcess
+ * @self: a [class@Sandbox.Process]
  * @gate: (nullable): the gate that admitted @self, or %NULL once it took the
  *   slot back
  *
- * sandbox_process_complete() releases @gate's admission slot.
+ * [method@Sandbox.Process.complete] releases @gate's admission slot.
  */
 void
 sandbox_process_set_gate (SandboxProcess     *self,

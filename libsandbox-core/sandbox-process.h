@@ -39,10 +39,10 @@ G_DECLARE_DERIVABLE_TYPE (SandboxProcess, sandbox_process, SANDBOX, PROCESS, GOb
  * @parent_class: the parent class
  * @kill: kills the command and everything it started, at once (SIGKILL or the
  *   driver's equivalent). Called at most once, from any thread, with no lock
- *   held; it must not block. The driver still calls sandbox_process_complete()
+ *   held; it must not block. The driver still calls [method@Sandbox.Process.complete]
  *   once the command's whole process tree is gone and its output is drained.
- * @stdout_data: class closure of #SandboxProcess::stdout-data
- * @stderr_data: class closure of #SandboxProcess::stderr-data
+ * @stdout_data: class closure of [signal@Sandbox.Process::stdout-data]
+ * @stderr_data: class closure of [signal@Sandbox.Process::stderr-data]
  *
  * The class a driver subclasses to report a running command. The base class
  * owns the command's limits: the deadline, the combined output cap,
