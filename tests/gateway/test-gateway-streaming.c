@@ -624,7 +624,8 @@ test_first_bytes_before_end (Fixture       *fixture,
   g_assert_true (guest_read_until (guest, "data: 1\n\n"));
   g_assert_cmpuint (guest->status, ==, 200);
   g_assert_true (guest->chunked);
-  g_assert_true (strstr ((const char *) guest->raw->data, "Content-Type: text/event-stream") != NULL);
+  g_assert_nonnull (g_strstr_len ((const char *) guest->raw->data, guest->raw->len,
+                                 "Content-Type: text/event-stream"));
   g_atomic_int_set (&fixture->upstream->guest_saw_first, TRUE);
 
   guest_read_to_end (guest);
