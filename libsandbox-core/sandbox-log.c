@@ -262,6 +262,12 @@ handle_context_new (SandboxHandle *handle)
   return context;
 }
 
+static void
+release_context (LogContext *context)
+{
+  g_atomic_rc_box_release_full (context, log_context_clear);
+}
+
 /**
  * sandbox_log_handle_event:
  * @handle: the handle
@@ -277,11 +283,15 @@ sandbox_log_handle_event (SandboxHandle  *handle,
                           gboolean        ok,
                           GError        **error)
 {
-  const LogContext *context = log_context_of (handle);
-  LogContext *own = context == NULL ? handle_context_new (handle) : NULL;
-  const LogContext *used = context != NULL ? context : own;
-  const char *session_id = used->session_id != NULL ? used->session_id : "?";
+  const LogContext *used = log_context_of (handle);
+  LogContext *own = NULL;
+  const char *session_id;
   LogFields fields;
+
+  /* A handle whose session never got a context: one made for this event. */
+  if (used == NULL)
+    used = own = handle_context_new (handle);
+  session_id = used->session_id != NULL ? used->session_id : "?";
 
   log_fields_init (&fields, event, used);
   if (ok)
@@ -293,8 +303,7 @@ sandbox_log_handle_event (SandboxHandle  *handle,
       log_fields_emit (&fields, G_LOG_LEVEL_DEBUG, "Could not %s session %s: %s", event,
                        session_id, error_message (error));
     }
-  if (own != NULL)
-    g_atomic_rc_box_release_full (own, log_context_clear);
+  g_clear_pointer (&own, release_context);
 }
 
 static void log_limit_kill (const LogContext *context,
