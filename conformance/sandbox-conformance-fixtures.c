@@ -284,28 +284,6 @@ conformance_probe_command (const char *executable,
   return command;
 }
 
-/* The backend type of @driver, loading the modules once. */
-GType
-conformance_lookup_backend_type (const char  *driver,
-                                 GError     **error)
-{
-  g_auto(GStrv) names = sandbox_list_drivers ();
-  GIOExtensionPoint *point;
-  GIOExtension *extension;
-  g_autofree char *available = NULL;
-
-  point = g_io_extension_point_lookup (SANDBOX_BACKEND_EXTENSION_POINT_NAME);
-  extension = point != NULL ? g_io_extension_point_get_extension_by_name (point, driver) : NULL;
-  if (extension != NULL)
-    return g_io_extension_get_type (extension);
-
-  available = g_strjoinv (", ", names);
-  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-               "Unknown sandbox driver “%s” (available: %s)", driver,
-               available[0] != '\0' ? available : "none");
-  return G_TYPE_INVALID;
-}
-
 /* A new session whose state is captured and which is stopped again: where
  * the checks that resume, reattach or compare states start. */
 SandboxHandle *

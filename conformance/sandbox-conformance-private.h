@@ -135,8 +135,6 @@ SandboxState    *conformance_capture_state         (SandboxHandle      *handle,
 void             conformance_discard_session     (SandboxHandle        *handle);
 SandboxCommand  *conformance_probe_command       (const char           *executable,
                                                   const char           *arg);
-GType            conformance_lookup_backend_type (const char           *driver,
-                                                  GError              **error);
 
 /* A handle that is deleted, not just released, when it goes out of scope. */
 typedef SandboxHandle SandboxHandleDiscard;

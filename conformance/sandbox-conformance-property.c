@@ -89,7 +89,7 @@ sandbox_conformance_parse_backend_property (SandboxConformance  *self,
   key = g_strndup (assignment, equals - assignment);
   text = equals + 1;
 
-  type = conformance_lookup_backend_type (self->driver, error);
+  type = sandbox_lookup_driver (self->driver, error);
   if (type == G_TYPE_INVALID)
     return FALSE;
   if (!sandbox_backend_parse_property (type, key, text, &value, error))

@@ -385,7 +385,7 @@ prepare_run (ConformanceRun  *run,
   if (!conformance_has_property (self, "state-directory"))
     {
       g_autoptr(GTypeClass) klass = NULL;
-      GType type = conformance_lookup_backend_type (self->driver, error);
+      GType type = sandbox_lookup_driver (self->driver, error);
 
       if (type == G_TYPE_INVALID)
         return FALSE;

@@ -176,6 +176,9 @@ gboolean         sandbox_backend_parse_property (GType                  backend_
                                                  GError               **error);
 SANDBOX_AVAILABLE_IN_ALL
 char           **sandbox_list_drivers           (void);
+SANDBOX_AVAILABLE_IN_ALL
+GType            sandbox_lookup_driver          (const char            *driver,
+                                                 GError               **error);
 
 SANDBOX_AVAILABLE_IN_ALL
 const char      *sandbox_backend_get_name       (SandboxBackend        *self);

@@ -253,14 +253,34 @@ sandbox_list_drivers (void)
   return names;
 }
 
-static GType
-lookup_driver (const char  *driver,
-               GError     **error)
+/**
+ * sandbox_lookup_driver:
+ * @driver: the driver's name, e.g. `bubblewrap` or `memory`
+ * @error: return location for a #GError
+ *
+ * Finds the backend type the named driver registered, loading the driver
+ * modules on first use (see [func@Sandbox.list_drivers]). Tools use it to
+ * look at a driver's properties before creating a backend, e.g. to parse
+ * their values with [func@Sandbox.Backend.parse_property].
+ *
+ * An unknown driver fails with %SANDBOX_ERROR_UNAVAILABLE naming the
+ * directories searched and the modules that failed to load.
+ *
+ * Returns: the driver's backend type (it implements
+ *   [iface@Sandbox.Backend]), or %G_TYPE_INVALID with @error set
+ */
+GType
+sandbox_lookup_driver (const char  *driver,
+                       GError     **error)
 {
-  DriverRegistry *registry = driver_registry_get ();
+  DriverRegistry *registry;
   gpointer type;
   g_autofree char *searched = NULL;
 
+  g_return_val_if_fail (driver != NULL, G_TYPE_INVALID);
+  g_return_val_if_fail (error == NULL || *error == NULL, G_TYPE_INVALID);
+
+  registry = driver_registry_get ();
   if (g_hash_table_lookup_extended (registry->drivers, driver, NULL, &type))
     return (GType) GPOINTER_TO_SIZE (type);
 
@@ -303,7 +323,7 @@ sandbox_backend_new (const char    *driver,
   g_return_val_if_fail (driver != NULL, NULL);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
 
-  type = lookup_driver (driver, error);
+  type = sandbox_lookup_driver (driver, error);
   if (type == G_TYPE_INVALID)
     return NULL;
 
@@ -601,7 +621,7 @@ sandbox_backend_newv (const char    *driver,
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  type = lookup_driver (driver, error);
+  type = sandbox_lookup_driver (driver, error);
   if (type == G_TYPE_INVALID)
     return NULL;
 

@@ -420,7 +420,9 @@ sandboxctl_open_backend (SandboxctlContext  *ctx,
       g_value_set_uint (value, (guint) ctx->max_concurrent_commands);
     }
 
-  driver_type = sandboxctl_driver_type (driver);
+  driver_type = sandbox_lookup_driver (driver, error);
+  if (driver_type == G_TYPE_INVALID)
+    return NULL;
   for (guint i = 0; ctx->driver_options != NULL && ctx->driver_options[i] != NULL; i++)
     {
       g_autofree char *key = NULL;
@@ -429,9 +431,6 @@ sandboxctl_open_backend (SandboxctlContext  *ctx,
 
       if (!parse_driver_option (ctx->driver_options[i], &key, &option_value, error))
         return NULL;
-      /* An unknown driver: sandbox_backend_newv() below reports it. */
-      if (driver_type == G_TYPE_INVALID)
-        continue;
       if (!sandbox_backend_parse_property (driver_type, key, option_value, &parsed, error))
         return NULL;
       g_ptr_array_add (names, g_steal_pointer (&key));

@@ -106,8 +106,6 @@ gboolean        sandboxctl_write_all              (int                 fd,
                                                    gsize               length,
                                                    GError            **error);
 
-/* sandboxctl-properties.c: --driver-option typed by the property */
-GType           sandboxctl_driver_type            (const char         *driver);
 
 /* sandboxctl-network.c */
 const GOptionEntry   *sandboxctl_network_entries  (void);

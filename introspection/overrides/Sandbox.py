@@ -259,10 +259,10 @@ def _override(cls):
 
 def _driver_gtype(driver):
     """The GType the named driver registered, or None (loads the modules)."""
-    if driver not in Sandbox.list_drivers():
+    try:
+        return Sandbox.lookup_driver(driver)
+    except GLib.Error:
         return None
-    point = Gio.IOExtensionPoint.lookup(Sandbox.BACKEND_EXTENSION_POINT_NAME)
-    return point.get_extension_by_name(driver).get_type()
 
 
 _INTEGER_TYPES = {GObject.TYPE_INT, GObject.TYPE_UINT, GObject.TYPE_LONG, GObject.TYPE_ULONG,

@@ -58,6 +58,9 @@ test_two_modules_found (void)
       backend = sandbox_backend_new ("beta", NULL, &error, NULL);
       g_assert_no_error (error);
       g_assert_cmpstr (G_OBJECT_TYPE_NAME (backend), ==, "TestBackend_beta");
+      g_assert_true (sandbox_lookup_driver ("beta", &error) == G_OBJECT_TYPE (backend));
+      g_assert_no_error (error);
+      g_assert_true (g_type_is_a (sandbox_lookup_driver ("alpha", NULL), SANDBOX_TYPE_BACKEND));
       g_assert_cmpstr (sandbox_backend_get_name (backend), ==, "beta");
       g_assert_cmpuint (sandbox_backend_get_max_concurrent_commands (backend), ==,
                         SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS);
@@ -104,6 +107,7 @@ test_unknown_driver_is_unavailable (void)
       g_autofree char *alpha = module_dir ("alpha");
       g_autoptr(SandboxBackend) backend = NULL;
       g_autoptr(GError) error = NULL;
+      g_autoptr(GError) lookup_error = NULL;
 
       use_driver_path (alpha, NULL);
       backend = sandbox_backend_new ("no-such-driver", NULL, &error, NULL);
@@ -111,6 +115,11 @@ test_unknown_driver_is_unavailable (void)
       g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
       g_assert_nonnull (strstr (error->message, "no-such-driver"));
       g_assert_nonnull (strstr (error->message, alpha));
+
+      /* The lookup tools use before creating a backend says the same. */
+      g_assert_true (sandbox_lookup_driver ("no-such-driver", &lookup_error) == G_TYPE_INVALID);
+      g_assert_error (lookup_error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+      g_assert_cmpstr (lookup_error->message, ==, error->message);
       return;
     }
 
