@@ -18,4 +18,16 @@ char *sandbox_digest_sha256_hex       (gconstpointer data,
                                        gsize         length);
 char *sandbox_digest_sha256_hex_bytes (GBytes       *bytes);
 
+/* A SHA-256 computed piece by piece, for contents streamed from a file. */
+typedef struct _SandboxDigest SandboxDigest;
+
+SandboxDigest *sandbox_digest_new        (void);
+void           sandbox_digest_update     (SandboxDigest *self,
+                                          gconstpointer  data,
+                                          gsize          length);
+char          *sandbox_digest_finish_hex (SandboxDigest *self);
+void           sandbox_digest_free       (SandboxDigest *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxDigest, sandbox_digest_free)
+
 G_END_DECLS

@@ -37,18 +37,11 @@ sha256 (void)
   return g_once (&once, fetch_sha256, NULL);
 }
 
-char *
-sandbox_digest_sha256_hex (gconstpointer data,
-                           gsize         length)
+static char *
+hex_from_digest (const unsigned char *digest)
 {
   static const char hex[] = "0123456789abcdef";
-  unsigned char digest[SHA256_BYTES];
-  unsigned int digest_length = 0;
   char *text;
-
-  if (!EVP_Digest (length > 0 ? data : "", length, digest, &digest_length, sha256 (), NULL) ||
-      digest_length != SHA256_BYTES)
-    g_error ("libcrypto failed to compute a SHA-256 digest");
 
   text = g_malloc (SHA256_BYTES * 2 + 1);
   for (guint i = 0; i < SHA256_BYTES; i++)
@@ -62,10 +55,67 @@ sandbox_digest_sha256_hex (gconstpointer data,
 }
 
 char *
+sandbox_digest_sha256_hex (gconstpointer data,
+                           gsize         length)
+{
+  unsigned char digest[SHA256_BYTES];
+  unsigned int digest_length = 0;
+
+  if (!EVP_Digest (length > 0 ? data : "", length, digest, &digest_length, sha256 (), NULL) ||
+      digest_length != SHA256_BYTES)
+    g_error ("libcrypto failed to compute a SHA-256 digest");
+
+  return hex_from_digest (digest);
+}
+
+char *
 sandbox_digest_sha256_hex_bytes (GBytes *bytes)
 {
   gsize length = 0;
   gconstpointer data = g_bytes_get_data (bytes, &length);
 
   return sandbox_digest_sha256_hex (data, length);
+}
+
+/* sandbox_digest_new:
+ *
+ * Starts a SHA-256 over contents that arrive in pieces (a file read in
+ * 64 KiB buffers), so hashing a file never holds more than one buffer.
+ * Out of memory in libcrypto aborts, as g_malloc() does. */
+SandboxDigest *
+sandbox_digest_new (void)
+{
+  EVP_MD_CTX *context = EVP_MD_CTX_new ();
+
+  if (context == NULL || !EVP_DigestInit_ex (context, sha256 (), NULL))
+    g_error ("libcrypto failed to start a SHA-256 digest");
+  return (SandboxDigest *) context;
+}
+
+void
+sandbox_digest_update (SandboxDigest *self,
+                       gconstpointer  data,
+                       gsize          length)
+{
+  if (length > 0 && !EVP_DigestUpdate ((EVP_MD_CTX *) self, data, length))
+    g_error ("libcrypto failed to update a SHA-256 digest");
+}
+
+/* Returns the lowercase hex digest; @self cannot be updated afterwards. */
+char *
+sandbox_digest_finish_hex (SandboxDigest *self)
+{
+  unsigned char digest[SHA256_BYTES];
+  unsigned int digest_length = 0;
+
+  if (!EVP_DigestFinal_ex ((EVP_MD_CTX *) self, digest, &digest_length) ||
+      digest_length != SHA256_BYTES)
+    g_error ("libcrypto failed to compute a SHA-256 digest");
+  return hex_from_digest (digest);
+}
+
+void
+sandbox_digest_free (SandboxDigest *self)
+{
+  EVP_MD_CTX_free ((EVP_MD_CTX *) self);
 }

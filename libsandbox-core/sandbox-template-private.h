@@ -13,9 +13,79 @@
 
 G_BEGIN_DECLS
 
+/* An imported host directory, shared by the files read from it: its
+ * descriptor (files are opened again beneath it when they are stored) and
+ * its path, for messages. Reference-counted. */
+typedef struct
+{
+  int root_fd;
+  char *root_path;
+} SandboxTemplateSource;
+
+SandboxTemplateSource *sandbox_template_source_new   (int                    root_fd,
+                                                      const char            *root_path);
+SandboxTemplateSource *sandbox_template_source_ref   (SandboxTemplateSource *self);
+void                   sandbox_template_source_unref (SandboxTemplateSource *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxTemplateSource, sandbox_template_source_unref)
+
+/* One entry of a template: a regular file (its bytes in memory, or where
+ * they are on the host), a symbolic link, or a directory. */
+typedef struct
+{
+  GFileType type;
+  /* G_FILE_TYPE_REGULAR */
+  SandboxTemplateFileFlags flags;
+  char *digest;                    /* lowercase hex SHA-256 of the contents */
+  guint64 size;
+  GBytes *contents;                /* added from memory, or NULL… */
+  SandboxTemplateSource *source;   /* …imported: source_path below source */
+  char *source_path;
+  /* G_FILE_TYPE_SYMBOLIC_LINK */
+  char *target;
+} SandboxTemplateEntry;
+
+void sandbox_template_entry_free (SandboxTemplateEntry *entry);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxTemplateEntry, sandbox_template_entry_free)
+
+/* Adds @entry (taking it) at @path, a workspace path that is not the root,
+ * checking the path, a link's target and the entry against what the
+ * template holds. *@added (if not NULL) gets the canonical path when a new
+ * entry was made, or NULL (a directory already there is not one). */
+gboolean sandbox_template_add_entry    (SandboxTemplate       *self,
+                                        const char            *path,
+                                        SandboxTemplateEntry  *entry,
+                                        char                 **added,
+                                        GError               **error);
+/* Takes out an entry inserted before (an import's rollback). */
+void     sandbox_template_remove_entry (SandboxTemplate       *self,
+                                        const char            *canonical);
+/* The entry at @canonical, or NULL. */
+SandboxTemplateEntry *sandbox_template_lookup_entry (SandboxTemplate *self,
+                                                     const char      *canonical);
+/* Whether a directory entry at @canonical has nothing below it (it is then
+ * part of the key), or any other entry is there. */
+gboolean sandbox_template_entry_is_listed (SandboxTemplate      *self,
+                                           const char           *canonical,
+                                           SandboxTemplateEntry *entry);
+
+/* Checks a symbolic link's target: UTF-8 text, 1 … PATH_MAX - 1 bytes. */
+gboolean sandbox_template_check_symlink_target (const char  *canonical,
+                                                const char  *target,
+                                                GError     **error);
+
+/* Opens a stream over an imported file that fails at its end if the file
+ * no longer has the size and digest it had when it was imported. */
+GInputStream *sandbox_template_file_stream_new (SandboxTemplateEntry  *entry,
+                                                const char            *canonical,
+                                                GError               **error);
+
 /* The exact bytes sandbox_template_compute_key() hashes (no validation of
- * the names): [backend_name, name, [[path, sha256hex], …]] as JSON.stringify
- * writes it. */
+ * the names): [backend_name, name, [entry, …]] as JSON.stringify writes it,
+ * where an entry is [path, sha256hex] for a plain file and
+ * [path, sha256hex, "executable"], [path, target, "symlink"] or
+ * [path, "", "directory"] for the other kinds. */
 char *sandbox_template_dup_canonical_json (SandboxTemplate *self,
                                            const char      *backend_name);
 

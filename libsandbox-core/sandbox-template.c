@@ -5,14 +5,11 @@
 
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <glib/gstdio.h>
 
 #include "sandbox-digest-private.h"
 #include "sandbox-error.h"
@@ -22,22 +19,42 @@
 /**
  * SandboxTemplate:
  *
- * A named set of files (canonical workspace path → bytes) that new
- * workspaces are created from. Backends store a template once under its
- * key ([method@Sandbox.Template.compute_key]), so identical templates are shared.
+ * A named tree that new workspaces are created from: what a checkout needs.
+ * Backends store a template once under its key
+ * ([method@Sandbox.Template.compute_key]), so identical templates are shared.
  *
- * Only files are represented: a directory exists in a workspace because a
- * file lies below it, and empty directories are not kept. So no path can be
- * both a file and a directory: a file below another file (`a` and `a/b`)
- * is refused when it is added, not when a backend writes the tree.
+ * A template holds entries at canonical workspace paths:
+ *
+ * - regular files, with their bytes and whether they are executable
+ *   (workspaces see mode 0755 or 0644, as git normalises modes);
+ * - symbolic links, whose target is kept verbatim and is only ever resolved
+ *   inside the guest, never on the host;
+ * - empty directories. Other directories exist because an entry lies below
+ *   them.
+ *
+ * Anything else a file system holds is not kept: ownership, other mode bits,
+ * timestamps and extended attributes; hard links become independent files.
+ * Devices, FIFOs and sockets cannot be added at all.
+ *
+ * No path can be two things at once: an entry below a file or a symbolic
+ * link (`a` and `a/b`) is refused when it is added, not when a backend
+ * writes the tree.
+ *
+ * Files added from memory are held as #GBytes. Files imported with
+ * [method@Sandbox.Template.add_directory] are not: the template records their
+ * size and digest and reads them again from the host when a backend stores
+ * them ([method@Sandbox.Template.read_file]), so a template of any size costs
+ * little memory.
  */
 struct _SandboxTemplate
 {
   GObject parent_instance;
 
   char *name;
-  GHashTable *files; /* canonical path → GBytes */
-  GHashTable *directories; /* canonical path of an implied directory → files below it */
+  GHashTable *entries; /* canonical path → SandboxTemplateEntry */
+  GHashTable *directories; /* canonical path of an implied directory → entries below it */
+  guint n_listed; /* entries part of the key: all but directories with entries below */
+  guint64 n_bytes; /* the regular files' sizes */
 };
 
 enum {
@@ -56,7 +73,7 @@ sandbox_template_finalize (GObject *object)
   SandboxTemplate *self = SANDBOX_TEMPLATE (object);
 
   g_clear_pointer (&self->name, g_free);
-  g_clear_pointer (&self->files, g_hash_table_unref);
+  g_clear_pointer (&self->entries, g_hash_table_unref);
   g_clear_pointer (&self->directories, g_hash_table_unref);
 
   G_OBJECT_CLASS (sandbox_template_parent_class)->finalize (object);
@@ -126,8 +143,8 @@ static void
 sandbox_template_init (SandboxTemplate *self)
 {
   self->name = g_strdup ("");
-  self->files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                       (GDestroyNotify) g_bytes_unref);
+  self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) sandbox_template_entry_free);
   self->directories = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
@@ -135,7 +152,7 @@ sandbox_template_init (SandboxTemplate *self)
  * sandbox_template_new:
  * @name: the template's name, a non-empty UTF-8 string
  *
- * Creates a template with no files. The name is checked when it is used
+ * Creates an empty template. The name is checked when it is used
  * ([method@Sandbox.Template.compute_key] refuses an empty or invalid one).
  *
  * Returns: (transfer full): a new [class@Sandbox.Template]
@@ -164,27 +181,51 @@ sandbox_template_get_name (SandboxTemplate *self)
   return self->name;
 }
 
-static gboolean
-check_text (const char  *value,
-            const char  *what,
-            GError     **error)
+/* ---- entries ------------------------------------------------------------- */
+
+void
+sandbox_template_entry_free (SandboxTemplateEntry *entry)
 {
-  if (!g_utf8_validate (value, -1, NULL))
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "%s: Invalid input: expected a valid UTF-8 string", what);
-      return FALSE;
-    }
-  if (value[0] == '\0')
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "%s: Too small: expected string to have >=1 characters", what);
-      return FALSE;
-    }
-  return TRUE;
+  if (entry == NULL)
+    return;
+  g_free (entry->digest);
+  g_clear_pointer (&entry->contents, g_bytes_unref);
+  g_clear_pointer (&entry->source, sandbox_template_source_unref);
+  g_free (entry->source_path);
+  g_free (entry->target);
+  g_free (entry);
 }
 
-/* ---- files and the directories they imply ---------------------------------- */
+SandboxTemplateSource *
+sandbox_template_source_new (int         root_fd,
+                             const char *root_path)
+{
+  SandboxTemplateSource *self = g_atomic_rc_box_new0 (SandboxTemplateSource);
+
+  self->root_fd = root_fd;
+  self->root_path = g_strdup (root_path);
+  return self;
+}
+
+SandboxTemplateSource *
+sandbox_template_source_ref (SandboxTemplateSource *self)
+{
+  return g_atomic_rc_box_acquire (self);
+}
+
+static void
+sandbox_template_source_clear (SandboxTemplateSource *self)
+{
+  if (self->root_fd >= 0)
+    close (self->root_fd);
+  g_free (self->root_path);
+}
+
+void
+sandbox_template_source_unref (SandboxTemplateSource *self)
+{
+  g_atomic_rc_box_release_full (self, (GDestroyNotify) sandbox_template_source_clear);
+}
 
 /* The canonical paths of @canonical's parent directories below the
  * workspace root, nearest the root first ("/workspace/a", "/workspace/a/b"
@@ -203,83 +244,205 @@ list_parents (const char *canonical)
   return parents;
 }
 
-/* The first file, in byte order, below the directory @canonical. */
+/* The first entry, in byte order, below the directory @canonical. */
 static char *
-find_file_below (SandboxTemplate *self,
-                 const char      *canonical)
+find_entry_below (SandboxTemplate *self,
+                  const char      *canonical)
 {
   g_autofree char *prefix = g_strconcat (canonical, "/", NULL);
   const char *first = NULL;
   GHashTableIter iter;
   gpointer path;
 
-  g_hash_table_iter_init (&iter, self->files);
+  g_hash_table_iter_init (&iter, self->entries);
   while (g_hash_table_iter_next (&iter, &path, NULL))
     if (g_str_has_prefix (path, prefix) && (first == NULL || strcmp (path, first) < 0))
       first = path;
   return g_strdup (first);
 }
 
-/* Refuses @canonical if a path can then be a file and a directory at once. */
-static gboolean
-check_no_file_directory_clash (SandboxTemplate  *self,
-                               const char       *canonical,
-                               GPtrArray        *parents,
-                               GError          **error)
+static const char *
+describe_type (GFileType type)
 {
-  if (g_hash_table_contains (self->files, canonical))
+  switch (type)
+    {
+    case G_FILE_TYPE_SYMBOLIC_LINK:
+      return "symbolic link";
+    case G_FILE_TYPE_DIRECTORY:
+      return "directory";
+    default:
+      return "file";
+    }
+}
+
+/* Refuses @canonical if a path can then be two things at once. */
+static gboolean
+check_no_clash (SandboxTemplate  *self,
+                const char       *canonical,
+                GFileType         type,
+                GPtrArray        *parents,
+                GError          **error)
+{
+  SandboxTemplateEntry *existing = g_hash_table_lookup (self->entries, canonical);
+
+  if (existing != NULL &&
+      !(existing->type == G_FILE_TYPE_DIRECTORY && type == G_FILE_TYPE_DIRECTORY))
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "Template already has a file at %s", canonical);
+                   "Template already has a %s at %s", describe_type (existing->type), canonical);
       return FALSE;
     }
-  if (g_hash_table_contains (self->directories, canonical))
+  if (type != G_FILE_TYPE_DIRECTORY && g_hash_table_contains (self->directories, canonical))
     {
-      g_autofree char *below = find_file_below (self, canonical);
+      g_autofree char *below = find_entry_below (self, canonical);
 
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "Template file %s cannot be added: the template has the file %s below it",
-                   canonical, below);
+                   "Template %s %s cannot be added: the template has %s below it",
+                   describe_type (type), canonical, below);
       return FALSE;
     }
   for (guint i = 0; i < parents->len; i++)
-    if (g_hash_table_contains (self->files, parents->pdata[i]))
-      {
-        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                     "Template file %s cannot be added: it would lie below the file %s",
-                     canonical, (const char *) parents->pdata[i]);
-        return FALSE;
-      }
+    {
+      SandboxTemplateEntry *parent = g_hash_table_lookup (self->entries, parents->pdata[i]);
+
+      if (parent != NULL && parent->type != G_FILE_TYPE_DIRECTORY)
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                       "Template %s %s cannot be added: it would lie below the %s %s",
+                       describe_type (type), canonical, describe_type (parent->type),
+                       (const char *) parents->pdata[i]);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
-/* Counts one more (@delta 1) or one fewer (-1) file below each of @parents. */
+/* Counts one more (@delta 1) or one fewer (-1) entry below each of
+ * @parents, and keeps the count of listed entries: a directory entry is
+ * listed only while nothing lies below it. */
 static void
-count_files_below (SandboxTemplate *self,
-                   GPtrArray       *parents,
-                   int              delta)
+count_entries_below (SandboxTemplate *self,
+                     GPtrArray       *parents,
+                     int              delta)
 {
   for (guint i = 0; i < parents->len; i++)
     {
       const char *parent = parents->pdata[i];
       guint count = GPOINTER_TO_UINT (g_hash_table_lookup (self->directories, parent)) + delta;
+      gboolean explicit = g_hash_table_contains (self->entries, parent);
 
       if (count == 0)
         g_hash_table_remove (self->directories, parent);
       else
         g_hash_table_replace (self->directories, g_strdup (parent), GUINT_TO_POINTER (count));
+
+      /* An explicit directory drops out of the key with its first entry
+       * below and comes back with its last one gone. */
+      if (explicit && delta > 0 && count == 1)
+        self->n_listed--;
+      else if (explicit && delta < 0 && count == 0)
+        self->n_listed++;
     }
 }
 
-/* Takes out a file added before (an import's rollback). */
-static void
-remove_file (SandboxTemplate *self,
-             const char      *canonical)
+gboolean
+sandbox_template_entry_is_listed (SandboxTemplate      *self,
+                                  const char           *canonical,
+                                  SandboxTemplateEntry *entry)
 {
+  return entry->type != G_FILE_TYPE_DIRECTORY ||
+         !g_hash_table_contains (self->directories, canonical);
+}
+
+/* Adds @entry at @canonical (a canonical workspace path, not the root),
+ * checking it against what the template holds. *@inserted says whether a
+ * new entry was made (a directory already there is not one). */
+static gboolean
+insert_entry (SandboxTemplate       *self,
+              const char            *canonical,
+              SandboxTemplateEntry  *entry,
+              gboolean              *inserted,
+              GError               **error)
+{
+  g_autoptr(SandboxTemplateEntry) owned = entry;
   g_autoptr(GPtrArray) parents = list_parents (canonical);
 
-  if (g_hash_table_remove (self->files, canonical))
-    count_files_below (self, parents, -1);
+  *inserted = FALSE;
+  if (!check_no_clash (self, canonical, entry->type, parents, error))
+    return FALSE;
+  if (g_hash_table_contains (self->entries, canonical))
+    return TRUE;  /* a directory that is there already */
+
+  count_entries_below (self, parents, 1);
+  if (sandbox_template_entry_is_listed (self, canonical, entry))
+    self->n_listed++;
+  self->n_bytes += entry->size;
+  g_hash_table_insert (self->entries, g_strdup (canonical), g_steal_pointer (&owned));
+  *inserted = TRUE;
+  return TRUE;
+}
+
+void
+sandbox_template_remove_entry (SandboxTemplate *self,
+                               const char      *canonical)
+{
+  g_autoptr(GPtrArray) parents = list_parents (canonical);
+  SandboxTemplateEntry *entry = g_hash_table_lookup (self->entries, canonical);
+
+  if (entry == NULL)
+    return;
+  if (sandbox_template_entry_is_listed (self, canonical, entry))
+    self->n_listed--;
+  self->n_bytes -= entry->size;
+  g_hash_table_remove (self->entries, canonical);
+  count_entries_below (self, parents, -1);
+}
+
+SandboxTemplateEntry *
+sandbox_template_lookup_entry (SandboxTemplate *self,
+                               const char      *canonical)
+{
+  return g_hash_table_lookup (self->entries, canonical);
+}
+
+/* Canonicalizes @path for a new entry: not the workspace root. */
+static char *
+canonicalize_entry_path (const char  *path,
+                         GError     **error)
+{
+  g_autofree char *canonical = sandbox_path_canonicalize (path, error);
+
+  if (canonical == NULL)
+    return NULL;
+  if (g_str_equal (canonical, SANDBOX_WORKSPACE))
+    {
+      sandbox_set_error_template_root (error);
+      return NULL;
+    }
+  return g_steal_pointer (&canonical);
+}
+
+gboolean
+sandbox_template_add_entry (SandboxTemplate       *self,
+                            const char            *path,
+                            SandboxTemplateEntry  *entry,
+                            char                 **added,
+                            GError               **error)
+{
+  g_autoptr(SandboxTemplateEntry) owned = entry;
+  g_autofree char *canonical = canonicalize_entry_path (path, error);
+  gboolean inserted;
+
+  if (canonical == NULL)
+    return FALSE;
+  if (entry->type == G_FILE_TYPE_SYMBOLIC_LINK &&
+      !sandbox_template_check_symlink_target (canonical, entry->target, error))
+    return FALSE;
+  if (!insert_entry (self, canonical, g_steal_pointer (&owned), &inserted, error))
+    return FALSE;
+  if (added != NULL)
+    *added = inserted ? g_steal_pointer (&canonical) : NULL;
+  return TRUE;
 }
 
 /**
@@ -289,14 +452,15 @@ remove_file (SandboxTemplate *self,
  * @contents: the file's bytes
  * @error: return location for a #GError, or %NULL
  *
- * Adds a file. Its parent directories are implied, so none of them can be
- * a file of the template, nor can a file of the template lie below @path.
+ * Adds a plain (not executable) file, as
+ * [method@Sandbox.Template.add_file_full] does with
+ * %SANDBOX_TEMPLATE_FILE_NONE.
  *
  * Returns: %TRUE on success; %FALSE with %SANDBOX_ERROR_PATH if @path is not
  *   a canonical workspace path or is the workspace root, or
- *   %SANDBOX_ERROR_INVALID if the template already has a file at @path, a
- *   file at one of its parent directories, or a file below it (the message
- *   names both paths)
+ *   %SANDBOX_ERROR_INVALID if the template already has an entry at @path, a
+ *   file or symbolic link at one of its parent directories, or an entry
+ *   below it (the message names both paths)
  */
 gboolean
 sandbox_template_add_file (SandboxTemplate  *self,
@@ -304,289 +468,120 @@ sandbox_template_add_file (SandboxTemplate  *self,
                            GBytes           *contents,
                            GError          **error)
 {
-  g_autofree char *canonical = NULL;
-  g_autoptr(GPtrArray) parents = NULL;
+  return sandbox_template_add_file_full (self, path, contents, SANDBOX_TEMPLATE_FILE_NONE, error);
+}
+
+/**
+ * sandbox_template_add_file_full:
+ * @self: a [class@Sandbox.Template]
+ * @path: a workspace path (see [func@Sandbox.path_canonicalize])
+ * @contents: the file's bytes
+ * @flags: %SANDBOX_TEMPLATE_FILE_EXECUTABLE for an executable file
+ * @error: return location for a #GError, or %NULL
+ *
+ * Adds a regular file. Its parent directories are implied, so none of them
+ * can be a file or symbolic link of the template, nor can an entry of the
+ * template lie below @path. Workspaces see an executable file with mode
+ * 0755, any other with 0644.
+ *
+ * Returns: %TRUE on success; %FALSE with %SANDBOX_ERROR_PATH if @path is not
+ *   a canonical workspace path or is the workspace root, or
+ *   %SANDBOX_ERROR_INVALID if the template already has an entry at @path, a
+ *   file or symbolic link at one of its parent directories, or an entry
+ *   below it (the message names both paths)
+ */
+gboolean
+sandbox_template_add_file_full (SandboxTemplate           *self,
+                                const char                *path,
+                                GBytes                    *contents,
+                                SandboxTemplateFileFlags   flags,
+                                GError                   **error)
+{
+  SandboxTemplateEntry *entry;
 
   g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (contents != NULL, FALSE);
+  g_return_val_if_fail ((flags & ~SANDBOX_TEMPLATE_FILE_EXECUTABLE) == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  canonical = sandbox_path_canonicalize (path, error);
-  if (canonical == NULL)
-    return FALSE;
-
-  if (g_str_equal (canonical, SANDBOX_WORKSPACE))
-    return sandbox_set_error_template_root (error);
-
-  parents = list_parents (canonical);
-  if (!check_no_file_directory_clash (self, canonical, parents, error))
-    return FALSE;
-
-  count_files_below (self, parents, 1);
-  g_hash_table_insert (self->files, g_steal_pointer (&canonical), g_bytes_ref (contents));
-  return TRUE;
-}
-
-/* ---- importing a host directory ------------------------------------------ */
-
-typedef struct
-{
-  SandboxTemplate *self;
-  GCancellable *cancellable;
-  GHashTable *added; /* canonical paths added by this import, for rollback */
-} Import;
-
-static gboolean
-set_io_error_from_errno (GError    **error,
-                         int         saved_errno,
-                         const char *action,
-                         const char *relative)
-{
-  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-               "Could not %s “%s” while importing a template: %s",
-               action, relative, g_strerror (saved_errno));
-  return FALSE;
-}
-
-static GBytes *
-read_regular_file (int          dir_fd,
-                   const char  *name,
-                   const char  *relative,
-                   GError     **error)
-{
-  g_autoptr(GByteArray) contents = g_byte_array_new ();
-  struct stat st;
-  int fd;
-
-  /* O_NOFOLLOW and O_NONBLOCK: an entry swapped for a symlink or a FIFO
-   * since it was listed fails here instead of escaping or blocking. */
-  fd = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0)
-    {
-      int saved_errno = errno;
-
-      if (saved_errno == ELOOP)
-        {
-          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                       "Template directory entry “%s” is a symbolic link", relative);
-          return NULL;
-        }
-      set_io_error_from_errno (error, saved_errno, "open", relative);
-      return NULL;
-    }
-
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "Template directory entry “%s” is not a regular file", relative);
-      return NULL;
-    }
-
-  while (TRUE)
-    {
-      guint8 buffer[65536];
-      ssize_t n = read (fd, buffer, sizeof buffer);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int saved_errno = errno;
-
-          close (fd);
-          set_io_error_from_errno (error, saved_errno, "read", relative);
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      g_byte_array_append (contents, buffer, (guint) n);
-    }
-
-  close (fd);
-  return g_byte_array_free_to_bytes (g_steal_pointer (&contents));
-}
-
-static gboolean import_directory (Import      *import,
-                                  int          dir_fd,
-                                  const char  *prefix,
-                                  GError     **error);
-
-static gboolean
-import_entry (Import      *import,
-              int          dir_fd,
-              const char  *name,
-              const char  *relative,
-              GError     **error)
-{
-  struct stat st;
-
-  if (fstatat (dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return set_io_error_from_errno (error, errno, "inspect", relative);
-
-  if (S_ISDIR (st.st_mode))
-    {
-      int child_fd = openat (dir_fd, name,
-                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      gboolean ok;
-
-      if (child_fd < 0)
-        {
-          if (errno == ELOOP || errno == ENOTDIR)
-            {
-              g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                           "Template directory entry “%s” changed while importing", relative);
-              return FALSE;
-            }
-          return set_io_error_from_errno (error, errno, "open", relative);
-        }
-      ok = import_directory (import, child_fd, relative, error);
-      close (child_fd);
-      return ok;
-    }
-
-  if (S_ISREG (st.st_mode))
-    {
-      g_autoptr(GBytes) contents = read_regular_file (dir_fd, name, relative, error);
-      g_autofree char *canonical = NULL;
-
-      if (contents == NULL)
-        return FALSE;
-      if (!sandbox_template_add_file (import->self, relative, contents, error))
-        return FALSE;
-      canonical = sandbox_path_canonicalize (relative, NULL);
-      g_hash_table_add (import->added, g_steal_pointer (&canonical));
-      return TRUE;
-    }
-
-  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-               "Template directory entry “%s” is a %s; only regular files and directories "
-               "can be imported", relative,
-               S_ISLNK (st.st_mode) ? "symbolic link" :
-               S_ISFIFO (st.st_mode) ? "FIFO" :
-               S_ISSOCK (st.st_mode) ? "socket" : "device");
-  return FALSE;
-}
-
-static gboolean
-import_directory (Import      *import,
-                  int          dir_fd,
-                  const char  *prefix,
-                  GError     **error)
-{
-  int list_fd = dup (dir_fd);
-  DIR *dir;
-  struct dirent *entry;
-  gboolean ok = TRUE;
-
-  if (list_fd < 0 || (dir = fdopendir (list_fd)) == NULL)
-    {
-      int saved_errno = errno;
-
-      if (list_fd >= 0)
-        close (list_fd);
-      return set_io_error_from_errno (error, saved_errno, "list", prefix ? prefix : ".");
-    }
-
-  while (ok && (errno = 0, entry = readdir (dir)) != NULL)
-    {
-      g_autofree char *relative = NULL;
-
-      if (g_str_equal (entry->d_name, ".") || g_str_equal (entry->d_name, ".."))
-        continue;
-      if (g_cancellable_set_error_if_cancelled (import->cancellable, error))
-        {
-          ok = FALSE;
-          break;
-        }
-
-      relative = prefix != NULL ? g_strconcat (prefix, "/", entry->d_name, NULL)
-                                : g_strdup (entry->d_name);
-      ok = import_entry (import, dir_fd, entry->d_name, relative, error);
-    }
-
-  if (ok && errno != 0)
-    ok = set_io_error_from_errno (error, errno, "list", prefix ? prefix : ".");
-
-  closedir (dir);
-  return ok;
+  entry = g_new0 (SandboxTemplateEntry, 1);
+  entry->type = G_FILE_TYPE_REGULAR;
+  entry->flags = flags;
+  entry->contents = g_bytes_ref (contents);
+  entry->size = g_bytes_get_size (contents);
+  entry->digest = sandbox_digest_sha256_hex_bytes (contents);
+  return sandbox_template_add_entry (self, path, entry, NULL, error);
 }
 
 /**
- * sandbox_template_add_directory:
+ * sandbox_template_add_symlink:
  * @self: a [class@Sandbox.Template]
- * @directory: a local directory on the host
- * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @path: a workspace path (see [func@Sandbox.path_canonicalize])
+ * @target: what the link points to: any UTF-8 text of 1 to 4095 bytes,
+ *   relative (`../lib/x.js`) or absolute (`/usr/bin/python3`)
  * @error: return location for a #GError, or %NULL
  *
- * Adds every regular file below @directory, at the same relative path in
- * the workspace. Symbolic links are never followed: a symbolic link, FIFO,
- * socket or device anywhere in the tree is refused with
- * %SANDBOX_ERROR_INVALID naming it, as are entries swapped for one while the
- * tree is read. Empty directories are not represented. Every name must form
- * a canonical workspace path (%SANDBOX_ERROR_PATH otherwise), and a file of
- * the tree that would lie below a file the template already has, or above
- * one, is refused with %SANDBOX_ERROR_INVALID as [method@Sandbox.Template.add_file]
- * refuses it. On failure the
- * template is left as it was.
+ * Adds a symbolic link, stored verbatim. The target is resolved only inside
+ * the guest, where `/workspace` is the workspace: an absolute link into the
+ * workspace names it as `/workspace/…`. The host never follows it, neither
+ * when storing the template nor when copying or removing a workspace; the
+ * host-side file API refuses a link that leads out of the workspace.
+ * Placement is checked as [method@Sandbox.Template.add_file_full] checks it.
  *
- * This reads the whole tree synchronously; call it from a worker thread for
- * large trees.
- *
- * Returns: %TRUE on success; %FALSE with @error set
+ * Returns: %TRUE on success; %FALSE with %SANDBOX_ERROR_PATH for a bad
+ *   @path, or %SANDBOX_ERROR_INVALID for a bad @target or a clash with an
+ *   entry the template has
  */
 gboolean
-sandbox_template_add_directory (SandboxTemplate  *self,
-                                GFile            *directory,
-                                GCancellable     *cancellable,
-                                GError          **error)
+sandbox_template_add_symlink (SandboxTemplate  *self,
+                              const char       *path,
+                              const char       *target,
+                              GError          **error)
 {
-  g_autoptr(GHashTable) added = NULL;
-  g_autofree char *path = NULL;
-  Import import;
-  gboolean ok;
-  int dir_fd;
+  SandboxTemplateEntry *entry;
 
   g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), FALSE);
-  g_return_val_if_fail (G_IS_FILE (directory), FALSE);
-  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (target != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  path = g_file_get_path (directory);
-  if (path == NULL)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "A template can only be imported from a local directory");
-      return FALSE;
-    }
+  entry = g_new0 (SandboxTemplateEntry, 1);
+  entry->type = G_FILE_TYPE_SYMBOLIC_LINK;
+  entry->target = g_strdup (target);
+  return sandbox_template_add_entry (self, path, entry, NULL, error);
+}
 
-  dir_fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0)
-    {
-      int saved_errno = errno;
+/**
+ * sandbox_template_add_empty_directory:
+ * @self: a [class@Sandbox.Template]
+ * @path: a workspace path (see [func@Sandbox.path_canonicalize])
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes sure the workspace has a directory at @path even if no entry lies
+ * below it (as `mkdir -p`: a directory that is there already, added or
+ * implied, is fine). Workspaces see it with mode 0755. A directory with
+ * entries below it is implied by them, so adding one and then a file below
+ * it gives the same template, and the same key, as adding the file alone.
+ *
+ * Returns: %TRUE on success; %FALSE with %SANDBOX_ERROR_PATH for a bad
+ *   @path, or %SANDBOX_ERROR_INVALID if a file or symbolic link is at @path
+ *   or at one of its parents
+ */
+gboolean
+sandbox_template_add_empty_directory (SandboxTemplate  *self,
+                                      const char       *path,
+                                      GError          **error)
+{
+  SandboxTemplateEntry *entry;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Could not open template directory “%s”: %s", path, g_strerror (saved_errno));
-      return FALSE;
-    }
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  added = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  import = (Import) { self, cancellable, added };
-  ok = import_directory (&import, dir_fd, NULL, error);
-  close (dir_fd);
-
-  if (!ok)
-    {
-      GHashTableIter iter;
-      gpointer canonical;
-
-      g_hash_table_iter_init (&iter, added);
-      while (g_hash_table_iter_next (&iter, &canonical, NULL))
-        remove_file (self, canonical);
-    }
-
-  return ok;
+  entry = g_new0 (SandboxTemplateEntry, 1);
+  entry->type = G_FILE_TYPE_DIRECTORY;
+  return sandbox_template_add_entry (self, path, entry, NULL, error);
 }
 
 /* ---- queries ---------------------------------------------------------------- */
@@ -595,16 +590,33 @@ sandbox_template_add_directory (SandboxTemplate  *self,
  * sandbox_template_get_n_files:
  * @self: a [class@Sandbox.Template]
  *
- * Gets how many files the template holds.
+ * Gets how many entries the template holds: files, symbolic links and
+ * empty directories, what [method@Sandbox.Template.list_paths] lists.
  *
- * Returns: the number of files in @self
+ * Returns: the number of entries in @self
  */
 guint
 sandbox_template_get_n_files (SandboxTemplate *self)
 {
   g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), 0);
 
-  return g_hash_table_size (self->files);
+  return self->n_listed;
+}
+
+/**
+ * sandbox_template_get_n_bytes:
+ * @self: a [class@Sandbox.Template]
+ *
+ * Gets how many bytes the template's regular files hold together.
+ *
+ * Returns: the total size of the files in @self
+ */
+guint64
+sandbox_template_get_n_bytes (SandboxTemplate *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), 0);
+
+  return self->n_bytes;
 }
 
 static int
@@ -618,24 +630,42 @@ compare_paths (gconstpointer a,
  * sandbox_template_list_paths:
  * @self: a [class@Sandbox.Template]
  *
- * Lists the paths of the files in the template.
+ * Lists the paths of the template's entries: its files, symbolic links and
+ * empty directories ([method@Sandbox.Template.query_file_type] tells which).
+ * Directories with entries below them are implied and not listed.
  *
- * Returns: (transfer full) (array zero-terminated=1): the canonical paths of
- *   the files, sorted in byte order
+ * Returns: (transfer full) (array zero-terminated=1): the canonical paths,
+ *   sorted in byte order, so parents come before what lies below them
  */
 char **
 sandbox_template_list_paths (SandboxTemplate *self)
 {
-  char **paths;
-  guint n;
+  GPtrArray *paths;
+  GHashTableIter iter;
+  gpointer path, entry;
 
   g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), NULL);
 
-  paths = (char **) g_hash_table_get_keys_as_array (self->files, &n);
-  for (guint i = 0; i < n; i++)
-    paths[i] = g_strdup (paths[i]);
-  qsort (paths, n, sizeof (char *), compare_paths);
-  return paths;
+  paths = g_ptr_array_sized_new (self->n_listed + 1);
+  g_hash_table_iter_init (&iter, self->entries);
+  while (g_hash_table_iter_next (&iter, &path, &entry))
+    if (sandbox_template_entry_is_listed (self, path, entry))
+      g_ptr_array_add (paths, g_strdup (path));
+  g_ptr_array_sort (paths, compare_paths);
+  g_ptr_array_add (paths, NULL);
+  return (char **) g_ptr_array_free (paths, FALSE);
+}
+
+/* The entry at @path in any accepted form, or NULL. */
+static SandboxTemplateEntry *
+lookup_path (SandboxTemplate *self,
+             const char      *path)
+{
+  g_autofree char *canonical = sandbox_path_canonicalize (path, NULL);
+
+  if (canonical == NULL)
+    return NULL;
+  return g_hash_table_lookup (self->entries, canonical);
 }
 
 /**
@@ -644,157 +674,222 @@ sandbox_template_list_paths (SandboxTemplate *self)
  * @path: a workspace path in any accepted form (`"a.txt"`,
  *   `"/workspace/a.txt"`)
  *
- * Looks up the contents of the file the template holds at @path.
+ * Looks up the contents of a file added from memory
+ * ([method@Sandbox.Template.add_file], [method@Sandbox.Template.add_file_full]).
+ * Files imported with [method@Sandbox.Template.add_directory] stay on the
+ * host until they are read: use [method@Sandbox.Template.read_file], which
+ * works for every file.
  *
  * Returns: (transfer none) (nullable): the file's bytes, or %NULL if @self
- *   has no file there or @path is not a valid workspace path
+ *   has no file added from memory there or @path is not a valid workspace
+ *   path
  */
 GBytes *
 sandbox_template_lookup_file (SandboxTemplate *self,
                               const char      *path)
 {
-  g_autofree char *canonical = NULL;
+  SandboxTemplateEntry *entry;
 
   g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
+  entry = lookup_path (self, path);
+  return entry != NULL ? entry->contents : NULL;
+}
+
+/**
+ * sandbox_template_query_file_type:
+ * @self: a [class@Sandbox.Template]
+ * @path: a workspace path in any accepted form
+ *
+ * Tells what the template holds at @path.
+ *
+ * Returns: %G_FILE_TYPE_REGULAR, %G_FILE_TYPE_SYMBOLIC_LINK or
+ *   %G_FILE_TYPE_DIRECTORY (an empty directory, or one implied by what lies
+ *   below it, the workspace root included); %G_FILE_TYPE_UNKNOWN if @self
+ *   holds nothing there or @path is not a valid workspace path
+ */
+GFileType
+sandbox_template_query_file_type (SandboxTemplate *self,
+                                  const char      *path)
+{
+  g_autofree char *canonical = NULL;
+  SandboxTemplateEntry *entry;
+
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), G_FILE_TYPE_UNKNOWN);
+  g_return_val_if_fail (path != NULL, G_FILE_TYPE_UNKNOWN);
+
   canonical = sandbox_path_canonicalize (path, NULL);
   if (canonical == NULL)
-    return NULL;
-
-  return g_hash_table_lookup (self->files, canonical);
-}
-
-/* ---- the key ----------------------------------------------------------------- */
-
-/* Appends @value as ECMAScript's JSON.stringify() writes a (well-formed)
- * string: only '"', '\\' and control characters are escaped, with the short
- * forms where they exist and lowercase \u00xx otherwise; '/', DEL, U+2028
- * and U+2029 stay raw. The key depends on these exact bytes. */
-static void
-append_js_json_string (GString    *out,
-                       const char *value)
-{
-  g_string_append_c (out, '"');
-  for (const guchar *p = (const guchar *) value; *p != '\0'; p++)
-    {
-      switch (*p)
-        {
-        case '"':
-          g_string_append (out, "\\\"");
-          break;
-        case '\\':
-          g_string_append (out, "\\\\");
-          break;
-        case '\b':
-          g_string_append (out, "\\b");
-          break;
-        case '\f':
-          g_string_append (out, "\\f");
-          break;
-        case '\n':
-          g_string_append (out, "\\n");
-          break;
-        case '\r':
-          g_string_append (out, "\\r");
-          break;
-        case '\t':
-          g_string_append (out, "\\t");
-          break;
-        default:
-          if (*p < 0x20)
-            g_string_append_printf (out, "\\u%04x", *p);
-          else
-            g_string_append_c (out, (char) *p);
-        }
-    }
-  g_string_append_c (out, '"');
-}
-
-char *
-sandbox_template_dup_canonical_json (SandboxTemplate *self,
-                                     const char      *backend_name)
-{
-  g_auto(GStrv) paths = sandbox_template_list_paths (self);
-  GString *out = g_string_new ("[");
-
-  append_js_json_string (out, backend_name);
-  g_string_append_c (out, ',');
-  append_js_json_string (out, self->name);
-  g_string_append (out, ",[");
-  for (guint i = 0; paths[i] != NULL; i++)
-    {
-      GBytes *contents = g_hash_table_lookup (self->files, paths[i]);
-      g_autofree char *digest = sandbox_digest_sha256_hex_bytes (contents);
-
-      if (i > 0)
-        g_string_append_c (out, ',');
-      g_string_append_c (out, '[');
-      append_js_json_string (out, paths[i]);
-      g_string_append_c (out, ',');
-      append_js_json_string (out, digest);
-      g_string_append_c (out, ']');
-    }
-  g_string_append (out, "]]");
-
-  return g_string_free (out, FALSE);
+    return G_FILE_TYPE_UNKNOWN;
+  if (g_str_equal (canonical, SANDBOX_WORKSPACE) ||
+      g_hash_table_contains (self->directories, canonical))
+    return G_FILE_TYPE_DIRECTORY;
+  entry = g_hash_table_lookup (self->entries, canonical);
+  return entry != NULL ? entry->type : G_FILE_TYPE_UNKNOWN;
 }
 
 /**
- * sandbox_template_compute_key:
+ * sandbox_template_get_file_flags:
  * @self: a [class@Sandbox.Template]
- * @backend_name: the name of the backend the template is for
- * @error: return location for a #GError, or %NULL
+ * @path: a workspace path in any accepted form
  *
- * Computes the template's content address: the lowercase hex SHA-256 of the
- * compact JSON array `[backend_name, name, [[path, sha256hex(bytes)], …]]`,
- * serialized exactly as ECMAScript's `JSON.stringify()` does, with files
- * sorted by canonical path in byte order. Equal templates get equal keys in
- * every implementation of the design.
+ * Gets the flags of the regular file at @path.
  *
- * Returns: (transfer full): 64 lowercase hex digits, or %NULL with
- *   %SANDBOX_ERROR_INVALID set if @backend_name or the template name is empty
- *   or not UTF-8
+ * Returns: its flags; %SANDBOX_TEMPLATE_FILE_NONE if there is no regular
+ *   file at @path
  */
-char *
-sandbox_template_compute_key (SandboxTemplate  *self,
-                              const char       *backend_name,
-                              GError          **error)
+SandboxTemplateFileFlags
+sandbox_template_get_file_flags (SandboxTemplate *self,
+                                 const char      *path)
 {
-  g_autofree char *json = NULL;
+  SandboxTemplateEntry *entry;
+
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), SANDBOX_TEMPLATE_FILE_NONE);
+  g_return_val_if_fail (path != NULL, SANDBOX_TEMPLATE_FILE_NONE);
+
+  entry = lookup_path (self, path);
+  return entry != NULL && entry->type == G_FILE_TYPE_REGULAR ? entry->flags
+                                                             : SANDBOX_TEMPLATE_FILE_NONE;
+}
+
+/**
+ * sandbox_template_get_file_size:
+ * @self: a [class@Sandbox.Template]
+ * @path: a workspace path in any accepted form
+ *
+ * Gets the size of the regular file at @path (for an imported file: its
+ * size when it was imported).
+ *
+ * Returns: its size in bytes; 0 if there is no regular file at @path
+ */
+guint64
+sandbox_template_get_file_size (SandboxTemplate *self,
+                                const char      *path)
+{
+  SandboxTemplateEntry *entry;
+
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), 0);
+  g_return_val_if_fail (path != NULL, 0);
+
+  entry = lookup_path (self, path);
+  return entry != NULL ? entry->size : 0;
+}
+
+/**
+ * sandbox_template_lookup_symlink:
+ * @self: a [class@Sandbox.Template]
+ * @path: a workspace path in any accepted form
+ *
+ * Looks up the target of the symbolic link at @path.
+ *
+ * Returns: (transfer none) (nullable): the link's target, verbatim, or
+ *   %NULL if there is no symbolic link at @path
+ */
+const char *
+sandbox_template_lookup_symlink (SandboxTemplate *self,
+                                 const char      *path)
+{
+  SandboxTemplateEntry *entry;
 
   g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), NULL);
-  g_return_val_if_fail (backend_name != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
 
-  if (!check_text (backend_name, "backend name", error) ||
-      !check_text (self->name, "template name", error))
-    return NULL;
-
-  json = sandbox_template_dup_canonical_json (self, backend_name);
-  return sandbox_digest_sha256_hex (json, strlen (json));
+  entry = lookup_path (self, path);
+  return entry != NULL ? entry->target : NULL;
 }
 
 /**
- * sandbox_template_key_is_valid:
- * @key: (nullable): a string
+ * sandbox_template_read_file:
+ * @self: a [class@Sandbox.Template]
+ * @path: a workspace path in any accepted form
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @error: return location for a #GError, or %NULL
  *
- * Checks whether @key has the form of a template key.
+ * Opens the contents of the regular file at @path for reading, as
+ * g_file_read() does. A file added from memory reads from its bytes. A file
+ * imported with [method@Sandbox.Template.add_directory] is opened again on
+ * the host (beneath the imported directory, never through a symbolic link,
+ * never blocking on something that is no longer a regular file) and
+ * checked as it is read: if it no longer has the size and SHA-256 it had
+ * when it was imported, a read fails with %G_IO_ERROR_WRONG_ETAG naming
+ * the path (as g_file_replace() reports a file changed meanwhile) instead
+ * of returning end-of-file. So what a backend stores is exactly what the
+ * key covers, provided it keeps the bytes only once the stream has reached
+ * its end without an error.
  *
- * Returns: %TRUE if @key looks like a template key: exactly 64 lowercase
- *   hex digits
+ * Returns: (transfer full): a #GInputStream, or %NULL with @error set:
+ *   %G_IO_ERROR_NOT_FOUND if there is no regular file at @path, or the
+ *   error of opening the host file
  */
-gboolean
-sandbox_template_key_is_valid (const char *key)
+GInputStream *
+sandbox_template_read_file (SandboxTemplate  *self,
+                            const char       *path,
+                            GCancellable     *cancellable,
+                            GError          **error)
 {
-  gsize i;
+  g_autofree char *canonical = NULL;
+  SandboxTemplateEntry *entry;
 
-  if (key == NULL)
-    return FALSE;
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  for (i = 0; key[i] != '\0'; i++)
-    if (!g_ascii_isdigit (key[i]) && !(key[i] >= 'a' && key[i] <= 'f'))
-      return FALSE;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  canonical = sandbox_path_canonicalize (path, NULL);
+  entry = canonical != NULL ? g_hash_table_lookup (self->entries, canonical) : NULL;
+  if (entry == NULL || entry->type != G_FILE_TYPE_REGULAR)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "Template has no regular file at %s", canonical != NULL ? canonical : path);
+      return NULL;
+    }
+  if (entry->contents != NULL)
+    return g_memory_input_stream_new_from_bytes (entry->contents);
+  return sandbox_template_file_stream_new (entry, canonical, error);
+}
 
-  return i == 64;
+/**
+ * sandbox_template_load_bytes:
+ * @self: a [class@Sandbox.Template]
+ * @path: a workspace path in any accepted form
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @error: return location for a #GError, or %NULL
+ *
+ * Loads the whole contents of the regular file at @path, as g_file_load_bytes()
+ * does, checked as [method@Sandbox.Template.read_file] checks them. For
+ * backends that keep files in memory; a backend that writes them to disk
+ * should stream them with [method@Sandbox.Template.read_file] instead.
+ *
+ * Returns: (transfer full): the contents, or %NULL with @error set as
+ *   [method@Sandbox.Template.read_file] sets it
+ */
+GBytes *
+sandbox_template_load_bytes (SandboxTemplate  *self,
+                             const char       *path,
+                             GCancellable     *cancellable,
+                             GError          **error)
+{
+  g_autoptr(GInputStream) stream = NULL;
+  g_autoptr(GOutputStream) sink = NULL;
+  GBytes *contents;
+
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  contents = sandbox_template_lookup_file (self, path);
+  if (contents != NULL)
+    return g_bytes_ref (contents);
+
+  stream = sandbox_template_read_file (self, path, cancellable, error);
+  if (stream == NULL)
+    return NULL;
+  sink = g_memory_output_stream_new_resizable ();
+  if (g_output_stream_splice (sink, stream, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE |
+                              G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, cancellable, error) < 0)
+    return NULL;
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (sink));
 }

@@ -2,8 +2,10 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A copy creates every entry itself (O_CREAT | O_EXCL, mkdirat) and gives
- * it to its owner by descriptor before anything else sees it. Re-owning a
+ * A copy creates every entry itself (O_CREAT | O_EXCL, mkdirat, symlinkat)
+ * and gives it to its owner by descriptor before anything else sees it.
+ * Symbolic links are copied as links (their targets read with readlinkat()
+ * and never resolved on the host). Re-owning a
  * tree someone else left never reaches anything through a link.
  */
 
@@ -11,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -131,8 +134,10 @@ copy_contents (CopyState *state,
  * @path: its path below the top of the copy, for messages
  * @error: return location for a #GError
  *
- * Copies one regular file into a new file of mode 0600. Anything else,
- * symbolic links included, is refused with %G_IO_ERROR_NOT_REGULAR_FILE.
+ * Copies one regular file into a new file of mode 0600, or 0700 if any of
+ * its execute bits is set. Anything else (a symbolic link swapped in since
+ * the directory was listed included) is refused with
+ * %G_IO_ERROR_NOT_REGULAR_FILE.
  *
  * Returns: %TRUE on success
  */
@@ -147,6 +152,7 @@ copy_file (CopyState   *state,
   g_auto(SandboxWorkspaceFd) src_fd = -1;
   g_auto(SandboxWorkspaceFd) dst_fd = -1;
   struct stat st;
+  mode_t mode;
 
   src_fd = openat (src_dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (src_fd < 0 && errno != ELOOP)
@@ -154,20 +160,61 @@ copy_file (CopyState   *state,
   if (src_fd < 0 || fstat (src_fd, &st) < 0 || !S_ISREG (st.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   "Cannot copy ‘%s’: templates hold only regular files and directories", path);
+                   "Cannot copy ‘%s’: templates hold only regular files, directories and "
+                   "symbolic links", path);
       return FALSE;
     }
 
+  mode = (st.st_mode & 0111) != 0 ? 0700 : 0600;
   dst_fd = openat (dst_dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-                   0600);
+                   mode);
   if (dst_fd < 0)
     return sandbox_workspace_set_errno_error (error, errno, "copy", path);
 
-  if (!sandbox_workspace_give_to_owner (dst_fd, state->owner) ||
+  if ((mode != 0600 && fchmod (dst_fd, mode) < 0) ||
+      !sandbox_workspace_give_to_owner (dst_fd, state->owner) ||
       !copy_contents (state, src_fd, dst_fd, st.st_size) ||
       (close (g_steal_fd (&dst_fd)) < 0 && errno != EINTR))
     return sandbox_workspace_set_errno_error (error, errno, "copy", path);
 
+  return TRUE;
+}
+
+/*
+ * copy_symlink:
+ * @state: the copy's state
+ * @src_dir_fd: the source directory
+ * @dst_dir_fd: the destination directory
+ * @name: the symbolic link to copy
+ * @path: its path below the top of the copy, for messages
+ * @error: return location for a #GError
+ *
+ * Creates a symbolic link with the same target, verbatim, and gives the link
+ * itself (not what it points to) to the copy's owner. Nothing is resolved.
+ *
+ * Returns: %TRUE on success
+ */
+static gboolean
+copy_symlink (CopyState   *state,
+              int          src_dir_fd,
+              int          dst_dir_fd,
+              const char  *name,
+              const char  *path,
+              GError     **error)
+{
+  g_auto(SandboxWorkspaceFd) link_fd = -1;
+  char target[PATH_MAX];
+  ssize_t n = readlinkat (src_dir_fd, name, target, sizeof target);
+
+  if (n < 0 || (gsize) n >= sizeof target)
+    return sandbox_workspace_set_errno_error (error, n < 0 ? errno : ENAMETOOLONG, "copy", path);
+  target[n] = '\0';
+
+  if (symlinkat (target, dst_dir_fd, name) < 0)
+    return sandbox_workspace_set_errno_error (error, errno, "copy", path);
+  link_fd = openat (dst_dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (link_fd < 0 || !sandbox_workspace_give_to_owner (link_fd, state->owner))
+    return sandbox_workspace_set_errno_error (error, errno, "copy", path);
   return TRUE;
 }
 
@@ -255,6 +302,7 @@ copy_directory (CopyState   *state,
       struct dirent64 *entry;
       const char *name;
       g_autofree char *entry_path = NULL;
+      unsigned char type;
 
       if (!sandbox_workspace_dirents_next (&dirents, &entry))
         return sandbox_workspace_set_errno_error (error, errno, "copy", path[0] ? path : ".");
@@ -272,21 +320,24 @@ copy_directory (CopyState   *state,
         }
 
       entry_path = path[0] ? g_strconcat (path, "/", name, NULL) : g_strdup (name);
-      if (entry->d_type == DT_UNKNOWN)
+      type = entry->d_type;
+      if (type == DT_UNKNOWN)
         {
           struct stat st;
 
           if (fstatat (src_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
             return sandbox_workspace_set_errno_error (error, errno, "copy", entry_path);
-          if (S_ISDIR (st.st_mode))
-            {
-              g_ptr_array_add (subdirectories, g_strdup (name));
-              continue;
-            }
+          type = S_ISDIR (st.st_mode) ? DT_DIR : S_ISLNK (st.st_mode) ? DT_LNK : DT_REG;
+        }
+      if (type == DT_DIR)
+        {
+          g_ptr_array_add (subdirectories, g_strdup (name));
+          continue;
         }
 
-      /* copy_file() refuses symbolic links and special files. */
-      if (!copy_file (state, src_fd, dst_fd, name, entry_path, error))
+      /* copy_file() refuses special files, and links swapped in meanwhile. */
+      if (type == DT_LNK ? !copy_symlink (state, src_fd, dst_fd, name, entry_path, error)
+                         : !copy_file (state, src_fd, dst_fd, name, entry_path, error))
         return FALSE;
     }
 
@@ -313,12 +364,13 @@ copy_directory (CopyState   *state,
  * @error: return location for a #GError
  *
  * Creates @dst_name (mode 0700) and copies the tree of @src_dir_fd into it:
- * directories with mode 0700, regular files with mode 0600, contents by
- * reflink where the filesystem can, else copy_file_range(), else read and
- * write. Symbolic links, FIFOs, sockets and devices are refused with
- * %G_IO_ERROR_NOT_REGULAR_FILE rather than skipped, since a template never
- * holds them and silently dropping files would hand out a different
- * workspace. On failure the partial copy is removed.
+ * directories with mode 0700, regular files with mode 0600 (0700 if any of
+ * their execute bits is set), contents by reflink where the filesystem can,
+ * else copy_file_range(), else read and write, and symbolic links as links
+ * with the same target, never followed. FIFOs, sockets and devices are
+ * refused with %G_IO_ERROR_NOT_REGULAR_FILE rather than skipped, since a
+ * template never holds them and silently dropping files would hand out a
+ * different workspace. On failure the partial copy is removed.
  *
  * Returns: %TRUE on success
  */

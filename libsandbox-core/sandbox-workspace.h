@@ -37,8 +37,8 @@
  * them right after); a removal of a tree the guest keeps filling may fail;
  * the workspace root itself must be a directory the guest cannot replace
  * (its parent belongs to the host). Copying (sandbox_workspace_copy_tree())
- * trusts its source — a template — only to be free of links and special
- * files, which it refuses rather than follows.
+ * trusts its source — a template — only to be free of special files, which
+ * it refuses; symbolic links are copied as links, never followed.
  *
  * Ownership. Guests may run as other ids than the host, and must still be
  * able to change what the host put in their workspace. So whatever these

@@ -41,6 +41,26 @@ ready_record (const char *backend,
   return json_generator_to_data (generator, NULL);
 }
 
+/* Modes in data/ are what a guest sees (data/ is an overlay's lower layer,
+ * or what a copy reads): 0755 for directories and executables, 0644 for
+ * other files, whatever the umask. templates/ itself is 0700. */
+#define TEMPLATE_DIRECTORY_MODE 0755
+#define TEMPLATE_FILE_MODE 0644
+#define TEMPLATE_EXECUTABLE_MODE 0755
+
+#define TEMPLATE_COPY_BUFFER_SIZE (64 * 1024)
+
+static gboolean
+make_template_directory (int          data_fd,
+                         const char  *relative,
+                         GError     **error)
+{
+  if (mkdirat (data_fd, relative, TEMPLATE_DIRECTORY_MODE) < 0 ||
+      fchmodat (data_fd, relative, TEMPLATE_DIRECTORY_MODE, 0) < 0)
+    return set_errno_error (error, errno, "Could not create template directory", relative);
+  return TRUE;
+}
+
 /* Creates the directories leading to @relative below @data_fd, once each. */
 static gboolean
 ensure_parent_directories (int          data_fd,
@@ -56,8 +76,8 @@ ensure_parent_directories (int          data_fd,
       *slash = '\0';
       if (!g_hash_table_contains (created, parents))
         {
-          if (mkdirat (data_fd, parents, 0700) < 0 && errno != EEXIST)
-            return set_errno_error (error, errno, "Could not create template directory", parents);
+          if (!make_template_directory (data_fd, parents, error))
+            return FALSE;
           g_hash_table_add (created, g_strdup (parents));
         }
       *slash++ = '/';
@@ -65,37 +85,103 @@ ensure_parent_directories (int          data_fd,
   return TRUE;
 }
 
+/* Streams one file's contents from the template into @fd. The template's
+ * stream checks them against the key at its end, so this succeeds only if
+ * what was written is what the key covers. */
 static gboolean
-write_template_file (int          data_fd,
-                     const char  *relative,
-                     GBytes      *contents,
-                     GError     **error)
+copy_template_contents (SandboxTemplate  *template_,
+                        const char       *canonical,
+                        int               fd,
+                        guint8           *buffer,
+                        GCancellable     *cancellable,
+                        GError          **error)
 {
-  g_auto(SandboxBubblewrapFd) fd = -1;
-  gsize length;
-  const guint8 *data = g_bytes_get_data (contents, &length);
+  g_autoptr(GInputStream) contents = sandbox_template_read_file (template_, canonical,
+                                                                 cancellable, error);
 
-  fd = openat (data_fd, relative, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
-    return set_errno_error (error, errno, "Could not create template file", relative);
-  while (length > 0)
+  if (contents == NULL)
+    return FALSE;
+  while (TRUE)
     {
-      gssize n = write (fd, data, length);
+      gssize n = g_input_stream_read (contents, buffer, TEMPLATE_COPY_BUFFER_SIZE,
+                                      cancellable, error);
+      const guint8 *data = buffer;
 
-      if (n < 0 && errno == EINTR)
-        continue;
       if (n < 0)
-        return set_errno_error (error, errno, "Could not write template file", relative);
-      data += n;
-      length -= n;
+        return FALSE;
+      if (n == 0)
+        return TRUE;
+      while (n > 0)
+        {
+          gssize written = write (fd, data, n);
+
+          if (written < 0 && errno == EINTR)
+            continue;
+          if (written < 0)
+            return set_errno_error (error, errno, "Could not write template file",
+                                    sandbox_path_relative (canonical));
+          data += written;
+          n -= written;
+        }
     }
-  return TRUE;
+}
+
+static gboolean
+write_template_file (SandboxTemplate  *template_,
+                     int               data_fd,
+                     const char       *canonical,
+                     guint8           *buffer,
+                     GCancellable     *cancellable,
+                     GError          **error)
+{
+  const char *relative = sandbox_path_relative (canonical);
+  mode_t mode = (sandbox_template_get_file_flags (template_, canonical) &
+                 SANDBOX_TEMPLATE_FILE_EXECUTABLE) ? TEMPLATE_EXECUTABLE_MODE
+                                                   : TEMPLATE_FILE_MODE;
+  g_auto(SandboxBubblewrapFd) fd = -1;
+
+  fd = openat (data_fd, relative, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0 || fchmod (fd, mode) < 0)
+    return set_errno_error (error, errno, "Could not create template file", relative);
+  return copy_template_contents (template_, canonical, fd, buffer, cancellable, error);
+}
+
+/* One entry of the template into data/: a file, a symbolic link (its
+ * target verbatim; symlinkat() never resolves it) or an empty directory. */
+static gboolean
+write_template_entry (SandboxTemplate  *template_,
+                      int               data_fd,
+                      const char       *canonical,
+                      guint8           *buffer,
+                      GCancellable     *cancellable,
+                      GError          **error)
+{
+  const char *relative = sandbox_path_relative (canonical);
+
+  switch (sandbox_template_query_file_type (template_, canonical))
+    {
+    case G_FILE_TYPE_REGULAR:
+      return write_template_file (template_, data_fd, canonical, buffer, cancellable, error);
+    case G_FILE_TYPE_SYMBOLIC_LINK:
+      if (symlinkat (sandbox_template_lookup_symlink (template_, canonical), data_fd,
+                     relative) < 0)
+        return set_errno_error (error, errno, "Could not create template link", relative);
+      return TRUE;
+    case G_FILE_TYPE_DIRECTORY:
+      return make_template_directory (data_fd, relative, error);
+    default:
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "Template entry %s is of no kind a workspace can hold", canonical);
+      return FALSE;
+    }
 }
 
 /* The template is built in a fresh directory private to the trusted host
  * (no guest ever sees it before the rename), so plain *at() calls are safe
  * here: none of the contained-I/O defences against a racing guest, and one
- * open, write and close per file — as cheap as `cp -r`. */
+ * open, write and close per file — as cheap as `cp -r`. Entries come in
+ * byte order, parents first; a template never has an entry below a file or
+ * link, so no path written here goes through a link written before. */
 static gboolean
 write_template_files (SandboxTemplate  *template_,
                       int               data_fd,
@@ -104,11 +190,11 @@ write_template_files (SandboxTemplate  *template_,
 {
   g_auto(GStrv) paths = sandbox_template_list_paths (template_);
   g_autoptr(GHashTable) created = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree guint8 *buffer = g_malloc (TEMPLATE_COPY_BUFFER_SIZE);
 
   for (guint i = 0; paths[i] != NULL; i++)
     {
       g_autofree char *canonical = sandbox_path_canonicalize (paths[i], error);
-      const char *relative;
 
       if (canonical == NULL)
         return FALSE;
@@ -116,10 +202,9 @@ write_template_files (SandboxTemplate  *template_,
         return sandbox_set_error_template_root (error);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
-      relative = sandbox_path_relative (canonical);
-      if (!ensure_parent_directories (data_fd, relative, created, error) ||
-          !write_template_file (data_fd, relative,
-                                sandbox_template_lookup_file (template_, canonical), error))
+      if (!ensure_parent_directories (data_fd, sandbox_path_relative (canonical), created,
+                                      error) ||
+          !write_template_entry (template_, data_fd, canonical, buffer, cancellable, error))
         return FALSE;
     }
   return TRUE;

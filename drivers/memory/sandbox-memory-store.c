@@ -151,6 +151,32 @@ sandbox_memory_store_unref (SandboxMemoryStore *self)
   g_atomic_rc_box_release_full (self, (GDestroyNotify) sandbox_memory_store_free);
 }
 
+/* Copies one entry of @template_ into @workspace. */
+static gboolean
+copy_template_entry (SandboxTemplate         *template_,
+                     const char              *canonical,
+                     SandboxMemoryWorkspace  *workspace,
+                     GError                 **error)
+{
+  const char *relative = sandbox_path_relative (canonical);
+  g_autoptr(GBytes) contents = NULL;
+
+  switch (sandbox_template_query_file_type (template_, canonical))
+    {
+    case G_FILE_TYPE_REGULAR:
+      contents = sandbox_template_load_bytes (template_, canonical, NULL, error);
+      return contents != NULL &&
+             sandbox_memory_workspace_write (workspace, relative, contents, error);
+    case G_FILE_TYPE_DIRECTORY:
+      return sandbox_memory_workspace_make_directory (workspace, relative, error);
+    default:
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "The memory driver cannot hold the template entry %s (symbolic links "
+                   "are not supported)", canonical);
+      return FALSE;
+    }
+}
+
 static SandboxMemoryWorkspace *
 workspace_new_from_template (SandboxTemplate  *template_,
                              GError          **error)
@@ -161,7 +187,6 @@ workspace_new_from_template (SandboxTemplate  *template_,
   for (guint i = 0; paths[i] != NULL; i++)
     {
       g_autofree char *canonical = sandbox_path_canonicalize (paths[i], error);
-      GBytes *contents;
 
       if (canonical == NULL)
         return NULL;
@@ -170,10 +195,7 @@ workspace_new_from_template (SandboxTemplate  *template_,
           sandbox_set_error_template_root (error);
           return NULL;
         }
-
-      contents = sandbox_template_lookup_file (template_, paths[i]);
-      if (!sandbox_memory_workspace_write (workspace, sandbox_path_relative (canonical),
-                                           contents, error))
+      if (!copy_template_entry (template_, canonical, workspace, error))
         return NULL;
     }
 

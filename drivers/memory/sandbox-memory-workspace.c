@@ -332,6 +332,51 @@ sandbox_memory_workspace_write (SandboxMemoryWorkspace  *self,
   return TRUE;
 }
 
+/**
+ * sandbox_memory_workspace_make_directory:
+ * @self: a workspace
+ * @relative: a workspace-relative path, as [func@Sandbox.path_relative] gives
+ * @error: return location for a #GError, or %NULL
+ *
+ * Creates a directory and its parents, as `mkdir -p` does: a directory that
+ * is there already is fine.
+ *
+ * Returns: %TRUE on success, or %FALSE with %G_IO_ERROR_EXISTS (a file is
+ *   there) or %G_IO_ERROR_NOT_DIRECTORY (a parent is a file) set
+ */
+gboolean
+sandbox_memory_workspace_make_directory (SandboxMemoryWorkspace  *self,
+                                         const char              *relative,
+                                         GError                 **error)
+{
+  g_autofree char *file_ancestor = NULL;
+  EntryKind kind;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (relative != NULL, FALSE);
+
+  g_mutex_lock (&self->lock);
+  kind = lookup_locked (self, relative, NULL);
+  if (kind == ENTRY_MISSING)
+    file_ancestor = find_file_ancestor_locked (self, relative);
+  if (kind == ENTRY_MISSING && file_ancestor == NULL)
+    {
+      add_parent_directories_locked (self, relative);
+      g_hash_table_insert (self->entries, g_strdup (relative), NULL);
+    }
+  g_mutex_unlock (&self->lock);
+
+  if (file_ancestor != NULL)
+    return set_not_directory_error (error, file_ancestor);
+  if (kind == ENTRY_FILE)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "Workspace path “/workspace/%s” is a file", relative);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 path_is_at_or_below (const char *path,
                      const char *top)

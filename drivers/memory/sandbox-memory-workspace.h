@@ -22,6 +22,9 @@ gboolean                sandbox_memory_workspace_write       (SandboxMemoryWorks
                                                               const char              *relative,
                                                               GBytes                  *contents,
                                                               GError                 **error);
+gboolean                sandbox_memory_workspace_make_directory (SandboxMemoryWorkspace *self,
+                                                              const char              *relative,
+                                                              GError                 **error);
 gboolean                sandbox_memory_workspace_remove      (SandboxMemoryWorkspace  *self,
                                                               const char              *relative,
                                                               GError                 **error);

@@ -404,7 +404,9 @@ sandbox_directory_backend_init_backend (SandboxBackendBase  *base,
   return TRUE;
 }
 
-/* Writes the files of @template_ into @directory/data, then the marker. */
+/* Writes the files of @template_ into @directory/data, then the marker.
+ * This small driver keeps regular files only: a template with symbolic
+ * links or empty directories is refused, not stored differently. */
 static gboolean
 fill_template (const char       *directory,
                SandboxTemplate  *template_,
@@ -420,10 +422,21 @@ fill_template (const char       *directory,
     return FALSE;
   paths = sandbox_template_list_paths (template_);
   for (guint i = 0; paths[i] != NULL; i++)
-    if (!sandbox_workspace_write (data, sandbox_path_relative (paths[i]),
-                                  sandbox_template_lookup_file (template_, paths[i]),
-                                  G_MAXSIZE - 1, error))
-      return FALSE;
+    {
+      g_autoptr(GBytes) contents = NULL;
+
+      if (sandbox_template_query_file_type (template_, paths[i]) != G_FILE_TYPE_REGULAR)
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       "The directory driver stores regular files only, not %s", paths[i]);
+          return FALSE;
+        }
+      contents = sandbox_template_load_bytes (template_, paths[i], NULL, error);
+      if (contents == NULL ||
+          !sandbox_workspace_write (data, sandbox_path_relative (paths[i]), contents,
+                                    G_MAXSIZE - 1, error))
+        return FALSE;
+    }
   return write_file (marker, key, error);
 }
 

@@ -355,7 +355,7 @@ test_store_layout_and_modes (Fixture       *fixture,
   assert_mode (base, 0700);
   assert_mode (template_dir, 0700);
   assert_mode (ready, 0600);
-  assert_mode (data_file, 0600);
+  assert_mode (data_file, 0644);
   assert_mode (session_dir, 0700);
   assert_mode (state, 0600);
   assert_mode (lease, 0600);

@@ -5,6 +5,7 @@
 
 #include "config.h"
 
+#include <limits.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -22,7 +23,7 @@
 #define MIN_KEY_ROWS 6
 
 static GPtrArray *
-load_key_rows (void)
+load_rows (const char *file)
 {
   const char *dir = g_getenv ("SANDBOX_CONFORMANCE_DIR");
   g_autofree char *path = NULL;
@@ -32,7 +33,7 @@ load_key_rows (void)
   GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
 
   g_assert_nonnull (dir);
-  path = g_build_filename (dir, "template-keys.jsonl", NULL);
+  path = g_build_filename (dir, file, NULL);
   g_file_get_contents (path, &contents, NULL, &error);
   g_assert_no_error (error);
 
@@ -47,8 +48,13 @@ load_key_rows (void)
       g_assert_no_error (error);
       g_ptr_array_add (rows, json_object_ref (json_node_get_object (json_parser_get_root (parser))));
     }
-
   return rows;
+}
+
+static GPtrArray *
+load_key_rows (void)
+{
+  return load_rows ("template-keys.jsonl");
 }
 
 static void
@@ -80,6 +86,69 @@ test_key_row (gconstpointer data)
   g_assert_no_error (error);
   g_assert_cmpstr (key, ==, json_object_get_string_member (row, "key"));
   g_assert_true (sandbox_template_key_is_valid (key));
+}
+
+/* A row of template-entry-keys.jsonl: entries of every kind, added through
+ * the public API, give the canonical JSON and key written there (computed
+ * by an independent serializer, tests/vectors/README.md). */
+static void
+test_entry_key_row (gconstpointer data)
+{
+  JsonObject *row = (JsonObject *) data;
+  JsonArray *entries = json_object_get_array_member (row, "entries");
+  g_autoptr(SandboxTemplate) template = sandbox_template_new (json_object_get_string_member (row, "template"));
+  const char *name = json_object_get_string_member (row, "name");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *canonical = NULL;
+  g_autofree char *key = NULL;
+
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+      const char *path = json_object_get_string_member (entry, "path");
+      const char *kind = json_object_get_string_member (entry, "kind");
+
+      if (g_str_equal (kind, "file"))
+        {
+          gsize length;
+          guchar *decoded = g_base64_decode (json_object_get_string_member (entry, "base64"),
+                                             &length);
+          g_autoptr(GBytes) bytes = g_bytes_new_take (decoded, length);
+          gboolean executable = json_object_get_boolean_member_with_default (entry, "executable",
+                                                                             FALSE);
+
+          g_assert_true (sandbox_template_add_file_full (template, path, bytes,
+                                                         executable ? SANDBOX_TEMPLATE_FILE_EXECUTABLE
+                                                                    : SANDBOX_TEMPLATE_FILE_NONE,
+                                                         &error));
+        }
+      else if (g_str_equal (kind, "symlink"))
+        g_assert_true (sandbox_template_add_symlink (template, path,
+                                                     json_object_get_string_member (entry, "target"),
+                                                     &error));
+      else
+        g_assert_true (sandbox_template_add_empty_directory (template, path, &error));
+      g_assert_no_error (error);
+    }
+
+  canonical = sandbox_template_dup_canonical_json (template, name);
+  g_assert_cmpstr (canonical, ==, json_object_get_string_member (row, "canonical_json"));
+  key = sandbox_template_compute_key (template, name, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (key, ==, json_object_get_string_member (row, "key"));
+}
+
+/* No two rows of template-entry-keys.jsonl share a key: an executable, a
+ * link or a directory never collides with a plain file. */
+static void
+test_entry_keys_differ (void)
+{
+  g_autoptr(GPtrArray) rows = load_rows ("template-entry-keys.jsonl");
+  g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_assert_cmpuint (rows->len, >=, 9);
+  for (guint i = 0; i < rows->len; i++)
+    g_assert_true (g_hash_table_add (keys, (gpointer) json_object_get_string_member (rows->pdata[i], "key")));
 }
 
 static void
@@ -277,6 +346,163 @@ test_lookup_file_by_any_path (void)
   g_assert_null (sandbox_template_lookup_file (template, "a/../a/b"));
 }
 
+/* Reads the whole of @path in @template (through read_file() for an
+ * imported file). */
+static GBytes *
+read_all (SandboxTemplate  *template,
+          const char       *path,
+          GError          **error)
+{
+  return sandbox_template_load_bytes (template, path, NULL, error);
+}
+
+static void
+assert_reads (SandboxTemplate *template,
+              const char      *path,
+              const char      *expected,
+              gsize            length)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) contents = read_all (template, path, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (contents, NULL), g_bytes_get_size (contents),
+                   expected, length);
+}
+
+/* Asserts that an add was refused with SANDBOX_ERROR_INVALID, and clears it. */
+static void
+assert_invalid (gboolean   added,
+                GError   **error)
+{
+  g_assert_false (added);
+  g_assert_error (*error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (error);
+}
+
+static void
+test_add_file_full_marks_executable (void)
+{
+  g_autoptr(SandboxTemplate) plain = sandbox_template_new ("t");
+  g_autoptr(SandboxTemplate) executable = sandbox_template_new ("t");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("#!/bin/sh\n", 10);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *plain_key = NULL;
+  g_autofree char *executable_key = NULL;
+
+  g_assert_true (sandbox_template_add_file (plain, "configure", bytes, &error));
+  g_assert_true (sandbox_template_add_file_full (executable, "configure", bytes,
+                                                 SANDBOX_TEMPLATE_FILE_EXECUTABLE, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_template_get_file_flags (plain, "configure"), ==,
+                   SANDBOX_TEMPLATE_FILE_NONE);
+  g_assert_cmpint (sandbox_template_get_file_flags (executable, "/workspace/configure"), ==,
+                   SANDBOX_TEMPLATE_FILE_EXECUTABLE);
+  g_assert_true (sandbox_template_lookup_file (executable, "configure") == bytes);
+  assert_reads (executable, "configure", "#!/bin/sh\n", 10);
+
+  plain_key = sandbox_template_compute_key (plain, "b", &error);
+  executable_key = sandbox_template_compute_key (executable, "b", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (plain_key, !=, executable_key);
+}
+
+static void
+test_add_symlink_checks_target (void)
+{
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *longest = g_strnfill (PATH_MAX - 1, 'a');
+  g_autofree char *too_long = g_strnfill (PATH_MAX, 'a');
+  const char *refused[] = { "", too_long, "bad\xff" };
+
+  g_assert_true (sandbox_template_add_symlink (template, "abs", "/usr/bin/python3", &error));
+  g_assert_true (sandbox_template_add_symlink (template, "up", "../../../etc/passwd", &error));
+  g_assert_true (sandbox_template_add_symlink (template, "long", longest, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (sandbox_template_lookup_symlink (template, "up"), ==, "../../../etc/passwd");
+  g_assert_cmpint (sandbox_template_query_file_type (template, "abs"), ==,
+                   G_FILE_TYPE_SYMBOLIC_LINK);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_assert_false (sandbox_template_add_symlink (template, "x", refused[i], &error));
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "/workspace/x"));
+      g_clear_error (&error);
+    }
+  g_assert_false (sandbox_template_add_symlink (template, "/workspace", "a", &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+  g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 3);
+}
+
+/* Nothing lies below a link: a backend writing a/b after the link a would
+ * write through it. Remove the parent check in check_no_clash() and the
+ * second add succeeds. */
+static void
+test_add_refuses_entries_below_symlink (void)
+{
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_template_add_symlink (template, "lib", "/etc", &error));
+  g_assert_false (sandbox_template_add_file (template, "lib/passwd", bytes, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_true (names_path (error->message, "/workspace/lib"));
+  g_clear_error (&error);
+  assert_invalid (sandbox_template_add_empty_directory (template, "lib/x", &error), &error);
+  assert_invalid (sandbox_template_add_symlink (template, "lib/y", "z", &error), &error);
+  /* Nor is a link a directory that already has entries below it. */
+  g_assert_true (sandbox_template_add_file (template, "src/a", bytes, &error));
+  assert_invalid (sandbox_template_add_symlink (template, "src", "x", &error), &error);
+  g_assert_false (sandbox_template_add_symlink (template, "lib", "x", &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 2);
+}
+
+/* An empty directory is listed while nothing lies below it; with an entry
+ * below, the template (and its key) is the same as without it. */
+static void
+test_add_empty_directory (void)
+{
+  g_autoptr(SandboxTemplate) with = sandbox_template_new ("t");
+  g_autoptr(SandboxTemplate) without = sandbox_template_new ("t");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("x", 1);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) paths = NULL;
+  g_autofree char *with_key = NULL;
+  g_autofree char *without_key = NULL;
+  const char * const expected[] = { "/workspace/a/b", "/workspace/c", NULL };
+
+  g_assert_true (sandbox_template_add_empty_directory (with, "a/b", &error));
+  g_assert_true (sandbox_template_add_empty_directory (with, "a/b", &error));
+  g_assert_true (sandbox_template_add_empty_directory (with, "a", &error));
+  g_assert_true (sandbox_template_add_empty_directory (with, "c", &error));
+  g_assert_no_error (error);
+  paths = sandbox_template_list_paths (with);
+  g_assert_true (g_strv_equal ((const char * const *) paths, expected));
+  g_assert_cmpuint (sandbox_template_get_n_files (with), ==, 2);
+  g_assert_cmpint (sandbox_template_query_file_type (with, "a"), ==, G_FILE_TYPE_DIRECTORY);
+
+  assert_invalid (sandbox_template_add_file (with, "c", bytes, &error), &error);
+
+  g_assert_true (sandbox_template_add_file (with, "a/b/f", bytes, &error));
+  g_assert_true (sandbox_template_add_file (with, "c/g", bytes, &error));
+  g_assert_true (sandbox_template_add_file (without, "c/g", bytes, &error));
+  g_assert_true (sandbox_template_add_file (without, "a/b/f", bytes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (sandbox_template_get_n_files (with), ==, 2);
+  with_key = sandbox_template_compute_key (with, "b", &error);
+  without_key = sandbox_template_compute_key (without, "b", &error);
+  g_assert_cmpstr (with_key, ==, without_key);
+
+  /* A file where a directory is implied, and a directory below a file, are refused. */
+  assert_invalid (sandbox_template_add_empty_directory (with, "c/g", &error), &error);
+  g_assert_false (sandbox_template_add_empty_directory (with, "c/g/h", &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+}
+
 static char *
 make_tree (void)
 {
@@ -305,17 +531,251 @@ test_add_directory_imports_nested_files (void)
   g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) paths = NULL;
-  const char * const expected[] = { "/workspace/src/deep/inner.bin", "/workspace/top.txt", NULL };
-  GBytes *inner;
+  const char * const expected[] = { "/workspace/empty", "/workspace/src/deep/inner.bin",
+                                    "/workspace/top.txt", NULL };
 
   g_assert_true (sandbox_template_add_directory (template, directory, NULL, &error));
   g_assert_no_error (error);
 
-  /* The empty directory is not represented. */
+  /* The empty directory is kept; src and src/deep are implied. */
   paths = sandbox_template_list_paths (template);
   g_assert_true (g_strv_equal ((const char * const *) paths, expected));
-  inner = sandbox_template_lookup_file (template, "src/deep/inner.bin");
-  g_assert_cmpmem (g_bytes_get_data (inner, NULL), g_bytes_get_size (inner), "\0\1\2", 3);
+  g_assert_cmpint (sandbox_template_query_file_type (template, "empty"), ==,
+                   G_FILE_TYPE_DIRECTORY);
+  g_assert_cmpint (sandbox_template_query_file_type (template, "src"), ==, G_FILE_TYPE_DIRECTORY);
+  g_assert_cmpint (sandbox_template_query_file_type (template, "top.txt"), ==,
+                   G_FILE_TYPE_REGULAR);
+  g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 3);
+  g_assert_cmpuint (sandbox_template_get_n_bytes (template), ==, 7);
+  g_assert_cmpuint (sandbox_template_get_file_size (template, "src/deep/inner.bin"), ==, 3);
+
+  /* Imported contents stay on the host until they are read. */
+  g_assert_null (sandbox_template_lookup_file (template, "src/deep/inner.bin"));
+  assert_reads (template, "src/deep/inner.bin", "\0\1\2", 3);
+  assert_reads (template, "/workspace/top.txt", "top\n", 4);
+}
+
+/* An imported tree has the key of the same tree added from memory: the
+ * import is not a different template. */
+static void
+test_add_directory_key_matches_memory (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *script = g_build_filename (root, "configure", NULL);
+  g_autofree char *link = g_build_filename (root, "src", "link", NULL);
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) imported = sandbox_template_new ("t");
+  g_autoptr(SandboxTemplate) built = sandbox_template_new ("t");
+  g_autoptr(GBytes) top = g_bytes_new_static ("top\n", 4);
+  g_autoptr(GBytes) inner = g_bytes_new_static ("\0\1\2", 3);
+  g_autoptr(GBytes) configure = g_bytes_new_static ("#!/bin/sh\n", 10);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *imported_key = NULL;
+  g_autofree char *built_key = NULL;
+
+  g_file_set_contents (script, "#!/bin/sh\n", -1, &error);
+  g_assert_no_error (error);
+  g_assert_no_errno (chmod (script, 0700));
+  g_assert_no_errno (symlink ("deep/inner.bin", link));
+  g_assert_true (sandbox_template_add_directory (imported, directory, NULL, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (sandbox_template_add_file (built, "top.txt", top, &error));
+  g_assert_true (sandbox_template_add_file (built, "src/deep/inner.bin", inner, &error));
+  g_assert_true (sandbox_template_add_file_full (built, "configure", configure,
+                                                 SANDBOX_TEMPLATE_FILE_EXECUTABLE, &error));
+  g_assert_true (sandbox_template_add_symlink (built, "src/link", "deep/inner.bin", &error));
+  g_assert_true (sandbox_template_add_empty_directory (built, "empty", &error));
+  g_assert_no_error (error);
+
+  imported_key = sandbox_template_compute_key (imported, "bubblewrap", &error);
+  built_key = sandbox_template_compute_key (built, "bubblewrap", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (imported_key, ==, built_key);
+}
+
+/* Modes are normalised as git does: any execute bit makes an executable,
+ * the rest of the mode is not kept. */
+static void
+test_add_directory_keeps_executable_bit (void)
+{
+  static const struct { mode_t mode; gboolean executable; } cases[] = {
+    { 0755, TRUE }, { 0700, TRUE }, { 0744, TRUE }, { 0610, TRUE }, { 0601, TRUE },
+    { 0644, FALSE }, { 0600, FALSE }, { 0666, FALSE }, { 04644, FALSE },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *root = g_dir_make_tmp ("template-XXXXXX", &error);
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+
+  g_assert_no_error (error);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("f%04o", (guint) cases[i].mode);
+      g_autofree char *path = g_build_filename (root, name, NULL);
+
+      g_file_set_contents (path, "x", -1, &error);
+      g_assert_no_error (error);
+      g_assert_no_errno (chmod (path, cases[i].mode));
+    }
+  g_assert_true (sandbox_template_add_directory (template, directory, NULL, &error));
+  g_assert_no_error (error);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("f%04o", (guint) cases[i].mode);
+
+      g_assert_cmpint (sandbox_template_get_file_flags (template, name), ==,
+                       cases[i].executable ? SANDBOX_TEMPLATE_FILE_EXECUTABLE
+                                           : SANDBOX_TEMPLATE_FILE_NONE);
+    }
+}
+
+/* Hostile: a link in the tree to a host secret is a link in the template,
+ * its target verbatim; nothing is read through it (the template has no
+ * digest of the secret, read_file() refuses it). Make import_entry() treat
+ * S_ISLNK like a regular file and this test reads /etc/shadow's bytes. */
+static void
+test_add_directory_stores_symlinks_verbatim (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *secret = g_build_filename (root, "src", "shadow", NULL);
+  g_autofree char *dir_link = g_build_filename (root, "etc", NULL);
+  g_autofree char *relative_link = g_build_filename (root, "src", "deep", "up", NULL);
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInputStream) stream = NULL;
+  g_autofree char *canonical = NULL;
+
+  g_assert_no_errno (symlink ("/etc/shadow", secret));
+  g_assert_no_errno (symlink ("/etc", dir_link));
+  g_assert_no_errno (symlink ("../../top.txt", relative_link));
+  g_assert_true (sandbox_template_add_directory (template, directory, NULL, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpint (sandbox_template_query_file_type (template, "src/shadow"), ==,
+                   G_FILE_TYPE_SYMBOLIC_LINK);
+  g_assert_cmpstr (sandbox_template_lookup_symlink (template, "src/shadow"), ==, "/etc/shadow");
+  g_assert_cmpstr (sandbox_template_lookup_symlink (template, "etc"), ==, "/etc");
+  g_assert_cmpstr (sandbox_template_lookup_symlink (template, "src/deep/up"), ==,
+                   "../../top.txt");
+  g_assert_cmpuint (sandbox_template_get_file_size (template, "src/shadow"), ==, 0);
+  g_assert_null (sandbox_template_lookup_file (template, "src/shadow"));
+
+  stream = sandbox_template_read_file (template, "src/shadow", NULL, &error);
+  g_assert_null (stream);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+
+  canonical = sandbox_template_dup_canonical_json (template, "b");
+  g_assert_nonnull (strstr (canonical, "[\"/workspace/src/shadow\",\"/etc/shadow\",\"symlink\"]"));
+  g_assert_nonnull (strstr (canonical, "[\"/workspace/etc\",\"/etc\",\"symlink\"]"));
+}
+
+/* Hostile: a file swapped after the import is never stored as if it were
+ * the imported one. Changed bytes of the same size, a longer or shorter
+ * file, or a symbolic link in its place fail read_file()'s stream (or its
+ * opening) with G_IO_ERROR_WRONG_ETAG. Make check_complete() return TRUE
+ * and the same-size case reads "TOP\n" without an error. */
+static void
+test_add_directory_detects_changed_files (void)
+{
+  static const char *replacements[] = { "TOP\n", "top\nmore", "to", NULL };
+  g_autofree char *root = make_tree ();
+  g_autofree char *top = g_build_filename (root, "top.txt", NULL);
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+
+  for (guint i = 0; i <= G_N_ELEMENTS (replacements) - 1; i++)
+    {
+      g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) contents = NULL;
+
+      g_file_set_contents (top, "top\n", -1, &error);
+      g_assert_no_error (error);
+      g_assert_true (sandbox_template_add_directory (template, directory, NULL, &error));
+      g_assert_no_error (error);
+      assert_reads (template, "top.txt", "top\n", 4);
+
+      if (replacements[i] != NULL)
+        g_file_set_contents (top, replacements[i], -1, &error);
+      else
+        {
+          /* A link to a file with the very same bytes is still refused. */
+          g_autofree char *twin = g_build_filename (root, "twin", NULL);
+
+          g_file_set_contents (twin, "top\n", -1, &error);
+          g_assert_no_errno (unlink (top));
+          g_assert_no_errno (symlink (twin, top));
+        }
+      g_assert_no_error (error);
+
+      contents = read_all (template, "top.txt", &error);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
+      g_assert_nonnull (strstr (error->message, "/workspace/top.txt"));
+      g_assert_null (contents);
+      if (replacements[i] == NULL)
+        {
+          g_autofree char *twin = g_build_filename (root, "twin", NULL);
+
+          g_assert_no_errno (unlink (top));
+          g_assert_no_errno (unlink (twin));
+        }
+    }
+}
+
+/* Hostile: a parent directory swapped for a link after the import is not
+ * followed when the file is read again, even a relative link that stays in
+ * the tree, to a file with the same bytes. Drop RESOLVE_NO_SYMLINKS from
+ * open_beneath() and this reads the twin. */
+static void
+test_add_directory_refuses_swapped_parent (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *src = g_build_filename (root, "src", NULL);
+  g_autofree char *moved = g_build_filename (root, "moved", NULL);
+  g_autofree char *twin_dir = g_build_filename (root, "twin", "deep", NULL);
+  g_autofree char *twin = g_build_filename (twin_dir, "inner.bin", NULL);
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GBytes) contents = NULL;
+
+  g_assert_true (sandbox_template_add_directory (template, directory, NULL, &error));
+  g_assert_no_error (error);
+
+  g_assert_no_errno (g_mkdir_with_parents (twin_dir, 0700));
+  g_file_set_contents (twin, "\0\1\2", 3, &error);
+  g_assert_no_error (error);
+  g_assert_no_errno (rename (src, moved));
+  g_assert_no_errno (symlink ("twin", src));
+
+  contents = read_all (template, "src/deep/inner.bin", &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
+  g_assert_null (contents);
+}
+
+/* Hostile: a FIFO swapped in for an imported file never blocks the read
+ * that stores the template: it is not a regular file. Drop O_NONBLOCK in
+ * open_beneath() and this test hangs. */
+static void
+test_add_directory_refuses_fifo_swapped_in (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *top = g_build_filename (root, "top.txt", NULL);
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) contents = NULL;
+
+  g_assert_true (sandbox_template_add_directory (template, directory, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_no_errno (unlink (top));
+  g_assert_no_errno (mkfifo (top, 0600));
+
+  contents = read_all (template, "top.txt", &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
+  g_assert_null (contents);
 }
 
 static void
@@ -332,26 +792,6 @@ assert_import_refused (const char *root,
     g_error ("Message “%s” does not name “%s”", error->message, named);
   /* Nothing from a failed import stays behind. */
   g_assert_cmpuint (sandbox_template_get_n_files (template), ==, 0);
-}
-
-static void
-test_add_directory_refuses_symlinks (void)
-{
-  g_autofree char *root = make_tree ();
-  g_autofree char *file_link = g_build_filename (root, "src", "passwd", NULL);
-
-  g_assert_cmpint (symlink ("/etc/passwd", file_link), ==, 0);
-  assert_import_refused (root, "src/passwd");
-}
-
-static void
-test_add_directory_refuses_directory_symlinks (void)
-{
-  g_autofree char *root = make_tree ();
-  g_autofree char *dir_link = g_build_filename (root, "etc", NULL);
-
-  g_assert_cmpint (symlink ("/etc", dir_link), ==, 0);
-  assert_import_refused (root, "etc");
 }
 
 static void
@@ -473,6 +913,7 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GPtrArray) entry_rows = NULL;
 
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
@@ -485,6 +926,20 @@ main (int   argc,
     }
 
   g_test_add_func ("/sandbox/template/key/rows-exist", test_key_rows_exist);
+  entry_rows = load_rows ("template-entry-keys.jsonl");
+  for (guint i = 0; i < entry_rows->len; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/sandbox/template/key/entry-row-%u", i);
+
+      g_test_add_data_func (path, g_ptr_array_index (entry_rows, i), test_entry_key_row);
+    }
+  g_test_add_func ("/sandbox/template/key/entry-keys-differ", test_entry_keys_differ);
+  g_test_add_func ("/sandbox/template/add-file-full/marks-executable",
+                   test_add_file_full_marks_executable);
+  g_test_add_func ("/sandbox/template/add-symlink/checks-target", test_add_symlink_checks_target);
+  g_test_add_func ("/sandbox/template/add/refuses-entries-below-symlink",
+                   test_add_refuses_entries_below_symlink);
+  g_test_add_func ("/sandbox/template/add-empty-directory", test_add_empty_directory);
   g_test_add_func ("/sandbox/template/key/digest-is-sha256", test_digest_is_sha256);
   g_test_add_func ("/sandbox/template/key/serializer-escapes-like-javascript",
                    test_serializer_escapes_like_javascript);
@@ -501,10 +956,18 @@ main (int   argc,
   g_test_add_func ("/sandbox/template/lookup-file-by-any-path", test_lookup_file_by_any_path);
   g_test_add_func ("/sandbox/template/add-directory/imports-nested-files",
                    test_add_directory_imports_nested_files);
-  g_test_add_func ("/sandbox/template/add-directory/refuses-symlinks",
-                   test_add_directory_refuses_symlinks);
-  g_test_add_func ("/sandbox/template/add-directory/refuses-directory-symlinks",
-                   test_add_directory_refuses_directory_symlinks);
+  g_test_add_func ("/sandbox/template/add-directory/key-matches-memory",
+                   test_add_directory_key_matches_memory);
+  g_test_add_func ("/sandbox/template/add-directory/keeps-executable-bit",
+                   test_add_directory_keeps_executable_bit);
+  g_test_add_func ("/sandbox/template/add-directory/stores-symlinks-verbatim",
+                   test_add_directory_stores_symlinks_verbatim);
+  g_test_add_func ("/sandbox/template/add-directory/detects-changed-files",
+                   test_add_directory_detects_changed_files);
+  g_test_add_func ("/sandbox/template/add-directory/refuses-swapped-parent",
+                   test_add_directory_refuses_swapped_parent);
+  g_test_add_func ("/sandbox/template/add-directory/refuses-fifo-swapped-in",
+                   test_add_directory_refuses_fifo_swapped_in);
   g_test_add_func ("/sandbox/template/add-directory/refuses-fifos", test_add_directory_refuses_fifos);
   g_test_add_func ("/sandbox/template/add-directory/refuses-sockets",
                    test_add_directory_refuses_sockets);

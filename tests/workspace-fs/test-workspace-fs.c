@@ -1238,7 +1238,7 @@ test_copy_tree_copies_contents_and_modes (Fixture       *fixture,
 {
   CopyFixture copy = { 0, };
   g_autoptr(GError) error = NULL;
-  const char *files[] = { "README", "run.sh", "src/large.bin", "src/zero", "src/lib/util.c" };
+  const char *files[] = { "README", "src/large.bin", "src/zero", "src/lib/util.c" };
   const char *dirs[] = { "", "src", "src/lib", "empty" };
 
   make_template (fixture, &copy);
@@ -1254,6 +1254,15 @@ test_copy_tree_copies_contents_and_modes (Fixture       *fixture,
       assert_same_file (src, dst);
       assert_mode (dst, 0600);
     }
+  /* The execute bit is kept (make copy_file() always use 0600 to see
+   * run.sh lose it). */
+  {
+    g_autofree char *src = g_build_filename (copy.template_dir, "run.sh", NULL);
+    g_autofree char *dst = g_build_filename (fixture->base, "sessions/s1/run.sh", NULL);
+
+    assert_same_file (src, dst);
+    assert_mode (dst, 0700);
+  }
   for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
     {
       g_autofree char *dst = g_build_filename (fixture->base, "sessions/s1", dirs[i], NULL);
@@ -1270,28 +1279,72 @@ test_copy_tree_copies_contents_and_modes (Fixture       *fixture,
   copy_fixture_clear (&copy);
 }
 
+/* Hostile: a template's symbolic links are copied as links with the same
+ * target, never followed: a link to a host secret copies no byte of it.
+ * Make copy_directory() send DT_LNK entries to copy_file() and the copy
+ * fails (O_NOFOLLOW); open the source without O_NOFOLLOW there and it
+ * copies the secret. */
 static void
-test_copy_tree_refuses_symlinks (Fixture       *fixture,
-                                 gconstpointer  data)
+test_copy_tree_copies_symlinks (Fixture       *fixture,
+                                gconstpointer  data)
 {
   CopyFixture copy = { 0, };
   g_autoptr(GError) error = NULL;
   g_autofree char *secret = outside_path (fixture, "secret");
   g_autofree char *link = NULL;
-  g_autofree char *sessions = g_build_filename (fixture->base, "sessions", NULL);
+  g_autofree char *relative = NULL;
+  const struct { const char *path, *target; } links[] = {
+    { "src/lib/leak", secret }, { "src/up", "../README" }, { "abs", "/workspace/README" },
+  };
 
   make_template (fixture, &copy);
   link = g_build_filename (copy.template_dir, "src/lib/leak", NULL);
   g_assert_no_errno (symlink (secret, link));
+  relative = g_build_filename (copy.template_dir, "src/up", NULL);
+  g_assert_no_errno (symlink ("../README", relative));
+  g_clear_pointer (&relative, g_free);
+  relative = g_build_filename (copy.template_dir, "abs", NULL);
+  g_assert_no_errno (symlink ("/workspace/README", relative));
+
+  g_assert_true (sandbox_workspace_copy_tree_at (copy.template_fd, copy.sessions_fd, "s1", NULL,
+                                                 NULL, &error));
+  g_assert_no_error (error);
+  for (gsize i = 0; i < G_N_ELEMENTS (links); i++)
+    {
+      g_autofree char *dst = g_build_filename (fixture->base, "sessions/s1", links[i].path, NULL);
+      g_autofree char *target = g_file_read_link (dst, &error);
+      struct stat st;
+
+      g_assert_no_error (error);
+      g_assert_no_errno (lstat (dst, &st));
+      g_assert_true (S_ISLNK (st.st_mode));
+      g_assert_cmpstr (target, ==, links[i].target);
+    }
+  assert_outside_untouched (fixture);
+  copy_fixture_clear (&copy);
+}
+
+/* Special files in a template are refused, not skipped; the partial copy
+ * is removed. */
+static void
+test_copy_tree_refuses_fifos (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  CopyFixture copy = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *fifo = NULL;
+  g_autofree char *sessions = g_build_filename (fixture->base, "sessions", NULL);
+
+  make_template (fixture, &copy);
+  fifo = g_build_filename (copy.template_dir, "src/lib/pipe", NULL);
+  g_assert_no_errno (mkfifo (fifo, 0600));
 
   g_assert_false (sandbox_workspace_copy_tree_at (copy.template_fd, copy.sessions_fd, "s1", NULL,
                                                   NULL, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
-  g_assert_nonnull (strstr (error->message, "src/lib/leak"));
+  g_assert_nonnull (strstr (error->message, "src/lib/pipe"));
   assert_no_host_path (fixture, error);
-  /* The partial copy is gone. */
   g_assert_cmpuint (count_entries (sessions), ==, 0);
-  assert_outside_untouched (fixture);
   copy_fixture_clear (&copy);
 }
 
@@ -1357,7 +1410,7 @@ test_copy_tree_between_workspaces (Fixture       *fixture,
       g_autofree char *dst = g_build_filename (sessions_dir, "s1", files[i], NULL);
 
       assert_same_file (src, dst);
-      assert_mode (dst, 0600);
+      assert_mode (dst, g_str_equal (files[i], "run.sh") ? 0700 : 0600);
     }
   copy_fixture_clear (&copy);
 }
@@ -1491,7 +1544,8 @@ main (int   argc,
   ADD ("remove/deep-chain", test_remove_deep_chain);
   ADD ("race/directory-symlink-swap", test_race_directory_symlink_swap);
   ADD ("copy-tree/contents-and-modes", test_copy_tree_copies_contents_and_modes);
-  ADD ("copy-tree/symlink", test_copy_tree_refuses_symlinks);
+  ADD ("copy-tree/symlink", test_copy_tree_copies_symlinks);
+  ADD ("copy-tree/fifo", test_copy_tree_refuses_fifos);
   ADD ("copy-tree/existing-destination", test_copy_tree_refuses_existing_destination);
   ADD ("copy-tree/cancelled", test_copy_tree_cancelled);
   ADD ("copy-tree/between-workspaces", test_copy_tree_between_workspaces);
