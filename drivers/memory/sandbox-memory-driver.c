@@ -15,6 +15,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <string.h>
+
 #include "sandbox-memory-driver.h"
 #include "sandbox-memory-process.h"
 
@@ -121,6 +123,60 @@ sandbox_memory_driver_remove_path (SandboxDriver  *driver,
   return sandbox_memory_workspace_remove (self->workspace, relative, error);
 }
 
+/* The workspace path @executable names as execve() in the guest would see
+ * it, or NULL if it is not in the workspace (a bare name is looked up in
+ * PATH, which the memory driver does not model; other absolute paths are
+ * the guest's system). */
+static char *
+workspace_executable (SandboxCommand *command)
+{
+  const char *executable = sandbox_command_get_executable (command);
+  const char *cwd = sandbox_command_get_cwd (command);
+  g_autofree char *path = NULL;
+  g_autofree char *canonical = NULL;
+
+  if (strchr (executable, '/') == NULL)
+    return NULL;
+  if (g_path_is_absolute (executable))
+    {
+      if (!g_str_has_prefix (executable, SANDBOX_WORKSPACE "/"))
+        return NULL;
+      path = g_strdup (executable);
+    }
+  else
+    path = g_strconcat (cwd != NULL ? cwd : ".", "/", executable, NULL);
+
+  /* "./configure" and "bin/../x" are fine in a shell: normalise lexically. */
+  canonical = g_canonicalize_filename (path, SANDBOX_WORKSPACE);
+  if (!g_str_has_prefix (canonical, SANDBOX_WORKSPACE "/"))
+    return NULL;
+  return g_strdup (canonical + strlen (SANDBOX_WORKSPACE "/"));
+}
+
+/* The script's answer to @command, unless it names a workspace file that
+ * execve() would refuse: then bwrap's answer, whatever the script says. */
+static const SandboxMemoryRule *
+lookup_rule (SandboxMemoryDriver *self,
+             SandboxCommand      *command)
+{
+  g_autofree char *relative = workspace_executable (command);
+  g_autoptr(GError) error = NULL;
+  gboolean executable = FALSE;
+
+  if (relative != NULL &&
+      !(sandbox_memory_workspace_query_executable (self->workspace, relative, &executable,
+                                                   &error) && executable))
+    {
+      /* execve() says EACCES for a directory or a file without its x bit. */
+      gboolean missing = error != NULL && !g_error_matches (error, G_IO_ERROR,
+                                                            G_IO_ERROR_IS_DIRECTORY);
+
+      return sandbox_memory_script_lookup_exec_failure (self->script, missing);
+    }
+  return sandbox_memory_script_lookup (self->script, sandbox_command_get_executable (command),
+                                       sandbox_command_get_args (command));
+}
+
 static SandboxProcess *
 sandbox_memory_driver_spawn (SandboxDriver   *driver,
                              SandboxCommand  *command,
@@ -134,8 +190,7 @@ sandbox_memory_driver_spawn (SandboxDriver   *driver,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  rule = sandbox_memory_script_lookup (self->script, sandbox_command_get_executable (command),
-                                       sandbox_command_get_args (command));
+  rule = lookup_rule (self, command);
   process = sandbox_memory_process_new (self, self->script, rule, self->workspace, command);
   if (!sandbox_session_gate_admit (self->gate, SANDBOX_PROCESS (process), error))
     return NULL;

@@ -246,6 +246,12 @@ sandbox_memory_process_run_immediate (SandboxMemoryProcess *self)
   if (rule->stdout_from_file_arg && !sandbox_memory_process_copy_file_arg (self))
     return FALSE;
 
+  if (rule->exec_failure != NULL)
+    return sandbox_memory_process_write_text (self, SANDBOX_OUTPUT_STDERR,
+                                              g_strdup_printf ("bwrap: execvp %s: %s\n",
+                                                               sandbox_command_get_executable (self->command),
+                                                               rule->exec_failure));
+
   if (rule->unscripted &&
       !sandbox_memory_process_write_text (self, SANDBOX_OUTPUT_STDERR,
                                           g_strdup_printf ("%s: command not found in the memory driver script\n",

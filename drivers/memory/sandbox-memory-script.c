@@ -95,6 +95,8 @@ struct _SandboxMemoryScript
 {
   GPtrArray         *rules;          /* (element-type SandboxMemoryRule) */
   SandboxMemoryRule *default_rule;
+  SandboxMemoryRule *not_found_rule;       /* a workspace executable that is not there */
+  SandboxMemoryRule *not_executable_rule;  /* one without its execute bit */
 };
 
 /* Where in which document a member is, for error messages. */
@@ -782,11 +784,25 @@ unscripted_rule_new (void)
   return rule;
 }
 
+/* What bwrap does when execvp() fails: one line on stderr, exit status 1. */
+static SandboxMemoryRule *
+exec_failure_rule_new (const char *reason)
+{
+  SandboxMemoryRule *rule = rule_new ();
+
+  rule->exit_status = 1;
+  rule->exec_failure = reason;
+
+  return rule;
+}
+
 static void
 sandbox_memory_script_free (SandboxMemoryScript *self)
 {
   g_clear_pointer (&self->rules, g_ptr_array_unref);
   g_clear_pointer (&self->default_rule, rule_free);
+  g_clear_pointer (&self->not_found_rule, rule_free);
+  g_clear_pointer (&self->not_executable_rule, rule_free);
 }
 
 /**
@@ -834,6 +850,8 @@ sandbox_memory_script_new (const char  *json,
 
   if (self->default_rule == NULL)
     self->default_rule = unscripted_rule_new ();
+  self->not_found_rule = exec_failure_rule_new ("No such file or directory");
+  self->not_executable_rule = exec_failure_rule_new ("Permission denied");
 
   return g_steal_pointer (&script);
 }
@@ -905,4 +923,25 @@ sandbox_memory_script_lookup (SandboxMemoryScript *self,
     }
 
   return self->default_rule;
+}
+
+/**
+ * sandbox_memory_script_lookup_exec_failure:
+ * @self: a script
+ * @missing: %TRUE for an executable that is not in the workspace, %FALSE
+ *   for one that is there without its execute bit
+ *
+ * Gets the answer to a command whose executable is a workspace file that
+ * execve() would refuse, as bubblewrap answers it: the script is not
+ * consulted, since the command would never start.
+ *
+ * Returns: (transfer none): the rule, owned by @self
+ */
+const SandboxMemoryRule *
+sandbox_memory_script_lookup_exec_failure (SandboxMemoryScript *self,
+                                           gboolean             missing)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return missing ? self->not_found_rule : self->not_executable_rule;
 }

@@ -68,6 +68,9 @@ typedef struct
  *   by its first argument to stdout
  * @unscripted: whether this is the built-in answer to a command the script
  *   does not mention (it names the executable on stderr)
+ * @exec_failure: (nullable): for the built-in answers to a workspace
+ *   executable that is missing or not executable, the reason bwrap gives
+ *   ("Permission denied"); the command writes bwrap's one line and exits 1
  * @writes: (element-type SandboxMemoryWrite): files written at start
  * @chunks: (element-type SandboxMemoryChunk): output written over time
  * @delay_ms: how long after its last output the command exits
@@ -86,6 +89,7 @@ typedef struct
   gboolean             stdout_from_stdin;
   gboolean             stdout_from_file_arg;
   gboolean             unscripted;
+  const char          *exec_failure;
   GPtrArray           *writes;
   GPtrArray           *chunks;
   guint                delay_ms;
@@ -102,6 +106,9 @@ void                     sandbox_memory_script_unref  (SandboxMemoryScript  *sel
 const SandboxMemoryRule *sandbox_memory_script_lookup (SandboxMemoryScript  *self,
                                                        const char           *executable,
                                                        const char * const   *args);
+
+const SandboxMemoryRule *sandbox_memory_script_lookup_exec_failure (SandboxMemoryScript *self,
+                                                                    gboolean             missing);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxMemoryScript, sandbox_memory_script_unref)
 

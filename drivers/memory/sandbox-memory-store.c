@@ -166,13 +166,20 @@ copy_template_entry (SandboxTemplate         *template_,
     case G_FILE_TYPE_REGULAR:
       contents = sandbox_template_load_bytes (template_, canonical, NULL, error);
       return contents != NULL &&
-             sandbox_memory_workspace_write (workspace, relative, contents, error);
+             sandbox_memory_workspace_write_full (workspace, relative, contents,
+                                                  (sandbox_template_get_file_flags (template_, canonical) &
+                                                   SANDBOX_TEMPLATE_FILE_EXECUTABLE) != 0,
+                                                  error);
+    case G_FILE_TYPE_SYMBOLIC_LINK:
+      return sandbox_memory_workspace_make_symlink (workspace, relative,
+                                                    sandbox_template_lookup_symlink (template_,
+                                                                                     canonical),
+                                                    error);
     case G_FILE_TYPE_DIRECTORY:
       return sandbox_memory_workspace_make_directory (workspace, relative, error);
     default:
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "The memory driver cannot hold the template entry %s (symbolic links "
-                   "are not supported)", canonical);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "Template entry %s is of no kind a workspace can hold", canonical);
       return FALSE;
     }
 }

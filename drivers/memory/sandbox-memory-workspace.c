@@ -1,8 +1,14 @@
 /* sandbox-memory-workspace.c — an in-memory workspace file tree
  *
  * A workspace is a map from workspace-relative paths ("dir/file.txt") to
- * entries: a file holds immutable #GBytes, a directory holds nothing. The
- * root "." is always a directory and is never stored. Every directory above a
+ * entries: a file holds immutable #GBytes and whether it is executable, a
+ * symbolic link its target, a directory nothing. The root "." is always a
+ * directory and is never stored. Paths are resolved as the bubblewrap
+ * driver's contained file API resolves them (openat2() with
+ * RESOLVE_BENEATH): links that stay inside are followed, a link that is
+ * absolute or climbs out, or 40 links in a row, is %SANDBOX_ERROR_PATH
+ * "Path escapes the workspace"; the final component of a write or a removal
+ * is never followed (a link there is replaced or removed). Every directory above a
  * stored entry is stored too (writes create their parents, as the bubblewrap
  * driver's contained writes do), so the map alone answers "is this a file, a
  * directory, or missing" the way a real file system would, including the
@@ -24,7 +30,7 @@
 struct _SandboxMemoryWorkspace
 {
   GMutex      lock;
-  /* relative path → GBytes for a file, or NULL for a directory */
+  /* relative path → Entry (immutable, shared by copies) */
   GHashTable *entries;
 };
 
@@ -33,13 +39,46 @@ typedef enum
   ENTRY_MISSING,
   ENTRY_FILE,
   ENTRY_DIRECTORY,
+  ENTRY_SYMLINK,
 } EntryKind;
+
+typedef struct
+{
+  EntryKind kind;
+  GBytes *contents;     /* ENTRY_FILE */
+  gboolean executable;  /* ENTRY_FILE */
+  char *target;         /* ENTRY_SYMLINK */
+} Entry;
+
+/* As Linux: at most 40 links followed in one resolution. */
+#define MAX_LINKS_FOLLOWED 40
+
+static void
+entry_clear (Entry *entry)
+{
+  g_clear_pointer (&entry->contents, g_bytes_unref);
+  g_free (entry->target);
+}
 
 static void
 entry_free (gpointer data)
 {
-  if (data != NULL)
-    g_bytes_unref (data);
+  g_atomic_rc_box_release_full (data, (GDestroyNotify) entry_clear);
+}
+
+static Entry *
+entry_new (EntryKind   kind,
+           GBytes     *contents,
+           gboolean    executable,
+           const char *target)
+{
+  Entry *entry = g_atomic_rc_box_new0 (Entry);
+
+  entry->kind = kind;
+  entry->contents = contents != NULL ? g_bytes_ref (contents) : NULL;
+  entry->executable = executable;
+  entry->target = g_strdup (target);
+  return entry;
 }
 
 static GHashTable *
@@ -101,8 +140,8 @@ sandbox_memory_workspace_unref (SandboxMemoryWorkspace *self)
  * sandbox_memory_workspace_copy:
  * @self: a workspace
  *
- * Copies every file and directory of @self into a new workspace. File
- * contents are immutable #GBytes, so they are shared, not duplicated.
+ * Copies every entry of @self into a new workspace. Entries are immutable,
+ * so they are shared, not duplicated.
  *
  * Returns: (transfer full): the copy
  */
@@ -111,13 +150,12 @@ sandbox_memory_workspace_copy (SandboxMemoryWorkspace *self)
 {
   SandboxMemoryWorkspace *copy = sandbox_memory_workspace_new ();
   GHashTableIter iter;
-  gpointer path, contents;
+  gpointer path, entry;
 
   g_mutex_lock (&self->lock);
   g_hash_table_iter_init (&iter, self->entries);
-  while (g_hash_table_iter_next (&iter, &path, &contents))
-    g_hash_table_insert (copy->entries, g_strdup (path),
-                         contents != NULL ? g_bytes_ref (contents) : NULL);
+  while (g_hash_table_iter_next (&iter, &path, &entry))
+    g_hash_table_insert (copy->entries, g_strdup (path), g_atomic_rc_box_acquire (entry));
   g_mutex_unlock (&self->lock);
 
   return copy;
@@ -126,7 +164,8 @@ sandbox_memory_workspace_copy (SandboxMemoryWorkspace *self)
 /**
  * sandbox_memory_workspace_measure:
  * @self: a workspace
- * @n_files: (out): set to the number of files (directories not counted)
+ * @n_files: (out): set to the number of files and symbolic links
+ *   (directories not counted)
  * @n_bytes: (out): set to the bytes those files hold
  *
  * Measures the workspace as the bubblewrap store measures one on disk.
@@ -137,41 +176,119 @@ sandbox_memory_workspace_measure (SandboxMemoryWorkspace *self,
                                   guint64                *n_bytes)
 {
   GHashTableIter iter;
-  gpointer contents;
+  gpointer value;
 
   *n_files = 0;
   *n_bytes = 0;
   g_mutex_lock (&self->lock);
   g_hash_table_iter_init (&iter, self->entries);
-  while (g_hash_table_iter_next (&iter, NULL, &contents))
-    if (contents != NULL)
-      {
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Entry *entry = value;
+
+      if (entry->kind != ENTRY_DIRECTORY)
         *n_files += 1;
-        *n_bytes += g_bytes_get_size (contents);
-      }
+      if (entry->kind == ENTRY_FILE)
+        *n_bytes += g_bytes_get_size (entry->contents);
+    }
   g_mutex_unlock (&self->lock);
 }
 
 static EntryKind
 lookup_locked (SandboxMemoryWorkspace  *self,
                const char              *relative,
-               GBytes                 **contents)
+               Entry                  **found)
 {
-  gpointer value = NULL;
+  Entry *entry;
 
   if (g_str_equal (relative, "."))
     return ENTRY_DIRECTORY;
-  if (!g_hash_table_lookup_extended (self->entries, relative, NULL, &value))
-    return ENTRY_MISSING;
-  if (contents != NULL)
-    *contents = value;
-
-  return value != NULL ? ENTRY_FILE : ENTRY_DIRECTORY;
+  entry = g_hash_table_lookup (self->entries, relative);
+  if (found != NULL)
+    *found = entry;
+  return entry != NULL ? entry->kind : ENTRY_MISSING;
 }
 
-/* Finds the first proper ancestor of @relative that is a file, which makes
- * @relative unreachable the way ENOTDIR does. Returns it newly allocated, or
- * NULL when every existing ancestor is a directory. */
+static gboolean
+set_escape_error (GError **error)
+{
+  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH, "Path escapes the workspace");
+  return FALSE;
+}
+
+/* Pushes the components of @path onto @pending so the first comes out first. */
+static void
+push_components (GPtrArray  *pending,
+                 const char *path)
+{
+  g_auto(GStrv) parts = g_strsplit (path, "/", -1);
+
+  for (guint i = g_strv_length (parts); i > 0; i--)
+    g_ptr_array_add (pending, g_strdup (parts[i - 1]));
+}
+
+/*
+ * resolve_locked:
+ * @relative: a canonical workspace-relative path, or "."
+ * @follow_final: whether a link at the final component is followed too
+ *
+ * Resolves the links along @relative as RESOLVE_BENEATH does. A missing
+ * component ends the resolution there (what follows is kept as it is).
+ *
+ * Returns: (transfer full): the resolved relative path ("." for the root),
+ *   or %NULL with %SANDBOX_ERROR_PATH set
+ */
+static char *
+resolve_locked (SandboxMemoryWorkspace  *self,
+                const char              *relative,
+                gboolean                 follow_final,
+                GError                 **error)
+{
+  g_autoptr(GPtrArray) pending = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) resolved = g_ptr_array_new_with_free_func (g_free);
+  guint links = 0;
+
+  if (!g_str_equal (relative, "."))
+    push_components (pending, relative);
+  while (pending->len > 0)
+    {
+      g_autofree char *part = g_ptr_array_steal_index (pending, pending->len - 1);
+      g_autofree char *candidate = NULL;
+      Entry *entry = NULL;
+
+      if (part[0] == '\0' || g_str_equal (part, "."))
+        continue;
+      if (g_str_equal (part, ".."))
+        {
+          if (resolved->len == 0)
+            return set_escape_error (error), NULL;
+          g_ptr_array_remove_index (resolved, resolved->len - 1);
+          continue;
+        }
+      g_ptr_array_add (resolved, g_steal_pointer (&part));
+      g_ptr_array_add (resolved, NULL);
+      candidate = g_strjoinv ("/", (char **) resolved->pdata);
+      g_ptr_array_remove_index (resolved, resolved->len - 1);
+
+      if (lookup_locked (self, candidate, &entry) != ENTRY_SYMLINK ||
+          (pending->len == 0 && !follow_final))
+        continue;
+      if (++links > MAX_LINKS_FOLLOWED || g_path_is_absolute (entry->target))
+        return set_escape_error (error), NULL;
+      g_ptr_array_remove_index (resolved, resolved->len - 1);
+      push_components (pending, entry->target);
+    }
+
+  if (resolved->len == 0)
+    return g_strdup (".");
+  g_ptr_array_add (resolved, NULL);
+  return g_strjoinv ("/", (char **) resolved->pdata);
+}
+
+/* Finds the first proper ancestor of @relative (resolved) that is not a
+ * directory, which makes @relative unreachable the way ENOTDIR does.
+ * Returns it newly allocated, or NULL when every existing ancestor is a
+ * directory. */
 static char *
 find_file_ancestor_locked (SandboxMemoryWorkspace *self,
                            const char             *relative)
@@ -183,7 +300,7 @@ find_file_ancestor_locked (SandboxMemoryWorkspace *self,
       g_autofree char *ancestor = g_strndup (relative, slash - relative);
       EntryKind kind = lookup_locked (self, ancestor, NULL);
 
-      if (kind == ENTRY_FILE)
+      if (kind == ENTRY_FILE || kind == ENTRY_SYMLINK)
         return g_steal_pointer (&ancestor);
       if (kind == ENTRY_MISSING)
         return NULL;
@@ -214,48 +331,28 @@ set_is_directory_error (GError     **error,
   return FALSE;
 }
 
-/**
- * sandbox_memory_workspace_read:
- * @self: a workspace
- * @relative: a workspace-relative path, as [func@Sandbox.path_relative] gives
- * @error: return location for a #GError, or %NULL
- *
- * Reads a whole file. There is no size bound here; the driver applies
- * %SANDBOX_MAX_FILE_BYTES to the host's file operations.
- *
- * Returns: (transfer full): the file's contents, or %NULL with
- *   %G_IO_ERROR_NOT_FOUND, %G_IO_ERROR_IS_DIRECTORY or
- *   %G_IO_ERROR_NOT_DIRECTORY set
- */
-GBytes *
-sandbox_memory_workspace_read (SandboxMemoryWorkspace  *self,
-                               const char              *relative,
-                               GError                 **error)
+/* The regular file @relative leads to (through links), or NULL with an
+ * error as a read reports it. */
+static Entry *
+lookup_file_locked (SandboxMemoryWorkspace  *self,
+                    const char              *relative,
+                    GError                 **error)
 {
+  g_autofree char *resolved = resolve_locked (self, relative, TRUE, error);
   g_autofree char *file_ancestor = NULL;
-  GBytes *contents = NULL;
-  EntryKind kind;
+  Entry *entry = NULL;
 
-  g_return_val_if_fail (self != NULL, NULL);
-  g_return_val_if_fail (relative != NULL, NULL);
-
-  g_mutex_lock (&self->lock);
-  kind = lookup_locked (self, relative, &contents);
-  if (kind == ENTRY_FILE)
-    g_bytes_ref (contents);
-  else if (kind == ENTRY_MISSING)
-    file_ancestor = find_file_ancestor_locked (self, relative);
-  g_mutex_unlock (&self->lock);
-
-  switch (kind)
+  if (resolved == NULL)
+    return NULL;
+  switch (lookup_locked (self, resolved, &entry))
     {
     case ENTRY_FILE:
-      return contents;
+      return entry;
     case ENTRY_DIRECTORY:
       set_is_directory_error (error, relative);
       return NULL;
-    case ENTRY_MISSING:
     default:
+      file_ancestor = find_file_ancestor_locked (self, resolved);
       if (file_ancestor != NULL)
         set_not_directory_error (error, file_ancestor);
       else
@@ -263,6 +360,68 @@ sandbox_memory_workspace_read (SandboxMemoryWorkspace  *self,
                      "Workspace file “/workspace/%s” does not exist", relative);
       return NULL;
     }
+}
+
+/**
+ * sandbox_memory_workspace_read:
+ * @self: a workspace
+ * @relative: a workspace-relative path, as [func@Sandbox.path_relative] gives
+ * @error: return location for a #GError, or %NULL
+ *
+ * Reads a whole file, following links that stay in the workspace. There is
+ * no size bound here; the driver applies %SANDBOX_MAX_FILE_BYTES to the
+ * host's file operations.
+ *
+ * Returns: (transfer full): the file's contents, or %NULL with
+ *   %G_IO_ERROR_NOT_FOUND, %G_IO_ERROR_IS_DIRECTORY,
+ *   %G_IO_ERROR_NOT_DIRECTORY or %SANDBOX_ERROR_PATH set
+ */
+GBytes *
+sandbox_memory_workspace_read (SandboxMemoryWorkspace  *self,
+                               const char              *relative,
+                               GError                 **error)
+{
+  GBytes *contents = NULL;
+  Entry *entry;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (relative != NULL, NULL);
+
+  g_mutex_lock (&self->lock);
+  entry = lookup_file_locked (self, relative, error);
+  if (entry != NULL)
+    contents = g_bytes_ref (entry->contents);
+  g_mutex_unlock (&self->lock);
+
+  return contents;
+}
+
+/**
+ * sandbox_memory_workspace_query_executable:
+ * @self: a workspace
+ * @relative: a workspace-relative path
+ * @executable: (out): set to whether the file is executable
+ * @error: return location for a #GError, or %NULL
+ *
+ * Looks at the file @relative leads to as execve() would.
+ *
+ * Returns: %TRUE if it is a regular file, or %FALSE with the error a read
+ *   would report
+ */
+gboolean
+sandbox_memory_workspace_query_executable (SandboxMemoryWorkspace  *self,
+                                           const char              *relative,
+                                           gboolean                *executable,
+                                           GError                 **error)
+{
+  Entry *entry;
+
+  g_mutex_lock (&self->lock);
+  entry = lookup_file_locked (self, relative, error);
+  *executable = entry != NULL && entry->executable;
+  g_mutex_unlock (&self->lock);
+
+  return entry != NULL;
 }
 
 static void
@@ -278,8 +437,61 @@ add_parent_directories_locked (SandboxMemoryWorkspace *self,
       if (g_hash_table_contains (self->entries, ancestor))
         g_free (ancestor);
       else
-        g_hash_table_insert (self->entries, ancestor, NULL);
+        g_hash_table_insert (self->entries, ancestor, entry_new (ENTRY_DIRECTORY, NULL, FALSE, NULL));
     }
+}
+
+/* Where an entry at @relative goes: its parents resolved through links, its
+ * final component not. Returns it, or NULL with %SANDBOX_ERROR_PATH. */
+static char *
+resolve_parent_locked (SandboxMemoryWorkspace  *self,
+                       const char              *relative,
+                       GError                 **error)
+{
+  const char *slash = strrchr (relative, '/');
+  g_autofree char *parent = NULL;
+  g_autofree char *resolved = NULL;
+
+  if (slash == NULL)
+    return g_strdup (relative);
+  parent = g_strndup (relative, slash - relative);
+  resolved = resolve_locked (self, parent, TRUE, error);
+  if (resolved == NULL)
+    return NULL;
+  return g_str_equal (resolved, ".") ? g_strdup (slash + 1)
+                                     : g_strconcat (resolved, slash, NULL);
+}
+
+/* Puts @entry (taking it) at @relative: over a file or link, never over a
+ * directory or below a file. */
+static gboolean
+put_entry (SandboxMemoryWorkspace  *self,
+           const char              *relative,
+           Entry                   *entry,
+           GError                 **error)
+{
+  g_autofree char *file_ancestor = NULL;
+  g_autofree char *target = NULL;
+  gboolean ok = FALSE;
+
+  g_mutex_lock (&self->lock);
+  target = resolve_parent_locked (self, relative, error);
+  if (target == NULL)
+    ;
+  else if (lookup_locked (self, target, NULL) == ENTRY_DIRECTORY)
+    set_is_directory_error (error, relative);
+  else if ((file_ancestor = find_file_ancestor_locked (self, target)) != NULL)
+    set_not_directory_error (error, file_ancestor);
+  else
+    {
+      add_parent_directories_locked (self, target);
+      g_hash_table_insert (self->entries, g_steal_pointer (&target), g_steal_pointer (&entry));
+      ok = TRUE;
+    }
+  g_mutex_unlock (&self->lock);
+
+  g_clear_pointer (&entry, entry_free);
+  return ok;
 }
 
 /**
@@ -289,11 +501,10 @@ add_parent_directories_locked (SandboxMemoryWorkspace *self,
  * @contents: the file's new contents
  * @error: return location for a #GError, or %NULL
  *
- * Creates or replaces a file, creating its parent directories. Nothing
- * changes when the write fails.
+ * Creates or replaces a plain file, creating its parent directories, as
+ * sandbox_memory_workspace_write_full() does.
  *
- * Returns: %TRUE on success, or %FALSE with %G_IO_ERROR_IS_DIRECTORY (the
- *   path is a directory) or %G_IO_ERROR_NOT_DIRECTORY (a parent is a file) set
+ * Returns: %TRUE on success, or %FALSE with @error set
  */
 gboolean
 sandbox_memory_workspace_write (SandboxMemoryWorkspace  *self,
@@ -301,35 +512,62 @@ sandbox_memory_workspace_write (SandboxMemoryWorkspace  *self,
                                 GBytes                  *contents,
                                 GError                 **error)
 {
-  g_autofree char *file_ancestor = NULL;
-  EntryKind kind;
+  return sandbox_memory_workspace_write_full (self, relative, contents, FALSE, error);
+}
 
+/**
+ * sandbox_memory_workspace_write_full:
+ * @self: a workspace
+ * @relative: a workspace-relative path, as [func@Sandbox.path_relative] gives
+ * @contents: the file's new contents
+ * @executable: whether the file is executable
+ * @error: return location for a #GError, or %NULL
+ *
+ * Creates or replaces a file, creating its parent directories. A link at
+ * @relative is replaced, not written through (links above it are
+ * followed), as the bubblewrap driver's writes do. Nothing changes when
+ * the write fails.
+ *
+ * Returns: %TRUE on success, or %FALSE with %G_IO_ERROR_IS_DIRECTORY (the
+ *   path is a directory), %G_IO_ERROR_NOT_DIRECTORY (a parent is a file) or
+ *   %SANDBOX_ERROR_PATH (a parent link leads out) set
+ */
+gboolean
+sandbox_memory_workspace_write_full (SandboxMemoryWorkspace  *self,
+                                     const char              *relative,
+                                     GBytes                  *contents,
+                                     gboolean                 executable,
+                                     GError                 **error)
+{
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (relative != NULL, FALSE);
   g_return_val_if_fail (contents != NULL, FALSE);
 
-  g_mutex_lock (&self->lock);
+  return put_entry (self, relative, entry_new (ENTRY_FILE, contents, executable, NULL), error);
+}
 
-  kind = lookup_locked (self, relative, NULL);
-  if (kind == ENTRY_DIRECTORY)
-    {
-      g_mutex_unlock (&self->lock);
-      return set_is_directory_error (error, relative);
-    }
+/**
+ * sandbox_memory_workspace_make_symlink:
+ * @self: a workspace
+ * @relative: a workspace-relative path
+ * @target: the link's target, kept verbatim
+ * @error: return location for a #GError, or %NULL
+ *
+ * Creates or replaces a symbolic link, creating its parent directories.
+ *
+ * Returns: %TRUE on success, or %FALSE with @error set as for a write
+ */
+gboolean
+sandbox_memory_workspace_make_symlink (SandboxMemoryWorkspace  *self,
+                                       const char              *relative,
+                                       const char              *target,
+                                       GError                 **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (relative != NULL, FALSE);
+  g_return_val_if_fail (target != NULL, FALSE);
 
-  file_ancestor = find_file_ancestor_locked (self, relative);
-  if (file_ancestor != NULL)
-    {
-      g_mutex_unlock (&self->lock);
-      return set_not_directory_error (error, file_ancestor);
-    }
-
-  add_parent_directories_locked (self, relative);
-  g_hash_table_insert (self->entries, g_strdup (relative), g_bytes_ref (contents));
-
-  g_mutex_unlock (&self->lock);
-
-  return TRUE;
+  return put_entry (self, relative, entry_new (ENTRY_SYMLINK, NULL, FALSE, target), error);
 }
 
 /**
@@ -341,8 +579,9 @@ sandbox_memory_workspace_write (SandboxMemoryWorkspace  *self,
  * Creates a directory and its parents, as `mkdir -p` does: a directory that
  * is there already is fine.
  *
- * Returns: %TRUE on success, or %FALSE with %G_IO_ERROR_EXISTS (a file is
- *   there) or %G_IO_ERROR_NOT_DIRECTORY (a parent is a file) set
+ * Returns: %TRUE on success, or %FALSE with %G_IO_ERROR_EXISTS (a file or
+ *   link is there), %G_IO_ERROR_NOT_DIRECTORY (a parent is a file) or
+ *   %SANDBOX_ERROR_PATH set
  */
 gboolean
 sandbox_memory_workspace_make_directory (SandboxMemoryWorkspace  *self,
@@ -350,25 +589,33 @@ sandbox_memory_workspace_make_directory (SandboxMemoryWorkspace  *self,
                                          GError                 **error)
 {
   g_autofree char *file_ancestor = NULL;
-  EntryKind kind;
+  g_autofree char *target = NULL;
+  EntryKind kind = ENTRY_MISSING;
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (relative != NULL, FALSE);
 
   g_mutex_lock (&self->lock);
-  kind = lookup_locked (self, relative, NULL);
-  if (kind == ENTRY_MISSING)
-    file_ancestor = find_file_ancestor_locked (self, relative);
-  if (kind == ENTRY_MISSING && file_ancestor == NULL)
+  target = resolve_parent_locked (self, relative, error);
+  if (target != NULL)
     {
-      add_parent_directories_locked (self, relative);
-      g_hash_table_insert (self->entries, g_strdup (relative), NULL);
+      kind = lookup_locked (self, target, NULL);
+      if (kind == ENTRY_MISSING)
+        file_ancestor = find_file_ancestor_locked (self, target);
+      if (kind == ENTRY_MISSING && file_ancestor == NULL)
+        {
+          add_parent_directories_locked (self, target);
+          g_hash_table_insert (self->entries, g_strdup (target),
+                               entry_new (ENTRY_DIRECTORY, NULL, FALSE, NULL));
+        }
     }
   g_mutex_unlock (&self->lock);
 
+  if (target == NULL)
+    return FALSE;
   if (file_ancestor != NULL)
     return set_not_directory_error (error, file_ancestor);
-  if (kind == ENTRY_FILE)
+  if (kind == ENTRY_FILE || kind == ENTRY_SYMLINK)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                    "Workspace path “/workspace/%s” is a file", relative);
@@ -400,17 +647,20 @@ entry_is_at_or_below (gpointer key,
  * @relative: a workspace-relative path other than the root
  * @error: return location for a #GError, or %NULL
  *
- * Removes a file, or a directory with everything below it. A missing path
- * (including one below a file) is not an error, as with `rm -rf`.
+ * Removes a file or link (never what a link points to), or a directory
+ * with everything below it. A missing path (including one below a file) is
+ * not an error, as with `rm -rf`.
  *
  * Returns: %TRUE on success, or %FALSE with %SANDBOX_ERROR_PATH when asked to
- *   remove the workspace root
+ *   remove the workspace root or a parent link leads out
  */
 gboolean
 sandbox_memory_workspace_remove (SandboxMemoryWorkspace  *self,
                                  const char              *relative,
                                  GError                 **error)
 {
+  g_autofree char *target = NULL;
+
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (relative != NULL, FALSE);
 
@@ -418,8 +668,10 @@ sandbox_memory_workspace_remove (SandboxMemoryWorkspace  *self,
     return sandbox_set_error_workspace_root (error);
 
   g_mutex_lock (&self->lock);
-  g_hash_table_foreach_remove (self->entries, entry_is_at_or_below, (gpointer) relative);
+  target = resolve_parent_locked (self, relative, error);
+  if (target != NULL)
+    g_hash_table_foreach_remove (self->entries, entry_is_at_or_below, target);
   g_mutex_unlock (&self->lock);
 
-  return TRUE;
+  return target != NULL;
 }

@@ -22,6 +22,19 @@ gboolean                sandbox_memory_workspace_write       (SandboxMemoryWorks
                                                               const char              *relative,
                                                               GBytes                  *contents,
                                                               GError                 **error);
+gboolean                sandbox_memory_workspace_write_full  (SandboxMemoryWorkspace  *self,
+                                                              const char              *relative,
+                                                              GBytes                  *contents,
+                                                              gboolean                 executable,
+                                                              GError                 **error);
+gboolean                sandbox_memory_workspace_make_symlink (SandboxMemoryWorkspace *self,
+                                                              const char              *relative,
+                                                              const char              *target,
+                                                              GError                 **error);
+gboolean                sandbox_memory_workspace_query_executable (SandboxMemoryWorkspace *self,
+                                                              const char              *relative,
+                                                              gboolean                *executable,
+                                                              GError                 **error);
 gboolean                sandbox_memory_workspace_make_directory (SandboxMemoryWorkspace *self,
                                                               const char              *relative,
                                                               GError                 **error);
