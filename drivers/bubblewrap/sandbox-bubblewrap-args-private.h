@@ -33,7 +33,8 @@ typedef struct
  * @workspace: the host path of the workspace
  * @gateway_socket: (nullable): the host path of the gateway socket, if any
  * @policy_kind: the session's network policy kind
- * @command: the validated command, with a canonical cwd
+ * @command: (nullable): the validated command, with a canonical cwd; %NULL
+ *   for a sandbox started before its command is known
  * @seccomp_program: (nullable): the seccomp filter to load, or %NULL
  * @limits: (nullable): the command's resource limits, or %NULL for none
  * @cgroup_root: (nullable): where the cgroup part of @limits is enforced
@@ -65,9 +66,15 @@ void                   sandbox_bubblewrap_args_add_many (SandboxBubblewrapArgs  
 int                    sandbox_bubblewrap_args_take_fd  (SandboxBubblewrapArgs  *self,
                                                          int                     fd);
 void                   sandbox_bubblewrap_args_finish   (SandboxBubblewrapArgs  *self);
-SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input,
-                                                                int                               status_fd,
-                                                                int                               seccomp_fd);
+SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *input,
+                                                                int                                status_fd,
+                                                                int                                seccomp_fd,
+                                                                int                                control_fd,
+                                                                GError                           **error);
+SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *input,
+                                                                int                                status_fd,
+                                                                int                                seccomp_fd,
+                                                                GError                           **error);
 
 int                    sandbox_bubblewrap_sealed_memfd_new (const char       *name,
                                                             const char       *data,

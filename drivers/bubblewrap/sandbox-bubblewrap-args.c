@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sandbox-bubblewrap-args-private.h"
+#include "sandbox-bubblewrap-stub-private.h"
 
 /* The first descriptor number bwrap sees for passed fds: 0, 1 and 2 are the
  * command's stdio. */
@@ -206,26 +207,6 @@ add_proc_covering (SandboxBubblewrapArgs *self)
       }
 }
 
-static void
-add_command_environment (SandboxBubblewrapArgs *self,
-                         SandboxCommand        *command)
-{
-  g_auto(GStrv) environment = sandbox_command_get_environment (command);
-
-  for (guint i = 0; environment != NULL && environment[i] != NULL; i++)
-    {
-      const char *pair = environment[i];
-      const char *equals = strchr (pair, '=');
-      g_autofree char *key = NULL;
-
-      /* Validated by the core: every entry is KEY=VALUE with a non-empty key. */
-      if (equals == NULL || equals == pair)
-        continue;
-      key = g_strndup (pair, equals - pair);
-      sandbox_bubblewrap_args_add_many (self, "--setenv", key, equals + 1, NULL);
-    }
-}
-
 /* Moves the options (argv[1] up to the `--` at @separator) into a sealed
  * memfd that bwrap reads with `--args FD`: bwrap's own /proc/PID/cmdline
  * (which is also the guest's /proc/1/cmdline, its pid-namespace init being
@@ -276,16 +257,30 @@ is_shell_word (const char *arg)
  * environment, which only debug messages may; header values never reach a
  * command line. The descriptors it names are this process's. */
 static void
-log_command_line (SandboxBubblewrapArgs *self)
+append_quoted (GString    *line,
+               const char *arg)
+{
+  g_autofree char *quoted = is_shell_word (arg) ? g_strdup (arg) : g_shell_quote (arg);
+
+  g_string_append_printf (line, line->len > 0 ? " %s" : "%s", quoted);
+}
+
+/* …and the command the stub receives, after a second `--`. */
+static void
+log_command_line (SandboxBubblewrapArgs *self,
+                  SandboxCommand        *command)
 {
   g_autoptr(GString) line = g_string_new (NULL);
+  const char * const *args = command != NULL ? sandbox_command_get_args (command) : NULL;
 
   for (guint i = 0; i < self->argv->len; i++)
+    append_quoted (line, g_ptr_array_index (self->argv, i));
+  if (command != NULL)
     {
-      const char *arg = g_ptr_array_index (self->argv, i);
-      g_autofree char *quoted = is_shell_word (arg) ? g_strdup (arg) : g_shell_quote (arg);
-
-      g_string_append_printf (line, i > 0 ? " %s" : "%s", quoted);
+      append_quoted (line, "--");
+      append_quoted (line, sandbox_command_get_executable (command));
+      for (guint i = 0; args != NULL && args[i] != NULL; i++)
+        append_quoted (line, args[i]);
     }
   g_log_structured ("Sandbox", G_LOG_LEVEL_DEBUG,
                     "SANDBOX_EVENT", "bwrap-argv",
@@ -293,17 +288,51 @@ log_command_line (SandboxBubblewrapArgs *self)
                     "MESSAGE", "%s", line->str);
 }
 
+/* `--as-pid-1 -- /proc/self/fd/N control=C [seccomp=S] lock=/workspace`:
+ * the stub (see stub/sandbox-stub.c), which bwrap runs as the sandbox's
+ * pid 1 from the descriptor @stub_fd. Returns where the `--` is. */
+static guint
+add_stub (SandboxBubblewrapArgs *self,
+          int                    stub_fd,
+          int                    control_fd,
+          int                    seccomp_fd)
+{
+  g_autofree char *stub_arg = NULL;
+  g_autofree char *control_arg = NULL;
+  guint separator;
+
+  sandbox_bubblewrap_args_add (self, "--as-pid-1");
+  separator = self->argv->len;
+  stub_arg = g_strdup_printf ("/proc/self/fd/%d", sandbox_bubblewrap_args_take_fd (self, stub_fd));
+  sandbox_bubblewrap_args_add_many (self, "--", stub_arg, NULL);
+  control_arg = g_strdup_printf ("control=%d", sandbox_bubblewrap_args_take_fd (self, control_fd));
+  sandbox_bubblewrap_args_add (self, control_arg);
+  if (seccomp_fd >= 0)
+    {
+      g_autofree char *seccomp_arg =
+        g_strdup_printf ("seccomp=%d", sandbox_bubblewrap_args_take_fd (self, seccomp_fd));
+
+      sandbox_bubblewrap_args_add (self, seccomp_arg);
+    }
+  sandbox_bubblewrap_args_add (self, "lock=" SANDBOX_WORKSPACE);
+  return separator;
+}
+
 /**
- * sandbox_bubblewrap_args_new_for_command:
- * @input: the session's setup and the command
+ * sandbox_bubblewrap_args_new_for_sandbox:
+ * @input: the session's setup; its command, if any, is only logged
  * @status_fd: (transfer full): the write end of the pipe bwrap reports its
  *   status on (`--json-status-fd`)
  * @seccomp_fd: (transfer full): a descriptor holding @input's seccomp
  *   program, or -1 when it has none
+ * @control_fd: (transfer full): where the stub reads its command message
+ *   (to EOF)
+ * @error: return location for a #GError
  *
- * Builds `bwrap --json-status-fd N <reference bubblewrapArgs> -- executable
- * args…`. Deviations from the reference's list,
- * each deliberate:
+ * Builds `bwrap --json-status-fd N <reference bubblewrapArgs> --as-pid-1 --
+ * /proc/self/fd/N control=C [seccomp=S] lock=/workspace`: a sandbox whose first process is
+ * the trusted stub, which runs the command it reads on @control_fd.
+ * Deviations from the reference's list, each deliberate:
  *
  * - `--unshare-user` follows `--unshare-all`. `--unshare-all` only *tries* a
  *   user namespace; asking for it outright makes bwrap fail instead of
@@ -317,41 +346,52 @@ log_command_line (SandboxBubblewrapArgs *self)
  * - `--size N` before `--tmpfs /tmp`: /tmp is bounded, 256 MiB unless the
  *   backend's tmp-size says otherwise (0 leaves it out: a tmpfs may then
  *   fill half of the host's RAM).
- * - `--lock-file /workspace`: the namespace's init holds a read lock on the
- *   workspace directory for as long as the namespace lives, which is how
- *   lease recovery knows no sandboxed process of a dead owner is left
- *   (see sandbox-bubblewrap-store.c).
- * - `--seccomp FD` when the session filters syscalls (see
- *   sandbox-bubblewrap-seccomp.c and docs/security.md).
  * - The gateway socket is bound only when the session has a gateway
  *   (an allow-list policy). The reference binds it always; binding nothing
  *   under deny-all and allow-all is less attack surface.
  * - The socket appears at %SANDBOX_GATEWAY_GUEST_SOCKET.
  * - A curated read-only /etc and `--hostname sandbox`, unless the backend's
  *   curated-etc is off (see sandbox-bubblewrap-etc.c).
+ * - `--as-pid-1` and the stub (stub/sandbox-stub.c) instead of bwrap's own
+ *   init: the stub takes the read lock on /workspace that `--lock-file`
+ *   took (lease recovery finds a dead owner's sandboxes by it), installs
+ *   the seccomp filter once where bwrap's `--seccomp` installed it twice
+ *   (in its init and in the command), and receives the command's argv,
+ *   environment (PATH and HOME as the reference sets them, the command's,
+ *   PWD) and cwd on @control_fd instead of bwrap's `--setenv`, `--chdir`
+ *   and command line — which is what lets a sandbox start before its
+ *   command is known. bwrap runs it from an inherited descriptor
+ *   (`/proc/self/fd/N`), so the sandbox needs no mount for it.
  * - The options reach bwrap through `--args FD`, a sealed memfd, so that
  *   the guest's /proc/1/cmdline names no host path (see
  *   move_options_into_args_fd()).
- *
- * Everything after `--` is the guest command: bwrap stops parsing options
- * there, so an executable named `--dev-bind` is run, not parsed.
  *
  * When the guest is not the host (a root host), the command line is the
  * same; @self's guest_view says how bwrap's process reaches the workspace
  * and the socket as the guest and becomes it before exec.
  *
- * Returns: (transfer full): the command line, not yet finished
+ * Returns: (transfer full): the command line, not yet finished, or %NULL
+ *   with %SANDBOX_ERROR_UNAVAILABLE when the stub is missing
  */
 SandboxBubblewrapArgs *
-sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input,
-                                         int                               status_fd,
-                                         int                               seccomp_fd)
+sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *input,
+                                         int                                status_fd,
+                                         int                                seccomp_fd,
+                                         int                                control_fd,
+                                         GError                           **error)
 {
   g_autoptr(SandboxBubblewrapArgs) self = sandbox_bubblewrap_args_new (input->executable);
-  const char * const *args = sandbox_command_get_args (input->command);
-  const char *cwd = sandbox_command_get_cwd (input->command);
+  int stub_fd = sandbox_bubblewrap_stub_open (error);
   char status_fd_arg[16];
   guint separator;
+
+  if (stub_fd < 0)
+    {
+      sandbox_bubblewrap_fd_close (status_fd);
+      sandbox_bubblewrap_fd_close (seccomp_fd);
+      sandbox_bubblewrap_fd_close (control_fd);
+      return NULL;
+    }
 
   g_snprintf (status_fd_arg, sizeof status_fd_arg, "%d",
               sandbox_bubblewrap_args_take_fd (self, status_fd));
@@ -384,7 +424,6 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
                                     "--tmpfs", "/tmp",
                                     "--dir", "/run",
                                     "--bind", input->workspace, SANDBOX_WORKSPACE,
-                                    "--lock-file", SANDBOX_WORKSPACE,
                                     NULL);
   if (input->etc != NULL)
     sandbox_bubblewrap_etc_add (self,
@@ -394,40 +433,54 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput *input
   if (input->gateway_socket != NULL)
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", input->gateway_socket,
                                       SANDBOX_GATEWAY_GUEST_SOCKET, NULL);
-  sandbox_bubblewrap_args_add_many (self,
-                                    "--clearenv",
-                                    "--setenv", "PATH", "/usr/bin:/bin",
-                                    "--setenv", "HOME", SANDBOX_WORKSPACE,
-                                    NULL);
-  if (seccomp_fd >= 0)
-    {
-      char seccomp_fd_arg[16];
-
-      g_snprintf (seccomp_fd_arg, sizeof seccomp_fd_arg, "%d",
-                  sandbox_bubblewrap_args_take_fd (self, seccomp_fd));
-      sandbox_bubblewrap_args_add_many (self, "--seccomp", seccomp_fd_arg, NULL);
-    }
+  sandbox_bubblewrap_args_add (self, "--clearenv");
   /* The curated /etc binds resolv.conf itself, before it is read-only. */
   if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL)
     sandbox_bubblewrap_args_add (self, "--share-net");
   if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL && input->etc == NULL)
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
                                       NULL);
-  add_command_environment (self, input->command);
-  sandbox_bubblewrap_args_add_many (self,
-                                    "--chdir", cwd != NULL ? cwd : SANDBOX_WORKSPACE,
-                                    NULL);
-  separator = self->argv->len;
-  sandbox_bubblewrap_args_add_many (self,
-                                    "--",
-                                    sandbox_command_get_executable (input->command),
-                                    NULL);
-  for (guint i = 0; args != NULL && args[i] != NULL; i++)
-    sandbox_bubblewrap_args_add (self, args[i]);
-  log_command_line (self);
+  separator = add_stub (self, stub_fd, control_fd, seccomp_fd);
+  log_command_line (self, input->command);
   move_options_into_args_fd (self, separator);
 
   self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest, input->workspace,
                                                         input->gateway_socket);
   return g_steal_pointer (&self);
+}
+
+/**
+ * sandbox_bubblewrap_args_new_for_command:
+ * @input: the session's setup and the command
+ * @status_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
+ * @seccomp_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
+ * @error: return location for a #GError
+ *
+ * A sandbox for @input's command, started now: the stub's control
+ * descriptor is a sealed memfd that holds the command's message already.
+ *
+ * Returns: (transfer full): the command line, not yet finished, or %NULL
+ *   with %SANDBOX_ERROR_UNAVAILABLE
+ */
+SandboxBubblewrapArgs *
+sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *input,
+                                         int                                status_fd,
+                                         int                                seccomp_fd,
+                                         GError                           **error)
+{
+  g_autoptr(GBytes) message = sandbox_bubblewrap_stub_message_new (input->command, error);
+  int control_fd;
+
+  if (message == NULL)
+    {
+      sandbox_bubblewrap_fd_close (status_fd);
+      sandbox_bubblewrap_fd_close (seccomp_fd);
+      return NULL;
+    }
+  /* A failed memfd is passed as -1, which the launcher refuses to spawn with. */
+  control_fd = sandbox_bubblewrap_sealed_memfd_new ("sandbox-command",
+                                                    g_bytes_get_data (message, NULL),
+                                                    g_bytes_get_size (message));
+  return sandbox_bubblewrap_args_new_for_sandbox (input, status_fd, seccomp_fd, control_fd,
+                                                  error);
 }

@@ -739,7 +739,9 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
           return NULL;
         }
     }
-  self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd);
+  self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd, error);
+  if (self->args == NULL)
+    return NULL;
   sandbox_bubblewrap_args_finish (self->args);
   stdin_bytes = sandbox_command_get_stdin (input->command);
   self->stdin_bytes = stdin_bytes != NULL ? g_bytes_ref (stdin_bytes) : NULL;

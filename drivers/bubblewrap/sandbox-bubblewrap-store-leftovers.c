@@ -19,6 +19,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sandbox-bubblewrap-store-layout-private.h"
+#include "sandbox-bubblewrap-stub-private.h"
 
 /* Leftovers of a dead owner ---------------------------------------------------
  *
@@ -148,11 +149,15 @@ is_nested_pid_namespace_init (pid_t pid)
   return n >= 2 && strcmp (fields[n - 1], "1") == 0;
 }
 
+/* The init of a sandbox is bwrap's (older versions) or the stub bwrap runs
+ * as pid 1 (see stub/sandbox-stub.c), which holds the workspace lock. */
 static gboolean
 is_sandbox_init (pid_t       pid,
                  const char *executable)
 {
-  return is_nested_pid_namespace_init (pid) && process_is_named_like (pid, executable);
+  return is_nested_pid_namespace_init (pid) &&
+         (process_is_named_like (pid, executable) ||
+          process_is_named_like (pid, SANDBOX_BUBBLEWRAP_STUB_NAME));
 }
 
 static gboolean

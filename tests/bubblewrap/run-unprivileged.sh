@@ -27,6 +27,7 @@ exec setpriv --reuid="$uid" --regid="$gid" --init-groups -- \
     TMPDIR="$scratch" \
     G_DEBUG="${G_DEBUG:-}" \
     SANDBOX_DRIVER_PATH="${SANDBOX_DRIVER_PATH:-}" \
+    SANDBOX_BUBBLEWRAP_STUB="${SANDBOX_BUBBLEWRAP_STUB:-}" \
     SANDBOX_CONFORMANCE_DIR="${SANDBOX_CONFORMANCE_DIR:-}" \
     ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
     LSAN_OPTIONS="${LSAN_OPTIONS:-}" \

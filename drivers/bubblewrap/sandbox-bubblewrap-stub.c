@@ -1,0 +1,212 @@
+/* sandbox-bubblewrap-stub.c — the host's side of the trusted stub
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "sandbox-bubblewrap-stub-private.h"
+#include "stub/sandbox-stub-message.h"
+
+/*
+ * Every sandbox runs stub/sandbox-stub.c first, as its pid 1: it takes the
+ * workspace lock, runs the pre-exec steps, drops every capability,
+ * installs the seccomp filter once (the guest inherits it: bwrap's own
+ * init, which would need a second copy, does not exist under --as-pid-1),
+ * then reads the command message and runs the guest. This file finds the
+ * stub and writes the message (the format is in stub/sandbox-stub-message.h).
+ */
+
+#define STUB_NAME SANDBOX_BUBBLEWRAP_STUB_NAME
+
+static char *
+find_stub (void)
+{
+  const char *configured = secure_getenv ("SANDBOX_BUBBLEWRAP_STUB");
+  Dl_info module;
+
+  if (configured != NULL && configured[0] != '\0')
+    return g_strdup (configured);
+  /* A build tree: the stub is built beside the module. As trusted as the
+   * module itself, which is running. */
+  if (dladdr ((void *) find_stub, &module) != 0 && module.dli_fname != NULL)
+    {
+      g_autofree char *directory = g_path_get_dirname (module.dli_fname);
+      g_autofree char *beside = g_build_filename (directory, STUB_NAME, NULL);
+
+      if (g_file_test (beside, G_FILE_TEST_IS_EXECUTABLE) &&
+          !g_file_test (beside, G_FILE_TEST_IS_DIR))
+        return g_steal_pointer (&beside);
+    }
+  return g_strdup (SANDBOX_STUB_PATH);
+}
+
+/**
+ * sandbox_bubblewrap_stub_get_path:
+ * @error: return location for a #GError
+ *
+ * Finds the stub: `SANDBOX_BUBBLEWRAP_STUB` when set (tests, bench/), else
+ * beside the driver module when it is there (a build tree), else where it
+ * is installed (`$libexecdir/libsandbox`). Looked up once per process.
+ *
+ * Returns: (transfer none): its absolute path, or %NULL with
+ *   %SANDBOX_ERROR_UNAVAILABLE when it is not an executable file there
+ */
+const char *
+sandbox_bubblewrap_stub_get_path (GError **error)
+{
+  static gsize initialized = 0;
+  static char *path = NULL;
+
+  if (g_once_init_enter (&initialized))
+    {
+      g_autofree char *found = find_stub ();
+
+      if (g_path_is_absolute (found) && g_file_test (found, G_FILE_TEST_IS_EXECUTABLE) &&
+          !g_file_test (found, G_FILE_TEST_IS_DIR))
+        path = g_steal_pointer (&found);
+      else
+        g_warning ("The sandbox stub %s is not an executable file", found);
+      g_once_init_leave (&initialized, 1);
+    }
+  if (path == NULL)
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                 "Sandbox process could not start: the sandbox stub is missing (set "
+                 "SANDBOX_BUBBLEWRAP_STUB or install it at %s)", SANDBOX_STUB_PATH);
+  return path;
+}
+
+/**
+ * sandbox_bubblewrap_stub_open:
+ * @error: return location for a #GError
+ *
+ * bwrap runs the stub as `/proc/self/fd/N`, N a descriptor it inherits:
+ * the sandbox needs no mount for it wherever it is installed, and its
+ * /proc/1/cmdline names no host path. The file is opened once per process
+ * (`O_PATH`); each sandbox gets a duplicate.
+ *
+ * Returns: a close-on-exec descriptor of the stub for one bwrap, or -1
+ *   with %SANDBOX_ERROR_UNAVAILABLE
+ */
+int
+sandbox_bubblewrap_stub_open (GError **error)
+{
+  static gsize initialized = 0;
+  static int stub_fd = -1;
+  int fd;
+
+  if (g_once_init_enter (&initialized))
+    {
+      const char *path = sandbox_bubblewrap_stub_get_path (NULL);
+
+      if (path != NULL)
+        stub_fd = open (path, O_PATH | O_CLOEXEC);
+      g_once_init_leave (&initialized, 1);
+    }
+  if (stub_fd < 0)
+    return sandbox_bubblewrap_stub_get_path (error) != NULL
+           ? (g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                           "Sandbox process could not start: could not open the sandbox stub"), -1)
+           : -1;
+  fd = fcntl (stub_fd, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0)
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                 "Sandbox process could not start: %s", g_strerror (errno));
+  return fd;
+}
+
+static void
+append_u32 (GByteArray *message,
+            guint32     value)
+{
+  g_byte_array_append (message, (const guint8 *) &value, sizeof value);
+}
+
+static void
+append_string (GByteArray *message,
+               const char *string)
+{
+  g_byte_array_append (message, (const guint8 *) string, strlen (string) + 1);
+}
+
+/* The guest's environment as bwrap built it before the stub: PATH and HOME,
+ * the command's (a key given again replaces the earlier value in place),
+ * and PWD, which bwrap set to the directory it entered. */
+static char **
+guest_environment (SandboxCommand *command,
+                   const char     *cwd)
+{
+  g_auto(GStrv) pairs = sandbox_command_get_environment (command);
+  char **environment = g_new0 (char *, 1);
+
+  environment = g_environ_setenv (environment, "PATH", "/usr/bin:/bin", TRUE);
+  environment = g_environ_setenv (environment, "HOME", SANDBOX_WORKSPACE, TRUE);
+  for (guint i = 0; pairs != NULL && pairs[i] != NULL; i++)
+    {
+      const char *equals = strchr (pairs[i], '=');
+      g_autofree char *key = NULL;
+
+      /* Validated by the core: every entry is KEY=VALUE with a non-empty key. */
+      if (equals == NULL || equals == pairs[i])
+        continue;
+      key = g_strndup (pairs[i], equals - pairs[i]);
+      environment = g_environ_setenv (environment, key, equals + 1, TRUE);
+    }
+  return g_environ_setenv (environment, "PWD", cwd, TRUE);
+}
+
+/**
+ * sandbox_bubblewrap_stub_message_new:
+ * @command: a validated command
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): @command as the stub reads it, or %NULL with
+ *   %SANDBOX_ERROR_UNAVAILABLE when it is larger than execve() takes
+ */
+GBytes *
+sandbox_bubblewrap_stub_message_new (SandboxCommand  *command,
+                                     GError         **error)
+{
+  const char *cwd = sandbox_command_get_cwd (command);
+  const char * const *args = sandbox_command_get_args (command);
+  g_auto(GStrv) environment = NULL;
+  g_autoptr(GByteArray) message = g_byte_array_new ();
+  guint argc = 1 + (args != NULL ? g_strv_length ((char **) args) : 0);
+  guint envc;
+  gsize strings = 0;
+  guint32 length;
+
+  if (cwd == NULL)
+    cwd = SANDBOX_WORKSPACE;
+  environment = guest_environment (command, cwd);
+  envc = g_strv_length (environment);
+
+  append_u32 (message, STUB_MESSAGE_MAGIC);
+  append_u32 (message, STUB_MESSAGE_VERSION);
+  append_u32 (message, argc);
+  append_u32 (message, envc);
+  append_u32 (message, 0);   /* the length, once known */
+  append_string (message, cwd);
+  append_string (message, sandbox_command_get_executable (command));
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    append_string (message, args[i]);
+  for (guint i = 0; i < envc; i++)
+    append_string (message, environment[i]);
+  strings = 1 + (gsize) argc + envc;
+
+  if (message->len > STUB_MESSAGE_MAX_SIZE || strings > STUB_MESSAGE_MAX_STRINGS)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: its arguments and environment "
+                   "exceed %u bytes or %u strings",
+                   STUB_MESSAGE_MAX_SIZE, STUB_MESSAGE_MAX_STRINGS);
+      return NULL;
+    }
+  length = message->len - STUB_MESSAGE_HEADER_SIZE;
+  memcpy (message->data + 4 * sizeof (guint32), &length, sizeof length);
+  return g_byte_array_free_to_bytes (g_steal_pointer (&message));
+}

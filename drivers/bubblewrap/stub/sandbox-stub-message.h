@@ -1,0 +1,54 @@
+/* sandbox-stub-message.h — the command message the host sends the stub
+ *
+ * Shared by the stub (which parses it) and the driver (which writes it).
+ * Plain C, no GLib: the stub links nothing but libc.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The message, in host byte order (host and stub are one machine):
+ *
+ *   uint32 magic     STUB_MESSAGE_MAGIC
+ *   uint32 version   STUB_MESSAGE_VERSION
+ *   uint32 argc      >= 1
+ *   uint32 envc
+ *   uint32 length    bytes of payload that follow, nothing after them
+ *   payload          1 + argc + envc NUL-terminated strings:
+ *                    cwd (absolute), argv[0] (non-empty) … argv[argc-1],
+ *                    env[0] … env[envc-1] (each KEY=VALUE, KEY non-empty)
+ *
+ * The stub reads its control descriptor to EOF and parses the whole. Any
+ * deviation — short, long, a string too many or too few, a missing NUL —
+ * makes it exit without running anything.
+ */
+
+#define STUB_MESSAGE_MAGIC   0x43584253u   /* "SBXC" */
+#define STUB_MESSAGE_VERSION 1u
+#define STUB_MESSAGE_HEADER_SIZE (5 * sizeof (uint32_t))
+
+/* What execve() would take at most (MAX_ARG_STRLEN is 128 KiB per string,
+ * the whole bounded by a quarter of the stack rlimit): a larger message is
+ * refused on the host, and rejected by the stub. */
+#define STUB_MESSAGE_MAX_SIZE   (2u * 1024 * 1024)
+#define STUB_MESSAGE_MAX_STRINGS 65536u
+
+typedef struct
+{
+  const char *cwd;
+  char **argv;   /* NULL-terminated, argc entries */
+  char **envp;   /* NULL-terminated, envc entries */
+} StubMessage;
+
+/* Parses @size bytes at @buffer in place. @strings has room for
+ * STUB_MESSAGE_MAX_STRINGS + 2 pointers; @message's arrays point into it.
+ * Returns 0, or -1 when the message is malformed. */
+int stub_message_parse (char        *buffer,
+                        size_t       size,
+                        char       **strings,
+                        StubMessage *message);

@@ -1,0 +1,30 @@
+/* sandbox-stub-steps.h — the steps the stub runs before it waits
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+/*
+ * A step runs inside the sandbox, after bwrap set it up and before the
+ * seccomp filter, with whatever capabilities bwrap left the stub (none
+ * unless the driver asks bwrap for one with --cap-add). After the last
+ * step the stub drops every capability and then installs the filter.
+ *
+ * To add one: write `int stub_step_NAME (const char *value)` in its own
+ * file (sandbox-stub-NAME.c, added to stub_sources in
+ * drivers/bubblewrap/meson.build), declare it below and add a line to
+ * stub_steps[] in sandbox-stub.c. @option names the stub argument
+ * (`NAME=VALUE`) the step reads; the step runs only when the driver passed
+ * it, and gets VALUE. A step returns 0, or -1 with errno set: the stub then
+ * reports the step's name and exits without running the command.
+ */
+
+typedef struct
+{
+  const char *option;
+  int (*run) (const char *value);
+} StubStep;
+
+/* sandbox-stub.c: the workspace lock every sandbox holds while it lives. */
+int stub_step_lock_workspace (const char *value);

@@ -1,0 +1,341 @@
+/* sandbox-stub.c — the trusted first process of every sandbox
+ *
+ * bwrap runs this program (from a descriptor the host opened on it) as the
+ * init of the sandbox's pid namespace (`--as-pid-1`). In order, it:
+ *
+ *  1. makes itself non-dumpable, so that no guest process can reach it
+ *     through /proc/1/mem, ptrace or process_vm_writev;
+ *  2. runs the pre-exec steps (stub_steps[] below: the workspace lock, and
+ *     what a driver feature adds), then drops every capability;
+ *  3. installs the session's seccomp filter (once: the guest inherits it);
+ *  4. reads the command message from its control descriptor to EOF — at
+ *     once for a command started cold, or whenever the host delivers one
+ *     to a sandbox started ahead of time — and parses it whole;
+ *  5. forks the guest, which enters its cwd and executes the command with
+ *     exactly the message's environment, descriptors 0, 1, 2 and nothing
+ *     else;
+ *  6. reaps, and exits with the guest's status (128 + signal when it was
+ *     killed); the kernel then kills whatever the guest left in the pid
+ *     namespace.
+ *
+ * It trusts only the host: it runs before any guest process exists, and
+ * anything malformed (arguments, message, filter) makes it exit 1 without
+ * running anything. Plain C against libc, statically linked, and no
+ * allocation: the message lives in static buffers.
+ *
+ * Usage: sandbox-stub control=FD [seccomp=FD] [STEP-OPTION=VALUE…]
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox-stub-message.h"
+#include "sandbox-stub-steps.h"
+
+/* The pre-exec steps, in order. */
+static const StubStep stub_steps[] = {
+  { "lock", stub_step_lock_workspace },
+};
+
+#define MAX_FILTER_SIZE (BPF_MAXINSNS * sizeof (struct sock_filter))
+
+static char message_buffer[STUB_MESSAGE_MAX_SIZE + 1];
+static char *message_strings[STUB_MESSAGE_MAX_STRINGS + 2];
+static struct sock_filter filter[BPF_MAXINSNS];
+
+/* Writes "PROGRAM: WHAT[ DETAIL]: ERRNO TEXT" to stderr (the command's). */
+static void
+report (const char *program,
+        const char *what,
+        const char *detail,
+        int         errno_value)
+{
+  const char *text = strerror (errno_value);
+  struct iovec parts[] = {
+    { (void *) program, strlen (program) },
+    { (void *) ": ", 2 },
+    { (void *) what, strlen (what) },
+    { (void *) " ", detail != NULL ? 1 : 0 },
+    { (void *) (detail != NULL ? detail : ""), detail != NULL ? strlen (detail) : 0 },
+    { (void *) ": ", 2 },
+    { (void *) text, strlen (text) },
+    { (void *) "\n", 1 },
+  };
+
+  (void) ! writev (2, parts, sizeof parts / sizeof parts[0]);
+}
+
+static void __attribute__ ((noreturn))
+fail (const char *what)
+{
+  report ("sandbox-stub", what, NULL, errno);
+  _exit (1);
+}
+
+/* A descriptor number from a stub argument: digits only, at least 3. */
+static int
+parse_fd (const char *value)
+{
+  long fd = 0;
+
+  if (value == NULL || value[0] == '\0')
+    return -1;
+  for (const char *c = value; *c != '\0'; c++)
+    {
+      if (*c < '0' || *c > '9' || fd > 65535)
+        return -1;
+      fd = fd * 10 + (*c - '0');
+    }
+  return fd >= 3 && fd <= 65535 ? (int) fd : -1;
+}
+
+/* The value of option @name among @argv's NAME=VALUE arguments, or NULL. */
+static const char *
+find_option (char       **argv,
+             const char  *name)
+{
+  size_t length = strlen (name);
+
+  for (int i = 1; argv[i] != NULL; i++)
+    if (strncmp (argv[i], name, length) == 0 && argv[i][length] == '=')
+      return argv[i] + length + 1;
+  return NULL;
+}
+
+/* Every argument is a known option, given once. */
+static int
+options_are_known (char **argv)
+{
+  for (int i = 1; argv[i] != NULL; i++)
+    {
+      const char *equals = strchr (argv[i], '=');
+      size_t length = equals != NULL ? (size_t) (equals - argv[i]) : 0;
+      int known = 0;
+
+      if (length == 0)
+        return 0;
+      if ((length == 7 && strncmp (argv[i], "control", 7) == 0) ||
+          (length == 7 && strncmp (argv[i], "seccomp", 7) == 0))
+        known = 1;
+      for (size_t s = 0; s < sizeof stub_steps / sizeof stub_steps[0]; s++)
+        if (strlen (stub_steps[s].option) == length &&
+            strncmp (argv[i], stub_steps[s].option, length) == 0)
+          known = 1;
+      if (!known)
+        return 0;
+      for (int j = 1; j < i; j++)
+        if (strncmp (argv[j], argv[i], length + 1) == 0)
+          return 0;
+    }
+  return 1;
+}
+
+/* Reads @fd to EOF into @buffer; returns the size, or -1 past @capacity. */
+static ssize_t
+read_to_end (int     fd,
+             char   *buffer,
+             size_t  capacity)
+{
+  size_t size = 0;
+
+  for (;;)
+    {
+      ssize_t n = read (fd, buffer + size, capacity - size);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return -1;
+      if (n == 0)
+        return (ssize_t) size;
+      size += (size_t) n;
+      if (size == capacity)
+        {
+          errno = E2BIG;
+          return -1;
+        }
+    }
+}
+
+/* bwrap's --lock-file, which --as-pid-1 leaves untaken: a POSIX read lock
+ * on /workspace for as long as this process, the sandbox's init, lives.
+ * Lease recovery finds leftover sandboxes by it (and their init by
+ * this program's name; see sandbox-bubblewrap-store-leftovers.c). */
+int
+stub_step_lock_workspace (const char *value)
+{
+  struct flock lock = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+  int fd = open (value, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return -1;
+  return fcntl (fd, F_SETLK, &lock);   /* the descriptor stays open */
+}
+
+static void
+run_steps (char **argv)
+{
+  for (size_t s = 0; s < sizeof stub_steps / sizeof stub_steps[0]; s++)
+    {
+      const char *value = find_option (argv, stub_steps[s].option);
+
+      if (value != NULL && stub_steps[s].run (value) < 0)
+        fail (stub_steps[s].option);
+    }
+}
+
+/* No capability survives into the guest, whatever a step was given: the
+ * ambient and bounding sets emptied, then the rest. */
+static void
+drop_capabilities (void)
+{
+  struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct data[2] = { { 0 } };
+
+  if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+    fail ("drop ambient capabilities");
+  for (int cap = 0; prctl (PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+    if (prctl (PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
+        prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+      fail ("drop bounding capabilities");
+  if (syscall (SYS_capset, &header, data) < 0)
+    fail ("drop capabilities");
+}
+
+/* The session's filter, a classic BPF program (sandbox-bubblewrap-seccomp.c),
+ * installed with no_new_privs as bwrap's --seccomp would. */
+static void
+install_filter (int fd)
+{
+  ssize_t size = read_to_end (fd, (char *) filter, sizeof filter + 1);
+  struct sock_fprog program;
+
+  if (size <= 0 || size % sizeof (struct sock_filter) != 0)
+    {
+      errno = size < 0 ? errno : EINVAL;
+      fail ("read the seccomp filter");
+    }
+  close (fd);
+  program.len = (unsigned short) (size / sizeof (struct sock_filter));
+  program.filter = filter;
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    fail ("set no_new_privs");
+  if (syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) < 0)
+    fail ("install the seccomp filter");
+}
+
+static void
+receive_message (int          fd,
+                 StubMessage *message)
+{
+  ssize_t size = read_to_end (fd, message_buffer, sizeof message_buffer);
+
+  if (size < 0)
+    fail ("read the command");
+  close (fd);
+  if (stub_message_parse (message_buffer, (size_t) size, message_strings, message) < 0)
+    {
+      errno = EINVAL;
+      fail ("read the command");
+    }
+}
+
+/* The guest: its cwd, its environment, descriptors 0, 1 and 2 only. */
+static void __attribute__ ((noreturn))
+exec_guest (const StubMessage *message)
+{
+  extern char **environ;
+
+  if (close_range (3, ~0U, 0) < 0)
+    fail ("close descriptors");
+  if (chdir (message->cwd) < 0)
+    fail ("chdir");
+  environ = message->envp;
+  execvp (message->argv[0], message->argv);
+  /* As bwrap words it, so a missing command reads the same as before. */
+  report ("bwrap", "execvp", message->argv[0], errno);
+  _exit (1);
+}
+
+/* Reaps until the guest is gone; its status is the sandbox's. */
+static void __attribute__ ((noreturn))
+wait_for_guest (pid_t guest)
+{
+  for (;;)
+    {
+      int status;
+      pid_t pid = wait (&status);
+
+      if (pid < 0 && errno == EINTR)
+        continue;
+      if (pid < 0)
+        fail ("wait");
+      if (pid != guest)
+        continue;
+      if (WIFSIGNALED (status))
+        _exit (128 + WTERMSIG (status));
+      _exit (WEXITSTATUS (status));
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  StubMessage message;
+  int control_fd, seccomp_fd = -1;
+  pid_t guest;
+
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    fail ("make itself non-dumpable");
+  /* Run from /proc/self/fd/N, its name would be N: lease recovery knows a
+   * sandbox's init by this one (SANDBOX_BUBBLEWRAP_STUB_NAME). */
+  if (prctl (PR_SET_NAME, "sandbox-stub", 0, 0, 0) < 0)
+    fail ("name itself");
+  if (argc < 2 || !options_are_known (argv))
+    {
+      errno = EINVAL;
+      fail ("usage: sandbox-stub control=FD [seccomp=FD] [OPTION=VALUE…]");
+    }
+  control_fd = parse_fd (find_option (argv, "control"));
+  if (control_fd < 0 ||
+      (find_option (argv, "seccomp") != NULL &&
+       (seccomp_fd = parse_fd (find_option (argv, "seccomp"))) < 0))
+    {
+      errno = EBADF;
+      fail ("usage: sandbox-stub control=FD [seccomp=FD] [OPTION=VALUE…]");
+    }
+
+  run_steps (argv);
+  drop_capabilities ();
+  if (seccomp_fd >= 0)
+    install_filter (seccomp_fd);
+  receive_message (control_fd, &message);
+
+  guest = fork ();
+  if (guest < 0)
+    fail ("fork");
+  if (guest == 0)
+    exec_guest (&message);
+  /* The guest has them now; this process only waits. */
+  close (0);
+  close (1);
+  close (2);
+  wait_for_guest (guest);
+}
