@@ -166,13 +166,14 @@ guest_environment (SandboxCommand *command,
  *
  * Returns: (transfer full): @command as the stub reads it, or %NULL with
  *   %SANDBOX_ERROR_UNAVAILABLE when it is larger than execve() takes
+ *   (%SANDBOX_ERROR_PATH for a cwd outside the workspace)
  */
 GBytes *
 sandbox_bubblewrap_stub_message_new (SandboxCommand  *command,
                                      GError         **error)
 {
-  const char *cwd = sandbox_command_get_cwd (command);
   const char * const *args = sandbox_command_get_args (command);
+  g_autofree char *cwd = NULL;
   g_auto(GStrv) environment = NULL;
   g_autoptr(GByteArray) message = g_byte_array_new ();
   guint argc = 1 + (args != NULL ? g_strv_length ((char **) args) : 0);
@@ -180,8 +181,11 @@ sandbox_bubblewrap_stub_message_new (SandboxCommand  *command,
   gsize strings = 0;
   guint32 length;
 
+  /* Sessions canonicalize it; a coding launch may still say ".". */
+  cwd = sandbox_path_canonicalize (sandbox_command_get_cwd (command) != NULL
+                                   ? sandbox_command_get_cwd (command) : ".", error);
   if (cwd == NULL)
-    cwd = SANDBOX_WORKSPACE;
+    return NULL;
   environment = guest_environment (command, cwd);
   envc = g_strv_length (environment);
 

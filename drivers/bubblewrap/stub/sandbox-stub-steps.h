@@ -8,8 +8,10 @@
 /*
  * A step runs inside the sandbox, after bwrap set it up and before the
  * seccomp filter, with whatever capabilities bwrap left the stub (none
- * unless the driver asks bwrap for one with --cap-add). After the last
- * step the stub drops every capability and then installs the filter.
+ * unless the driver asks bwrap for one with --cap-add: then it must add
+ * CAP_SETPCAP too, without which the stub cannot empty its bounding set
+ * and refuses to go on). After the last step the stub drops every
+ * capability, sets no_new_privs and then installs the filter.
  *
  * To add one: write `int stub_step_NAME (const char *value)` in its own
  * file (sandbox-stub-NAME.c, added to stub_sources in

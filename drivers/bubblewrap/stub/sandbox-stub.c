@@ -201,7 +201,10 @@ run_steps (char **argv)
 }
 
 /* No capability survives into the guest, whatever a step was given: the
- * ambient and bounding sets emptied, then the rest. */
+ * ambient and bounding sets emptied, then the rest, and no_new_privs, so
+ * that no exec (set-id, file capabilities) gains any back. Emptying the
+ * bounding set needs CAP_SETPCAP: a driver that gives the stub any
+ * capability gives it that one too, or the stub refuses to go on. */
 static void
 drop_capabilities (void)
 {
@@ -216,10 +219,12 @@ drop_capabilities (void)
       fail ("drop bounding capabilities");
   if (syscall (SYS_capset, &header, data) < 0)
     fail ("drop capabilities");
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    fail ("set no_new_privs");
 }
 
 /* The session's filter, a classic BPF program (sandbox-bubblewrap-seccomp.c),
- * installed with no_new_privs as bwrap's --seccomp would. */
+ * installed as bwrap's --seccomp would (no_new_privs is set already). */
 static void
 install_filter (int fd)
 {
@@ -234,8 +239,6 @@ install_filter (int fd)
   close (fd);
   program.len = (unsigned short) (size / sizeof (struct sock_filter));
   program.filter = filter;
-  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-    fail ("set no_new_privs");
   if (syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) < 0)
     fail ("install the seccomp filter");
 }

@@ -1,0 +1,420 @@
+/* test-stub.c — the trusted stub (drivers/bubblewrap/stub/) against hostile input
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The parser on its own (every malformation refused), then the stub as bwrap
+ * runs it, given malformed messages and arguments (it exits 1 and never runs
+ * the command), capabilities bwrap left it (none reach the guest), and a
+ * guest that goes for it through /proc/1 (unreachable). Run as root and,
+ * through run-unprivileged.sh, as an unprivileged user.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "stub/sandbox-stub-message.h"
+
+static char *strings[STUB_MESSAGE_MAX_STRINGS + 2];
+
+/* A message as the driver writes it (sandbox-bubblewrap-stub.c), with a
+ * header that may lie: @argc, @envc and @length as given (G_MAXUINT32:
+ * the true value). */
+static GByteArray *
+message_build (const char * const *parts,
+               guint32             argc,
+               guint32             envc,
+               guint32             length)
+{
+  GByteArray *message = g_byte_array_new ();
+  guint32 header[5] = { STUB_MESSAGE_MAGIC, STUB_MESSAGE_VERSION, argc, envc, 0 };
+  guint n = 0;
+
+  g_byte_array_append (message, (const guint8 *) header, sizeof header);
+  for (; parts[n] != NULL; n++)
+    g_byte_array_append (message, (const guint8 *) parts[n], strlen (parts[n]) + 1);
+  header[4] = length != G_MAXUINT32 ? length : message->len - sizeof header;
+  memcpy (message->data, header, sizeof header);
+  return message;
+}
+
+static int
+parse (GByteArray  *message,
+       StubMessage *parsed)
+{
+  return stub_message_parse ((char *) message->data, message->len, strings, parsed);
+}
+
+static void
+test_parser_accepts_a_command (void)
+{
+  const char *parts[] = { "/workspace", "/usr/bin/env", "-0", "PATH=/usr/bin", "A=", NULL };
+  g_autoptr(GByteArray) message = message_build (parts, 2, 2, G_MAXUINT32);
+  StubMessage parsed;
+
+  g_assert_cmpint (parse (message, &parsed), ==, 0);
+  g_assert_cmpstr (parsed.cwd, ==, "/workspace");
+  g_assert_cmpstr (parsed.argv[0], ==, "/usr/bin/env");
+  g_assert_cmpstr (parsed.argv[1], ==, "-0");
+  g_assert_null (parsed.argv[2]);
+  g_assert_cmpstr (parsed.envp[0], ==, "PATH=/usr/bin");
+  g_assert_cmpstr (parsed.envp[1], ==, "A=");
+  g_assert_null (parsed.envp[2]);
+}
+
+/* Each a message the driver never writes: the parser refuses all of them. */
+static void
+test_parser_refuses_malformed (void)
+{
+  const char *ok[] = { "/workspace", "true", "A=b", NULL };
+  const char *relative_cwd[] = { "workspace", "true", NULL };
+  const char *empty_argv0[] = { "/workspace", "", NULL };
+  const char *no_equals[] = { "/workspace", "true", "AB", NULL };
+  const char *empty_key[] = { "/workspace", "true", "=b", NULL };
+  struct {
+    const char * const *parts;
+    guint32 argc, envc, length;
+    const char *why;
+  } cases[] = {
+    { ok, 1, 0, G_MAXUINT32, "a string more than the header says" },
+    { ok, 1, 2, G_MAXUINT32, "a string fewer than the header says" },
+    { ok, 0, 1, G_MAXUINT32, "argc 0" },
+    { ok, G_MAXUINT32 - 1, 2, G_MAXUINT32, "counts that overflow" },
+    { ok, 1, 1, 3, "a length shorter than the payload" },
+    { ok, 1, 1, 100, "a length longer than the payload" },
+    { relative_cwd, 1, 0, G_MAXUINT32, "a relative cwd" },
+    { empty_argv0, 1, 0, G_MAXUINT32, "an empty executable" },
+    { no_equals, 1, 1, G_MAXUINT32, "an environment entry without =" },
+    { empty_key, 1, 1, G_MAXUINT32, "an environment entry with an empty key" },
+  };
+  StubMessage parsed;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GByteArray) message = message_build (cases[i].parts, cases[i].argc,
+                                                     cases[i].envc, cases[i].length);
+
+      g_test_message ("%s", cases[i].why);
+      g_assert_cmpint (parse (message, &parsed), ==, -1);
+    }
+
+  /* Byte-level damage to a good message. */
+  {
+    g_autoptr(GByteArray) message = message_build (ok, 1, 1, G_MAXUINT32);
+
+    for (guint cut = 0; cut < message->len; cut++)
+      g_assert_cmpint (stub_message_parse ((char *) message->data, cut, strings, &parsed), ==, -1);
+    message->data[message->len - 1] = 'x';   /* no final NUL */
+    g_assert_cmpint (parse (message, &parsed), ==, -1);
+    message->data[message->len - 1] = '\0';
+    message->data[0] ^= 1;                    /* the magic */
+    g_assert_cmpint (parse (message, &parsed), ==, -1);
+    message->data[0] ^= 1;
+    message->data[4] = 2;                     /* the version */
+    g_assert_cmpint (parse (message, &parsed), ==, -1);
+  }
+}
+
+/* The stub under bwrap -------------------------------------------------- */
+
+typedef struct
+{
+  char *workspace;
+  int status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_autofree char *command = g_strdup_printf ("rm -rf '%s'", run->workspace);
+
+  g_assert_cmpint (system (command), ==, 0);
+  g_free (run->workspace);
+  g_free (run->out);
+  g_free (run->err);
+}
+
+static int
+memfd_with (const void *data,
+            gsize       size)
+{
+  int fd = memfd_create ("test-stub", MFD_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, data, size), ==, (gssize) size);
+  g_assert_cmpint (lseek (fd, 0, SEEK_SET), ==, 0);
+  return fd;
+}
+
+/* Runs bwrap (the reference's isolation, a workspace of its own) with the
+ * stub as pid 1, @message on its control fd 3, @stub_args after the
+ * stub's path (NULL: "control=3 lock=/workspace") and @bwrap_extra before
+ * `--`. */
+static void
+run_stub (Run                *run,
+          GByteArray         *message,
+          const char * const *stub_args,
+          const char * const *bwrap_extra)
+{
+  const char *stub = g_getenv ("SANDBOX_BUBBLEWRAP_STUB");
+  const char *default_args[] = { "control=3", "lock=/workspace", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  int stub_fd;
+
+  g_assert_nonnull (stub);
+  run->workspace = g_dir_make_tmp ("sandbox-stub-XXXXXX", &error);
+  g_assert_no_error (error);
+  stub_fd = open (stub, O_PATH | O_CLOEXEC);
+  g_assert_cmpint (stub_fd, >=, 0);
+
+  g_ptr_array_add (argv, (gpointer) "bwrap");
+  for (const char * const *a = (const char *[]) {
+         "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+         "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--ro-bind", "/lib", "/lib",
+         "--ro-bind", "/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+         "--symlink", "usr/sbin", "/sbin", "--proc", "/proc", "--dev", "/dev",
+         "--tmpfs", "/tmp", "--clearenv", NULL }; *a != NULL; a++)
+    g_ptr_array_add (argv, (gpointer) *a);
+  g_ptr_array_add (argv, (gpointer) "--bind");
+  g_ptr_array_add (argv, run->workspace);
+  g_ptr_array_add (argv, (gpointer) "/workspace");
+  for (guint i = 0; bwrap_extra != NULL && bwrap_extra[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) bwrap_extra[i]);
+  g_ptr_array_add (argv, (gpointer) "--as-pid-1");
+  g_ptr_array_add (argv, (gpointer) "--");
+  g_ptr_array_add (argv, (gpointer) "/proc/self/fd/4");
+  for (const char * const *a = stub_args != NULL ? stub_args : default_args; *a != NULL; a++)
+    g_ptr_array_add (argv, (gpointer) *a);
+  g_ptr_array_add (argv, NULL);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_take_fd (launcher, memfd_with (message->data, message->len), 3);
+  g_subprocess_launcher_take_fd (launcher, stub_fd, 4);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (process, NULL, NULL, &run->out, &run->err, &error);
+  g_assert_no_error (error);
+  run->status = g_subprocess_get_exit_status (process);
+}
+
+/* A command that leaves a mark in the workspace, so that a run is seen. */
+static GByteArray *
+marking_message (guint32 envc_delta)
+{
+  const char *parts[] = { "/workspace", "/usr/bin/sh", "-c", "echo ran > /workspace/ran; "
+                          "grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):' /proc/self/status",
+                          "PATH=/usr/bin:/bin", NULL };
+
+  return message_build (parts, 3, 1 + envc_delta, G_MAXUINT32);
+}
+
+static gboolean
+ran (Run *run)
+{
+  g_autofree char *mark = g_build_filename (run->workspace, "ran", NULL);
+
+  return g_file_test (mark, G_FILE_TEST_EXISTS);
+}
+
+static void
+test_stub_runs_a_command (void)
+{
+  g_autoptr(GByteArray) message = marking_message (0);
+  Run run = { 0 };
+
+  run_stub (&run, message, NULL, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (ran (&run));
+  g_assert_nonnull (strstr (run.out, "Seccomp:\t0"));   /* no filter given, none set */
+  run_clear (&run);
+}
+
+/* Malformed: the stub exits 1 and runs nothing. Make receive_message() in
+ * stub/sandbox-stub.c go on after a failed parse to see the mark appear. */
+static void
+test_stub_refuses_malformed_message (void)
+{
+  g_autoptr(GByteArray) miscounted = marking_message (1);
+  g_autoptr(GByteArray) truncated = marking_message (0);
+  GByteArray *messages[] = { miscounted, truncated };
+
+  g_byte_array_set_size (truncated, truncated->len - 5);
+  for (gsize i = 0; i < G_N_ELEMENTS (messages); i++)
+    {
+      Run run = { 0 };
+
+      run_stub (&run, messages[i], NULL, NULL);
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_false (ran (&run));
+      g_assert_nonnull (strstr (run.err, "sandbox-stub: read the command"));
+      run_clear (&run);
+    }
+}
+
+/* Arguments the driver never passes: refused before anything else. */
+static void
+test_stub_refuses_malformed_arguments (void)
+{
+  g_autoptr(GByteArray) message = marking_message (0);
+  const char *unknown[] = { "control=3", "evil=1", NULL };
+  const char *twice[] = { "control=3", "control=3", NULL };
+  const char *bad_fd[] = { "control=3x", NULL };
+  const char *low_fd[] = { "control=0", NULL };
+  const char *no_control[] = { "lock=/workspace", NULL };
+  const char *bare[] = { "control", NULL };
+  const char * const *cases[] = { unknown, twice, bad_fd, low_fd, no_control, bare };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Run run = { 0 };
+
+      run_stub (&run, message, cases[i], NULL);
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_false (ran (&run));
+      run_clear (&run);
+    }
+}
+
+/* A filter the stub cannot read whole is refused. */
+static void
+test_stub_refuses_malformed_filter (void)
+{
+  g_autoptr(GByteArray) message = marking_message (0);
+  const char *args[] = { "control=3", "seccomp=5", NULL };
+  Run run = { 0 };
+
+  /* fd 5 is not open: the filter cannot be read, nothing runs. */
+  run_stub (&run, message, args, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_false (ran (&run));
+  g_assert_nonnull (strstr (run.err, "sandbox-stub: read the seccomp filter"));
+  run_clear (&run);
+}
+
+/* Whatever bwrap leaves the stub (overlay's mount step gets CAP_SYS_ADMIN,
+ * with CAP_SETPCAP to empty the bounding set), the guest has no
+ * capability and cannot gain one: comment out drop_capabilities() in
+ * stub/sandbox-stub.c to see CapEff, CapPrm and CapBnd non-zero here.
+ * Given a capability without CAP_SETPCAP, the stub refuses to go on. */
+static void
+test_stub_drops_capabilities (void)
+{
+  g_autoptr(GByteArray) message = marking_message (0);
+  const char *bwrap_extra[] = { "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", NULL };
+  const char *no_setpcap[] = { "--cap-add", "CAP_SYS_ADMIN", NULL };
+  Run run = { 0 };
+
+  run_stub (&run, message, NULL, bwrap_extra);
+  g_test_message ("%s%s", run.out, run.err);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (ran (&run));
+  for (const char * const *set = (const char *[]) { "CapInh", "CapPrm", "CapEff", "CapBnd",
+                                                    "CapAmb", NULL }; *set != NULL; set++)
+    {
+      g_autofree char *line = g_strdup_printf ("%s:\t0000000000000000\n", *set);
+
+      g_assert_nonnull (strstr (run.out, line));
+    }
+  g_assert_nonnull (strstr (run.out, "NoNewPrivs:\t1\n"));
+  run_clear (&run);
+
+  memset (&run, 0, sizeof run);
+  run_stub (&run, message, NULL, no_setpcap);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_false (ran (&run));
+  g_assert_nonnull (strstr (run.err, "sandbox-stub: drop bounding capabilities"));
+  run_clear (&run);
+}
+
+/* The guest cannot reach its pid 1 (the stub, which holds the control fd
+ * and the workspace lock) through /proc/1/mem: the stub is non-dumpable.
+ * Remove the PR_SET_DUMPABLE call in stub/sandbox-stub.c to see the guest
+ * open it (same uid, no Yama on Debian). */
+static void
+test_stub_unreachable_from_guest (void)
+{
+  const char *parts[] = { "/workspace", "/usr/bin/sh", "-c",
+                          "if (exec 3</proc/1/mem) 2>/dev/null; then echo opened; else echo refused; fi; "
+                          "cat /proc/1/environ >/dev/null 2>&1 && echo environ || echo no-environ",
+                          NULL };
+  g_autoptr(GByteArray) message = message_build (parts, 3, 0, G_MAXUINT32);
+  Run run = { 0 };
+
+  run_stub (&run, message, NULL, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpstr (run.out, ==, "refused\nno-environ\n");
+  run_clear (&run);
+}
+
+/* The guest is not pid 1, and gets exactly 0, 1 and 2. */
+static void
+test_stub_guest_is_child_with_stdio_only (void)
+{
+  const char *parts[] = { "/workspace", "/usr/bin/sh", "-c",
+                          "echo $$; ls /proc/self/fd | sort -n | tr '\\n' ' '", NULL };
+  g_autoptr(GByteArray) message = message_build (parts, 3, 0, G_MAXUINT32);
+  Run run = { 0 };
+
+  run_stub (&run, message, NULL, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  /* ls itself opens one directory fd, 3. */
+  g_assert_cmpstr (run.out, ==, "2\n0 1 2 3 ");
+  run_clear (&run);
+}
+
+/* The guest's exit status is the sandbox's; a signal is 128 + its number. */
+static void
+test_stub_exit_status (void)
+{
+  const char *exits[] = { "/workspace", "/usr/bin/sh", "-c", "exit 7", NULL };
+  const char *killed[] = { "/workspace", "/usr/bin/sh", "-c", "kill -9 $$", NULL };
+  const char *missing[] = { "/workspace", "/nonexistent", NULL };
+  g_autoptr(GByteArray) m1 = message_build (exits, 3, 0, G_MAXUINT32);
+  g_autoptr(GByteArray) m2 = message_build (killed, 3, 0, G_MAXUINT32);
+  g_autoptr(GByteArray) m3 = message_build (missing, 1, 0, G_MAXUINT32);
+  Run run = { 0 };
+
+  run_stub (&run, m1, NULL, NULL);
+  g_assert_cmpint (run.status, ==, 7);
+  run_clear (&run);
+  memset (&run, 0, sizeof run);
+  run_stub (&run, m2, NULL, NULL);
+  g_assert_cmpint (run.status, ==, 128 + 9);
+  run_clear (&run);
+  memset (&run, 0, sizeof run);
+  run_stub (&run, m3, NULL, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_cmpstr (run.err, ==, "bwrap: execvp /nonexistent: No such file or directory\n");
+  run_clear (&run);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/sandbox/stub/parser/accepts-a-command", test_parser_accepts_a_command);
+  g_test_add_func ("/sandbox/stub/parser/refuses-malformed", test_parser_refuses_malformed);
+  g_test_add_func ("/sandbox/stub/runs-a-command", test_stub_runs_a_command);
+  g_test_add_func ("/sandbox/stub/refuses-malformed-message", test_stub_refuses_malformed_message);
+  g_test_add_func ("/sandbox/stub/refuses-malformed-arguments",
+                   test_stub_refuses_malformed_arguments);
+  g_test_add_func ("/sandbox/stub/refuses-malformed-filter", test_stub_refuses_malformed_filter);
+  g_test_add_func ("/sandbox/stub/drops-capabilities", test_stub_drops_capabilities);
+  g_test_add_func ("/sandbox/stub/unreachable-from-guest", test_stub_unreachable_from_guest);
+  g_test_add_func ("/sandbox/stub/guest-is-child-with-stdio-only",
+                   test_stub_guest_is_child_with_stdio_only);
+  g_test_add_func ("/sandbox/stub/exit-status", test_stub_exit_status);
+  return g_test_run ();
+}
