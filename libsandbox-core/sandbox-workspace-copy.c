@@ -569,7 +569,9 @@ sandbox_workspace_give_tree_at (int                          parent_fd,
  * Copies the whole tree of @self into a new directory @name of
  * @destination, as [func@Sandbox.Workspace.copy_tree_at] does: a store keeps
  * its sessions' directories in @destination and makes @name a new
- * session's workspace, owned by @owner from the start.
+ * session's workspace, owned by @owner from the start. An overlay
+ * workspace ([func@Sandbox.Workspace.open_overlay]) cannot be copied this
+ * way (%G_IO_ERROR_NOT_SUPPORTED): its tree is two layers.
  *
  * Returns: %TRUE on success
  */
@@ -584,6 +586,12 @@ sandbox_workspace_copy_tree (SandboxWorkspace             *self,
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (destination != NULL, FALSE);
 
+  if (self->lower_fd >= 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "Cannot copy an overlay workspace as one tree");
+      return FALSE;
+    }
   return sandbox_workspace_copy_tree_at (self->fd, destination->fd, name, owner, cancellable,
                                          error);
 }

@@ -21,7 +21,10 @@ G_BEGIN_DECLS
 /* Immutable once open; in a g_atomic_rc_box. */
 struct _SandboxWorkspace
 {
-  int                    fd;      /* O_PATH | O_DIRECTORY, the root */
+  int                    fd;        /* O_PATH | O_DIRECTORY, the root (an
+                                     * overlay's upper layer) */
+  int                    lower_fd;  /* O_PATH | O_DIRECTORY, an overlay's
+                                     * lower layer, or -1 */
   SandboxWorkspaceFlags  flags;
 };
 
@@ -57,6 +60,28 @@ gboolean sandbox_workspace_give_to_owner   (int                          fd,
 gboolean sandbox_workspace_write_all       (int           fd,
                                             const guint8 *data,
                                             gsize         size);
+
+/* Shared by the plain and the overlay forms (sandbox-workspace-overlay.c). */
+GBytes  *sandbox_workspace_read_opened     (int           fd,
+                                            gsize         max_bytes,
+                                            const char   *relative,
+                                            GError      **error);
+const char *sandbox_workspace_entry_type_name (mode_t     mode);
+gboolean sandbox_workspace_owner_of_root   (int                    root_fd,
+                                            SandboxWorkspaceOwner *owner);
+void     sandbox_workspace_make_temporary_name (char       *name);
+gboolean sandbox_workspace_replace_file    (int                          parent_fd,
+                                            const char                  *name,
+                                            GBytes                      *contents,
+                                            SandboxWorkspaceFlags        flags,
+                                            mode_t                       inherited_mode,
+                                            const char                  *relative,
+                                            const SandboxWorkspaceOwner *owner,
+                                            GError                     **error);
+gboolean sandbox_workspace_remove_entry    (int           parent_fd,
+                                            const char   *name,
+                                            const char   *top,
+                                            GError      **error);
 
 /* Walks the entries of a directory fd, "." and ".." left out, one
  * getdents64() buffer at a time. */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "sandbox-error.h"
-#include "sandbox-workspace-private.h"
+#include "sandbox-workspace-overlay-private.h"
 
 /*
  * read_bounded:
@@ -81,53 +81,25 @@ read_bounded (int          fd,
   return g_bytes_new_take (g_steal_pointer (&buffer), length);
 }
 
-/**
- * sandbox_workspace_read:
- * @self: a workspace
- * @relative: a canonical workspace-relative path
+/*
+ * sandbox_workspace_read_opened:
+ * @fd: what a read opened (O_RDONLY | O_NONBLOCK, never a link)
  * @max_bytes: the largest file accepted
+ * @relative: the workspace-relative path, for messages
  * @error: return location for a #GError
  *
- * Reads a whole regular file of the workspace. Symbolic links that stay
- * inside the workspace are followed; any way out is %SANDBOX_ERROR_PATH.
- * A directory is %G_IO_ERROR_IS_DIRECTORY, a FIFO, socket or device
- * %G_IO_ERROR_NOT_REGULAR_FILE (without blocking), a missing file
- * %G_IO_ERROR_NOT_FOUND and a file over @max_bytes %SANDBOX_ERROR_LIMIT.
+ * Insists on a regular file no larger than @max_bytes and reads it, bounded
+ * whatever it grows to meanwhile.
  *
  * Returns: (transfer full): the contents, or %NULL with @error set
  */
 GBytes *
-sandbox_workspace_read (SandboxWorkspace  *self,
-                        const char        *relative,
-                        gsize              max_bytes,
-                        GError           **error)
+sandbox_workspace_read_opened (int          fd,
+                               gsize        max_bytes,
+                               const char  *relative,
+                               GError     **error)
 {
-  g_auto(SandboxWorkspaceFd) fd = -1;
   struct stat st;
-
-  g_return_val_if_fail (self != NULL, NULL);
-  g_return_val_if_fail (max_bytes < G_MAXSIZE, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (!sandbox_workspace_check_relative (relative, error))
-    return NULL;
-
-  /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. */
-  fd = sandbox_workspace_open_beneath (self->fd, relative, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
-  if (fd < 0)
-    {
-      int saved_errno = errno;
-
-      /* Opening a socket fails with ENXIO; say what it is. */
-      if (saved_errno == ENXIO)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                       "Cannot read ‘%s’: not a regular file", relative);
-          return NULL;
-        }
-      sandbox_workspace_set_errno_error (error, saved_errno, "read", relative);
-      return NULL;
-    }
 
   if (fstat (fd, &st) < 0)
     {
@@ -158,8 +130,60 @@ sandbox_workspace_read (SandboxWorkspace  *self,
   return read_bounded (fd, st.st_size, max_bytes, relative, error);
 }
 
-static const char *
-entry_type_name (mode_t mode)
+/**
+ * sandbox_workspace_read:
+ * @self: a workspace
+ * @relative: a canonical workspace-relative path
+ * @max_bytes: the largest file accepted
+ * @error: return location for a #GError
+ *
+ * Reads a whole regular file of the workspace. Symbolic links that stay
+ * inside the workspace are followed; any way out is %SANDBOX_ERROR_PATH.
+ * A directory is %G_IO_ERROR_IS_DIRECTORY, a FIFO, socket or device
+ * %G_IO_ERROR_NOT_REGULAR_FILE (without blocking), a missing file
+ * %G_IO_ERROR_NOT_FOUND and a file over @max_bytes %SANDBOX_ERROR_LIMIT.
+ *
+ * Returns: (transfer full): the contents, or %NULL with @error set
+ */
+GBytes *
+sandbox_workspace_read (SandboxWorkspace  *self,
+                        const char        *relative,
+                        gsize              max_bytes,
+                        GError           **error)
+{
+  g_auto(SandboxWorkspaceFd) fd = -1;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (max_bytes < G_MAXSIZE, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!sandbox_workspace_check_relative (relative, error))
+    return NULL;
+  if (self->lower_fd >= 0)
+    return sandbox_workspace_overlay_read (self, relative, max_bytes, error);
+
+  /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. */
+  fd = sandbox_workspace_open_beneath (self->fd, relative, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      /* Opening a socket fails with ENXIO; say what it is. */
+      if (saved_errno == ENXIO)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                       "Cannot read ‘%s’: not a regular file", relative);
+          return NULL;
+        }
+      sandbox_workspace_set_errno_error (error, saved_errno, "read", relative);
+      return NULL;
+    }
+
+  return sandbox_workspace_read_opened (fd, max_bytes, relative, error);
+}
+
+const char *
+sandbox_workspace_entry_type_name (mode_t mode)
 {
   if (S_ISREG (mode))
     return "file";
@@ -210,6 +234,8 @@ sandbox_workspace_list (SandboxWorkspace  *self,
   *truncated = FALSE;
   if (!sandbox_workspace_check_relative (relative, error))
     return NULL;
+  if (self->lower_fd >= 0)
+    return sandbox_workspace_overlay_list (self, relative, max_entries, truncated, error);
 
   /* O_DIRECTORY: a FIFO or socket fails at once instead of blocking. */
   fd = sandbox_workspace_open_beneath (self->fd, relative,
@@ -244,7 +270,7 @@ sandbox_workspace_list (SandboxWorkspace  *self,
         }
 
       name = g_utf8_make_valid (entry->d_name, -1);
-      g_variant_builder_add (&builder, "(sst)", name, entry_type_name (st.st_mode),
+      g_variant_builder_add (&builder, "(sst)", name, sandbox_workspace_entry_type_name (st.st_mode),
                              (guint64) MAX (st.st_size, 0));
       count++;
     }

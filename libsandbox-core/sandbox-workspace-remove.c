@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "sandbox-error.h"
-#include "sandbox-workspace-private.h"
+#include "sandbox-workspace-overlay-private.h"
 
 /* How many times a directory that filled up again while it was being
  * emptied is rescanned before removal gives up. */
@@ -300,7 +300,7 @@ failed:
 }
 
 /*
- * remove_entry:
+ * sandbox_workspace_remove_entry:
  * @parent_fd: the directory holding @name
  * @name: an entry name
  * @top: the display path of @name, for messages
@@ -311,11 +311,11 @@ failed:
  *
  * Returns: %TRUE when @name is gone
  */
-static gboolean
-remove_entry (int          parent_fd,
-              const char  *name,
-              const char  *top,
-              GError     **error)
+gboolean
+sandbox_workspace_remove_entry (int          parent_fd,
+                                const char  *name,
+                                const char  *top,
+                                GError     **error)
 {
   if (unlinkat (parent_fd, name, 0) == 0 || errno == ENOENT)
     return TRUE;
@@ -357,6 +357,8 @@ sandbox_workspace_remove (SandboxWorkspace  *self,
 
   if (strcmp (relative, ".") == 0)
     return sandbox_set_error_workspace_root (error);
+  if (self->lower_fd >= 0)
+    return sandbox_workspace_overlay_remove (self, relative, error);
 
   name = sandbox_workspace_split_parent (relative, &parent);
   if (parent != NULL)
@@ -370,7 +372,8 @@ sandbox_workspace_remove (SandboxWorkspace  *self,
         }
     }
 
-  return remove_entry (parent_fd >= 0 ? parent_fd : self->fd, name, relative, error);
+  return sandbox_workspace_remove_entry (parent_fd >= 0 ? parent_fd : self->fd, name, relative,
+                                         error);
 }
 
 /**
@@ -398,6 +401,6 @@ sandbox_workspace_remove_tree_at (int          parent_fd,
   if (!sandbox_workspace_check_entry_name (name, error))
     return FALSE;
 
-  return remove_entry (parent_fd, name, name, error);
+  return sandbox_workspace_remove_entry (parent_fd, name, name, error);
 }
 

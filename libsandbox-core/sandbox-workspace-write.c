@@ -22,10 +22,10 @@
 #include <unistd.h>
 
 #include "sandbox-error.h"
-#include "sandbox-workspace-private.h"
+#include "sandbox-workspace-overlay-private.h"
 
 /*
- * owner_of_root:
+ * sandbox_workspace_owner_of_root:
  * @root_fd: the workspace root
  * @owner: (out): its owner and group
  *
@@ -33,9 +33,9 @@
  *   when the host is the owner (or the root cannot be examined, in which
  *   case the creation that follows fails on its own)
  */
-static gboolean
-owner_of_root (int                    root_fd,
-               SandboxWorkspaceOwner *owner)
+gboolean
+sandbox_workspace_owner_of_root (int                    root_fd,
+                                 SandboxWorkspaceOwner *owner)
 {
   struct stat st;
 
@@ -148,8 +148,9 @@ is_temporary_name (const char *name)
   return TRUE;
 }
 
-static void
-make_temporary_name (char *name)
+/* Draws a fresh temporary name into @name, a buffer of at least 64 bytes. */
+void
+sandbox_workspace_make_temporary_name (char *name)
 {
   g_snprintf (name, 64, TEMPORARY_PREFIX "%08x%08x" TEMPORARY_SUFFIX,
               g_random_int (), g_random_int ());
@@ -175,7 +176,7 @@ create_temporary (int   dir_fd,
     {
       int fd;
 
-      make_temporary_name (name);
+      sandbox_workspace_make_temporary_name (name);
       fd = openat (dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
                    0600);
       if (fd >= 0 || errno != EEXIST)
@@ -255,7 +256,7 @@ link_temporary (int   fd,
 {
   for (guint attempt = 0; attempt < 16; attempt++)
     {
-      make_temporary_name (name);
+      sandbox_workspace_make_temporary_name (name);
       if (link_unnamed (fd, dir_fd, name))
         return TRUE;
       if (errno != EEXIST)
@@ -363,7 +364,7 @@ set_write_error (GError     **error,
 /*
  * replace_with_named:
  *
- * replace_file() where the filesystem has no O_TMPFILE: the contents go to a
+ * sandbox_workspace_replace_file() where the filesystem has no O_TMPFILE: the contents go to a
  * named temporary file that is then moved into place. A host killed
  * meanwhile leaves the temporary behind, for
  * sandbox_workspace_remove_temporaries() to remove at recovery.
@@ -399,12 +400,14 @@ replace_with_named (int                          parent_fd,
 }
 
 /*
- * replace_file:
+ * sandbox_workspace_replace_file:
  * @parent_fd: the directory holding the target
  * @name: the target's entry name in @parent_fd
  * @contents: the new contents
  * @flags: the workspace's flags: with %SANDBOX_WORKSPACE_FLAGS_DURABLE,
  *   sync the file before it is named and its directory after
+ * @inherited_mode: the permission bits of the file the new one shadows
+ *   when there is none at @name (an overlay's lower file), or 0
  * @relative: the workspace-relative path, for messages
  * @owner: (nullable): who gets the new file, or %NULL
  * @error: return location for a #GError
@@ -417,8 +420,8 @@ replace_with_named (int                          parent_fd,
  * microseconds apart, leaves the temporary behind, for recovery to remove.
  * Renaming replaces the entry itself, so a symbolic link or a guest hard
  * link at @name is replaced rather than written through. The permission
- * bits of a regular file being replaced are kept, as editing a script in
- * place would. Filesystems without O_TMPFILE (and
+ * bits of a regular file being replaced (or shadowed: @inherited_mode)
+ * are kept, as editing a script in place would. Filesystems without O_TMPFILE (and
  * %SANDBOX_WORKSPACE_FLAGS_NAMED_TEMPORARIES) use replace_with_named().
  * When durable, the file is synced before it is named and its directory
  * after.
@@ -426,18 +429,19 @@ replace_with_named (int                          parent_fd,
  * Returns: %TRUE on success; on failure nothing was changed (but for a
  *   failed sync of the directory, after which the file is in place)
  */
-static gboolean
-replace_file (int                          parent_fd,
-              const char                  *name,
-              GBytes                      *contents,
-              SandboxWorkspaceFlags        flags,
-              const char                  *relative,
-              const SandboxWorkspaceOwner *owner,
-              GError                     **error)
+gboolean
+sandbox_workspace_replace_file (int                          parent_fd,
+                                const char                  *name,
+                                GBytes                      *contents,
+                                SandboxWorkspaceFlags        flags,
+                                mode_t                       inherited_mode,
+                                const char                  *relative,
+                                const SandboxWorkspaceOwner *owner,
+                                GError                     **error)
 {
   g_auto(SandboxWorkspaceFd) fd = -1;
   char temporary[64];
-  mode_t mode = 0600;
+  mode_t mode = inherited_mode != 0 ? inherited_mode : 0600;
   gboolean exists = FALSE;
   struct stat st;
   gsize size;
@@ -530,8 +534,10 @@ sandbox_workspace_write (SandboxWorkspace  *self,
                            "Cannot write ‘.’: it is the workspace directory");
       return FALSE;
     }
+  if (self->lower_fd >= 0)
+    return sandbox_workspace_overlay_write (self, relative, contents, error);
 
-  owner = owner_of_root (self->fd, &root_owner) ? &root_owner : NULL;
+  owner = sandbox_workspace_owner_of_root (self->fd, &root_owner) ? &root_owner : NULL;
   name = sandbox_workspace_split_parent (relative, &parent);
   if (parent != NULL)
     {
@@ -540,8 +546,8 @@ sandbox_workspace_write (SandboxWorkspace  *self,
         return FALSE;
     }
 
-  return replace_file (parent_fd >= 0 ? parent_fd : self->fd, name, contents, self->flags,
-                       relative, owner, error);
+  return sandbox_workspace_replace_file (parent_fd >= 0 ? parent_fd : self->fd, name, contents,
+                                         self->flags, 0, relative, owner, error);
 }
 
 /* Removes our temporaries from the directory @relative (beneath @root_fd,

@@ -371,6 +371,7 @@ sandbox_workspace_clear (gpointer data)
   SandboxWorkspace *self = data;
 
   sandbox_workspace_fd_clear (&self->fd);
+  sandbox_workspace_fd_clear (&self->lower_fd);
 }
 
 /**
@@ -452,6 +453,7 @@ sandbox_workspace_open_at (int                     dir_fd,
 
   self = g_atomic_rc_box_new0 (SandboxWorkspace);
   self->fd = g_steal_fd (&root_fd);
+  self->lower_fd = -1;
   self->flags = flags;
   return self;
 }
@@ -477,12 +479,72 @@ sandbox_workspace_open (const char             *path,
 }
 
 /**
+ * sandbox_workspace_open_overlay:
+ * @upper: the host path of the workspace's own directory, the upper layer
+ * @lower: the host path of the directory below it, the lower layer (a
+ *   template's data), which is never written
+ * @flags: how the workspace writes
+ * @error: return location for a #GError
+ *
+ * Opens a layered workspace: the view overlayfs gives of @lower under
+ * @upper (mounted with `userxattr`, `redirect_dir=nofollow`,
+ * `metacopy=off`), computed on the host without mounting anything. Reads
+ * and listings show the merged view, honouring whiteouts and opaque
+ * directories; writes and removals change @upper only, as overlayfs would
+ * (directories copied up, whiteouts for what the lower layer has), with
+ * the same containment as [func@Sandbox.Workspace.open] in both layers:
+ * symbolic links in either are followed only inside the merged view.
+ * Errors as [func@Sandbox.Workspace.open_at], for either directory.
+ *
+ * Returns: (transfer full): the workspace, or %NULL with @error set
+ */
+SandboxWorkspace *
+sandbox_workspace_open_overlay (const char             *upper,
+                                const char             *lower,
+                                SandboxWorkspaceFlags   flags,
+                                GError                **error)
+{
+  g_autoptr(SandboxWorkspace) self = NULL;
+  g_autoptr(SandboxWorkspace) below = NULL;
+
+  g_return_val_if_fail (upper != NULL, NULL);
+  g_return_val_if_fail (lower != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  self = sandbox_workspace_open_at (AT_FDCWD, upper, flags, error);
+  if (self == NULL)
+    return NULL;
+  below = sandbox_workspace_open_at (AT_FDCWD, lower, SANDBOX_WORKSPACE_FLAGS_NONE, error);
+  if (below == NULL)
+    return NULL;
+  self->lower_fd = g_steal_fd (&below->fd);
+  return g_steal_pointer (&self);
+}
+
+/**
+ * sandbox_workspace_is_overlay:
+ * @self: a workspace
+ *
+ * Tells whether @self is layered ([func@Sandbox.Workspace.open_overlay]).
+ *
+ * Returns: %TRUE for an overlay workspace
+ */
+gboolean
+sandbox_workspace_is_overlay (SandboxWorkspace *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->lower_fd >= 0;
+}
+
+/**
  * sandbox_workspace_get_fd: (skip)
  * @self: a workspace
  *
  * The root's descriptor, for a store's own *at() calls next to what
  * SandboxWorkspace does. It is an O_PATH directory fd, open as long as
- * @self is; do not close it.
+ * @self is; do not close it. Of an overlay workspace, it is the upper
+ * layer's.
  *
  * Returns: the root's O_PATH fd
  */

@@ -48,6 +48,12 @@
  * created, never by path. Nothing the guest made is ever chowned, except by
  * sandbox_workspace_give_tree_at(), which is for when no guest runs.
  *
+ * Layers. A workspace may be an overlay (sandbox_workspace_open_overlay()):
+ * a template's data below, read-only, and the session's own directory
+ * above, which the guest controls completely. The same guarantees hold in
+ * both layers, and the view is the one overlayfs gives the guest
+ * (sandbox-workspace-overlay.c).
+ *
  * Relative paths given to these functions are canonical workspace-relative
  * paths ("dir/file", as sandbox_path_relative() returns them), or "." for
  * the root itself; anything else is %SANDBOX_ERROR_PATH. A workspace is
@@ -118,6 +124,13 @@ SandboxWorkspace      *sandbox_workspace_open_at  (int                     dir_f
                                                    const char             *path,
                                                    SandboxWorkspaceFlags   flags,
                                                    GError                **error);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxWorkspace      *sandbox_workspace_open_overlay (const char          *upper,
+                                                   const char             *lower,
+                                                   SandboxWorkspaceFlags   flags,
+                                                   GError                **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean               sandbox_workspace_is_overlay (SandboxWorkspace      *self);
 SANDBOX_AVAILABLE_IN_ALL
 SandboxWorkspace      *sandbox_workspace_ref       (SandboxWorkspace       *self);
 SANDBOX_AVAILABLE_IN_ALL

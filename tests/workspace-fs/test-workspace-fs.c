@@ -33,6 +33,10 @@
  * O_TMPFILE. */
 static const char named_temporaries[] = "named";
 #define NAMED_TEMPORARIES ((gconstpointer) named_temporaries)
+/* The data of tests that run on an overlay workspace (its workspace the
+ * upper layer, over an empty lower one): every guarantee holds there too. */
+static const char overlay_layers[] = "overlay";
+#define OVERLAY ((gconstpointer) overlay_layers)
 #define SENTINEL "sentinel"
 
 typedef struct
@@ -121,11 +125,20 @@ fixture_set_up (Fixture       *fixture,
 
   /* Tests registered with NAMED_TEMPORARIES write as on a filesystem
    * without O_TMPFILE. */
-  fixture->ws = sandbox_workspace_open (fixture->workspace,
-                                        data == NAMED_TEMPORARIES
-                                        ? SANDBOX_WORKSPACE_FLAGS_NAMED_TEMPORARIES
-                                        : SANDBOX_WORKSPACE_FLAGS_NONE,
-                                        &error);
+  if (data == OVERLAY)
+    {
+      g_autofree char *lower = g_build_filename (fixture->base, "lower", NULL);
+
+      g_assert_no_errno (g_mkdir_with_parents (lower, 0755));
+      fixture->ws = sandbox_workspace_open_overlay (fixture->workspace, lower,
+                                                    SANDBOX_WORKSPACE_FLAGS_NONE, &error);
+    }
+  else
+    fixture->ws = sandbox_workspace_open (fixture->workspace,
+                                          data == NAMED_TEMPORARIES
+                                          ? SANDBOX_WORKSPACE_FLAGS_NAMED_TEMPORARIES
+                                          : SANDBOX_WORKSPACE_FLAGS_NONE,
+                                          &error);
   g_assert_no_error (error);
   g_assert_nonnull (fixture->ws);
 }
@@ -1493,13 +1506,23 @@ test_open_missing_workspace (void)
   g_assert_null (strstr (error->message, "/nonexistent"));
 }
 
+/* ADD_FILE and ADD_WRITE tests run on a plain workspace and on an overlay
+ * one; ADD tests (copies, opening) on a plain one only. */
 #define ADD(path, func) \
   g_test_add ("/sandbox/workspace-fs/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+#define ADD_FILE(path, func) \
+  G_STMT_START { \
+    ADD (path, func); \
+    g_test_add ("/sandbox/workspace-fs/overlay/" path, Fixture, OVERLAY, \
+                fixture_set_up, func, fixture_tear_down); \
+  } G_STMT_END
 #define ADD_WRITE(path, func) \
   G_STMT_START { \
     g_test_add ("/sandbox/workspace-fs/write/" path, Fixture, NULL, \
                 fixture_set_up, func, fixture_tear_down); \
     g_test_add ("/sandbox/workspace-fs/write-named/" path, Fixture, NAMED_TEMPORARIES, \
+                fixture_set_up, func, fixture_tear_down); \
+    g_test_add ("/sandbox/workspace-fs/overlay/write/" path, Fixture, OVERLAY, \
                 fixture_set_up, func, fixture_tear_down); \
   } G_STMT_END
 
@@ -1524,25 +1547,25 @@ main (int   argc,
   ADD_WRITE ("planted-temporary-names", test_write_ignores_planted_temporary_names);
   ADD_WRITE ("temporary-swaps", test_write_survives_temporary_swaps);
   ADD_WRITE ("crash-leaves-no-debris", test_crash_during_writes_leaves_no_debris);
-  ADD ("write/new-file-has-no-temporary", test_write_new_file_has_no_temporary);
-  ADD ("remove-temporaries/only-ours", test_remove_temporaries_only_ours);
-  ADD ("read/missing", test_read_missing);
-  ADD ("read/directory", test_read_directory);
-  ADD ("read/limit", test_read_limit);
-  ADD ("read/huge-sparse-file", test_read_huge_sparse_file);
-  ADD ("read/symlink-to-host-file", test_read_symlink_to_host_file);
-  ADD ("read/symlink-to-host-directory", test_read_symlink_to_host_directory);
-  ADD ("read/symlink-inside", test_read_symlink_inside_is_followed);
-  ADD ("read/fifo", test_read_fifo_returns_promptly);
-  ADD ("read/socket", test_read_socket_refused);
-  ADD ("paths/non-canonical", test_non_canonical_paths);
-  ADD ("remove/file-and-tree", test_remove_file_and_tree);
-  ADD ("remove/missing", test_remove_missing_is_success);
-  ADD ("remove/root", test_remove_root_refused);
-  ADD ("remove/symlinks", test_remove_never_follows_symlinks);
-  ADD ("remove/symlinked-parent", test_remove_through_symlinked_parent);
-  ADD ("remove/deep-chain", test_remove_deep_chain);
-  ADD ("race/directory-symlink-swap", test_race_directory_symlink_swap);
+  ADD_FILE ("write/new-file-has-no-temporary", test_write_new_file_has_no_temporary);
+  ADD_FILE ("remove-temporaries/only-ours", test_remove_temporaries_only_ours);
+  ADD_FILE ("read/missing", test_read_missing);
+  ADD_FILE ("read/directory", test_read_directory);
+  ADD_FILE ("read/limit", test_read_limit);
+  ADD_FILE ("read/huge-sparse-file", test_read_huge_sparse_file);
+  ADD_FILE ("read/symlink-to-host-file", test_read_symlink_to_host_file);
+  ADD_FILE ("read/symlink-to-host-directory", test_read_symlink_to_host_directory);
+  ADD_FILE ("read/symlink-inside", test_read_symlink_inside_is_followed);
+  ADD_FILE ("read/fifo", test_read_fifo_returns_promptly);
+  ADD_FILE ("read/socket", test_read_socket_refused);
+  ADD_FILE ("paths/non-canonical", test_non_canonical_paths);
+  ADD_FILE ("remove/file-and-tree", test_remove_file_and_tree);
+  ADD_FILE ("remove/missing", test_remove_missing_is_success);
+  ADD_FILE ("remove/root", test_remove_root_refused);
+  ADD_FILE ("remove/symlinks", test_remove_never_follows_symlinks);
+  ADD_FILE ("remove/symlinked-parent", test_remove_through_symlinked_parent);
+  ADD_FILE ("remove/deep-chain", test_remove_deep_chain);
+  ADD_FILE ("race/directory-symlink-swap", test_race_directory_symlink_swap);
   ADD ("copy-tree/contents-and-modes", test_copy_tree_copies_contents_and_modes);
   ADD ("copy-tree/symlink", test_copy_tree_copies_symlinks);
   ADD ("copy-tree/fifo", test_copy_tree_refuses_fifos);
