@@ -654,15 +654,7 @@ sandbox_workspace_overlay_read (SandboxWorkspace  *self,
                O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     {
-      int saved_errno = errno;
-
-      if (saved_errno == ENXIO || saved_errno == ELOOP)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                       "Cannot read ‘%s’: not a regular file", relative);
-          return NULL;
-        }
-      sandbox_workspace_set_errno_error (error, saved_errno, "read", relative);
+      sandbox_workspace_set_read_open_error (error, errno, relative);
       return NULL;
     }
   return sandbox_workspace_read_opened (fd, max_bytes, relative, error);

@@ -62,6 +62,9 @@ gboolean sandbox_workspace_write_all       (int           fd,
                                             gsize         size);
 
 /* Shared by the plain and the overlay forms (sandbox-workspace-overlay.c). */
+gboolean sandbox_workspace_set_read_open_error (GError    **error,
+                                                int         saved_errno,
+                                                const char *relative);
 GBytes  *sandbox_workspace_read_opened     (int           fd,
                                             gsize         max_bytes,
                                             const char   *relative,

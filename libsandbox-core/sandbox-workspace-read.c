@@ -81,6 +81,22 @@ read_bounded (int          fd,
   return g_bytes_new_take (g_steal_pointer (&buffer), length);
 }
 
+/* Reports a failed open for reading: opening a socket fails with ENXIO,
+ * which says what it is. */
+gboolean
+sandbox_workspace_set_read_open_error (GError     **error,
+                                       int          saved_errno,
+                                       const char  *relative)
+{
+  if (saved_errno == ENXIO)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "Cannot read ‘%s’: not a regular file", relative);
+      return FALSE;
+    }
+  return sandbox_workspace_set_errno_error (error, saved_errno, "read", relative);
+}
+
 /*
  * sandbox_workspace_read_opened:
  * @fd: what a read opened (O_RDONLY | O_NONBLOCK, never a link)
@@ -166,16 +182,7 @@ sandbox_workspace_read (SandboxWorkspace  *self,
   fd = sandbox_workspace_open_beneath (self->fd, relative, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
   if (fd < 0)
     {
-      int saved_errno = errno;
-
-      /* Opening a socket fails with ENXIO; say what it is. */
-      if (saved_errno == ENXIO)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                       "Cannot read ‘%s’: not a regular file", relative);
-          return NULL;
-        }
-      sandbox_workspace_set_errno_error (error, saved_errno, "read", relative);
+      sandbox_workspace_set_read_open_error (error, errno, relative);
       return NULL;
     }
 

@@ -333,7 +333,8 @@ start_session (SandboxBubblewrapBackend  *self,
   g_autoptr(SandboxBubblewrapDriver) driver = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  driver = sandbox_bubblewrap_driver_new (self->executable, lease->workspace,
+  driver = sandbox_bubblewrap_driver_new (self->executable, lease->workspace, lease->lower,
+                                          lease->layers,
                                           sandbox_backend_base_get_max_concurrent_commands (
                                             SANDBOX_BACKEND_BASE (self)),
                                           policy,

@@ -15,6 +15,8 @@ G_DECLARE_FINAL_TYPE (SandboxBubblewrapDriver, sandbox_bubblewrap_driver,
 
 SandboxBubblewrapDriver *sandbox_bubblewrap_driver_new            (const char              *executable,
                                                                    const char              *workspace,
+                                                                   const char              *lower,
+                                                                   const char              *layers,
                                                                    guint                    max_concurrent_commands,
                                                                    SandboxNetworkPolicy    *policy,
                                                                    SandboxBackend          *backend,

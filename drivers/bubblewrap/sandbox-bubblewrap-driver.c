@@ -35,7 +35,9 @@ struct _SandboxBubblewrapDriver
 
   /* Read-only after construction. */
   char *executable;
-  char *workspace;
+  char *workspace;            /* a layered session's upper layer */
+  char *lower;                /* a layered session's lower layer, or NULL */
+  char *layers;               /* its upper and work directories, or NULL */
   SandboxWorkspace *files;    /* contained I/O in the workspace */
   GBytes *seccomp_program;    /* NULL when syscalls are not filtered */
   SandboxBubblewrapLimits limits;
@@ -475,7 +477,12 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
 /**
  * sandbox_bubblewrap_driver_new:
  * @executable: the bwrap executable
- * @workspace: the host path of the session's workspace
+ * @workspace: the host path of the session's workspace (of a layered one,
+ *   its upper layer)
+ * @lower: (nullable): of a layered session, the host path of its lower
+ *   layer; %NULL for a copy
+ * @layers: (nullable): of a layered session, the directory holding its
+ *   upper layer and overlayfs' work directory
  * @max_concurrent_commands: the admission limit
  * @policy: the initial network policy
  * @backend: (nullable): the backend whose [signal@Sandbox.Backend::gateway-error]
@@ -489,6 +496,8 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
 SandboxBubblewrapDriver *
 sandbox_bubblewrap_driver_new (const char            *executable,
                                const char            *workspace,
+                               const char            *lower,
+                               const char            *layers,
                                guint                  max_concurrent_commands,
                                SandboxNetworkPolicy  *policy,
                                SandboxBackend        *backend,
@@ -497,17 +506,24 @@ sandbox_bubblewrap_driver_new (const char            *executable,
 {
   g_autoptr(SandboxBubblewrapDriver) self = NULL;
   g_autoptr(SandboxWorkspace) files = NULL;
-
   /* Durable: host-side workspace writes are synced before they are named. */
-  files = sandbox_workspace_open (workspace, hardening->durable ? SANDBOX_WORKSPACE_FLAGS_DURABLE
-                                                                 : SANDBOX_WORKSPACE_FLAGS_NONE,
-                                  error);
+  SandboxWorkspaceFlags flags = hardening->durable ? SANDBOX_WORKSPACE_FLAGS_DURABLE
+                                                   : SANDBOX_WORKSPACE_FLAGS_NONE;
+
+  g_return_val_if_fail ((lower == NULL) == (layers == NULL), NULL);
+
+  /* A layered session's files are the merged view the guest's overlay
+   * shows. */
+  files = lower != NULL ? sandbox_workspace_open_overlay (workspace, lower, flags, error)
+                        : sandbox_workspace_open (workspace, flags, error);
   if (files == NULL)
     return NULL;
 
   self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_DRIVER, NULL);
   self->executable = g_strdup (executable);
   self->workspace = g_strdup (workspace);
+  self->lower = g_strdup (lower);
+  self->layers = g_strdup (layers);
   self->files = g_steal_pointer (&files);
   if (hardening->seccomp_program != NULL)
     self->seccomp_program = g_bytes_ref (hardening->seccomp_program);
@@ -542,6 +558,8 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_clear_pointer (&self->cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
   g_free (self->executable);
   g_free (self->workspace);
+  g_free (self->lower);
+  g_free (self->layers);
   sandbox_bubblewrap_etc_clear (&self->etc);
 
   G_OBJECT_CLASS (sandbox_bubblewrap_driver_parent_class)->finalize (object);

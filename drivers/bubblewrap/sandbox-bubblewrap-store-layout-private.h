@@ -41,7 +41,36 @@ struct _SandboxBubblewrapStore
   gboolean durable; /* fsync before renames and state writes */
   SandboxWorkspaceOwner guest;   /* who owns workspaces */
   gboolean give;    /* whether that is not the host: workspaces are given to it */
+  gboolean overlay; /* whether new sessions are layered over their template */
 };
+
+/*
+ * A session's workspace is either its own copy of the template
+ * (sessions/<id>/workspace/) or layered (sessions/<id>/layers/): the
+ * upper layer layers/upper/ and overlayfs' work directory layers/work/
+ * (the two must be on one mount inside the sandbox, so they share a
+ * directory), over the template's data, templates/<key>/data/. Which one
+ * a session has is its layout; it keeps it for life.
+ */
+#define SESSION_LAYERS "layers"
+
+static inline gboolean
+session_is_layered (const char *directory)
+{
+  g_autofree char *layers = g_build_filename (directory, SESSION_LAYERS, NULL);
+
+  return g_file_test (layers, G_FILE_TEST_IS_DIR);
+}
+
+/* The host path of the directory the session's files are in: its own
+ * copy, or its upper layer. */
+static inline char *
+session_workspace_path (const char *directory)
+{
+  if (session_is_layered (directory))
+    return g_build_filename (directory, SESSION_LAYERS, "upper", NULL);
+  return g_build_filename (directory, "workspace", NULL);
+}
 
 static inline gboolean
 set_errno_error (GError    **error,

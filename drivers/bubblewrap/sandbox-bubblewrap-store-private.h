@@ -23,7 +23,12 @@ typedef struct _SandboxBubblewrapStore SandboxBubblewrapStore;
  * SandboxBubblewrapLease:
  * @state: the session's identity
  * @directory: the host path of the session directory
- * @workspace: the host path of the session's workspace
+ * @workspace: the host path of the session's workspace (of a layered
+ *   session, its upper layer)
+ * @lower: (nullable): of a layered session, the host path of its lower
+ *   layer (the template's data); %NULL for a copy
+ * @layers: (nullable): of a layered session, the host path of the
+ *   directory holding the upper layer and overlayfs' work directory
  * @created: whether the session was created (rather than resumed)
  * @held: whether the lease is held
  * @lock_fd: the lease file, OFD-write-locked while @held
@@ -36,6 +41,8 @@ typedef struct
   SandboxState *state;
   char *directory;
   char *workspace;
+  char *lower;
+  char *layers;
   gboolean created;
   gboolean held;
   int lock_fd;
@@ -80,6 +87,8 @@ gboolean                sandbox_bubblewrap_store_query_lease_owner (SandboxBubbl
                                                                  const char              *session_id,
                                                                  SandboxLeaseOwner      **owner,
                                                                  GError                 **error);
+void                    sandbox_bubblewrap_store_set_layered    (SandboxBubblewrapStore  *self,
+                                                                 gboolean                 layered);
 gboolean                sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore *self,
                                                                  const char              *key,
                                                                  GError                 **error);

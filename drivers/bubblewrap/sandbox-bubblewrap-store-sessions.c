@@ -185,6 +185,58 @@ check_saved_state (SandboxBubblewrapLease  *lease,
   return TRUE;
 }
 
+/*
+ * A layered session's lower layer is its template's data, which overlayfs
+ * in the guest's user namespace reads and copies up with the guest's ids:
+ * it refuses to copy up anything whose owner is not mapped there
+ * (EOVERFLOW, the fix of CVE-2023-0386). A root host's templates are
+ * root's, so the data is given to the guest ids, once per template, under
+ * the template lock that a new session holds; templates/ itself stays 0700
+ * root, so no host process of those ids reaches it. An unprivileged host's
+ * guests are the host: nothing to give.
+ */
+static gboolean
+give_template_to_guest (SandboxBubblewrapStore  *self,
+                        const char              *template_key,
+                        GError                 **error)
+{
+  g_autofree char *template_dir = g_build_filename (self->templates, template_key, NULL);
+  g_auto(SandboxBubblewrapFd) template_fd = -1;
+  struct stat st;
+
+  if (!self->give)
+    return TRUE;
+  template_fd = open_directory (template_dir, error);
+  if (template_fd < 0)
+    return FALSE;
+  if (fstatat (template_fd, "data", &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return set_errno_error (error, errno, "Could not examine", template_dir);
+  if (st.st_uid == self->guest.uid && st.st_gid == self->guest.gid)
+    return TRUE;
+  return sandbox_workspace_give_tree_at (template_fd, "data", &self->guest, error);
+}
+
+/* Makes a layered session's layers/{upper,work}, the guest's from the
+ * start: nothing of the template is copied. */
+static gboolean
+make_layers (SandboxBubblewrapStore  *self,
+             int                      session_fd,
+             const char              *directory,
+             GError                 **error)
+{
+  g_auto(SandboxBubblewrapFd) layers_fd = -1;
+
+  if (mkdirat (session_fd, SESSION_LAYERS, 0700) < 0)
+    return set_errno_error (error, errno, "Could not create the layers of", directory);
+  layers_fd = openat (session_fd, SESSION_LAYERS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (layers_fd < 0 ||
+      mkdirat (layers_fd, "upper", 0755) < 0 ||
+      mkdirat (layers_fd, "work", 0700) < 0)
+    return set_errno_error (error, errno, "Could not create the layers of", directory);
+  return !self->give ||
+         sandbox_workspace_give_tree_at (session_fd, SESSION_LAYERS, &self->guest, error);
+}
+
 static gboolean
 populate_new_session (SandboxBubblewrapStore  *self,
                       SandboxBubblewrapLease  *lease,
@@ -195,6 +247,7 @@ populate_new_session (SandboxBubblewrapStore  *self,
   g_autofree char *data = g_build_filename (self->templates, template_key, "data", NULL);
   g_autofree char *state_path = g_build_filename (lease->directory, "state.json", NULL);
   g_autofree char *state_json = sandbox_state_to_json (lease->state);
+  const char *workspace_name = lease->layers != NULL ? SESSION_LAYERS : "workspace";
   g_auto(SandboxBubblewrapFd) data_fd = -1;
   g_auto(SandboxBubblewrapFd) session_fd = -1;
 
@@ -204,17 +257,23 @@ populate_new_session (SandboxBubblewrapStore  *self,
   session_fd = open_directory (lease->directory, error);
   if (session_fd < 0)
     return FALSE;
+  if (lease->layers != NULL)
+    {
+      if (!give_template_to_guest (self, template_key, error) ||
+          !make_layers (self, session_fd, lease->directory, error))
+        return FALSE;
+    }
   /* The copy belongs to the guest from the start: it never sees it before. */
-  if (!sandbox_workspace_copy_tree_at (data_fd, session_fd, "workspace",
-                                       self->give ? &self->guest : NULL, cancellable, error))
+  else if (!sandbox_workspace_copy_tree_at (data_fd, session_fd, "workspace",
+                                            self->give ? &self->guest : NULL, cancellable, error))
     return FALSE;
   if (self->durable)
     {
-      g_autofree char *workspace = g_build_filename (lease->directory, "workspace", NULL);
+      g_autofree char *workspace = g_build_filename (lease->directory, workspace_name, NULL);
 
       /* The workspace, then the session's entry in sessions/, before the
        * state that makes the session resumable. */
-      if (!sandbox_bubblewrap_store_sync_tree (session_fd, "workspace", workspace, 0, error) ||
+      if (!sandbox_bubblewrap_store_sync_tree (session_fd, workspace_name, workspace, 0, error) ||
           !sandbox_bubblewrap_store_sync_directory (self->sessions, error))
         return FALSE;
     }
@@ -237,8 +296,10 @@ give_workspace_to_guest (SandboxBubblewrapStore  *self,
                          SandboxBubblewrapLease  *lease,
                          GError                 **error)
 {
+  const char *name = lease->layers != NULL ? SESSION_LAYERS : "workspace";
   g_auto(SandboxBubblewrapFd) session_fd = -1;
-  g_auto(SandboxBubblewrapFd) workspace_fd = -1;
+  g_auto(SandboxBubblewrapFd) top_fd = -1;
+  g_auto(SandboxBubblewrapFd) lock_fd = -1;
   struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
   struct stat st;
 
@@ -247,14 +308,22 @@ give_workspace_to_guest (SandboxBubblewrapStore  *self,
   session_fd = open_directory (lease->directory, error);
   if (session_fd < 0)
     return FALSE;
-  workspace_fd = openat (session_fd, "workspace", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (workspace_fd < 0 || fstat (workspace_fd, &st) < 0)
+  top_fd = openat (session_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (top_fd < 0 || fstat (top_fd, &st) < 0)
     return set_errno_error (error, errno, "Could not open", lease->workspace);
   if (st.st_uid == self->guest.uid && st.st_gid == self->guest.gid)
     return TRUE;
-  if (fcntl (workspace_fd, F_OFD_GETLK, &lock) < 0 || lock.l_type != F_UNLCK)
+  /* The namespaces' lock is on the workspace (a layered session's upper
+   * layer). */
+  lock_fd = open (lease->workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (lock_fd < 0)
+    return set_errno_error (error, errno, "Could not open", lease->workspace);
+  if (fcntl (lock_fd, F_OFD_GETLK, &lock) < 0 || lock.l_type != F_UNLCK)
     return sandbox_set_error_previous_owner_live (error);
-  return sandbox_workspace_give_tree_at (session_fd, "workspace", &self->guest, error);
+  if (lease->layers != NULL &&
+      !give_template_to_guest (self, sandbox_state_get_template_key (lease->state), error))
+    return FALSE;
+  return sandbox_workspace_give_tree_at (session_fd, name, &self->guest, error);
 }
 
 static SandboxState *
@@ -390,8 +459,15 @@ open_session (SandboxBubblewrapStore  *self,
   lease->store = sandbox_bubblewrap_store_ref (self);
   lease->state = g_steal_pointer (&state);
   lease->directory = g_build_filename (self->sessions, session_id, NULL);
-  lease->workspace = g_build_filename (lease->directory, "workspace", NULL);
   lease->created = saved == NULL;
+  if (lease->created ? self->overlay : session_is_layered (lease->directory))
+    {
+      lease->layers = g_build_filename (lease->directory, SESSION_LAYERS, NULL);
+      lease->workspace = g_build_filename (lease->layers, "upper", NULL);
+      lease->lower = g_build_filename (self->templates, template_key, "data", NULL);
+    }
+  else
+    lease->workspace = g_build_filename (lease->directory, "workspace", NULL);
 
   if (lease->created)
     {
@@ -443,7 +519,9 @@ open_session (SandboxBubblewrapStore  *self,
  * @error: return location for a #GError
  *
  * Creates a session from a stored template (a new id, the template copied
- * into the workspace) or resumes one, under the session's exclusive lease.
+ * into the workspace, or layered under it: see
+ * sandbox_bubblewrap_store_set_layered()) or resumes one (in the layout it
+ * was created with), under the session's exclusive lease.
  * Errors as the reference: %SANDBOX_ERROR_INVALID for a malformed key or
  * session id, %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND for an
  * unknown template or session, %SANDBOX_ERROR_BUSY when the lease is held.
@@ -458,6 +536,22 @@ sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
                                        GError                 **error)
 {
   return open_session (self, template_key, saved, NULL, cancellable, error);
+}
+
+/**
+ * sandbox_bubblewrap_store_set_layered:
+ * @self: a store
+ * @layered: whether sessions created from now on are layered
+ *
+ * Chooses how new sessions get their workspace: layered over the
+ * template's data (the backend found overlayfs usable here) or copied.
+ * Existing sessions keep theirs. Called by the backend before it is shared.
+ */
+void
+sandbox_bubblewrap_store_set_layered (SandboxBubblewrapStore *self,
+                                      gboolean                layered)
+{
+  self->overlay = layered;
 }
 
 /**
@@ -590,5 +684,7 @@ sandbox_bubblewrap_lease_free (SandboxBubblewrapLease *lease)
   g_clear_object (&lease->state);
   g_free (lease->directory);
   g_free (lease->workspace);
+  g_free (lease->lower);
+  g_free (lease->layers);
   g_free (lease);
 }

@@ -214,7 +214,7 @@ sandbox_bubblewrap_store_list_sessions (SandboxBubblewrapStore  *self,
       SandboxState *state = states->pdata[i];
       g_autofree char *directory =
         g_build_filename (self->sessions, sandbox_state_get_session_id (state), NULL);
-      g_autofree char *workspace = g_build_filename (directory, "workspace", NULL);
+      g_autofree char *workspace = session_workspace_path (directory);
       g_autoptr(SandboxLeaseOwner) owner = NULL;
       g_autoptr(GError) local_error = NULL;
       guint64 n_files, n_bytes;
