@@ -11,6 +11,7 @@
 #include "sandbox-bubblewrap-backend-private.h"
 #include "sandbox-bubblewrap-driver-private.h"
 #include "sandbox-bubblewrap-handle-private.h"
+#include "sandbox-bubblewrap-layering-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
 #include "sandbox-bubblewrap-store-private.h"
@@ -42,6 +43,8 @@ struct _SandboxBubblewrapBackend
   gboolean seccomp;
   gboolean durable;
   SandboxBubblewrapLimits limits;
+  char *layering;      /* as set: "auto" or "copy" */
+  gboolean layered;    /* what init() found: new sessions are layered */
   gint64 guest_uid;   /* as set; -1: automatic */
   gint64 guest_gid;
 
@@ -67,6 +70,8 @@ enum {
   PROP_GIT_USER_NAME,
   PROP_GIT_USER_EMAIL,
   PROP_EXTRA_CA_CERTIFICATES,
+  PROP_LAYERING,
+  PROP_WORKSPACE_LAYERING,
 };
 
 static void sandbox_bubblewrap_backend_backend_iface_init  (SandboxBackendInterface *iface);
@@ -234,6 +239,34 @@ check_git_value (const char  *property,
 }
 
 /* The base has checked the name and the admission limit. */
+/* Layered workspaces where the probe says they work (unless layering is
+ * "copy"); copies elsewhere, said in the log. */
+static gboolean
+choose_layering (SandboxBubblewrapBackend  *self,
+                 GError                   **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (g_strcmp0 (self->layering, SANDBOX_BUBBLEWRAP_LAYERING_COPY) == 0)
+    return TRUE;
+  if (g_strcmp0 (self->layering, SANDBOX_BUBBLEWRAP_LAYERING_AUTO) != 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "layering must be “auto” or “copy”, not “%s”",
+                   self->layering != NULL ? self->layering : "");
+      return FALSE;
+    }
+  self->layered = sandbox_bubblewrap_layering_probe (sandbox_bubblewrap_store_get_root (self->store),
+                                                     &self->hardening.guest, &local_error);
+  if (!self->layered)
+    g_log_structured ("Sandbox", G_LOG_LEVEL_INFO,
+                      "SANDBOX_EVENT", "layering",
+                      "SANDBOX_DRIVER", "bubblewrap",
+                      "MESSAGE", "Workspaces are copied: %s", local_error->message);
+  sandbox_bubblewrap_store_set_layered (self->store, self->layered);
+  return TRUE;
+}
+
 static gboolean
 sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
                                          GCancellable        *cancellable,
@@ -303,6 +336,8 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
                                                sandbox_backend_base_get_name (base),
                                                self->durable, &self->hardening.guest, error);
   if (self->store == NULL)
+    return FALSE;
+  if (!choose_layering (self, error))
     return FALSE;
   /* Read back as resolved. */
   sandbox_backend_base_set_state_directory (base, sandbox_bubblewrap_store_get_root (self->store));
@@ -468,6 +503,13 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     }
   switch (prop_id)
     {
+    case PROP_LAYERING:
+      g_value_set_string (value, self->layering);
+      break;
+    case PROP_WORKSPACE_LAYERING:
+      g_value_set_string (value, self->layered ? SANDBOX_BUBBLEWRAP_LAYERING_OVERLAY
+                                               : SANDBOX_BUBBLEWRAP_LAYERING_COPY);
+      break;
     case PROP_EXECUTABLE:
       g_value_set_string (value, self->executable);
       break;
@@ -522,6 +564,10 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
     }
   switch (prop_id)
     {
+    case PROP_LAYERING:
+      g_free (self->layering);
+      self->layering = g_value_dup_string (value);
+      break;
     case PROP_EXECUTABLE:
       g_free (self->executable);
       self->executable = g_value_dup_string (value);
@@ -573,6 +619,7 @@ sandbox_bubblewrap_backend_finalize (GObject *object)
   g_clear_pointer (&self->hardening.cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
   sandbox_bubblewrap_etc_clear (&self->hardening.etc);
   g_free (self->executable);
+  g_free (self->layering);
 
   G_OBJECT_CLASS (sandbox_bubblewrap_backend_parent_class)->finalize (object);
 }
@@ -775,6 +822,32 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
     g_param_spec_string ("extra-ca-certificates", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * SandboxBubblewrapBackend:layering:
+   *
+   * How new sessions get their workspace from the template. `auto`: layered
+   * (an overlay inside the sandbox, the template's data below, the
+   * session's own directory above, so creating a session copies nothing)
+   * where the backend's probe at construction finds overlayfs usable in a
+   * user namespace on the state directory's filesystem, copied elsewhere;
+   * `copy`: always copied, as before. Sessions keep the layout they were
+   * created with. What was chosen is
+   * #SandboxBubblewrapBackend:workspace-layering.
+   */
+  g_object_class_install_property (object_class, PROP_LAYERING,
+    g_param_spec_string ("layering", NULL, NULL, SANDBOX_BUBBLEWRAP_DEFAULT_LAYERING,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:workspace-layering:
+   *
+   * How this backend's new sessions get their workspace: `overlay` or
+   * `copy` (see #SandboxBubblewrapBackend:layering).
+   */
+  g_object_class_install_property (object_class, PROP_WORKSPACE_LAYERING,
+    g_param_spec_string ("workspace-layering", NULL, NULL, SANDBOX_BUBBLEWRAP_LAYERING_COPY,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
 }
 
 static void
@@ -786,6 +859,7 @@ static void
 sandbox_bubblewrap_backend_init (SandboxBubblewrapBackend *self)
 {
   self->executable = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE);
+  self->layering = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_LAYERING);
   self->seccomp = TRUE;
   self->guest_uid = -1;
   self->guest_gid = -1;

@@ -183,6 +183,22 @@ sandbox_bubblewrap_guest_view_new (const SandboxBubblewrapGuest *guest,
 }
 
 /**
+ * sandbox_bubblewrap_guest_view_expose_directory:
+ * @view: (nullable): a view
+ * @path: another directory bwrap must reach (a layered session's lower
+ *   layer)
+ *
+ * Adds @path to what @view exposes; nothing without a view.
+ */
+void
+sandbox_bubblewrap_guest_view_expose_directory (SandboxBubblewrapGuestView *view,
+                                                const char                 *path)
+{
+  if (view != NULL)
+    plan_way (view, path, TRUE);
+}
+
+/**
  * sandbox_bubblewrap_guest_view_free:
  * @view: (nullable) (transfer full): a view
  */
@@ -199,8 +215,9 @@ sandbox_bubblewrap_guest_view_free (SandboxBubblewrapGuestView *view)
 
 /* The child's side: async-signal-safe calls only ------------------------- */
 
-/* The most paths a view exposes: the workspace and the gateway socket. */
-#define MAX_EXPOSED 2
+/* The most paths a view exposes: the workspace (a layered session's
+ * layers and its lower layer) and the gateway socket. */
+#define MAX_EXPOSED 3
 
 /* "/proc/self/fd/N" into @buffer (at least 32 bytes), without snprintf(). */
 static void
@@ -274,7 +291,7 @@ make_way (const SandboxBubblewrapGuestView *view)
 gboolean
 sandbox_bubblewrap_guest_view_enter (const SandboxBubblewrapGuestView *view)
 {
-  int fds[MAX_EXPOSED] = { -1, -1 };
+  int fds[MAX_EXPOSED] = { -1, -1, -1 };
   guint n = view->exposed->len;
   gboolean ok = TRUE;
 
