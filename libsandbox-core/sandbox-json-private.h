@@ -5,8 +5,8 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
-# error "This is a private header."
+#if !defined (SANDBOX_COMPILATION) && !defined (SANDBOX_JSON_STRICT_COMPILATION)
+# error "This is a private header: link sandbox_json_strict_dep to use it."
 #endif
 
 #include <json-glib/json-glib.h>

@@ -37,9 +37,12 @@ UPPER_LAYERS = ["gateway", "drivers", "conformance", "tools", "lib"]
 GENERATED = {"config.h", "sandbox-enums.h", "sandbox-version.h"}
 
 # The private core headers a driver may include: the memory driver links
-# sandbox_context_thread_dep (libsandbox-core/meson.build) for its worker.
+# sandbox_context_thread_dep (libsandbox-core/meson.build) for its worker; the
+# cluster driver that too (its etcd I/O and lease threads) and
+# sandbox_json_strict_dep (etcd's replies are untrusted JSON).
 DRIVER_HELPERS = {
     "memory": {"sandbox-context-thread-private.h"},
+    "cluster": {"sandbox-context-thread-private.h", "sandbox-json-private.h"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
