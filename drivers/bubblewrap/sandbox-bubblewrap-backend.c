@@ -431,6 +431,34 @@ sandbox_bubblewrap_backend_recover_session (SandboxBackend        *backend,
   return start_session (self, lease, policy, cancellable, error);
 }
 
+/* The cluster driver's private hook (sandbox-bubblewrap-cluster-hook.h). */
+
+static gboolean
+cluster_import_session (SandboxBackend                 *backend,
+                        SandboxState                   *state,
+                        SandboxBubblewrapPopulateFunc   populate,
+                        gpointer                        user_data,
+                        GCancellable                   *cancellable,
+                        GError                        **error)
+{
+  return sandbox_bubblewrap_store_import_session (SANDBOX_BUBBLEWRAP_BACKEND (backend)->store,
+                                                  state, populate, user_data, cancellable, error);
+}
+
+static int
+cluster_open_workspace (SandboxBackend  *backend,
+                        const char      *session_id,
+                        GError         **error)
+{
+  return sandbox_bubblewrap_store_open_workspace (SANDBOX_BUBBLEWRAP_BACKEND (backend)->store,
+                                                  session_id, error);
+}
+
+static const SandboxBubblewrapClusterHook cluster_hook = {
+  cluster_import_session,
+  cluster_open_workspace,
+};
+
 /* The store's own view: the state directory's layout stays the store's. */
 
 static GPtrArray *
@@ -635,6 +663,9 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   object_class->finalize = sandbox_bubblewrap_backend_finalize;
   base_class->init_backend = sandbox_bubblewrap_backend_init_backend;
   sandbox_backend_base_class_set_default_name (base_class, SANDBOX_BUBBLEWRAP_DEFAULT_NAME);
+  g_type_set_qdata (G_TYPE_FROM_CLASS (klass),
+                    g_quark_from_static_string (SANDBOX_BUBBLEWRAP_CLUSTER_HOOK),
+                    (gpointer) &cluster_hook);
 
   /**
    * SandboxBubblewrapBackend:executable:

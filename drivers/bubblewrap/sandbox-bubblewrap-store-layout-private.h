@@ -164,6 +164,9 @@ SandboxState *sandbox_bubblewrap_store_read_state      (const char              
                                                          GError                 **error);
 GPtrArray    *sandbox_bubblewrap_store_collect_states  (SandboxBubblewrapStore  *self,
                                                          GError                 **error);
+int           sandbox_bubblewrap_store_acquire_lease   (const char              *directory,
+                                                         gboolean                 durable,
+                                                         GError                 **error);
 gboolean      sandbox_bubblewrap_lease_end_leftovers   (SandboxBubblewrapLease  *lease,
                                                          const char              *executable,
                                                          GError                 **error);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sandbox-bubblewrap-private.h"
+#include "sandbox-bubblewrap-cluster-hook.h"
 
 G_BEGIN_DECLS
 
@@ -92,6 +93,15 @@ void                    sandbox_bubblewrap_store_set_layered    (SandboxBubblewr
 gboolean                sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore *self,
                                                                  const char              *key,
                                                                  GError                 **error);
+gboolean                sandbox_bubblewrap_store_import_session (SandboxBubblewrapStore *self,
+                                                                 SandboxState           *state,
+                                                                 SandboxBubblewrapPopulateFunc populate,
+                                                                 gpointer                user_data,
+                                                                 GCancellable           *cancellable,
+                                                                 GError                **error);
+int                     sandbox_bubblewrap_store_open_workspace (SandboxBubblewrapStore *self,
+                                                                 const char             *session_id,
+                                                                 GError                **error);
 
 void                    sandbox_bubblewrap_lease_release        (SandboxBubblewrapLease  *lease);
 void                    sandbox_bubblewrap_lease_abandon        (SandboxBubblewrapLease  *lease);

@@ -688,3 +688,12 @@ sandbox_bubblewrap_lease_free (SandboxBubblewrapLease *lease)
   g_free (lease->layers);
   g_free (lease);
 }
+
+/* For sandbox-bubblewrap-store-import.c: the same lease as a create's. */
+int
+sandbox_bubblewrap_store_acquire_lease (const char  *directory,
+                                        gboolean     durable,
+                                        GError     **error)
+{
+  return acquire_lease (directory, durable, error);
+}

@@ -1,0 +1,194 @@
+/* sandbox-bubblewrap-store-import.c — sessions whose workspace comes from elsewhere
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The store side of the cluster driver's hook
+ * (sandbox-bubblewrap-cluster-hook.h): a session resumed on this host from
+ * a checkpoint taken on another is stored as if it had been created here,
+ * with its given id, then resumed by an ordinary create(). Only the
+ * workspace's origin differs: the caller makes it in the new session
+ * directory, under the session's lease, before state.json names the
+ * session; it is then given to the guest like a template copy.
+ */
+
+#include "config.h"
+
+#include "sandbox-bubblewrap-store-layout-private.h"
+
+typedef struct
+{
+  SandboxBubblewrapStore        *store;
+  const char                    *template_key;
+  SandboxBubblewrapPopulateFunc  populate;
+  gpointer                       user_data;
+} Import;
+
+/* A session that was never checkpointed: a fresh copy of its template. */
+static gboolean
+copy_template (Import        *import,
+               int            session_fd,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  SandboxBubblewrapStore *self = import->store;
+  g_autofree char *data = g_build_filename (self->templates, import->template_key, "data", NULL);
+  g_auto(SandboxBubblewrapFd) data_fd = open_directory (data, error);
+
+  return data_fd >= 0 &&
+         sandbox_workspace_copy_tree_at (data_fd, session_fd, "workspace",
+                                         self->give ? &self->guest : NULL, cancellable, error);
+}
+
+static gboolean
+make_workspace (Import        *import,
+                int            session_fd,
+                GCancellable  *cancellable,
+                GError       **error)
+{
+  SandboxBubblewrapStore *self = import->store;
+
+  if (import->populate == NULL)
+    return copy_template (import, session_fd, cancellable, error);
+
+  /* What the caller made is the host's: no guest saw it yet, so giving it
+   * whole is safe (nothing runs in the session before create()). */
+  return import->populate (session_fd, "workspace", import->user_data, cancellable, error) &&
+         (!self->give ||
+          sandbox_workspace_give_tree_at (session_fd, "workspace", &self->guest, error));
+}
+
+/* Fills the new, leased session directory and writes state.json last. */
+static gboolean
+fill_session (Import                  *import,
+              SandboxBubblewrapLease  *lease,
+              GCancellable            *cancellable,
+              GError                 **error)
+{
+  SandboxBubblewrapStore *self = import->store;
+  g_autofree char *state_path = g_build_filename (lease->directory, "state.json", NULL);
+  g_autofree char *state_json = sandbox_state_to_json (lease->state);
+  g_auto(SandboxBubblewrapFd) session_fd = open_directory (lease->directory, error);
+
+  if (session_fd < 0 || !make_workspace (import, session_fd, cancellable, error))
+    return FALSE;
+  if (self->durable &&
+      (!sandbox_bubblewrap_store_sync_tree (session_fd, "workspace", lease->workspace, 0, error) ||
+       !sandbox_bubblewrap_store_sync_directory (self->sessions, error)))
+    return FALSE;
+  return sandbox_bubblewrap_store_write_atomically (state_path, state_json, self->durable, error);
+}
+
+static gboolean
+check_identity (SandboxBubblewrapStore  *self,
+                SandboxState            *state,
+                GError                 **error)
+{
+  if (g_strcmp0 (sandbox_state_get_backend (state), self->name) != 0)
+    return sandbox_set_error_state_mismatch (error);
+  if (!sandbox_template_key_is_valid (sandbox_state_get_session_id (state)))
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "Expected a session id: 64 lowercase hexadecimal characters");
+      return FALSE;
+    }
+  return sandbox_bubblewrap_store_check_template (self, sandbox_state_get_template_key (state),
+                                                  error);
+}
+
+/**
+ * sandbox_bubblewrap_store_import_session:
+ * @self: a store
+ * @state: the session's identity (backend, id, template)
+ * @populate: (nullable): makes the workspace; %NULL for a copy of the template
+ * @user_data: for @populate
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * See #SandboxBubblewrapClusterHook.import_session.
+ *
+ * Returns: %TRUE when the session is stored, unleased
+ */
+gboolean
+sandbox_bubblewrap_store_import_session (SandboxBubblewrapStore         *self,
+                                         SandboxState                   *state,
+                                         SandboxBubblewrapPopulateFunc   populate,
+                                         gpointer                        user_data,
+                                         GCancellable                   *cancellable,
+                                         GError                        **error)
+{
+  Import import = { self, sandbox_state_get_template_key (state), populate, user_data };
+  const char *session_id = sandbox_state_get_session_id (state);
+  g_autoptr(SandboxBubblewrapLease) lease = NULL;
+
+  /* An older copy of the session here goes first, under its own lease. */
+  if (!check_identity (self, state, error) ||
+      !sandbox_bubblewrap_store_delete_session (self, session_id, error) ||
+      !ensure_directory (self->sessions, error))
+    return FALSE;
+
+  lease = g_new0 (SandboxBubblewrapLease, 1);
+  lease->store = sandbox_bubblewrap_store_ref (self);
+  lease->state = g_object_ref (state);
+  lease->directory = g_build_filename (self->sessions, session_id, NULL);
+  lease->workspace = g_build_filename (lease->directory, "workspace", NULL);
+  lease->created = TRUE;   /* abandoning it removes the directory */
+  lease->lock_fd = -1;
+
+  if (mkdir (lease->directory, 0700) < 0)
+    return set_errno_error (error, errno, "Could not create session directory", lease->directory);
+  lease->lock_fd = sandbox_bubblewrap_store_acquire_lease (lease->directory, self->durable, error);
+  if (lease->lock_fd < 0)
+    {
+      sandbox_bubblewrap_lease_abandon (lease);
+      return FALSE;
+    }
+  lease->held = TRUE;
+
+  if (!fill_session (&import, lease, cancellable, error))
+    {
+      sandbox_bubblewrap_lease_abandon (lease);
+      return FALSE;
+    }
+  sandbox_bubblewrap_lease_release (lease);
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_store_open_workspace:
+ * @self: a store
+ * @session_id: a stored session
+ * @error: return location for a #GError
+ *
+ * See #SandboxBubblewrapClusterHook.open_workspace.
+ *
+ * Returns: an O_PATH directory descriptor, or -1 with @error set
+ */
+int
+sandbox_bubblewrap_store_open_workspace (SandboxBubblewrapStore  *self,
+                                         const char              *session_id,
+                                         GError                 **error)
+{
+  g_autofree char *directory = NULL;
+  g_auto(SandboxBubblewrapFd) session_fd = -1;
+  int fd;
+
+  if (!sandbox_template_key_is_valid (session_id))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                   "Unknown sandbox session %s", session_id);
+      return -1;
+    }
+  directory = g_build_filename (self->sessions, session_id, NULL);
+  session_fd = open (directory, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  fd = session_fd < 0 ? -1 : openat (session_fd, "workspace",
+                                     O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    {
+      if (errno == ENOENT)
+        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                     "Unknown sandbox session %s", session_id);
+      else
+        set_errno_error (error, errno, "Could not open", directory);
+    }
+  return fd;
+}

@@ -1,0 +1,850 @@
+/* sandbox-cluster-backend.c — the `cluster` backend: bubblewrap here, ownership in etcd
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each host runs one of these over a bubblewrap backend of its own (made
+ * through the driver kit, named like this backend so states read
+ * {backend:"cluster", sessionId, templateKey}, in <state-directory>/bubblewrap).
+ * etcd decides who owns a session (sandbox-cluster-owner-private.h); the
+ * blob store (checkpoint-store, shared between hosts) holds its workspace
+ * as of its last checkpoint.
+ *
+ * create, new session: bubblewrap creates it (its id is a fresh random
+ * hash nobody else can own), then this host claims it and commits its
+ * record (no checkpoint yet: the template is its content).
+ * create, resume: claim (BUSY while another host owns it), read the record,
+ * then the fast path — this host's bubblewrap store has the session exactly
+ * at the record's checkpoint (a marker written after each commit here and
+ * removed while the session is live) — or import the checkpoint (or a
+ * fresh template copy, for a session never checkpointed) through the
+ * bubblewrap store's private hook; then bubblewrap resumes it (taking over
+ * a lease a crashed process of this host left: etcd's claim already
+ * excludes every other owner).
+ * stop: see sandbox-cluster-handle.c. delete: claim again, fenced delete of
+ * the record, then bubblewrap's delete.
+ * Losing the lease (::lost, on the driver's own context thread, so it
+ * arrives whatever the application's main loop does): every live handle is
+ * fenced — its commands killed, STOPPED, nothing published.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "sandbox-bubblewrap-cluster-hook.h"
+#include "sandbox-cluster-checkpoint-private.h"
+#include "sandbox-cluster-handle-private.h"
+#include "sandbox-cluster-owner-private.h"
+#include "sandbox-context-thread-private.h"
+
+/* A marker's contents for a local copy made from the template alone. */
+#define MARKER_TEMPLATE "template"
+
+struct _SandboxClusterBackend
+{
+  SandboxBackendBase parent_instance;
+
+  /* properties */
+  char *endpoints;
+  char *prefix;
+  char *host_id;
+  guint lease_ttl;
+  char *checkpoint_store;
+  char *executable;
+
+  /* from init */
+  SandboxBackend *bubblewrap;
+  const SandboxBubblewrapClusterHook *hook;
+  SandboxClusterEtcd *etcd;
+  SandboxClusterHost *host;
+  SandboxClusterBlobStore *blobs;
+  char *markers;        /* <state-directory>/checkpoints: what this host's copies are at */
+  gulong lost_id;
+
+  GMutex lock;
+  GHashTable *live;     /* SandboxClusterHandle * (not owned): fenced on ::lost */
+};
+
+enum
+{
+  PROP_0,
+  PROP_ENDPOINTS,
+  PROP_PREFIX,
+  PROP_HOST_ID,
+  PROP_LEASE_TTL,
+  PROP_CHECKPOINT_STORE,
+  PROP_EXECUTABLE,
+};
+
+static void sandbox_cluster_backend_backend_iface_init (SandboxBackendInterface *iface);
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxClusterBackend, sandbox_cluster_backend,
+                                SANDBOX_TYPE_BACKEND_BASE, G_TYPE_FLAG_FINAL,
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_BACKEND,
+                                                               sandbox_cluster_backend_backend_iface_init))
+
+/* ::lost arrives here, whatever the application's main loop does. */
+static SandboxContextThread cluster_thread = SANDBOX_CONTEXT_THREAD_INIT ("sandbox-cluster");
+
+/* Markers ------------------------------------------------------------------ */
+
+static char *
+marker_path (SandboxClusterBackend *self,
+             const char            *session_id)
+{
+  return g_build_filename (self->markers, session_id, NULL);
+}
+
+/* What this host's copy of the session is at: a manifest digest,
+ * MARKER_TEMPLATE, or NULL when it is not known to be at any checkpoint. */
+static char *
+read_marker (SandboxClusterBackend *self,
+             const char            *session_id)
+{
+  g_autofree char *path = marker_path (self, session_id);
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+  return contents;
+}
+
+static gboolean
+write_marker (SandboxClusterBackend  *self,
+              const char             *session_id,
+              const char             *digest,
+              GError                **error)
+{
+  g_autofree char *path = marker_path (self, session_id);
+
+  return g_file_set_contents_full (path, digest != NULL ? digest : MARKER_TEMPLATE, -1,
+                                   G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+}
+
+static void
+remove_marker (SandboxClusterBackend *self,
+               const char            *session_id)
+{
+  g_autofree char *path = marker_path (self, session_id);
+
+  if (g_unlink (path) < 0 && errno != ENOENT)
+    g_warning ("Could not remove %s: %s", path, g_strerror (errno));
+}
+
+/* Live handles and ::lost -------------------------------------------------- */
+
+static void
+track (SandboxClusterBackend *self,
+       SandboxHandle         *handle)
+{
+  g_mutex_lock (&self->lock);
+  g_hash_table_add (self->live, handle);
+  g_mutex_unlock (&self->lock);
+}
+
+void
+sandbox_cluster_backend_forget (SandboxClusterBackend *self,
+                                SandboxHandle         *handle)
+{
+  g_mutex_lock (&self->lock);
+  g_hash_table_remove (self->live, handle);
+  g_mutex_unlock (&self->lock);
+}
+
+gboolean
+sandbox_cluster_backend_is_lost (SandboxClusterBackend *self)
+{
+  return sandbox_cluster_host_is_lost (self->host);
+}
+
+/* The host lost its lease: fence every live session of this backend. */
+static void
+on_lost (SandboxClusterHost *host,
+         const GError       *reason,
+         gpointer            user_data)
+{
+  SandboxClusterBackend *self = user_data;
+  g_autoptr(GPtrArray) handles = g_ptr_array_new_with_free_func (g_object_unref);
+  GHashTableIter iter;
+  gpointer handle;
+
+  g_mutex_lock (&self->lock);
+  g_hash_table_iter_init (&iter, self->live);
+  while (g_hash_table_iter_next (&iter, &handle, NULL))
+    g_ptr_array_add (handles, g_object_ref (handle));
+  g_mutex_unlock (&self->lock);
+
+  g_log_structured ("Sandbox", G_LOG_LEVEL_WARNING, "SANDBOX_EVENT", "fenced",
+                    "SANDBOX_DRIVER", "cluster",
+                    "MESSAGE", "Host %s stops its %u sessions: %s",
+                    sandbox_cluster_host_get_id (host), handles->len, reason->message);
+  for (guint i = 0; i < handles->len; i++)
+    sandbox_cluster_handle_fence (handles->pdata[i]);
+}
+
+/* Checkpoints, release, delete --------------------------------------------- */
+
+gboolean
+sandbox_cluster_backend_checkpoint (SandboxClusterBackend  *self,
+                                    SandboxState           *state,
+                                    gint64                  epoch,
+                                    GCancellable           *cancellable,
+                                    GError                **error)
+{
+  const char *session_id = sandbox_state_get_session_id (state);
+  g_autofree char *digest = NULL;
+  int fd;
+
+  fd = self->hook->open_workspace (self->bubblewrap, session_id, error);
+  if (fd < 0)
+    return FALSE;
+  digest = sandbox_cluster_checkpoint_create (self->blobs, fd, NULL, cancellable, error);
+  g_close (fd, NULL);
+
+  /* Blobs and manifest are durable: the fenced commit is the commit point. */
+  return digest != NULL &&
+         sandbox_cluster_host_commit (self->host, session_id, epoch,
+                                      sandbox_state_get_template_key (state), digest,
+                                      cancellable, error) &&
+         write_marker (self, session_id, digest, error);
+}
+
+gboolean
+sandbox_cluster_backend_release (SandboxClusterBackend  *self,
+                                 SandboxState           *state,
+                                 gint64                  epoch,
+                                 GCancellable           *cancellable,
+                                 GError                **error)
+{
+  return sandbox_cluster_host_release (self->host, sandbox_state_get_session_id (state), epoch,
+                                       cancellable, error);
+}
+
+gboolean
+sandbox_cluster_backend_delete_session (SandboxClusterBackend  *self,
+                                        SandboxHandle          *inner,
+                                        SandboxState           *state,
+                                        GCancellable           *cancellable,
+                                        GError                **error)
+{
+  const char *session_id = sandbox_state_get_session_id (state);
+  gint64 epoch = 0;
+
+  /* Stopping released it: BUSY if another host attached meanwhile. */
+  if (!sandbox_cluster_host_claim (self->host, session_id, &epoch, cancellable, error))
+    return FALSE;
+  if (!sandbox_cluster_host_delete (self->host, session_id, epoch, cancellable, error))
+    return FALSE;
+  remove_marker (self, session_id);
+  return sandbox_handle_delete (inner, cancellable, error);
+}
+
+/* create ------------------------------------------------------------------- */
+
+static SandboxHandle *
+create_session (SandboxClusterBackend  *self,
+                const char             *template_key,
+                SandboxNetworkPolicy   *policy,
+                GCancellable           *cancellable,
+                GError                **error)
+{
+  g_autoptr(SandboxHandle) inner = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(GError) local_error = NULL;
+  SandboxHandle *handle;
+  gint64 epoch = 0;
+
+  inner = sandbox_backend_create (self->bubblewrap, template_key, NULL, policy, cancellable, error);
+  if (inner == NULL)
+    return NULL;
+  state = sandbox_handle_capture_state (inner, error);
+  if (state == NULL)
+    return NULL;
+
+  if (!sandbox_cluster_host_claim (self->host, sandbox_state_get_session_id (state), &epoch,
+                                   cancellable, &local_error) ||
+      !sandbox_cluster_host_commit (self->host, sandbox_state_get_session_id (state), epoch,
+                                    template_key, NULL, cancellable, &local_error))
+    {
+      /* Nobody can resume it: it goes (an owner key goes with the lease). */
+      sandbox_handle_delete (inner, NULL, NULL);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  handle = sandbox_cluster_handle_new (self, inner, epoch);
+  track (self, handle);
+  return handle;
+}
+
+/* The bubblewrap hook's populate: the checkpoint, materialised. */
+static gboolean
+materialise_checkpoint (int            parent_fd,
+                        const char    *name,
+                        gpointer       user_data,
+                        GCancellable  *cancellable,
+                        GError       **error)
+{
+  const char *const *args = user_data;   /* { backend, digest } */
+  SandboxClusterBackend *self = (SandboxClusterBackend *) args[0];
+
+  return sandbox_cluster_checkpoint_materialise (self->blobs, args[1], parent_fd, name,
+                                                 cancellable, error);
+}
+
+/*
+ * bring_local_copy:
+ * @self: the backend
+ * @state: the session, claimed by this host
+ * @digest: (nullable): the record's checkpoint; %NULL: never checkpointed
+ *
+ * Makes this host's bubblewrap store hold the session as of @digest: as it
+ * is when the marker says so (the fast path), else imported. Whatever an
+ * earlier process of this host left of a copy at another point goes first
+ * (a recover ends what is left of its sandboxes and its lease).
+ *
+ * Returns: %TRUE when the store holds the session at @digest
+ */
+static gboolean
+bring_local_copy (SandboxClusterBackend  *self,
+                  SandboxState           *state,
+                  const char             *digest,
+                  GCancellable           *cancellable,
+                  GError                **error)
+{
+  const char *session_id = sandbox_state_get_session_id (state);
+  g_autofree char *marker = read_marker (self, session_id);
+  g_autoptr(SandboxState) local = sandbox_backend_lookup_state (self->bubblewrap, session_id,
+                                                                cancellable, NULL);
+  gconstpointer args[] = { self, digest };
+
+  if (local != NULL && marker != NULL &&
+      g_strcmp0 (marker, digest != NULL ? digest : MARKER_TEMPLATE) == 0)
+    return TRUE;
+
+  remove_marker (self, session_id);
+  if (local != NULL)
+    {
+      g_autoptr(SandboxNetworkPolicy) deny = sandbox_network_policy_new_deny_all ();
+      g_autoptr(SandboxHandle) stale = sandbox_backend_recover_session (self->bubblewrap, state,
+                                                                        deny, cancellable, error);
+
+      if (stale == NULL || !sandbox_handle_stop (stale, cancellable, error))
+        return FALSE;
+    }
+  return self->hook->import_session (self->bubblewrap, state,
+                                     digest != NULL ? materialise_checkpoint : NULL,
+                                     (gpointer) args, cancellable, error);
+}
+
+static SandboxHandle *
+resume_session (SandboxClusterBackend  *self,
+                const char             *template_key,
+                SandboxState           *state,
+                SandboxNetworkPolicy   *policy,
+                GCancellable           *cancellable,
+                GError                **error)
+{
+  const char *session_id = sandbox_state_get_session_id (state);
+  g_autoptr(SandboxClusterSessionRecord) record = NULL;
+  g_autoptr(SandboxHandle) inner = NULL;
+  g_autoptr(GError) local_error = NULL;
+  SandboxHandle *handle;
+  gint64 epoch = 0;
+
+  if (g_strcmp0 (sandbox_state_get_backend (state),
+                 sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (self))) != 0 ||
+      g_strcmp0 (sandbox_state_get_template_key (state), template_key) != 0)
+    {
+      sandbox_set_error_state_mismatch (error);
+      return NULL;
+    }
+
+  if (!sandbox_cluster_host_claim (self->host, session_id, &epoch, cancellable, error))
+    return NULL;
+
+  record = sandbox_cluster_host_read_session (self->host, session_id, cancellable, &local_error);
+  if (record != NULL && record->template_key == NULL)
+    g_set_error (&local_error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                 "Unknown sandbox session %s", session_id);
+  else if (record != NULL && g_strcmp0 (record->template_key, template_key) != 0)
+    sandbox_set_error_state_mismatch (&local_error);
+
+  /* The session is live here from now on: the marker goes before it runs. */
+  if (local_error == NULL &&
+      bring_local_copy (self, state, record->manifest_digest, cancellable, &local_error))
+    {
+      remove_marker (self, session_id);
+      inner = sandbox_backend_recover_session (self->bubblewrap, state, policy, cancellable,
+                                               &local_error);
+    }
+
+  if (inner == NULL)
+    {
+      /* Best effort: the key would go with the lease anyway. */
+      sandbox_cluster_host_release (self->host, session_id, epoch, NULL, NULL);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  handle = sandbox_cluster_handle_new (self, inner, epoch);
+  track (self, handle);
+  return handle;
+}
+
+static SandboxHandle *
+sandbox_cluster_backend_create (SandboxBackend        *backend,
+                                const char            *template_key,
+                                SandboxState          *state,
+                                SandboxNetworkPolicy  *policy,
+                                GCancellable          *cancellable,
+                                GError               **error)
+{
+  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (backend);
+
+  if (state == NULL)
+    return create_session (self, template_key, policy, cancellable, error);
+  return resume_session (self, template_key, state, policy, cancellable, error);
+}
+
+/* Recovery is what a resume does here: etcd's lease frees a dead owner. */
+static SandboxHandle *
+sandbox_cluster_backend_recover_session (SandboxBackend        *backend,
+                                         SandboxState          *state,
+                                         SandboxNetworkPolicy  *policy,
+                                         GCancellable          *cancellable,
+                                         GError               **error)
+{
+  return resume_session (SANDBOX_CLUSTER_BACKEND (backend), sandbox_state_get_template_key (state),
+                         state, policy, cancellable, error);
+}
+
+/* Templates and this host's own view are bubblewrap's. */
+
+static char *
+sandbox_cluster_backend_prewarm (SandboxBackend   *backend,
+                                 SandboxTemplate  *template_,
+                                 gboolean         *reused,
+                                 GCancellable     *cancellable,
+                                 GError          **error)
+{
+  return sandbox_backend_prewarm (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap, template_,
+                                  reused, cancellable, error);
+}
+
+static GPtrArray *
+sandbox_cluster_backend_list_sessions (SandboxBackend  *backend,
+                                       GCancellable    *cancellable,
+                                       GError         **error)
+{
+  return sandbox_backend_list_sessions (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
+                                        cancellable, error);
+}
+
+static GPtrArray *
+sandbox_cluster_backend_list_templates (SandboxBackend  *backend,
+                                        GCancellable    *cancellable,
+                                        GError         **error)
+{
+  return sandbox_backend_list_templates (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
+                                         cancellable, error);
+}
+
+/* A session's state is the cluster's: from its etcd record, whatever host
+ * last had it. */
+static SandboxState *
+sandbox_cluster_backend_lookup_state (SandboxBackend  *backend,
+                                      const char      *session_id,
+                                      GCancellable    *cancellable,
+                                      GError         **error)
+{
+  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (backend);
+  g_autoptr(SandboxClusterSessionRecord) record =
+    sandbox_cluster_host_read_session (self->host, session_id, cancellable, error);
+
+  if (record == NULL)
+    return NULL;
+  if (record->template_key == NULL)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                   "Unknown sandbox session %s", session_id);
+      return NULL;
+    }
+  return sandbox_state_new (sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (self)),
+                            session_id, record->template_key, error);
+}
+
+static gboolean
+sandbox_cluster_backend_query_lease_owner (SandboxBackend      *backend,
+                                           const char          *session_id,
+                                           SandboxLeaseOwner  **owner,
+                                           GCancellable        *cancellable,
+                                           GError             **error)
+{
+  return sandbox_backend_query_lease_owner (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
+                                            session_id, owner, cancellable, error);
+}
+
+static gboolean
+sandbox_cluster_backend_delete_template (SandboxBackend  *backend,
+                                         const char      *template_key,
+                                         GCancellable    *cancellable,
+                                         GError         **error)
+{
+  return sandbox_backend_delete_template (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
+                                          template_key, cancellable, error);
+}
+
+/* Construction --------------------------------------------------------------- */
+
+/* The inner bubblewrap backend, named like this one, in its own directory. */
+static gboolean
+make_bubblewrap (SandboxClusterBackend  *self,
+                 const char             *state_directory,
+                 GCancellable           *cancellable,
+                 GError                **error)
+{
+  SandboxBackendBase *base = SANDBOX_BACKEND_BASE (self);
+  g_autofree char *directory = g_build_filename (state_directory, "bubblewrap", NULL);
+  const char *names[] = { "name", "state-directory", "max-concurrent-commands", "executable" };
+  GValue values[G_N_ELEMENTS (names)] = { G_VALUE_INIT, };
+  guint n = self->executable != NULL ? 4 : 3;
+
+  g_value_init (&values[0], G_TYPE_STRING);
+  g_value_set_string (&values[0], sandbox_backend_base_get_name (base));
+  g_value_init (&values[1], G_TYPE_STRING);
+  g_value_set_string (&values[1], directory);
+  g_value_init (&values[2], G_TYPE_UINT);
+  g_value_set_uint (&values[2], sandbox_backend_base_get_max_concurrent_commands (base));
+  g_value_init (&values[3], G_TYPE_STRING);
+  g_value_set_string (&values[3], self->executable);
+
+  self->bubblewrap = sandbox_backend_newv ("bubblewrap", n, names, values, cancellable, error);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    g_value_unset (&values[i]);
+  if (self->bubblewrap == NULL)
+    return FALSE;
+
+  self->hook = g_type_get_qdata (G_OBJECT_TYPE (self->bubblewrap),
+                                 g_quark_from_static_string (SANDBOX_BUBBLEWRAP_CLUSTER_HOOK));
+  if (self->hook == NULL)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                           "The bubblewrap driver loaded has no cluster hook (a different version?)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  SandboxClusterBackend *self;
+  GCancellable *cancellable;
+  GError *error;
+} MakeHost;
+
+/* On the driver's context thread, so ::lost is emitted there. */
+static gboolean
+make_host (gpointer data)
+{
+  MakeHost *make = data;
+  SandboxClusterBackend *self = make->self;
+
+  self->host = sandbox_cluster_host_new (self->etcd, self->prefix, self->host_id,
+                                         self->lease_ttl, make->cancellable, &make->error);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+check_properties (SandboxClusterBackend  *self,
+                  const char             *state_directory,
+                  GError                **error)
+{
+  if (state_directory == NULL || state_directory[0] == '\0')
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "The cluster backend requires a state-directory");
+      return FALSE;
+    }
+  if (self->endpoints == NULL || self->endpoints[0] == '\0')
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "The cluster backend requires endpoints (etcd client URLs, comma-separated)");
+      return FALSE;
+    }
+  if (self->prefix == NULL || !g_str_has_prefix (self->prefix, "/") ||
+      !g_str_has_suffix (self->prefix, "/"))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "The cluster prefix must start and end with “/”, not “%s”",
+                   self->prefix != NULL ? self->prefix : "");
+      return FALSE;
+    }
+  if (self->host_id == NULL || self->host_id[0] == '\0' || strchr (self->host_id, '/') != NULL)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "The host-id must be non-empty without “/”, not “%s”",
+                   self->host_id != NULL ? self->host_id : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The base has checked the name and the admission limit. etcd down is
+ * UNAVAILABLE: there is no local-only fallback. */
+static gboolean
+sandbox_cluster_backend_init_backend (SandboxBackendBase  *base,
+                                      GCancellable        *cancellable,
+                                      GError             **error)
+{
+  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (base);
+  const char *state_directory = sandbox_backend_base_get_state_directory (base);
+  g_autofree char *store_path = NULL;
+  MakeHost make = { self, cancellable, NULL };
+
+  if (!check_properties (self, state_directory, error))
+    return FALSE;
+
+  self->markers = g_build_filename (state_directory, "checkpoints", NULL);
+  if (g_mkdir_with_parents (self->markers, 0700) < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not create %s: %s", self->markers, g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (!make_bubblewrap (self, state_directory, cancellable, error))
+    return FALSE;
+
+  store_path = self->checkpoint_store != NULL
+    ? g_strdup (self->checkpoint_store)
+    : g_build_filename (state_directory, "checkpoint-store", NULL);
+  self->blobs = SANDBOX_CLUSTER_BLOB_STORE (sandbox_cluster_blob_dir_new (store_path, error));
+  if (self->blobs == NULL)
+    return FALSE;
+
+  self->etcd = sandbox_cluster_etcd_new_from_list (self->endpoints,
+                                                   SANDBOX_CLUSTER_ETCD_DEFAULT_TIMEOUT_MS, error);
+  if (self->etcd == NULL)
+    return FALSE;
+  sandbox_context_thread_invoke_sync (&cluster_thread, make_host, &make);
+  if (self->host == NULL)
+    {
+      g_propagate_error (error, make.error);
+      return FALSE;
+    }
+  self->lost_id = g_signal_connect (self->host, "lost", G_CALLBACK (on_lost), self);
+  return TRUE;
+}
+
+static void
+sandbox_cluster_backend_get_property (GObject    *object,
+                                      guint       prop_id,
+                                      GValue     *value,
+                                      GParamSpec *pspec)
+{
+  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (object);
+
+  switch (prop_id)
+    {
+    case PROP_ENDPOINTS:
+      g_value_set_string (value, self->endpoints);
+      break;
+    case PROP_PREFIX:
+      g_value_set_string (value, self->prefix);
+      break;
+    case PROP_HOST_ID:
+      g_value_set_string (value, self->host_id);
+      break;
+    case PROP_LEASE_TTL:
+      g_value_set_uint (value, self->lease_ttl);
+      break;
+    case PROP_CHECKPOINT_STORE:
+      g_value_set_string (value, self->checkpoint_store);
+      break;
+    case PROP_EXECUTABLE:
+      g_value_set_string (value, self->executable);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_cluster_backend_set_property (GObject      *object,
+                                      guint         prop_id,
+                                      const GValue *value,
+                                      GParamSpec   *pspec)
+{
+  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (object);
+
+  switch (prop_id)
+    {
+    case PROP_ENDPOINTS:
+      g_free (self->endpoints);
+      self->endpoints = g_value_dup_string (value);
+      break;
+    case PROP_PREFIX:
+      g_free (self->prefix);
+      self->prefix = g_value_dup_string (value);
+      break;
+    case PROP_HOST_ID:
+      g_free (self->host_id);
+      self->host_id = g_value_dup_string (value);
+      break;
+    case PROP_LEASE_TTL:
+      self->lease_ttl = g_value_get_uint (value);
+      break;
+    case PROP_CHECKPOINT_STORE:
+      g_free (self->checkpoint_store);
+      self->checkpoint_store = g_value_dup_string (value);
+      break;
+    case PROP_EXECUTABLE:
+      g_free (self->executable);
+      self->executable = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sandbox_cluster_backend_finalize (GObject *object)
+{
+  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (object);
+
+  /* Every handle holds a reference: none is live any more. */
+  if (self->host != NULL)
+    {
+      g_clear_signal_handler (&self->lost_id, self->host);
+      sandbox_cluster_host_close (self->host);
+    }
+  g_clear_object (&self->host);
+  g_clear_object (&self->etcd);
+  g_clear_object (&self->blobs);
+  g_clear_object (&self->bubblewrap);
+  g_clear_pointer (&self->live, g_hash_table_unref);
+  g_mutex_clear (&self->lock);
+  g_free (self->markers);
+  g_free (self->endpoints);
+  g_free (self->prefix);
+  g_free (self->host_id);
+  g_free (self->checkpoint_store);
+  g_free (self->executable);
+
+  G_OBJECT_CLASS (sandbox_cluster_backend_parent_class)->finalize (object);
+}
+
+static void
+sandbox_cluster_backend_class_init (SandboxClusterBackendClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  SandboxBackendBaseClass *base_class = SANDBOX_BACKEND_BASE_CLASS (klass);
+
+  object_class->get_property = sandbox_cluster_backend_get_property;
+  object_class->set_property = sandbox_cluster_backend_set_property;
+  object_class->finalize = sandbox_cluster_backend_finalize;
+  base_class->init_backend = sandbox_cluster_backend_init_backend;
+  sandbox_backend_base_class_set_default_name (base_class, SANDBOX_CLUSTER_DEFAULT_NAME);
+
+  /**
+   * SandboxClusterBackend:endpoints:
+   *
+   * The etcd client URLs, comma-separated (`http://127.0.0.1:2379,…`).
+   * Required; etcd not answering at construction is
+   * %SANDBOX_ERROR_UNAVAILABLE.
+   */
+  g_object_class_install_property (object_class, PROP_ENDPOINTS,
+    g_param_spec_string ("endpoints", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxClusterBackend:prefix:
+   *
+   * The etcd key prefix of this cluster (starts and ends with “/”).
+   */
+  g_object_class_install_property (object_class, PROP_PREFIX,
+    g_param_spec_string ("prefix", NULL, NULL, SANDBOX_CLUSTER_DEFAULT_PREFIX,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxClusterBackend:host-id:
+   *
+   * This host's name in the cluster, unique among its hosts (the host
+   * name by default).
+   */
+  g_object_class_install_property (object_class, PROP_HOST_ID,
+    g_param_spec_string ("host-id", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxClusterBackend:lease-ttl:
+   *
+   * The TTL of this host's etcd lease in seconds (0: the default, 10). A
+   * host that dies frees its sessions after it; one that cannot renew
+   * stops its sessions before it.
+   */
+  g_object_class_install_property (object_class, PROP_LEASE_TTL,
+    g_param_spec_uint ("lease-ttl", NULL, NULL, 0, 3600, 0,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxClusterBackend:checkpoint-store:
+   *
+   * The directory holding checkpoints, shared by every host of the
+   * cluster (NFS, …). By default `checkpoint-store` in the state
+   * directory, which only suits a single host.
+   */
+  g_object_class_install_property (object_class, PROP_CHECKPOINT_STORE,
+    g_param_spec_string ("checkpoint-store", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxClusterBackend:executable:
+   *
+   * The bwrap executable of the bubblewrap backend underneath (its
+   * default when unset).
+   */
+  g_object_class_install_property (object_class, PROP_EXECUTABLE,
+    g_param_spec_string ("executable", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+}
+
+static void
+sandbox_cluster_backend_class_finalize (SandboxClusterBackendClass *klass)
+{
+}
+
+static void
+sandbox_cluster_backend_init (SandboxClusterBackend *self)
+{
+  g_mutex_init (&self->lock);
+  self->live = g_hash_table_new (NULL, NULL);
+  self->prefix = g_strdup (SANDBOX_CLUSTER_DEFAULT_PREFIX);
+  self->host_id = g_strdup (g_get_host_name ());
+}
+
+static void
+sandbox_cluster_backend_backend_iface_init (SandboxBackendInterface *iface)
+{
+  iface->prewarm = sandbox_cluster_backend_prewarm;
+  iface->create = sandbox_cluster_backend_create;
+  iface->recover_session = sandbox_cluster_backend_recover_session;
+  iface->list_sessions = sandbox_cluster_backend_list_sessions;
+  iface->list_templates = sandbox_cluster_backend_list_templates;
+  iface->lookup_state = sandbox_cluster_backend_lookup_state;
+  iface->query_lease_owner = sandbox_cluster_backend_query_lease_owner;
+  iface->delete_template = sandbox_cluster_backend_delete_template;
+}
+
+void
+sandbox_cluster_backend_register (GTypeModule *module)
+{
+  sandbox_cluster_backend_register_type (module);
+}
