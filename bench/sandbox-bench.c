@@ -1014,6 +1014,38 @@ rss_bytes (void)
   return resident * (gsize) sysconf (_SC_PAGESIZE);
 }
 
+#ifdef BENCH_CLUSTER
+#include "bench-cluster.h"
+
+/* Issue 18: resume on another host from a 1,000-file checkpoint, against a
+ * local resume (where the session was stopped), in the same rounds. */
+static void
+bench_cluster (void)
+{
+  g_autoptr(Samples) local = samples_new ();
+  g_autoptr(Samples) remote = samples_new ();
+  g_autoptr(GError) error = NULL;
+  guint rounds = quick ? 2 : 5;
+
+  if (!bench_cluster_resume (state_root, 1000, rounds, local, remote, &error))
+    {
+      g_print ("cluster: skipped: %s\n", error->message);
+      return;
+    }
+  add_row ("cluster resume, 1,000 files, same host", format_time (local), NULL, NULL, "",
+           FALSE, FALSE);
+  add_row ("cluster resume, 1,000 files, other host", format_time (remote), format_time (local),
+           g_strdup_printf ("%.2fx", samples_median (remote) / samples_median (local)), "",
+           FALSE, FALSE);
+}
+#else
+static void
+bench_cluster (void)
+{
+  g_print ("cluster: skipped: built without the tests (the etcd fixture)\n");
+}
+#endif
+
 static void
 bench_scale_kind (SandboxBackend       *backend,
                   const char           *key,
@@ -1106,7 +1138,7 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   GOptionEntry entries[] = {
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer rounds (for development)", NULL },
-    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, io, gateway, template, scale", "SECTION" },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, io, gateway, template, scale, cluster", "SECTION" },
     { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Keep the state directories", NULL },
     { NULL }
   };
@@ -1148,6 +1180,8 @@ main (int   argc,
     bench_template ();
   if (section_enabled ("scale"))
     bench_scale ();
+  if (section_enabled ("cluster"))
+    bench_cluster ();
 
   print_table ();
   for (guint i = 0; i < rows->len; i++)

@@ -180,6 +180,20 @@ make_session (Host *host)
   return g_strdup_printf ("%s %s", key, id);
 }
 
+/* Two hosts with the template; the first owns a session made by
+ * make_session(), whose "KEY SESSION" goes to @session. */
+static void
+start_two_hosts (Fixture  *fixture,
+                 Host    **a,
+                 Host    **b,
+                 char    **session)
+{
+  *a = host_start (fixture);
+  *b = host_start (fixture);
+  *session = make_session (*a);
+  g_free (host_ok (*b, "prewarm"));
+}
+
 /* Resumes @session on @host until it is no longer BUSY; returns the reply. */
 static char *
 resume_when_free (Host       *host,
@@ -223,10 +237,7 @@ test_takeover_after_kill (Fixture       *fixture,
 
   if (fixture->etcd == NULL)
     return;
-  a = host_start (fixture);
-  b = host_start (fixture);
-  session = make_session (a);
-  g_free (host_ok (b, "prewarm"));
+  start_two_hosts (fixture, &a, &b, &session);
 
   resume = g_strdup_printf ("resume %s", session);
   busy = host_call (b, resume);
@@ -377,10 +388,7 @@ test_frozen_owner_fenced (Fixture       *fixture,
 
   if (fixture->etcd == NULL)
     return;
-  a = host_start (fixture);
-  b = host_start (fixture);
-  session = make_session (a);
-  g_free (host_ok (b, "prewarm"));
+  start_two_hosts (fixture, &a, &b, &session);
   g_free (host_ok (a, "spawn-sleep"));
   g_assert_true (sleeper_becomes (TRUE));
 
