@@ -9,7 +9,8 @@
  *
  * Stop: the inner stop first (every command killed, the gateway closed),
  * so the checkpoint is of a workspace no guest changes any more; then the
- * checkpoint and its fenced commit; then the ownership is released. A host
+ * checkpoint and its fenced commit; then the ownership is released (also
+ * when the checkpoint failed: the error is the stop's). A host
  * that has lost its lease publishes nothing: its handles are stopped
  * (sandbox_cluster_handle_fence()) with only the inner stop.
  */
@@ -46,6 +47,8 @@ sandbox_cluster_handle_stop (SandboxHandle  *handle,
 {
   SandboxClusterHandle *self = SANDBOX_CLUSTER_HANDLE (handle);
   g_autoptr(SandboxState) state = handle_state (self);
+  g_autoptr(GError) local_error = NULL;
+  gboolean checkpointed, released;
 
   /* Not cancellable, like the inner stop: commands and gateway go first. */
   sandbox_handle_stop (self->inner, NULL, NULL);
@@ -54,9 +57,16 @@ sandbox_cluster_handle_stop (SandboxHandle  *handle,
   if (sandbox_cluster_backend_is_lost (self->backend))
     return TRUE;   /* fenced: never a checkpoint after the lease is gone */
 
-  return sandbox_cluster_backend_checkpoint (self->backend, state, self->epoch, cancellable,
-                                             error) &&
-         sandbox_cluster_backend_release (self->backend, state, self->epoch, cancellable, error);
+  /* Released even when the checkpoint failed (an unreadable workspace, a
+   * full store): the session then resumes from its previous checkpoint, as
+   * after a crash, rather than staying owned by this host. */
+  checkpointed = sandbox_cluster_backend_checkpoint (self->backend, state, self->epoch,
+                                                     cancellable, &local_error);
+  released = sandbox_cluster_backend_release (self->backend, state, self->epoch, NULL,
+                                              checkpointed ? error : NULL);
+  if (!checkpointed)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return checkpointed && released;
 }
 
 static gboolean
