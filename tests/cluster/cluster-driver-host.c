@@ -11,7 +11,7 @@
  *   create KEY              → ok SESSION
  *   resume KEY SESSION      → ok
  *   write PATH TEXT         → ok
- *   read PATH               → ok TEXT
+ *   read PATH               → ok TEXT    (C-escaped: "hello\\n")
  *   spawn-sleep             → ok         (`sleep 98765`, which runs until killed)
  *   stop                    → ok
  *   delete                  → ok
@@ -46,10 +46,13 @@ answer_error (const GError *error)
   fflush (stdout);
 }
 
+/* @text C-escaped, so a reply is one line whatever a file holds. */
 static void
 answer_ok (const char *text)
 {
-  printf (text != NULL ? "ok %s\n" : "ok\n", text);
+  g_autofree char *escaped = text != NULL ? g_strescape (text, NULL) : NULL;
+
+  printf (escaped != NULL ? "ok %s\n" : "ok\n", escaped);
   fflush (stdout);
 }
 

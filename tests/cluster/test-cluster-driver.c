@@ -253,6 +253,46 @@ test_takeover_after_kill (Fixture       *fixture,
   g_assert_cmpstr (content, ==, "checkpointed");
 }
 
+/* A session whose host died before its first stop has no checkpoint: it
+ * resumes elsewhere as a fresh copy of its template (the change made on the
+ * dead host is lost, as the docs say). To see it fail, make
+ * bring_local_copy() import a NULL digest as a checkpoint. */
+static void
+test_never_checkpointed (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  Host *a, *b;
+  g_autofree char *key = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *create = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *resumed = NULL;
+  g_autofree char *hello = NULL;
+  g_autofree char *lost = NULL;
+  gint64 waited = 0;
+
+  if (fixture->etcd == NULL)
+    return;
+  a = host_start (fixture);
+  b = host_start (fixture);
+  key = host_ok (a, "prewarm");
+  g_free (host_ok (b, "prewarm"));
+  create = g_strdup_printf ("create %s", key);
+  id = host_ok (a, create);
+  g_free (host_ok (a, "write b never-checkpointed"));
+  g_subprocess_force_exit (a->process);
+  g_subprocess_wait (a->process, NULL, NULL);
+
+  session = g_strdup_printf ("%s %s", key, id);
+  resumed = resume_when_free (b, session, &waited);
+  g_assert_cmpstr (resumed, ==, "ok");
+  hello = host_ok (b, "read hello.txt");
+  g_assert_cmpstr (hello, ==, "hello\\n");
+  lost = host_call (b, "read b");
+  g_test_message ("read b: %s", lost);
+  g_assert_true (g_str_has_prefix (lost, "error g-io-error-quark"));
+}
+
 /* N hosts racing to resume one session: exactly one wins, the others are
  * BUSY. To see it fail, make resume_session() skip the claim. */
 static void
@@ -448,6 +488,8 @@ main (int    argc,
 
   g_test_add ("/cluster-driver/takeover-after-kill", Fixture, NULL, fixture_set_up,
               test_takeover_after_kill, fixture_tear_down);
+  g_test_add ("/cluster-driver/never-checkpointed", Fixture, NULL, fixture_set_up,
+              test_never_checkpointed, fixture_tear_down);
   g_test_add ("/cluster-driver/racing-resume", Fixture, NULL, fixture_set_up,
               test_racing_resume, fixture_tear_down);
   g_test_add ("/cluster-driver/corrupted-blob", Fixture, NULL, fixture_set_up,
