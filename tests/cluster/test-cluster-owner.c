@@ -742,6 +742,154 @@ test_pick_best_of_k (void)
   g_assert_cmpuint (picked_none, <, 200 / 4);
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* In this process: the async variants, and ::lost in the creator's context. */
+
+static void
+store_result (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_result (GAsyncResult **slot)
+{
+  while (*slot == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return *slot;
+}
+
+static void
+test_async_round_trip (void)
+{
+  g_autoptr(EtcdFixture) etcd_fixture = start_etcd (1);
+  g_autofree char *prefix = new_prefix ();
+  g_autoptr(SandboxClusterEtcd) etcd = NULL;
+  g_autoptr(SandboxClusterHost) host = NULL;
+  g_autoptr(SandboxClusterSessionRecord) record = NULL;
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *result = NULL;
+  gint64 epoch = 0;
+
+  if (etcd_fixture == NULL)
+    return;
+  etcd = sandbox_cluster_etcd_new_from_list (etcd_fixture_get_endpoints (etcd_fixture), 0, &error);
+  g_assert_no_error (error);
+  host = sandbox_cluster_host_new (etcd, prefix, "me", TTL_SECONDS, NULL, &error);
+  g_assert_no_error (error);
+
+  sandbox_cluster_host_claim_async (host, "s1", NULL, store_result, &result);
+  g_assert_true (sandbox_cluster_host_claim_finish (host, wait_result (&result), &epoch, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (epoch, >, 0);
+  g_clear_object (&result);
+
+  sandbox_cluster_host_claim_async (host, "s1", NULL, store_result, &result);
+  g_assert_false (sandbox_cluster_host_claim_finish (host, wait_result (&result), NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_clear_error (&error);
+  g_clear_object (&result);
+
+  sandbox_cluster_host_commit_async (host, "s1", epoch, "tkey", "m1", NULL, store_result, &result);
+  g_assert_true (sandbox_cluster_host_commit_finish (host, wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+
+  sandbox_cluster_host_read_session_async (host, "s1", NULL, store_result, &result);
+  record = sandbox_cluster_host_read_session_finish (host, wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (record->owner_host, ==, "me");
+  g_assert_cmpint (record->owner_epoch, ==, epoch);
+  g_assert_cmpstr (record->manifest_digest, ==, "m1");
+  g_assert_cmpstr (record->template_key, ==, "tkey");
+  g_assert_cmpstr (record->record_host, ==, "me");
+  g_assert_cmpint (record->record_epoch, ==, epoch);
+  g_clear_object (&result);
+
+  sandbox_cluster_host_release_async (host, "s1", epoch, NULL, store_result, &result);
+  g_assert_true (sandbox_cluster_host_release_finish (host, wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+
+  sandbox_cluster_host_delete_async (host, "s1", epoch, NULL, store_result, &result);
+  g_assert_false (sandbox_cluster_host_delete_finish (host, wait_result (&result), &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
+  g_clear_error (&error);
+  g_clear_object (&result);
+
+  {
+    g_autoptr(GPtrArray) sessions = sandbox_cluster_host_list_sessions (host, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (sessions->len, ==, 1);
+    g_assert_null (((SandboxClusterSessionRecord *) g_ptr_array_index (sessions, 0))->owner_host);
+  }
+  sandbox_cluster_host_close (host);
+  g_assert_true (sandbox_cluster_host_is_lost (host));
+}
+
+static void
+note_lost (SandboxClusterHost *host,
+           GError             *reason,
+           gpointer            user_data)
+{
+  GThread **thread = user_data;
+
+  g_assert_error (reason, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
+  *thread = g_thread_self ();
+}
+
+static gboolean
+flag_timeout (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* etcd frozen: renewals get no reply, so the deadline fences the host;
+ * ::lost comes in the creating thread's context, on time. Take out
+ * host_lease_arm_deadline()'s timer and this test gives up waiting. */
+static void
+test_lost_signal_at_deadline (void)
+{
+  g_autoptr(EtcdFixture) etcd_fixture = start_etcd (1);
+  g_autofree char *prefix = new_prefix ();
+  g_autoptr(SandboxClusterEtcd) etcd = NULL;
+  g_autoptr(SandboxClusterHost) host = NULL;
+  g_autoptr(GError) error = NULL;
+  GThread *lost_in = NULL;
+  gboolean timed_out = FALSE;
+  guint timeout_id;
+  gint64 deadline;
+
+  if (etcd_fixture == NULL)
+    return;
+  etcd = sandbox_cluster_etcd_new_from_list (etcd_fixture_get_endpoints (etcd_fixture), 300, &error);
+  g_assert_no_error (error);
+  host = sandbox_cluster_host_new (etcd, prefix, "me", TTL_SECONDS, NULL, &error);
+  g_assert_no_error (error);
+  g_signal_connect (host, "lost", G_CALLBACK (note_lost), &lost_in);
+
+  etcd_fixture_signal_member (etcd_fixture, 0, SIGSTOP);
+  timeout_id = g_timeout_add (TTL_MS + 2000, flag_timeout, &timed_out);
+  while (lost_in == NULL && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (timeout_id);
+  deadline = sandbox_cluster_host_get_deadline (host);
+  etcd_fixture_signal_member (etcd_fixture, 0, SIGCONT);
+
+  g_assert_true (lost_in == g_thread_self ());
+  g_assert_true (sandbox_cluster_host_is_lost (host));
+  g_assert_cmpint (g_get_monotonic_time (), >=, deadline);
+  /* Refused here, before any request. */
+  g_assert_false (sandbox_cluster_host_commit (host, "s1", 1, "t", NULL, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -760,6 +908,8 @@ main (int    argc,
   g_test_add_func ("/cluster/owner/frozen-owner-fenced", test_frozen_owner_fenced);
   g_test_add_func ("/cluster/owner/quorum-loss-self-fences", test_quorum_loss_self_fences);
   g_test_add_func ("/cluster/owner/leader-stopped-lease-survives", test_leader_stopped_lease_survives);
+  g_test_add_func ("/cluster/owner/async-round-trip", test_async_round_trip);
+  g_test_add_func ("/cluster/owner/lost-signal-at-deadline", test_lost_signal_at_deadline);
 
   return g_test_run ();
 }
