@@ -140,7 +140,7 @@ bench_floor_run (const char         *workspace,
   input.policy_kind = SANDBOX_NETWORK_POLICY_DENY_ALL;
   input.command = command;
   input.seccomp_program = seccomp_program;
-  args = sandbox_bubblewrap_args_new_for_command (&input, status_pipe[1], seccomp_fd, NULL);
+  args = sandbox_bubblewrap_args_new_for_command (&input, status_pipe[1], seccomp_fd, NULL, NULL);
   if (args == NULL)
     return -1;
   if (args->argv->len == 0 || g_ptr_array_index (args->argv, args->argv->len - 1) != NULL)

@@ -74,6 +74,7 @@ SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_sandbox (const SandboxBub
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *input,
                                                                 int                                status_fd,
                                                                 int                                seccomp_fd,
+                                                                GBytes                            *message,
                                                                 GError                           **error);
 
 int                    sandbox_bubblewrap_sealed_memfd_new (const char       *name,

@@ -454,6 +454,7 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
  * @input: the session's setup and the command
  * @status_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
  * @seccomp_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
+ * @message: (nullable): the command's stub message, if made already
  * @error: return location for a #GError
  *
  * A sandbox for @input's command, started now: the stub's control
@@ -466,12 +467,15 @@ SandboxBubblewrapArgs *
 sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *input,
                                          int                                status_fd,
                                          int                                seccomp_fd,
+                                         GBytes                            *message,
                                          GError                           **error)
 {
-  g_autoptr(GBytes) message = sandbox_bubblewrap_stub_message_new (input->command, error);
+  g_autoptr(GBytes) made = message != NULL ? g_bytes_ref (message)
+                                           : sandbox_bubblewrap_stub_message_new (input->command,
+                                                                                  error);
   int control_fd;
 
-  if (message == NULL)
+  if (made == NULL)
     {
       sandbox_bubblewrap_fd_close (status_fd);
       sandbox_bubblewrap_fd_close (seccomp_fd);
@@ -479,8 +483,8 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *inpu
     }
   /* A failed memfd is passed as -1, which the launcher refuses to spawn with. */
   control_fd = sandbox_bubblewrap_sealed_memfd_new ("sandbox-command",
-                                                    g_bytes_get_data (message, NULL),
-                                                    g_bytes_get_size (message));
+                                                    g_bytes_get_data (made, NULL),
+                                                    g_bytes_get_size (made));
   return sandbox_bubblewrap_args_new_for_sandbox (input, status_fd, seccomp_fd, control_fd,
                                                   error);
 }

@@ -13,6 +13,7 @@
 #include "sandbox-bubblewrap-handle-private.h"
 #include "sandbox-bubblewrap-layering-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
+#include "sandbox-bubblewrap-ready-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
 #include "sandbox-bubblewrap-store-private.h"
 
@@ -29,7 +30,9 @@
  * `max-open-files`, `max-address-space`, and where a cgroup is delegated
  * `memory-limit`, `max-processes`, `cpu-percent`), the host identity of
  * guests (`guest-uid`, `guest-gid`: never root), the guests' curated
- * `/etc` (`curated-etc`, `git-user-name`, `git-user-email`), and
+ * `/etc` (`curated-etc`, `git-user-name`, `git-user-email`), sandboxes
+ * started ahead of a session's next command (`max-ready-sandboxes`,
+ * `ready-idle-timeout-ms`), and
  * [method@Sandbox.Backend.recover_session] for leases left by a crashed owner.
  */
 
@@ -45,6 +48,8 @@ struct _SandboxBubblewrapBackend
   SandboxBubblewrapLimits limits;
   char *layering;      /* as set: "auto" or "copy" */
   gboolean layered;    /* what init() found: new sessions are layered */
+  guint max_ready_sandboxes;
+  guint ready_idle_timeout_ms;
   gint64 guest_uid;   /* as set; -1: automatic */
   gint64 guest_gid;
 
@@ -72,6 +77,8 @@ enum {
   PROP_EXTRA_CA_CERTIFICATES,
   PROP_LAYERING,
   PROP_WORKSPACE_LAYERING,
+  PROP_MAX_READY_SANDBOXES,
+  PROP_READY_IDLE_TIMEOUT_MS,
 };
 
 static void sandbox_bubblewrap_backend_backend_iface_init  (SandboxBackendInterface *iface);
@@ -327,6 +334,9 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
     }
   self->hardening.limits = self->limits;
   self->hardening.durable = self->durable;
+  if (self->max_ready_sandboxes > 0)
+    self->hardening.ready_pool = sandbox_bubblewrap_ready_pool_new (self->max_ready_sandboxes,
+                                                                    self->ready_idle_timeout_ms);
   /* A limit that cannot be enforced here fails construction. */
   if (!sandbox_bubblewrap_cgroup_root_discover (&self->limits, &self->hardening.cgroup_root,
                                                 error))
@@ -553,6 +563,12 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     case PROP_GIT_USER_EMAIL:
       g_value_set_string (value, self->hardening.etc.git_email);
       break;
+    case PROP_MAX_READY_SANDBOXES:
+      g_value_set_uint (value, self->max_ready_sandboxes);
+      break;
+    case PROP_READY_IDLE_TIMEOUT_MS:
+      g_value_set_uint (value, self->ready_idle_timeout_ms);
+      break;
     case PROP_EXTRA_CA_CERTIFICATES:
       g_value_set_string (value, self->hardening.etc.extra_ca_path);
       break;
@@ -619,6 +635,12 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
       g_free (self->hardening.etc.git_email);
       self->hardening.etc.git_email = g_value_dup_string (value);
       break;
+    case PROP_MAX_READY_SANDBOXES:
+      self->max_ready_sandboxes = g_value_get_uint (value);
+      break;
+    case PROP_READY_IDLE_TIMEOUT_MS:
+      self->ready_idle_timeout_ms = g_value_get_uint (value);
+      break;
     case PROP_EXTRA_CA_CERTIFICATES:
       g_free (self->hardening.etc.extra_ca_path);
       self->hardening.etc.extra_ca_path = g_value_dup_string (value);
@@ -645,6 +667,7 @@ sandbox_bubblewrap_backend_finalize (GObject *object)
   g_clear_pointer (&self->store, sandbox_bubblewrap_store_unref);
   g_clear_pointer (&self->hardening.seccomp_program, g_bytes_unref);
   g_clear_pointer (&self->hardening.cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
+  g_clear_pointer (&self->hardening.ready_pool, sandbox_bubblewrap_ready_pool_unref);
   sandbox_bubblewrap_etc_clear (&self->hardening.etc);
   g_free (self->executable);
   g_free (self->layering);
@@ -879,6 +902,37 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
     g_param_spec_string ("workspace-layering", NULL, NULL, SANDBOX_BUBBLEWRAP_LAYERING_COPY,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * SandboxBubblewrapBackend:max-ready-sandboxes:
+   *
+   * How many ready sandboxes the backend's sessions may hold at once: a
+   * session that has run a command starts the sandbox of its next one
+   * ahead of time (a fresh bwrap with all its namespaces, mounts, `/tmp`
+   * and filter, waiting for the command), so that command skips bwrap's
+   * setup. Isolation per command is unchanged: one sandbox per command,
+   * never reused. 8 by default; 0 turns them off. Sessions with cgroup
+   * limits (#SandboxBubblewrapBackend:memory-limit and the like) keep
+   * none. Each costs two idle processes (bwrap and the stub) and their
+   * mount table until it is taken or times out
+   * (#SandboxBubblewrapBackend:ready-idle-timeout-ms).
+   */
+  g_object_class_install_property (object_class, PROP_MAX_READY_SANDBOXES,
+    g_param_spec_uint ("max-ready-sandboxes", NULL, NULL, 0, 1024,
+                       SANDBOX_BUBBLEWRAP_DEFAULT_MAX_READY,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:ready-idle-timeout-ms:
+   *
+   * How long a ready sandbox waits for its command before it is discarded
+   * (killed, its slot freed), in milliseconds: 30000 by default, so that
+   * an agent's next shell command after a pause still finds one. A
+   * network-policy change, stop and delete discard it at once.
+   */
+  g_object_class_install_property (object_class, PROP_READY_IDLE_TIMEOUT_MS,
+    g_param_spec_uint ("ready-idle-timeout-ms", NULL, NULL, 1, G_MAXINT,
+                       SANDBOX_BUBBLEWRAP_DEFAULT_READY_IDLE_TIMEOUT_MS,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 }
 
 static void
@@ -892,6 +946,8 @@ sandbox_bubblewrap_backend_init (SandboxBubblewrapBackend *self)
   self->executable = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE);
   self->layering = g_strdup (SANDBOX_BUBBLEWRAP_DEFAULT_LAYERING);
   self->seccomp = TRUE;
+  self->max_ready_sandboxes = SANDBOX_BUBBLEWRAP_DEFAULT_MAX_READY;
+  self->ready_idle_timeout_ms = SANDBOX_BUBBLEWRAP_DEFAULT_READY_IDLE_TIMEOUT_MS;
   self->guest_uid = -1;
   self->guest_gid = -1;
 }

@@ -22,6 +22,12 @@
  * gone and both pipes are closed (see sandbox-bubblewrap-process.c), so stop
  * waits for every command.
  *
+ * Ready sandboxes (sandbox-bubblewrap-ready.c): once a command is under
+ * way, the session starts the next command's sandbox, if the backend's
+ * pool has room; the next command takes it when it was built for the
+ * policy revision of the moment, else runs cold (and the stale one is
+ * killed). A policy change and stop discard it at once.
+ *
  * Network: deny-all and allow-all need no gateway. The first allow-list
  * policy starts one (a SandboxGateway on a socket in its own 0700 temporary
  * directory); it then follows every policy change and closes at stop. Its
@@ -49,6 +55,12 @@ struct _SandboxBubblewrapDriver
   GWeakRef handle;            /* relays the gateway's audit stream */
 
   SandboxSessionGate *gate;   /* stopped state, admission, policy revision */
+
+  SandboxBubblewrapReadyPool *ready_pool;   /* NULL: no ready sandboxes */
+  GMutex ready_lock;
+  /* Guarded by @ready_lock. */
+  SandboxBubblewrapReady *ready;            /* the next command's sandbox */
+  gboolean ready_closed;                    /* stopped: never start one again */
   /* Set under the gate's lock (see apply_policy_locked()): read it after
    * reading an allow-list policy from the gate. */
   SandboxGateway *gateway;    /* NULL until the first allow-list */
@@ -217,12 +229,42 @@ current_network (SandboxBubblewrapDriver  *self,
   return kind;
 }
 
+/* The session's ready sandbox, taken out of the driver. */
+static SandboxBubblewrapReady *
+steal_ready (SandboxBubblewrapDriver *self)
+{
+  SandboxBubblewrapReady *ready;
+
+  g_mutex_lock (&self->ready_lock);
+  ready = g_steal_pointer (&self->ready);
+  g_mutex_unlock (&self->ready_lock);
+  return ready;
+}
+
+/* Starts the next command's sandbox from @input (its command left out),
+ * built at @revision, unless the session has one or is stopped. */
+static void
+prepare_next_sandbox (SandboxBubblewrapDriver    *self,
+                      SandboxBubblewrapArgsInput  input,
+                      guint64                     revision)
+{
+  if (self->ready_pool == NULL || self->cgroup_root != NULL)
+    return;
+  input.command = NULL;
+  g_mutex_lock (&self->ready_lock);
+  if (self->ready == NULL && !self->ready_closed)
+    self->ready = sandbox_bubblewrap_ready_start (self->ready_pool, &input, revision);
+  g_mutex_unlock (&self->ready_lock);
+}
+
 /* @prepared_revision: the policy revision a coding launch was prepared
- * at, or NULL for a direct command. */
+ * at, or NULL for a direct command. @prepare_next: whether to start the
+ * next command's sandbox (not for the proof of isolation at create). */
 static SandboxBubblewrapProcess *
 spawn_process (SandboxBubblewrapDriver  *self,
                SandboxCommand           *command,
                const guint64            *prepared_revision,
+               gboolean                  prepare_next,
                GCancellable             *cancellable,
                GError                  **error)
 {
@@ -248,7 +290,8 @@ spawn_process (SandboxBubblewrapDriver  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  process = sandbox_bubblewrap_process_new (&input, G_OBJECT (self), error);
+  process = sandbox_bubblewrap_process_new (&input, G_OBJECT (self), steal_ready (self),
+                                            revision, error);
   if (process == NULL)
     return NULL;
   /* The arguments were built from the policy at @revision: a process set up
@@ -264,6 +307,8 @@ spawn_process (SandboxBubblewrapDriver  *self,
 
   sandbox_process_start (SANDBOX_PROCESS (process), cancellable);
   sandbox_bubblewrap_process_mark_started (process);
+  if (prepare_next)
+    prepare_next_sandbox (self, input, revision);
   return g_steal_pointer (&process);
 }
 
@@ -274,7 +319,7 @@ sandbox_bubblewrap_driver_spawn (SandboxDriver   *driver,
                                  GError         **error)
 {
   return SANDBOX_PROCESS (spawn_process (SANDBOX_BUBBLEWRAP_DRIVER (driver),
-                                         command, NULL, cancellable, error));
+                                         command, NULL, TRUE, cancellable, error));
 }
 
 /**
@@ -301,7 +346,7 @@ sandbox_bubblewrap_driver_prove_isolation (SandboxBubblewrapDriver  *self,
   g_autoptr(GError) cause = NULL;
 
   sandbox_command_set_cwd (command, SANDBOX_WORKSPACE);
-  process = spawn_process (self, command, NULL, cancellable, &cause);
+  process = spawn_process (self, command, NULL, FALSE, cancellable, &cause);
   if (process != NULL)
     result = sandbox_process_wait (SANDBOX_PROCESS (process), NULL, &cause);
 
@@ -337,6 +382,11 @@ sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
 {
   /* SIGKILL, as the reference: the commands' waiters see status 137. */
   sandbox_session_gate_stop (self->gate, NULL, NULL);
+  /* And the next command's sandbox, which no command will take. */
+  g_mutex_lock (&self->ready_lock);
+  self->ready_closed = TRUE;
+  g_mutex_unlock (&self->ready_lock);
+  sandbox_bubblewrap_ready_discard (steal_ready (self));
 
   /* Removes the socket and its temporary directory. */
   if (self->gateway != NULL)
@@ -427,7 +477,7 @@ sandbox_bubblewrap_driver_spawn_prepared (SandboxBubblewrapDriver  *self,
                                           GCancellable             *cancellable,
                                           GError                  **error)
 {
-  return SANDBOX_PROCESS (spawn_process (self, command, &revision, cancellable, error));
+  return SANDBOX_PROCESS (spawn_process (self, command, &revision, TRUE, cancellable, error));
 }
 
 /**
@@ -467,9 +517,14 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
   SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
 
   /* The next command is set up from the new policy; launches prepared (or
-   * arguments built) before it are refused at admission. */
-  return sandbox_session_gate_set_policy (self->gate, policy, apply_policy_locked, self,
-                                          cancellable, error);
+   * arguments built) before it are refused at admission, and a ready
+   * sandbox built before it is never taken (its revision is older): it goes
+   * now. */
+  if (!sandbox_session_gate_set_policy (self->gate, policy, apply_policy_locked, self,
+                                        cancellable, error))
+    return FALSE;
+  sandbox_bubblewrap_ready_discard (steal_ready (self));
+  return TRUE;
 }
 
 /* Object ---------------------------------------------------------------- */
@@ -532,6 +587,8 @@ sandbox_bubblewrap_driver_new (const char            *executable,
     self->cgroup_root = sandbox_bubblewrap_cgroup_root_ref (hardening->cgroup_root);
   self->guest = hardening->guest;
   sandbox_bubblewrap_etc_copy (&self->etc, &hardening->etc);
+  if (hardening->ready_pool != NULL)
+    self->ready_pool = sandbox_bubblewrap_ready_pool_ref (hardening->ready_pool);
   g_weak_ref_set (&self->backend, backend);
   /* No command can be admitted before the gate exists. */
   if (!apply_policy_locked (policy, self, error))
@@ -548,6 +605,9 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   /* Live processes hold a reference: none can be left here. */
   g_assert (self->gate == NULL || sandbox_session_gate_get_n_live (self->gate) == 0);
   g_clear_object (&self->gate);
+  sandbox_bubblewrap_ready_discard (g_steal_pointer (&self->ready));
+  g_clear_pointer (&self->ready_pool, sandbox_bubblewrap_ready_pool_unref);
+  g_mutex_clear (&self->ready_lock);
   g_clear_pointer (&self->files, sandbox_workspace_unref);
   if (self->gateway != NULL)
     sandbox_gateway_close (self->gateway);
@@ -591,6 +651,7 @@ sandbox_bubblewrap_driver_init (SandboxBubblewrapDriver *self)
 {
   g_weak_ref_init (&self->backend, NULL);
   g_weak_ref_init (&self->handle, NULL);
+  g_mutex_init (&self->ready_lock);
 }
 
 /**

@@ -27,6 +27,28 @@ typedef struct
   const SandboxBubblewrapGuestView *guest_view;
 } SandboxBubblewrapSpawnExtras;
 
+/**
+ * SandboxBubblewrapLaunched:
+ * @pid: bwrap's pid, 0 when nothing runs
+ * @pidfd: a pidfd on it
+ * @stdin_fd: the write end of the command's stdin pipe (non-blocking)
+ * @stdout_fd: the read end of its stdout pipe (non-blocking)
+ * @stderr_fd: the read end of its stderr pipe (non-blocking)
+ *
+ * A bwrap the launcher started, with the pipes that are its 0, 1 and 2,
+ * not reaped yet. Its owner watches @pidfd and reaps @pid.
+ */
+typedef struct
+{
+  GPid pid;
+  int pidfd;
+  int stdin_fd;
+  int stdout_fd;
+  int stderr_fd;
+} SandboxBubblewrapLaunched;
+
+#define SANDBOX_BUBBLEWRAP_LAUNCHED_INIT { 0, -1, -1, -1, -1 }
+
 GMainContext *sandbox_bubblewrap_launcher_get_context (void);
 gboolean      sandbox_bubblewrap_launcher_is_current  (void);
 void          sandbox_bubblewrap_launcher_run_sync    (GSourceFunc   func,
@@ -38,5 +60,16 @@ GPid          sandbox_bubblewrap_launcher_spawn       (const char * const *argv,
                                                        GArray        *passed_fds,
                                                        const SandboxBubblewrapSpawnExtras *extras,
                                                        GError       **error);
+gboolean      sandbox_bubblewrap_launcher_start       (const char * const *argv,
+                                                       GArray        *passed_fds,
+                                                       const SandboxBubblewrapSpawnExtras *extras,
+                                                       SandboxBubblewrapLaunched *launched,
+                                                       GError       **error);
+gboolean      sandbox_bubblewrap_launcher_open_pipe   (int            fds[2],
+                                                       gboolean       nonblocking_read,
+                                                       gboolean       nonblocking_write,
+                                                       GError       **error);
+void          sandbox_bubblewrap_launched_kill_and_reap (SandboxBubblewrapLaunched *launched);
+void          sandbox_bubblewrap_launched_close_pipes (SandboxBubblewrapLaunched *launched);
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -634,4 +635,148 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
   g_snprintf (setup.gid_map, sizeof setup.gid_map, "%u %u 1\n",
               (guint) getegid (), (guint) getegid ());
   return spawn_child (&setup, error);
+}
+
+/**
+ * sandbox_bubblewrap_launcher_open_pipe:
+ * @fds: (out caller-allocates): the read and write ends
+ * @nonblocking_read: whether the read end is non-blocking
+ * @nonblocking_write: whether the write end is non-blocking
+ * @error: return location for a #GError
+ *
+ * pipe2() with both ends close-on-exec.
+ *
+ * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_UNAVAILABLE
+ */
+gboolean
+sandbox_bubblewrap_launcher_open_pipe (int       fds[2],
+                                       gboolean  nonblocking_read,
+                                       gboolean  nonblocking_write,
+                                       GError  **error)
+{
+  if (pipe2 (fds, O_CLOEXEC) < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: pipe: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (nonblocking_read)
+    fcntl (fds[0], F_SETFL, O_NONBLOCK);
+  if (nonblocking_write)
+    fcntl (fds[1], F_SETFL, O_NONBLOCK);
+  return TRUE;
+}
+
+/* Moves @fd to a number of at least @minimum, keeping close-on-exec. */
+static int
+move_fd_to_at_least (int fd,
+                     int minimum)
+{
+  int moved;
+
+  if (fd < 0 || fd >= minimum)
+    return fd;
+  moved = fcntl (fd, F_DUPFD_CLOEXEC, minimum);
+  close (fd);
+  return moved;
+}
+
+/**
+ * sandbox_bubblewrap_launched_close_pipes:
+ * @launched: a started bwrap
+ *
+ * Closes our ends of its pipes (not the pidfd).
+ */
+void
+sandbox_bubblewrap_launched_close_pipes (SandboxBubblewrapLaunched *launched)
+{
+  sandbox_bubblewrap_clear_fd (&launched->stdin_fd);
+  sandbox_bubblewrap_clear_fd (&launched->stdout_fd);
+  sandbox_bubblewrap_clear_fd (&launched->stderr_fd);
+}
+
+/**
+ * sandbox_bubblewrap_launched_kill_and_reap:
+ * @launched: a started bwrap nobody else reaps
+ *
+ * SIGKILLs it (and with it the whole sandbox), reaps it and closes
+ * everything; @launched is then empty. Any thread.
+ */
+void
+sandbox_bubblewrap_launched_kill_and_reap (SandboxBubblewrapLaunched *launched)
+{
+  if (launched->pid != 0)
+    {
+      pidfd_send_signal (launched->pidfd, SIGKILL, NULL, 0);
+      while (waitpid (launched->pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+      launched->pid = 0;
+    }
+  sandbox_bubblewrap_clear_fd (&launched->pidfd);
+  sandbox_bubblewrap_launched_close_pipes (launched);
+}
+
+/**
+ * sandbox_bubblewrap_launcher_start:
+ * @argv: the bwrap command line; argv[0] is the executable
+ * @passed_fds: (element-type int): become bwrap's fds 3, 4, … (the caller
+ *   keeps and closes its own)
+ * @extras: (nullable): as for sandbox_bubblewrap_launcher_spawn()
+ * @launched: (out caller-allocates): the started bwrap
+ * @error: return location for a #GError
+ *
+ * sandbox_bubblewrap_launcher_spawn() with fresh pipes at bwrap's 0, 1 and
+ * 2 and a pidfd on it. Must run on the launcher thread.
+ *
+ * Returns: %TRUE once bwrap runs, or %FALSE with %SANDBOX_ERROR_UNAVAILABLE
+ */
+gboolean
+sandbox_bubblewrap_launcher_start (const char * const                 *argv,
+                                   GArray                             *passed_fds,
+                                   const SandboxBubblewrapSpawnExtras *extras,
+                                   SandboxBubblewrapLaunched          *launched,
+                                   GError                            **error)
+{
+  g_auto(SandboxBubblewrapFd) stdin_read = -1;
+  g_auto(SandboxBubblewrapFd) stdout_write = -1;
+  g_auto(SandboxBubblewrapFd) stderr_write = -1;
+  int stdin_pipe[2], stdout_pipe[2], stderr_pipe[2];
+
+  *launched = (SandboxBubblewrapLaunched) SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
+  if (!sandbox_bubblewrap_launcher_open_pipe (stdin_pipe, FALSE, TRUE, error))
+    return FALSE;
+  stdin_read = move_fd_to_at_least (stdin_pipe[0], 3);
+  launched->stdin_fd = stdin_pipe[1];
+  if (!sandbox_bubblewrap_launcher_open_pipe (stdout_pipe, TRUE, FALSE, error))
+    goto fail;
+  launched->stdout_fd = stdout_pipe[0];
+  stdout_write = move_fd_to_at_least (stdout_pipe[1], 3);
+  if (!sandbox_bubblewrap_launcher_open_pipe (stderr_pipe, TRUE, FALSE, error))
+    goto fail;
+  launched->stderr_fd = stderr_pipe[0];
+  stderr_write = move_fd_to_at_least (stderr_pipe[1], 3);
+
+  launched->pid = sandbox_bubblewrap_launcher_spawn (argv, stdin_read, stdout_write, stderr_write,
+                                                     passed_fds, extras, error);
+  if (launched->pid == 0)
+    goto fail;
+  launched->pidfd = pidfd_open (launched->pid, 0);
+  if (launched->pidfd < 0)
+    {
+      int saved_errno = errno;
+
+      kill (launched->pid, SIGKILL);   /* not reaped yet: the pid is still ours */
+      waitpid (launched->pid, NULL, 0);
+      launched->pid = 0;
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: pidfd_open: %s", g_strerror (saved_errno));
+      goto fail;
+    }
+  return TRUE;
+
+fail:
+  sandbox_bubblewrap_launched_close_pipes (launched);
+  return FALSE;
 }

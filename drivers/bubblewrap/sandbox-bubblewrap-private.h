@@ -156,6 +156,8 @@ typedef struct
  *   they are named (the backend's `durable`)
  * @guest: the host identity of guests
  * @etc: the guests' /etc
+ * @ready_pool: (nullable): the bound on the backend's ready sandboxes, or
+ *   %NULL when it keeps none (max-ready-sandboxes 0)
  *
  * What a backend adds to the reference's isolation, for every command of
  * its sessions. Owned by the backend; drivers take their own references.
@@ -168,6 +170,7 @@ typedef struct
   gboolean durable;
   SandboxBubblewrapGuest guest;
   SandboxBubblewrapEtc etc;
+  struct _SandboxBubblewrapReadyPool *ready_pool;
 } SandboxBubblewrapHardening;
 
 /* Dynamic type registration, called from g_io_module_load(). */

@@ -7,6 +7,7 @@
 
 #include "sandbox-bubblewrap-private.h"
 #include "sandbox-bubblewrap-args-private.h"
+#include "sandbox-bubblewrap-ready-private.h"
 
 G_BEGIN_DECLS
 
@@ -16,6 +17,8 @@ G_DECLARE_FINAL_TYPE (SandboxBubblewrapProcess, sandbox_bubblewrap_process,
 
 SandboxBubblewrapProcess *sandbox_bubblewrap_process_new           (const SandboxBubblewrapArgsInput *input,
                                                                     GObject                   *owner,
+                                                                    SandboxBubblewrapReady    *ready,
+                                                                    guint64                    revision,
                                                                     GError                   **error);
 gboolean                  sandbox_bubblewrap_process_launch        (SandboxBubblewrapProcess  *self,
                                                                     GError                   **error);

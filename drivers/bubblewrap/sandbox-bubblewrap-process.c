@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/pidfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <glib-unix.h>
@@ -18,6 +19,7 @@
 #include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-process-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
+#include "sandbox-bubblewrap-stub-private.h"
 
 /*
  * Life of a command
@@ -54,7 +56,10 @@ struct _SandboxBubblewrapProcess
   SandboxProcess parent_instance;
 
   /* Set before the launch, then owned by the launcher thread. */
-  SandboxBubblewrapArgs *args;
+  SandboxBubblewrapArgs *args;       /* a cold start's; NULL in a ready sandbox */
+  SandboxBubblewrapLaunched taken;   /* a ready sandbox's bwrap; pid 0 when cold */
+  int control_fd;                    /* its stub's control socket */
+  GBytes *message;                   /* the command, for that stub */
   GBytes *stdin_bytes;
   GObject *owner;             /* the driver, kept alive until completion */
   int status_fd;
@@ -527,57 +532,71 @@ watch_fd (SandboxBubblewrapProcess *self,
   return source;
 }
 
-/* pipe2() with both ends close-on-exec; the read end non-blocking when asked. */
-static gboolean
-open_pipe (int       fds[2],
-           gboolean  nonblocking_read,
-           gboolean  nonblocking_write,
-           GError  **error)
-{
-  if (pipe2 (fds, O_CLOEXEC) < 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Sandbox process could not start: pipe: %s", g_strerror (saved_errno));
-      return FALSE;
-    }
-  if (nonblocking_read)
-    fcntl (fds[0], F_SETFL, O_NONBLOCK);
-  if (nonblocking_write)
-    fcntl (fds[1], F_SETFL, O_NONBLOCK);
-  return TRUE;
-}
-
-/* Moves @fd to a number of at least @minimum, keeping close-on-exec. */
-static int
-move_fd_to_at_least (int fd,
-                     int minimum)
-{
-  int moved;
-
-  if (fd < 0 || fd >= minimum)
-    return fd;
-  moved = fcntl (fd, F_DUPFD_CLOEXEC, minimum);
-  close (fd);
-  return moved;
-}
-
 typedef struct
 {
   SandboxBubblewrapProcess *self;
   GError *error;
 } LaunchCall;
 
+/* A command started cold: bwrap now, with fresh pipes. */
+static gboolean
+start_cold (SandboxBubblewrapProcess   *self,
+            SandboxBubblewrapLaunched  *launched,
+            GError                    **error)
+{
+  SandboxBubblewrapSpawnExtras extras = { NULL };
+  gboolean started;
+
+  extras.limits = &self->limits;
+  extras.guest_view = self->args->guest_view;
+  extras.cgroup_procs_fds = self->cgroup != NULL
+                            ? sandbox_bubblewrap_cgroup_get_procs_fds (self->cgroup) : NULL;
+  started = sandbox_bubblewrap_launcher_start ((const char * const *) self->args->argv->pdata,
+                                               self->args->fds, &extras, launched, error);
+  /* bwrap has its copies now; ours would keep the pipes open forever. */
+  g_array_set_size (self->args->fds, 0);
+  return started;
+}
+
+/* A command in a ready sandbox: its stub gets the message, then EOF. The
+ * message is at most SANDBOX_BUBBLEWRAP_READY_MESSAGE_MAX, which the
+ * socket takes without blocking. */
+static void
+deliver_message (SandboxBubblewrapProcess *self)
+{
+  gsize size;
+  const char *data = g_bytes_get_data (self->message, &size);
+  gsize sent = 0;
+
+  while (sent < size)
+    {
+      gssize n = send (self->control_fd, data + sent, size - sent, MSG_NOSIGNAL);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved_errno = errno;
+          g_autoptr(GError) failure =
+            g_error_new (SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                         "Sandbox process could not start: its ready sandbox is gone: %s",
+                         g_strerror (saved_errno));
+
+          sandbox_process_abort (SANDBOX_PROCESS (self), failure);
+          sandbox_bubblewrap_process_kill_tree (self);
+          break;
+        }
+      sent += n;
+    }
+  sandbox_bubblewrap_clear_fd (&self->control_fd);
+}
+
 static gboolean
 launch_on_launcher (SandboxBubblewrapProcess  *self,
                     GError                   **error)
 {
-  g_auto(SandboxBubblewrapFd) stdin_read = -1;
-  g_auto(SandboxBubblewrapFd) stdout_write = -1;
-  g_auto(SandboxBubblewrapFd) stderr_write = -1;
-  int stdin_pipe[2], stdout_pipe[2], stderr_pipe[2];
-  SandboxBubblewrapSpawnExtras extras = { NULL };
+  SandboxBubblewrapLaunched launched = SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
+  gboolean hot = self->taken.pid != 0;
   GPid pid;
   int pidfd;
 
@@ -589,42 +608,18 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
     }
   g_mutex_unlock (&self->lock);
 
-  if (!open_pipe (stdin_pipe, FALSE, TRUE, error))
-    return FALSE;
-  stdin_read = move_fd_to_at_least (stdin_pipe[0], 3);
-  self->stdin_fd = stdin_pipe[1];
-  if (!open_pipe (stdout_pipe, TRUE, FALSE, error))
-    return FALSE;
-  self->stdout_fd = stdout_pipe[0];
-  stdout_write = move_fd_to_at_least (stdout_pipe[1], 3);
-  if (!open_pipe (stderr_pipe, TRUE, FALSE, error))
-    return FALSE;
-  self->stderr_fd = stderr_pipe[0];
-  stderr_write = move_fd_to_at_least (stderr_pipe[1], 3);
-
-  extras.limits = &self->limits;
-  extras.guest_view = self->args->guest_view;
-  extras.cgroup_procs_fds = self->cgroup != NULL
-                            ? sandbox_bubblewrap_cgroup_get_procs_fds (self->cgroup) : NULL;
-  pid = sandbox_bubblewrap_launcher_spawn ((const char * const *) self->args->argv->pdata,
-                                           stdin_read, stdout_write, stderr_write,
-                                           self->args->fds, &extras, error);
-  /* bwrap has its copies now; ours would keep the pipes open forever. */
-  g_array_set_size (self->args->fds, 0);
-  if (pid == 0)
-    return FALSE;
-
-  pidfd = pidfd_open (pid, 0);
-  if (pidfd < 0)
+  if (hot)
     {
-      int saved_errno = errno;
-
-      kill (pid, SIGKILL);   /* not reaped yet: the pid is still ours */
-      waitpid (pid, NULL, 0);
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Sandbox process could not start: pidfd_open: %s", g_strerror (saved_errno));
-      return FALSE;
+      launched = self->taken;
+      self->taken = (SandboxBubblewrapLaunched) SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
     }
+  else if (!start_cold (self, &launched, error))
+    return FALSE;
+  self->stdin_fd = launched.stdin_fd;
+  self->stdout_fd = launched.stdout_fd;
+  self->stderr_fd = launched.stderr_fd;
+  pid = launched.pid;
+  pidfd = launched.pidfd;
 
   g_mutex_lock (&self->lock);
   self->bwrap_pid = pid;
@@ -649,6 +644,8 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
   else if (write_stdin (self))
     self->stdin_source = watch_fd (self, self->stdin_fd, G_IO_OUT | G_IO_HUP | G_IO_ERR,
                                    stdin_cb, "[sandbox] command stdin");
+  if (hot)
+    deliver_message (self);
   return TRUE;
 }
 
@@ -693,10 +690,15 @@ sandbox_bubblewrap_process_launch (SandboxBubblewrapProcess  *self,
  * sandbox_bubblewrap_process_new:
  * @input: the session's setup and the validated command
  * @owner: (nullable): the driver, kept alive until the process completes
+ * @ready: (transfer full) (nullable): the session's ready sandbox, if it
+ *   has one
+ * @revision: the policy revision @input was built from
  * @error: return location for a #GError
  *
- * Prepares a command without starting it. Must be called in the thread
- * whose thread-default main context receives the output signals.
+ * Prepares a command without starting it: in @ready when it can be taken
+ * (see sandbox_bubblewrap_ready_take()) and the command's message is small
+ * enough, else cold (@ready is then discarded). Must be called in the
+ * thread whose thread-default main context receives the output signals.
  *
  * Returns: (transfer full): the process, or %NULL with
  *   %SANDBOX_ERROR_UNAVAILABLE
@@ -704,23 +706,47 @@ sandbox_bubblewrap_process_launch (SandboxBubblewrapProcess  *self,
 SandboxBubblewrapProcess *
 sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
                                 GObject                           *owner,
+                                SandboxBubblewrapReady            *ready,
+                                guint64                            revision,
                                 GError                           **error)
 {
   g_autoptr(SandboxBubblewrapProcess) self = NULL;
+  SandboxBubblewrapTaken taken;
   int status_pipe[2];
   int seccomp_fd = -1;
   GBytes *stdin_bytes;
-
-  if (!open_pipe (status_pipe, TRUE, FALSE, error))
-    return NULL;
 
   self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_PROCESS,
                        "timeout-ms", sandbox_command_get_timeout_ms (input->command),
                        "max-output-bytes", (guint64) sandbox_command_get_max_output_bytes (input->command),
                        NULL);
-  self->status_fd = status_pipe[0];
+  stdin_bytes = sandbox_command_get_stdin (input->command);
+  self->stdin_bytes = stdin_bytes != NULL ? g_bytes_ref (stdin_bytes) : NULL;
+  self->owner = owner != NULL ? g_object_ref (owner) : NULL;
+  self->message = sandbox_bubblewrap_stub_message_new (input->command, error);
+  if (self->message == NULL)
+    {
+      sandbox_bubblewrap_ready_discard (ready);
+      return NULL;
+    }
   if (input->limits != NULL)
     self->limits = *input->limits;
+
+  /* cgroups are joined before bwrap's exec: a ready sandbox has none. */
+  if (ready != NULL && (input->cgroup_root != NULL ||
+                        g_bytes_get_size (self->message) > SANDBOX_BUBBLEWRAP_READY_MESSAGE_MAX))
+    g_clear_pointer (&ready, sandbox_bubblewrap_ready_discard);
+  if (ready != NULL && sandbox_bubblewrap_ready_take (ready, revision, &taken))
+    {
+      self->taken = taken.launched;
+      self->status_fd = taken.status_fd;
+      self->control_fd = taken.control_fd;
+      return g_steal_pointer (&self);
+    }
+
+  if (!sandbox_bubblewrap_launcher_open_pipe (status_pipe, TRUE, FALSE, error))
+    return NULL;
+  self->status_fd = status_pipe[0];
   if (input->cgroup_root != NULL)
     {
       self->cgroup = sandbox_bubblewrap_cgroup_new (input->cgroup_root, &self->limits, error);
@@ -739,13 +765,11 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
           return NULL;
         }
     }
-  self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd, error);
+  self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd,
+                                                        self->message, error);
   if (self->args == NULL)
     return NULL;
   sandbox_bubblewrap_args_finish (self->args);
-  stdin_bytes = sandbox_command_get_stdin (input->command);
-  self->stdin_bytes = stdin_bytes != NULL ? g_bytes_ref (stdin_bytes) : NULL;
-  self->owner = owner != NULL ? g_object_ref (owner) : NULL;
   return g_steal_pointer (&self);
 }
 
@@ -755,6 +779,10 @@ sandbox_bubblewrap_process_finalize (GObject *object)
   SandboxBubblewrapProcess *self = SANDBOX_BUBBLEWRAP_PROCESS (object);
 
   close_everything (self);
+  /* A ready sandbox taken for a command that never launched. */
+  sandbox_bubblewrap_launched_kill_and_reap (&self->taken);
+  sandbox_bubblewrap_clear_fd (&self->control_fd);
+  g_clear_pointer (&self->message, g_bytes_unref);
   g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
   g_clear_pointer (&self->cgroup, sandbox_bubblewrap_cgroup_free);
   g_clear_pointer (&self->stdin_bytes, g_bytes_unref);
@@ -790,6 +818,8 @@ sandbox_bubblewrap_process_init (SandboxBubblewrapProcess *self)
   self->stdout_fd = -1;
   self->stderr_fd = -1;
   self->bwrap_pidfd = -1;
+  self->control_fd = -1;
+  self->taken = (SandboxBubblewrapLaunched) SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
 }
 
 /**

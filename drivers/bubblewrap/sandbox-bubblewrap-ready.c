@@ -1,0 +1,391 @@
+/* sandbox-bubblewrap-ready.c — sandboxes started before their command
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/pidfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <glib-unix.h>
+
+#include "sandbox-bubblewrap-ready-private.h"
+#include "sandbox-bubblewrap-seccomp-private.h"
+
+/*
+ * A ready sandbox is a fresh bwrap started for a session ahead of its next
+ * command: every namespace, mount, the ephemeral /tmp, the seccomp filter
+ * and no capabilities, exactly as a command's (the same
+ * sandbox_bubblewrap_args_new_for_sandbox()), whose stub waits on a control
+ * socket instead of a memfd. The next command of the session takes it and
+ * sends its message (argv, environment, cwd); its pipes were created with
+ * it. One sandbox still runs one command: a taken sandbox is never given
+ * back, and the next one is started fresh.
+ *
+ * A ready sandbox is discarded (SIGKILL through its pidfd, then reaped) by
+ * its session's policy change, stop and delete, and by its own idle
+ * timeout; one whose bwrap died is reaped by the launcher. A take checks
+ * the policy revision it was built for, so a sandbox from an older policy
+ * is never used whatever the timing. The pool bounds how many exist per
+ * backend: a slot is held from start until the sandbox is taken or gone.
+ *
+ * Threads: start, take and discard run on any thread; the launch, the exit
+ * watch and the idle timeout run on the launcher thread. @lock guards the
+ * state they share.
+ */
+
+struct _SandboxBubblewrapReadyPool
+{
+  guint max_ready;
+  guint idle_timeout_ms;
+  gint n_ready;   /* atomic */
+};
+
+struct _SandboxBubblewrapReady
+{
+  SandboxBubblewrapReadyPool *pool;
+  guint64 revision;
+
+  GMutex lock;
+  /* Guarded by @lock. */
+  SandboxBubblewrapArgs *args;       /* until launched */
+  SandboxBubblewrapLimits limits;
+  SandboxBubblewrapTaken sandbox;    /* launched.pid 0 until launched */
+  GSource *exit_source;
+  GSource *idle_source;
+  guint launched : 1;
+  guint slot_held : 1;
+  guint finished : 1;                /* taken, discarded, dead or failed */
+};
+
+/* Pool ------------------------------------------------------------------- */
+
+/**
+ * sandbox_bubblewrap_ready_pool_new:
+ * @max_ready: how many ready sandboxes may exist at once (0: none)
+ * @idle_timeout_ms: how long one waits for its command before it is
+ *   discarded
+ *
+ * Returns: (transfer full): a backend's bound on its ready sandboxes
+ */
+SandboxBubblewrapReadyPool *
+sandbox_bubblewrap_ready_pool_new (guint max_ready,
+                                   guint idle_timeout_ms)
+{
+  SandboxBubblewrapReadyPool *pool = g_atomic_rc_box_new0 (SandboxBubblewrapReadyPool);
+
+  pool->max_ready = max_ready;
+  pool->idle_timeout_ms = idle_timeout_ms;
+  return pool;
+}
+
+SandboxBubblewrapReadyPool *
+sandbox_bubblewrap_ready_pool_ref (SandboxBubblewrapReadyPool *pool)
+{
+  return g_atomic_rc_box_acquire (pool);
+}
+
+void
+sandbox_bubblewrap_ready_pool_unref (SandboxBubblewrapReadyPool *pool)
+{
+  if (pool != NULL)
+    g_atomic_rc_box_release (pool);
+}
+
+/**
+ * sandbox_bubblewrap_ready_pool_get_n_ready:
+ * @pool: a pool
+ *
+ * Returns: how many ready sandboxes hold a slot now (starting or waiting)
+ */
+guint
+sandbox_bubblewrap_ready_pool_get_n_ready (SandboxBubblewrapReadyPool *pool)
+{
+  return (guint) g_atomic_int_get (&pool->n_ready);
+}
+
+static gboolean
+pool_try_acquire (SandboxBubblewrapReadyPool *pool)
+{
+  gint n;
+
+  do
+    {
+      n = g_atomic_int_get (&pool->n_ready);
+      if ((guint) n >= pool->max_ready)
+        return FALSE;
+    }
+  while (!g_atomic_int_compare_and_exchange (&pool->n_ready, n, n + 1));
+  return TRUE;
+}
+
+/* Ready sandboxes -------------------------------------------------------- */
+
+static SandboxBubblewrapReady *
+ready_ref (SandboxBubblewrapReady *self)
+{
+  return g_atomic_rc_box_acquire (self);
+}
+
+static void
+ready_clear (gpointer data)
+{
+  SandboxBubblewrapReady *self = data;
+
+  g_assert (self->sandbox.launched.pid == 0);
+  g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
+  sandbox_bubblewrap_clear_fd (&self->sandbox.status_fd);
+  sandbox_bubblewrap_clear_fd (&self->sandbox.control_fd);
+  sandbox_bubblewrap_ready_pool_unref (self->pool);
+  g_mutex_clear (&self->lock);
+}
+
+static void
+ready_unref (gpointer data)
+{
+  g_atomic_rc_box_release_full (data, ready_clear);
+}
+
+static void
+destroy_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
+/* Ends the ready state, with @lock held: no watch, no slot. */
+static void
+finish_locked (SandboxBubblewrapReady *self)
+{
+  self->finished = TRUE;
+  destroy_source (&self->exit_source);
+  destroy_source (&self->idle_source);
+  g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
+  if (self->slot_held)
+    {
+      self->slot_held = FALSE;
+      g_atomic_int_dec_and_test (&self->pool->n_ready);
+    }
+}
+
+/* Kills and reaps what runs, with @lock held. */
+static void
+kill_locked (SandboxBubblewrapReady *self)
+{
+  sandbox_bubblewrap_launched_kill_and_reap (&self->sandbox.launched);
+  sandbox_bubblewrap_clear_fd (&self->sandbox.status_fd);
+  sandbox_bubblewrap_clear_fd (&self->sandbox.control_fd);
+  finish_locked (self);
+}
+
+/* Launcher thread: bwrap exited before any command took it. */
+static gboolean
+exited_cb (int          fd,
+           GIOCondition condition,
+           gpointer     data)
+{
+  SandboxBubblewrapReady *self = data;
+
+  g_mutex_lock (&self->lock);
+  if (!self->finished)
+    kill_locked (self);   /* reaps: it is gone already */
+  g_mutex_unlock (&self->lock);
+  return G_SOURCE_REMOVE;
+}
+
+/* Launcher thread: nobody came for it in time. */
+static gboolean
+idle_cb (gpointer data)
+{
+  SandboxBubblewrapReady *self = data;
+
+  g_mutex_lock (&self->lock);
+  if (!self->finished)
+    kill_locked (self);
+  g_mutex_unlock (&self->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static GSource *
+attach (GSource     *source,
+        GSourceFunc  callback,
+        gpointer     data,
+        const char  *name)
+{
+  g_source_set_callback (source, callback, ready_ref (data), ready_unref);
+  g_source_set_static_name (source, name);
+  g_source_attach (source, sandbox_bubblewrap_launcher_get_context ());
+  return source;
+}
+
+/* Launcher thread: starts bwrap, unless the sandbox was discarded since. */
+static gboolean
+launch_cb (gpointer data)
+{
+  SandboxBubblewrapReady *self = data;
+  SandboxBubblewrapSpawnExtras extras = { NULL };
+  g_autoptr(GError) error = NULL;
+
+  g_mutex_lock (&self->lock);
+  if (self->finished)
+    {
+      g_mutex_unlock (&self->lock);
+      return G_SOURCE_REMOVE;
+    }
+  extras.limits = &self->limits;
+  extras.guest_view = self->args->guest_view;
+  if (!sandbox_bubblewrap_launcher_start ((const char * const *) self->args->argv->pdata,
+                                          self->args->fds, &extras, &self->sandbox.launched,
+                                          &error))
+    {
+      g_debug ("No ready sandbox: %s", error->message);
+      kill_locked (self);
+      g_mutex_unlock (&self->lock);
+      return G_SOURCE_REMOVE;
+    }
+  /* bwrap has its copies of the passed descriptors. */
+  g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
+  self->launched = TRUE;
+  self->exit_source = attach (g_unix_fd_source_new (self->sandbox.launched.pidfd, G_IO_IN),
+                              G_SOURCE_FUNC (exited_cb), self, "[sandbox] ready bwrap exit");
+  self->idle_source = attach (g_timeout_source_new (self->pool->idle_timeout_ms),
+                              idle_cb, self, "[sandbox] ready idle timeout");
+  g_mutex_unlock (&self->lock);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * sandbox_bubblewrap_ready_start:
+ * @pool: the backend's pool
+ * @input: the session's setup, without a command
+ * @revision: the policy revision @input was built from
+ *
+ * Starts a sandbox for the session's next command, if @pool has room: its
+ * bwrap is launched on the launcher thread, so this returns at once.
+ *
+ * Returns: (transfer full) (nullable): the ready sandbox, or %NULL when
+ *   the pool is full or the sandbox could not be set up
+ */
+SandboxBubblewrapReady *
+sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
+                                const SandboxBubblewrapArgsInput *input,
+                                guint64                           revision)
+{
+  g_autoptr(GError) error = NULL;
+  SandboxBubblewrapReady *self;
+  int status_pipe[2];
+  int control[2];
+  int seccomp_fd = -1;
+
+  g_return_val_if_fail (input->command == NULL, NULL);
+
+  if (!pool_try_acquire (pool))
+    return NULL;
+  self = g_atomic_rc_box_new0 (SandboxBubblewrapReady);
+  g_mutex_init (&self->lock);
+  self->pool = sandbox_bubblewrap_ready_pool_ref (pool);
+  self->slot_held = TRUE;
+  self->revision = revision;
+  self->sandbox = (SandboxBubblewrapTaken) { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  if (input->limits != NULL)
+    self->limits = *input->limits;
+
+  if (!sandbox_bubblewrap_launcher_open_pipe (status_pipe, TRUE, FALSE, &error))
+    goto fail;
+  self->sandbox.status_fd = status_pipe[0];
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) < 0)
+    {
+      close (status_pipe[1]);
+      goto fail;
+    }
+  self->sandbox.control_fd = control[0];
+  if (input->seccomp_program != NULL)
+    seccomp_fd = sandbox_bubblewrap_seccomp_open_program_fd (input->seccomp_program, &error);
+  if (input->seccomp_program != NULL && seccomp_fd < 0)
+    {
+      close (status_pipe[1]);
+      close (control[1]);
+      goto fail;
+    }
+  self->args = sandbox_bubblewrap_args_new_for_sandbox (input, status_pipe[1], seccomp_fd,
+                                                        control[1], &error);
+  if (self->args == NULL)
+    goto fail;
+  sandbox_bubblewrap_args_finish (self->args);
+
+  g_main_context_invoke_full (sandbox_bubblewrap_launcher_get_context (), G_PRIORITY_HIGH,
+                              launch_cb, ready_ref (self), ready_unref);
+  return self;
+
+fail:
+  if (error != NULL)
+    g_debug ("No ready sandbox: %s", error->message);
+  g_mutex_lock (&self->lock);
+  kill_locked (self);
+  g_mutex_unlock (&self->lock);
+  ready_unref (self);
+  return NULL;
+}
+
+/**
+ * sandbox_bubblewrap_ready_take:
+ * @self: (transfer full): a ready sandbox
+ * @revision: the session's policy revision now
+ * @taken: (out caller-allocates): the sandbox, when this returns %TRUE
+ *
+ * Hands the sandbox over to a command: only when it was built for
+ * @revision, has launched and still runs. Otherwise it is discarded. Either
+ * way @self is consumed.
+ *
+ * Returns: whether @taken holds a sandbox waiting for its message
+ */
+gboolean
+sandbox_bubblewrap_ready_take (SandboxBubblewrapReady *self,
+                               guint64                 revision,
+                               SandboxBubblewrapTaken *taken)
+{
+  struct pollfd exited = { .events = POLLIN };
+  gboolean usable;
+
+  g_mutex_lock (&self->lock);
+  exited.fd = self->sandbox.launched.pidfd;
+  usable = !self->finished && self->launched && self->revision == revision &&
+           poll (&exited, 1, 0) == 0;
+  if (usable)
+    {
+      *taken = self->sandbox;
+      self->sandbox = (SandboxBubblewrapTaken) { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+      finish_locked (self);
+    }
+  else if (!self->finished)
+    kill_locked (self);
+  g_mutex_unlock (&self->lock);
+  ready_unref (self);
+  return usable;
+}
+
+/**
+ * sandbox_bubblewrap_ready_discard:
+ * @self: (transfer full) (nullable): a ready sandbox
+ *
+ * Kills it, if it runs, and reaps it before returning: no process of it
+ * is left.
+ */
+void
+sandbox_bubblewrap_ready_discard (SandboxBubblewrapReady *self)
+{
+  if (self == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  if (!self->finished)
+    kill_locked (self);
+  g_mutex_unlock (&self->lock);
+  ready_unref (self);
+}

@@ -1,0 +1,358 @@
+/* test-ready.c — sandboxes started ahead of a session's next command
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A session that has run a command keeps the next command's sandbox ready
+ * (drivers/bubblewrap/sandbox-bubblewrap-ready.c): the next command runs in
+ * it, with a /tmp, mount and pid namespace of its own as always; a policy
+ * change, stop, delete and the idle timeout end it (its bwrap is found by
+ * pid: a child of this process named bwrap, which the launcher thread
+ * spawned); the backend bounds how many exist; the deadline counts from the
+ * command's delivery. Run as root and, through run-unprivileged.sh, as an
+ * unprivileged user.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <unistd.h>
+
+#include <sandbox.h>
+
+typedef struct
+{
+  char *state_directory;
+  SandboxBackend *backend;
+  char *key;
+} Fixture;
+
+/* A backend on a fresh state directory with @first_property…, NULL-terminated
+ * name/value pairs (guint values), and a template for its sessions. */
+static void
+fixture_open (Fixture    *f,
+              const char *first_property,
+              ...)
+{
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("ready");
+  g_autoptr(GBytes) hello = g_bytes_new_static ("hello", 5);
+  g_autoptr(GError) error = NULL;
+  const char *names[4] = { "state-directory" };
+  GValue values[4] = { G_VALUE_INIT, G_VALUE_INIT, G_VALUE_INIT, G_VALUE_INIT };
+  guint n = 1;
+  va_list ap;
+
+  f->state_directory = g_dir_make_tmp ("sandbox-ready-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_value_init (&values[0], G_TYPE_STRING);
+  g_value_set_string (&values[0], f->state_directory);
+  va_start (ap, first_property);
+  for (const char *name = first_property; name != NULL; name = va_arg (ap, const char *))
+    {
+      g_assert_cmpuint (n, <, G_N_ELEMENTS (names));
+      names[n] = name;
+      g_value_init (&values[n], G_TYPE_UINT);
+      g_value_set_uint (&values[n++], va_arg (ap, guint));
+    }
+  va_end (ap);
+  f->backend = sandbox_backend_newv ("bubblewrap", n, names, values, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < n; i++)
+    g_value_unset (&values[i]);
+  g_assert_true (sandbox_template_add_file (template_, "hello.txt", hello, &error));
+  f->key = sandbox_backend_prewarm (f->backend, template_, NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_close (Fixture *f)
+{
+  g_autofree char *command = g_strdup_printf ("rm -rf '%s'", f->state_directory);
+
+  g_clear_object (&f->backend);
+  g_assert_cmpint (system (command), ==, 0);
+  g_free (f->state_directory);
+  g_free (f->key);
+}
+
+static SandboxHandle *
+create_session (Fixture    *f,
+                const char *policy_json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (policy_json,
+                                                                                 &error);
+  SandboxHandle *handle;
+
+  g_assert_no_error (error);
+  handle = sandbox_backend_create (f->backend, f->key, NULL, policy, NULL, &error);
+  g_assert_no_error (error);
+  return handle;
+}
+
+static char *
+run_sh (SandboxHandle *handle,
+        const char    *script)
+{
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/sh");
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sandbox_command_add_arg (command, "-c");
+  sandbox_command_add_arg (command, script);
+  result = sandbox_session_run (sandbox_handle_get_session (handle), command, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
+  return sandbox_result_dup_stdout_text (result);
+}
+
+/* The bwraps this process runs now: its children named bwrap. */
+static GArray *
+bwrap_children (void)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  const char *name;
+
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc", name, "stat", NULL);
+      g_autofree char *stat = NULL;
+      const char *close_paren;
+      pid_t pid, parent;
+      char state;
+
+      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &stat, NULL, NULL))
+        continue;
+      close_paren = strrchr (stat, ')');
+      if (close_paren == NULL || sscanf (close_paren, ") %c %d", &state, &parent) != 2 ||
+          parent != getpid () || state == 'Z' || strstr (stat, "(bwrap)") == NULL)
+        continue;
+      pid = (pid_t) g_ascii_strtoll (name, NULL, 10);
+      g_array_append_val (pids, pid);
+    }
+  return pids;
+}
+
+static guint
+count_bwrap_children (void)
+{
+  g_autoptr(GArray) pids = bwrap_children ();
+
+  return pids->len;
+}
+
+/* The one ready sandbox's bwrap, pinned by a pidfd. */
+static int
+ready_pidfd (void)
+{
+  g_autoptr(GArray) pids = bwrap_children ();
+  int pidfd;
+
+  g_assert_cmpuint (pids->len, ==, 1);
+  pidfd = pidfd_open (g_array_index (pids, pid_t, 0), 0);
+  g_assert_cmpint (pidfd, >=, 0);
+  return pidfd;
+}
+
+static gboolean
+has_exited (int pidfd,
+            int timeout_ms)
+{
+  struct pollfd exited = { .fd = pidfd, .events = POLLIN };
+
+  return poll (&exited, 1, timeout_ms) == 1;
+}
+
+/* The second command runs in the sandbox the first left ready, with its
+ * own /tmp and namespaces. Set max-ready-sandboxes to 0 to see no bwrap
+ * waiting between the commands. */
+static void
+test_next_command_runs_in_ready_sandbox (void)
+{
+  Fixture f = { 0 };
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  int pidfd;
+
+  fixture_open (&f, NULL);
+  handle = create_session (&f, "\"deny-all\"");
+  g_assert_cmpuint (count_bwrap_children (), ==, 0);   /* create's proof keeps none */
+
+  first = run_sh (handle, "echo x > /tmp/left-behind; readlink /proc/self/ns/mnt /proc/self/ns/pid");
+  pidfd = ready_pidfd ();
+  second = run_sh (handle, "test ! -e /tmp/left-behind && readlink /proc/self/ns/mnt /proc/self/ns/pid");
+  /* It ran in the ready bwrap, which is gone with it; the next is ready. */
+  g_assert_true (has_exited (pidfd, 0));
+  close (pidfd);
+  g_assert_cmpstr (first, !=, second);
+  close (ready_pidfd ());
+  fixture_close (&f);
+}
+
+/* A command after set_network_policy sees the new policy, and the ready
+ * sandbox built from the old one is gone before set_network_policy
+ * returns. Remove the discard in sandbox_bubblewrap_driver_set_network_policy()
+ * to see the old bwrap still there. The revision check in
+ * sandbox_bubblewrap_ready_take() is the second defence: remove both to
+ * see the deny-all command share the host's network namespace. */
+static void
+test_policy_change_discards (void)
+{
+  Fixture f = { 0 };
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxNetworkPolicy) deny = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *host_net = g_file_read_link ("/proc/self/ns/net", NULL);
+  g_autofree char *shared = NULL;
+  g_autofree char *denied = NULL;
+  int pidfd;
+
+  fixture_open (&f, NULL);
+  handle = create_session (&f, "\"allow-all\"");
+  shared = run_sh (handle, "readlink /proc/self/ns/net");
+  g_assert_cmpstr (g_strstrip (shared), ==, host_net);
+  pidfd = ready_pidfd ();
+
+  g_assert_true (sandbox_session_set_network_policy (sandbox_handle_get_session (handle), deny,
+                                                     NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (has_exited (pidfd, 0));
+  close (pidfd);
+  g_assert_cmpuint (count_bwrap_children (), ==, 0);
+
+  denied = run_sh (handle, "readlink /proc/self/ns/net");
+  g_assert_cmpstr (g_strstrip (denied), !=, host_net);
+  fixture_close (&f);
+}
+
+/* Stop and delete leave no bwrap. Remove the discard in
+ * sandbox_bubblewrap_driver_stop() to see one left. */
+static void
+test_stop_and_delete_discard (void)
+{
+  Fixture f = { 0 };
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(GError) error = NULL;
+  int pidfd;
+
+  fixture_open (&f, NULL);
+
+  handle = create_session (&f, "\"deny-all\"");
+  g_free (run_sh (handle, "true"));
+  pidfd = ready_pidfd ();
+  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (has_exited (pidfd, 0));
+  close (pidfd);
+  g_assert_cmpuint (count_bwrap_children (), ==, 0);
+  g_clear_object (&handle);
+
+  handle = create_session (&f, "\"deny-all\"");
+  g_free (run_sh (handle, "true"));
+  pidfd = ready_pidfd ();
+  g_assert_true (sandbox_handle_delete (handle, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (has_exited (pidfd, 0));
+  close (pidfd);
+  g_assert_cmpuint (count_bwrap_children (), ==, 0);
+  fixture_close (&f);
+}
+
+/* Unused, a ready sandbox goes after ready-idle-timeout-ms. Make idle_cb()
+ * in sandbox-bubblewrap-ready.c return without killing to see it stay. */
+static void
+test_idle_timeout_discards (void)
+{
+  Fixture f = { 0 };
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(GError) error = NULL;
+  int pidfd;
+
+  fixture_open (&f, "ready-idle-timeout-ms", 200, NULL);
+  handle = create_session (&f, "\"deny-all\"");
+  g_free (run_sh (handle, "true"));
+  pidfd = ready_pidfd ();
+  g_assert_true (has_exited (pidfd, 30 * 1000));
+  close (pidfd);
+  /* The next command runs cold, and leaves a new one ready. */
+  g_free (run_sh (handle, "true"));
+  close (ready_pidfd ());
+  fixture_close (&f);
+}
+
+/* The deadline counts from the command's delivery, not from the start of
+ * the sandbox it runs in: a 1 s deadline, a sandbox ready for 1.5 s. */
+static void
+test_deadline_counts_from_delivery (void)
+{
+  Fixture f = { 0 };
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/sleep");
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fixture_open (&f, NULL);
+  handle = create_session (&f, "\"deny-all\"");
+  g_free (run_sh (handle, "true"));
+  close (ready_pidfd ());
+  g_usleep (1500 * 1000);   /* the session's think time, the point of the test */
+  sandbox_command_add_arg (command, "0.3");
+  sandbox_command_set_timeout_ms (command, 1000);
+  result = sandbox_session_run (sandbox_handle_get_session (handle), command, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
+  fixture_close (&f);
+}
+
+/* The backend bounds them: with max-ready-sandboxes 1, two sessions that
+ * ran a command hold one between them; with 0, none. */
+static void
+test_bounded_per_backend (void)
+{
+  Fixture f = { 0 };
+  g_autoptr(SandboxHandle) a = NULL;
+  g_autoptr(SandboxHandle) b = NULL;
+  g_autoptr(GArray) pids = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fixture_open (&f, "max-ready-sandboxes", 1, NULL);
+  a = create_session (&f, "\"deny-all\"");
+  b = create_session (&f, "\"deny-all\"");
+  g_free (run_sh (a, "true"));
+  g_free (run_sh (b, "true"));
+  pids = bwrap_children ();
+  g_assert_cmpuint (pids->len, ==, 1);
+  g_clear_object (&a);
+  g_clear_object (&b);
+  fixture_close (&f);
+
+  fixture_open (&f, "max-ready-sandboxes", 0, NULL);
+  a = create_session (&f, "\"deny-all\"");
+  g_free (run_sh (a, "true"));
+  g_clear_pointer (&pids, g_array_unref);
+  pids = bwrap_children ();
+  g_assert_cmpuint (pids->len, ==, 0);
+  g_clear_object (&a);
+  fixture_close (&f);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/sandbox/ready/next-command-runs-in-ready-sandbox",
+                   test_next_command_runs_in_ready_sandbox);
+  g_test_add_func ("/sandbox/ready/policy-change-discards", test_policy_change_discards);
+  g_test_add_func ("/sandbox/ready/stop-and-delete-discard", test_stop_and_delete_discard);
+  g_test_add_func ("/sandbox/ready/idle-timeout-discards", test_idle_timeout_discards);
+  g_test_add_func ("/sandbox/ready/deadline-counts-from-delivery",
+                   test_deadline_counts_from_delivery);
+  g_test_add_func ("/sandbox/ready/bounded-per-backend", test_bounded_per_backend);
+  return g_test_run ();
+}
