@@ -1,4 +1,5 @@
 /* bench-floor.c — raw bwrap, spawned from C with the driver's own argument list
+ * (and with the reference's)
  *
  * The floor of a command round trip: the argument vector comes from the
  * bubblewrap driver's builder (sandbox-bubblewrap-args.c, compiled into the
@@ -106,11 +107,71 @@ spawn_as_guest (char * const *argv,
   _exit (127);
 }
 
+/* The reference's bubblewrapArgs (../shared/reference/002_*), flag for
+ * flag, for deny-all: no seccomp, no status fd, no --disable-userns, bwrap's
+ * own init, the command on bwrap's command line. Its gateway socket is a
+ * plain file beside the workspace, bound as the reference binds it. */
+static SandboxBubblewrapArgs *
+reference_args (const char         *workspace,
+                const char * const *argv_command)
+{
+  SandboxBubblewrapArgs *args = sandbox_bubblewrap_args_new (SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE);
+  g_autofree char *socket = g_strconcat (workspace, ".reference-socket", NULL);
+
+  if (!g_file_test (socket, G_FILE_TEST_EXISTS))
+    g_file_set_contents (socket, "", 0, NULL);
+  sandbox_bubblewrap_args_add_many (args,
+                                    "--unshare-all", "--die-with-parent", "--new-session",
+                                    "--cap-drop", "ALL",
+                                    "--ro-bind", "/usr", "/usr",
+                                    "--ro-bind", "/lib", "/lib",
+                                    "--ro-bind", "/lib64", "/lib64",
+                                    "--symlink", "usr/bin", "/bin",
+                                    "--symlink", "usr/sbin", "/sbin",
+                                    "--proc", "/proc", "--dev", "/dev",
+                                    "--tmpfs", "/tmp", "--dir", "/run",
+                                    "--bind", workspace, "/workspace",
+                                    "--ro-bind", socket, "/run/stitchkit-network.sock",
+                                    "--clearenv",
+                                    "--setenv", "PATH", "/usr/bin:/bin",
+                                    "--setenv", "HOME", "/workspace",
+                                    "--chdir", "/workspace",
+                                    "--", NULL);
+  for (guint i = 0; argv_command[i] != NULL; i++)
+    sandbox_bubblewrap_args_add (args, argv_command[i]);
+  sandbox_bubblewrap_args_finish (args);
+  return args;
+}
+
+static int floor_run (const char         *workspace,
+                      const char * const *argv_command,
+                      GBytes             *stdin_data,
+                      GByteArray         *output,
+                      gboolean            reference);
+
 int
 bench_floor_run (const char         *workspace,
                  const char * const *argv_command,
                  GBytes             *stdin_data,
                  GByteArray         *output)
+{
+  return floor_run (workspace, argv_command, stdin_data, output, FALSE);
+}
+
+/* Raw bwrap with the reference's own argument list (reference_args()). */
+int
+bench_floor_run_reference (const char         *workspace,
+                           const char * const *argv_command)
+{
+  return floor_run (workspace, argv_command, NULL, NULL, TRUE);
+}
+
+static int
+floor_run (const char         *workspace,
+           const char * const *argv_command,
+           GBytes             *stdin_data,
+           GByteArray         *output,
+           gboolean            reference)
 {
   static char *const empty_environment[] = { NULL };
   g_autoptr(SandboxCommand) command = sandbox_command_new (argv_command[0]);
@@ -140,7 +201,15 @@ bench_floor_run (const char         *workspace,
   input.policy_kind = SANDBOX_NETWORK_POLICY_DENY_ALL;
   input.command = command;
   input.seccomp_program = seccomp_program;
-  args = sandbox_bubblewrap_args_new_for_command (&input, status_pipe[1], seccomp_fd, NULL, NULL);
+  if (reference)
+    {
+      close (status_pipe[1]);
+      if (seccomp_fd >= 0)
+        close (seccomp_fd);
+      args = reference_args (workspace, argv_command);
+    }
+  else
+    args = sandbox_bubblewrap_args_new_for_command (&input, status_pipe[1], seccomp_fd, NULL, NULL);
   if (args == NULL)
     return -1;
   if (args->argv->len == 0 || g_ptr_array_index (args->argv, args->argv->len - 1) != NULL)

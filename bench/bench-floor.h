@@ -16,3 +16,5 @@ int      bench_floor_run  (const char          *workspace,
                            const char * const  *argv_command,
                            GBytes              *stdin_data,
                            GByteArray          *output);
+int      bench_floor_run_reference (const char         *workspace,
+                                    const char * const *argv_command);

@@ -213,6 +213,23 @@ floor_follows_guest_ids (SandboxBackend *backend)
 }
 
 static SandboxBackend *
+new_backend_with_ready (const char *state_directory,
+                        guint       max_concurrent,
+                        guint       max_ready)
+{
+  g_autoptr(GError) error = NULL;
+  SandboxBackend *backend = sandbox_backend_new ("bubblewrap", NULL, &error,
+                                                 "state-directory", state_directory,
+                                                 "max-concurrent-commands", max_concurrent,
+                                                 "max-ready-sandboxes", max_ready,
+                                                 NULL);
+
+  check (error, "backend");
+  floor_follows_guest_ids (backend);
+  return backend;
+}
+
+static SandboxBackend *
 new_backend (const char *state_directory,
              guint       max_concurrent)
 {
@@ -368,11 +385,72 @@ floor_batch (const char         *workspace,
   return bench_now_us () - start;
 }
 
+static double
+reference_run (const char         *workspace,
+               const char * const *argv)
+{
+  double start = bench_now_us ();
+  int status = bench_floor_run_reference (workspace, argv);
+
+  if (status != 0)
+    g_error ("raw bwrap (reference argv) %s: wait status %d", argv[0], status);
+  return bench_now_us () - start;
+}
+
+/* A hot session: each command comes after a pause (an agent's think time),
+ * by which the sandbox its previous command left ready has finished its
+ * setup; the floor gets the same pause. Measured: the command alone. */
+#define THINK_TIME_US (60 * 1000)
+
+static void
+bench_command_hot (void)
+{
+  g_autofree char *state = g_build_filename (state_root, "command-hot", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state, 8);
+  g_autofree char *key = prewarm_small (backend, "bench-command-hot");
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) handle = create_session (backend, key, policy);
+  SandboxSession *session = sandbox_handle_get_session (handle);
+  g_autofree char *workspace = workspace_of (state, handle);
+  g_autoptr(SandboxCommand) true_command = sandbox_command_new ("/usr/bin/true");
+  const char *true_argv[] = { "/usr/bin/true", NULL };
+  g_autoptr(Samples) hot = samples_new (), reference = samples_new ();
+  guint rounds = quick ? 15 : 60;
+  double ratio;
+
+  g_printerr ("hot session: run true after %u ms think time (%u rounds)\n",
+              THINK_TIME_US / 1000, rounds);
+  api_run (session, true_command);   /* the session has run a command */
+  reference_run (workspace, true_argv);
+  for (guint i = 0; i < rounds; i++)
+    {
+      g_usleep (THINK_TIME_US);
+      if (i % 2 == 0)
+        {
+          samples_add (hot, api_run (session, true_command));
+          g_usleep (THINK_TIME_US);
+          samples_add (reference, reference_run (workspace, true_argv));
+        }
+      else
+        {
+          samples_add (reference, reference_run (workspace, true_argv));
+          g_usleep (THINK_TIME_US);
+          samples_add (hot, api_run (session, true_command));
+        }
+    }
+  ratio = samples_median (hot) / samples_median (reference);
+  add_row ("hot session: run true (ready sandbox)", format_time (hot), format_time (reference),
+           g_strdup_printf ("%.3fx", ratio), "<= 0.3x raw bwrap, reference argv", TRUE,
+           ratio <= 0.3);
+  delete_session (handle);
+}
+
 static void
 bench_command (void)
 {
   g_autofree char *state = g_build_filename (state_root, "command", NULL);
-  g_autoptr(SandboxBackend) backend = new_backend (state, 8);
+  /* Cold: every command starts its bwrap, as without ready sandboxes. */
+  g_autoptr(SandboxBackend) backend = new_backend_with_ready (state, 8, 0);
   g_autofree char *key = prewarm_small (backend, "bench-command");
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(SandboxHandle) handle = create_session (backend, key, policy);
@@ -385,6 +463,7 @@ bench_command (void)
   g_autoptr(Samples) api_true = samples_new (), raw_true = samples_new ();
   g_autoptr(Samples) api_cat = samples_new (), raw_cat = samples_new ();
   g_autoptr(Samples) api_par = samples_new (), raw_par = samples_new ();
+  g_autoptr(Samples) ref_true = samples_new ();
   guint rounds = quick ? 15 : 60;
   guint par_rounds = quick ? 5 : 20;
   double ratio;
@@ -406,11 +485,13 @@ bench_command (void)
         {
           samples_add (api_true, api_run (session, true_command));
           samples_add (raw_true, floor_run (workspace, true_argv));
+          samples_add (ref_true, reference_run (workspace, true_argv));
           samples_add (api_cat, api_run (session, cat_command));
           samples_add (raw_cat, floor_run (workspace, cat_argv));
         }
       else
         {
+          samples_add (ref_true, reference_run (workspace, true_argv));
           samples_add (raw_true, floor_run (workspace, true_argv));
           samples_add (api_true, api_run (session, true_command));
           samples_add (raw_cat, floor_run (workspace, cat_argv));
@@ -418,6 +499,14 @@ bench_command (void)
         }
     }
 
+  ratio = samples_median (api_true) / samples_median (ref_true);
+  add_row ("cold: run true, hardened, vs reference argv", format_time (api_true),
+           format_time (ref_true), g_strdup_printf ("%.3fx", ratio),
+           "<= 1.05x raw bwrap, reference argv", TRUE, ratio <= 1.05);
+  ratio = samples_median (raw_true) / samples_median (ref_true);
+  add_row ("raw bwrap, driver argv, vs reference argv", format_time (raw_true),
+           format_time (ref_true), g_strdup_printf ("%.3fx", ratio),
+           "informational: the hardening's own cost", FALSE, TRUE);
   ratio = samples_median (api_true) / samples_median (raw_true);
   add_row ("run /usr/bin/true, sequential", format_time (api_true), format_time (raw_true),
            g_strdup_printf ("%.3fx", ratio), "<= 1.05x raw bwrap", TRUE, ratio <= 1.05);
@@ -1046,6 +1135,9 @@ bench_cluster (void)
 }
 #endif
 
+/* Short, so the scale section sees its ready sandboxes time out. */
+#define SCALE_READY_IDLE_TIMEOUT_MS 2000
+
 static void
 bench_scale_kind (SandboxBackend       *backend,
                   const char           *key,
@@ -1097,6 +1189,23 @@ bench_scale_kind (SandboxBackend       *backend,
         }
     }
 
+  /* The runs left ready sandboxes (the first and last session's); once
+   * their idle timeout has passed, the sessions cost what idle ones do. */
+  g_usleep ((SCALE_READY_IDLE_TIMEOUT_MS + 500) * 1000);
+  {
+    gsize rss_idle = rss_bytes ();
+    double fds_idle = (double) ((int) count_fds () - (int) fds_before) / (n - 1);
+    double rss_idle_per = (double) ((gssize) rss_idle - (gssize) rss_before) / (n - 1) / 1024;
+
+    add_row (g_strdup_printf ("%u %s sessions after runs, ready timed out: RSS per session", n,
+                              label),
+             g_strdup_printf ("%.1f KiB", rss_idle_per), NULL, NULL, "<= 64 KiB", TRUE,
+             rss_idle_per <= 64);
+    add_row (g_strdup_printf ("%u %s sessions after runs, ready timed out: fds per session", n,
+                              label),
+             g_strdup_printf ("%.2f", fds_idle), NULL, NULL, "<= 4", TRUE, fds_idle <= 4);
+  }
+
   ratio = samples_median (last) / samples_median (first);
   add_row (g_strdup_printf ("%u idle %s sessions: RSS per session", n, label),
            g_strdup_printf ("%.1f KiB", rss_per), NULL, NULL, "<= 64 KiB", TRUE, rss_per <= 64);
@@ -1116,7 +1225,10 @@ static void
 bench_scale (void)
 {
   g_autofree char *state = g_build_filename (state_root, "scale", NULL);
-  g_autoptr(SandboxBackend) backend = new_backend (state, 8);
+  g_autoptr(GError) backend_error = NULL;
+  g_autoptr(SandboxBackend) backend =
+    sandbox_backend_new ("bubblewrap", NULL, &backend_error, "state-directory", state,
+                         "ready-idle-timeout-ms", SCALE_READY_IDLE_TIMEOUT_MS, NULL);
   g_autofree char *key = prewarm_small (backend, "bench-scale");
   g_autoptr(GError) error = NULL;
   g_autoptr(SandboxNetworkPolicy) deny_all = sandbox_network_policy_new_deny_all ();
@@ -1125,6 +1237,8 @@ bench_scale (void)
                                           "\"headers\": {\"Authorization\": \"Bearer bench\"}}]}", &error);
   guint n = quick ? 200 : 1000;
 
+  check (backend_error, "backend");
+  floor_follows_guest_ids (backend);
   check (error, "policy");
   bench_scale_kind (backend, key, "deny-all", deny_all, n);
   bench_scale_kind (backend, key, "allow-list", allow_list, n);
@@ -1168,7 +1282,10 @@ main (int   argc,
     g_error ("seccomp program: %s", error->message);
 
   if (section_enabled ("command"))
-    bench_command ();
+    {
+      bench_command ();
+      bench_command_hot ();
+    }
   if (section_enabled ("io"))
     bench_io ();
   if (section_enabled ("gateway"))

@@ -49,6 +49,22 @@ typedef struct
 
 #define SANDBOX_BUBBLEWRAP_LAUNCHED_INIT { 0, -1, -1, -1, -1 }
 
+/**
+ * sandbox_bubblewrap_source_destroy:
+ * @source: a pointer to a source on the launcher's context, or to %NULL
+ *
+ * Destroys and unrefs *@source, if any, and sets it to %NULL.
+ */
+static inline void
+sandbox_bubblewrap_source_destroy (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
 GMainContext *sandbox_bubblewrap_launcher_get_context (void);
 gboolean      sandbox_bubblewrap_launcher_is_current  (void);
 void          sandbox_bubblewrap_launcher_run_sync    (GSourceFunc   func,

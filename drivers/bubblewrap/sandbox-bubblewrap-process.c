@@ -95,16 +95,6 @@ struct _SandboxBubblewrapProcess
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapProcess, sandbox_bubblewrap_process,
                                 SANDBOX_TYPE_PROCESS, G_TYPE_FLAG_FINAL, {})
 
-static void
-destroy_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
-}
-
 /* Kills bwrap and with it the whole sandbox. Called with @lock held. The
  * pidfd refers to our bwrap even once reaped (the signal then fails). */
 static void
@@ -150,11 +140,11 @@ complete_now (SandboxBubblewrapProcess *self)
 static void
 close_everything (SandboxBubblewrapProcess *self)
 {
-  destroy_source (&self->stdin_source);
-  destroy_source (&self->stdout_source);
-  destroy_source (&self->stderr_source);
-  destroy_source (&self->status_source);
-  destroy_source (&self->bwrap_source);
+  sandbox_bubblewrap_source_destroy (&self->stdin_source);
+  sandbox_bubblewrap_source_destroy (&self->stdout_source);
+  sandbox_bubblewrap_source_destroy (&self->stderr_source);
+  sandbox_bubblewrap_source_destroy (&self->status_source);
+  sandbox_bubblewrap_source_destroy (&self->bwrap_source);
   sandbox_bubblewrap_clear_fd (&self->stdin_fd);
   sandbox_bubblewrap_clear_fd (&self->stdout_fd);
   sandbox_bubblewrap_clear_fd (&self->stderr_fd);
@@ -306,7 +296,7 @@ stderr_cb (int          fd,
 static void
 finish_stdin (SandboxBubblewrapProcess *self)
 {
-  destroy_source (&self->stdin_source);
+  sandbox_bubblewrap_source_destroy (&self->stdin_source);
   sandbox_bubblewrap_clear_fd (&self->stdin_fd);
 }
 
@@ -423,7 +413,7 @@ read_status (SandboxBubblewrapProcess *self)
 
   if (n <= 0)
     {
-      destroy_source (&self->status_source);
+      sandbox_bubblewrap_source_destroy (&self->status_source);
       sandbox_bubblewrap_clear_fd (&self->status_fd);
       return FALSE;
     }
@@ -686,6 +676,29 @@ sandbox_bubblewrap_process_launch (SandboxBubblewrapProcess  *self,
   return TRUE;
 }
 
+/* Its bwrap command line was logged when the ready sandbox started (see
+ * log_command_line() in sandbox-bubblewrap-args.c); the command, quoted,
+ * at debug level when it is delivered. */
+static void
+log_ready_command (SandboxCommand *command)
+{
+  g_autoptr(GString) line = g_string_new ("ready sandbox: --");
+  const char * const *args = sandbox_command_get_args (command);
+  g_autofree char *executable = g_shell_quote (sandbox_command_get_executable (command));
+
+  g_string_append_printf (line, " %s", executable);
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    {
+      g_autofree char *quoted = g_shell_quote (args[i]);
+
+      g_string_append_printf (line, " %s", quoted);
+    }
+  g_log_structured ("Sandbox", G_LOG_LEVEL_DEBUG,
+                    "SANDBOX_EVENT", "ready-command",
+                    "SANDBOX_DRIVER", "bubblewrap",
+                    "MESSAGE", "%s", line->str);
+}
+
 /**
  * sandbox_bubblewrap_process_new:
  * @input: the session's setup and the validated command
@@ -738,6 +751,7 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
     g_clear_pointer (&ready, sandbox_bubblewrap_ready_discard);
   if (ready != NULL && sandbox_bubblewrap_ready_take (ready, revision, &taken))
     {
+      log_ready_command (input->command);
       self->taken = taken.launched;
       self->status_fd = taken.status_fd;
       self->control_fd = taken.control_fd;

@@ -150,23 +150,13 @@ ready_unref (gpointer data)
   g_atomic_rc_box_release_full (data, ready_clear);
 }
 
-static void
-destroy_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
-}
-
 /* Ends the ready state, with @lock held: no watch, no slot. */
 static void
 finish_locked (SandboxBubblewrapReady *self)
 {
   self->finished = TRUE;
-  destroy_source (&self->exit_source);
-  destroy_source (&self->idle_source);
+  sandbox_bubblewrap_source_destroy (&self->exit_source);
+  sandbox_bubblewrap_source_destroy (&self->idle_source);
   g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
   if (self->slot_held)
     {

@@ -272,7 +272,7 @@ test_idle_timeout_discards (void)
   g_autoptr(GError) error = NULL;
   int pidfd;
 
-  fixture_open (&f, "ready-idle-timeout-ms", 200, NULL);
+  fixture_open (&f, "ready-idle-timeout-ms", 2000, NULL);
   handle = create_session (&f, "\"deny-all\"");
   g_free (run_sh (handle, "true"));
   pidfd = ready_pidfd ();

@@ -907,8 +907,10 @@ def test_verbose_bwrap_argv(state_path):
     result = ctl("-v", "run", "--state", state_path, *network, "--", *command,
                  env={"SANDBOXCTL_TEST_TOKEN": secret, "G_MESSAGES_DEBUG": ""}, timeout=60)
     stderr = result.stderr.decode(errors="replace")
-    lines = BWRAP_ARGV_LINE.findall(stderr)
-    argv = shlex.split(lines[-1]) if lines else []
+    # The command's line, and after it the line of the sandbox started
+    # ready for the next command (which has no command yet).
+    argvs = [shlex.split(line) for line in BWRAP_ARGV_LINE.findall(stderr)]
+    argv = next((a for a in argvs if a[-4:] == ["--", *command]), [])
     tap.check(result.returncode == 0 and b"two words /workspace" in result.stdout
               and "--unshare-all" in argv and argv[-4:] == ["--", *command],
               "-v logs the bwrap command line, shell-quoted", describe(result))
