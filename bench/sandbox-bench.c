@@ -965,6 +965,50 @@ settle (const char *root)
   close (fd);
 }
 
+typedef double (*FloorFunc) (const char *from,
+                             const char *to);
+
+/* Imports @source as the template @name and prewarms it, and measures
+ * @floor_func copying @source to @copy beside it. The disk's speed drifts
+ * within seconds here: each pair of measurements alternates, by @round,
+ * which side goes first. Returns the template's key. */
+static char *
+prewarm_beside (SandboxBackend *backend,
+                const char     *root,
+                const char     *source,
+                const char     *name,
+                const char     *copy,
+                guint           round,
+                FloorFunc       floor_func,
+                Samples        *prewarm,
+                Samples        *floor)
+{
+  g_autoptr(GFile) source_file = g_file_new_for_path (source);
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new (name);
+  g_autoptr(GError) error = NULL;
+  char *key;
+  double start;
+
+  if (round % 2 == 1)
+    {
+      settle (root);
+      samples_add (floor, floor_func (source, copy));
+    }
+  settle (root);
+  start = bench_now_us ();
+  sandbox_template_add_directory (template_, source_file, NULL, &error);
+  check (error, "add_directory");
+  key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
+  check (error, "prewarm");
+  samples_add (prewarm, bench_now_us () - start);
+  if (round % 2 == 0)
+    {
+      settle (root);
+      samples_add (floor, floor_func (source, copy));
+    }
+  return key;
+}
+
 static void
 bench_template_on (const char *label,
                    const char *root)
@@ -973,7 +1017,6 @@ bench_template_on (const char *label,
   g_autofree char *source = g_build_filename (root, "tree", NULL);
   g_autoptr(SandboxBackend) backend = new_backend (state, 8);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
-  g_autoptr(GFile) source_file = g_file_new_for_path (source);
   g_autoptr(Samples) prewarm = samples_new (), create = samples_new ();
   g_autoptr(Samples) cp = samples_new (), cp_create = samples_new (), bwrap = samples_new ();
   g_autoptr(Samples) create_copy = samples_new ();
@@ -989,7 +1032,6 @@ bench_template_on (const char *label,
   for (guint i = 0; i < rounds; i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(SandboxTemplate) template_ = NULL;
       g_autoptr(SandboxHandle) handle = NULL;
       g_autofree char *key = NULL;
       g_autofree char *copy = g_strdup_printf ("%s/copy-%u", root, i);
@@ -1003,28 +1045,7 @@ bench_template_on (const char *label,
       g_free (name);
       name = g_strdup_printf ("bench-tree-%u-%d", i, (int) getpid ());
 
-      /* The disk's speed drifts within seconds here: each pair of
-       * measurements alternates which side goes first. */
-      if (i % 2 == 1)
-        {
-          settle (root);
-          samples_add (cp, cp_tree (source, copy));
-        }
-
-      settle (root);
-      start = bench_now_us ();
-      template_ = sandbox_template_new (name);
-      sandbox_template_add_directory (template_, source_file, NULL, &error);
-      check (error, "add_directory");
-      key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
-      check (error, "prewarm");
-      samples_add (prewarm, bench_now_us () - start);
-
-      if (i % 2 == 0)
-        {
-          settle (root);
-          samples_add (cp, cp_tree (source, copy));
-        }
+      key = prewarm_beside (backend, root, source, name, copy, i, cp_tree, prewarm, cp);
 
       data = template_data_of (state, key);
       if (i % 2 == 1)
@@ -1066,6 +1087,84 @@ bench_template_on (const char *label,
            format_time (cp_create), g_strdup_printf ("%.2fx", ratio), "<= 1.2x cp -r", TRUE, ratio <= 1.2);
 }
 
+/* A big tree: @n_files files of @file_size bytes each, real data. */
+static void
+write_big_tree (const char *directory,
+                guint       n_files,
+                gsize       file_size)
+{
+  g_autofree guint8 *data = g_malloc (file_size);
+
+  g_mkdir_with_parents (directory, 0700);
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/big-%02u.bin", directory, i);
+      g_autoptr(GError) error = NULL;
+
+      for (gsize j = 0; j < file_size; j++)
+        data[j] = (guint8) (j * 131 + i * 7 + (j >> 12));
+      g_file_set_contents (path, (const char *) data, file_size, &error);
+      check (error, "write big tree");
+    }
+}
+
+/* What prewarm is measured against: copying the tree and hashing it, the
+ * two things a content-addressed store does with every byte. */
+static double
+cp_and_hash_tree (const char *from,
+                  const char *to)
+{
+  g_autofree char *script = g_strdup_printf ("cp -r '%s' '%s' && find '%s' -type f -exec "
+                                             "sha256sum {} + >/dev/null", from, to, from);
+  const char *argv[] = { "/bin/sh", "-c", script, NULL };
+  double start = bench_now_us ();
+
+  if (run_host (argv) != 0)
+    g_error ("cp -r + sha256sum failed");
+  return bench_now_us () - start;
+}
+
+/* Prewarm of a big tree (issue 17 item 2: import streams, and stores by
+ * reading every file again, checked against its digest) against cp -r plus
+ * sha256sum of the same tree, alternating which goes first. */
+static void
+bench_big_prewarm_on (const char *label,
+                      const char *root)
+{
+  g_autofree char *state = g_build_filename (root, "big-state", NULL);
+  g_autofree char *source = g_build_filename (root, "big-tree", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state, 8);
+  g_autoptr(Samples) prewarm = samples_new (), floor = samples_new ();
+  guint n_files = quick ? 4 : 16;
+  gsize file_size = 16 * 1024 * 1024;
+  guint rounds = quick ? 2 : 4;
+  g_autofree char *row = g_strdup_printf ("prewarm %u x 16 MiB (%s)", n_files, label);
+  double ratio;
+
+  g_printerr ("prewarm of a big tree, %u x 16 MiB on %s (%u rounds)\n", n_files, label, rounds);
+  write_big_tree (source, n_files, file_size);
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *name = g_strdup_printf ("bench-big-%u-%d", i, (int) getpid ());
+      g_autofree char *copy = g_strdup_printf ("%s/big-copy-%u", root, i);
+      g_autofree char *key = NULL;
+
+      key = prewarm_beside (backend, root, source, name, copy, i, cp_and_hash_tree, prewarm,
+                            floor);
+
+      sandbox_backend_delete_template (backend, key, NULL, &error);
+      check (error, "delete_template");
+      remove_tree (copy);
+    }
+  remove_tree (source);
+
+  ratio = samples_median (prewarm) / samples_median (floor);
+  add_row (row, format_time (prewarm), format_time (floor), g_strdup_printf ("%.2fx", ratio),
+           "<= 1.2x cp -r + sha256sum", TRUE, ratio <= 1.2);
+}
+
 static void
 bench_template (void)
 {
@@ -1074,6 +1173,8 @@ bench_template (void)
 
   bench_template_on ("tmpfs", tmpfs);
   bench_template_on ("disk", disk);
+  bench_big_prewarm_on ("tmpfs", tmpfs);
+  bench_big_prewarm_on ("disk", disk);
   if (!keep)
     remove_tree (tmpfs);
 }

@@ -7,6 +7,7 @@
 
 #include "sandbox-backend.h"
 #include "sandbox-backend-private.h"
+#include "sandbox-template-private.h"
 #include "sandbox-error.h"
 #include "sandbox-log-private.h"
 #include "sandbox-signal-context-private.h"
@@ -355,7 +356,9 @@ sandbox_backend_get_max_concurrent_commands (SandboxBackend *self)
  * @error: return location for a #GError
  *
  * Stores @template_ under its content-addressed key (see
- * [method@Sandbox.Template.compute_key]). Blocking.
+ * [method@Sandbox.Template.compute_key]). Blocking. While the backend reads
+ * the template's files, [signal@Sandbox.Template::progress] reports how far
+ * it is.
  *
  * Returns: (transfer full): the template key, or %NULL with @error set
  */
@@ -366,12 +369,15 @@ sandbox_backend_prewarm (SandboxBackend   *self,
                          GCancellable     *cancellable,
                          GError          **error)
 {
+  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
   gboolean local_reused = FALSE;
   char *key;
 
   g_return_val_if_fail (SANDBOX_IS_BACKEND (self), NULL);
   g_return_val_if_fail (SANDBOX_IS_TEMPLATE (template_), NULL);
 
+  /* SandboxTemplate::progress counts from zero, in the caller's context. */
+  sandbox_template_begin_progress (template_, context);
   key = SANDBOX_BACKEND_GET_IFACE (self)->prewarm (self, template_, &local_reused,
                                                    cancellable, error);
   if (reused != NULL)
@@ -388,6 +394,8 @@ sandbox_backend_prewarm (SandboxBackend   *self,
  * @user_data: data for @callback
  *
  * Stores @template_; see [method@Sandbox.Backend.prewarm].
+ * [signal@Sandbox.Template::progress] is emitted in the thread-default main
+ * context of the thread that calls this.
  */
 void
 sandbox_backend_prewarm_async (SandboxBackend      *self,
@@ -396,9 +404,13 @@ sandbox_backend_prewarm_async (SandboxBackend      *self,
                                GAsyncReadyCallback  callback,
                                gpointer             user_data)
 {
+  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+
   g_return_if_fail (SANDBOX_IS_BACKEND (self));
   g_return_if_fail (SANDBOX_IS_TEMPLATE (template_));
 
+  /* SandboxTemplate::progress counts from zero, in the caller's context. */
+  sandbox_template_begin_progress (template_, context);
   SANDBOX_BACKEND_GET_IFACE (self)->prewarm_async (self, template_, cancellable,
                                                    callback, user_data);
 }

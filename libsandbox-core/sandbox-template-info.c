@@ -12,7 +12,7 @@
  *
  * A template a backend stores, as [method@Sandbox.Backend.list_templates] reports
  * it: its content-addressed key (what [method@Sandbox.Backend.prewarm] returned),
- * its size, and how many stored sessions were created from it (while any
+ * the name it was prewarmed with, its size, and how many stored sessions were created from it (while any
  * is, [method@Sandbox.Backend.delete_template] refuses it). Immutable.
  */
 struct _SandboxTemplateInfo
@@ -20,6 +20,7 @@ struct _SandboxTemplateInfo
   GObject parent_instance;
 
   char *key;
+  char *name;
   guint64 n_files;
   guint64 n_bytes;
   guint n_sessions;
@@ -33,6 +34,7 @@ sandbox_template_info_finalize (GObject *object)
   SandboxTemplateInfo *self = SANDBOX_TEMPLATE_INFO (object);
 
   g_free (self->key);
+  g_free (self->name);
 
   G_OBJECT_CLASS (sandbox_template_info_parent_class)->finalize (object);
 }
@@ -55,7 +57,8 @@ sandbox_template_info_init (SandboxTemplateInfo *self)
  * @n_bytes: how many bytes those files hold
  * @n_sessions: how many stored sessions were created from it
  *
- * Creates a template record; backends make these.
+ * Creates a template record without a name, as
+ * [ctor@Sandbox.TemplateInfo.new_full] does.
  *
  * Returns: (transfer full): a new [class@Sandbox.TemplateInfo]
  */
@@ -65,12 +68,36 @@ sandbox_template_info_new (const char *key,
                            guint64     n_bytes,
                            guint       n_sessions)
 {
+  return sandbox_template_info_new_full (key, NULL, n_files, n_bytes, n_sessions);
+}
+
+/**
+ * sandbox_template_info_new_full:
+ * @key: the template's key
+ * @name: (nullable): the template's name ([method@Sandbox.Template.get_name]),
+ *   or %NULL if the backend did not record it
+ * @n_files: how many entries the template holds (files and links)
+ * @n_bytes: how many bytes its files hold
+ * @n_sessions: how many stored sessions were created from it
+ *
+ * Creates a template record; backends make these.
+ *
+ * Returns: (transfer full): a new [class@Sandbox.TemplateInfo]
+ */
+SandboxTemplateInfo *
+sandbox_template_info_new_full (const char *key,
+                                const char *name,
+                                guint64     n_files,
+                                guint64     n_bytes,
+                                guint       n_sessions)
+{
   SandboxTemplateInfo *self;
 
   g_return_val_if_fail (key != NULL, NULL);
 
   self = g_object_new (SANDBOX_TYPE_TEMPLATE_INFO, NULL);
   self->key = g_strdup (key);
+  self->name = g_strdup (name);
   self->n_files = n_files;
   self->n_bytes = n_bytes;
   self->n_sessions = n_sessions;
@@ -91,6 +118,23 @@ sandbox_template_info_get_key (SandboxTemplateInfo *self)
   g_return_val_if_fail (SANDBOX_IS_TEMPLATE_INFO (self), NULL);
 
   return self->key;
+}
+
+/**
+ * sandbox_template_info_get_name:
+ * @self: a [class@Sandbox.TemplateInfo]
+ *
+ * Gets the name the template was prewarmed with (part of its key).
+ *
+ * Returns: (nullable): the name, or %NULL if the backend did not record it
+ *   (a template stored by an older version)
+ */
+const char *
+sandbox_template_info_get_name (SandboxTemplateInfo *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE_INFO (self), NULL);
+
+  return self->name;
 }
 
 /**

@@ -26,7 +26,15 @@ SandboxTemplateInfo *sandbox_template_info_new            (const char          *
                                                            guint64              n_bytes,
                                                            guint                n_sessions);
 SANDBOX_AVAILABLE_IN_ALL
+SandboxTemplateInfo *sandbox_template_info_new_full       (const char          *key,
+                                                           const char          *name,
+                                                           guint64              n_files,
+                                                           guint64              n_bytes,
+                                                           guint                n_sessions);
+SANDBOX_AVAILABLE_IN_ALL
 const char          *sandbox_template_info_get_key        (SandboxTemplateInfo *self);
+SANDBOX_AVAILABLE_IN_ALL
+const char          *sandbox_template_info_get_name       (SandboxTemplateInfo *self);
 SANDBOX_AVAILABLE_IN_ALL
 guint64              sandbox_template_info_get_n_files    (SandboxTemplateInfo *self);
 SANDBOX_AVAILABLE_IN_ALL

@@ -76,10 +76,21 @@ gboolean sandbox_template_check_symlink_target (const char  *canonical,
                                                 GError     **error);
 
 /* Opens a stream over an imported file that fails at its end if the file
- * no longer has the size and digest it had when it was imported. */
-GInputStream *sandbox_template_file_stream_new (SandboxTemplateEntry  *entry,
+ * no longer has the size and digest it had when it was imported. It
+ * reports its progress to @self. */
+GInputStream *sandbox_template_file_stream_new (SandboxTemplate       *self,
+                                                SandboxTemplateEntry  *entry,
                                                 const char            *canonical,
                                                 GError               **error);
+
+/* Starts counting the files read from zero, for SandboxTemplate::progress
+ * emitted in @context (the prewarm caller's thread-default context). */
+void sandbox_template_begin_progress  (SandboxTemplate *self,
+                                       GMainContext    *context);
+/* @bytes more were read; @file_done: one more file was read to its end. */
+void sandbox_template_report_progress (SandboxTemplate *self,
+                                       guint64          bytes,
+                                       gboolean         file_done);
 
 /* The exact bytes sandbox_template_compute_key() hashes (no validation of
  * the names): [backend_name, name, [entry, …]] as JSON.stringify writes it,

@@ -40,6 +40,7 @@ struct _SandboxTemplateFileStream
   guint64 size;         /* and their size */
   guint64 read;
   SandboxDigest *hash;  /* of what was read so far; NULL once checked */
+  SandboxTemplate *owner;  /* reported to */
 };
 
 G_DEFINE_FINAL_TYPE (SandboxTemplateFileStream, sandbox_template_file_stream, G_TYPE_INPUT_STREAM)
@@ -66,6 +67,7 @@ check_complete (SandboxTemplateFileStream  *self,
   g_clear_pointer (&self->hash, sandbox_digest_free);
   if (self->read != self->size || !g_str_equal (digest, self->digest))
     return set_changed_error (self, error);
+  sandbox_template_report_progress (self->owner, 0, TRUE);
   return TRUE;
 }
 
@@ -101,6 +103,7 @@ sandbox_template_file_stream_read (GInputStream  *stream,
 
   sandbox_digest_update (self->hash, buffer, n);
   self->read += n;
+  sandbox_template_report_progress (self->owner, n, FALSE);
   return n;
 }
 
@@ -127,6 +130,7 @@ sandbox_template_file_stream_finalize (GObject *object)
   g_free (self->canonical);
   g_free (self->digest);
   g_clear_pointer (&self->hash, sandbox_digest_free);
+  g_clear_object (&self->owner);
 
   G_OBJECT_CLASS (sandbox_template_file_stream_parent_class)->finalize (object);
 }
@@ -167,7 +171,8 @@ open_beneath (int         root_fd,
 }
 
 GInputStream *
-sandbox_template_file_stream_new (SandboxTemplateEntry  *entry,
+sandbox_template_file_stream_new (SandboxTemplate       *owner,
+                                  SandboxTemplateEntry  *entry,
                                   const char            *canonical,
                                   GError               **error)
 {
@@ -199,6 +204,7 @@ sandbox_template_file_stream_new (SandboxTemplateEntry  *entry,
   self->digest = g_strdup (entry->digest);
   self->size = entry->size;
   self->hash = sandbox_digest_new ();
+  self->owner = g_object_ref (owner);
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {
       set_changed_error (self, error);

@@ -54,7 +54,17 @@ struct _SandboxTemplate
   GHashTable *entries; /* canonical path → SandboxTemplateEntry */
   GHashTable *directories; /* canonical path of an implied directory → entries below it */
   guint n_listed; /* entries part of the key: all but directories with entries below */
+  guint n_regular; /* regular files */
   guint64 n_bytes; /* the regular files' sizes */
+
+  /* Progress of the files being read (by a backend storing the template),
+   * reported in progress_context. Any thread may read files. */
+  GMutex progress_lock;
+  GMainContext *progress_context;
+  GThread *progress_thread;  /* the prewarm caller's: emits directly (not a reference) */
+  guint64 files_done;
+  guint64 bytes_done;
+  GSource *progress_idle;  /* an emission queued in progress_context */
 };
 
 enum {
@@ -64,6 +74,13 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  SIGNAL_PROGRESS,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (SandboxTemplate, sandbox_template, G_TYPE_OBJECT)
 
@@ -75,6 +92,9 @@ sandbox_template_finalize (GObject *object)
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->entries, g_hash_table_unref);
   g_clear_pointer (&self->directories, g_hash_table_unref);
+  /* A queued emission holds a reference, so none is pending here. */
+  g_clear_pointer (&self->progress_context, g_main_context_unref);
+  g_mutex_clear (&self->progress_lock);
 
   G_OBJECT_CLASS (sandbox_template_parent_class)->finalize (object);
 }
@@ -137,6 +157,30 @@ sandbox_template_class_init (SandboxTemplateClass *klass)
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * SandboxTemplate::progress:
+   * @self: the template
+   * @files_done: how many of its regular files were read
+   * @files_total: how many regular files it has
+   * @bytes_done: how many of their bytes were read
+   * @bytes_total: how many bytes they hold
+   *
+   * Reports how far a backend is in reading the template's files while it
+   * stores them ([method@Sandbox.Backend.prewarm] and its async form start
+   * the count at zero). Emitted in the thread-default main context of the
+   * thread that started the prewarm, whatever thread the backend reads in:
+   * directly when it reads in that thread (a blocking prewarm), otherwise
+   * from an idle callback there, which gives the latest counts (reports
+   * that come faster than the context runs are merged). A template that
+   * was already stored is not read, so its prewarm emits nothing. Imported
+   * files advance @bytes_done as they are read, 64 KiB at a time; files
+   * held in memory when they are opened.
+   */
+  signals[SIGNAL_PROGRESS] =
+    g_signal_new ("progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                  NULL, G_TYPE_NONE, 4, G_TYPE_UINT64, G_TYPE_UINT64, G_TYPE_UINT64,
+                  G_TYPE_UINT64);
 }
 
 static void
@@ -146,6 +190,7 @@ sandbox_template_init (SandboxTemplate *self)
   self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) sandbox_template_entry_free);
   self->directories = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_mutex_init (&self->progress_lock);
 }
 
 /**
@@ -376,6 +421,8 @@ insert_entry (SandboxTemplate       *self,
   count_entries_below (self, parents, 1);
   if (sandbox_template_entry_is_listed (self, canonical, entry))
     self->n_listed++;
+  if (entry->type == G_FILE_TYPE_REGULAR)
+    self->n_regular++;
   self->n_bytes += entry->size;
   g_hash_table_insert (self->entries, g_strdup (canonical), g_steal_pointer (&owned));
   *inserted = TRUE;
@@ -393,6 +440,8 @@ sandbox_template_remove_entry (SandboxTemplate *self,
     return;
   if (sandbox_template_entry_is_listed (self, canonical, entry))
     self->n_listed--;
+  if (entry->type == G_FILE_TYPE_REGULAR)
+    self->n_regular--;
   self->n_bytes -= entry->size;
   g_hash_table_remove (self->entries, canonical);
   count_entries_below (self, parents, -1);
@@ -847,8 +896,11 @@ sandbox_template_read_file (SandboxTemplate  *self,
       return NULL;
     }
   if (entry->contents != NULL)
-    return g_memory_input_stream_new_from_bytes (entry->contents);
-  return sandbox_template_file_stream_new (entry, canonical, error);
+    {
+      sandbox_template_report_progress (self, entry->size, TRUE);
+      return g_memory_input_stream_new_from_bytes (entry->contents);
+    }
+  return sandbox_template_file_stream_new (self, entry, canonical, error);
 }
 
 /**
@@ -882,7 +934,10 @@ sandbox_template_load_bytes (SandboxTemplate  *self,
 
   contents = sandbox_template_lookup_file (self, path);
   if (contents != NULL)
-    return g_bytes_ref (contents);
+    {
+      sandbox_template_report_progress (self, g_bytes_get_size (contents), TRUE);
+      return g_bytes_ref (contents);
+    }
 
   stream = sandbox_template_read_file (self, path, cancellable, error);
   if (stream == NULL)
@@ -892,4 +947,76 @@ sandbox_template_load_bytes (SandboxTemplate  *self,
                               G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, cancellable, error) < 0)
     return NULL;
   return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (sink));
+}
+
+/* ---- progress ---------------------------------------------------------------- */
+
+void
+sandbox_template_begin_progress (SandboxTemplate *self,
+                                 GMainContext    *context)
+{
+  g_mutex_lock (&self->progress_lock);
+  g_clear_pointer (&self->progress_context, g_main_context_unref);
+  self->progress_context = context != NULL ? g_main_context_ref (context) : NULL;
+  self->progress_thread = g_thread_self ();
+  self->files_done = 0;
+  self->bytes_done = 0;
+  g_mutex_unlock (&self->progress_lock);
+}
+
+static void
+emit_progress (SandboxTemplate *self,
+               guint64          files_done,
+               guint64          bytes_done)
+{
+  g_signal_emit (self, signals[SIGNAL_PROGRESS], 0, files_done, (guint64) self->n_regular,
+                 bytes_done, self->n_bytes);
+}
+
+static gboolean
+emit_queued_progress (gpointer data)
+{
+  SandboxTemplate *self = data;
+  guint64 files_done, bytes_done;
+
+  g_mutex_lock (&self->progress_lock);
+  g_clear_pointer (&self->progress_idle, g_source_unref);
+  files_done = self->files_done;
+  bytes_done = self->bytes_done;
+  g_mutex_unlock (&self->progress_lock);
+
+  emit_progress (self, files_done, bytes_done);
+  return G_SOURCE_REMOVE;
+}
+
+void
+sandbox_template_report_progress (SandboxTemplate *self,
+                                  guint64          bytes,
+                                  gboolean         file_done)
+{
+  guint64 files_done, bytes_done;
+  gboolean direct;
+
+  g_mutex_lock (&self->progress_lock);
+  self->bytes_done += bytes;
+  self->files_done += file_done ? 1 : 0;
+  files_done = self->files_done;
+  bytes_done = self->bytes_done;
+  /* The caller's own thread (a blocking prewarm) emits directly; a worker
+   * queues the emission to the caller's context. (Comparing contexts would
+   * not do: a worker without one of its own has the global default too.)
+   * Without a prewarm (a backend reading on its own), directly. */
+  direct = self->progress_context == NULL || g_thread_self () == self->progress_thread;
+  if (!direct && self->progress_idle == NULL)
+    {
+      self->progress_idle = g_idle_source_new ();
+      g_source_set_static_name (self->progress_idle, "[sandbox] template progress");
+      g_source_set_callback (self->progress_idle, emit_queued_progress, g_object_ref (self),
+                             g_object_unref);
+      g_source_attach (self->progress_idle, self->progress_context);
+    }
+  g_mutex_unlock (&self->progress_lock);
+
+  if (direct)
+    emit_progress (self, files_done, bytes_done);
 }

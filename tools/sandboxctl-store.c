@@ -91,6 +91,7 @@ sandboxctl_cmd_prewarm (SandboxctlContext   *ctx,
   g_autoptr(SandboxTemplate) template_ = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *key = NULL;
+  SandboxctlProgressBar bar;
   gboolean reused = FALSE;
 
   if (!sandboxctl_parse_options (ctx, context, argv))
@@ -106,7 +107,9 @@ sandboxctl_cmd_prewarm (SandboxctlContext   *ctx,
   backend = sandboxctl_open_backend (ctx, &error);
   if (backend == NULL)
     return sandboxctl_report_error (ctx, error);
+  sandboxctl_progress_bar_start (&bar, template_, ctx->json);
   key = sandbox_backend_prewarm (backend, template_, &reused, ctx->cancellable, &error);
+  sandboxctl_progress_bar_finish (&bar);
   if (key == NULL)
     return sandboxctl_report_error (ctx, error);
 
@@ -168,6 +171,10 @@ template_to_json (SandboxBackend      *backend,
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
 
   json_object_set_string_member (object, "templateKey", sandbox_template_info_get_key (info));
+  if (sandbox_template_info_get_name (info) != NULL)
+    json_object_set_string_member (object, "name", sandbox_template_info_get_name (info));
+  else
+    json_object_set_null_member (object, "name");
   json_object_set_string_member (object, "backend", sandbox_backend_get_name (backend));
   json_object_set_int_member (object, "files", sandbox_template_info_get_n_files (info));
   json_object_set_int_member (object, "bytes", sandbox_template_info_get_n_bytes (info));
@@ -258,11 +265,15 @@ print_templates (SandboxBackend *backend,
     {
       SandboxTemplateInfo *info = g_ptr_array_index (templates, i);
 
+      const char *name = sandbox_template_info_get_name (info);
+
       g_print ("  %s\n"
+               "    name:      %s\n"
                "    backend:   %s\n"
                "    contents:  %" G_GUINT64_FORMAT " files, %" G_GUINT64_FORMAT " bytes\n"
                "    sessions:  %u\n",
-               sandbox_template_info_get_key (info), sandbox_backend_get_name (backend),
+               sandbox_template_info_get_key (info), name != NULL ? name : "(not recorded)",
+               sandbox_backend_get_name (backend),
                sandbox_template_info_get_n_files (info), sandbox_template_info_get_n_bytes (info),
                sandbox_template_info_get_n_sessions (info));
     }

@@ -129,6 +129,22 @@ void             sandboxctl_template_options_clear (SandboxctlTemplateOptions *o
 gboolean         sandboxctl_template_options_given (SandboxctlTemplateOptions *options);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SandboxctlTemplateOptions, sandboxctl_template_options_clear)
 
+/* A progress bar on stderr while a template is stored: drawn only when
+ * stderr is a terminal and output is not --json. */
+typedef struct
+{
+  SandboxTemplate *template_;
+  gulong           handler;
+  gboolean         drawn;
+  gint64           last_draw;
+  int              last_permille;
+} SandboxctlProgressBar;
+
+void             sandboxctl_progress_bar_start     (SandboxctlProgressBar      *bar,
+                                                    SandboxTemplate            *template_,
+                                                    gboolean                    json);
+void             sandboxctl_progress_bar_finish    (SandboxctlProgressBar      *bar);
+
 SandboxTemplate *sandboxctl_template_build        (SandboxctlTemplateOptions  *options,
                                                    GCancellable               *cancellable,
                                                    GError                    **error);

@@ -156,6 +156,10 @@ gboolean      sandbox_bubblewrap_store_write_atomically (const char             
 gboolean      sandbox_bubblewrap_store_check_template  (SandboxBubblewrapStore  *self,
                                                          const char              *key,
                                                          GError                 **error);
+gboolean      sandbox_bubblewrap_store_read_template_name (SandboxBubblewrapStore *self,
+                                                         const char              *key,
+                                                         char                   **name,
+                                                         GError                 **error);
 int           sandbox_bubblewrap_store_lock_template   (SandboxBubblewrapStore  *self,
                                                          const char              *key,
                                                          GError                 **error);

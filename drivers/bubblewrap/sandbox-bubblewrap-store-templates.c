@@ -22,9 +22,13 @@
 
 /* Templates -------------------------------------------------------------- */
 
+/* templates/KEY/ready: {backend, templateKey, name}. The name is only
+ * for listings (the key covers it); records written before it was added
+ * have none. */
 static char *
 ready_record (const char *backend,
-              const char *template_key)
+              const char *template_key,
+              const char *name)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonGenerator) generator = json_generator_new ();
@@ -35,6 +39,8 @@ ready_record (const char *backend,
   json_builder_add_string_value (builder, backend);
   json_builder_set_member_name (builder, "templateKey");
   json_builder_add_string_value (builder, template_key);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, name);
   json_builder_end_object (builder);
   root = json_builder_get_root (builder);
   json_generator_set_root (generator, root);
@@ -223,7 +229,7 @@ create_template (SandboxBubblewrapStore  *self,
   g_autofree char *temporary = g_build_filename (self->templates, uuid, NULL);
   g_autofree char *data = g_build_filename (temporary, "data", NULL);
   g_autofree char *ready = g_build_filename (temporary, "ready", NULL);
-  g_autofree char *record = ready_record (self->name, key);
+  g_autofree char *record = ready_record (self->name, key, sandbox_template_get_name (template_));
   g_auto(SandboxBubblewrapFd) templates_fd = -1;
   g_autoptr(SandboxWorkspace) data_files = NULL;
   gboolean ok = FALSE;
@@ -302,20 +308,34 @@ sandbox_bubblewrap_store_prewarm (SandboxBubblewrapStore  *self,
   return g_steal_pointer (&key);
 }
 
-/* Checks templates/<key>/ready against this backend. */
-gboolean
-sandbox_bubblewrap_store_check_template (SandboxBubblewrapStore  *self,
-                                         const char              *key,
-                                         GError                 **error)
+/* Reads templates/<key>/ready: its record's string member @member, or NULL. */
+static char *
+dup_record_member (JsonObject *record,
+                   const char *member)
+{
+  JsonNode *node = json_object_get_member (record, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return g_strdup (json_node_get_string (node));
+}
+
+/* Checks templates/<key>/ready against this backend; @name (optional) gets
+ * the template's name, or NULL if the record has none. */
+static gboolean
+read_template_record (SandboxBubblewrapStore  *self,
+                      const char              *key,
+                      char                   **name,
+                      GError                 **error)
 {
   g_autofree char *ready = g_build_filename (self->templates, key, "ready", NULL);
   g_autofree char *contents = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) local_error = NULL;
+  g_autofree char *backend = NULL;
+  g_autofree char *template_key = NULL;
   JsonNode *root;
-  JsonObject *record;
-  const char *backend = NULL;
-  const char *template_key = NULL;
 
   if (!g_file_get_contents (ready, &contents, NULL, &local_error))
     {
@@ -330,15 +350,38 @@ sandbox_bubblewrap_store_check_template (SandboxBubblewrapStore  *self,
   if (json_parser_load_from_data (parser, contents, -1, NULL) &&
       (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root))
     {
-      record = json_node_get_object (root);
-      if (json_object_has_member (record, "backend"))
-        backend = json_node_get_string (json_object_get_member (record, "backend"));
-      if (json_object_has_member (record, "templateKey"))
-        template_key = json_node_get_string (json_object_get_member (record, "templateKey"));
+      backend = dup_record_member (json_node_get_object (root), "backend");
+      template_key = dup_record_member (json_node_get_object (root), "templateKey");
+      if (name != NULL)
+        *name = dup_record_member (json_node_get_object (root), "name");
     }
   if (g_strcmp0 (backend, self->name) != 0 || g_strcmp0 (template_key, key) != 0)
-    return sandbox_set_error_foreign_template (error);
+    {
+      if (name != NULL)
+        g_clear_pointer (name, g_free);
+      return sandbox_set_error_foreign_template (error);
+    }
   return TRUE;
+}
+
+gboolean
+sandbox_bubblewrap_store_check_template (SandboxBubblewrapStore  *self,
+                                         const char              *key,
+                                         GError                 **error)
+{
+  return read_template_record (self, key, NULL, error);
+}
+
+/* Checks the template as sandbox_bubblewrap_store_check_template() does
+ * and sets @name to its recorded name (NULL if it has none). */
+gboolean
+sandbox_bubblewrap_store_read_template_name (SandboxBubblewrapStore  *self,
+                                             const char              *key,
+                                             char                   **name,
+                                             GError                 **error)
+{
+  *name = NULL;
+  return read_template_record (self, key, name, error);
 }
 
 /*

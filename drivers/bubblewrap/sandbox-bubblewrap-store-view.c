@@ -257,19 +257,20 @@ sandbox_bubblewrap_store_list_templates (SandboxBubblewrapStore  *self,
     {
       const char *key = keys->pdata[i];
       g_autofree char *data = g_build_filename (self->templates, key, "data", NULL);
+      g_autofree char *name = NULL;
       g_autoptr(GError) local_error = NULL;
       guint64 n_files, n_bytes;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
-      if (!sandbox_bubblewrap_store_check_template (self, key, &local_error) ||
+      if (!sandbox_bubblewrap_store_read_template_name (self, key, &name, &local_error) ||
           !measure_tree (data, &n_files, &n_bytes, &local_error))
         {
           g_warning ("Skipping template %s: %s", key, local_error->message);
           continue;
         }
-      g_ptr_array_add (templates, sandbox_template_info_new (key, n_files, n_bytes,
-                                                             count_sessions_of (states, key)));
+      g_ptr_array_add (templates, sandbox_template_info_new_full (key, name, n_files, n_bytes,
+                                                                  count_sessions_of (states, key)));
     }
   return g_steal_pointer (&templates);
 }

@@ -27,6 +27,7 @@ struct _SandboxMemoryStore
   GMutex      lock;
   char       *backend_name;
   GHashTable *templates;   /* key → SandboxMemoryWorkspace */
+  GHashTable *template_names; /* key → the name it was prewarmed with */
   GHashTable *sessions;    /* session id → SessionRecord */
 };
 
@@ -51,6 +52,7 @@ static void
 sandbox_memory_store_free (SandboxMemoryStore *self)
 {
   g_clear_pointer (&self->templates, g_hash_table_unref);
+  g_clear_pointer (&self->template_names, g_hash_table_unref);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_pointer (&self->backend_name, g_free);
   g_mutex_clear (&self->lock);
@@ -75,6 +77,7 @@ sandbox_memory_store_new (const char *backend_name)
   self->backend_name = g_strdup (backend_name);
   self->templates = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) sandbox_memory_workspace_unref);
+  self->template_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_record_free);
 
   return self;
@@ -260,7 +263,11 @@ sandbox_memory_store_prewarm (SandboxMemoryStore  *self,
 
   g_mutex_lock (&self->lock);
   if (!g_hash_table_contains (self->templates, key))
-    g_hash_table_insert (self->templates, g_strdup (key), g_steal_pointer (&workspace));
+    {
+      g_hash_table_insert (self->templates, g_strdup (key), g_steal_pointer (&workspace));
+      g_hash_table_insert (self->template_names, g_strdup (key),
+                           g_strdup (sandbox_template_get_name (template_)));
+    }
   g_mutex_unlock (&self->lock);
 
   *reused = FALSE;
@@ -545,8 +552,10 @@ sandbox_memory_store_list_templates (SandboxMemoryStore *self)
 
       sandbox_memory_workspace_measure (workspace, &n_files, &n_bytes);
       g_ptr_array_add (templates,
-                       sandbox_template_info_new (key, n_files, n_bytes,
-                                                  count_sessions_of_locked (self, key)));
+                       sandbox_template_info_new_full (key,
+                                                       g_hash_table_lookup (self->template_names, key),
+                                                       n_files, n_bytes,
+                                                       count_sessions_of_locked (self, key)));
     }
   g_mutex_unlock (&self->lock);
   return templates;
@@ -640,7 +649,10 @@ sandbox_memory_store_delete_template (SandboxMemoryStore  *self,
   if (found)
     n_sessions = count_sessions_of_locked (self, template_key);
   if (found && n_sessions == 0)
-    g_hash_table_remove (self->templates, template_key);
+    {
+      g_hash_table_remove (self->templates, template_key);
+      g_hash_table_remove (self->template_names, template_key);
+    }
   g_mutex_unlock (&self->lock);
 
   if (!found)

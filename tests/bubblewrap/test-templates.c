@@ -138,6 +138,25 @@ assert_guest_prints (SandboxSession *session,
              expected);
 }
 
+/* The backend lists @key with the name it was prewarmed with, and counts
+ * its files and links. Drop the name from ready_record() and this fails. */
+static void
+assert_listed_with_name (SandboxBackend *backend,
+                         const char     *key,
+                         const char     *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) templates = sandbox_backend_list_templates (backend, NULL, &error);
+  SandboxTemplateInfo *found = NULL;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < templates->len; i++)
+    if (g_str_equal (sandbox_template_info_get_key (templates->pdata[i]), key))
+      found = templates->pdata[i];
+  g_assert_nonnull (found);
+  g_assert_cmpstr (sandbox_template_info_get_name (found), ==, name);
+}
+
 /* A host tree shaped like a real checkout, plus hostile links out of it:
  * one to a host secret, and two decoys (a file and a directory in
  * @outside) that delete must leave alone. */
@@ -209,6 +228,8 @@ test_checkout_round_trip (void)
   assert_link (data, ".venv/bin/python", "/usr/bin/python3");
   assert_link (data, "docs/readme", "/workspace/README");
   assert_link (data, "shadow", "/etc/shadow");
+
+  assert_listed_with_name (backend, key, "checkout");
 
   handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
   g_assert_no_error (error);
@@ -382,6 +403,153 @@ test_big_tree_memory_is_bounded (void)
   g_assert_cmpuint (peak, <, MAX_PEAK_KIB);
 }
 
+typedef struct
+{
+  GThread *thread;       /* where every emission must come */
+  guint emissions;
+  gboolean wrong_thread;
+  gboolean went_back;
+  guint64 last[4];       /* files done, files total, bytes done, bytes total */
+  GAsyncResult *result;
+} ProgressLog;
+
+static void
+progress_cb (SandboxTemplate *template_,
+             guint64          files_done,
+             guint64          files_total,
+             guint64          bytes_done,
+             guint64          bytes_total,
+             ProgressLog     *log)
+{
+  log->wrong_thread |= g_thread_self () != log->thread;
+  log->went_back |= files_done < log->last[0] || bytes_done < log->last[2];
+  log->last[0] = files_done;
+  log->last[1] = files_total;
+  log->last[2] = bytes_done;
+  log->last[3] = bytes_total;
+  log->emissions++;
+}
+
+static void
+store_result (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  ProgressLog *log = user_data;
+
+  log->result = g_object_ref (result);
+}
+
+/* A tree of 4 files (1 MiB and more) and a link. */
+static void
+make_progress_tree (const char *root)
+{
+  g_autofree char *big = g_malloc0 (1 << 20);
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("f%u.txt", i);
+
+      write_host_file (root, name, "small", 0644);
+    }
+  {
+    g_autofree char *path = g_build_filename (root, "big.bin", NULL);
+
+    g_file_set_contents (path, big, 1 << 20, &error);
+    g_assert_no_error (error);
+  }
+  make_host_link (root, "link", "f0.txt");
+}
+
+/* The tree imported, and one more file in memory. */
+static SandboxTemplate *
+progress_template (const char *root)
+{
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("progress");
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(GBytes) extra = g_bytes_new_static ("extra", 5);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_template_add_directory (template_, directory, NULL, &error));
+  g_assert_true (sandbox_template_add_file (template_, "extra.txt", extra, &error));
+  g_assert_no_error (error);
+  return g_steal_pointer (&template_);
+}
+
+static void
+assert_progress_complete (ProgressLog     *log,
+                          SandboxTemplate *template_)
+{
+  g_assert_cmpuint (log->emissions, >, 0);
+  g_assert_false (log->wrong_thread);
+  g_assert_false (log->went_back);
+  /* Regular files only: the link is not read. */
+  g_assert_cmpuint (log->last[0], ==, 5);
+  g_assert_cmpuint (log->last[1], ==, 5);
+  g_assert_cmpuint (log->last[2], ==, sandbox_template_get_n_bytes (template_));
+  g_assert_cmpuint (log->last[3], ==, sandbox_template_get_n_bytes (template_));
+}
+
+/* Progress of a blocking prewarm comes in the calling thread, counts up to
+ * the totals, and a second prewarm of the stored template reports nothing.
+ * The async form reports in the caller's main context although the work
+ * runs in a worker thread: make sandbox_template_report_progress() always
+ * emit directly and the emissions come from the worker. */
+static void
+test_prewarm_reports_progress (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-tpl-XXXXXX", &error);
+  g_autofree char *root = g_dir_make_tmp ("sandbox-src-XXXXXX", &error);
+  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+  g_autoptr(SandboxTemplate) template_ = NULL;
+  g_autoptr(SandboxTemplate) again = NULL;
+  ProgressLog log = { g_thread_self (), };
+  gulong handler;
+  g_autofree char *key = NULL;
+  g_autofree char *async_key = NULL;
+  gboolean reused = TRUE;
+
+  make_progress_tree (root);
+  template_ = progress_template (root);
+  handler = g_signal_connect (template_, "progress", G_CALLBACK (progress_cb), &log);
+  key = sandbox_backend_prewarm (backend, template_, &reused, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (reused);
+  assert_progress_complete (&log, template_);
+
+  log = (ProgressLog) { g_thread_self (), };
+  g_free (sandbox_backend_prewarm (backend, template_, &reused, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (reused);
+  g_assert_cmpuint (log.emissions, ==, 0);
+  g_signal_handler_disconnect (template_, handler);
+
+  /* A fresh backend name, so the async prewarm stores (and reads) again. */
+  g_clear_object (&backend);
+  remove_tree (state_directory);
+  g_assert_no_errno (mkdir (state_directory, 0700));
+  backend = new_backend (state_directory);
+  again = progress_template (root);
+  log = (ProgressLog) { g_thread_self (), };
+  g_signal_connect (again, "progress", G_CALLBACK (progress_cb), &log);
+  sandbox_backend_prewarm_async (backend, again, NULL, store_result, &log);
+  while (log.result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  async_key = sandbox_backend_prewarm_finish (backend, log.result, &reused, &error);
+  g_assert_no_error (error);
+  g_clear_object (&log.result);
+  /* Merged emissions queued before the result are all delivered by now. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  assert_progress_complete (&log, again);
+
+  g_clear_object (&backend);
+  remove_tree (state_directory);
+  remove_tree (root);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -391,6 +559,8 @@ main (int   argc,
   g_test_add_func ("/sandbox/bubblewrap/templates/checkout-round-trip", test_checkout_round_trip);
   g_test_add_func ("/sandbox/bubblewrap/templates/changed-file-is-not-stored",
                    test_changed_file_is_not_stored);
+  g_test_add_func ("/sandbox/bubblewrap/templates/prewarm-reports-progress",
+                   test_prewarm_reports_progress);
   g_test_add_func ("/sandbox/bubblewrap/templates/big-tree-memory-is-bounded",
                    test_big_tree_memory_is_bounded);
 

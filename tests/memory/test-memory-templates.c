@@ -179,6 +179,19 @@ test_writes_replace_links (Fixture       *fixture,
   assert_read_fails (fixture, "node_modules/.bin/x", G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
 }
 
+/* The store lists the template with its name. */
+static void
+test_listing_names_template (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) templates = sandbox_backend_list_templates (fixture->backend, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (templates->len, ==, 1);
+  g_assert_cmpstr (sandbox_template_info_get_name (templates->pdata[0]), ==, "checkout");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -191,6 +204,7 @@ main (int   argc,
   ADD ("executable-bit-decides", test_executable_bit_decides);
   ADD ("links-resolve-inside", test_links_resolve_inside);
   ADD ("writes-replace-links", test_writes_replace_links);
+  ADD ("listing-names-template", test_listing_names_template);
 #undef ADD
 
   return g_test_run ();

@@ -11,6 +11,7 @@ paths and reports TAP.
 import http.server
 import json
 import os
+import pty
 import re
 import shlex
 import shutil
@@ -553,6 +554,56 @@ def list_sessions():
     return {s["sessionId"]: s for s in json.loads(result.stdout or b"{}").get("sessions", [])}
 
 
+def ctl_on_tty(*args):
+    """Runs sandboxctl with its stderr on a pseudo-terminal; returns its exit
+    status, stdout and what it wrote to the terminal."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen([SANDBOXCTL, "--state-dir", state_dir, *args],
+                               stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    terminal = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the last writer closed the terminal
+            break
+        if not chunk:
+            break
+        terminal += chunk
+    os.close(master)
+    stdout = process.stdout.read()
+    process.wait(timeout=60)
+    return process.returncode, stdout, terminal
+
+
+def test_prewarm_progress():
+    """prewarm draws a progress bar on a terminal (stderr a tty), never
+    into a pipe, and never with --json. Make sandboxctl_progress_bar_start()
+    skip its isatty() check and the pipe case sees the bar."""
+    tree = os.path.join(work, "progress-tree")
+    for i in range(20):
+        write_file(f"progress-tree/f{i}.bin", "x" * 65536)
+
+    result = ctl("prewarm", "--template", "progress-pipe", "--dir", tree)
+    tap.check(result.returncode == 0 and b"\r" not in result.stderr
+              and b"files" not in result.stderr,
+              "prewarm draws no progress bar into a pipe", describe(result))
+
+    status, stdout, terminal = ctl_on_tty("prewarm", "--template", "progress-tty", "--dir", tree)
+    tap.check(status == 0 and is_key(stdout.decode().strip())
+              and b"\r\x1b[K[" in terminal and b"100%  20/20 files" in terminal
+              and terminal.rstrip().endswith(b"template stored"),
+              "prewarm draws a progress bar on a terminal, to 100% of the files",
+              f"status {status}\nterminal: {terminal[-600:]!r}")
+
+    status, stdout, terminal = ctl_on_tty("prewarm", "--json", "--template", "progress-json",
+                                          "--dir", tree)
+    tap.check(status == 0 and b"files" not in terminal
+              and json.loads(stdout or b"{}").get("reused") is False,
+              "prewarm --json draws no progress bar, even on a terminal",
+              f"status {status}\nterminal: {terminal[-600:]!r}")
+
+
 def test_bubblewrap():
     tree = os.path.join(work, "tree")
     os.makedirs(os.path.join(tree, "sub"))
@@ -696,9 +747,11 @@ def test_templates_bubblewrap(key, session_id):
     entry = list_templates().get(key, {})
     tap.check(entry.get("sessions") == 1 and entry.get("files") == 2
               and entry.get("bytes") == len("hello\n") + len("deep\n")
-              and entry.get("backend") == "bubblewrap",
-              "templates lists the template: its files, bytes and the session made from it",
+              and entry.get("backend") == "bubblewrap" and entry.get("name") == "cli-test",
+              "templates lists the template: its name, files, bytes and the session made from it",
               json.dumps(entry))
+    result = ctl("templates")
+    expect(result, 0, "templates shows the template's name", stdout_has="name:      cli-test")
     result = ctl("rm-template", key)
     expect(result, EXIT_BUSY, "rm-template refuses a template a stored session was created from",
            stderr_has="delete them first")
@@ -946,6 +999,7 @@ def main():
             test_run_events()
         else:
             test_bubblewrap()
+            test_prewarm_progress()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return tap.finish()

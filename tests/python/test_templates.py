@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+# Templates from Python: executables, symbolic links and empty directories
+# (their keys), an imported tree, the progress signal of a prewarm (in the
+# caller's main context, counting up to the totals). (The name in a
+# backend's listing is tested in C: Debian 12's PyGObject 3.42 does not
+# unpack list_templates()'s GPtrArray of objects.)
+#
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import os
+import shutil
+import tempfile
+import threading
+import unittest
+
+from sandboxtest import GLib, Gio, Sandbox, SandboxTestCase, new_backend, run_async
+
+# The reference's hello.txt row (tests/vectors/template-keys.jsonl).
+HELLO_KEY = '2cd46ef62e087c27188a23334a1530bc5e0a74316988fdf902ce12bbbcda0ccf'
+
+
+class TemplatesTestCase(SandboxTestCase):
+
+    def test_plain_file_keeps_the_reference_key(self):
+        template = Sandbox.Template.new('agent-workspace')
+        template.add_file_full('hello.txt', b'hello', Sandbox.TemplateFileFlags.NONE)
+        self.assertEqual(template.compute_key('bubblewrap'), HELLO_KEY)
+
+    def test_kinds_change_the_key(self):
+        plain = Sandbox.Template.new('t')
+        plain.add_file('run', b'#!/bin/sh\n')
+        executable = Sandbox.Template.new('t')
+        executable.add_file_full('run', b'#!/bin/sh\n', Sandbox.TemplateFileFlags.EXECUTABLE)
+        self.assertNotEqual(plain.compute_key('b'), executable.compute_key('b'))
+        self.assertEqual(executable.get_file_flags('run'), Sandbox.TemplateFileFlags.EXECUTABLE)
+
+        executable.add_symlink('node_modules/.bin/x', '../x/bin/x.js')
+        executable.add_empty_directory('build')
+        self.assertEqual(executable.query_file_type('node_modules/.bin/x'),
+                         Gio.FileType.SYMBOLIC_LINK)
+        self.assertEqual(executable.lookup_symlink('node_modules/.bin/x'), '../x/bin/x.js')
+        self.assertEqual(executable.list_paths(),
+                         ['/workspace/build', '/workspace/node_modules/.bin/x', '/workspace/run'])
+
+    def make_tree(self, files):
+        root = tempfile.mkdtemp(prefix='sandbox-python-tree-')
+        self.addCleanup(shutil.rmtree, root, True)
+        for name, contents in files.items():
+            path = os.path.join(root, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, 'wb') as f:
+                f.write(contents)
+        return root
+
+    def test_prewarm_reports_progress_in_the_callers_context(self):
+        root = self.make_tree({'a.txt': b'a' * 100, 'sub/b.bin': b'b' * (300 * 1024)})
+        os.chmod(os.path.join(root, 'a.txt'), 0o755)
+        os.symlink('a.txt', os.path.join(root, 'link'))
+        template = Sandbox.Template.new('python-progress')
+        template.add_directory(Gio.File.new_for_path(root), None)
+        self.assertEqual(template.get_file_flags('a.txt'), Sandbox.TemplateFileFlags.EXECUTABLE)
+        self.assertEqual(template.load_bytes('a.txt', None), b'a' * 100)
+
+        reports = []
+        main_thread = threading.get_ident()
+        template.connect('progress', lambda t, *counts: reports.append(
+            (threading.get_ident() == main_thread,) + counts))
+        backend = new_backend('memory', state_directory=self.state_directory)
+        key, reused = run_async(backend.prewarm_async, backend.prewarm_finish, template)
+        # Emissions merged before the result are delivered by now.
+        context = GLib.MainContext.default()
+        while context.iteration(False):
+            pass
+        self.assertFalse(reused)
+        self.assertTrue(reports, 'no progress was reported')
+        self.assertTrue(all(report[0] for report in reports),
+                        'progress reported outside the caller\'s main context')
+        total = 100 + 300 * 1024
+        self.assertEqual(reports[-1][1:], (2, 2, total, total))
+        done = [report[3] for report in reports]
+        self.assertEqual(done, sorted(done))
+        self.assertTrue(Sandbox.Template.key_is_valid(key))
+
+
+if __name__ == '__main__':
+    unittest.main()
