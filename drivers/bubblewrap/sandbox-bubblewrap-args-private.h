@@ -30,7 +30,12 @@ typedef struct
 /**
  * SandboxBubblewrapArgsInput:
  * @executable: the bwrap executable
- * @workspace: the host path of the workspace
+ * @workspace: the host path of the workspace (of a layered session, its
+ *   upper layer)
+ * @lower: (nullable): of a layered session, its lower layer; %NULL for a
+ *   copied workspace
+ * @layers: (nullable): of a layered session, the directory holding its
+ *   upper layer and overlayfs' work directory
  * @gateway_socket: (nullable): the host path of the gateway socket, if any
  * @policy_kind: the session's network policy kind
  * @command: (nullable): the validated command, with a canonical cwd; %NULL
@@ -47,6 +52,8 @@ typedef struct
 {
   const char *executable;
   const char *workspace;
+  const char *lower;
+  const char *layers;
   const char *gateway_socket;
   SandboxNetworkPolicyKind policy_kind;
   SandboxCommand *command;

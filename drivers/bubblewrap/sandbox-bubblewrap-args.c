@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sandbox-bubblewrap-args-private.h"
+#include "sandbox-bubblewrap-layering-private.h"
 #include "sandbox-bubblewrap-stub-private.h"
 
 /* The first descriptor number bwrap sees for passed fds: 0, 1 and 2 are the
@@ -291,11 +292,38 @@ log_command_line (SandboxBubblewrapArgs *self,
 /* `--as-pid-1 -- /proc/self/fd/N control=C [seccomp=S] lock=/workspace`:
  * the stub (see stub/sandbox-stub.c), which bwrap runs as the sandbox's
  * pid 1 from the descriptor @stub_fd. Returns where the `--` is. */
+/* The workspace at /workspace: bound as it is, or, for a layered session,
+ * an empty directory for the stub to mount the overlay on
+ * (stub/sandbox-stub-overlay.c), the layers bound where the stub expects
+ * them, and the capabilities it needs for that in the sandbox's user
+ * namespace (SANDBOX_BUBBLEWRAP_OVERLAY_CAPABILITIES; the stub drops them
+ * all before the guest runs). */
+static void
+add_workspace (SandboxBubblewrapArgs            *self,
+               const SandboxBubblewrapArgsInput *input)
+{
+  static const char * const capabilities[] = { SANDBOX_BUBBLEWRAP_OVERLAY_CAPABILITIES };
+
+  if (input->lower == NULL)
+    {
+      sandbox_bubblewrap_args_add_many (self, "--bind", input->workspace, SANDBOX_WORKSPACE, NULL);
+      return;
+    }
+  sandbox_bubblewrap_args_add_many (self,
+                                    "--dir", SANDBOX_WORKSPACE,
+                                    "--ro-bind", input->lower, SANDBOX_BUBBLEWRAP_OVERLAY_DIR "/lower",
+                                    "--bind", input->layers, SANDBOX_BUBBLEWRAP_OVERLAY_DIR "/layers",
+                                    NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (capabilities); i++)
+    sandbox_bubblewrap_args_add_many (self, "--cap-add", capabilities[i], NULL);
+}
+
 static guint
-add_stub (SandboxBubblewrapArgs *self,
-          int                    stub_fd,
-          int                    control_fd,
-          int                    seccomp_fd)
+add_stub (SandboxBubblewrapArgs            *self,
+          const SandboxBubblewrapArgsInput *input,
+          int                               stub_fd,
+          int                               control_fd,
+          int                               seccomp_fd)
 {
   g_autofree char *stub_arg = NULL;
   g_autofree char *control_arg = NULL;
@@ -314,7 +342,15 @@ add_stub (SandboxBubblewrapArgs *self,
 
       sandbox_bubblewrap_args_add (self, seccomp_arg);
     }
-  sandbox_bubblewrap_args_add (self, "lock=" SANDBOX_WORKSPACE);
+  /* Lease recovery looks for the lock on the workspace's own directory:
+   * a layered session's upper layer. */
+  if (input->lower != NULL)
+    sandbox_bubblewrap_args_add_many (self,
+                                      "lock=" SANDBOX_BUBBLEWRAP_OVERLAY_DIR "/layers/upper",
+                                      "overlay=" SANDBOX_BUBBLEWRAP_OVERLAY_DIR,
+                                      NULL);
+  else
+    sandbox_bubblewrap_args_add (self, "lock=" SANDBOX_WORKSPACE);
   return separator;
 }
 
@@ -423,8 +459,8 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
   sandbox_bubblewrap_args_add_many (self,
                                     "--tmpfs", "/tmp",
                                     "--dir", "/run",
-                                    "--bind", input->workspace, SANDBOX_WORKSPACE,
                                     NULL);
+  add_workspace (self, input);
   if (input->etc != NULL)
     sandbox_bubblewrap_etc_add (self,
                                 input->guest != NULL ? input->guest->uid : getuid (),
@@ -440,12 +476,16 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
   if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL && input->etc == NULL)
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
                                       NULL);
-  separator = add_stub (self, stub_fd, control_fd, seccomp_fd);
+  separator = add_stub (self, input, stub_fd, control_fd, seccomp_fd);
   log_command_line (self, input->command);
   move_options_into_args_fd (self, separator);
 
-  self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest, input->workspace,
+  self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest,
+                                                        input->layers != NULL ? input->layers
+                                                                              : input->workspace,
                                                         input->gateway_socket);
+  if (input->lower != NULL)
+    sandbox_bubblewrap_guest_view_expose_directory (self->guest_view, input->lower);
   return g_steal_pointer (&self);
 }
 

@@ -248,7 +248,11 @@ prepare_next_sandbox (SandboxBubblewrapDriver    *self,
                       SandboxBubblewrapArgsInput  input,
                       guint64                     revision)
 {
-  if (self->ready_pool == NULL || self->cgroup_root != NULL)
+  /* A layered session's overlay is mounted when its sandbox starts: one
+   * started ahead of time would run its command on a view that may miss
+   * what the host and earlier commands changed meanwhile (overlayfs
+   * caches directory entries of its layers). */
+  if (self->ready_pool == NULL || self->cgroup_root != NULL || self->lower != NULL)
     return;
   input.command = NULL;
   g_mutex_lock (&self->ready_lock);
@@ -274,6 +278,8 @@ spawn_process (SandboxBubblewrapDriver  *self,
   SandboxBubblewrapArgsInput input = {
     .executable = self->executable,
     .workspace = self->workspace,
+    .lower = self->lower,
+    .layers = self->layers,
     .command = command,
     .seccomp_program = self->seccomp_program,
     .limits = &self->limits,

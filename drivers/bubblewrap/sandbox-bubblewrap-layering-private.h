@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sandbox-bubblewrap-private.h"
+#include "stub/sandbox-stub-overlay.h"
 
 G_BEGIN_DECLS
 
@@ -30,15 +31,13 @@ G_BEGIN_DECLS
  * the user.* namespace (the only ones a user namespace may set), no
  * redirects followed or made, no metacopy (both would trust xattrs the
  * guest controls), no index, no xino. */
-#define SANDBOX_BUBBLEWRAP_OVERLAY_OPTIONS \
-  "userxattr,redirect_dir=nofollow,metacopy=off,index=off,xino=off"
+#define SANDBOX_BUBBLEWRAP_OVERLAY_OPTIONS SANDBOX_STUB_OVERLAY_OPTIONS
 
 /* The values of SandboxBubblewrapBackend:layering and :workspace-layering. */
 #define SANDBOX_BUBBLEWRAP_LAYERING_AUTO    "auto"
 #define SANDBOX_BUBBLEWRAP_LAYERING_COPY    "copy"
 #define SANDBOX_BUBBLEWRAP_LAYERING_OVERLAY "overlay"
 
-/* Copy until the stub mounts overlays. */
 #define SANDBOX_BUBBLEWRAP_DEFAULT_LAYERING SANDBOX_BUBBLEWRAP_LAYERING_COPY
 
 gboolean sandbox_bubblewrap_layering_probe (const char                   *directory,

@@ -30,3 +30,5 @@ typedef struct
 
 /* sandbox-stub.c: the workspace lock every sandbox holds while it lives. */
 int stub_step_lock_workspace (const char *value);
+/* sandbox-stub-overlay.c: a layered session's /workspace. */
+int stub_step_overlay (const char *value);

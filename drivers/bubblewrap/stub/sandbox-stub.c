@@ -51,6 +51,7 @@
 /* The pre-exec steps, in order. */
 static const StubStep stub_steps[] = {
   { "lock", stub_step_lock_workspace },
+  { "overlay", stub_step_overlay },
 };
 
 #define MAX_FILTER_SIZE (BPF_MAXINSNS * sizeof (struct sock_filter))
