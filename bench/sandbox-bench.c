@@ -1179,6 +1179,236 @@ bench_template (void)
     remove_tree (tmpfs);
 }
 
+/* 4b. Layered workspaces (issue 17 item 3) */
+
+/* A tree of @n_files small files, 1,000 to a directory. */
+static void
+write_small_tree (const char *directory,
+                  guint       n_files)
+{
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/d%04u", directory, i / 1000);
+      g_autofree char *path = g_strdup_printf ("%s/f%05u", dir, i);
+
+      if (i % 1000 == 0)
+        g_mkdir_with_parents (dir, 0755);
+      if (!g_file_set_contents (path, "layered\n", 8, NULL))
+        g_error ("cannot write %s", path);
+    }
+}
+
+static SandboxBackend *
+new_layered_backend (const char *state_directory)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *layering = NULL;
+  SandboxBackend *backend = sandbox_backend_new ("bubblewrap", NULL, &error,
+                                                 "state-directory", state_directory,
+                                                 "layering", "auto",
+                                                 NULL);
+
+  check (error, "backend");
+  g_object_get (backend, "workspace-layering", &layering, NULL);
+  if (!g_str_equal (layering, "overlay"))
+    g_error ("workspaces are not layered here (%s)", layering);
+  return backend;
+}
+
+static char *
+prewarm_tree (SandboxBackend *backend,
+              const char     *source,
+              const char     *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (source);
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new (name);
+  char *key;
+
+  sandbox_template_add_directory (template_, file, NULL, &error);
+  check (error, "add_directory");
+  key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
+  check (error, "prewarm");
+  return key;
+}
+
+/* Create (with its isolation proof) and the first command, from @key. */
+static void
+create_and_first_command (SandboxBackend       *backend,
+                          const char           *key,
+                          SandboxNetworkPolicy *policy,
+                          Samples              *create,
+                          Samples              *first)
+{
+  g_autoptr(SandboxHandle) handle = NULL;
+  double start = bench_now_us ();
+
+  handle = create_session (backend, key, policy);
+  samples_add (create, bench_now_us () - start);
+  samples_add (first, api_run (sandbox_handle_get_session (handle),
+                               sandbox_command_new ("/usr/bin/true")));
+  delete_session (handle);
+}
+
+static void
+bench_layering_create_on (const char *label,
+                          const char *root)
+{
+  g_autofree char *state = g_build_filename (root, "state", NULL);
+  g_autofree char *big_tree = g_build_filename (root, "big", NULL);
+  g_autofree char *small_tree = g_build_filename (root, "small", NULL);
+  g_autoptr(SandboxBackend) backend = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(Samples) big_create = samples_new (), small_create = samples_new ();
+  g_autoptr(Samples) big_first = samples_new (), small_first = samples_new ();
+  g_autofree char *big = NULL;
+  g_autofree char *small = NULL;
+  guint n_files = quick ? 20000 : 100000;
+  guint rounds = quick ? 6 : 20;
+  double ratio;
+
+  g_printerr ("layered create, %u files vs 10 on %s (%u rounds)\n", n_files, label, rounds);
+  g_mkdir_with_parents (root, 0700);
+  backend = new_layered_backend (state);
+  write_small_tree (big_tree, n_files);
+  write_small_tree (small_tree, 10);
+  big = prewarm_tree (backend, big_tree, "bench-layering-big");
+  small = prewarm_tree (backend, small_tree, "bench-layering-small");
+  remove_tree (big_tree);
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      /* Alternating which goes first, as the disk's speed drifts. */
+      if (i % 2 == 0)
+        create_and_first_command (backend, big, policy, big_create, big_first);
+      create_and_first_command (backend, small, policy, small_create, small_first);
+      if (i % 2 == 1)
+        create_and_first_command (backend, big, policy, big_create, big_first);
+    }
+
+  ratio = samples_median (big_create) / samples_median (small_create);
+  add_row (g_strdup_printf ("layered create, %uk vs 10 files (%s)", n_files / 1000, label),
+           format_time (big_create), format_time (small_create), g_strdup_printf ("%.2fx", ratio),
+           "<= 1.2x", TRUE, ratio <= 1.2);
+  ratio = samples_median (big_first) / samples_median (small_first);
+  add_row (g_strdup_printf ("first command, %uk vs 10 files (%s)", n_files / 1000, label),
+           format_time (big_first), format_time (small_first), g_strdup_printf ("%.2fx", ratio),
+           "<= 1.2x", TRUE, ratio <= 1.2);
+}
+
+/* Host-side 4 KiB read and write on an overlay workspace (a file of the
+ * lower layer, one of the upper) against the same on a plain one, side by
+ * side in the same rounds, through the core's SandboxWorkspace. */
+static void
+bench_layering_io (void)
+{
+  g_autofree char *root = g_build_filename (state_root, "layering-io", NULL);
+  g_autofree char *lower = g_build_filename (root, "lower", NULL);
+  g_autofree char *upper = g_build_filename (root, "upper", NULL);
+  g_autofree char *plain = g_build_filename (root, "plain", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxWorkspace) layered = NULL;
+  g_autoptr(SandboxWorkspace) copied = NULL;
+  g_autoptr(Samples) lower_read = samples_new (), upper_read = samples_new ();
+  g_autoptr(Samples) plain_read = samples_new (), upper_write = samples_new ();
+  g_autoptr(Samples) plain_write = samples_new (), lower_write = samples_new ();
+  guint8 *data = g_malloc (4096);
+  g_autoptr(GBytes) contents = NULL;
+  guint rounds = quick ? 2000 : 10000;
+  const char *dirs[] = { lower, upper, plain };
+  double ratio;
+
+  g_printerr ("host-side 4 KiB I/O, overlay vs plain workspace (%u rounds)\n", rounds);
+  for (guint i = 0; i < 4096; i++)
+    data[i] = (guint8) g_random_int ();
+  contents = g_bytes_new_take (data, 4096);
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *sub = g_build_filename (dirs[i], "src", "lib", NULL);
+
+      g_mkdir_with_parents (sub, 0755);
+    }
+  copied = sandbox_workspace_open (plain, SANDBOX_WORKSPACE_FLAGS_NONE, &error);
+  check (error, "open");
+  layered = sandbox_workspace_open_overlay (upper, lower, SANDBOX_WORKSPACE_FLAGS_NONE, &error);
+  check (error, "open overlay");
+  {
+    g_autofree char *lower_file = g_build_filename (lower, "src", "lib", "lower.bin", NULL);
+
+    g_file_set_contents (lower_file, (const char *) g_bytes_get_data (contents, NULL), 4096, &error);
+    check (error, "lower file");
+  }
+  sandbox_workspace_write (layered, "src/lib/upper.bin", contents, G_MAXSIZE - 1, &error);
+  check (error, "write");
+  sandbox_workspace_write (copied, "src/lib/plain.bin", contents, G_MAXSIZE - 1, &error);
+  check (error, "write");
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      struct { SandboxWorkspace *ws; const char *path; Samples *samples; } reads[] = {
+        { layered, "src/lib/lower.bin", lower_read },
+        { layered, "src/lib/upper.bin", upper_read },
+        { copied, "src/lib/plain.bin", plain_read },
+      };
+      struct { SandboxWorkspace *ws; const char *path; Samples *samples; } writes[] = {
+        { layered, "src/lib/upper.bin", upper_write },
+        { copied, "src/lib/plain.bin", plain_write },
+      };
+      double start;
+
+      for (guint j = 0; j < G_N_ELEMENTS (reads); j++)
+        {
+          g_autoptr(GBytes) read = NULL;
+
+          start = bench_now_us ();
+          read = sandbox_workspace_read (reads[j].ws, reads[j].path, G_MAXSIZE - 1, &error);
+          samples_add (reads[j].samples, bench_now_us () - start);
+          check (error, "read");
+        }
+      for (guint j = 0; j < G_N_ELEMENTS (writes); j++)
+        {
+          start = bench_now_us ();
+          sandbox_workspace_write (writes[j].ws, writes[j].path, contents, G_MAXSIZE - 1, &error);
+          samples_add (writes[j].samples, bench_now_us () - start);
+          check (error, "write");
+        }
+      /* A write over a lower file: its first copy-up, each round anew. */
+      sandbox_workspace_remove (layered, "src/lib/lower-copy.bin", &error);
+      check (error, "remove");
+      start = bench_now_us ();
+      sandbox_workspace_write (layered, "src/lib/lower-copy.bin", contents, G_MAXSIZE - 1, &error);
+      samples_add (lower_write, bench_now_us () - start);
+      check (error, "write");
+    }
+
+  ratio = samples_median (lower_read) / samples_median (plain_read);
+  add_row ("host 4 KiB read, lower layer vs plain", format_time (lower_read),
+           format_time (plain_read), g_strdup_printf ("%.2fx", ratio), "<= 1.5x", TRUE, ratio <= 1.5);
+  ratio = samples_median (upper_read) / samples_median (plain_read);
+  add_row ("host 4 KiB read, upper layer vs plain", format_time (upper_read),
+           format_time (plain_read), g_strdup_printf ("%.2fx", ratio), "<= 1.5x", TRUE, ratio <= 1.5);
+  ratio = samples_median (upper_write) / samples_median (plain_write);
+  add_row ("host 4 KiB write, upper layer vs plain", format_time (upper_write),
+           format_time (plain_write), g_strdup_printf ("%.2fx", ratio), "<= 1.5x", TRUE, ratio <= 1.5);
+  ratio = samples_median (lower_write) / samples_median (plain_write);
+  add_row ("host 4 KiB new file in a lower dir vs plain", format_time (lower_write),
+           format_time (plain_write), g_strdup_printf ("%.2fx", ratio), "informational", FALSE, TRUE);
+  remove_tree (root);
+}
+
+static void
+bench_layering (void)
+{
+  g_autofree char *tmpfs = g_strdup_printf ("/dev/shm/sandbox-bench-layering-%d", (int) getpid ());
+  g_autofree char *disk = g_build_filename (state_root, "layering-disk", NULL);
+
+  bench_layering_io ();
+  bench_layering_create_on ("tmpfs", tmpfs);
+  bench_layering_create_on ("disk", disk);
+  if (!keep)
+    remove_tree (tmpfs);
+}
+
 /* 5. Scale */
 
 static guint
@@ -1353,7 +1583,7 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   GOptionEntry entries[] = {
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer rounds (for development)", NULL },
-    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, io, gateway, template, scale, cluster", "SECTION" },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, io, gateway, template, layering, scale, cluster", "SECTION" },
     { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Keep the state directories", NULL },
     { NULL }
   };
@@ -1396,6 +1626,8 @@ main (int   argc,
     }
   if (section_enabled ("template"))
     bench_template ();
+  if (section_enabled ("layering"))
+    bench_layering ();
   if (section_enabled ("scale"))
     bench_scale ();
   if (section_enabled ("cluster"))
