@@ -166,6 +166,7 @@ make_checkout (const char *root,
 {
   g_autofree char *decoy = g_build_filename (outside, "decoy", NULL);
   g_autofree char *decoy_dir = g_build_filename (outside, "decoy-dir", NULL);
+  g_autofree char *empty = NULL;
 
   write_host_file (root, "configure", "#!/bin/sh\necho configured \"$@\"\n", 0755);
   write_host_file (root, "plain.sh", "#!/bin/sh\necho ran\n", 0644);
@@ -177,7 +178,8 @@ make_checkout (const char *root,
   make_host_link (root, "shadow", "/etc/shadow");
   make_host_link (root, "decoy", decoy);
   make_host_link (root, "decoy-dir", decoy_dir);
-  g_assert_no_errno (g_mkdir_with_parents (g_build_filename (root, "build", "out", NULL), 0700));
+  empty = g_build_filename (root, "build", "out", NULL);
+  g_assert_no_errno (g_mkdir_with_parents (empty, 0700));
   write_host_file (outside, "decoy", "host decoy\n", 0644);
   write_host_file (outside, "decoy-dir/keep", "keep\n", 0644);
 }
