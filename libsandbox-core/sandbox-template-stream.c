@@ -8,7 +8,8 @@
  * compares, and a file that changed since it was imported fails the read
  * that would have returned end-of-file. More bytes than recorded fail as
  * soon as they are read. The file is opened beneath the imported directory
- * with openat2() and RESOLVE_NO_SYMLINKS, so a component swapped for a link
+ * with openat2() and RESOLVE_NO_SYMLINKS (or, where the kernel lacks it, a
+ * component at a time with O_NOFOLLOW), so a component swapped for a link
  * since the import is refused rather than followed, and with O_NONBLOCK and
  * a check on the descriptor, so something that is no longer a regular file
  * never blocks or is read.
@@ -152,6 +153,52 @@ sandbox_template_file_stream_init (SandboxTemplateFileStream *self)
   self->fd = -1;
 }
 
+/* The same resolution without openat2() (Linux before 5.6, or valgrind
+ * 3.19, which answers ENOSYS): one component at a time, each opened with
+ * O_NOFOLLOW relative to the directory before it, so a link anywhere on
+ * the path fails with ELOOP as it does above. @relative comes from the
+ * import's own walk: it has no "..", no "." and no empty component. */
+static int
+open_beneath_by_components (int         root_fd,
+                            const char *relative)
+{
+  g_auto(GStrv) names = g_strsplit (relative, "/", -1);
+  int dir_fd = root_fd;
+  int fd = -1;
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      gboolean last = names[i + 1] == NULL;
+      int flags = last ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
+                       : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+      do
+        fd = openat (dir_fd, names[i], flags);
+      while (fd < 0 && errno == EINTR);
+      /* O_PATH | O_NOFOLLOW opens a link itself rather than failing, and
+       * O_DIRECTORY then refuses it with ENOTDIR: say ELOOP, as openat2()
+       * would have. */
+      if (fd < 0 && errno == ENOTDIR && !last)
+        {
+          struct stat st;
+
+          if (fstatat (dir_fd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK (st.st_mode))
+            errno = ELOOP;
+        }
+      if (dir_fd != root_fd)
+        {
+          int saved_errno = errno;
+
+          close (dir_fd);
+          errno = saved_errno;
+        }
+      if (fd < 0)
+        return -1;
+      dir_fd = fd;
+    }
+  return fd;
+}
+
 /* Opens @relative beneath @root_fd without following any symbolic link,
  * magic link or "..". */
 static int
@@ -167,6 +214,8 @@ open_beneath (int         root_fd,
   do
     fd = syscall (SYS_openat2, root_fd, relative, &how, sizeof how);
   while (fd < 0 && (errno == EINTR || errno == EAGAIN));
+  if (fd < 0 && errno == ENOSYS)
+    return open_beneath_by_components (root_fd, relative);
   return fd;
 }
 
