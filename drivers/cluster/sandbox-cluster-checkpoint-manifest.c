@@ -17,6 +17,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sandbox-cluster-checkpoint-private.h"
+#include "sandbox-json-private.h"
 
 #define MANIFEST_VERSION 1
 
@@ -289,7 +290,7 @@ get_entries (JsonNode *root)
   JsonNode *version;
   JsonNode *entries;
 
-  /* An empty text parses, to no root at all. */
+  /* Any JSON value parses; only this object is a manifest. */
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return NULL;
   object = json_node_get_object (root);
@@ -318,7 +319,7 @@ GPtrArray *
 sandbox_cluster_manifest_parse (GBytes  *manifest,
                                 GError **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(JsonNode) root = NULL;
   g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) sandbox_cluster_entry_free);
   g_autoptr(GHashTable) directories = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GBytes) canonical = NULL;
@@ -327,8 +328,12 @@ sandbox_cluster_manifest_parse (GBytes  *manifest,
   gsize length = 0;
   const char *data = g_bytes_get_data (manifest, &length);
 
+  /* The strict reader, not json-glib's alone: its nesting is bounded (json-glib
+   * recurses once per level, and a few hundred kilobytes of "[" overflow the
+   * stack of the host resuming the session), and it refuses what json-glib would
+   * otherwise accept and canonicalise (comments, duplicate members). */
   if (length > SANDBOX_CLUSTER_CHECKPOINT_MAX_MANIFEST_BYTES ||
-      !json_parser_load_from_data (parser, length > 0 ? data : "", length, &local_error))
+      (root = sandbox_json_parse_strict (length > 0 ? data : "", length, &local_error)) == NULL)
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
                    "Sandbox checkpoint manifest is invalid: %s",
@@ -336,7 +341,7 @@ sandbox_cluster_manifest_parse (GBytes  *manifest,
       return NULL;
     }
 
-  array = get_entries (json_parser_get_root (parser));
+  array = get_entries (root);
   if (array == NULL)
     {
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,

@@ -755,6 +755,32 @@ test_hostile_manifests (Fixture       *fixture,
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
 }
 
+/* A manifest hashes to its name, but whoever can write the shared store can
+ * still write one nested a million levels deep: json-glib alone recurses once
+ * per level and overflows the resuming host's stack (found by
+ * tests/fuzz/fuzz-cluster-manifest.c). It must be refused like any other. */
+static void
+test_deeply_nested_manifest (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  const gsize depth = 1000000;
+  g_autoptr(GString) text = g_string_new ("{\"version\":1,\"entries\":");
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *digest = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (gsize i = 0; i < depth; i++)
+    g_string_append_c (text, '[');
+  for (gsize i = 0; i < depth; i++)
+    g_string_append_c (text, ']');
+  g_string_append_c (text, '}');
+  bytes = g_string_free_to_bytes (g_steal_pointer (&text));
+
+  digest = sandbox_cluster_blob_store_put_manifest (fixture->store, bytes, NULL, &error);
+  g_assert_no_error (error);
+  assert_unavailable (fixture, digest);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -776,6 +802,8 @@ main (int    argc,
               test_truncated_manifest, fixture_tear_down);
   g_test_add ("/checkpoint/hostile-manifests", Fixture, NULL, fixture_set_up,
               test_hostile_manifests, fixture_tear_down);
+  g_test_add ("/checkpoint/deeply-nested-manifest", Fixture, NULL, fixture_set_up,
+              test_deeply_nested_manifest, fixture_tear_down);
 
   return g_test_run ();
 }

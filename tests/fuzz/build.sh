@@ -42,18 +42,29 @@ cflags=(
   -DSOUP_VERSION_MIN_REQUIRED=SOUP_VERSION_3_2 -DSOUP_VERSION_MAX_ALLOWED=SOUP_VERSION_3_2
   -DJSON_VERSION_MIN_REQUIRED=JSON_VERSION_1_6 -DJSON_VERSION_MAX_ALLOWED=JSON_VERSION_1_6
   -DG_LOG_DOMAIN=\"Sandbox-Fuzz\"
-  -I"$build" -I"$build/libsandbox-core" -I"$repo/libsandbox-core" -I"$repo/gateway"
+  -I"$build" -I"$build/libsandbox-core" -I"$repo/libsandbox-core" -I"$repo/gateway" -I"$repo/lib" -I"$repo/drivers/cluster"
   "${pkg_cflags[@]}"
 )
+
+# Up to date when newer than its source, the shared header, the archive and
+# every driver source it compiles in (#include "../../drivers/…").
+is_up_to_date() {
+  local output=$1 source=$2 included
+  [ -x "$output" ] || return 1
+  for input in "$source" "$here/fuzz-common.h" "$build/lib/libsandbox-internal.a"; do
+    [ "$output" -nt "$input" ] || return 1
+  done
+  while read -r included; do
+    [ "$output" -nt "$here/$included" ] || return 1
+  done < <(sed -n 's|^#include "\(\.\./\.\./[^"]*\)"|\1|p' "$source")
+  return 0
+}
 
 pids=()
 for source in "$here"/fuzz-*.c; do
   name=$(basename "$source" .c)
   output="$build/fuzz/$name"
-  if [ -x "$output" ] && [ "$output" -nt "$source" ] && [ "$output" -nt "$here/fuzz-common.h" ] \
-     && [ "$output" -nt "$build/lib/libsandbox-internal.a" ]; then
-    continue
-  fi
+  is_up_to_date "$output" "$source" && continue
   clang "${cflags[@]}" "$source" -o "$output" \
     "$build/lib/libsandbox-internal.a" "${pkg_libs[@]}" -lpthread &
   pids+=($!)
