@@ -145,7 +145,12 @@ compare_templates (gconstpointer a,
  * listed; one the store cannot read is left out (with a warning in the
  * log), so one damaged session never hides the others.
  *
- * Returns: (transfer full) (element-type SandboxSessionInfo): the
+ * The array unrefs its infos when freed: g_ptr_array_unref() it, and ref an
+ * info you keep. (It is annotated `transfer container` for that reason: a
+ * binding told `transfer full` would take the infos' references as its own
+ * and PyGObject 3.42 then hands out objects the array has freed.)
+ *
+ * Returns: (transfer container) (element-type SandboxSessionInfo): the
  *   sessions, or %NULL with @error set: %G_IO_ERROR_NOT_SUPPORTED when the
  *   backend cannot list them, a #GIOErrorEnum error when its store cannot
  *   be read
@@ -216,7 +221,7 @@ sandbox_backend_list_sessions_async (SandboxBackend      *self,
  *
  * Finishes an operation started with [method@Sandbox.Backend.list_sessions_async].
  *
- * Returns: (transfer full) (element-type SandboxSessionInfo): the
+ * Returns: (transfer container) (element-type SandboxSessionInfo): the
  *   sessions, or %NULL with @error set
  */
 GPtrArray *
@@ -238,9 +243,10 @@ sandbox_backend_list_sessions_finish (SandboxBackend  *self,
  *
  * Lists the templates the backend stores, sorted by key, each with its
  * size and the number of stored sessions created from it. A template still
- * being stored is not listed. Blocking.
+ * being stored is not listed. Blocking. The array unrefs its infos when
+ * freed, as [method@Sandbox.Backend.list_sessions]'s does.
  *
- * Returns: (transfer full) (element-type SandboxTemplateInfo): the
+ * Returns: (transfer container) (element-type SandboxTemplateInfo): the
  *   templates, or %NULL with @error set: %G_IO_ERROR_NOT_SUPPORTED when the
  *   backend cannot list them, a #GIOErrorEnum error when its store cannot
  *   be read

@@ -66,9 +66,11 @@ G_DECLARE_INTERFACE (SandboxBackend, sandbox_backend, SANDBOX, BACKEND, GObject)
  *   are left (blocking, thread-safe; optional: the default fails with
  *   %SANDBOX_ERROR_UNAVAILABLE)
  * @list_sessions: the sessions the backend stores, as a #GPtrArray of
- *   [class@Sandbox.SessionInfo] (blocking, thread-safe)
+ *   [class@Sandbox.SessionInfo] that unrefs them when freed (blocking,
+ *   thread-safe)
  * @list_templates: the templates the backend stores, as a #GPtrArray of
- *   [class@Sandbox.TemplateInfo] (blocking, thread-safe)
+ *   [class@Sandbox.TemplateInfo] that unrefs them when freed (blocking,
+ *   thread-safe)
  * @lookup_state: the saved [class@Sandbox.State] of a stored session (blocking,
  *   thread-safe)
  * @query_lease_owner: who holds a stored session's lease, %NULL in @owner

@@ -195,7 +195,7 @@ read_lease_owner (const char          *directory,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Returns: (transfer full) (element-type SandboxSessionInfo): the stored
+ * Returns: (transfer container) (element-type SandboxSessionInfo): the stored
  *   sessions, or %NULL with @error set
  */
 GPtrArray *
@@ -238,7 +238,7 @@ sandbox_bubblewrap_store_list_sessions (SandboxBubblewrapStore  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Returns: (transfer full) (element-type SandboxTemplateInfo): the stored
+ * Returns: (transfer container) (element-type SandboxTemplateInfo): the stored
  *   templates of this backend, or %NULL with @error set
  */
 GPtrArray *

@@ -495,7 +495,7 @@ session_info_new (SessionRecord *record)
  * sandbox_memory_store_list_sessions:
  * @self: a store
  *
- * Returns: (transfer full) (element-type SandboxSessionInfo): the sessions
+ * Returns: (transfer container) (element-type SandboxSessionInfo): the sessions
  */
 GPtrArray *
 sandbox_memory_store_list_sessions (SandboxMemoryStore *self)
@@ -535,7 +535,7 @@ count_sessions_of_locked (SandboxMemoryStore *self,
  * sandbox_memory_store_list_templates:
  * @self: a store
  *
- * Returns: (transfer full) (element-type SandboxTemplateInfo): the templates
+ * Returns: (transfer container) (element-type SandboxTemplateInfo): the templates
  */
 GPtrArray *
 sandbox_memory_store_list_templates (SandboxMemoryStore *self)

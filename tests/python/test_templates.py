@@ -1,9 +1,8 @@
 #!/usr/bin/python3
 # Templates from Python: executables, symbolic links and empty directories
 # (their keys), an imported tree, the progress signal of a prewarm (in the
-# caller's main context, counting up to the totals). (The name in a
-# backend's listing is tested in C: Debian 12's PyGObject 3.42 does not
-# unpack list_templates()'s GPtrArray of objects.)
+# caller's main context, counting up to the totals), and the backend's
+# listings of templates and sessions as Python lists of info objects.
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
@@ -51,6 +50,34 @@ class TemplatesTestCase(SandboxTestCase):
             with open(path, 'wb') as f:
                 f.write(contents)
         return root
+
+    def test_listings_are_lists_of_infos(self):
+        # Debian 12's PyGObject 3.42 took (transfer full) on a GPtrArray that
+        # frees its elements to mean it owned the elements too: it handed out
+        # objects the array then unreffed, and the first call on one crashed
+        # the interpreter. The listings are (transfer container) now.
+        backend = new_backend('memory', state_directory=self.state_directory)
+        template = Sandbox.Template.new('python-listing')
+        template.add_file('a.txt', GLib.Bytes.new(b'abc'))
+        template.add_file('b.txt', GLib.Bytes.new(b'defgh'))
+        key, reused = backend.prewarm(template, None)
+        handle = backend.create(key, None, Sandbox.NetworkPolicy.new_deny_all(), None)
+        try:
+            templates = backend.list_templates(None)
+            self.assertEqual([(info.get_key(), info.get_name(), info.get_n_files(),
+                               info.get_n_bytes(), info.get_n_sessions()) for info in templates],
+                             [(key, 'python-listing', 2, 8, 1)])
+            sessions = backend.list_sessions(None)
+            self.assertEqual([info.get_state().get_session_id() for info in sessions],
+                             [handle.get_session().get_id()])
+            self.assertEqual(sessions[0].get_state().get_template_key(), key)
+            # The objects outlive the lists they came in.
+            del templates, sessions
+            import gc
+            gc.collect()
+            self.assertEqual(len(backend.list_templates(None)), 1)
+        finally:
+            handle.stop(None)
 
     def test_prewarm_reports_progress_in_the_callers_context(self):
         root = self.make_tree({'a.txt': b'a' * 100, 'sub/b.bin': b'b' * (300 * 1024)})
