@@ -20,6 +20,7 @@ typedef struct
 {
   char *name;
   char *client_url;
+  char *extra_client_url;   /* on the caller's extra address, or NULL */
   char *peer_url;
   char *data_dir;
   GSubprocess *process;
@@ -32,6 +33,7 @@ struct _EtcdFixture
   char *token;
   char *initial_cluster;
   char *endpoints;
+  char *extra_endpoints;  /* NULL without an extra address */
   GPtrArray *members;     /* of Member */
   SoupSession *session;
 };
@@ -88,6 +90,9 @@ member_spawn (EtcdFixture  *self,
 {
   g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_INHERIT);
   g_autofree char *log = g_strdup_printf ("%s/%s-%u.log", self->directory, member->name, member->starts++);
+  g_autofree char *listen = member->extra_client_url != NULL
+    ? g_strdup_printf ("%s,%s", member->client_url, member->extra_client_url)
+    : g_strdup (member->client_url);
 
   g_subprocess_launcher_set_stdout_file_path (launcher, log);
   g_subprocess_launcher_set_stderr_file_path (launcher, log);
@@ -95,7 +100,7 @@ member_spawn (EtcdFixture  *self,
   member->process = g_subprocess_launcher_spawn (launcher, error, ETCD_PATH,
                                                  "--name", member->name,
                                                  "--data-dir", member->data_dir,
-                                                 "--listen-client-urls", member->client_url,
+                                                 "--listen-client-urls", listen,
                                                  "--advertise-client-urls", member->client_url,
                                                  "--listen-peer-urls", member->peer_url,
                                                  "--initial-advertise-peer-urls", member->peer_url,
@@ -170,6 +175,7 @@ member_free (Member *member)
   member_stop (member);
   g_free (member->name);
   g_free (member->client_url);
+  g_free (member->extra_client_url);
   g_free (member->peer_url);
   g_free (member->data_dir);
   g_free (member);
@@ -205,6 +211,7 @@ etcd_fixture_free (EtcdFixture *self)
   g_free (self->token);
   g_free (self->initial_cluster);
   g_free (self->endpoints);
+  g_free (self->extra_endpoints);
   g_free (self);
 }
 
@@ -259,13 +266,15 @@ etcd_fixture_wait_healthy (EtcdFixture  *self,
 }
 
 static EtcdFixture *
-try_start (guint    n_members,
-           GError **error)
+try_start (guint        n_members,
+           const char  *extra_address,
+           GError     **error)
 {
   g_autoptr(EtcdFixture) self = g_new0 (EtcdFixture, 1);
   g_autofree guint16 *ports = g_new0 (guint16, n_members * 2);
   g_autoptr(GString) initial_cluster = g_string_new (NULL);
   g_autoptr(GString) endpoints = g_string_new (NULL);
+  g_autoptr(GString) extra_endpoints = g_string_new (NULL);
   g_autofree char *uuid = g_uuid_string_random ();
 
   self->members = g_ptr_array_new_with_free_func ((GDestroyNotify) member_free);
@@ -282,15 +291,23 @@ try_start (guint    n_members,
 
       member->name = g_strdup_printf ("m%u", i);
       member->client_url = g_strdup_printf ("http://127.0.0.1:%u", ports[2 * i]);
+      /* The same port: it was free on 127.0.0.1, so no wildcard socket holds it. */
+      if (extra_address != NULL)
+        member->extra_client_url = g_strdup_printf ("http://%s:%u", extra_address, ports[2 * i]);
       member->peer_url = g_strdup_printf ("http://127.0.0.1:%u", ports[2 * i + 1]);
       member->data_dir = g_build_filename (self->directory, member->name, NULL);
       g_string_append_printf (initial_cluster, "%s%s=%s", i > 0 ? "," : "",
                               member->name, member->peer_url);
       g_string_append_printf (endpoints, "%s%s", i > 0 ? "," : "", member->client_url);
+      if (extra_address != NULL)
+        g_string_append_printf (extra_endpoints, "%s%s", i > 0 ? "," : "",
+                                member->extra_client_url);
       g_ptr_array_add (self->members, member);
     }
   self->initial_cluster = g_string_free (g_steal_pointer (&initial_cluster), FALSE);
   self->endpoints = g_string_free (g_steal_pointer (&endpoints), FALSE);
+  if (extra_address != NULL)
+    self->extra_endpoints = g_string_free (g_steal_pointer (&extra_endpoints), FALSE);
 
   for (guint i = 0; i < n_members; i++)
     if (!member_spawn (self, g_ptr_array_index (self->members, i), error))
@@ -305,6 +322,14 @@ EtcdFixture *
 etcd_fixture_start (guint    n_members,
                     GError **error)
 {
+  return etcd_fixture_start_also_on (n_members, NULL, error);
+}
+
+EtcdFixture *
+etcd_fixture_start_also_on (guint        n_members,
+                            const char  *extra_address,
+                            GError     **error)
+{
   g_autoptr(GError) first_error = NULL;
   EtcdFixture *self;
 
@@ -312,11 +337,11 @@ etcd_fixture_start (guint    n_members,
 
   /* A port taken between find_free_ports() and etcd's bind makes etcd exit:
    * one more try with new ports. */
-  self = try_start (n_members, &first_error);
+  self = try_start (n_members, extra_address, &first_error);
   if (self == NULL)
     {
       g_test_message ("etcd did not start (%s); trying other ports", first_error->message);
-      self = try_start (n_members, error);
+      self = try_start (n_members, extra_address, error);
     }
   return self;
 }
@@ -325,6 +350,12 @@ const char *
 etcd_fixture_get_endpoints (EtcdFixture *self)
 {
   return self->endpoints;
+}
+
+const char *
+etcd_fixture_get_extra_endpoints (EtcdFixture *self)
+{
+  return self->extra_endpoints;
 }
 
 const char *

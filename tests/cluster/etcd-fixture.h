@@ -1,6 +1,7 @@
 /* etcd-fixture.h — a real etcd (1 or 3 members) on loopback for the cluster tests
  *
- * Each member listens on 127.0.0.1 ports found free by binding port 0, keeps
+ * Each member listens on 127.0.0.1 ports found free by binding port 0 (and,
+ * when asked, for clients on one more address of this host), keeps
  * its data in a temporary directory removed at the end, and is stopped by
  * pid (SIGTERM, then SIGKILL). Tests skip with the reason when
  * /usr/bin/etcd (Debian's etcd-server) is not installed.
@@ -22,11 +23,21 @@ gboolean     etcd_fixture_skip_if_missing  (void);
 /* Starts @n_members members and waits until every one is healthy. */
 EtcdFixture *etcd_fixture_start            (guint         n_members,
                                             GError      **error);
+/* The same, each member also serving clients on @extra_address (an IPv4
+ * address assigned on this host, such as a veth's: a process in another
+ * network namespace cannot reach this one's 127.0.0.1) at its loopback
+ * client port. */
+EtcdFixture *etcd_fixture_start_also_on    (guint         n_members,
+                                            const char   *extra_address,
+                                            GError      **error);
 /* Stops every member and removes the data directory. */
 void         etcd_fixture_free             (EtcdFixture  *self);
 
 /* "http://127.0.0.1:P1,http://127.0.0.1:P2,…", every member. */
 const char  *etcd_fixture_get_endpoints    (EtcdFixture  *self);
+/* "http://EXTRA:P1,…", every member on the extra address; NULL when
+ * started without one. */
+const char  *etcd_fixture_get_extra_endpoints (EtcdFixture *self);
 const char  *etcd_fixture_get_endpoint     (EtcdFixture  *self,
                                             guint         member);
 guint        etcd_fixture_get_n_members    (EtcdFixture  *self);

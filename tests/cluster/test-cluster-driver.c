@@ -16,168 +16,20 @@
 #include <glib/gstdio.h>
 #include <sandbox.h>
 
-#include "etcd-fixture.h"
-
-#define TTL_SECONDS 2
-
-typedef struct
-{
-  GSubprocess *process;
-  GDataInputStream *output;
-  GOutputStream *input;
-} Host;
-
-typedef struct
-{
-  EtcdFixture *etcd;
-  char *base;
-  char *store;
-  GPtrArray *hosts;
-} Fixture;
-
-static void
-host_free (Host *host)
-{
-  if (g_subprocess_get_identifier (host->process) != NULL)
-    {
-      g_subprocess_send_signal (host->process, SIGCONT);
-      g_output_stream_close (host->input, NULL, NULL);   /* exits at end of input */
-    }
-  g_subprocess_wait (host->process, NULL, NULL);
-  g_clear_object (&host->process);
-  g_clear_object (&host->output);
-  g_free (host);
-}
-
-static char *
-host_reply (Host *host)
-{
-  g_autoptr(GError) error = NULL;
-  char *line = g_data_input_stream_read_line_utf8 (host->output, NULL, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  return line;
-}
-
-static void
-host_send (Host       *host,
-           const char *command)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *line = g_strconcat (command, "\n", NULL);
-
-  g_output_stream_write_all (host->input, line, strlen (line), NULL, NULL, &error);
-  g_assert_no_error (error);
-}
-
-/* Sends a command and returns its reply line. */
-static char *
-host_call (Host       *host,
-           const char *command)
-{
-  host_send (host, command);
-  return host_reply (host);
-}
-
-/* Sends a command that must succeed; returns what follows "ok ". */
-static char *
-host_ok (Host       *host,
-         const char *command)
-{
-  g_autofree char *reply = host_call (host, command);
-
-  if (!g_str_has_prefix (reply, "ok"))
-    g_error ("‘%s’ failed: %s", command, reply);
-  return g_strdup (reply[2] == ' ' ? reply + 3 : "");
-}
-
-/* A new host process; its first line is "ready" or "error …". */
-static char *
-host_spawn (Fixture     *fixture,
-            const char  *endpoints,
-            Host       **out)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *directory = g_path_get_dirname (self);
-  g_autofree char *helper = g_build_filename (directory, "cluster-driver-host", NULL);
-  g_autofree char *id = g_strdup_printf ("host-%u", fixture->hosts->len);
-  g_autofree char *state = g_build_filename (fixture->base, id, NULL);
-  g_autofree char *ttl = g_strdup_printf ("%d", TTL_SECONDS);
-  Host *host = g_new0 (Host, 1);
-  char *line;
-
-  host->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                    &error, helper, "--endpoints", endpoints, "--state", state,
-                                    "--store", fixture->store, "--id", id, "--ttl", ttl, NULL);
-  g_assert_no_error (error);
-  host->output = g_data_input_stream_new (g_subprocess_get_stdout_pipe (host->process));
-  host->input = g_subprocess_get_stdin_pipe (host->process);
-  g_ptr_array_add (fixture->hosts, host);
-  line = host_reply (host);
-  *out = host;
-  return line;
-}
-
-static Host *
-host_start (Fixture *fixture)
-{
-  Host *host = NULL;
-  g_autofree char *line = host_spawn (fixture, etcd_fixture_get_endpoints (fixture->etcd), &host);
-
-  g_assert_cmpstr (line, ==, "ready");
-  return host;
-}
+#include "cluster-driver-kit.h"
 
 static void
 fixture_set_up (Fixture       *fixture,
                 gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  fixture->hosts = g_ptr_array_new_with_free_func ((GDestroyNotify) host_free);
-  if (etcd_fixture_skip_if_missing ())
-    return;
-  fixture->etcd = etcd_fixture_start (1, &error);
-  g_assert_no_error (error);
-  fixture->base = g_dir_make_tmp ("test-cluster-driver-XXXXXX", &error);
-  g_assert_no_error (error);
-  fixture->store = g_build_filename (fixture->base, "store", NULL);
+  fixture_start (fixture, NULL);
 }
 
 static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
-  g_clear_pointer (&fixture->hosts, g_ptr_array_unref);
-  g_clear_pointer (&fixture->etcd, etcd_fixture_free);
-  if (fixture->base != NULL)
-    {
-      const char *argv[] = { "rm", "-rf", fixture->base, NULL };
-
-      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
-                    NULL, NULL);
-    }
-  g_free (fixture->base);
-  g_free (fixture->store);
-}
-
-/* A session with a checkpoint holding a = "checkpointed" and, on top, a
- * change never checkpointed; @host owns it live. Returns "KEY SESSION". */
-static char *
-make_session (Host *host)
-{
-  g_autofree char *key = host_ok (host, "prewarm");
-  g_autofree char *create = g_strdup_printf ("create %s", key);
-  g_autofree char *id = host_ok (host, create);
-  g_autofree char *resume = g_strdup_printf ("resume %s %s", key, id);
-
-  g_free (host_ok (host, "write a checkpointed"));
-  g_free (host_ok (host, "stop"));
-  g_free (host_ok (host, resume));
-  g_free (host_ok (host, "write a lost-in-the-crash"));
-  return g_strdup_printf ("%s %s", key, id);
+  fixture_stop (fixture);
 }
 
 /* Two hosts with the template; the first owns a session made by
@@ -192,30 +44,6 @@ start_two_hosts (Fixture  *fixture,
   *b = host_start (fixture);
   *session = make_session (*a);
   g_free (host_ok (*b, "prewarm"));
-}
-
-/* Resumes @session on @host until it is no longer BUSY; returns the reply. */
-static char *
-resume_when_free (Host       *host,
-                  const char *session,
-                  gint64     *waited_ms)
-{
-  g_autofree char *command = g_strdup_printf ("resume %s", session);
-  gint64 start = g_get_monotonic_time ();
-
-  while (TRUE)
-    {
-      char *reply = host_call (host, command);
-
-      if (!g_str_has_prefix (reply, "error SANDBOX_BUSY") ||
-          g_get_monotonic_time () - start > 30 * G_USEC_PER_SEC)
-        {
-          *waited_ms = (g_get_monotonic_time () - start) / 1000;
-          return reply;
-        }
-      g_free (reply);
-      g_usleep (100 * 1000);   /* polling etcd's view: no signal to wait on */
-    }
 }
 
 /* A host killed with SIGKILL keeps its sessions until its lease expires
@@ -382,32 +210,6 @@ test_corrupted_blob (Fixture       *fixture,
   g_assert_true (g_str_has_prefix (reply, "error SANDBOX_UNAVAILABLE"));
 }
 
-/* Whether a process runs `sleep 98765` (the helper's spawn-sleep). */
-static gboolean
-sleeper_runs (void)
-{
-  const char *argv[] = { "pgrep", "-f", "^/usr/bin/sleep 98765$", NULL };
-  int status = 0;
-
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
-                NULL, NULL, NULL, NULL, &status, NULL);
-  return g_spawn_check_wait_status (status, NULL);
-}
-
-/* Waits (polling: the sleeper is another host's grandchild, no signal
- * reaches this process) until sleeper_runs() is @expected, for 10 s at most. */
-static gboolean
-sleeper_becomes (gboolean expected)
-{
-  for (guint i = 0; i < 100; i++)
-    {
-      if (sleeper_runs () == expected)
-        return TRUE;
-      g_usleep (100 * 1000);
-    }
-  return FALSE;
-}
-
 /* A host frozen (SIGSTOP) past its lease: once it runs again it fences
  * itself — its command is killed, its handle STOPPED — and it never
  * publishes the checkpoint its stop would take: the session resumes
@@ -472,7 +274,7 @@ test_etcd_down (Fixture       *fixture,
     g_autofree char *endpoint = g_strdup (etcd_fixture_get_endpoint (fixture->etcd, 0));
 
     etcd_fixture_stop_member (fixture->etcd, 0);
-    line = host_spawn (fixture, endpoint, &host);
+    line = host_spawn (fixture, NULL, endpoint, &host);
   }
   /* From etcd, not from a driver that failed to load. */
   g_assert_true (g_str_has_prefix (line, "error SANDBOX_UNAVAILABLE"));
