@@ -67,6 +67,8 @@ note (const char *format,
     g_test_message ("%s", message);
 }
 
+static gboolean ip_run (char **out, GError **error, ...) G_GNUC_NULL_TERMINATED;
+
 /* Runs `ip ARGS…`; FALSE with its stderr in @error when it fails. */
 static gboolean
 ip_run (char    **out,
@@ -146,8 +148,8 @@ remove_leftovers (void)
         }
       g_clear_pointer (&lines, g_strfreev);
     }
-  /* "N: NAME@PEER: <…" — a link whose peer went with its namespace is gone
-   * already; one left here lost its namespace's deletion. */
+  /* "N: NAME@PEER: <…". A deleted namespace is torn down by the kernel a
+   * moment later, its veth pair with it: a link may still be listed. */
   if (ip_run (&links, NULL, "-o", "link", "show", NULL))
     {
       lines = g_strsplit (links, "\n", -1);
