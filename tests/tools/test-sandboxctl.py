@@ -2,10 +2,12 @@
 """Runs the built sandboxctl through every subcommand's success and error
 paths and reports TAP.
 
-    test-sandboxctl.py SANDBOXCTL [quick|bubblewrap]
+    test-sandboxctl.py SANDBOXCTL [quick|bubblewrap|cluster]
 
 `quick` uses the memory driver (scripted commands, nothing executed);
-`bubblewrap` runs real sandboxes. SANDBOX_DRIVER_PATH comes from meson.
+`bubblewrap` runs real sandboxes; `cluster` runs every command through the
+cluster driver on two "hosts" (state directories) sharing a real etcd it
+starts on loopback and a checkpoint store. SANDBOX_DRIVER_PATH comes from meson.
 """
 
 import http.server
@@ -16,6 +18,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -980,6 +983,142 @@ def test_verbose_bwrap_argv(state_path):
               "without -v no event and no command line is logged", describe(result))
 
 
+# The cluster driver ------------------------------------------------------
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_etcd():
+    """One etcd member on free loopback ports and a fresh data directory;
+    returns (process, client URL), or (None, reason)."""
+    etcd = shutil.which("etcd") or ("/usr/bin/etcd" if os.path.exists("/usr/bin/etcd") else None)
+    if etcd is None:
+        return None, "etcd is not installed (Debian: etcd-server; ./dev deps installs it)"
+    client, peer = f"http://127.0.0.1:{free_port()}", f"http://127.0.0.1:{free_port()}"
+    log = open(os.path.join(work, "etcd.log"), "wb")
+    process = subprocess.Popen([etcd, "--name", "test", "--data-dir", os.path.join(work, "etcd"),
+                                "--listen-client-urls", client, "--advertise-client-urls", client,
+                                "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+                                "--initial-cluster", f"test={peer}"],
+                               stdout=log, stderr=subprocess.STDOUT)
+    def answers():
+        try:
+            with socket.create_connection(("127.0.0.1", int(client.rsplit(":", 1)[1])), 0.2):
+                return True
+        except OSError:
+            return process.poll() is not None
+    if not wait_for(answers, timeout=20) or process.poll() is not None:
+        process.kill()
+        return None, f"etcd did not start (see {log.name})"
+    return process, client
+
+
+def cluster_ctl(host, endpoint, *args, **kwargs):
+    """sandboxctl on one host of the cluster: its own state directory, the
+    shared checkpoint store, a short lease TTL."""
+    return ctl("--state-dir", os.path.join(work, "host-" + host), "--driver", "cluster",
+               "--driver-option", "endpoints=" + endpoint, "--driver-option", "host-id=" + host,
+               "--driver-option", "checkpoint-store=" + os.path.join(work, "checkpoints"),
+               "--driver-option", "lease-ttl=3", *args, state=False, **kwargs)
+
+
+def test_cluster():
+    etcd, endpoint = start_etcd()
+    if etcd is None:
+        tap.skip("sandboxctl --driver cluster", endpoint)
+        return
+    try:
+        test_cluster_commands(endpoint)
+    finally:
+        etcd.terminate()
+        etcd.wait(timeout=20)
+    result = cluster_ctl("a", endpoint, "list")
+    expect(result, EXIT_UNAVAILABLE, "etcd down: the cluster driver is SANDBOX_UNAVAILABLE, "
+           "no local-only fallback", stderr_has=endpoint)
+
+
+def test_cluster_commands(endpoint):
+    tree = os.path.join(work, "cluster-tree")
+    write_file("cluster-tree/hello.txt", "hello\n")
+    keys = [cluster_ctl(host, endpoint, "prewarm", "--template", "cluster-cli", "--dir", tree)
+            for host in ("a", "b")]
+    key = keys[0].stdout.decode().strip()
+    tap.check(all(r.returncode == 0 for r in keys) and is_key(key)
+              and keys[1].stdout.decode().strip() == key,
+              "cluster prewarm on two hosts prints the same key", describe(keys[0]))
+
+    state_path = os.path.join(work, "cluster-state.json")
+    result = cluster_ctl("a", endpoint, "create", "--template", key, "--output", state_path)
+    created = json.loads(result.stdout or b"{}")
+    tap.check(result.returncode == 0 and created.get("backend") == "cluster"
+              and created.get("templateKey") == key and created.get("sessionId"),
+              "cluster create prints {backend: cluster, sessionId, templateKey}", describe(result))
+    session_id = created.get("sessionId", "")
+
+    result = cluster_ctl("a", endpoint, "write", "--state", state_path, "notes/a.txt",
+                         "--text", "written on a")
+    expect(result, 0, "cluster write on host a")
+    result = cluster_ctl("b", endpoint, "read", "--state", state_path, "notes/a.txt")
+    tap.check(result.returncode == 0 and result.stdout == b"written on a",
+              "host b reads what host a wrote (resumed from a's checkpoint)", describe(result))
+    result = cluster_ctl("b", endpoint, "run", "--state", state_path, "/bin/sh", "-c",
+                         "cat hello.txt notes/a.txt; echo ' and run on b' >> notes/a.txt")
+    expect(result, 0, "cluster run on host b sees the template and a's file",
+           stdout_has="hello\nwritten on a")
+    result = cluster_ctl("a", endpoint, "read", "--state", state_path, "notes/a.txt")
+    tap.check(result.returncode == 0 and result.stdout == b"written on a and run on b\n",
+              "host a reads what b's command wrote", describe(result))
+    result = cluster_ctl("a", endpoint, "rm", "--state", state_path, "notes")
+    expect(result, 0, "cluster rm on host a")
+    result = cluster_ctl("b", endpoint, "read", "--state", state_path, "notes/a.txt")
+    expect(result, EXIT_HOST_IO, "host b no longer finds the removed file",
+           stderr_has="G_IO_ERROR_NOT_FOUND")
+
+    result = cluster_ctl("b", endpoint, "list", "--json")
+    listed = json.loads(result.stdout or b"{}")
+    tap.check(result.returncode == 0
+              and session_id in [s.get("sessionId") for s in listed.get("sessions", [])]
+              and key in [t.get("templateKey") for t in listed.get("templates", [])],
+              "cluster list --json shows the session and the template", describe(result))
+    result = cluster_ctl("b", endpoint, "templates")
+    expect(result, 0, "cluster templates lists the template", stdout_has=key)
+
+    holder = subprocess.Popen([SANDBOXCTL, "--state-dir", os.path.join(work, "host-a"),
+                               "--driver", "cluster", "--driver-option", "endpoints=" + endpoint,
+                               "--driver-option", "host-id=a", "--driver-option",
+                               "checkpoint-store=" + os.path.join(work, "checkpoints"),
+                               "--driver-option", "lease-ttl=3",
+                               "run", "--state", state_path, "/usr/bin/sleep", "60"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    busy = wait_for(lambda: cluster_ctl("b", endpoint, "read", "--state", state_path,
+                                        "hello.txt").returncode == EXIT_BUSY)
+    tap.check(busy, "while host a runs a command, host b is SANDBOX_BUSY")
+    result = cluster_ctl("a", endpoint, "stop", "--state", state_path)
+    expect(result, 0, "cluster stop on the owner's host stops its running sandboxctl",
+           stdout_has=str(holder.pid))
+    try:
+        holder.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        holder.kill()
+        holder.communicate()
+    tap.check(holder.returncode == EXIT_INTERRUPTED, "the stopped run exits 130",
+              f"exit {holder.returncode}")
+    result = cluster_ctl("b", endpoint, "run", "--state", state_path, "/usr/bin/true")
+    expect(result, 0, "the owner released it: host b runs in it")
+    result = cluster_ctl("b", endpoint, "recover", "--state", state_path)
+    expect(result, 0, "cluster recover of a free session", stdout_has=session_id)
+
+    result = cluster_ctl("b", endpoint, "delete", "--state", state_path)
+    expect(result, 0, "cluster delete on host b", stdout_has="deleted")
+    result = cluster_ctl("a", endpoint, "read", "--state", state_path, "hello.txt")
+    expect(result, EXIT_NOT_FOUND, "host a: a deleted session is SANDBOX_NOT_FOUND")
+    result = cluster_ctl("a", endpoint, "delete", "--state", state_path)
+    expect(result, EXIT_NOT_FOUND, "deleting it again from host a is SANDBOX_NOT_FOUND")
+
+
 def main():
     try:
         if SUITE == "quick":
@@ -997,6 +1136,8 @@ def main():
             test_global_options()
             test_typed_driver_options()
             test_run_events()
+        elif SUITE == "cluster":
+            test_cluster()
         else:
             test_bubblewrap()
             test_prewarm_progress()
