@@ -12,4 +12,11 @@ G_BEGIN_DECLS
 /* sandbox-backend-store.c: the defaults of the store's own view. */
 void sandbox_backend_install_store_defaults (SandboxBackendInterface *iface);
 
+/* sandbox-backend-store.c: G_IO_ERROR_NOT_SUPPORTED for an optional
+ * operation @type's driver lacks, naming the driver; for the backend's
+ * defaults and SandboxHandle's. */
+gboolean sandbox_set_error_not_supported (GType        type,
+                                          const char  *what,
+                                          GError     **error);
+
 G_END_DECLS

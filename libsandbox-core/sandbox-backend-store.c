@@ -16,17 +16,58 @@
 #include "sandbox-backend-private.h"
 #include "sandbox-error.h"
 
-/* The driver name @self was registered under, for messages. */
+/* Whether @extension is the driver @type belongs to: its backend type, or
+ * a type the same module registered (a handle, which has no extension of
+ * its own). Walks up to the first dynamic ancestor, so a driver's own
+ * subclasses count too. */
+static gboolean
+extension_owns_type (GIOExtension *extension,
+                     GType         type)
+{
+  GType backend_type = g_io_extension_get_type (extension);
+  GTypePlugin *plugin = g_type_get_plugin (backend_type);
+
+  if (backend_type == type)
+    return TRUE;
+  for (GType t = type; plugin != NULL && t != G_TYPE_INVALID; t = g_type_parent (t))
+    if (g_type_get_plugin (t) != NULL)
+      return g_type_get_plugin (t) == plugin;
+  return FALSE;
+}
+
+/* The name of the driver @type belongs to, for messages; its type name
+ * for a type no driver registered (an application's own backend). */
 static const char *
-driver_name (SandboxBackend *self)
+driver_name (GType type)
 {
   GIOExtensionPoint *point = g_io_extension_point_lookup (SANDBOX_BACKEND_EXTENSION_POINT_NAME);
 
   for (GList *l = point != NULL ? g_io_extension_point_get_extensions (point) : NULL;
        l != NULL; l = l->next)
-    if (g_io_extension_get_type (l->data) == G_OBJECT_TYPE (self))
+    if (extension_owns_type (l->data, type))
       return g_io_extension_get_name (l->data);
-  return G_OBJECT_TYPE_NAME (self);
+  return g_type_name (type);
+}
+
+/*
+ * sandbox_set_error_not_supported:
+ * @type: the type of the backend or handle that lacks the operation
+ * @what: the operation, capitalised ("Listing sessions")
+ * @error: return location for a #GError
+ *
+ * Sets %G_IO_ERROR_NOT_SUPPORTED "@what is not supported by the DRIVER
+ * driver", naming the driver @type belongs to.
+ *
+ * Returns: %FALSE
+ */
+gboolean
+sandbox_set_error_not_supported (GType        type,
+                                 const char  *what,
+                                 GError     **error)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+               "%s is not supported by the %s driver", what, driver_name (type));
+  return FALSE;
 }
 
 static gboolean
@@ -34,9 +75,7 @@ set_not_supported (SandboxBackend  *self,
                    const char      *what,
                    GError         **error)
 {
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-               "%s is not supported by the %s driver", what, driver_name (self));
-  return FALSE;
+  return sandbox_set_error_not_supported (G_OBJECT_TYPE (self), what, error);
 }
 
 static GPtrArray *

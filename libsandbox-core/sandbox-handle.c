@@ -5,6 +5,7 @@
 
 #include "config.h"
 
+#include "sandbox-backend-private.h"
 #include "sandbox-error.h"
 #include "sandbox-handle.h"
 #include "sandbox-log-private.h"
@@ -19,8 +20,13 @@
  * the session's state and workspace, keeping templates. Stopping is
  * idempotent, and dropping the last reference to a live handle stops it.
  *
+ * A backend that can save a live session's workspace (the `cluster` backend)
+ * offers [method@Sandbox.Handle.checkpoint]; others report
+ * %G_IO_ERROR_NOT_SUPPORTED.
+ *
  * Backends subclass [class@Sandbox.Handle] and implement [struct@Sandbox.HandleClass].stop and
- * [struct@Sandbox.HandleClass].delete_session. The base class stops a live handle in
+ * [struct@Sandbox.HandleClass].delete_session (and optionally
+ * [struct@Sandbox.HandleClass].checkpoint). The base class stops a live handle in
  * its dispose, so a subclass's dispose must chain up *before* it releases
  * anything its stop needs.
  */
@@ -36,6 +42,11 @@ typedef struct
   gboolean stop_started;
   gboolean stop_done;
   GError *stop_error;
+
+  /* One checkpoint at a time, never during a stop: a stop waits for the
+   * checkpoint in progress, and no checkpoint starts once a stop has. */
+  GCond checkpoint_cond;
+  gboolean checkpoint_running;
 
   gboolean deleted;
 } SandboxHandlePrivate;
@@ -83,6 +94,7 @@ sandbox_handle_finalize (GObject *object)
   g_clear_error (&priv->stop_error);
   g_mutex_clear (&priv->mutex);
   g_cond_clear (&priv->stop_cond);
+  g_cond_clear (&priv->checkpoint_cond);
 
   G_OBJECT_CLASS (sandbox_handle_parent_class)->finalize (object);
 }
@@ -196,6 +208,7 @@ sandbox_handle_init (SandboxHandle *self)
 
   g_mutex_init (&priv->mutex);
   g_cond_init (&priv->stop_cond);
+  g_cond_init (&priv->checkpoint_cond);
 }
 
 /**
@@ -343,7 +356,8 @@ sandbox_handle_is_deleted (SandboxHandle *self)
  *
  * Kills live commands, closes the network gateway and releases the lease;
  * the workspace stays. Idempotent: later calls wait for the first and report
- * its outcome. Afterwards every session operation fails with
+ * its outcome. A checkpoint in progress ([method@Sandbox.Handle.checkpoint])
+ * finishes first. Afterwards every session operation fails with
  * %SANDBOX_ERROR_STOPPED.
  *
  * Returns: %TRUE on success
@@ -371,6 +385,8 @@ sandbox_handle_stop (SandboxHandle  *self,
       return ok;
     }
   priv->stop_started = TRUE;
+  while (priv->checkpoint_running)
+    g_cond_wait (&priv->checkpoint_cond, &priv->mutex);
   g_mutex_unlock (&priv->mutex);
 
   ok = SANDBOX_HANDLE_GET_CLASS (self)->stop (self, cancellable, &local_error);
@@ -381,6 +397,86 @@ sandbox_handle_stop (SandboxHandle  *self,
   if (!ok)
     priv->stop_error = g_error_copy (local_error);
   g_cond_broadcast (&priv->stop_cond);
+  g_mutex_unlock (&priv->mutex);
+
+  if (!ok)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return ok;
+}
+
+/* Waits for the checkpoint in progress, then claims the slot unless the
+ * handle is stopped or deleted. Called and returns with the mutex held. */
+static gboolean
+begin_checkpoint (SandboxHandlePrivate  *priv,
+                  GError               **error)
+{
+  while (priv->checkpoint_running && !priv->stop_started)
+    g_cond_wait (&priv->checkpoint_cond, &priv->mutex);
+  if (priv->deleted)
+    return sandbox_set_error_deleted (error);
+  if (priv->stop_started)
+    return sandbox_set_error_stopped (error);
+  priv->checkpoint_running = TRUE;
+  return TRUE;
+}
+
+/**
+ * sandbox_handle_checkpoint:
+ * @self: a [class@Sandbox.Handle]
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Saves the live session's workspace where the backend resumes sessions
+ * from, without stopping it: the handle keeps the session, and its commands
+ * keep running. After it returns %TRUE, a resume after this host crashes
+ * sees at least the workspace as it was when the call started. Files the
+ * guest writes while the call runs may be saved as they were at any moment
+ * of it, a file caught mid-write included; checkpoint when the guest is
+ * quiet (between commands) for a workspace that is consistent as a whole.
+ *
+ * Changes made after the checkpoint are lost if the host crashes; call it
+ * again (periodically, or after each step of an agent) to lose less. A
+ * stop checkpoints too, for backends that move sessions between hosts.
+ *
+ * Checkpoints run one at a time and never during a stop: a stop waits for
+ * the checkpoint in progress. A stopped or deleted handle fails with
+ * %SANDBOX_ERROR_STOPPED; a backend without checkpoints (bubblewrap,
+ * memory) with %G_IO_ERROR_NOT_SUPPORTED. The `cluster` backend also fails
+ * with %SANDBOX_ERROR_STOPPED once its host has lost its lease, publishing
+ * nothing.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_handle_checkpoint (SandboxHandle  *self,
+                           GCancellable   *cancellable,
+                           GError        **error)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+  SandboxHandleClass *klass;
+  g_autoptr(GError) local_error = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (SANDBOX_IS_HANDLE (self), FALSE);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  klass = SANDBOX_HANDLE_GET_CLASS (self);
+  if (klass->checkpoint == NULL)
+    return sandbox_set_error_not_supported (G_OBJECT_TYPE (self), "Checkpoints", error);
+
+  g_mutex_lock (&priv->mutex);
+  ok = begin_checkpoint (priv, error);
+  g_mutex_unlock (&priv->mutex);
+  if (!ok)
+    return FALSE;
+
+  ok = klass->checkpoint (self, cancellable, &local_error);
+  sandbox_log_handle_event (self, "checkpoint", ok, &local_error);
+
+  g_mutex_lock (&priv->mutex);
+  priv->checkpoint_running = FALSE;
+  g_cond_broadcast (&priv->checkpoint_cond);
   g_mutex_unlock (&priv->mutex);
 
   if (!ok)
@@ -559,6 +655,47 @@ gboolean
 sandbox_handle_shutdown_finish (SandboxHandle  *self,
                                 GAsyncResult   *result,
                                 GError        **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * sandbox_handle_checkpoint_async:
+ * @self: a [class@Sandbox.Handle]
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when the checkpoint is saved
+ * @user_data: data for @callback
+ *
+ * Checkpoints the live session; see [method@Sandbox.Handle.checkpoint].
+ */
+void
+sandbox_handle_checkpoint_async (SandboxHandle       *self,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_return_if_fail (SANDBOX_IS_HANDLE (self));
+
+  sandbox_handle_run_in_thread (self, sandbox_handle_checkpoint, sandbox_handle_checkpoint_async,
+                                "[sandbox] checkpoint", cancellable, callback, user_data);
+}
+
+/**
+ * sandbox_handle_checkpoint_finish:
+ * @self: a [class@Sandbox.Handle]
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Finishes an operation started with [method@Sandbox.Handle.checkpoint_async].
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_handle_checkpoint_finish (SandboxHandle  *self,
+                                  GAsyncResult   *result,
+                                  GError        **error)
 {
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 

@@ -35,10 +35,16 @@ G_DECLARE_DERIVABLE_TYPE (SandboxHandle, sandbox_handle, SANDBOX, HANDLE, GObjec
  *   when another owner attached meanwhile. Blocking and thread-safe.
  * @get_coding_binding: returns the session's host-only coding binding, or
  *   %NULL (the default) for a backend without one.
+ * @checkpoint: saves the live session's workspace so that a resume after
+ *   this host crashes starts from it at least, and keeps the session and
+ *   its commands running. Called only while the handle is live, never at
+ *   the same time as @stop or another @checkpoint. %NULL (the default) for
+ *   a backend without checkpoints. Blocking and thread-safe.
  *
  * The class a backend subclasses for its live sessions. The base class keeps
  * the session and state, makes stop idempotent and ordered before delete,
- * refuses capture_state() after delete, provides the async forms (running the
+ * refuses capture_state() after delete, keeps checkpoints away from a stopped
+ * handle and from a stop in progress, provides the async forms (running the
  * blocking vfuncs in a thread) and stops the session when the last reference
  * is dropped.
  */
@@ -53,9 +59,12 @@ struct _SandboxHandleClass
                               GCancellable   *cancellable,
                               GError        **error);
   SandboxCodingBinding *(*get_coding_binding) (SandboxHandle *self);
+  gboolean (*checkpoint)     (SandboxHandle  *self,
+                              GCancellable   *cancellable,
+                              GError        **error);
 
   /*< private >*/
-  gpointer _padding[11];
+  gpointer _padding[10];
 };
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -98,6 +107,19 @@ SANDBOX_AVAILABLE_IN_ALL
 gboolean        sandbox_handle_shutdown_finish (SandboxHandle        *self,
                                                 GAsyncResult         *result,
                                                 GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_checkpoint      (SandboxHandle        *self,
+                                                GCancellable         *cancellable,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+void            sandbox_handle_checkpoint_async (SandboxHandle       *self,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_checkpoint_finish (SandboxHandle      *self,
+                                                  GAsyncResult       *result,
+                                                  GError            **error);
 SANDBOX_AVAILABLE_IN_ALL
 gboolean        sandbox_handle_delete          (SandboxHandle        *self,
                                                 GCancellable         *cancellable,

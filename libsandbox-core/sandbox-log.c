@@ -271,11 +271,12 @@ release_context (LogContext *context)
 /**
  * sandbox_log_handle_event:
  * @handle: the handle
- * @event: "stop" or "delete"
+ * @event: "stop", "delete" or "checkpoint"
  * @ok: whether it succeeded
  * @error: (nullable): where its error is when not @ok (read, never changed)
  *
- * Logs that @handle's session was stopped or deleted, or could not be.
+ * Logs that @handle's session was stopped, deleted or checkpointed, or
+ * could not be.
  */
 void
 sandbox_log_handle_event (SandboxHandle  *handle,
@@ -296,7 +297,9 @@ sandbox_log_handle_event (SandboxHandle  *handle,
   log_fields_init (&fields, event, used);
   if (ok)
     log_fields_emit (&fields, G_LOG_LEVEL_DEBUG, "%s session %s",
-                     g_str_equal (event, "stop") ? "Stopped" : "Deleted", session_id);
+                     g_str_equal (event, "stop") ? "Stopped"
+                     : g_str_equal (event, "delete") ? "Deleted" : "Checkpointed",
+                     session_id);
   else
     {
       log_fields_add_error (&fields, error != NULL ? *error : NULL);
