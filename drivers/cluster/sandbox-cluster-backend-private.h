@@ -24,11 +24,16 @@ void     sandbox_cluster_backend_register        (GTypeModule            *module
 
 /* What a cluster handle asks of its backend (sandbox-cluster-handle.c). */
 gboolean sandbox_cluster_backend_is_lost         (SandboxClusterBackend  *self);
-gboolean sandbox_cluster_backend_checkpoint      (SandboxClusterBackend  *self,
-                                                  SandboxState           *state,
-                                                  gint64                  epoch,
-                                                  GCancellable           *cancellable,
-                                                  GError                **error);
+gboolean sandbox_cluster_backend_checkpoint_stopped (SandboxClusterBackend  *self,
+                                                     SandboxState           *state,
+                                                     gint64                  epoch,
+                                                     GCancellable           *cancellable,
+                                                     GError                **error);
+gboolean sandbox_cluster_backend_checkpoint_live    (SandboxClusterBackend  *self,
+                                                     SandboxState           *state,
+                                                     gint64                  epoch,
+                                                     GCancellable           *cancellable,
+                                                     GError                **error);
 gboolean sandbox_cluster_backend_release         (SandboxClusterBackend  *self,
                                                   SandboxState           *state,
                                                   gint64                  epoch,

@@ -20,7 +20,7 @@
  * bubblewrap store's private hook; then bubblewrap resumes it (taking over
  * a lease a crashed process of this host left: etcd's claim already
  * excludes every other owner).
- * stop: see sandbox-cluster-handle.c. delete: claim again, fenced delete of
+ * stop and checkpoint: see sandbox-cluster-handle.c. delete: claim again, fenced delete of
  * the record, then bubblewrap's delete.
  * Losing the lease (::lost, on the driver's own context thread, so it
  * arrives whatever the application's main loop does): every live handle is
@@ -183,18 +183,27 @@ on_lost (SandboxClusterHost *host,
                     "SANDBOX_DRIVER", "cluster",
                     "MESSAGE", "Host %s stops its %u sessions: %s",
                     sandbox_cluster_host_get_id (host), handles->len, reason->message);
+  /* Every command first: a handle's stop waits for its checkpoint in
+   * progress, if any (whose commit this host now refuses). */
+  for (guint i = 0; i < handles->len; i++)
+    sandbox_cluster_handle_fence_commands (handles->pdata[i]);
   for (guint i = 0; i < handles->len; i++)
     sandbox_cluster_handle_fence (handles->pdata[i]);
 }
 
 /* Checkpoints, release, delete --------------------------------------------- */
 
-gboolean
-sandbox_cluster_backend_checkpoint (SandboxClusterBackend  *self,
-                                    SandboxState           *state,
-                                    gint64                  epoch,
-                                    GCancellable           *cancellable,
-                                    GError                **error)
+/* Walks the session's workspace into the blob store and commits the
+ * manifest to its record, fenced on @epoch: a host that has lost its lease
+ * (or whose epoch another owner has replaced) publishes nothing,
+ * SANDBOX_ERROR_STOPPED. Returns: (transfer full): the committed manifest's
+ * digest, or NULL */
+static char *
+checkpoint_and_commit (SandboxClusterBackend  *self,
+                       SandboxState           *state,
+                       gint64                  epoch,
+                       GCancellable           *cancellable,
+                       GError                **error)
 {
   const char *session_id = sandbox_state_get_session_id (state);
   g_autofree char *digest = NULL;
@@ -202,16 +211,48 @@ sandbox_cluster_backend_checkpoint (SandboxClusterBackend  *self,
 
   fd = self->hook->open_workspace (self->bubblewrap, session_id, error);
   if (fd < 0)
-    return FALSE;
+    return NULL;
   digest = sandbox_cluster_checkpoint_create (self->blobs, fd, NULL, cancellable, error);
   g_close (fd, NULL);
 
   /* Blobs and manifest are durable: the fenced commit is the commit point. */
+  if (digest == NULL ||
+      !sandbox_cluster_host_commit (self->host, session_id, epoch,
+                                    sandbox_state_get_template_key (state), digest,
+                                    cancellable, error))
+    return NULL;
+  return g_steal_pointer (&digest);
+}
+
+/* A stop's checkpoint: no guest changes the workspace any more, so this
+ * host's copy is exactly at it, and the marker says so (the fast path of
+ * the next resume here). */
+gboolean
+sandbox_cluster_backend_checkpoint_stopped (SandboxClusterBackend  *self,
+                                            SandboxState           *state,
+                                            gint64                  epoch,
+                                            GCancellable           *cancellable,
+                                            GError                **error)
+{
+  g_autofree char *digest = checkpoint_and_commit (self, state, epoch, cancellable, error);
+
   return digest != NULL &&
-         sandbox_cluster_host_commit (self->host, session_id, epoch,
-                                      sandbox_state_get_template_key (state), digest,
-                                      cancellable, error) &&
-         write_marker (self, session_id, digest, error);
+         write_marker (self, sandbox_state_get_session_id (state), digest, error);
+}
+
+/* A live session's checkpoint: the session runs on past it, so its copy
+ * here is not at it and gets no marker (a live session has none: see
+ * resume_session()); a resume here after a crash imports it. */
+gboolean
+sandbox_cluster_backend_checkpoint_live (SandboxClusterBackend  *self,
+                                         SandboxState           *state,
+                                         gint64                  epoch,
+                                         GCancellable           *cancellable,
+                                         GError                **error)
+{
+  g_autofree char *digest = checkpoint_and_commit (self, state, epoch, cancellable, error);
+
+  return digest != NULL;
 }
 
 gboolean

@@ -17,6 +17,7 @@ void           sandbox_cluster_handle_register (GTypeModule           *module);
 SandboxHandle *sandbox_cluster_handle_new      (SandboxClusterBackend *backend,
                                                 SandboxHandle         *inner,
                                                 gint64                 epoch);
+void           sandbox_cluster_handle_fence_commands (SandboxClusterHandle *self);
 void           sandbox_cluster_handle_fence    (SandboxClusterHandle  *self);
 
 G_END_DECLS

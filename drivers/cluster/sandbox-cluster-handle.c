@@ -13,6 +13,10 @@
  * when the checkpoint failed: the error is the stop's). A host
  * that has lost its lease publishes nothing: its handles are stopped
  * (sandbox_cluster_handle_fence()) with only the inner stop.
+ *
+ * Checkpoint (of the live session): the same walk and fenced commit, while
+ * the inner session and its commands run on and this host keeps the
+ * ownership; the base class never runs it alongside the stop.
  */
 
 #include "config.h"
@@ -60,13 +64,25 @@ sandbox_cluster_handle_stop (SandboxHandle  *handle,
   /* Released even when the checkpoint failed (an unreadable workspace, a
    * full store): the session then resumes from its previous checkpoint, as
    * after a crash, rather than staying owned by this host. */
-  checkpointed = sandbox_cluster_backend_checkpoint (self->backend, state, self->epoch,
-                                                     cancellable, &local_error);
+  checkpointed = sandbox_cluster_backend_checkpoint_stopped (self->backend, state, self->epoch,
+                                                             cancellable, &local_error);
   released = sandbox_cluster_backend_release (self->backend, state, self->epoch, NULL,
                                               checkpointed ? error : NULL);
   if (!checkpointed)
     g_propagate_error (error, g_steal_pointer (&local_error));
   return checkpointed && released;
+}
+
+static gboolean
+sandbox_cluster_handle_checkpoint (SandboxHandle  *handle,
+                                   GCancellable   *cancellable,
+                                   GError        **error)
+{
+  SandboxClusterHandle *self = SANDBOX_CLUSTER_HANDLE (handle);
+  g_autoptr(SandboxState) state = handle_state (self);
+
+  return sandbox_cluster_backend_checkpoint_live (self->backend, state, self->epoch, cancellable,
+                                                  error);
 }
 
 static gboolean
@@ -116,10 +132,27 @@ sandbox_cluster_handle_new (SandboxClusterBackend *backend,
 }
 
 /*
+ * sandbox_cluster_handle_fence_commands:
+ * @self: a handle of a host that lost its lease
+ *
+ * Kills every command and closes the gateway now (the inner stop), even
+ * while a checkpoint holds the handle's own stop back.
+ */
+void
+sandbox_cluster_handle_fence_commands (SandboxClusterHandle *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!sandbox_handle_stop (self->inner, NULL, &error))
+    g_warning ("Could not stop the commands of a fenced session: %s", error->message);
+}
+
+/*
  * sandbox_cluster_handle_fence:
  * @self: a handle of a host that lost its lease
  *
- * Kills every command and marks the handle stopped, publishing nothing.
+ * Kills every command and marks the handle stopped, publishing nothing
+ * (after a checkpoint in progress, which the lost host refuses to commit).
  */
 void
 sandbox_cluster_handle_fence (SandboxClusterHandle *self)
@@ -152,6 +185,7 @@ sandbox_cluster_handle_class_init (SandboxClusterHandleClass *klass)
   handle_class->stop = sandbox_cluster_handle_stop;
   handle_class->delete_session = sandbox_cluster_handle_delete_session;
   handle_class->get_coding_binding = sandbox_cluster_handle_get_coding_binding;
+  handle_class->checkpoint = sandbox_cluster_handle_checkpoint;
 }
 
 static void
