@@ -13,6 +13,7 @@
  *   write PATH TEXT         → ok
  *   read PATH               → ok TEXT    (C-escaped: "hello\\n")
  *   spawn-sleep             → ok         (`sleep 98765`, which runs until killed)
+ *   checkpoint              → ok         (of the live session, which runs on)
  *   stop                    → ok
  *   delete                  → ok
  *
@@ -153,6 +154,8 @@ run_command (Host *host,
          (text = sandbox_session_read_text (session (host, NULL), words[1], NULL, &error)) != NULL;
   else if (strcmp (verb, "spawn-sleep") == 0)
     ok = do_spawn_sleep (host, &error);
+  else if (strcmp (verb, "checkpoint") == 0)
+    ok = host->handle != NULL && sandbox_handle_checkpoint (host->handle, NULL, &error);
   else if (strcmp (verb, "stop") == 0)
     ok = host->handle != NULL && sandbox_handle_stop (host->handle, NULL, &error);
   else if (strcmp (verb, "delete") == 0)

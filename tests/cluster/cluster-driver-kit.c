@@ -104,11 +104,21 @@ host_spawn (Fixture             *fixture,
             const char          *endpoints,
             Host               **out)
 {
+  return host_spawn_as (fixture, wrapper, endpoints, fixture->hosts->len, out);
+}
+
+char *
+host_spawn_as (Fixture             *fixture,
+               const char * const  *wrapper,
+               const char          *endpoints,
+               guint                index,
+               Host               **out)
+{
   g_autoptr(GError) error = NULL;
   g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *directory = g_path_get_dirname (self);
   g_autofree char *helper = g_build_filename (directory, "cluster-driver-host", NULL);
-  g_autofree char *id = g_strdup_printf ("host-%u", fixture->hosts->len);
+  g_autofree char *id = g_strdup_printf ("host-%u", index);
   g_autofree char *state = g_build_filename (fixture->base, id, NULL);
   g_autofree char *ttl = g_strdup_printf ("%d", TTL_SECONDS);
   g_autoptr(GStrvBuilder) argv = g_strv_builder_new ();

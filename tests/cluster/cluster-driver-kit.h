@@ -48,6 +48,13 @@ char     *host_spawn          (Fixture             *fixture,
                                const char * const  *wrapper,
                                const char          *endpoints,
                                Host               **out);
+/* The same, as host-@index in that host's state directory: a host
+ * restarted after a crash when @index is one already started. */
+char     *host_spawn_as       (Fixture             *fixture,
+                               const char * const  *wrapper,
+                               const char          *endpoints,
+                               guint                index,
+                               Host               **out);
 /* A host on every etcd member's loopback endpoint, asserted ready. */
 Host     *host_start          (Fixture     *fixture);
 

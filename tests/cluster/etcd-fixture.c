@@ -462,3 +462,52 @@ etcd_fixture_signal_member (EtcdFixture *self,
   g_return_if_fail (member_is_running (member));
   g_subprocess_send_signal (member->process, signum);
 }
+
+char *
+etcd_fixture_get_value (EtcdFixture  *self,
+                        const char   *key,
+                        GError      **error)
+{
+  g_autofree char *encoded_key = g_base64_encode ((const guchar *) key, strlen (key));
+  g_autofree char *request_text = g_strdup_printf ("{\"key\":\"%s\"}", encoded_key);
+
+  for (guint i = 0; i < self->members->len; i++)
+    {
+      Member *member = g_ptr_array_index (self->members, i);
+      g_autofree char *url = g_strconcat (member->client_url, "/v3/kv/range", NULL);
+      g_autoptr(SoupMessage) message = NULL;
+      g_autoptr(GBytes) request = NULL;
+      g_autoptr(GBytes) body = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *root;
+      JsonArray *kvs;
+      gsize length = 0;
+      g_autofree guchar *value = NULL;
+
+      if (!member_is_running (member))
+        continue;
+      message = soup_message_new (SOUP_METHOD_POST, url);
+      request = g_bytes_new (request_text, strlen (request_text));
+      soup_message_set_request_body_from_bytes (message, "application/json", request);
+      body = soup_session_send_and_read (self->session, message, NULL, NULL);
+      if (body == NULL || soup_message_get_status (message) != 200
+          || !json_parser_load_from_data (parser, g_bytes_get_data (body, NULL),
+                                          g_bytes_get_size (body), NULL)
+          || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+        continue;
+      root = json_node_get_object (json_parser_get_root (parser));
+      /* The gateway omits an empty range's "kvs". */
+      kvs = json_object_has_member (root, "kvs") ? json_object_get_array_member (root, "kvs")
+                                                 : NULL;
+      if (kvs == NULL || json_array_get_length (kvs) == 0)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no key %s in etcd", key);
+          return NULL;
+        }
+      value = g_base64_decode (json_object_get_string_member (json_array_get_object_element (kvs, 0),
+                                                              "value"), &length);
+      return g_strndup ((const char *) value, length);
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "no etcd member answered a range of %s", key);
+  return NULL;
+}

@@ -63,6 +63,12 @@ gboolean     etcd_fixture_wait_healthy     (EtcdFixture  *self,
                                             guint         timeout_ms,
                                             GError      **error);
 
+/* The value of @key, read from the first member that answers (a test's
+ * own look at what the hosts wrote); G_IO_ERROR_NOT_FOUND when absent. */
+char        *etcd_fixture_get_value        (EtcdFixture  *self,
+                                            const char   *key,
+                                            GError      **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EtcdFixture, etcd_fixture_free)
 
 G_END_DECLS

@@ -258,6 +258,196 @@ test_frozen_owner_fenced (Fixture       *fixture,
   g_assert_true (sleeper_becomes (FALSE));
 }
 
+/* Kills @host as a crash would, and waits until it is gone. */
+static void
+host_crash (Host *host)
+{
+  g_subprocess_force_exit (host->process);
+  g_subprocess_wait (host->process, NULL, NULL);
+}
+
+/* A new session on @host holding a = "1" and checkpointed live, with a
+ * sleeper running through the checkpoint, then a = "2" and b written
+ * after it; @host owns it live. Returns "KEY SESSION". */
+static char *
+make_live_checkpointed (Host *host)
+{
+  g_autofree char *key = host_ok (host, "prewarm");
+  g_autofree char *create = g_strdup_printf ("create %s", key);
+  g_autofree char *id = host_ok (host, create);
+  g_autofree char *after = NULL;
+
+  g_free (host_ok (host, "write a 1"));
+  g_free (host_ok (host, "spawn-sleep"));
+  g_assert_true (sleeper_becomes (TRUE));
+  g_free (host_ok (host, "checkpoint"));
+
+  /* The session runs on: its command, its files. */
+  g_assert_true (sleeper_runs ());
+  g_free (host_ok (host, "write a 2"));
+  g_free (host_ok (host, "write b after-the-checkpoint"));
+  after = host_ok (host, "read a");
+  g_assert_cmpstr (after, ==, "2");
+  return g_strdup_printf ("%s %s", key, id);
+}
+
+/* Asserts the resumed session on @host is the live checkpoint's: a = "1",
+ * no b. */
+static void
+assert_at_live_checkpoint (Host *host)
+{
+  g_autofree char *a = host_ok (host, "read a");
+  g_autofree char *b = host_call (host, "read b");
+
+  g_assert_cmpstr (a, ==, "1");
+  g_test_message ("read b: %s", b);
+  g_assert_true (g_str_has_prefix (b, "error g-io-error-quark"));
+}
+
+/* A live checkpoint, then the owner dies: another host resumes the
+ * session as it was at the checkpoint, not as the session left it. To see
+ * it fail, drop the commit from checkpoint_and_commit()
+ * (sandbox-cluster-backend.c): the record names no checkpoint and the
+ * resume is a fresh copy of the template (no a). */
+static void
+test_live_checkpoint_then_crash (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  Host *a, *b;
+  g_autofree char *session = NULL;
+  g_autofree char *resumed = NULL;
+  gint64 waited = 0;
+
+  if (fixture->etcd == NULL)
+    return;
+  a = host_start (fixture);
+  b = host_start (fixture);
+  g_free (host_ok (b, "prewarm"));
+  session = make_live_checkpointed (a);
+
+  host_crash (a);
+  resumed = resume_when_free (b, session, &waited);
+  g_assert_cmpstr (resumed, ==, "ok");
+  assert_at_live_checkpoint (b);
+  g_assert_true (sleeper_becomes (FALSE));
+}
+
+/* The same, resumed on the crashed host itself (restarted on its state
+ * directory): its copy of the session ran on after the checkpoint, so the
+ * fast path must not take it for the checkpoint. To see it fail, write the
+ * marker in sandbox_cluster_backend_checkpoint_live() as the stop's
+ * checkpoint does: the resume then keeps a = "2" and b. */
+static void
+test_live_checkpoint_no_fast_path (Fixture       *fixture,
+                                   gconstpointer  data)
+{
+  Host *a, *restarted = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *resumed = NULL;
+  gint64 waited = 0;
+
+  if (fixture->etcd == NULL)
+    return;
+  a = host_start (fixture);
+  session = make_live_checkpointed (a);
+
+  host_crash (a);
+  g_assert_true (sleeper_becomes (FALSE));
+  line = host_spawn_as (fixture, NULL, etcd_fixture_get_endpoints (fixture->etcd), 0,
+                        &restarted);
+  g_assert_cmpstr (line, ==, "ready");
+  resumed = resume_when_free (restarted, session, &waited);
+  g_assert_cmpstr (resumed, ==, "ok");
+  assert_at_live_checkpoint (restarted);
+}
+
+/* The etcd record of @session ("KEY SESSION"), as the hosts wrote it. */
+static char *
+read_record (Fixture    *fixture,
+             const char *session)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = g_strdup_printf ("/test/sessions/%s/record", strchr (session, ' ') + 1);
+  char *record = etcd_fixture_get_value (fixture->etcd, key, &error);
+
+  g_assert_no_error (error);
+  return record;
+}
+
+/* A host frozen past its lease refuses a checkpoint once it runs again
+ * (STOPPED), and the record still names the checkpoint it had. Three
+ * things refuse it: the handle fenced by on_lost(), the host's own check
+ * of its deadline before a write (fenced_txn() in sandbox-cluster-owner.c),
+ * and etcd's compare on the epoch (the other host owns it now). To see it
+ * fail, take all three out: the checkpoint succeeds and the record then
+ * names the frozen host's workspace. */
+static void
+test_checkpoint_refused_after_lease_lost (Fixture       *fixture,
+                                          gconstpointer  data)
+{
+  Host *a, *b;
+  g_autofree char *session = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *resumed = NULL;
+  g_autofree char *reply = NULL;
+  g_autofree char *content = NULL;
+  gint64 waited = 0;
+
+  if (fixture->etcd == NULL)
+    return;
+  start_two_hosts (fixture, &a, &b, &session);
+  before = read_record (fixture, session);
+  g_test_message ("record: %s", before);
+
+  g_subprocess_send_signal (a->process, SIGSTOP);
+  resumed = resume_when_free (b, session, &waited);   /* the lease expired */
+  g_assert_cmpstr (resumed, ==, "ok");
+  g_subprocess_send_signal (a->process, SIGCONT);
+
+  reply = host_call (a, "checkpoint");
+  g_test_message ("the frozen owner's checkpoint: %s", reply);
+  g_assert_true (g_str_has_prefix (reply, "error SANDBOX_STOPPED"));
+  after = read_record (fixture, session);
+  g_assert_cmpstr (after, ==, before);
+  content = host_ok (b, "read a");
+  g_assert_cmpstr (content, ==, "checkpointed");
+}
+
+/* After stop, a checkpoint is STOPPED and publishes nothing. To see it
+ * fail, drop the stopped check from begin_checkpoint() (sandbox-handle.c):
+ * the checkpoint then walks and commits a session this host released. */
+static void
+test_checkpoint_after_stop (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  Host *a;
+  g_autofree char *key = NULL;
+  g_autofree char *create = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *reply = NULL;
+
+  if (fixture->etcd == NULL)
+    return;
+  a = host_start (fixture);
+  key = host_ok (a, "prewarm");
+  create = g_strdup_printf ("create %s", key);
+  id = host_ok (a, create);
+  session = g_strdup_printf ("%s %s", key, id);
+  g_free (host_ok (a, "write a stopped"));
+  g_free (host_ok (a, "stop"));
+  before = read_record (fixture, session);
+
+  reply = host_call (a, "checkpoint");
+  g_assert_cmpstr (reply, ==, "error SANDBOX_STOPPED Sandbox session is stopped");
+  after = read_record (fixture, session);
+  g_assert_cmpstr (after, ==, before);
+}
+
 /* etcd not answering at construction: UNAVAILABLE, no local fallback. To
  * see it fail, make init_backend() carry on without a host. */
 static void
@@ -298,6 +488,14 @@ main (int    argc,
               test_corrupted_blob, fixture_tear_down);
   g_test_add ("/cluster-driver/frozen-owner-fenced", Fixture, NULL, fixture_set_up,
               test_frozen_owner_fenced, fixture_tear_down);
+  g_test_add ("/cluster-driver/live-checkpoint-then-crash", Fixture, NULL, fixture_set_up,
+              test_live_checkpoint_then_crash, fixture_tear_down);
+  g_test_add ("/cluster-driver/live-checkpoint-no-fast-path", Fixture, NULL, fixture_set_up,
+              test_live_checkpoint_no_fast_path, fixture_tear_down);
+  g_test_add ("/cluster-driver/checkpoint-refused-after-lease-lost", Fixture, NULL, fixture_set_up,
+              test_checkpoint_refused_after_lease_lost, fixture_tear_down);
+  g_test_add ("/cluster-driver/checkpoint-after-stop", Fixture, NULL, fixture_set_up,
+              test_checkpoint_after_stop, fixture_tear_down);
   g_test_add ("/cluster-driver/etcd-down", Fixture, NULL, fixture_set_up, test_etcd_down,
               fixture_tear_down);
 
