@@ -17,6 +17,7 @@ void sandbox_backend_install_store_defaults (SandboxBackendInterface *iface);
  * defaults and SandboxHandle's. */
 gboolean sandbox_set_error_not_supported (GType        type,
                                           const char  *what,
+                                          gboolean     plural,
                                           GError     **error);
 
 G_END_DECLS

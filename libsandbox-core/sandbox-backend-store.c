@@ -52,21 +52,24 @@ driver_name (GType type)
 /*
  * sandbox_set_error_not_supported:
  * @type: the type of the backend or handle that lacks the operation
- * @what: the operation, capitalised ("Listing sessions")
+ * @what: the operation, capitalised ("Listing sessions", "Checkpoints")
+ * @plural: whether @what is plural ("… are not supported")
  * @error: return location for a #GError
  *
- * Sets %G_IO_ERROR_NOT_SUPPORTED "@what is not supported by the DRIVER
- * driver", naming the driver @type belongs to.
+ * Sets %G_IO_ERROR_NOT_SUPPORTED "@what is (are) not supported by the
+ * DRIVER driver", naming the driver @type belongs to.
  *
  * Returns: %FALSE
  */
 gboolean
 sandbox_set_error_not_supported (GType        type,
                                  const char  *what,
+                                 gboolean     plural,
                                  GError     **error)
 {
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-               "%s is not supported by the %s driver", what, driver_name (type));
+               "%s %s not supported by the %s driver", what, plural ? "are" : "is",
+               driver_name (type));
   return FALSE;
 }
 
@@ -75,7 +78,7 @@ set_not_supported (SandboxBackend  *self,
                    const char      *what,
                    GError         **error)
 {
-  return sandbox_set_error_not_supported (G_OBJECT_TYPE (self), what, error);
+  return sandbox_set_error_not_supported (G_OBJECT_TYPE (self), what, FALSE, error);
 }
 
 static GPtrArray *

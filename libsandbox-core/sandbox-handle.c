@@ -463,7 +463,8 @@ sandbox_handle_checkpoint (SandboxHandle  *self,
 
   klass = SANDBOX_HANDLE_GET_CLASS (self);
   if (klass->checkpoint == NULL)
-    return sandbox_set_error_not_supported (G_OBJECT_TYPE (self), "Checkpoints", error);
+    return sandbox_set_error_not_supported (G_OBJECT_TYPE (self), "Checkpoints", TRUE,
+                                            error);
 
   g_mutex_lock (&priv->mutex);
   ok = begin_checkpoint (priv, error);
