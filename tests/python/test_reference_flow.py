@@ -255,6 +255,23 @@ class MemoryFlowTests(FlowTests, SandboxTestCase):
                            script=MEMORY_SCRIPT, **properties)
 
 
+    def test_checkpoint_not_supported(self):
+        # A GLib.Error in GIO's domain, not Sandbox's: the memory driver has
+        # no checkpoints (the cluster driver does).
+        handle = self.backend.create(self.prewarm(), None, self.deny_all, None)
+        with self.assertRaises(GLib.Error) as raised:
+            handle.checkpoint(None)
+        error = raised.exception
+        self.assertTrue(error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.NOT_SUPPORTED),
+                        '%s %d: %s' % (error.domain, error.code, error.message))
+        self.assertEqual(error.message, 'Checkpoints are not supported by the memory driver')
+        with self.assertRaises(GLib.Error) as raised:
+            run_async(handle.checkpoint_async, handle.checkpoint_finish)
+        self.assertTrue(raised.exception.matches(Gio.io_error_quark(),
+                                                 Gio.IOErrorEnum.NOT_SUPPORTED))
+        handle.stop(None)
+
+
 class BackendConstructionTests(SandboxTestCase):
     def test_unknown_driver_is_unavailable(self):
         with self.assertRaises(GLib.Error) as raised:
