@@ -16,10 +16,10 @@
 #include "sandbox-backend-private.h"
 #include "sandbox-error.h"
 
-/* Whether @extension is the driver @type belongs to: its backend type, or
- * a type the same module registered (a handle, which has no extension of
- * its own). Walks up to the first dynamic ancestor, so a driver's own
- * subclasses count too. */
+/* Whether @extension is the driver @type belongs to: its backend type (or
+ * a subclass of it), or a type the same module registered (a handle, which
+ * has no extension of its own; the first dynamic type among its ancestors
+ * decides). */
 static gboolean
 extension_owns_type (GIOExtension *extension,
                      GType         type)
@@ -27,7 +27,7 @@ extension_owns_type (GIOExtension *extension,
   GType backend_type = g_io_extension_get_type (extension);
   GTypePlugin *plugin = g_type_get_plugin (backend_type);
 
-  if (backend_type == type)
+  if (g_type_is_a (type, backend_type))
     return TRUE;
   for (GType t = type; plugin != NULL && t != G_TYPE_INVALID; t = g_type_parent (t))
     if (g_type_get_plugin (t) != NULL)
@@ -35,10 +35,16 @@ extension_owns_type (GIOExtension *extension,
   return FALSE;
 }
 
-/* The name of the driver @type belongs to, for messages; its type name
- * for a type no driver registered (an application's own backend). */
-static const char *
-driver_name (GType type)
+/*
+ * sandbox_driver_name_of_type:
+ * @type: a backend type, or another type a driver module registered
+ *
+ * Returns: the name the driver of @type was registered under ("memory"),
+ *   which a backend's `name` property need not be; the type's name for a
+ *   type no driver registered (an application's own backend)
+ */
+const char *
+sandbox_driver_name_of_type (GType type)
 {
   GIOExtensionPoint *point = g_io_extension_point_lookup (SANDBOX_BACKEND_EXTENSION_POINT_NAME);
 
@@ -69,7 +75,7 @@ sandbox_set_error_not_supported (GType        type,
 {
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                "%s %s not supported by the %s driver", what, plural ? "are" : "is",
-               driver_name (type));
+               sandbox_driver_name_of_type (type));
   return FALSE;
 }
 

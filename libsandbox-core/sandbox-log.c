@@ -5,6 +5,7 @@
 
 #include "config.h"
 
+#include "sandbox-backend-private.h"
 #include "sandbox-error.h"
 #include "sandbox-log-private.h"
 
@@ -62,14 +63,7 @@ log_context_of (gpointer object)
 static const char *
 driver_name_of (SandboxBackend *backend)
 {
-  GIOExtensionPoint *point = g_io_extension_point_lookup (SANDBOX_BACKEND_EXTENSION_POINT_NAME);
-  GType type = G_OBJECT_TYPE (backend);
-
-  for (GList *l = point != NULL ? g_io_extension_point_get_extensions (point) : NULL;
-       l != NULL; l = l->next)
-    if (g_type_is_a (type, g_io_extension_get_type (l->data)))
-      return g_intern_string (g_io_extension_get_name (l->data));
-  return g_intern_string (G_OBJECT_TYPE_NAME (backend));
+  return g_intern_string (sandbox_driver_name_of_type (G_OBJECT_TYPE (backend)));
 }
 
 /* The fields of one message; a field without a value is left out. */
