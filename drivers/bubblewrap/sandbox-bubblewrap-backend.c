@@ -464,9 +464,19 @@ cluster_open_workspace (SandboxBackend  *backend,
                                                   session_id, error);
 }
 
+static int
+cluster_open_template (SandboxBackend  *backend,
+                       const char      *template_key,
+                       GError         **error)
+{
+  return sandbox_bubblewrap_store_open_template (SANDBOX_BUBBLEWRAP_BACKEND (backend)->store,
+                                                 template_key, error);
+}
+
 static const SandboxBubblewrapClusterHook cluster_hook = {
   cluster_import_session,
   cluster_open_workspace,
+  cluster_open_template,
 };
 
 /* The store's own view: the state directory's layout stays the store's. */

@@ -4,10 +4,10 @@
  *
  * The cluster driver (drivers/cluster) wraps a bubblewrap backend it makes
  * through the driver kit, and moves workspaces between hosts as
- * checkpoints. Two things it needs are no public API and spell no store
+ * checkpoints. Three things it needs are no public API and spell no store
  * layout: putting a session whose workspace comes from a checkpoint into
- * this host's store, and reading a stopped session's workspace to
- * checkpoint it. The bubblewrap backend type carries them as type data
+ * this host's store, reading a stopped session's workspace to checkpoint
+ * it, and reading a template's files to publish them. The bubblewrap backend type carries them as type data
  * (g_type_get_qdata (G_OBJECT_TYPE (backend),
  * g_quark_from_static_string (SANDBOX_BUBBLEWRAP_CLUSTER_HOOK))), so the
  * module boundary stays: nothing is exported, and a backend without the
@@ -55,6 +55,9 @@ typedef gboolean (*SandboxBubblewrapPopulateFunc) (int            parent_fd,
  * @open_workspace: an O_PATH descriptor of a stored session's workspace
  *   (%SANDBOX_ERROR_NOT_FOUND for an unknown session), for a checkpoint of
  *   a session that is stopped here
+ * @open_template: an O_PATH descriptor of a stored template's files
+ *   (%SANDBOX_ERROR_NOT_FOUND for an unknown template), to publish it to
+ *   the hosts that do not have it
  *
  * Blocking and thread-safe.
  */
@@ -68,6 +71,9 @@ typedef struct
                               GError                        **error);
   int      (*open_workspace) (SandboxBackend                 *backend,
                               const char                     *session_id,
+                              GError                        **error);
+  int      (*open_template)  (SandboxBackend                 *backend,
+                              const char                     *template_key,
                               GError                        **error);
 } SandboxBubblewrapClusterHook;
 

@@ -102,6 +102,9 @@ gboolean                sandbox_bubblewrap_store_import_session (SandboxBubblewr
 int                     sandbox_bubblewrap_store_open_workspace (SandboxBubblewrapStore *self,
                                                                  const char             *session_id,
                                                                  GError                **error);
+int                     sandbox_bubblewrap_store_open_template  (SandboxBubblewrapStore *self,
+                                                                 const char             *key,
+                                                                 GError                **error);
 
 void                    sandbox_bubblewrap_lease_release        (SandboxBubblewrapLease  *lease);
 void                    sandbox_bubblewrap_lease_abandon        (SandboxBubblewrapLease  *lease);

@@ -384,6 +384,42 @@ sandbox_bubblewrap_store_read_template_name (SandboxBubblewrapStore  *self,
   return read_template_record (self, key, name, error);
 }
 
+/**
+ * sandbox_bubblewrap_store_open_template:
+ * @self: a store
+ * @key: a stored template's key
+ * @error: return location for a #GError
+ *
+ * See #SandboxBubblewrapClusterHook.open_template.
+ *
+ * Returns: an O_PATH directory descriptor, or -1 with @error set
+ */
+int
+sandbox_bubblewrap_store_open_template (SandboxBubblewrapStore  *self,
+                                        const char              *key,
+                                        GError                 **error)
+{
+  g_autofree char *data = NULL;
+  int fd;
+
+  if (!sandbox_template_key_is_valid (key))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                   "Unknown sandbox template %s", key);
+      return -1;
+    }
+  if (!read_template_record (self, key, NULL, error))
+    return -1;
+  data = g_build_filename (self->templates, key, "data", NULL);
+  fd = open (data, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT)
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                 "Unknown sandbox template %s", key);
+  else if (fd < 0)
+    set_errno_error (error, errno, "Could not open", data);
+  return fd;
+}
+
 /*
  * Deleting a template. Sessions are copies, but a resume checks the
  * template it came from, so a template with stored sessions stays (BUSY).

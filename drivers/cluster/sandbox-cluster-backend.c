@@ -40,6 +40,7 @@
 #include "sandbox-cluster-checkpoint-private.h"
 #include "sandbox-cluster-handle-private.h"
 #include "sandbox-cluster-owner-private.h"
+#include "sandbox-cluster-template-share-private.h"
 #include "sandbox-context-thread-private.h"
 
 /* A marker's contents for a local copy made from the template alone. */
@@ -64,6 +65,7 @@ struct _SandboxClusterBackend
   SandboxClusterHost *host;
   SandboxClusterBlobStore *blobs;
   char *markers;        /* <state-directory>/checkpoints: what this host's copies are at */
+  char *incoming;       /* <state-directory>/incoming: templates being fetched */
   gulong lost_id;
 
   GMutex lock;
@@ -285,6 +287,35 @@ sandbox_cluster_backend_delete_session (SandboxClusterBackend  *self,
   return sandbox_handle_delete (inner, cancellable, error);
 }
 
+/* Templates --------------------------------------------------------------- */
+
+static SandboxClusterTemplateShare
+share_of (SandboxClusterBackend *self)
+{
+  SandboxClusterTemplateShare share = {
+    self->host, self->blobs, self->bubblewrap, self->hook, self->incoming,
+  };
+
+  return share;
+}
+
+/* After bubblewrap failed with *@error: when that is its "unknown
+ * template", fetches the template from the cluster, and returns %TRUE
+ * (with *@error cleared) so the caller tries again. */
+static gboolean
+fetched_missing_template (SandboxClusterBackend  *self,
+                          const char             *template_key,
+                          GCancellable           *cancellable,
+                          GError                **error)
+{
+  SandboxClusterTemplateShare share = share_of (self);
+
+  if (!g_error_matches (*error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
+    return FALSE;
+  g_clear_error (error);
+  return sandbox_cluster_template_fetch (&share, template_key, cancellable, error);
+}
+
 /* create ------------------------------------------------------------------- */
 
 static SandboxHandle *
@@ -300,9 +331,16 @@ create_session (SandboxClusterBackend  *self,
   SandboxHandle *handle;
   gint64 epoch = 0;
 
-  inner = sandbox_backend_create (self->bubblewrap, template_key, NULL, policy, cancellable, error);
+  inner = sandbox_backend_create (self->bubblewrap, template_key, NULL, policy, cancellable,
+                                  &local_error);
+  if (inner == NULL && fetched_missing_template (self, template_key, cancellable, &local_error))
+    inner = sandbox_backend_create (self->bubblewrap, template_key, NULL, policy, cancellable,
+                                    &local_error);
   if (inner == NULL)
-    return NULL;
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
   state = sandbox_handle_capture_state (inner, error);
   if (state == NULL)
     return NULL;
@@ -363,6 +401,8 @@ bring_local_copy (SandboxClusterBackend  *self,
   g_autoptr(SandboxState) local = sandbox_backend_lookup_state (self->bubblewrap, session_id,
                                                                 cancellable, NULL);
   gconstpointer args[] = { self, digest };
+  SandboxBubblewrapPopulateFunc populate = digest != NULL ? materialise_checkpoint : NULL;
+  g_autoptr(GError) local_error = NULL;
 
   if (local != NULL && marker != NULL &&
       g_strcmp0 (marker, digest != NULL ? digest : MARKER_TEMPLATE) == 0)
@@ -378,9 +418,16 @@ bring_local_copy (SandboxClusterBackend  *self,
       if (stale == NULL || !sandbox_handle_stop (stale, cancellable, error))
         return FALSE;
     }
-  return self->hook->import_session (self->bubblewrap, state,
-                                     digest != NULL ? materialise_checkpoint : NULL,
-                                     (gpointer) args, cancellable, error);
+  if (self->hook->import_session (self->bubblewrap, state, populate, (gpointer) args,
+                                  cancellable, &local_error))
+    return TRUE;
+  if (fetched_missing_template (self, sandbox_state_get_template_key (state), cancellable,
+                                &local_error) &&
+      self->hook->import_session (self->bubblewrap, state, populate, (gpointer) args,
+                                  cancellable, &local_error))
+    return TRUE;
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
 }
 
 static SandboxHandle *
@@ -474,8 +521,16 @@ sandbox_cluster_backend_prewarm (SandboxBackend   *backend,
                                  GCancellable     *cancellable,
                                  GError          **error)
 {
-  return sandbox_backend_prewarm (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap, template_,
-                                  reused, cancellable, error);
+  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (backend);
+  SandboxClusterTemplateShare share = share_of (self);
+  g_autofree char *key = sandbox_backend_prewarm (self->bubblewrap, template_, reused,
+                                                  cancellable, error);
+
+  if (key == NULL ||
+      !sandbox_cluster_template_publish (&share, key, sandbox_template_get_name (template_),
+                                         cancellable, error))
+    return NULL;
+  return g_steal_pointer (&key);
 }
 
 static GPtrArray *
@@ -636,6 +691,20 @@ check_properties (SandboxClusterBackend  *self,
   return TRUE;
 }
 
+static gboolean
+make_private_directory (const char  *path,
+                        GError     **error)
+{
+  int saved_errno;
+
+  if (g_mkdir_with_parents (path, 0700) == 0)
+    return TRUE;
+  saved_errno = errno;
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+               "Could not create %s: %s", path, g_strerror (saved_errno));
+  return FALSE;
+}
+
 /* The base has checked the name and the admission limit. etcd down is
  * UNAVAILABLE: there is no local-only fallback. */
 static gboolean
@@ -652,14 +721,10 @@ sandbox_cluster_backend_init_backend (SandboxBackendBase  *base,
     return FALSE;
 
   self->markers = g_build_filename (state_directory, "checkpoints", NULL);
-  if (g_mkdir_with_parents (self->markers, 0700) < 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Could not create %s: %s", self->markers, g_strerror (saved_errno));
-      return FALSE;
-    }
+  self->incoming = g_build_filename (state_directory, "incoming", NULL);
+  if (!make_private_directory (self->markers, error) ||
+      !make_private_directory (self->incoming, error))
+    return FALSE;
   if (!make_bubblewrap (self, state_directory, cancellable, error))
     return FALSE;
 
@@ -773,6 +838,7 @@ sandbox_cluster_backend_finalize (GObject *object)
   g_clear_pointer (&self->live, g_hash_table_unref);
   g_mutex_clear (&self->lock);
   g_free (self->markers);
+  g_free (self->incoming);
   g_free (self->endpoints);
   g_free (self->prefix);
   g_free (self->host_id);

@@ -33,6 +33,19 @@ SandboxClusterEtcdRange *sandbox_cluster_host_range_under (SandboxClusterHost  *
                                                            GCancellable        *cancellable,
                                                            GError             **error);
 
+/* An etcd value that must be one JSON object (strictly parsed): the object,
+ * in *@out_root's tree, or %NULL with "Malformed cluster key …" set. */
+JsonObject *sandbox_cluster_kv_parse_object (SandboxClusterEtcdKv  *kv,
+                                             JsonNode             **out_root,
+                                             GError               **error);
+
+/* A string member of an untrusted object: present and a non-empty string,
+ * or (when @nullable) null. %FALSE otherwise, with no error set. */
+gboolean sandbox_cluster_read_string_member (JsonObject  *object,
+                                             const char  *member,
+                                             gboolean     nullable,
+                                             char       **out);
+
 /* %SANDBOX_ERROR_UNAVAILABLE "Malformed cluster key …": etcd holds a key of
  * ours that we did not write so. Returns %FALSE. */
 gboolean sandbox_cluster_set_error_malformed_key (GError     **error,

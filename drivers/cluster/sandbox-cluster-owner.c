@@ -73,13 +73,12 @@ owner_value (const char *host_id,
   return node_to_bytes (root);
 }
 
-/* A string member of an untrusted object: present and a string, or (when
- * @nullable) null; anything else is malformed. */
-static gboolean
-read_string_member (JsonObject  *object,
-                    const char  *member,
-                    gboolean     nullable,
-                    char       **out)
+/* See sandbox-cluster-host-private.h. */
+gboolean
+sandbox_cluster_read_string_member (JsonObject  *object,
+                                    const char  *member,
+                                    gboolean     nullable,
+                                    char       **out)
 {
   JsonNode *node = json_object_get_member (object, member);
 
@@ -95,10 +94,10 @@ read_string_member (JsonObject  *object,
   return TRUE;
 }
 
-static JsonObject *
-parse_object_value (SandboxClusterEtcdKv  *kv,
-                    JsonNode             **out_root,
-                    GError               **error)
+JsonObject *
+sandbox_cluster_kv_parse_object (SandboxClusterEtcdKv  *kv,
+                                 JsonNode             **out_root,
+                                 GError               **error)
 {
   gsize length;
   const char *data = g_bytes_get_data (kv->value, &length);
@@ -121,12 +120,12 @@ read_owner (SandboxClusterEtcdKv         *kv,
 {
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *claim = NULL;
-  JsonObject *object = parse_object_value (kv, &root, error);
+  JsonObject *object = sandbox_cluster_kv_parse_object (kv, &root, error);
 
   if (object == NULL)
     return FALSE;
-  if (!read_string_member (object, "host", FALSE, &record->owner_host)
-      || !read_string_member (object, "claim", FALSE, &claim))
+  if (!sandbox_cluster_read_string_member (object, "host", FALSE, &record->owner_host)
+      || !sandbox_cluster_read_string_member (object, "claim", FALSE, &claim))
     return sandbox_cluster_set_error_malformed_key (error, kv->key);
   record->owner_epoch = kv->create_revision;
   return TRUE;
@@ -139,14 +138,14 @@ read_record (SandboxClusterEtcdKv         *kv,
 {
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *epoch = NULL;
-  JsonObject *object = parse_object_value (kv, &root, error);
+  JsonObject *object = sandbox_cluster_kv_parse_object (kv, &root, error);
 
   if (object == NULL)
     return FALSE;
-  if (!read_string_member (object, "templateKey", FALSE, &record->template_key)
-      || !read_string_member (object, "manifest", TRUE, &record->manifest_digest)
-      || !read_string_member (object, "host", FALSE, &record->record_host)
-      || !read_string_member (object, "epoch", FALSE, &epoch)
+  if (!sandbox_cluster_read_string_member (object, "templateKey", FALSE, &record->template_key)
+      || !sandbox_cluster_read_string_member (object, "manifest", TRUE, &record->manifest_digest)
+      || !sandbox_cluster_read_string_member (object, "host", FALSE, &record->record_host)
+      || !sandbox_cluster_read_string_member (object, "epoch", FALSE, &epoch)
       || !g_ascii_string_to_signed (epoch, 10, 1, G_MAXINT64, &record->record_epoch, NULL))
     return sandbox_cluster_set_error_malformed_key (error, kv->key);
   return TRUE;

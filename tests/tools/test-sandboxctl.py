@@ -10,6 +10,7 @@ cluster driver on two "hosts" (state directories) sharing a real etcd it
 starts on loopback and a checkpoint store. SANDBOX_DRIVER_PATH comes from meson.
 """
 
+import base64
 import http.server
 import json
 import os
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 
 SANDBOXCTL = os.path.abspath(sys.argv[1])
 SUITE = sys.argv[2] if len(sys.argv) > 2 else "quick"
@@ -1040,15 +1042,76 @@ def test_cluster():
            "no local-only fallback", stderr_has=endpoint)
 
 
+def etcd_call(endpoint, path, request):
+    """One call of etcd's HTTP/JSON gateway; keys and values are base64."""
+    body = json.dumps(request).encode()
+    with urllib.request.urlopen(urllib.request.Request(endpoint + path, data=body),
+                                timeout=10) as reply:
+        return json.loads(reply.read())
+
+
+def etcd_b64(text):
+    return base64.b64encode(text if isinstance(text, bytes) else text.encode()).decode()
+
+
+def template_record(endpoint, key):
+    reply = etcd_call(endpoint, "/v3/kv/range", {"key": etcd_b64("/libsandbox/templates/" + key)})
+    kvs = reply.get("kvs", [])
+    return base64.b64decode(kvs[0]["value"]) if kvs else None
+
+
+def set_template_record(endpoint, key, value):
+    etcd_call(endpoint, "/v3/kv/put", {"key": etcd_b64("/libsandbox/templates/" + key),
+                                       "value": etcd_b64(value)})
+
+
+def host_templates(host, endpoint):
+    result = cluster_ctl(host, endpoint, "templates", "--json")
+    return [t.get("templateKey") for t in json.loads(result.stdout or b"{}").get("templates", [])]
+
+
+def test_cluster_template_fetch(endpoint, key):
+    """A host that never prewarmed creates from a published template; one whose
+    etcd record names another template's files is refused, nothing kept."""
+    other_tree = os.path.join(work, "cluster-other")
+    write_file("cluster-other/other.txt", "other\n")
+    result = cluster_ctl("a", endpoint, "prewarm", "--template", "cluster-other", "--dir", other_tree)
+    other_key = result.stdout.decode().strip()
+    original = template_record(endpoint, key)
+    other = json.loads(template_record(endpoint, other_key) or b"{}")
+    tap.check(result.returncode == 0 and original is not None and other.get("manifest"),
+              "prewarm publishes each template's record to etcd", describe(result))
+
+    forged = json.dumps({"name": "cluster-cli", "manifest": other.get("manifest")})
+    set_template_record(endpoint, key, forged)
+    result = cluster_ctl("c", endpoint, "create", "--template", key)
+    expect(result, EXIT_UNAVAILABLE, "a template record naming another template's files is "
+           "SANDBOX_UNAVAILABLE", stderr_has="is another template")
+    tap.check(host_templates("c", endpoint) == [],
+              "the host that fetched the forged template keeps none of it",
+              json.dumps(host_templates("c", endpoint)))
+    set_template_record(endpoint, key, original)
+    result = cluster_ctl("c", endpoint, "create", "--template", key)
+    created = json.loads(result.stdout or b"{}")
+    tap.check(result.returncode == 0 and created.get("templateKey") == key
+              and host_templates("c", endpoint) == [key],
+              "a host that never prewarmed creates from the published template", describe(result))
+    result = cluster_ctl("c", endpoint, "create", "--template", "f" * 64)
+    expect(result, EXIT_NOT_FOUND, "a template never prewarmed anywhere is SANDBOX_NOT_FOUND",
+           stderr_has="nor published")
+
+
 def test_cluster_commands(endpoint):
     tree = os.path.join(work, "cluster-tree")
     write_file("cluster-tree/hello.txt", "hello\n")
-    keys = [cluster_ctl(host, endpoint, "prewarm", "--template", "cluster-cli", "--dir", tree)
-            for host in ("a", "b")]
-    key = keys[0].stdout.decode().strip()
-    tap.check(all(r.returncode == 0 for r in keys) and is_key(key)
-              and keys[1].stdout.decode().strip() == key,
-              "cluster prewarm on two hosts prints the same key", describe(keys[0]))
+    os.makedirs(os.path.join(tree, "empty"))
+    write_file("cluster-tree/run.sh", "#!/bin/sh\necho ran\n", mode=0o755)
+    os.symlink("hello.txt", os.path.join(tree, "link"))
+    result = cluster_ctl("a", endpoint, "prewarm", "--template", "cluster-cli", "--dir", tree)
+    key = result.stdout.decode().strip()
+    tap.check(result.returncode == 0 and is_key(key), "cluster prewarm on host a prints a key",
+              describe(result))
+    tap.check(host_templates("b", endpoint) == [], "host b has not stored the template")
 
     state_path = os.path.join(work, "cluster-state.json")
     result = cluster_ctl("a", endpoint, "create", "--template", key, "--output", state_path)
@@ -1064,10 +1127,18 @@ def test_cluster_commands(endpoint):
     result = cluster_ctl("b", endpoint, "read", "--state", state_path, "notes/a.txt")
     tap.check(result.returncode == 0 and result.stdout == b"written on a",
               "host b reads what host a wrote (resumed from a's checkpoint)", describe(result))
+    tap.check(host_templates("b", endpoint) == [key],
+              "host b fetched the template from the cluster to resume the session")
     result = cluster_ctl("b", endpoint, "run", "--state", state_path, "/bin/sh", "-c",
-                         "cat hello.txt notes/a.txt; echo ' and run on b' >> notes/a.txt")
-    expect(result, 0, "cluster run on host b sees the template and a's file",
-           stdout_has="hello\nwritten on a")
+                         "cat hello.txt notes/a.txt; ./run.sh; cat link; test -d empty && echo empty;"
+                         " echo ' and run on b' >> notes/a.txt")
+    expect(result, 0, "cluster run on host b sees the template (an executable, a link, an empty "
+           "directory) and a's file",
+           stdout_has="hello\nwritten onran\nhello\nempty\n".replace("written on", "written on a"))
+    result = cluster_ctl("b", endpoint, "prewarm", "--template", "cluster-cli", "--dir", tree,
+                         "--json")
+    tap.check(json.loads(result.stdout or b"{}").get("reused") is True,
+              "prewarming on host b what it fetched reuses it: the same key", describe(result))
     result = cluster_ctl("a", endpoint, "read", "--state", state_path, "notes/a.txt")
     tap.check(result.returncode == 0 and result.stdout == b"written on a and run on b\n",
               "host a reads what b's command wrote", describe(result))
@@ -1091,11 +1162,16 @@ def test_cluster_commands(endpoint):
                                "--driver-option", "host-id=a", "--driver-option",
                                "checkpoint-store=" + os.path.join(work, "checkpoints"),
                                "--driver-option", "lease-ttl=3",
-                               "run", "--state", state_path, "/usr/bin/sleep", "60"],
+                               "run", "--state", state_path, "--", "/bin/sh", "-c",
+                               "echo started; exec /usr/bin/sleep 60"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    busy = wait_for(lambda: cluster_ctl("b", endpoint, "read", "--state", state_path,
-                                        "hello.txt").returncode == EXIT_BUSY)
-    tap.check(busy, "while host a runs a command, host b is SANDBOX_BUSY")
+    # Only once a's command runs: a read from b polling before that could
+    # claim the session first and make a's run the busy one.
+    started = holder.stdout.readline() == b"started\n"
+    result = cluster_ctl("b", endpoint, "read", "--state", state_path, "hello.txt")
+    tap.check(started and result.returncode == EXIT_BUSY,
+              "while host a runs a command, host b is SANDBOX_BUSY",
+              describe(result) if started else f"a's run did not start: {holder.communicate()!r}")
     result = cluster_ctl("a", endpoint, "stop", "--state", state_path)
     expect(result, 0, "cluster stop on the owner's host stops its running sandboxctl",
            stdout_has=str(holder.pid))
@@ -1117,6 +1193,7 @@ def test_cluster_commands(endpoint):
     expect(result, EXIT_NOT_FOUND, "host a: a deleted session is SANDBOX_NOT_FOUND")
     result = cluster_ctl("a", endpoint, "delete", "--state", state_path)
     expect(result, EXIT_NOT_FOUND, "deleting it again from host a is SANDBOX_NOT_FOUND")
+    test_cluster_template_fetch(endpoint, key)
 
 
 def main():
