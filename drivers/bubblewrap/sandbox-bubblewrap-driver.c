@@ -22,11 +22,16 @@
  * gone and both pipes are closed (see sandbox-bubblewrap-process.c), so stop
  * waits for every command.
  *
- * Ready sandboxes (sandbox-bubblewrap-ready.c): once a command is under
- * way, the session starts the next command's sandbox, if the backend's
- * pool has room; the next command takes it when it was built for the
- * policy revision of the moment, else runs cold (and the stale one is
- * killed). A policy change and stop discard it at once.
+ * Ready sandboxes (sandbox-bubblewrap-ready.c): once a command's sandbox
+ * has fully exited, the session starts the next command's sandbox, if the
+ * backend's pool has room — not while the command runs, when bwrap's setup
+ * would compete with it for the CPU and delay its completion. The next
+ * command takes it when it was built for the policy revision of the
+ * moment, else runs cold (and the stale one is killed). A policy change
+ * and stop discard it at once. It is started while the ending command
+ * still holds its admission slot, so the policy it is built from cannot
+ * change meanwhile, and a stop, which waits for that command to complete,
+ * discards it after.
  *
  * Network: deny-all and allow-all need no gateway. The first allow-list
  * policy starts one (a SandboxGateway on a socket in its own 0700 temporary
@@ -241,29 +246,65 @@ steal_ready (SandboxBubblewrapDriver *self)
   return ready;
 }
 
-/* Starts the next command's sandbox from @input (its command left out),
- * built at @revision, unless the session has one or is stopped. */
-static void
-prepare_next_sandbox (SandboxBubblewrapDriver    *self,
-                      SandboxBubblewrapArgsInput  input,
-                      guint64                     revision)
+/* What every sandbox of the session is built from, but its command and
+ * its network. */
+static SandboxBubblewrapArgsInput
+session_input (SandboxBubblewrapDriver *self)
 {
+  return (SandboxBubblewrapArgsInput) {
+    .executable = self->executable,
+    .workspace = self->workspace,
+    .lower = self->lower,
+    .layers = self->layers,
+    .seccomp_program = self->seccomp_program,
+    .limits = &self->limits,
+    .cgroup_root = self->cgroup_root,
+    .guest = &self->guest,
+    .etc = self->etc.curated ? &self->etc : NULL,
+  };
+}
+
+/* Starts the next command's sandbox from the current policy, unless the
+ * session has one or is stopped. */
+static void
+prepare_next_sandbox (SandboxBubblewrapDriver *self)
+{
+  SandboxBubblewrapArgsInput input = session_input (self);
+  g_autofree char *gateway_socket = NULL;
+  guint64 revision;
+
   /* A layered session's overlay is mounted when its sandbox starts: one
    * started ahead of time would run its command on a view that may miss
    * what the host and earlier commands changed meanwhile (overlayfs
    * caches directory entries of its layers). */
   if (self->ready_pool == NULL || self->cgroup_root != NULL || self->lower != NULL)
     return;
-  input.command = NULL;
+  /* Stopping: nothing would take it. (A stop that begins after this check
+   * discards it, see sandbox_bubblewrap_driver_stop().) */
+  if (sandbox_session_gate_is_stopped (self->gate))
+    return;
+  input.policy_kind = current_network (self, &gateway_socket, &revision);
+  input.gateway_socket = gateway_socket;
   g_mutex_lock (&self->ready_lock);
   if (self->ready == NULL && !self->ready_closed)
     self->ready = sandbox_bubblewrap_ready_start (self->ready_pool, &input, revision);
   g_mutex_unlock (&self->ready_lock);
 }
 
+/* Launcher thread: a command's sandbox is gone (see
+ * SandboxBubblewrapProcessExitedFunc). The command still holds its slot:
+ * the current policy is the one it ran under. */
+static void
+command_exited_cb (SandboxBubblewrapProcess *process,
+                   GObject                  *owner)
+{
+  prepare_next_sandbox (SANDBOX_BUBBLEWRAP_DRIVER (owner));
+}
+
 /* @prepared_revision: the policy revision a coding launch was prepared
  * at, or NULL for a direct command. @prepare_next: whether to start the
- * next command's sandbox (not for the proof of isolation at create). */
+ * next command's sandbox once this one has exited (not for the proof of
+ * isolation at create). */
 static SandboxBubblewrapProcess *
 spawn_process (SandboxBubblewrapDriver  *self,
                SandboxCommand           *command,
@@ -275,19 +316,9 @@ spawn_process (SandboxBubblewrapDriver  *self,
   g_autoptr(SandboxBubblewrapProcess) process = NULL;
   g_autofree char *gateway_socket = NULL;
   guint64 revision;
-  SandboxBubblewrapArgsInput input = {
-    .executable = self->executable,
-    .workspace = self->workspace,
-    .lower = self->lower,
-    .layers = self->layers,
-    .command = command,
-    .seccomp_program = self->seccomp_program,
-    .limits = &self->limits,
-    .cgroup_root = self->cgroup_root,
-    .guest = &self->guest,
-    .etc = self->etc.curated ? &self->etc : NULL,
-  };
+  SandboxBubblewrapArgsInput input = session_input (self);
 
+  input.command = command;
   input.policy_kind = current_network (self, &gateway_socket, &revision);
   if (prepared_revision != NULL)
     revision = *prepared_revision;
@@ -300,6 +331,8 @@ spawn_process (SandboxBubblewrapDriver  *self,
                                             revision, error);
   if (process == NULL)
     return NULL;
+  if (prepare_next)
+    sandbox_bubblewrap_process_set_exited_func (process, command_exited_cb);
   /* The arguments were built from the policy at @revision: a process set up
    * from a policy that has changed since is refused. */
   if (!sandbox_session_gate_admit_prepared (self->gate, SANDBOX_PROCESS (process), revision,
@@ -313,8 +346,6 @@ spawn_process (SandboxBubblewrapDriver  *self,
 
   sandbox_process_start (SANDBOX_PROCESS (process), cancellable);
   sandbox_bubblewrap_process_mark_started (process);
-  if (prepare_next)
-    prepare_next_sandbox (self, input, revision);
   return g_steal_pointer (&process);
 }
 

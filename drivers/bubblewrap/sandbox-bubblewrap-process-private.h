@@ -15,11 +15,28 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SandboxBubblewrapProcess, sandbox_bubblewrap_process,
                       SANDBOX, BUBBLEWRAP_PROCESS, SandboxProcess)
 
+/**
+ * SandboxBubblewrapProcessExitedFunc:
+ * @process: a process whose sandbox is gone
+ * @owner: the owner @process was created with
+ *
+ * Called once, on the launcher thread, when the command's sandbox has
+ * fully exited — bwrap reaped, which the kernel does only once every other
+ * process of its pid namespace is gone, both pipes at EOF and the status
+ * pipe read and closed — and before the process completes: the command
+ * still holds its admission slot, so its session's policy cannot change
+ * and its stop cannot return meanwhile.
+ */
+typedef void (*SandboxBubblewrapProcessExitedFunc) (SandboxBubblewrapProcess *process,
+                                                    GObject                  *owner);
+
 SandboxBubblewrapProcess *sandbox_bubblewrap_process_new           (const SandboxBubblewrapArgsInput *input,
                                                                     GObject                   *owner,
                                                                     SandboxBubblewrapReady    *ready,
                                                                     guint64                    revision,
                                                                     GError                   **error);
+void                      sandbox_bubblewrap_process_set_exited_func (SandboxBubblewrapProcess *self,
+                                                                      SandboxBubblewrapProcessExitedFunc func);
 gboolean                  sandbox_bubblewrap_process_launch        (SandboxBubblewrapProcess  *self,
                                                                     GError                   **error);
 void                      sandbox_bubblewrap_process_mark_started  (SandboxBubblewrapProcess  *self);

@@ -43,9 +43,11 @@
  *
  * The command is over when bwrap is reaped — the kernel reaps the init of a
  * pid namespace only after every other member is gone — and both output
- * pipes are at EOF. Then the base class completes (which releases the
- * admission slot, see #SandboxSessionGate) — but never before
- * sandbox_process_start() has run in the spawning thread.
+ * pipes are at EOF. Then the owner hears of it (its
+ * #SandboxBubblewrapProcessExitedFunc: the driver starts the session's next
+ * sandbox), and the base class completes (which releases the admission
+ * slot, see #SandboxSessionGate) — but never before sandbox_process_start()
+ * has run in the spawning thread.
  */
 
 #define READ_CHUNK_SIZE 65536
@@ -62,6 +64,7 @@ struct _SandboxBubblewrapProcess
   GBytes *message;                   /* the command, for that stub */
   GBytes *stdin_bytes;
   GObject *owner;             /* the driver, kept alive until completion */
+  SandboxBubblewrapProcessExitedFunc exited_func;   /* nullable */
   int status_fd;
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroup *cgroup;   /* NULL without cgroup limits */
@@ -173,6 +176,10 @@ maybe_finish (SandboxBubblewrapProcess *self)
   g_mutex_unlock (&self->lock);
 
   close_everything (self);
+  /* Before @finished: until then sandbox_bubblewrap_process_mark_started()
+   * cannot complete the process, which lets the owner go. */
+  if (self->exited_func != NULL && self->owner != NULL)
+    self->exited_func (self, self->owner);
 
   g_mutex_lock (&self->lock);
   self->finished = TRUE;
@@ -194,6 +201,20 @@ maybe_finish (SandboxBubblewrapProcess *self)
   if (complete)
     complete_now (self);
   g_object_unref (self);
+}
+
+/**
+ * sandbox_bubblewrap_process_set_exited_func:
+ * @self: a process not launched yet
+ * @func: (nullable): what to call once its sandbox has fully exited
+ *
+ * See #SandboxBubblewrapProcessExitedFunc.
+ */
+void
+sandbox_bubblewrap_process_set_exited_func (SandboxBubblewrapProcess           *self,
+                                            SandboxBubblewrapProcessExitedFunc  func)
+{
+  self->exited_func = func;
 }
 
 /**

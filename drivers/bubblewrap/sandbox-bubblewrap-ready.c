@@ -258,7 +258,8 @@ launch_cb (gpointer data)
  * @revision: the policy revision @input was built from
  *
  * Starts a sandbox for the session's next command, if @pool has room: its
- * bwrap is launched on the launcher thread, so this returns at once.
+ * bwrap is launched on the launcher thread, after this returns (also when
+ * called there).
  *
  * Returns: (transfer full) (nullable): the ready sandbox, or %NULL when
  *   the pool is full or the sandbox could not be set up
@@ -270,6 +271,7 @@ sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
 {
   g_autoptr(GError) error = NULL;
   SandboxBubblewrapReady *self;
+  GSource *launch;
   int status_pipe[2];
   int control[2];
   int seccomp_fd = -1;
@@ -310,8 +312,12 @@ sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
     goto fail;
   sandbox_bubblewrap_args_finish (self->args);
 
-  g_main_context_invoke_full (sandbox_bubblewrap_launcher_get_context (), G_PRIORITY_HIGH,
-                              launch_cb, ready_ref (self), ready_unref);
+  /* Queued, even on the launcher thread, where g_main_context_invoke()
+   * would launch at once: called there as a command ends, the launch must
+   * not delay that command's completion. */
+  launch = g_idle_source_new ();
+  g_source_set_priority (launch, G_PRIORITY_HIGH);
+  g_source_unref (attach (launch, launch_cb, self, "[sandbox] ready bwrap launch"));
   return self;
 
 fail:

@@ -144,11 +144,28 @@ count_bwrap_children (void)
   return pids->len;
 }
 
+/* The bwraps this process runs once @n have appeared, or after 10 s: a
+ * ready sandbox is launched after the command before it has completed, on
+ * the launcher thread. */
+static GArray *
+wait_for_bwrap_children (guint n)
+{
+  GArray *pids = bwrap_children ();
+
+  for (guint waited = 0; pids->len < n && waited < 10 * 1000; waited += 5)
+    {
+      g_usleep (5 * 1000);
+      g_array_unref (pids);
+      pids = bwrap_children ();
+    }
+  return pids;
+}
+
 /* The one ready sandbox's bwrap, pinned by a pidfd. */
 static int
 ready_pidfd (void)
 {
-  g_autoptr(GArray) pids = bwrap_children ();
+  g_autoptr(GArray) pids = wait_for_bwrap_children (1);
   int pidfd;
 
   g_assert_cmpuint (pids->len, ==, 1);
@@ -190,6 +207,95 @@ test_next_command_runs_in_ready_sandbox (void)
   close (pidfd);
   g_assert_cmpstr (first, !=, second);
   close (ready_pidfd ());
+  fixture_close (&f);
+}
+
+/* The next command's sandbox starts once the command's sandbox has exited,
+ * not while the command runs, when its bwrap's setup would compete with the
+ * command for the CPU: during a command that took the ready sandbox, its
+ * bwrap is the only one. Move the start back to the spawn (in
+ * spawn_process(), sandbox-bubblewrap-driver.c) to see two. */
+static void
+test_next_sandbox_starts_after_command_exits (void)
+{
+  Fixture f = { 0 };
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/sleep");
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GArray) during = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fixture_open (&f, NULL);
+  handle = create_session (&f, "\"deny-all\"");
+  g_free (run_sh (handle, "true"));
+  close (ready_pidfd ());
+
+  sandbox_command_add_arg (command, "0.6");
+  process = sandbox_session_spawn (sandbox_handle_get_session (handle), command, NULL, &error);
+  g_assert_no_error (error);
+  g_usleep (300 * 1000);   /* long enough for a sandbox's setup, here */
+  during = bwrap_children ();
+  g_assert_cmpuint (during->len, ==, 1);
+
+  result = sandbox_process_wait (process, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
+  close (ready_pidfd ());
+  fixture_close (&f);
+}
+
+/* Stops the session @delay_us after spawning @command, its first command:
+ * however that falls against the command's end (before, as it ends, after),
+ * no bwrap is left once stop has returned, nor shows up later from a launch
+ * queued before. */
+static void
+stop_as_command_ends (Fixture        *f,
+                      SandboxCommand *command,
+                      gulong          delay_us)
+{
+  g_autoptr(SandboxHandle) handle = create_session (f, "\"deny-all\"");
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) after = NULL;
+  g_autoptr(GArray) later = NULL;
+
+  process = sandbox_session_spawn (sandbox_handle_get_session (handle), command, NULL, &error);
+  g_assert_no_error (error);
+  g_usleep (delay_us);
+  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
+  g_assert_no_error (error);
+  after = bwrap_children ();
+  g_usleep (50 * 1000);
+  later = bwrap_children ();
+  g_assert_cmpuint (after->len, ==, 0);
+  g_assert_cmpuint (later->len, ==, 0);
+  /* Its end, or the stop's kill, or its deadline: all the same here. */
+  result = sandbox_process_wait (process, NULL, NULL);
+}
+
+/* A stop that races the end of a command — one that exits, one that its
+ * deadline kills — leaves no ready sandbox. Remove the discard in
+ * sandbox_bubblewrap_driver_stop() to see one left when the command had
+ * ended first. */
+static void
+test_stop_as_command_ends_leaves_none (void)
+{
+  Fixture f = { 0 };
+  g_autoptr(SandboxCommand) quick = sandbox_command_new ("/usr/bin/true");
+  g_autoptr(SandboxCommand) overdue = sandbox_command_new ("/bin/sleep");
+
+  fixture_open (&f, NULL);
+  sandbox_command_add_arg (overdue, "5");
+  sandbox_command_set_timeout_ms (overdue, 20);
+  /* A cold `true` takes 5 to 20 ms here: the stops fall before, during
+   * and after its end, and around the deadline. */
+  for (guint i = 0; i < 16; i++)
+    {
+      stop_as_command_ends (&f, quick, i * 1500);
+      stop_as_command_ends (&f, overdue, 15 * 1000 + i * 1000);
+    }
   fixture_close (&f);
 }
 
@@ -324,7 +430,8 @@ test_bounded_per_backend (void)
   b = create_session (&f, "\"deny-all\"");
   g_free (run_sh (a, "true"));
   g_free (run_sh (b, "true"));
-  pids = bwrap_children ();
+  /* b found the pool full when its command ended: a's is the only one. */
+  pids = wait_for_bwrap_children (1);
   g_assert_cmpuint (pids->len, ==, 1);
   g_clear_object (&a);
   g_clear_object (&b);
@@ -348,8 +455,12 @@ main (int   argc,
 
   g_test_add_func ("/sandbox/ready/next-command-runs-in-ready-sandbox",
                    test_next_command_runs_in_ready_sandbox);
+  g_test_add_func ("/sandbox/ready/next-sandbox-starts-after-command-exits",
+                   test_next_sandbox_starts_after_command_exits);
   g_test_add_func ("/sandbox/ready/policy-change-discards", test_policy_change_discards);
   g_test_add_func ("/sandbox/ready/stop-and-delete-discard", test_stop_and_delete_discard);
+  g_test_add_func ("/sandbox/ready/stop-as-command-ends-leaves-none",
+                   test_stop_as_command_ends_leaves_none);
   g_test_add_func ("/sandbox/ready/idle-timeout-discards", test_idle_timeout_discards);
   g_test_add_func ("/sandbox/ready/deadline-counts-from-delivery",
                    test_deadline_counts_from_delivery);
