@@ -1,0 +1,234 @@
+/* test-ready-take.c — a ready sandbox is taken only at the revision it was built for
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * sandbox_bubblewrap_ready_take() refuses a ready sandbox built for another
+ * policy revision than the command's. Through the public API that check is
+ * a second defence, never reached: a policy change discards the session's
+ * ready sandbox first (tests/bubblewrap/test-ready.c, policy-change-discards,
+ * which also runs the next command cold under the new policy). So it is
+ * tested here on its own, against the driver's internal library: a sandbox
+ * built at revision 1 under allow-all (the host's network namespace) is not
+ * taken for a command at revision 2, and is gone at once; one built at the
+ * command's revision is taken and runs the command. Run as root and,
+ * through run-unprivileged.sh, as an unprivileged user.
+ */
+
+#include "config.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "sandbox-bubblewrap-launcher-private.h"
+#include "sandbox-bubblewrap-ready-private.h"
+#include "sandbox-bubblewrap-stub-private.h"
+
+typedef struct
+{
+  char *workspace;
+  SandboxBubblewrapReadyPool *pool;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->workspace = g_dir_make_tmp ("sandbox-ready-take-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->pool = sandbox_bubblewrap_ready_pool_new (1, 60 * 1000);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_assert_cmpuint (sandbox_bubblewrap_ready_pool_get_n_ready (f->pool), ==, 0);
+  sandbox_bubblewrap_ready_pool_unref (f->pool);
+  g_assert_cmpint (g_rmdir (f->workspace), ==, 0);
+  g_free (f->workspace);
+}
+
+/* A session's setup without a command: the workspace, @kind, nothing more
+ * (no seccomp filter, no curated /etc, the guest is the host's user). */
+static SandboxBubblewrapReady *
+start_ready (Fixture                  *f,
+             SandboxNetworkPolicyKind  kind,
+             guint64                   revision)
+{
+  SandboxBubblewrapArgsInput input = {
+    .executable = "/usr/bin/bwrap",
+    .workspace = f->workspace,
+    .policy_kind = kind,
+  };
+  SandboxBubblewrapReady *ready = sandbox_bubblewrap_ready_start (f->pool, &input, revision);
+
+  g_assert_nonnull (ready);
+  return ready;
+}
+
+static gboolean
+nothing_cb (gpointer data)
+{
+  return G_SOURCE_REMOVE;
+}
+
+/* Until the launch sandbox_bubblewrap_ready_start() queued has run: the
+ * launcher dispatches sources of one priority in the order they came. */
+static void
+wait_for_launch (void)
+{
+  sandbox_bubblewrap_launcher_run_sync (nothing_cb, NULL);
+}
+
+/* The bwraps this process runs now: its children named bwrap. */
+static GArray *
+bwrap_children (void)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  const char *name;
+
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc", name, "stat", NULL);
+      g_autofree char *stat = NULL;
+      const char *close_paren;
+      pid_t pid, parent;
+      char state;
+
+      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &stat, NULL, NULL))
+        continue;
+      close_paren = strrchr (stat, ')');
+      if (close_paren == NULL || sscanf (close_paren, ") %c %d", &state, &parent) != 2 ||
+          parent != getpid () || state == 'Z' || strstr (stat, "(bwrap)") == NULL)
+        continue;
+      pid = (pid_t) g_ascii_strtoll (name, NULL, 10);
+      g_array_append_val (pids, pid);
+    }
+  return pids;
+}
+
+/* The one bwrap of this process, pinned by a pidfd. */
+static int
+only_bwrap_pidfd (void)
+{
+  g_autoptr(GArray) pids = bwrap_children ();
+  int pidfd;
+
+  g_assert_cmpuint (pids->len, ==, 1);
+  pidfd = pidfd_open (g_array_index (pids, pid_t, 0), 0);
+  g_assert_cmpint (pidfd, >=, 0);
+  return pidfd;
+}
+
+/* Runs `readlink /proc/self/ns/net` in a taken sandbox; returns its output. */
+static char *
+run_in_taken (SandboxBubblewrapTaken *taken)
+{
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/readlink");
+  g_autoptr(GString) output = g_string_new (NULL);
+  g_autoptr(GBytes) message = NULL;
+  g_autoptr(GError) error = NULL;
+  struct pollfd readable = { .fd = taken->launched.stdout_fd, .events = POLLIN };
+  gsize size;
+  const char *data;
+
+  sandbox_command_add_arg (command, "/proc/self/ns/net");
+  sandbox_command_set_cwd (command, SANDBOX_WORKSPACE);
+  message = sandbox_bubblewrap_stub_message_new (command, &error);
+  g_assert_no_error (error);
+  data = g_bytes_get_data (message, &size);
+  g_assert_cmpint (send (taken->control_fd, data, size, MSG_NOSIGNAL), ==, (gssize) size);
+  sandbox_bubblewrap_clear_fd (&taken->control_fd);
+
+  for (;;)
+    {
+      char buffer[256];
+      gssize n;
+
+      g_assert_cmpint (poll (&readable, 1, 10 * 1000), ==, 1);
+      n = read (taken->launched.stdout_fd, buffer, sizeof buffer);
+      if (n == 0)
+        break;
+      g_assert_cmpint (n, >, 0);
+      g_string_append_len (output, buffer, n);
+    }
+  sandbox_bubblewrap_launched_kill_and_reap (&taken->launched);
+  sandbox_bubblewrap_clear_fd (&taken->status_fd);
+  return g_strdup (g_strstrip (output->str));
+}
+
+/* Built at revision 1 under allow-all, it is not taken for a command at
+ * revision 2 (after a change to deny-all, say): it is killed and reaped
+ * before the take returns, and its pool slot is free again. Remove
+ * `self->revision == revision` in sandbox_bubblewrap_ready_take() to see
+ * it taken. */
+static void
+test_older_revision_not_taken (Fixture       *f,
+                               gconstpointer  data)
+{
+  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapReady *ready = start_ready (f, SANDBOX_NETWORK_POLICY_ALLOW_ALL, 1);
+  struct pollfd exited = { .events = POLLIN };
+  g_autoptr(GArray) after = NULL;
+
+  wait_for_launch ();
+  exited.fd = only_bwrap_pidfd ();
+
+  g_assert_false (sandbox_bubblewrap_ready_take (ready, 2, &taken));
+  g_assert_cmpint (taken.launched.pid, ==, 0);
+  g_assert_cmpint (poll (&exited, 1, 0), ==, 1);
+  close (exited.fd);
+  after = bwrap_children ();
+  g_assert_cmpuint (after->len, ==, 0);
+  g_assert_cmpuint (sandbox_bubblewrap_ready_pool_get_n_ready (f->pool), ==, 0);
+}
+
+/* Built at the command's revision, it is taken and runs the command under
+ * its policy: deny-all, a network namespace of its own. The other half of
+ * the check, so that the test above fails for the check alone. */
+static void
+test_same_revision_taken (Fixture       *f,
+                          gconstpointer  data)
+{
+  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapReady *ready = start_ready (f, SANDBOX_NETWORK_POLICY_DENY_ALL, 2);
+  g_autofree char *host_net = g_file_read_link ("/proc/self/ns/net", NULL);
+  g_autofree char *guest_net = NULL;
+
+  wait_for_launch ();
+  g_assert_true (sandbox_bubblewrap_ready_take (ready, 2, &taken));
+  g_assert_cmpint (taken.launched.pid, >, 0);
+  /* Taken: the pool's slot is free for the next one. */
+  g_assert_cmpuint (sandbox_bubblewrap_ready_pool_get_n_ready (f->pool), ==, 0);
+  guest_net = run_in_taken (&taken);
+  g_assert_true (g_str_has_prefix (guest_net, "net:["));
+  g_assert_cmpstr (guest_net, !=, host_net);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  if (!g_file_test ("/usr/bin/bwrap", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no /usr/bin/bwrap");
+      return g_test_run ();
+    }
+  g_test_add ("/sandbox/ready/take/older-revision-not-taken", Fixture, NULL,
+              fixture_set_up, test_older_revision_not_taken, fixture_tear_down);
+  g_test_add ("/sandbox/ready/take/same-revision-taken", Fixture, NULL,
+              fixture_set_up, test_same_revision_taken, fixture_tear_down);
+  return g_test_run ();
+}
