@@ -16,6 +16,15 @@ G_BEGIN_DECLS
 #define SANDBOX_BUBBLEWRAP_DEFAULT_MAX_READY 8
 #define SANDBOX_BUBBLEWRAP_DEFAULT_READY_IDLE_TIMEOUT_MS 30000
 
+/* How long a ready sandbox's launch waits after its start. It is started
+ * as the previous command ends, on the launcher thread, and bwrap's spawn
+ * there (a fork of this process: page tables copied under its mmap lock,
+ * then copy-on-write faults until exec) held up that command's waiter by
+ * about a millisecond on a loaded two-core machine — a waiter that needs
+ * some 30 us to return when the launch comes later. Small against an
+ * agent's think time and against bwrap's own setup. */
+#define SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS 5
+
 /* A command message larger than this goes the cold way (a memfd): a ready
  * sandbox's socket takes it without blocking the launcher thread. */
 #define SANDBOX_BUBBLEWRAP_READY_MESSAGE_MAX (64 * 1024)

@@ -258,8 +258,8 @@ launch_cb (gpointer data)
  * @revision: the policy revision @input was built from
  *
  * Starts a sandbox for the session's next command, if @pool has room: its
- * bwrap is launched on the launcher thread, after this returns (also when
- * called there).
+ * bwrap is launched on the launcher thread,
+ * %SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS after this returns.
  *
  * Returns: (transfer full) (nullable): the ready sandbox, or %NULL when
  *   the pool is full or the sandbox could not be set up
@@ -314,8 +314,9 @@ sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
 
   /* Queued, even on the launcher thread, where g_main_context_invoke()
    * would launch at once: called there as a command ends, the launch must
-   * not delay that command's completion. */
-  launch = g_idle_source_new ();
+   * delay neither that command's completion nor its waiter (see
+   * SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS). */
+  launch = g_timeout_source_new (SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS);
   g_source_set_priority (launch, G_PRIORITY_HIGH);
   g_source_unref (attach (launch, launch_cb, self, "[sandbox] ready bwrap launch"));
   return self;

@@ -75,20 +75,6 @@ start_ready (Fixture                  *f,
   return ready;
 }
 
-static gboolean
-nothing_cb (gpointer data)
-{
-  return G_SOURCE_REMOVE;
-}
-
-/* Until the launch sandbox_bubblewrap_ready_start() queued has run: the
- * launcher dispatches sources of one priority in the order they came. */
-static void
-wait_for_launch (void)
-{
-  sandbox_bubblewrap_launcher_run_sync (nothing_cb, NULL);
-}
-
 /* The bwraps this process runs now: its children named bwrap. */
 static GArray *
 bwrap_children (void)
@@ -115,6 +101,29 @@ bwrap_children (void)
       g_array_append_val (pids, pid);
     }
   return pids;
+}
+
+static gboolean
+nothing_cb (gpointer data)
+{
+  return G_SOURCE_REMOVE;
+}
+
+/* Until the launch sandbox_bubblewrap_ready_start() queued (after a delay)
+ * has run: once bwrap shows up, the launch is under way on the launcher
+ * thread, which then runs nothing_cb() only after it. */
+static void
+wait_for_launch (void)
+{
+  for (guint waited = 0; waited < 10 * 1000; waited += 5)
+    {
+      g_autoptr(GArray) pids = bwrap_children ();
+
+      if (pids->len > 0)
+        break;
+      g_usleep (5 * 1000);
+    }
+  sandbox_bubblewrap_launcher_run_sync (nothing_cb, NULL);
 }
 
 /* The one bwrap of this process, pinned by a pidfd. */
