@@ -35,8 +35,26 @@
  *
  * Threads: start, take and discard run on any thread; the launch, the exit
  * watch and the idle timeout run on the launcher thread. @lock guards the
- * state they share.
+ * state they share. A start only reserves the slot and copies the session's
+ * setup: it runs on the launcher thread as the previous command ends,
+ * before that command completes, so the command line (its memfds, the
+ * stub's descriptor) is built when the sandbox launches.
  */
+
+/* What a ready sandbox is built from, its own copy: the session may be
+ * gone by the time it launches. */
+typedef struct
+{
+  char *executable;
+  char *workspace;
+  char *gateway_socket;
+  SandboxNetworkPolicyKind policy_kind;
+  GBytes *seccomp_program;
+  SandboxBubblewrapGuest guest;
+  SandboxBubblewrapEtc etc;
+  guint has_guest : 1;
+  guint has_etc : 1;
+} ReadySetup;
 
 struct _SandboxBubblewrapReadyPool
 {
@@ -52,7 +70,7 @@ struct _SandboxBubblewrapReady
 
   GMutex lock;
   /* Guarded by @lock. */
-  SandboxBubblewrapArgs *args;       /* until launched */
+  ReadySetup *setup;                 /* until launched */
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapTaken sandbox;    /* launched.pid 0 until launched */
   GSource *exit_source;
@@ -125,6 +143,37 @@ pool_try_acquire (SandboxBubblewrapReadyPool *pool)
 
 /* Ready sandboxes -------------------------------------------------------- */
 
+static ReadySetup *
+setup_new (const SandboxBubblewrapArgsInput *input)
+{
+  ReadySetup *setup = g_new0 (ReadySetup, 1);
+
+  setup->executable = g_strdup (input->executable);
+  setup->workspace = g_strdup (input->workspace);
+  setup->gateway_socket = g_strdup (input->gateway_socket);
+  setup->policy_kind = input->policy_kind;
+  if (input->seccomp_program != NULL)
+    setup->seccomp_program = g_bytes_ref (input->seccomp_program);
+  setup->has_guest = input->guest != NULL;
+  if (input->guest != NULL)
+    setup->guest = *input->guest;
+  setup->has_etc = input->etc != NULL;
+  if (input->etc != NULL)
+    sandbox_bubblewrap_etc_copy (&setup->etc, input->etc);
+  return setup;
+}
+
+static void
+setup_free (ReadySetup *setup)
+{
+  g_free (setup->executable);
+  g_free (setup->workspace);
+  g_free (setup->gateway_socket);
+  g_clear_pointer (&setup->seccomp_program, g_bytes_unref);
+  sandbox_bubblewrap_etc_clear (&setup->etc);
+  g_free (setup);
+}
+
 static SandboxBubblewrapReady *
 ready_ref (SandboxBubblewrapReady *self)
 {
@@ -137,7 +186,7 @@ ready_clear (gpointer data)
   SandboxBubblewrapReady *self = data;
 
   g_assert (self->sandbox.launched.pid == 0);
-  g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
+  g_clear_pointer (&self->setup, setup_free);
   sandbox_bubblewrap_clear_fd (&self->sandbox.status_fd);
   sandbox_bubblewrap_clear_fd (&self->sandbox.control_fd);
   sandbox_bubblewrap_ready_pool_unref (self->pool);
@@ -157,7 +206,7 @@ finish_locked (SandboxBubblewrapReady *self)
   self->finished = TRUE;
   sandbox_bubblewrap_source_destroy (&self->exit_source);
   sandbox_bubblewrap_source_destroy (&self->idle_source);
-  g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
+  g_clear_pointer (&self->setup, setup_free);
   if (self->slot_held)
     {
       self->slot_held = FALSE;
@@ -215,12 +264,66 @@ attach (GSource     *source,
   return source;
 }
 
-/* Launcher thread: starts bwrap, unless the sandbox was discarded since. */
+/* Launcher thread, with @lock held: the command line from the setup, with
+ * the sandbox's status pipe and control socket (our ends in @sandbox). */
+static SandboxBubblewrapArgs *
+build_locked (SandboxBubblewrapReady  *self,
+              GError                 **error)
+{
+  ReadySetup *setup = self->setup;
+  SandboxBubblewrapArgsInput input = {
+    .executable = setup->executable,
+    .workspace = setup->workspace,
+    .gateway_socket = setup->gateway_socket,
+    .policy_kind = setup->policy_kind,
+    .seccomp_program = setup->seccomp_program,
+    .limits = &self->limits,
+    .guest = setup->has_guest ? &setup->guest : NULL,
+    .etc = setup->has_etc ? &setup->etc : NULL,
+  };
+  SandboxBubblewrapArgs *args;
+  int status_pipe[2];
+  int control[2];
+  int seccomp_fd = -1;
+
+  if (!sandbox_bubblewrap_launcher_open_pipe (status_pipe, TRUE, FALSE, error))
+    return NULL;
+  self->sandbox.status_fd = status_pipe[0];
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) < 0)
+    {
+      int saved_errno = errno;
+
+      close (status_pipe[1]);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not create the stub's control socket: %s", g_strerror (saved_errno));
+      return NULL;
+    }
+  self->sandbox.control_fd = control[0];
+  if (setup->seccomp_program != NULL)
+    {
+      seccomp_fd = sandbox_bubblewrap_seccomp_open_program_fd (setup->seccomp_program, error);
+      if (seccomp_fd < 0)
+        {
+          close (status_pipe[1]);
+          close (control[1]);
+          return NULL;
+        }
+    }
+  args = sandbox_bubblewrap_args_new_for_sandbox (&input, status_pipe[1], seccomp_fd, control[1],
+                                                  error);
+  if (args != NULL)
+    sandbox_bubblewrap_args_finish (args);
+  return args;
+}
+
+/* Launcher thread: builds and starts bwrap, unless the sandbox was
+ * discarded since. */
 static gboolean
 launch_cb (gpointer data)
 {
   SandboxBubblewrapReady *self = data;
   SandboxBubblewrapSpawnExtras extras = { NULL };
+  g_autoptr(SandboxBubblewrapArgs) args = NULL;
   g_autoptr(GError) error = NULL;
 
   g_mutex_lock (&self->lock);
@@ -229,19 +332,23 @@ launch_cb (gpointer data)
       g_mutex_unlock (&self->lock);
       return G_SOURCE_REMOVE;
     }
-  extras.limits = &self->limits;
-  extras.guest_view = self->args->guest_view;
-  if (!sandbox_bubblewrap_launcher_start ((const char * const *) self->args->argv->pdata,
-                                          self->args->fds, &extras, &self->sandbox.launched,
-                                          &error))
+  args = build_locked (self, &error);
+  if (args != NULL)
+    {
+      extras.limits = &self->limits;
+      extras.guest_view = args->guest_view;
+    }
+  if (args == NULL ||
+      !sandbox_bubblewrap_launcher_start ((const char * const *) args->argv->pdata, args->fds,
+                                          &extras, &self->sandbox.launched, &error))
     {
       g_debug ("No ready sandbox: %s", error->message);
       kill_locked (self);
       g_mutex_unlock (&self->lock);
       return G_SOURCE_REMOVE;
     }
-  /* bwrap has its copies of the passed descriptors. */
-  g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
+  /* bwrap has its copies of the passed descriptors, which @args closes. */
+  g_clear_pointer (&self->setup, setup_free);
   self->launched = TRUE;
   self->exit_source = attach (g_unix_fd_source_new (self->sandbox.launched.pidfd, G_IO_IN),
                               G_SOURCE_FUNC (exited_cb), self, "[sandbox] ready bwrap exit");
@@ -262,21 +369,21 @@ launch_cb (gpointer data)
  * %SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS after this returns.
  *
  * Returns: (transfer full) (nullable): the ready sandbox, or %NULL when
- *   the pool is full or the sandbox could not be set up
+ *   the pool is full (one that cannot be built or spawned ends at its
+ *   launch, and is never taken)
  */
 SandboxBubblewrapReady *
 sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
                                 const SandboxBubblewrapArgsInput *input,
                                 guint64                           revision)
 {
-  g_autoptr(GError) error = NULL;
   SandboxBubblewrapReady *self;
   GSource *launch;
-  int status_pipe[2];
-  int control[2];
-  int seccomp_fd = -1;
 
   g_return_val_if_fail (input->command == NULL, NULL);
+  /* Neither is copied into the setup: the driver never starts a layered
+   * session's or a cgroup-limited session's sandbox ahead of time. */
+  g_return_val_if_fail (input->lower == NULL && input->cgroup_root == NULL, NULL);
 
   if (!pool_try_acquire (pool))
     return NULL;
@@ -288,29 +395,7 @@ sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
   self->sandbox = (SandboxBubblewrapTaken) { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
   if (input->limits != NULL)
     self->limits = *input->limits;
-
-  if (!sandbox_bubblewrap_launcher_open_pipe (status_pipe, TRUE, FALSE, &error))
-    goto fail;
-  self->sandbox.status_fd = status_pipe[0];
-  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) < 0)
-    {
-      close (status_pipe[1]);
-      goto fail;
-    }
-  self->sandbox.control_fd = control[0];
-  if (input->seccomp_program != NULL)
-    seccomp_fd = sandbox_bubblewrap_seccomp_open_program_fd (input->seccomp_program, &error);
-  if (input->seccomp_program != NULL && seccomp_fd < 0)
-    {
-      close (status_pipe[1]);
-      close (control[1]);
-      goto fail;
-    }
-  self->args = sandbox_bubblewrap_args_new_for_sandbox (input, status_pipe[1], seccomp_fd,
-                                                        control[1], &error);
-  if (self->args == NULL)
-    goto fail;
-  sandbox_bubblewrap_args_finish (self->args);
+  self->setup = setup_new (input);
 
   /* Queued, even on the launcher thread, where g_main_context_invoke()
    * would launch at once: called there as a command ends, the launch must
@@ -320,15 +405,6 @@ sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
   g_source_set_priority (launch, G_PRIORITY_HIGH);
   g_source_unref (attach (launch, launch_cb, self, "[sandbox] ready bwrap launch"));
   return self;
-
-fail:
-  if (error != NULL)
-    g_debug ("No ready sandbox: %s", error->message);
-  g_mutex_lock (&self->lock);
-  kill_locked (self);
-  g_mutex_unlock (&self->lock);
-  ready_unref (self);
-  return NULL;
 }
 
 /**
