@@ -57,15 +57,17 @@ fixture_tear_down (Fixture       *f,
   g_free (f->workspace);
 }
 
-/* A session's setup without a command: the workspace, @kind, nothing more
- * (no seccomp filter, no curated /etc, the guest is the host's user). */
+/* A session's setup without a command: @executable, the workspace, @kind,
+ * nothing more (no seccomp filter, no curated /etc, the guest is the
+ * host's user). */
 static SandboxBubblewrapReady *
-start_ready (Fixture                  *f,
-             SandboxNetworkPolicyKind  kind,
-             guint64                   revision)
+start_ready_with (Fixture                  *f,
+                  const char               *executable,
+                  SandboxNetworkPolicyKind  kind,
+                  guint64                   revision)
 {
   SandboxBubblewrapArgsInput input = {
-    .executable = "/usr/bin/bwrap",
+    .executable = executable,
     .workspace = f->workspace,
     .policy_kind = kind,
   };
@@ -73,6 +75,14 @@ start_ready (Fixture                  *f,
 
   g_assert_nonnull (ready);
   return ready;
+}
+
+static SandboxBubblewrapReady *
+start_ready (Fixture                  *f,
+             SandboxNetworkPolicyKind  kind,
+             guint64                   revision)
+{
+  return start_ready_with (f, "/usr/bin/bwrap", kind, revision);
 }
 
 /* The bwraps this process runs now: its children named bwrap. */
@@ -224,6 +234,28 @@ test_same_revision_taken (Fixture       *f,
   g_assert_cmpstr (guest_net, !=, host_net);
 }
 
+/* One that cannot be launched (its command line is built at the launch,
+ * and here bwrap is not there) gives its pool slot back then, without a
+ * take, and is never taken. Make launch_cb() in sandbox-bubblewrap-ready.c
+ * return without kill_locked() on failure to see the slot held. */
+static void
+test_unlaunchable_gives_slot_back (Fixture       *f,
+                                   gconstpointer  data)
+{
+  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapReady *ready = start_ready_with (f, "/nonexistent/bwrap",
+                                                    SANDBOX_NETWORK_POLICY_DENY_ALL, 1);
+
+  g_assert_cmpuint (sandbox_bubblewrap_ready_pool_get_n_ready (f->pool), ==, 1);
+  for (guint waited = 0;
+       sandbox_bubblewrap_ready_pool_get_n_ready (f->pool) > 0 && waited < 10 * 1000;
+       waited += 5)
+    g_usleep (5 * 1000);
+  g_assert_cmpuint (sandbox_bubblewrap_ready_pool_get_n_ready (f->pool), ==, 0);
+  g_assert_false (sandbox_bubblewrap_ready_take (ready, 1, &taken));
+  g_assert_cmpint (taken.launched.pid, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -239,5 +271,7 @@ main (int   argc,
               fixture_set_up, test_older_revision_not_taken, fixture_tear_down);
   g_test_add ("/sandbox/ready/take/same-revision-taken", Fixture, NULL,
               fixture_set_up, test_same_revision_taken, fixture_tear_down);
+  g_test_add ("/sandbox/ready/take/unlaunchable-gives-slot-back", Fixture, NULL,
+              fixture_set_up, test_unlaunchable_gives_slot_back, fixture_tear_down);
   return g_test_run ();
 }
