@@ -40,6 +40,7 @@
 #include "sandbox-cluster-checkpoint-private.h"
 #include "sandbox-cluster-handle-private.h"
 #include "sandbox-cluster-owner-private.h"
+#include "sandbox-cluster-placement-private.h"
 #include "sandbox-cluster-template-share-private.h"
 #include "sandbox-context-thread-private.h"
 
@@ -57,6 +58,7 @@ struct _SandboxClusterBackend
   guint lease_ttl;
   char *checkpoint_store;
   char *executable;
+  guint session_slots;
 
   /* from init */
   SandboxBackend *bubblewrap;
@@ -66,6 +68,7 @@ struct _SandboxClusterBackend
   SandboxClusterBlobStore *blobs;
   char *markers;        /* <state-directory>/checkpoints: what this host's copies are at */
   char *incoming;       /* <state-directory>/incoming: templates being fetched */
+  SandboxClusterPlacement *placement;
   gulong lost_id;
 
   GMutex lock;
@@ -81,6 +84,7 @@ enum
   PROP_LEASE_TTL,
   PROP_CHECKPOINT_STORE,
   PROP_EXECUTABLE,
+  PROP_SESSION_SLOTS,
 };
 
 static void sandbox_cluster_backend_backend_iface_init (SandboxBackendInterface *iface);
@@ -140,22 +144,41 @@ remove_marker (SandboxClusterBackend *self,
 
 /* Live handles and ::lost -------------------------------------------------- */
 
+/* The registry is advisory (placement only): a failed announcement is
+ * logged, never the error of what changed the view. */
+static void
+announce (SandboxClusterBackend *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!sandbox_cluster_placement_announce (self->placement, NULL, &error))
+    g_debug ("Could not update host %s in the cluster registry: %s", self->host_id,
+             error->message);
+}
+
 static void
 track (SandboxClusterBackend *self,
        SandboxHandle         *handle)
 {
   g_mutex_lock (&self->lock);
   g_hash_table_add (self->live, handle);
+  sandbox_cluster_placement_set_live (self->placement, g_hash_table_size (self->live));
   g_mutex_unlock (&self->lock);
+  announce (self);
 }
 
 void
 sandbox_cluster_backend_forget (SandboxClusterBackend *self,
                                 SandboxHandle         *handle)
 {
+  gboolean forgotten;
+
   g_mutex_lock (&self->lock);
-  g_hash_table_remove (self->live, handle);
+  forgotten = g_hash_table_remove (self->live, handle);
+  sandbox_cluster_placement_set_live (self->placement, g_hash_table_size (self->live));
   g_mutex_unlock (&self->lock);
+  if (forgotten && !sandbox_cluster_host_is_lost (self->host))
+    announce (self);
 }
 
 gboolean
@@ -313,7 +336,11 @@ fetched_missing_template (SandboxClusterBackend  *self,
   if (!g_error_matches (*error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
     return FALSE;
   g_clear_error (error);
-  return sandbox_cluster_template_fetch (&share, template_key, cancellable, error);
+  if (!sandbox_cluster_template_fetch (&share, template_key, cancellable, error))
+    return FALSE;
+  sandbox_cluster_placement_add_template (self->placement, template_key);
+  announce (self);
+  return TRUE;
 }
 
 /* create ------------------------------------------------------------------- */
@@ -530,6 +557,8 @@ sandbox_cluster_backend_prewarm (SandboxBackend   *backend,
       !sandbox_cluster_template_publish (&share, key, sandbox_template_get_name (template_),
                                          cancellable, error))
     return NULL;
+  sandbox_cluster_placement_add_template (self->placement, key);
+  announce (self);
   return g_steal_pointer (&key);
 }
 
@@ -592,8 +621,39 @@ sandbox_cluster_backend_delete_template (SandboxBackend  *backend,
                                          GCancellable    *cancellable,
                                          GError         **error)
 {
-  return sandbox_backend_delete_template (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
-                                          template_key, cancellable, error);
+  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (backend);
+
+  if (!sandbox_backend_delete_template (self->bubblewrap, template_key, cancellable, error))
+    return FALSE;
+  sandbox_cluster_placement_remove_template (self->placement, template_key);
+  announce (self);
+  return TRUE;
+}
+
+/* Placement: the action signals -------------------------------------------- */
+
+static char *
+sandbox_cluster_backend_pick_host (SandboxClusterBackend *self,
+                                   const char            *template_key,
+                                   guint                  samples)
+{
+  g_autoptr(GError) error = NULL;
+  char *host_id = sandbox_cluster_placement_pick (self->placement, template_key, samples, &error);
+
+  if (host_id == NULL)
+    g_debug ("pick-host: %s", error->message);
+  return host_id;
+}
+
+static char *
+sandbox_cluster_backend_list_hosts (SandboxClusterBackend *self)
+{
+  g_autoptr(GError) error = NULL;
+  char *json = sandbox_cluster_placement_list_json (self->placement, &error);
+
+  if (json == NULL)
+    g_debug ("list-hosts: %s", error->message);
+  return json;
 }
 
 /* Construction --------------------------------------------------------------- */
@@ -705,6 +765,22 @@ make_private_directory (const char  *path,
   return FALSE;
 }
 
+/* The templates stored here, and the first announcement in the registry:
+ * etcd has just answered, so failing now is an error of the construction. */
+static gboolean
+announce_first (SandboxClusterBackend  *self,
+                GCancellable           *cancellable,
+                GError                **error)
+{
+  g_autoptr(GPtrArray) templates = sandbox_backend_list_templates (self->bubblewrap, cancellable,
+                                                                   error);
+
+  if (templates == NULL)
+    return FALSE;
+  self->placement = sandbox_cluster_placement_new (self->host, self->session_slots, templates);
+  return sandbox_cluster_placement_announce (self->placement, cancellable, error);
+}
+
 /* The base has checked the name and the admission limit. etcd down is
  * UNAVAILABLE: there is no local-only fallback. */
 static gboolean
@@ -746,7 +822,7 @@ sandbox_cluster_backend_init_backend (SandboxBackendBase  *base,
       return FALSE;
     }
   self->lost_id = g_signal_connect (self->host, "lost", G_CALLBACK (on_lost), self);
-  return TRUE;
+  return announce_first (self, cancellable, error);
 }
 
 static void
@@ -776,6 +852,9 @@ sandbox_cluster_backend_get_property (GObject    *object,
       break;
     case PROP_EXECUTABLE:
       g_value_set_string (value, self->executable);
+      break;
+    case PROP_SESSION_SLOTS:
+      g_value_set_uint (value, self->session_slots);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -815,6 +894,9 @@ sandbox_cluster_backend_set_property (GObject      *object,
       g_free (self->executable);
       self->executable = g_value_dup_string (value);
       break;
+    case PROP_SESSION_SLOTS:
+      self->session_slots = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -826,6 +908,7 @@ sandbox_cluster_backend_finalize (GObject *object)
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (object);
 
   /* Every handle holds a reference: none is live any more. */
+  g_clear_pointer (&self->placement, sandbox_cluster_placement_free);
   if (self->host != NULL)
     {
       g_clear_signal_handler (&self->lost_id, self->host);
@@ -921,6 +1004,58 @@ sandbox_cluster_backend_class_init (SandboxClusterBackendClass *klass)
   g_object_class_install_property (object_class, PROP_EXECUTABLE,
     g_param_spec_string ("executable", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxClusterBackend:session-slots:
+   *
+   * How many live sessions this host is sized for. The host announces
+   * this minus its live sessions as its free slots in the cluster's
+   * registry, for placement ([signal@SandboxClusterBackend::pick-host]);
+   * it admits no fewer or more sessions because of it.
+   */
+  g_object_class_install_property (object_class, PROP_SESSION_SLOTS,
+    g_param_spec_uint ("session-slots", NULL, NULL, 1, G_MAXUINT16,
+                       SANDBOX_CLUSTER_DEFAULT_SESSION_SLOTS,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxClusterBackend::pick-host:
+   * @backend: the backend
+   * @template_key: (nullable): the template the session will need: a host
+   *   that stores it is preferred
+   * @samples: K of best-of-K sampling, 0 for the default (2)
+   *
+   * An action signal: `g_signal_emit_by_name (backend, "pick-host", key, 0,
+   * &host_id)` (`backend.emit ("pick-host", key, 0)` in Python). Samples K
+   * registered hosts at random and returns the best: one with a free slot,
+   * then one with the template, then the most free slots — so that many
+   * placers acting at once on one slightly stale view spread out. Blocking
+   * (one etcd read).
+   *
+   * Returns: (transfer full) (nullable): the host id, or %NULL when no
+   *   sampled host has a free slot or etcd cannot be read (the reason is
+   *   logged)
+   */
+  g_signal_new_class_handler ("pick-host", G_TYPE_FROM_CLASS (klass),
+                              G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
+                              G_CALLBACK (sandbox_cluster_backend_pick_host),
+                              NULL, NULL, NULL, G_TYPE_STRING, 2, G_TYPE_STRING, G_TYPE_UINT);
+
+  /**
+   * SandboxClusterBackend::list-hosts:
+   * @backend: the backend
+   *
+   * An action signal: the live hosts of the cluster's registry as JSON,
+   * `[{"hostId": …, "freeSlots": N, "templates": [KEY, …]}, …]`, by host
+   * id. Blocking (one etcd read).
+   *
+   * Returns: (transfer full) (nullable): the JSON, or %NULL when etcd
+   *   cannot be read (the reason is logged)
+   */
+  g_signal_new_class_handler ("list-hosts", G_TYPE_FROM_CLASS (klass),
+                              G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
+                              G_CALLBACK (sandbox_cluster_backend_list_hosts),
+                              NULL, NULL, NULL, G_TYPE_STRING, 0);
 }
 
 static void
@@ -935,6 +1070,7 @@ sandbox_cluster_backend_init (SandboxClusterBackend *self)
   self->live = g_hash_table_new (NULL, NULL);
   self->prefix = g_strdup (SANDBOX_CLUSTER_DEFAULT_PREFIX);
   self->host_id = g_strdup (g_get_host_name ());
+  self->session_slots = SANDBOX_CLUSTER_DEFAULT_SESSION_SLOTS;
 }
 
 static void

@@ -16,6 +16,8 @@
  *   checkpoint              → ok         (of the live session, which runs on)
  *   stop                    → ok
  *   delete                  → ok
+ *   hosts                   → ok JSON    (the "list-hosts" action signal)
+ *   pick KEY|- K            → ok HOST    (the "pick-host" action signal; "-": no template)
  *
  * End of input exits 0 (dropping the handle stops the session).
  *
@@ -130,6 +132,39 @@ do_spawn_sleep (Host    *host,
   return host->sleeper != NULL;
 }
 
+static char *
+do_pick (Host        *host,
+         const char  *arguments,
+         GError     **error)
+{
+  g_auto(GStrv) words = g_strsplit (arguments != NULL ? arguments : "", " ", 2);
+  char *host_id = NULL;
+
+  if (g_strv_length (words) != 2)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "pick KEY|- K");
+      return NULL;
+    }
+  g_signal_emit_by_name (host->backend, "pick-host",
+                         strcmp (words[0], "-") == 0 ? NULL : words[0],
+                         (guint) g_ascii_strtoull (words[1], NULL, 10), &host_id);
+  if (host_id == NULL)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no host picked");
+  return host_id;
+}
+
+static char *
+do_hosts (Host    *host,
+          GError **error)
+{
+  char *json = NULL;
+
+  g_signal_emit_by_name (host->backend, "list-hosts", &json);
+  if (json == NULL)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "no host list");
+  return json;
+}
+
 static void
 run_command (Host *host,
              char *line)
@@ -158,6 +193,14 @@ run_command (Host *host,
     ok = host->handle != NULL && sandbox_handle_checkpoint (host->handle, NULL, &error);
   else if (strcmp (verb, "stop") == 0)
     ok = host->handle != NULL && sandbox_handle_stop (host->handle, NULL, &error);
+  else if (strcmp (verb, "hosts") == 0)
+    ok = (text = do_hosts (host, &error)) != NULL;
+  else if (strcmp (verb, "pick") == 0 && words[1] != NULL && words[2] != NULL)
+    {
+      g_autofree char *arguments = g_strjoin (" ", words[1], words[2], NULL);
+
+      ok = (text = do_pick (host, arguments, &error)) != NULL;
+    }
   else if (strcmp (verb, "delete") == 0)
     ok = host->handle != NULL && sandbox_handle_delete (host->handle, NULL, &error);
   else

@@ -472,6 +472,103 @@ test_etcd_down (Fixture       *fixture,
   g_assert_false (g_subprocess_wait_check (host->process, NULL, NULL));
 }
 
+/* The registry as @host reads it (list-hosts), unescaped. */
+static char *
+registry_of (Host *host)
+{
+  g_autofree char *escaped = host_ok (host, "hosts");
+
+  return g_strcompress (escaped);
+}
+
+static char *
+registry_entry (const char *host_id,
+                guint       free_slots,
+                const char *template_key)
+{
+  return g_strdup_printf ("{\"hostId\":\"%s\",\"freeSlots\":%u,\"templates\":[%s%s%s]}",
+                          host_id, free_slots, template_key != NULL ? "\"" : "",
+                          template_key != NULL ? template_key : "",
+                          template_key != NULL ? "\"" : "");
+}
+
+/* Each host announces itself (free session slots, templates stored) on its
+ * lease, again when either changes; pick-host prefers a host with the
+ * template; a killed host leaves the registry with its lease. To see it
+ * fail, drop the announce() calls in sandbox-cluster-backend.c. */
+static void
+test_registry_and_placement (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  Host *a, *b;
+  g_autofree char *key = NULL;
+  g_autofree char *pick = NULL;
+  g_autofree char *create = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *picked = NULL;
+  g_autofree char *a_entry = NULL;
+  g_autofree char *b_entry = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *registry = NULL;
+  gint64 deadline;
+
+  if (fixture->etcd == NULL)
+    return;
+  a = host_start (fixture);
+  b = host_start (fixture);
+
+  a_entry = registry_entry ("host-0", 64, NULL);
+  b_entry = registry_entry ("host-1", 64, NULL);
+  expected = g_strdup_printf ("[%s,%s]", a_entry, b_entry);
+  registry = registry_of (b);
+  g_assert_cmpstr (registry, ==, expected);
+
+  /* A prewarm on a: a announces the template and, with a live session, one
+   * slot fewer. */
+  key = host_ok (a, "prewarm");
+  create = g_strdup_printf ("create %s", key);
+  session = host_ok (a, create);
+  g_free (a_entry);
+  a_entry = registry_entry ("host-0", 63, key);
+  g_free (expected);
+  expected = g_strdup_printf ("[%s,%s]", a_entry, b_entry);
+  g_free (registry);
+  registry = registry_of (b);
+  g_assert_cmpstr (registry, ==, expected);
+
+  /* With enough samples both hosts are seen: the one with the template wins
+   * although b has more free slots. */
+  pick = g_strdup_printf ("pick %s 64", key);
+  picked = host_ok (b, pick);
+  g_assert_cmpstr (picked, ==, "host-0");
+  g_free (host_ok (a, "stop"));
+  g_free (a_entry);
+  a_entry = registry_entry ("host-0", 64, key);
+  g_free (expected);
+  expected = g_strdup_printf ("[%s,%s]", a_entry, b_entry);
+  g_free (registry);
+  registry = registry_of (b);
+  g_assert_cmpstr (registry, ==, expected);
+
+  /* A dead host leaves with its lease: b is the only place left. */
+  g_subprocess_force_exit (a->process);
+  g_subprocess_wait (a->process, NULL, NULL);
+  deadline = g_get_monotonic_time () + (TTL_SECONDS + 3) * G_USEC_PER_SEC;
+  do
+    {
+      g_free (registry);
+      g_usleep (100 * 1000);
+      registry = registry_of (b);
+    }
+  while (strstr (registry, "host-0") != NULL && g_get_monotonic_time () < deadline);
+  g_free (expected);
+  expected = g_strdup_printf ("[%s]", b_entry);
+  g_assert_cmpstr (registry, ==, expected);
+  g_free (picked);
+  picked = host_ok (b, pick);
+  g_assert_cmpstr (picked, ==, "host-1");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -496,6 +593,8 @@ main (int    argc,
               test_checkpoint_refused_after_lease_lost, fixture_tear_down);
   g_test_add ("/cluster-driver/checkpoint-after-stop", Fixture, NULL, fixture_set_up,
               test_checkpoint_after_stop, fixture_tear_down);
+  g_test_add ("/cluster-driver/registry-and-placement", Fixture, NULL, fixture_set_up,
+              test_registry_and_placement, fixture_tear_down);
   g_test_add ("/cluster-driver/etcd-down", Fixture, NULL, fixture_set_up, test_etcd_down,
               fixture_tear_down);
 
