@@ -29,6 +29,7 @@
 #include "sandbox-bubblewrap-launcher-private.h"
 #include "sandbox-bubblewrap-ready-private.h"
 #include "sandbox-bubblewrap-stub-private.h"
+#include "bwrap-children.h"
 
 typedef struct
 {
@@ -85,33 +86,6 @@ start_ready (Fixture                  *f,
   return start_ready_with (f, "/usr/bin/bwrap", kind, revision);
 }
 
-/* The bwraps this process runs now: its children named bwrap. */
-static GArray *
-bwrap_children (void)
-{
-  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
-  GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
-  const char *name;
-
-  while ((name = g_dir_read_name (proc)) != NULL)
-    {
-      g_autofree char *path = g_build_filename ("/proc", name, "stat", NULL);
-      g_autofree char *stat = NULL;
-      const char *close_paren;
-      pid_t pid, parent;
-      char state;
-
-      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &stat, NULL, NULL))
-        continue;
-      close_paren = strrchr (stat, ')');
-      if (close_paren == NULL || sscanf (close_paren, ") %c %d", &state, &parent) != 2 ||
-          parent != getpid () || state == 'Z' || strstr (stat, "(bwrap)") == NULL)
-        continue;
-      pid = (pid_t) g_ascii_strtoll (name, NULL, 10);
-      g_array_append_val (pids, pid);
-    }
-  return pids;
-}
 
 static gboolean
 nothing_cb (gpointer data)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <sandbox.h>
+#include "bwrap-children.h"
 
 typedef struct
 {
@@ -108,33 +109,6 @@ run_sh (SandboxHandle *handle,
   return sandbox_result_dup_stdout_text (result);
 }
 
-/* The bwraps this process runs now: its children named bwrap. */
-static GArray *
-bwrap_children (void)
-{
-  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
-  GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
-  const char *name;
-
-  while ((name = g_dir_read_name (proc)) != NULL)
-    {
-      g_autofree char *path = g_build_filename ("/proc", name, "stat", NULL);
-      g_autofree char *stat = NULL;
-      const char *close_paren;
-      pid_t pid, parent;
-      char state;
-
-      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &stat, NULL, NULL))
-        continue;
-      close_paren = strrchr (stat, ')');
-      if (close_paren == NULL || sscanf (close_paren, ") %c %d", &state, &parent) != 2 ||
-          parent != getpid () || state == 'Z' || strstr (stat, "(bwrap)") == NULL)
-        continue;
-      pid = (pid_t) g_ascii_strtoll (name, NULL, 10);
-      g_array_append_val (pids, pid);
-    }
-  return pids;
-}
 
 static guint
 count_bwrap_children (void)
@@ -144,22 +118,6 @@ count_bwrap_children (void)
   return pids->len;
 }
 
-/* The bwraps this process runs once @n have appeared, or after 10 s: a
- * ready sandbox is launched after the command before it has completed, on
- * the launcher thread. */
-static GArray *
-wait_for_bwrap_children (guint n)
-{
-  GArray *pids = bwrap_children ();
-
-  for (guint waited = 0; pids->len < n && waited < 10 * 1000; waited += 5)
-    {
-      g_usleep (5 * 1000);
-      g_array_unref (pids);
-      pids = bwrap_children ();
-    }
-  return pids;
-}
 
 /* The one ready sandbox's bwrap, pinned by a pidfd. */
 static int

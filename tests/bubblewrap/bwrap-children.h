@@ -1,0 +1,19 @@
+/* bwrap-children.h — the bwrap processes this test process runs
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* (element-type pid_t): the live (not zombie) bwrap children of this
+ * process, as /proc shows them now. */
+GArray *bwrap_children      (void);
+/* The same once at least @n have appeared, or after 10 s: a ready sandbox
+ * is launched on the launcher thread, a moment after what started it. */
+GArray *wait_for_bwrap_children (guint n);
+
+G_END_DECLS
