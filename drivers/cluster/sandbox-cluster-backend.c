@@ -658,7 +658,10 @@ sandbox_cluster_backend_list_hosts (SandboxClusterBackend *self)
 
 /* Construction --------------------------------------------------------------- */
 
-/* The inner bubblewrap backend, named like this one, in its own directory. */
+/* The inner bubblewrap backend, named like this one, in its own directory.
+ * Its workspaces are whole copies ("layering" "copy"): a checkpoint walks
+ * the workspace directory, and a layered one holds only the session's own
+ * changes, the template's files being below it. */
 static gboolean
 make_bubblewrap (SandboxClusterBackend  *self,
                  const char             *state_directory,
@@ -667,9 +670,10 @@ make_bubblewrap (SandboxClusterBackend  *self,
 {
   SandboxBackendBase *base = SANDBOX_BACKEND_BASE (self);
   g_autofree char *directory = g_build_filename (state_directory, "bubblewrap", NULL);
-  const char *names[] = { "name", "state-directory", "max-concurrent-commands", "executable" };
+  const char *names[] = { "name", "state-directory", "max-concurrent-commands", "layering",
+                          "executable" };
   GValue values[G_N_ELEMENTS (names)] = { G_VALUE_INIT, };
-  guint n = self->executable != NULL ? 4 : 3;
+  guint n = self->executable != NULL ? 5 : 4;
 
   g_value_init (&values[0], G_TYPE_STRING);
   g_value_set_string (&values[0], sandbox_backend_base_get_name (base));
@@ -678,7 +682,9 @@ make_bubblewrap (SandboxClusterBackend  *self,
   g_value_init (&values[2], G_TYPE_UINT);
   g_value_set_uint (&values[2], sandbox_backend_base_get_max_concurrent_commands (base));
   g_value_init (&values[3], G_TYPE_STRING);
-  g_value_set_string (&values[3], self->executable);
+  g_value_set_string (&values[3], "copy");
+  g_value_init (&values[4], G_TYPE_STRING);
+  g_value_set_string (&values[4], self->executable);
 
   self->bubblewrap = sandbox_backend_newv ("bubblewrap", n, names, values, cancellable, error);
   for (guint i = 0; i < G_N_ELEMENTS (values); i++)
