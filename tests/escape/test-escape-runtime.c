@@ -112,6 +112,11 @@ test_etc_is_curated (void)
   g_assert_cmpint (escape_sh_status (s.session, "test -e /etc/shadow", NULL, NULL), !=, 0);
   g_assert_cmpint (escape_sh_status (s.session, "echo x > /etc/passwd", NULL, NULL), !=, 0);
   g_assert_cmpint (escape_sh_status (s.session, "touch /etc/new", NULL, NULL), !=, 0);
+  /* The synthesized files are the guest's own (bwrap writes them as the
+   * guest): only /etc's read-only mount keeps them as they are. */
+  g_assert_cmpint (escape_sh_status (s.session, "chmod 0666 /etc/passwd", NULL, NULL), !=, 0);
+  g_assert_cmpint (escape_sh_status (s.session, "rm -f /etc/hosts", NULL, NULL), !=, 0);
+  g_assert_cmpint (escape_sh_status (s.session, "test -e /etc/hosts", NULL, NULL), ==, 0);
   passwd = guest_ok (&s, "cat /etc/passwd");
   g_assert_null (strstr (passwd, "root:x:0:0:root:/root"));
   assert_guest_says (&s, "hostname", "sandbox\n");
