@@ -70,6 +70,25 @@ bench_floor_set_guest_ids (uid_t uid,
   guest_gid = gid;
 }
 
+/* The backend's curated /etc and /tmp size, which are part of the
+ * driver's argument list: without them, "raw bwrap, driver argv" left out
+ * the /etc mounts and counted their cost as the library's. */
+static SandboxBubblewrapEtc floor_etc;
+static SandboxBubblewrapLimits floor_limits;
+
+void
+bench_floor_set_driver_settings (gboolean    curated_etc,
+                                 const char *git_name,
+                                 const char *git_email,
+                                 guint64     tmp_size)
+{
+  sandbox_bubblewrap_etc_clear (&floor_etc);
+  floor_etc.curated = curated_etc;
+  floor_etc.git_name = g_strdup (git_name);
+  floor_etc.git_email = g_strdup (git_email);
+  floor_limits.tmp_size = tmp_size;
+}
+
 /* The vfork() child: only raw system calls and async-signal-safe calls, as
  * it shares the parent's memory. The passed fds are above the ones they are
  * moved to (PASSED_FD_FLOOR in sandbox-bubblewrap-args.c). */
@@ -184,6 +203,7 @@ floor_run (const char         *workspace,
   pid_t pid = 0;
   int status = -1;
   SandboxBubblewrapArgsInput input = { 0 };
+  SandboxBubblewrapGuest guest = { 0 };
 
   for (guint i = 1; argv_command[i] != NULL; i++)
     sandbox_command_add_arg (command, argv_command[i]);
@@ -201,6 +221,13 @@ floor_run (const char         *workspace,
   input.policy_kind = SANDBOX_NETWORK_POLICY_DENY_ALL;
   input.command = command;
   input.seccomp_program = seccomp_program;
+  input.limits = &floor_limits;
+  input.etc = floor_etc.curated ? &floor_etc : NULL;
+  /* Whom the curated /etc names; guest.switched stays FALSE: the floor
+   * switches ids itself (spawn_as_guest()). */
+  guest.uid = guest_uid != (uid_t) -1 ? guest_uid : getuid ();
+  guest.gid = guest_gid != (gid_t) -1 ? guest_gid : getgid ();
+  input.guest = &guest;
   if (reference)
     {
       close (status_pipe[1]);

@@ -12,6 +12,10 @@ gboolean bench_floor_init (gboolean             seccomp,
                            GError             **error);
 void     bench_floor_set_guest_ids (uid_t uid,
                                     gid_t gid);
+void     bench_floor_set_driver_settings (gboolean    curated_etc,
+                                          const char *git_name,
+                                          const char *git_email,
+                                          guint64     tmp_size);
 int      bench_floor_run  (const char          *workspace,
                            const char * const  *argv_command,
                            GBytes              *stdin_data,

@@ -201,15 +201,23 @@ template_data_of (const char *state_directory,
   return g_build_filename (real, base, "templates", key, "data", NULL);
 }
 
-/* The floor starts bwrap as the driver does: as the backend's guest ids. */
+/* The floor starts bwrap as the driver does: as the backend's guest ids,
+ * with the backend's curated /etc and /tmp size on its command line. */
 static void
 floor_follows_guest_ids (SandboxBackend *backend)
 {
   gint64 uid = -1, gid = -1;
+  gboolean curated_etc = FALSE;
+  g_autofree char *git_name = NULL;
+  g_autofree char *git_email = NULL;
+  guint64 tmp_size = 0;
 
-  g_object_get (backend, "guest-uid", &uid, "guest-gid", &gid, NULL);
+  g_object_get (backend, "guest-uid", &uid, "guest-gid", &gid, "curated-etc", &curated_etc,
+                "git-user-name", &git_name, "git-user-email", &git_email,
+                "tmp-size", &tmp_size, NULL);
   if (uid > 0 && gid > 0)
     bench_floor_set_guest_ids ((uid_t) uid, (gid_t) gid);
+  bench_floor_set_driver_settings (curated_etc, git_name, git_email, tmp_size);
 }
 
 static SandboxBackend *
