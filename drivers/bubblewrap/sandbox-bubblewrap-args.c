@@ -18,8 +18,12 @@
  * command's stdio. */
 #define FIRST_PASSED_FD 3
 /* Passed descriptors are kept at or above this number, so the launcher's
- * dup2() to 3, 4, … never overwrites one it still has to place. */
-#define PASSED_FD_FLOOR 16
+ * dup2() to 3, 4, … never overwrites one it still has to place. It bounds
+ * how many a command line may pass: the status pipe, the options, the
+ * stub, its control and seccomp descriptors, and the curated /etc's files
+ * (eight, and the CA bundle) take fifteen. The launcher's report pipe
+ * sits above all of them (REPORT_FD_FLOOR, 64). */
+#define PASSED_FD_FLOOR 32
 
 static void
 close_fd_in_array (gpointer data)

@@ -123,6 +123,40 @@ test_etc_is_curated (void)
   escape_session_close (&s);
 }
 
+/* The host files the curated /etc copies rather than binds (the dynamic
+ * linker's cache, openssl.cnf) are the host's bytes, and read-only like
+ * the rest of /etc although the guest owns the copies. */
+static void
+test_etc_host_copies (void)
+{
+  static const char * const files[] = { "/etc/ld.so.cache", "/etc/ssl/openssl.cnf" };
+  EscapeSession s = { 0 };
+
+  escape_session_open (&s, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *contents = NULL;
+      gsize length;
+      g_autofree char *host_sum = NULL;
+      g_autofree char *script = NULL;
+      g_autofree char *expected = NULL;
+
+      if (!g_file_get_contents (files[i], &contents, &length, NULL))
+        continue;   /* the host lacks it: so does the guest (etc-is-curated) */
+      host_sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
+      script = g_strdup_printf ("sha256sum < %s | cut -d' ' -f1", files[i]);
+      expected = g_strconcat (host_sum, "\n", NULL);
+      assert_guest_says (&s, script, expected);
+      g_clear_pointer (&script, g_free);
+      script = g_strdup_printf ("echo x >> %s", files[i]);
+      g_assert_cmpint (escape_sh_status (s.session, script, NULL, NULL), !=, 0);
+      g_clear_pointer (&script, g_free);
+      script = g_strdup_printf ("chmod 0666 %s", files[i]);
+      g_assert_cmpint (escape_sh_status (s.session, script, NULL, NULL), !=, 0);
+    }
+  escape_session_close (&s);
+}
+
 /* curated-etc=false is the reference's argument list: no /etc at all. */
 static void
 test_reference_has_no_etc (void)
@@ -422,6 +456,7 @@ main (int   argc,
 
   g_test_add_func ("/escape/runtime/tools-work", test_tools_work);
   g_test_add_func ("/escape/runtime/etc-is-curated", test_etc_is_curated);
+  g_test_add_func ("/escape/runtime/etc-host-copies", test_etc_host_copies);
   g_test_add_func ("/escape/runtime/reference-has-no-etc", test_reference_has_no_etc);
   g_test_add_func ("/escape/runtime/git-identity", test_git_identity);
   g_test_add_func ("/escape/runtime/cmdline-names-no-host-path", test_cmdline_names_no_host_path);
