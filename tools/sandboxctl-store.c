@@ -194,8 +194,22 @@ templates_to_json (SandboxBackend *backend,
   return array;
 }
 
-/* {"stateDirectory", "driver", "sessions": […], "templates": […]}; without
- * @sessions, the templates only. */
+/* How the backend makes workspaces ("overlay" over the template, or a
+ * "copy"), for a backend that says (its "workspace-layering" property);
+ * NULL for one that does not. */
+static char *
+dup_workspace_layering (SandboxBackend *backend)
+{
+  char *layering = NULL;
+
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (backend), "workspace-layering") == NULL)
+    return NULL;
+  g_object_get (backend, "workspace-layering", &layering, NULL);
+  return layering;
+}
+
+/* {"stateDirectory", "driver", "workspaceLayering" (when the backend says),
+ * "sessions": […], "templates": […]}; without @sessions, the templates only. */
 static void
 print_store_json (SandboxctlContext *ctx,
                   SandboxBackend    *backend,
@@ -203,10 +217,13 @@ print_store_json (SandboxctlContext *ctx,
                   GPtrArray         *templates)
 {
   g_autofree char *state_dir = sandbox_backend_dup_state_directory (backend);
+  g_autofree char *layering = dup_workspace_layering (backend);
   g_autoptr(JsonObject) object = json_object_new ();
 
   json_object_set_string_member (object, "stateDirectory", state_dir);
   json_object_set_string_member (object, "driver", sandboxctl_driver_name (ctx));
+  if (layering != NULL)
+    json_object_set_string_member (object, "workspaceLayering", layering);
   if (sessions != NULL)
     {
       JsonArray *array = json_array_new ();
@@ -286,6 +303,7 @@ print_store (SandboxctlContext *ctx,
              GPtrArray         *templates)
 {
   g_autofree char *state_dir = sandbox_backend_dup_state_directory (backend);
+  g_autofree char *layering = NULL;
 
   if (ctx->json)
     {
@@ -294,6 +312,11 @@ print_store (SandboxctlContext *ctx,
     }
   g_print ("State directory: %s\n", state_dir);
   g_print ("Driver: %s (its store, as the driver reports it)\n", sandboxctl_driver_name (ctx));
+  layering = dup_workspace_layering (backend);
+  if (layering != NULL)
+    g_print ("Workspaces: %s\n", g_str_equal (layering, "overlay")
+                                   ? "overlay (the template's files below, the session's above)"
+                                   : "copy (each session a full copy of its template)");
   if (sessions != NULL)
     print_sessions (sessions);
   print_templates (backend, templates);

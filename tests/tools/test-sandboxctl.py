@@ -757,11 +757,27 @@ def test_templates_bubblewrap(key, session_id):
               json.dumps(entry))
     result = ctl("templates")
     expect(result, 0, "templates shows the template's name", stdout_has="name:      cli-test")
+    test_workspace_layering_report()
     result = ctl("rm-template", key)
     expect(result, EXIT_BUSY, "rm-template refuses a template a stored session was created from",
            stderr_has="delete them first")
     result = ctl("run", "--session", session_id, "/usr/bin/true")
     expect(result, 0, "the refused rm-template left the session resumable")
+
+
+def test_workspace_layering_report():
+    result = ctl("list", "--json")
+    tap.check(json.loads(result.stdout or b"{}").get("workspaceLayering") == "copy",
+              "list --json reports copied workspaces (the default layering)", describe(result))
+    result = ctl("--driver-option", "layering=auto", "list", "--json")
+    tap.check(json.loads(result.stdout or b"{}").get("workspaceLayering") == "overlay",
+              "with layering=auto it reports overlay workspaces (this kernel allows them)",
+              describe(result))
+    result = ctl("--driver-option", "layering=auto", "list")
+    expect(result, 0, "list says how workspaces are made", stdout_has="Workspaces: overlay")
+    result = ctl("--driver", "memory", "list", "--json")
+    tap.check(result.returncode == 0 and "workspaceLayering" not in json.loads(result.stdout or b"{}"),
+              "a backend that does not say has no workspaceLayering", describe(result))
 
 
 def test_rm_template_bubblewrap(key):
