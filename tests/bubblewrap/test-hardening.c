@@ -21,6 +21,8 @@
 
 #include <sandbox.h>
 
+#include "sandbox-test-backend.h"
+
 /* Helpers ------------------------------------------------------------------ */
 
 static char *
@@ -42,50 +44,15 @@ remove_state_directory (const char *directory)
 }
 
 /* A backend on @state_directory with extra properties, NULL-terminated
- * name/value pairs of strings, booleans ("true"/"false") or numbers; %NULL
- * with @error if construction fails. */
+ * name/value pairs of strings, booleans ("true"/"false") or numbers, and
+ * the run's SANDBOX_TEST_LAYERING; %NULL with @error if construction
+ * fails. */
 static SandboxBackend *
 try_new_backend_valist (const char  *state_directory,
                         GError     **error,
                         va_list      ap)
 {
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
-  g_autoptr(GArray) values = g_array_new (FALSE, TRUE, sizeof (GValue));
-  const char *name;
-
-  g_array_set_clear_func (values, (GDestroyNotify) g_value_unset);
-  g_ptr_array_add (names, (gpointer) "state-directory");
-  g_array_set_size (values, 1);
-  g_value_init (&g_array_index (values, GValue, 0), G_TYPE_STRING);
-  g_value_set_string (&g_array_index (values, GValue, 0), state_directory);
-
-  while ((name = va_arg (ap, const char *)) != NULL)
-    {
-      const char *text = va_arg (ap, const char *);
-      GValue *value;
-
-      g_ptr_array_add (names, (gpointer) name);
-      g_array_set_size (values, values->len + 1);
-      value = &g_array_index (values, GValue, values->len - 1);
-      if (g_str_equal (text, "true") || g_str_equal (text, "false"))
-        {
-          g_value_init (value, G_TYPE_BOOLEAN);
-          g_value_set_boolean (value, g_str_equal (text, "true"));
-        }
-      else if (g_ascii_isdigit (text[0]))
-        {
-          g_value_init (value, G_TYPE_UINT64);
-          g_value_set_uint64 (value, g_ascii_strtoull (text, NULL, 10));
-        }
-      else
-        {
-          g_value_init (value, G_TYPE_STRING);
-          g_value_set_string (value, text);
-        }
-    }
-
-  return sandbox_backend_newv ("bubblewrap", names->len, (const char **) names->pdata,
-                               (const GValue *) values->data, NULL, error);
+  return sandbox_test_bubblewrap_new_valist (state_directory, error, ap);
 }
 
 static G_GNUC_NULL_TERMINATED SandboxBackend *
@@ -661,7 +628,7 @@ test_lease_stale_after_sigkill (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *session_dir = session_directory (directory, state);
   g_autofree char *lease = g_build_filename (session_dir, "lease", NULL);
-  g_autofree char *workspace = g_build_filename (session_dir, "workspace", NULL);
+  g_autofree char *workspace = sandbox_test_workspace_directory (session_dir);
   g_autofree char *lease_contents = NULL;
   g_autofree char *out = NULL;
   g_autofree char *pid = g_strdup_printf ("%d", getpid ());
@@ -790,7 +757,7 @@ test_recover_refuses_while_processes_left (void)
   g_autoptr(SandboxState) state = crash_an_owner (directory, key);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autofree char *session_dir = session_directory (directory, state);
-  g_autofree char *workspace = g_build_filename (session_dir, "workspace", NULL);
+  g_autofree char *workspace = sandbox_test_workspace_directory (session_dir);
   g_autoptr(SandboxHandle) handle = NULL;
   g_autoptr(GError) error = NULL;
   GPid leftover;
@@ -1010,8 +977,9 @@ test_concurrent_resume_loses_nothing (void)
   g_assert_no_error (error);
   while ((name = g_dir_read_name (listing)) != NULL)
     {
+      /* A layered session's workspace is its layers/ (upper and work). */
       g_assert_true (g_str_equal (name, "lease") || g_str_equal (name, "state.json") ||
-                     g_str_equal (name, "workspace"));
+                     g_str_equal (name, "workspace") || g_str_equal (name, "layers"));
       entries++;
     }
   g_assert_cmpuint (entries, ==, 3);

@@ -10,6 +10,7 @@
 #include <sandbox.h>
 
 #include "gated-session.h"
+#include "sandbox-test-backend.h"
 
 /* Fixture ------------------------------------------------------------------ */
 
@@ -67,9 +68,7 @@ fixture_set_up (Fixture       *fixture,
 
   fixture->state_directory = g_dir_make_tmp ("sandbox-coding-XXXXXX", &error);
   g_assert_no_error (error);
-  fixture->backend = sandbox_backend_new ("bubblewrap", NULL, &error,
-                                          "state-directory", fixture->state_directory,
-                                          NULL);
+  fixture->backend = sandbox_test_bubblewrap_new (fixture->state_directory, &error, NULL);
   g_assert_no_error (error);
   sandbox_template_add_file (template_, "hello.txt", hello, &error);
   g_assert_no_error (error);

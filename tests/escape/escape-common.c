@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "escape-common.h"
+#include "sandbox-test-backend.h"
 
 #define PROBE_GUEST_NAME ".escape-probe"
 
@@ -57,29 +58,6 @@ escape_state_directory_remove (const char *directory)
   g_assert_true (g_spawn_check_wait_status (status, NULL));
 }
 
-/* Sets @value from @text: "true"/"false" are booleans, digits a guint64,
- * anything else a string. GObject converts to the property's own type. */
-static void
-value_from_text (GValue     *value,
-                 const char *text)
-{
-  if (g_str_equal (text, "true") || g_str_equal (text, "false"))
-    {
-      g_value_init (value, G_TYPE_BOOLEAN);
-      g_value_set_boolean (value, g_str_equal (text, "true"));
-    }
-  else if (g_ascii_isdigit (text[0]))
-    {
-      g_value_init (value, G_TYPE_UINT64);
-      g_value_set_uint64 (value, g_ascii_strtoull (text, NULL, 10));
-    }
-  else
-    {
-      g_value_init (value, G_TYPE_STRING);
-      g_value_set_string (value, text);
-    }
-}
-
 /**
  * escape_backend_new_valist:
  * @state_directory: the backend's state directory
@@ -94,28 +72,8 @@ escape_backend_new_valist (const char *state_directory,
                            va_list     ap)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
-  g_autoptr(GArray) values = g_array_new (FALSE, TRUE, sizeof (GValue));
-  SandboxBackend *backend;
-  const char *name;
+  SandboxBackend *backend = sandbox_test_bubblewrap_new_valist (state_directory, &error, ap);
 
-  g_array_set_clear_func (values, (GDestroyNotify) g_value_unset);
-  g_ptr_array_add (names, (gpointer) "state-directory");
-  g_array_set_size (values, 1);
-  value_from_text (&g_array_index (values, GValue, 0), "x");
-  g_value_set_string (&g_array_index (values, GValue, 0), state_directory);
-
-  while ((name = va_arg (ap, const char *)) != NULL)
-    {
-      const char *text = va_arg (ap, const char *);
-
-      g_ptr_array_add (names, (gpointer) name);
-      g_array_set_size (values, values->len + 1);
-      value_from_text (&g_array_index (values, GValue, values->len - 1), text);
-    }
-
-  backend = sandbox_backend_newv ("bubblewrap", names->len, (const char **) names->pdata,
-                                  (const GValue *) values->data, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (backend);
   return backend;
@@ -126,6 +84,8 @@ escape_backend_new_valist (const char *state_directory,
  * @state_directory: the backend's state directory
  * @...: extra properties as name/value pairs of strings ("true"/"false" for
  *   booleans, digits for numbers), then %NULL
+ *
+ * With the run's SANDBOX_TEST_LAYERING (sandbox-test-backend.h), checked.
  *
  * Returns: (transfer full): a bubblewrap backend on @state_directory
  */
@@ -263,14 +223,15 @@ escape_session_directory (EscapeSession *s)
  * escape_workspace_directory:
  * @s: an open session
  *
- * Returns: (transfer full): the host path of the session's workspace
+ * Returns: (transfer full): the host path of the session's workspace (of
+ *   a layered session, its upper layer)
  */
 char *
 escape_workspace_directory (EscapeSession *s)
 {
   g_autofree char *session = escape_session_directory (s);
 
-  return g_build_filename (session, "workspace", NULL);
+  return sandbox_test_workspace_directory (session);
 }
 
 /**

@@ -46,6 +46,8 @@
 
 #include <sandbox.h>
 
+#include "sandbox-test-backend.h"
+
 #define DEFAULT_TRIALS 200
 #define KILL_WINDOW_US (20 * 1000)
 /* The helper enters spawn() this long after its killer starts counting, so
@@ -80,9 +82,7 @@ static SandboxBackend *
 new_backend (const char *state_directory)
 {
   g_autoptr(GError) error = NULL;
-  SandboxBackend *backend = sandbox_backend_new ("bubblewrap", NULL, &error,
-                                                 "state-directory", state_directory,
-                                                 NULL);
+  SandboxBackend *backend = sandbox_test_bubblewrap_new (state_directory, &error, NULL);
 
   g_assert_no_error (error);
   return backend;
@@ -133,9 +133,10 @@ session_workspace (const char   *state_directory,
                    SandboxState *state)
 {
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
+  g_autofree char *session = g_build_filename (state_directory, digest, "sessions",
+                                               sandbox_state_get_session_id (state), NULL);
 
-  return g_build_filename (state_directory, digest, "sessions",
-                           sandbox_state_get_session_id (state), "workspace", NULL);
+  return sandbox_test_workspace_directory (session);
 }
 
 /* Whether one of the NUL-separated arguments in @cmdline contains @needle. */
@@ -418,6 +419,7 @@ trial_start (Trial      *trial,
 {
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
   g_autofree char *session_id = NULL;
+  g_autofree char *session = NULL;
   const char *args[] = { "--helper-kill-around-spawn", directory, key, NULL, NULL, NULL };
 
   trial->kill_after = g_strdup_printf ("%u", g_random_int_range (0, KILL_WINDOW_US));
@@ -427,7 +429,8 @@ trial_start (Trial      *trial,
   trial->pid = spawn_self (args, &trial->in, &trial->out);
   session_id = read_line (trial->out);
   g_assert_cmpuint (strlen (session_id), ==, 64);
-  trial->workspace = g_build_filename (directory, digest, "sessions", session_id, "workspace", NULL);
+  session = g_build_filename (directory, digest, "sessions", session_id, NULL);
+  trial->workspace = sandbox_test_workspace_directory (session);
 }
 
 /* Reaps the helper, which must have died of its SIGKILL. */

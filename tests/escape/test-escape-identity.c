@@ -36,6 +36,7 @@
 #include <sandbox.h>
 
 #include "escape-common.h"
+#include "sandbox-test-backend.h"
 
 /* The ids a default backend gives guests, as documented. */
 static void
@@ -324,11 +325,11 @@ try_backend_with_ids (const char  *directory,
                       gint64       gid,
                       GError     **error)
 {
-  return sandbox_backend_new ("bubblewrap", NULL, error,
-                              "state-directory", directory,
-                              "guest-uid", uid,
-                              "guest-gid", gid,
-                              NULL);
+  g_autofree char *uid_text = g_strdup_printf ("%" G_GINT64_FORMAT, uid);
+  g_autofree char *gid_text = g_strdup_printf ("%" G_GINT64_FORMAT, gid);
+
+  return sandbox_test_bubblewrap_new (directory, error, "guest-uid", uid_text,
+                                      "guest-gid", gid_text, NULL);
 }
 
 /* guest-uid and guest-gid read back as the ids in force. */
@@ -409,6 +410,9 @@ test_resume_reowns_root_workspace (void)
   g_autofree char *command = NULL;
   g_autofree char *out = NULL;
   g_autofree char *link = NULL;
+  g_autofree char *session_directory = NULL;
+  g_autofree char *layers = NULL;
+  const char *top;
   struct stat st;
   guint uid, gid;
 
@@ -420,6 +424,11 @@ test_resume_reowns_root_workspace (void)
   expected_guest_ids (&uid, &gid);
   escape_session_open (&s, NULL);
   workspace = escape_workspace_directory (&s);
+  /* All of the session's own tree: of a layered session, layers/ (the
+   * upper layer and overlayfs' work directory). */
+  session_directory = escape_session_directory (&s);
+  layers = g_build_filename (session_directory, "layers", NULL);
+  top = g_file_test (layers, G_FILE_TEST_IS_DIR) ? layers : workspace;
   state = sandbox_handle_capture_state (s.handle, &error);
   g_assert_no_error (error);
   g_assert_true (sandbox_handle_stop (s.handle, NULL, &error));
@@ -432,8 +441,8 @@ test_resume_reowns_root_workspace (void)
   link = g_build_filename (workspace, "to-host", NULL);
   g_assert_cmpint (symlink (outside, link), ==, 0);
   command = g_strdup_printf ("set -e; cd '%s'; mkdir -p old/dir; echo old > old/dir/file;"
-                             "mkfifo old/fifo; chown -hR 0:0 .; chmod 0755 . old old/dir",
-                             workspace);
+                             "mkfifo old/fifo; chown -hR 0:0 '%s'; chmod 0755 . old old/dir",
+                             workspace, top);
   g_assert_cmpint (system (command), ==, 0);
 
   s.handle = sandbox_backend_create (s.backend, s.template_key, state, policy, NULL, &error);
