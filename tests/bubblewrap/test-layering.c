@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <sys/xattr.h>
@@ -18,6 +19,11 @@
 #include <sandbox.h>
 
 /* Fixture: a layered session ------------------------------------------------ */
+
+/* The data of fixtures whose backend runs guests without the seccomp
+ * filter: what the kernel and overlayfs refuse on their own. */
+static const char no_seccomp[] = "no-seccomp";
+#define NO_SECCOMP ((gconstpointer) no_seccomp)
 
 typedef struct
 {
@@ -91,7 +97,14 @@ fixture_set_up (Fixture       *fixture,
 
   fixture->state_directory = g_dir_make_tmp ("sandbox-layering-XXXXXX", &error);
   g_assert_no_error (error);
-  fixture->backend = new_backend (fixture->state_directory, "auto", &error);
+  if (data == NO_SECCOMP)
+    fixture->backend = sandbox_backend_new ("bubblewrap", NULL, &error,
+                                            "state-directory", fixture->state_directory,
+                                            "layering", "auto",
+                                            "seccomp", FALSE,
+                                            NULL);
+  else
+    fixture->backend = new_backend (fixture->state_directory, "auto", &error);
   g_assert_no_error (error);
   layering = backend_layering (fixture->backend);
   g_assert_cmpstr (layering, ==, "overlay");
@@ -481,6 +494,411 @@ test_setuid_and_file_capabilities (Fixture       *fixture,
   }
 }
 
+/* What the guest plants through the overlay -------------------------------- */
+
+/* Whether a regular file, directory or link in the upper layer is set-id
+ * and owned by root (user or group); lists the offenders. */
+static void
+find_root_set_id (int         dir_fd,
+                  const char *prefix,
+                  GString    *found)
+{
+  g_autoptr(GDir) dir = NULL;
+  g_autofree char *path = g_strdup_printf ("/proc/self/fd/%d", dir_fd);
+  const char *name;
+
+  dir = g_dir_open (path, 0, NULL);
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *relative = g_build_filename (prefix, name, NULL);
+      struct stat st;
+
+      g_assert_cmpint (fstatat (dir_fd, name, &st, AT_SYMLINK_NOFOLLOW), ==, 0);
+      if (((st.st_mode & S_ISUID) && st.st_uid == 0) ||
+          ((st.st_mode & S_ISGID) && st.st_gid == 0 && !S_ISDIR (st.st_mode)))
+        g_string_append_printf (found, "%s ", relative);
+      if (S_ISDIR (st.st_mode))
+        {
+          int child = openat (dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+          g_assert_cmpint (child, >=, 0);
+          find_root_set_id (child, relative, found);
+          close (child);
+        }
+    }
+}
+
+static char *
+upper_root_set_id (Fixture *fixture)
+{
+  GString *found = g_string_new (NULL);
+  int fd = open (fixture->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  find_root_set_id (fd, "", found);
+  close (fd);
+  return g_string_free (found, FALSE);
+}
+
+/* How many whiteouts (0/0 character devices) the upper layer holds. */
+static guint
+count_whiteouts (int dir_fd)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/self/fd/%d", dir_fd);
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      struct stat st;
+
+      g_assert_cmpint (fstatat (dir_fd, name, &st, AT_SYMLINK_NOFOLLOW), ==, 0);
+      if (S_ISCHR (st.st_mode) && st.st_rdev == makedev (0, 0))
+        count++;
+      if (S_ISDIR (st.st_mode))
+        {
+          int child = openat (dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+          g_assert_cmpint (child, >=, 0);
+          count += count_whiteouts (child);
+          close (child);
+        }
+    }
+  return count;
+}
+
+static guint
+upper_whiteouts (Fixture *fixture)
+{
+  int fd = open (fixture->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  guint count;
+
+  g_assert_cmpint (fd, >=, 0);
+  count = count_whiteouts (fd);
+  close (fd);
+  return count;
+}
+
+/* The guest making whiteouts of its own through the overlay: an
+ * unprivileged mknod() of a 0/0 character device (allowed since Linux 5.8,
+ * for overlayfs) over a new name, in a merged directory and over a name it
+ * removed, and rename(RENAME_WHITEOUT). overlayfs refuses both (EPERM,
+ * EINVAL), with or without the seccomp filter, so the upper layer holds
+ * only the whiteouts overlayfs made itself and the host's view is the
+ * guest's. On a copied workspace (a plain bind mount) the same mknod()
+ * succeeds: run this with layering "copy" to see the check fail. */
+static void
+test_guest_whiteouts_refused (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *hello = NULL;
+  g_autofree char *main_c = NULL;
+  g_autofree char *listing = NULL;
+  g_autofree char *out = guest_sh (fixture,
+    "rm src/util.c && python3 -c '\n"
+    "import ctypes, errno, os, stat\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "def mknod(path):\n"
+    "    try:\n"
+    "        os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(0, 0))\n"
+    "        return \"made\"\n"
+    "    except OSError as e:\n"
+    "        return errno.errorcode[e.errno]\n"
+    "def rename_whiteout(old, new):\n"
+    "    if libc.renameat2(-100, old.encode(), -100, new.encode(), 4) == 0:\n"
+    "        return \"made\"\n"
+    "    return errno.errorcode[ctypes.get_errno()]\n"
+    "print(mknod(\"w\"), mknod(\"src/w\"), mknod(\"src/util.c\"),\n"
+    "      rename_whiteout(\"hello.txt\", \"moved.txt\"),\n"
+    "      rename_whiteout(\"src/main.c\", \"src/moved.c\"))\n"
+    "'; ls -A; ls -A src");
+  g_auto(GStrv) lines = g_strsplit (out, "\n", 2);
+  g_auto(GStrv) results = g_strsplit (lines[0], " ", -1);
+
+  g_test_message ("guest: %s", lines[0]);
+  g_assert_cmpuint (g_strv_length (results), ==, 5);
+  for (guint i = 0; results[i] != NULL; i++)
+    g_assert_cmpstr (results[i], !=, "made");
+  g_assert_cmpstr (lines[1], ==, "hello.txt\nsrc\nmain.c\n");
+  /* The one whiteout is overlayfs' own, for the removed util.c. */
+  g_assert_cmpuint (upper_whiteouts (fixture), ==, 1);
+
+  hello = host_read (fixture, "hello.txt", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (hello, ==, "hello");
+  main_c = host_read (fixture, "src/main.c", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (main_c, ==, "int main;");
+  g_assert_null (host_read (fixture, "src/util.c", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  /* Written back by the host, util.c is seen again. */
+  g_assert_true (sandbox_session_write_text (fixture->session, "src/util.c", "again", NULL,
+                                             &error));
+  g_assert_no_error (error);
+  listing = guest_sh (fixture, "ls -A src; cat src/util.c");
+  g_assert_cmpstr (listing, ==, "main.c\nutil.c\nagain");
+  assert_template_intact (fixture);
+}
+
+/* FIFOs the guest makes through the overlay — over a template file, in a
+ * merged directory, at a new name — are in the upper layer; the host reads
+ * each promptly as not a regular file (O_NONBLOCK, no writer needed),
+ * writes a file in place of one, and removes one. Take O_NONBLOCK out of
+ * sandbox_workspace_overlay_read()'s open (and open_regular_fast()'s) to
+ * see the alarm end the test. */
+static void
+test_guest_fifos_never_block (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  const char *paths[] = { "hello.txt", "src/pipe", "pipe" };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *made = guest_sh (fixture, "rm hello.txt && mkfifo hello.txt src/pipe pipe && "
+                                             "stat -c %F hello.txt src/pipe pipe");
+  g_autofree char *after = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  g_assert_cmpstr (made, ==, "fifo\nfifo\nfifo\n");
+  alarm (20);   /* a blocked read fails the test rather than hanging it */
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autofree char *text = host_read (fixture, paths[i], &error);
+
+      g_assert_null (text);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+      g_clear_error (&error);
+    }
+  alarm (0);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+
+  g_assert_true (sandbox_session_write_text (fixture->session, "hello.txt", "file again", NULL,
+                                             &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_session_remove_path (fixture->session, "src/pipe", NULL, &error));
+  g_assert_no_error (error);
+  after = guest_sh (fixture, "cat hello.txt; echo; stat -c %F pipe; test ! -e src/pipe && echo gone");
+  g_assert_cmpstr (after, ==, "file again\nfifo\ngone\n");
+  assert_template_intact (fixture);
+}
+
+static void
+assert_contained (Fixture      *fixture,
+                  const GError *error)
+{
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_PATH);
+  g_assert_null (strstr (error->message, fixture->state_directory));
+}
+
+/* The guest replaces template files by links out of the workspace: into
+ * the session's own directory (its state.json, which the host trusts), to
+ * the template's data by its host path and by climbing to it. The host
+ * reads none of them (SANDBOX_ERROR_PATH), writes replace the link itself,
+ * removals remove the link (a whiteout then hides the template file); no
+ * target changes. Remove the EXDEV of follow_link()'s absolute-target
+ * check or the ".." check of walk() in sandbox-workspace-overlay.c to see
+ * it fail. */
+static void
+test_guest_links_over_lower_files (Fixture       *fixture,
+                                   gconstpointer  data)
+{
+  g_autofree char *state_path = g_build_filename (fixture->session_dir, "state.json", NULL);
+  g_autofree char *state_before = NULL;
+  g_autofree char *state_after = NULL;
+  g_autofree char *script = g_strdup_printf (
+    "rm src/main.c hello.txt src/util.c && ln -s ../../../state.json src/main.c && "
+    "ln -s '%s/hello.txt' hello.txt && "
+    "ln -s ../../../../../templates/%s/data/src/util.c src/util.c && "
+    "ln -s ../.. up && echo planted",
+    fixture->template_data, fixture->template_key);
+  const char *paths[] = { "src/main.c", "hello.txt", "src/util.c", "up/state.json" };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *planted = NULL;
+  g_autofree char *after = NULL;
+
+  g_assert_true (g_file_get_contents (state_path, &state_before, NULL, NULL));
+  planted = guest_sh (fixture, script);
+  g_assert_cmpstr (planted, ==, "planted\n");
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autofree char *text = host_read (fixture, paths[i], &error);
+
+      g_test_message ("read %s: %s", paths[i], error != NULL ? error->message : text);
+      g_assert_null (text);
+      assert_contained (fixture, error);
+      g_clear_error (&error);
+    }
+  g_assert_false (sandbox_session_write_text (fixture->session, "up/state.json", "{}", NULL,
+                                              &error));
+  assert_contained (fixture, error);
+  g_clear_error (&error);
+  g_assert_false (sandbox_session_remove_path (fixture->session, "up/lease", NULL, &error));
+  assert_contained (fixture, error);
+  g_clear_error (&error);
+
+  g_assert_true (sandbox_session_write_text (fixture->session, "src/main.c", "int host;", NULL,
+                                             &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_session_write_text (fixture->session, "src/util.c", "int util2;", NULL,
+                                             &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_session_remove_path (fixture->session, "hello.txt", NULL, &error));
+  g_assert_no_error (error);
+
+  after = guest_sh (fixture, "cat src/main.c src/util.c; test ! -e hello.txt && echo gone; "
+                             "test -L src/main.c || echo file");
+  g_assert_cmpstr (after, ==, "int host;int util2;gone\nfile\n");
+  g_assert_true (g_file_get_contents (state_path, &state_after, NULL, NULL));
+  g_assert_cmpstr (state_after, ==, state_before);
+  assert_template_intact (fixture);
+}
+
+/* The guest swaps links in and out while the host works: for a template
+ * file (a link to the session's state.json, then a file again) and for a
+ * directory of its own (a link climbing to the session directory). Nothing
+ * the host reads is outside, nothing outside is written or removed. */
+static void
+test_guest_link_swaps_race_the_host (Fixture       *fixture,
+                                     gconstpointer  data)
+{
+  g_autofree char *state_path = g_build_filename (fixture->session_dir, "state.json", NULL);
+  g_autofree char *lease_path = g_build_filename (fixture->session_dir, "lease", NULL);
+  g_autofree char *escaped = g_build_filename (fixture->session_dir, "sub", NULL);
+  g_autofree char *state_before = NULL;
+  g_autofree char *state_after = NULL;
+  g_autofree char *lease_before = NULL;
+  g_autofree char *lease_after = NULL;
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/sh");
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("host", 4);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *swaps = NULL;
+  guint host_calls = 0;
+  gint64 deadline;
+
+  g_assert_true (g_file_get_contents (state_path, &state_before, NULL, NULL));
+  g_assert_true (g_file_get_contents (lease_path, &lease_before, NULL, NULL));
+  sandbox_command_add_arg (command, "-c");
+  sandbox_command_add_arg (command,
+    "mkdir -p d/sub; i=0; end=$(($(date +%s) + 3)); "
+    "while [ $(date +%s) -lt $end ]; do "
+    "  ln -sfn ../../../state.json src/l; mv -f src/l src/main.c; "
+    "  printf g > src/t; mv -f src/t src/main.c; "
+    "  mv -T d d.real; ln -sfn ../.. d; rm -f d; mv -T d.real d 2>/dev/null; mkdir -p d/sub; "
+    "  i=$((i + 1)); "
+    "done; echo $i");
+  process = sandbox_session_spawn (fixture->session, command, NULL, &error);
+  g_assert_no_error (error);
+
+  /* The guest's loop runs for 3 s; the host's as long, or until something
+   * got out. */
+  deadline = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  while (!g_file_test (escaped, G_FILE_TEST_EXISTS) && g_get_monotonic_time () < deadline)
+    {
+      g_autofree char *text = NULL;
+
+      switch (host_calls++ % 5)
+        {
+        case 0:
+          text = host_read (fixture, "src/main.c", NULL);
+          g_assert_true (text == NULL || g_str_equal (text, "g") ||
+                         g_str_equal (text, "int main;") || g_str_equal (text, "host"));
+          break;
+        case 1:
+          sandbox_session_write_bytes (fixture->session, "src/main.c", bytes, NULL, NULL);
+          break;
+        case 2:
+          sandbox_session_write_bytes (fixture->session, "d/sub/state.json", bytes, NULL, NULL);
+          break;
+        case 3:
+          text = host_read (fixture, "d/state.json", NULL);
+          g_assert_null (text);
+          break;
+        default:
+          sandbox_session_remove_path (fixture->session, "d/sub/state.json", NULL, NULL);
+          break;
+        }
+    }
+  result = sandbox_process_wait (process, NULL, &error);
+  g_assert_no_error (error);
+  swaps = sandbox_result_dup_stdout_text (result);
+  g_test_message ("%u host calls against %s guest rounds", host_calls, g_strstrip (swaps));
+  g_assert_cmpuint (g_ascii_strtoull (swaps, NULL, 10), >, 0);
+
+  g_assert_false (g_file_test (escaped, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_get_contents (state_path, &state_after, NULL, NULL));
+  g_assert_cmpstr (state_after, ==, state_before);
+  g_assert_true (g_file_get_contents (lease_path, &lease_after, NULL, NULL));
+  g_assert_cmpstr (lease_after, ==, lease_before);
+  assert_template_intact (fixture);
+}
+
+/* CVE-2023-0386's class from the other side: set-user-id and set-group-id
+ * root files in the lower layer (a store tampered with by someone with
+ * root; templates never carry those bits). The guest runs them (nosuid,
+ * no_new_privs, root unmapped: its own ids), and makes overlayfs copy them
+ * up (a rename copies up its source; so does a hard link): the kernel
+ * refuses to copy up a file whose owner the namespace does not map
+ * (EOVERFLOW, the CVE's fix), so no root-owned set-id file reaches the
+ * upper layer. A host write over one keeps the permission bits only, and
+ * gives the file to the guest. Only as root (planting needs it). To see
+ * the check fail, plant what an unfixed kernel's copy-up made: a copy of
+ * the set-user-id file, still root's, in the upper layer. */
+static void
+test_lower_set_id_never_copied_up_as_root (Fixture       *fixture,
+                                           gconstpointer  data)
+{
+  g_autofree char *suid = g_build_filename (fixture->template_data, "suid-id", NULL);
+  g_autofree char *sgid = g_build_filename (fixture->template_data, "sgid-id", NULL);
+  g_autofree char *host_written = g_build_filename (fixture->upper, "sgid-id", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *ids = NULL;
+  g_autofree char *guest_ids = NULL;
+  g_autofree char *attempts = NULL;
+  g_autofree char *found = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+  struct stat st;
+
+  if (getuid () != 0)
+    {
+      g_test_skip ("planting set-user-id-root files needs root");
+      return;
+    }
+  g_assert_true (g_file_get_contents ("/usr/bin/id", &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (suid, contents, length, NULL));
+  g_assert_true (g_file_set_contents (sgid, contents, length, NULL));
+  g_assert_cmpint (chown (suid, 0, 0), ==, 0);
+  g_assert_cmpint (chown (sgid, 0, 0), ==, 0);
+  g_assert_cmpint (chmod (suid, 04755), ==, 0);
+  g_assert_cmpint (chmod (sgid, 02755), ==, 0);
+
+  guest_ids = guest_sh (fixture, "id -u; id -g");
+  ids = guest_sh (fixture, "./suid-id -u; ./sgid-id -g");
+  g_assert_cmpstr (ids, ==, guest_ids);
+  attempts = guest_sh (fixture, "mv suid-id moved 2>&1 >/dev/null | grep -c 'too large' || true; "
+                                "ln sgid-id linked 2>/dev/null; "
+                                "for f in moved linked suid-id sgid-id; do "
+                                "  test -x $f && ./$f -u; done; true");
+  g_test_message ("guest: %s", attempts);
+  found = upper_root_set_id (fixture);
+  g_assert_cmpstr (found, ==, "");
+
+  g_assert_true (sandbox_session_write_text (fixture->session, "sgid-id", "#!/bin/sh\n", NULL,
+                                             &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (lstat (host_written, &st), ==, 0);
+  g_assert_cmpuint (st.st_mode & 07777, ==, 0755);
+  g_assert_cmpuint (st.st_uid, !=, 0);
+  found = (g_free (found), upper_root_set_id (fixture));
+  g_assert_cmpstr (found, ==, "");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -497,6 +915,13 @@ main (int   argc,
   ADD ("hostile/mount-and-cover", test_mount_and_cover);
   ADD ("hostile/overlay-xattrs-inert", test_overlay_xattrs_inert);
   ADD ("hostile/setuid-and-file-capabilities", test_setuid_and_file_capabilities);
+  ADD ("hostile/guest-whiteouts-refused", test_guest_whiteouts_refused);
+  g_test_add ("/sandbox/layering/hostile/guest-whiteouts-refused-without-seccomp", Fixture,
+              NO_SECCOMP, fixture_set_up, test_guest_whiteouts_refused, fixture_tear_down);
+  ADD ("hostile/guest-fifos-never-block", test_guest_fifos_never_block);
+  ADD ("hostile/guest-links-over-lower-files", test_guest_links_over_lower_files);
+  ADD ("hostile/guest-link-swaps-race-the-host", test_guest_link_swaps_race_the_host);
+  ADD ("hostile/lower-set-id-never-copied-up-as-root", test_lower_set_id_never_copied_up_as_root);
 
   return g_test_run ();
 }
