@@ -35,7 +35,9 @@ typedef struct
  * @lower: (nullable): of a layered session, its lower layer; %NULL for a
  *   copied workspace
  * @layers: (nullable): of a layered session, the directory holding its
- *   upper layer and overlayfs' work directory
+ *   upper layer and overlayfs' work directories (layers/work/)
+ * @overlay_work: (nullable): of a layered session, this sandbox's own work
+ *   directory, a name in layers/work/
  * @gateway_socket: (nullable): the host path of the gateway socket, if any
  * @policy_kind: the session's network policy kind
  * @command: (nullable): the validated command, with a canonical cwd; %NULL
@@ -54,6 +56,7 @@ typedef struct
   const char *workspace;
   const char *lower;
   const char *layers;
+  const char *overlay_work;
   const char *gateway_socket;
   SandboxNetworkPolicyKind policy_kind;
   SandboxCommand *command;

@@ -349,10 +349,16 @@ add_stub (SandboxBubblewrapArgs            *self,
   /* Lease recovery looks for the lock on the workspace's own directory:
    * a layered session's upper layer. */
   if (input->lower != NULL)
-    sandbox_bubblewrap_args_add_many (self,
-                                      "lock=" SANDBOX_BUBBLEWRAP_OVERLAY_DIR "/layers/upper",
-                                      "overlay=" SANDBOX_BUBBLEWRAP_OVERLAY_DIR,
-                                      NULL);
+    {
+      g_autofree char *work_arg = g_strconcat ("overlay-work=", input->overlay_work, NULL);
+
+      g_assert (input->overlay_work != NULL);
+      sandbox_bubblewrap_args_add_many (self,
+                                        "lock=" SANDBOX_BUBBLEWRAP_OVERLAY_DIR "/layers/upper",
+                                        work_arg,
+                                        "overlay=" SANDBOX_BUBBLEWRAP_OVERLAY_DIR,
+                                        NULL);
+    }
   else
     sandbox_bubblewrap_args_add (self, "lock=" SANDBOX_WORKSPACE);
   return separator;

@@ -40,8 +40,16 @@ G_BEGIN_DECLS
 
 #define SANDBOX_BUBBLEWRAP_DEFAULT_LAYERING SANDBOX_BUBBLEWRAP_LAYERING_COPY
 
-gboolean sandbox_bubblewrap_layering_probe (const char                   *directory,
-                                            const SandboxBubblewrapGuest *guest,
-                                            GError                      **error);
+gboolean sandbox_bubblewrap_layering_probe       (const char                   *directory,
+                                                  const SandboxBubblewrapGuest *guest,
+                                                  GError                      **error);
+
+char    *sandbox_bubblewrap_layering_new_work_name (void);
+gboolean sandbox_bubblewrap_layering_make_work   (const char                   *layers,
+                                                  const char                   *name,
+                                                  const SandboxBubblewrapGuest *guest,
+                                                  GError                      **error);
+void     sandbox_bubblewrap_layering_remove_work (const char                   *layers,
+                                                  const char                   *name);
 
 G_END_DECLS

@@ -284,3 +284,109 @@ sandbox_bubblewrap_layering_probe (const char                   *directory,
   remove_probe_tree (top);
   return ok;
 }
+
+/*
+ * A work directory per sandbox. overlayfs empties its work directory
+ * (work/work/ in it) when it mounts: two overlays of one session sharing
+ * one would take each other's away, and a command starting while another
+ * runs would break the running one's copy-ups (EPERM) or fail to mount
+ * (ENOENT). So each sandbox gets its own, made empty in the session's
+ * layers/work/ (on the upper layer's mount, as overlayfs requires) before
+ * bwrap starts and removed once the sandbox is gone.
+ */
+
+static int
+open_work_parent (const char  *layers,
+                  GError     **error)
+{
+  g_autofree char *work = g_build_filename (layers, "work", NULL);
+  int fd = open (work, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Could not open the overlay work directories: %s", g_strerror (saved_errno));
+    }
+  return fd;
+}
+
+/**
+ * sandbox_bubblewrap_layering_new_work_name:
+ *
+ * Returns: (transfer full): a new name for a sandbox's work directory in
+ *   layers/work/ (never overlayfs' own "work" or "index")
+ */
+char *
+sandbox_bubblewrap_layering_new_work_name (void)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+
+  return g_strconcat ("sandbox-", uuid, NULL);
+}
+
+/**
+ * sandbox_bubblewrap_layering_make_work:
+ * @layers: the host path of a layered session's layers/
+ * @name: a name from sandbox_bubblewrap_layering_new_work_name()
+ * @guest: (nullable): who guests are; %NULL: the host itself
+ * @error: return location for a #GError
+ *
+ * Makes @name, a new and empty directory in @layers/work/, the guest's,
+ * for one sandbox's overlay (the stub's `overlay-work=`).
+ *
+ * Returns: %TRUE, or %FALSE with @error set (%SANDBOX_ERROR_UNAVAILABLE)
+ */
+gboolean
+sandbox_bubblewrap_layering_make_work (const char                   *layers,
+                                       const char                   *name,
+                                       const SandboxBubblewrapGuest *guest,
+                                       GError                      **error)
+{
+  g_auto(SandboxBubblewrapFd) parent_fd = open_work_parent (layers, error);
+
+  if (parent_fd < 0)
+    return FALSE;
+  if (mkdirat (parent_fd, name, 0700) < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Could not make an overlay work directory: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (guest != NULL && guest->switched &&
+      fchownat (parent_fd, name, guest->uid, guest->gid, AT_SYMLINK_NOFOLLOW) < 0)
+    {
+      int saved_errno = errno;
+
+      unlinkat (parent_fd, name, AT_REMOVEDIR);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Could not give an overlay work directory to the guest: %s",
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_layering_remove_work:
+ * @layers: the host path of a layered session's layers/
+ * @name: a name from sandbox_bubblewrap_layering_make_work() whose sandbox
+ *   is gone
+ *
+ * Removes that work directory and what overlayfs left in it (never
+ * following a link). A failure is logged: what is left is removed with
+ * the session.
+ */
+void
+sandbox_bubblewrap_layering_remove_work (const char *layers,
+                                         const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(SandboxBubblewrapFd) parent_fd = open_work_parent (layers, &error);
+
+  if (parent_fd < 0 || !sandbox_workspace_remove_tree_at (parent_fd, name, &error))
+    g_debug ("Could not remove the overlay work directory %s: %s", name, error->message);
+}

@@ -47,8 +47,9 @@ struct _SandboxBubblewrapStore
 /*
  * A session's workspace is either its own copy of the template
  * (sessions/<id>/workspace/) or layered (sessions/<id>/layers/): the
- * upper layer layers/upper/ and overlayfs' work directory layers/work/
- * (the two must be on one mount inside the sandbox, so they share a
+ * upper layer layers/upper/ and overlayfs' work directories in
+ * layers/work/, one per running sandbox (the upper layer and a work
+ * directory must be on one mount inside the sandbox, so they share a
  * directory), over the template's data, templates/<key>/data/. Which one
  * a session has is its layout; it keeps it for life.
  */

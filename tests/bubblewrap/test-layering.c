@@ -899,6 +899,96 @@ test_lower_set_id_never_copied_up_as_root (Fixture       *fixture,
   g_assert_cmpstr (found, ==, "");
 }
 
+/* Concurrent commands ------------------------------------------------------- */
+
+/* Commands of one session run side by side, each in a sandbox that mounts
+ * its own overlay on the session's layers. overlayfs empties its work
+ * directory when it mounts: with one work directory per session, a command
+ * starting while another runs takes the running one's away, whose
+ * copy-ups then fail (EPERM), and mounts at the same moment fail
+ * (ENOENT). Each sandbox has a work directory of its own, removed with
+ * the sandbox. Make stub_step_overlay() mount on layers/work itself
+ * again (stub/sandbox-stub-overlay.c) to see A's appends fail (EPERM). */
+static void
+test_concurrent_commands (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(SandboxCommand) first = sandbox_command_new ("/bin/sh");
+  g_autoptr(SandboxProcess) running = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *started = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *work = g_build_filename (fixture->session_dir, "layers", "work", NULL);
+  g_autoptr(GDir) left = NULL;
+
+  /* A mounts, then waits for B to have mounted and run, then copies up.
+   * B says so in a file both see: one that exists before A starts (a
+   * name B created would stay hidden from A, whose overlay remembers
+   * that it was missing). */
+  g_assert_true (sandbox_session_write_text (fixture->session, "flag", "wait", NULL, &error));
+  g_assert_no_error (error);
+  sandbox_command_add_arg (first, "-c");
+  sandbox_command_add_arg (first, "touch a-started; i=0; "
+                                  "while [ \"$(cat flag)\" != go ] && [ $i -lt 400 ]; do "
+                                  "  sleep 0.05; i=$((i+1)); done; "
+                                  "echo a >> hello.txt && echo a >> src/main.c && echo A-ok");
+  running = sandbox_session_spawn (fixture->session, first, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 400 && started == NULL; i++)
+    {
+      started = host_read (fixture, "a-started", NULL);
+      if (started == NULL)
+        g_usleep (50 * 1000);
+    }
+  g_assert_nonnull (started);
+  second = guest_sh (fixture, "printf go > flag; echo B-ok");
+  g_assert_cmpstr (second, ==, "B-ok\n");
+  result = sandbox_process_wait (running, NULL, &error);
+  g_assert_no_error (error);
+  out = sandbox_result_dup_stdout_text (result);
+  err = sandbox_result_dup_stderr_text (result);
+  g_test_message ("A: %s%s", out, err);
+  g_assert_cmpstr (out, ==, "A-ok\n");
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
+
+  /* Eight sandboxes mounting at once, three times. */
+  for (guint round = 0; round < 3; round++)
+    {
+      SandboxProcess *processes[8];
+
+      for (guint i = 0; i < G_N_ELEMENTS (processes); i++)
+        {
+          g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/sh");
+          g_autofree char *script = g_strdup_printf ("echo %u-%u >> hello.txt", round, i);
+
+          sandbox_command_add_arg (command, "-c");
+          sandbox_command_add_arg (command, script);
+          processes[i] = sandbox_session_spawn (fixture->session, command, NULL, &error);
+          g_assert_no_error (error);
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (processes); i++)
+        {
+          g_autoptr(SandboxResult) each = sandbox_process_wait (processes[i], NULL, &error);
+          g_autofree char *each_err = NULL;
+
+          g_assert_no_error (error);
+          each_err = sandbox_result_dup_stderr_text (each);
+          if (sandbox_result_get_exit_status (each) != 0)
+            g_error ("round %u, command %u: %s", round, i, each_err);
+          g_object_unref (processes[i]);
+        }
+    }
+
+  /* Each sandbox's work directory went with it. */
+  left = g_dir_open (work, 0, &error);
+  g_assert_no_error (error);
+  g_assert_null (g_dir_read_name (left));
+  assert_template_intact (fixture);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -911,6 +1001,7 @@ main (int   argc,
   ADD ("create-copies-nothing", test_create_copies_nothing);
   ADD ("guest-and-host-agree", test_guest_and_host_agree);
   ADD ("lifecycle", test_lifecycle);
+  ADD ("concurrent-commands", test_concurrent_commands);
   ADD ("hostile/no-capability-left", test_no_capability_left);
   ADD ("hostile/mount-and-cover", test_mount_and_cover);
   ADD ("hostile/overlay-xattrs-inert", test_overlay_xattrs_inert);

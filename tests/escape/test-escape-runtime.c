@@ -215,10 +215,11 @@ test_cmdline_names_no_host_path (void)
   init = guest_ok (&s, "tr '\\0' ' ' < /proc/1/cmdline");
   g_test_message ("guest /proc/1/cmdline: %s", init);
   /* A layered session's stub locks the upper layer where it is bound in
-   * the sandbox before it mounts the overlay (sandbox-stub-overlay.c):
-   * sandbox paths too. */
+   * the sandbox and mounts the overlay on its own work directory there
+   * (sandbox-stub-overlay.c): sandbox paths and a name too. */
   g_assert_true (g_regex_match_simple ("^/proc/self/fd/[0-9]+ control=[0-9]+ (seccomp=[0-9]+ )?"
                                        "(lock=/workspace|lock=/run/sandbox-overlay/layers/upper "
+                                       "overlay-work=sandbox-[0-9a-f-]+ "
                                        "overlay=/run/sandbox-overlay) $", init, 0, 0));
   g_assert_null (strstr (init, s.state_directory));
   escape_session_close (&s);

@@ -6,7 +6,11 @@
  * DIR/lower and the session's layers (upper/ and overlayfs' work/, one
  * mount) at DIR/layers, makes /workspace an empty directory, gives the
  * stub the capabilities of SANDBOX_BUBBLEWRAP_OVERLAY_CAPABILITIES in the
- * sandbox's user namespace, and passes `overlay=DIR`. This step then:
+ * sandbox's user namespace, and passes `overlay-work=NAME overlay=DIR`:
+ * NAME is this sandbox's own empty directory in layers/work/, overlayfs'
+ * work directory (overlayfs empties its work directory when it mounts, so
+ * sandboxes of one session running side by side cannot share one). This
+ * step then:
  *
  *  1. makes itself a mount namespace: bwrap's --disable-userns leaves the
  *     stub in a user namespace nested in the one that owns bwrap's mount
@@ -39,6 +43,23 @@
 #include "sandbox-stub-overlay.h"
 #include "sandbox-stub-steps.h"
 
+/* The name overlay-work= gave, which runs first. */
+static const char *work_name;
+
+int
+stub_step_overlay_work (const char *value)
+{
+  /* One name in layers/work/: no slash, no comma, not "." or "..". */
+  if (value[0] == '\0' || strchr (value, '/') != NULL || strchr (value, ',') != NULL ||
+      strcmp (value, ".") == 0 || strcmp (value, "..") == 0 || strlen (value) > 64)
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  work_name = value;
+  return 0;
+}
+
 int
 stub_step_overlay (const char *value)
 {
@@ -47,14 +68,15 @@ stub_step_overlay (const char *value)
 
   /* The driver's fixed directory: an absolute path, no commas (they would
    * split the options), short. */
-  if (value[0] != '/' || strchr (value, ',') != NULL || strlen (value) > 200)
+  if (value[0] != '/' || strchr (value, ',') != NULL || strlen (value) > 200 ||
+      work_name == NULL)
     {
       errno = EINVAL;
       return -1;
     }
   length = snprintf (options, sizeof options,
-                     "lowerdir=%s/lower,upperdir=%s/layers/upper,workdir=%s/layers/work,%s",
-                     value, value, value, SANDBOX_STUB_OVERLAY_OPTIONS);
+                     "lowerdir=%s/lower,upperdir=%s/layers/upper,workdir=%s/layers/work/%s,%s",
+                     value, value, value, work_name, SANDBOX_STUB_OVERLAY_OPTIONS);
   if (length < 0 || (size_t) length >= sizeof options)
     {
       errno = ENAMETOOLONG;
