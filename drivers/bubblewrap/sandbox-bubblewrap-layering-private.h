@@ -51,5 +51,6 @@ gboolean sandbox_bubblewrap_layering_make_work   (const char                   *
                                                   GError                      **error);
 void     sandbox_bubblewrap_layering_remove_work (const char                   *layers,
                                                   const char                   *name);
+guint    sandbox_bubblewrap_layering_remove_all_work (const char               *layers);
 
 G_END_DECLS

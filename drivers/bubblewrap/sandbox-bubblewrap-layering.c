@@ -390,3 +390,31 @@ sandbox_bubblewrap_layering_remove_work (const char *layers,
   if (parent_fd < 0 || !sandbox_workspace_remove_tree_at (parent_fd, name, &error))
     g_debug ("Could not remove the overlay work directory %s: %s", name, error->message);
 }
+
+/**
+ * sandbox_bubblewrap_layering_remove_all_work:
+ * @layers: the host path of a layered session's layers/, none of whose
+ *   sandboxes runs
+ *
+ * Removes the work directories that sandboxes killed with their owner
+ * left (the names sandbox_bubblewrap_layering_new_work_name() makes; not
+ * overlayfs' own work/ of sessions from before those).
+ *
+ * Returns: how many were removed
+ */
+guint
+sandbox_bubblewrap_layering_remove_all_work (const char *layers)
+{
+  g_autofree char *work = g_build_filename (layers, "work", NULL);
+  g_autoptr(GDir) dir = g_dir_open (work, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  /* Listed first: removing while reading a directory may skip entries. */
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (name, "sandbox-"))
+      g_ptr_array_add (names, g_strdup (name));
+  for (guint i = 0; i < names->len; i++)
+    sandbox_bubblewrap_layering_remove_work (layers, g_ptr_array_index (names, i));
+  return names->len;
+}

@@ -18,6 +18,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "sandbox-bubblewrap-layering-private.h"
 #include "sandbox-bubblewrap-store-layout-private.h"
 
 /* Sessions and leases ---------------------------------------------------- */
@@ -506,7 +507,15 @@ open_session (SandboxBubblewrapStore  *self,
       return NULL;
     }
   if (recover)
-    remove_write_temporaries (lease);
+    {
+      remove_write_temporaries (lease);
+      /* Recovery ended every sandbox of the session: the overlay work
+       * directories of those that died with the owner go too. */
+      if (lease->layers != NULL &&
+          sandbox_bubblewrap_layering_remove_all_work (lease->layers) > 0)
+        g_debug ("Removed the overlay work directories a crashed owner left in %s",
+                 lease->layers);
+    }
   return g_steal_pointer (&lease);
 }
 

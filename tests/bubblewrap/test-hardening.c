@@ -616,6 +616,19 @@ crash_an_owner (const char *state_directory,
   return state;
 }
 
+/* How many entries @path has. */
+static guint
+count_entries (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    count++;
+  return count;
+}
+
 static void
 test_lease_stale_after_sigkill (void)
 {
@@ -629,6 +642,7 @@ test_lease_stale_after_sigkill (void)
   g_autofree char *session_dir = session_directory (directory, state);
   g_autofree char *lease = g_build_filename (session_dir, "lease", NULL);
   g_autofree char *workspace = sandbox_test_workspace_directory (session_dir);
+  g_autofree char *layers_work = g_build_filename (session_dir, "layers", "work", NULL);
   g_autofree char *lease_contents = NULL;
   g_autofree char *out = NULL;
   g_autofree char *pid = g_strdup_printf ("%d", getpid ());
@@ -640,6 +654,10 @@ test_lease_stale_after_sigkill (void)
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
   g_assert_null (handle);
   g_clear_error (&error);
+  /* A layered session's sandbox died with its owner: its overlay work
+   * directory is left until recovery. */
+  if (g_file_test (layers_work, G_FILE_TEST_IS_DIR))
+    g_assert_cmpuint (count_entries (layers_work), ==, 1);
 
   /* --die-with-parent takes the dead owner's sandbox down with it, but its
    * last processes (the guest command, which shares the workspace lock) die
@@ -658,6 +676,8 @@ test_lease_stale_after_sigkill (void)
   g_assert_nonnull (handle);
   g_assert_true (g_file_get_contents (lease, &lease_contents, NULL, NULL));
   g_assert_cmpstr (lease_contents, ==, pid);
+  if (g_file_test (layers_work, G_FILE_TEST_IS_DIR))
+    g_assert_cmpuint (count_entries (layers_work), ==, 0);
   out = guest_sh (sandbox_handle_get_session (handle), "cat hello.txt");
   g_assert_cmpstr (out, ==, "hello");
 
