@@ -57,6 +57,17 @@ const char *sandbox_workspace_split_parent (const char  *relative,
 
 gboolean sandbox_workspace_give_to_owner   (int                          fd,
                                             const SandboxWorkspaceOwner *owner);
+
+/* The calling thread's filesystem ids, while it creates as the owner. */
+typedef struct
+{
+  gboolean changed;
+  uid_t    uid;
+  gid_t    gid;
+} SandboxWorkspaceFsIds;
+
+SandboxWorkspaceFsIds sandbox_workspace_fs_ids_enter (const SandboxWorkspaceOwner *owner);
+void     sandbox_workspace_fs_ids_leave    (const SandboxWorkspaceFsIds *saved);
 gboolean sandbox_workspace_write_all       (int           fd,
                                             const guint8 *data,
                                             gsize         size);

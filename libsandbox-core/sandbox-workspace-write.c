@@ -516,6 +516,8 @@ sandbox_workspace_write (SandboxWorkspace  *self,
   g_autofree char *parent = NULL;
   SandboxWorkspaceOwner root_owner;
   const SandboxWorkspaceOwner *owner;
+  SandboxWorkspaceFsIds fs_ids;
+  gboolean written;
   const char *name;
 
   g_return_val_if_fail (self != NULL, FALSE);
@@ -539,15 +541,18 @@ sandbox_workspace_write (SandboxWorkspace  *self,
 
   owner = sandbox_workspace_owner_of_root (self->fd, &root_owner) ? &root_owner : NULL;
   name = sandbox_workspace_split_parent (relative, &parent);
+  /* A root host creates as the owner: in a layered session's overlay,
+   * whose user namespace maps the owner's ids only, a file made as root
+   * could not be owned (EOVERFLOW), and a copied workspace then gets the
+   * same rules. */
+  fs_ids = sandbox_workspace_fs_ids_enter (owner);
   if (parent != NULL)
-    {
-      parent_fd = open_parent_creating (self->fd, parent, relative, owner, error);
-      if (parent_fd < 0)
-        return FALSE;
-    }
-
-  return sandbox_workspace_replace_file (parent_fd >= 0 ? parent_fd : self->fd, name, contents,
-                                         self->flags, 0, relative, owner, error);
+    parent_fd = open_parent_creating (self->fd, parent, relative, owner, error);
+  written = (parent == NULL || parent_fd >= 0) &&
+            sandbox_workspace_replace_file (parent_fd >= 0 ? parent_fd : self->fd, name, contents,
+                                            self->flags, 0, relative, owner, error);
+  sandbox_workspace_fs_ids_leave (&fs_ids);
+  return written;
 }
 
 /* Removes our temporaries from the directory @relative (beneath @root_fd,

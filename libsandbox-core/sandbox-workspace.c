@@ -36,6 +36,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/fsuid.h>
 #include <linux/openat2.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -281,6 +282,47 @@ sandbox_workspace_give_to_owner (int                          fd,
                                  const SandboxWorkspaceOwner *owner)
 {
   return owner == NULL || fchownat (fd, "", owner->uid, owner->gid, AT_EMPTY_PATH) == 0;
+}
+
+/*
+ * sandbox_workspace_fs_ids_enter:
+ * @owner: (nullable): who the calling thread creates as, or %NULL to stay
+ *   as it is
+ *
+ * As root, makes @owner's ids the calling thread's filesystem ids
+ * (setfsuid() and setfsgid() change this thread only, and drop the
+ * capabilities that override file permissions until they are undone), so
+ * that what it creates is @owner's from the start and it gets @owner's
+ * permissions. Not as root: changes nothing.
+ *
+ * Returns: what sandbox_workspace_fs_ids_leave() undoes
+ */
+SandboxWorkspaceFsIds
+sandbox_workspace_fs_ids_enter (const SandboxWorkspaceOwner *owner)
+{
+  SandboxWorkspaceFsIds saved = { FALSE, 0, 0 };
+
+  if (owner == NULL || geteuid () != 0)
+    return saved;
+  saved.changed = TRUE;
+  saved.gid = (gid_t) setfsgid (owner->gid);
+  saved.uid = (uid_t) setfsuid (owner->uid);
+  return saved;
+}
+
+/*
+ * sandbox_workspace_fs_ids_leave:
+ * @saved: what sandbox_workspace_fs_ids_enter() returned
+ *
+ * Gives the calling thread its filesystem ids back.
+ */
+void
+sandbox_workspace_fs_ids_leave (const SandboxWorkspaceFsIds *saved)
+{
+  if (!saved->changed)
+    return;
+  setfsuid (saved->uid);
+  setfsgid (saved->gid);
 }
 
 /*

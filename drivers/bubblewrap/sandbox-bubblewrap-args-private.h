@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sandbox-bubblewrap-private.h"
+#include "sandbox-bubblewrap-keeper-private.h"
 #include "sandbox-bubblewrap-guest-private.h"
 
 G_BEGIN_DECLS
@@ -16,6 +17,8 @@ G_BEGIN_DECLS
  * @fds: descriptors handed to bwrap, as child fds 3, 4, …, closed on free
  * @guest_view: (nullable): how bwrap's process becomes the guest before
  *   exec, when the guest is not the host (see sandbox-bubblewrap-guest.c)
+ * @enter_pidfd: the keeper whose namespaces bwrap starts in, or -1 (not
+ *   owned: the session's keeper outlives its commands)
  *
  * A bwrap command line under construction, in the manner of flatpak's
  * FlatpakBwrap.
@@ -25,6 +28,7 @@ typedef struct
   GPtrArray *argv;
   GArray *fds;
   SandboxBubblewrapGuestView *guest_view;
+  int enter_pidfd;
 } SandboxBubblewrapArgs;
 
 /**
@@ -38,6 +42,9 @@ typedef struct
  *   upper layer and overlayfs' work directories (layers/work/)
  * @overlay_work: (nullable): of a layered session, this sandbox's own work
  *   directory, a name in layers/work/
+ * @keeper: (nullable): of a layered session with a keeper (see
+ *   sandbox-bubblewrap-keeper.c), the keeper: /workspace is then its
+ *   overlay, and @lower, @layers and @overlay_work are not used
  * @gateway_socket: (nullable): the host path of the gateway socket, if any
  * @policy_kind: the session's network policy kind
  * @command: (nullable): the validated command, with a canonical cwd; %NULL
@@ -57,6 +64,7 @@ typedef struct
   const char *lower;
   const char *layers;
   const char *overlay_work;
+  SandboxBubblewrapKeeper *keeper;
   const char *gateway_socket;
   SandboxNetworkPolicyKind policy_kind;
   SandboxCommand *command;

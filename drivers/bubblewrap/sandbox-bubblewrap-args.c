@@ -46,6 +46,7 @@ sandbox_bubblewrap_args_new (const char *executable)
   self->fds = g_array_new (FALSE, FALSE, sizeof (int));
   g_array_set_clear_func (self->fds, close_fd_in_array);
   g_ptr_array_add (self->argv, g_strdup (executable));
+  self->enter_pidfd = -1;
   return self;
 }
 
@@ -308,6 +309,19 @@ add_workspace (SandboxBubblewrapArgs            *self,
 {
   static const char * const capabilities[] = { SANDBOX_BUBBLEWRAP_OVERLAY_CAPABILITIES };
 
+  /* The keeper's overlay (this bwrap runs in its mount namespace), and the
+   * session's lock file for the stub's lock: the layers stay out of
+   * reach. */
+  if (input->keeper != NULL)
+    {
+      sandbox_bubblewrap_args_add_many (self,
+                                        "--bind", sandbox_bubblewrap_keeper_get_mount (input->keeper),
+                                        SANDBOX_WORKSPACE,
+                                        "--ro-bind", sandbox_bubblewrap_keeper_get_lock (input->keeper),
+                                        SANDBOX_BUBBLEWRAP_LOCK_FILE,
+                                        NULL);
+      return;
+    }
   if (input->lower == NULL)
     {
       sandbox_bubblewrap_args_add_many (self, "--bind", input->workspace, SANDBOX_WORKSPACE, NULL);
@@ -348,7 +362,9 @@ add_stub (SandboxBubblewrapArgs            *self,
     }
   /* Lease recovery looks for the lock on the workspace's own directory:
    * a layered session's upper layer. */
-  if (input->lower != NULL)
+  if (input->keeper != NULL)
+    sandbox_bubblewrap_args_add (self, "lock=" SANDBOX_BUBBLEWRAP_LOCK_FILE);
+  else if (input->lower != NULL)
     {
       g_autofree char *work_arg = g_strconcat ("overlay-work=", input->overlay_work, NULL);
 
@@ -490,12 +506,24 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
   log_command_line (self, input->command);
   move_options_into_args_fd (self, separator);
 
-  self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest,
-                                                        input->layers != NULL ? input->layers
-                                                                              : input->workspace,
-                                                        input->gateway_socket);
-  if (input->lower != NULL)
-    sandbox_bubblewrap_guest_view_expose_directory (self->guest_view, input->lower);
+  if (input->keeper != NULL)
+    {
+      self->enter_pidfd = sandbox_bubblewrap_keeper_get_pidfd (input->keeper);
+      self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest,
+                                                            sandbox_bubblewrap_keeper_get_mount (input->keeper),
+                                                            input->gateway_socket);
+      sandbox_bubblewrap_guest_view_expose_file (self->guest_view,
+                                                 sandbox_bubblewrap_keeper_get_lock (input->keeper));
+    }
+  else
+    {
+      self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest,
+                                                            input->layers != NULL ? input->layers
+                                                                                  : input->workspace,
+                                                            input->gateway_socket);
+      if (input->lower != NULL)
+        sandbox_bubblewrap_guest_view_expose_directory (self->guest_view, input->lower);
+    }
   return g_steal_pointer (&self);
 }
 

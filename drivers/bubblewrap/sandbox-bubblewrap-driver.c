@@ -9,6 +9,7 @@
 
 #include "sandbox-bubblewrap-args-private.h"
 #include "sandbox-bubblewrap-driver-private.h"
+#include "sandbox-bubblewrap-keeper-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-process-private.h"
 
@@ -49,7 +50,8 @@ struct _SandboxBubblewrapDriver
   char *workspace;            /* a layered session's upper layer */
   char *lower;                /* a layered session's lower layer, or NULL */
   char *layers;               /* its upper and work directories, or NULL */
-  SandboxWorkspace *files;    /* contained I/O in the workspace */
+  SandboxWorkspace *files;    /* contained I/O in the workspace (a layered
+                               * session's: its keeper's overlay) */
   GBytes *seccomp_program;    /* NULL when syscalls are not filtered */
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroupRoot *cgroup_root;   /* NULL: no cgroup limits */
@@ -66,6 +68,8 @@ struct _SandboxBubblewrapDriver
   /* Guarded by @ready_lock. */
   SandboxBubblewrapReady *ready;            /* the next command's sandbox */
   gboolean ready_closed;                    /* stopped: never start one again */
+  /* A layered session's one overlay; its process ends at stop. */
+  SandboxBubblewrapKeeper *keeper;
   /* Set under the gate's lock (see apply_policy_locked()): read it after
    * reading an allow-list policy from the gate. */
   SandboxGateway *gateway;    /* NULL until the first allow-list */
@@ -254,8 +258,7 @@ session_input (SandboxBubblewrapDriver *self)
   return (SandboxBubblewrapArgsInput) {
     .executable = self->executable,
     .workspace = self->workspace,
-    .lower = self->lower,
-    .layers = self->layers,
+    .keeper = self->keeper,
     .seccomp_program = self->seccomp_program,
     .limits = &self->limits,
     .cgroup_root = self->cgroup_root,
@@ -273,11 +276,7 @@ prepare_next_sandbox (SandboxBubblewrapDriver *self)
   g_autofree char *gateway_socket = NULL;
   guint64 revision;
 
-  /* A layered session's overlay is mounted when its sandbox starts: one
-   * started ahead of time would run its command on a view that may miss
-   * what the host and earlier commands changed meanwhile (overlayfs
-   * caches directory entries of its layers). */
-  if (self->ready_pool == NULL || self->cgroup_root != NULL || self->lower != NULL)
+  if (self->ready_pool == NULL || self->cgroup_root != NULL)
     return;
   /* Stopping: nothing would take it. (A stop that begins after this check
    * discards it, see sandbox_bubblewrap_driver_stop().) */
@@ -424,6 +423,13 @@ sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
   self->ready_closed = TRUE;
   g_mutex_unlock (&self->ready_lock);
   sandbox_bubblewrap_ready_discard (steal_ready (self));
+  /* Every command and the ready sandbox are gone. A command refused
+   * from now on may still be building its arguments from @keeper, which
+   * stays until finalize. */
+  g_mutex_lock (&self->ready_lock);
+  if (self->keeper != NULL)
+    sandbox_bubblewrap_keeper_stop (self->keeper);
+  g_mutex_unlock (&self->ready_lock);
 
   /* Removes the socket and its temporary directory. */
   if (self->gateway != NULL)
@@ -598,16 +604,25 @@ sandbox_bubblewrap_driver_new (const char            *executable,
 {
   g_autoptr(SandboxBubblewrapDriver) self = NULL;
   g_autoptr(SandboxWorkspace) files = NULL;
+  g_autoptr(SandboxBubblewrapKeeper) keeper = NULL;
   /* Durable: host-side workspace writes are synced before they are named. */
   SandboxWorkspaceFlags flags = hardening->durable ? SANDBOX_WORKSPACE_FLAGS_DURABLE
                                                    : SANDBOX_WORKSPACE_FLAGS_NONE;
 
   g_return_val_if_fail ((lower == NULL) == (layers == NULL), NULL);
 
-  /* A layered session's files are the merged view the guest's overlay
-   * shows. */
-  files = lower != NULL ? sandbox_workspace_open_overlay (workspace, lower, flags, error)
-                        : sandbox_workspace_open (workspace, flags, error);
+  /* A layered session's files are its keeper's overlay, the one its
+   * commands share. */
+  if (lower != NULL)
+    {
+      keeper = sandbox_bubblewrap_keeper_start (lower, layers, &hardening->guest, error);
+      if (keeper == NULL)
+        return NULL;
+      files = sandbox_workspace_open_at (sandbox_bubblewrap_keeper_get_root_fd (keeper), ".",
+                                         flags, error);
+    }
+  else
+    files = sandbox_workspace_open (workspace, flags, error);
   if (files == NULL)
     return NULL;
 
@@ -617,6 +632,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self->lower = g_strdup (lower);
   self->layers = g_strdup (layers);
   self->files = g_steal_pointer (&files);
+  self->keeper = g_steal_pointer (&keeper);
   if (hardening->seccomp_program != NULL)
     self->seccomp_program = g_bytes_ref (hardening->seccomp_program);
   self->limits = hardening->limits;
@@ -643,6 +659,7 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_assert (self->gate == NULL || sandbox_session_gate_get_n_live (self->gate) == 0);
   g_clear_object (&self->gate);
   sandbox_bubblewrap_ready_discard (g_steal_pointer (&self->ready));
+  g_clear_pointer (&self->keeper, sandbox_bubblewrap_keeper_free);
   g_clear_pointer (&self->ready_pool, sandbox_bubblewrap_ready_pool_unref);
   g_mutex_clear (&self->ready_lock);
   g_clear_pointer (&self->files, sandbox_workspace_unref);

@@ -199,6 +199,21 @@ sandbox_bubblewrap_guest_view_expose_directory (SandboxBubblewrapGuestView *view
 }
 
 /**
+ * sandbox_bubblewrap_guest_view_expose_file:
+ * @view: (nullable): a view, or %NULL when the guest is the host
+ * @path: a file bwrap must also reach
+ *
+ * As sandbox_bubblewrap_guest_view_expose_directory(), for a file.
+ */
+void
+sandbox_bubblewrap_guest_view_expose_file (SandboxBubblewrapGuestView *view,
+                                           const char                 *path)
+{
+  if (view != NULL)
+    plan_way (view, path, FALSE);
+}
+
+/**
  * sandbox_bubblewrap_guest_view_free:
  * @view: (nullable) (transfer full): a view
  */
@@ -216,7 +231,8 @@ sandbox_bubblewrap_guest_view_free (SandboxBubblewrapGuestView *view)
 /* The child's side: async-signal-safe calls only ------------------------- */
 
 /* The most paths a view exposes: the workspace (a layered session's
- * layers and its lower layer) and the gateway socket. */
+ * layers and its lower layer, or its keeper's mount and lock file) and
+ * the gateway socket. */
 #define MAX_EXPOSED 3
 
 /* "/proc/self/fd/N" into @buffer (at least 32 bytes), without snprintf(). */
@@ -313,6 +329,17 @@ sandbox_bubblewrap_guest_view_enter (const SandboxBubblewrapGuestView *view)
                      O_PATH | O_NOFOLLOW | O_CLOEXEC);
       ok = fds[i] >= 0;
     }
+  /* The covers and the way down, made as the guest's ids: in a layered
+   * session's keeper's user namespace (sandbox-bubblewrap-keeper.c), which
+   * maps those ids only, a file made as root could not be owned
+   * (EOVERFLOW). setfsuid() changes this thread alone and keeps
+   * CAP_SYS_ADMIN for the mounts; the old ids come back with
+   * sandbox_bubblewrap_guest_switch_ids(). */
+  if (ok)
+    {
+      syscall (SYS_setfsgid, view->gid);
+      syscall (SYS_setfsuid, view->uid);
+    }
   for (guint i = 0; ok && i < view->covers->len; i++)
     ok = mount ("tmpfs", view->covers->pdata[i], "tmpfs",
                 MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0711") == 0;
@@ -351,7 +378,10 @@ sandbox_bubblewrap_guest_switch_ids (const SandboxBubblewrapGuestView *view)
    * names the host's threads (glibc's fork() would have reset it): they
    * can wait forever on a thread that was being created or was exiting at
    * the clone. The child has one thread; the plain calls change it. */
-  if (syscall (SYS_setgroups, 0, NULL) < 0 ||
+  /* In a keeper's user namespace, which denies setgroups(), the groups
+   * were dropped before entering it (see intermediate_entry() in
+   * sandbox-bubblewrap-launcher.c). */
+  if ((syscall (SYS_getgroups, 0, NULL) != 0 && syscall (SYS_setgroups, 0, NULL) < 0) ||
       syscall (SYS_setresgid, view->gid, view->gid, view->gid) < 0 ||
       syscall (SYS_setresuid, view->uid, view->uid, view->uid) < 0)
     return FALSE;

@@ -210,13 +210,18 @@ typedef struct
   char uid_map[32];               /* with CLONE_NEWUSER only */
   char gid_map[32];
   pid_t host_pid;                 /* the parent, in the host's pid numbering */
+  int host_proc_fd;               /* the host's /proc */
   int report_fd;
+  int enter_pidfd;                /* a keeper whose namespaces to enter, or -1 */
+  char *entered_stack;            /* the stack top of bwrap's process then */
+  pid_t entered_pid;              /* bwrap's, written by the intermediate child */
 } ChildSetup;
 
 /* The steps of the child's setup, named in the error when one fails. */
 typedef enum
 {
   STEP_SIGNALS,
+  STEP_ENTER,
   STEP_PROCESS_GROUP,
   STEP_CGROUPS,
   STEP_ID_MAPS,
@@ -235,6 +240,7 @@ child_step_describe (ChildStep step)
   switch (step)
     {
     case STEP_SIGNALS: return "reset signals";
+    case STEP_ENTER: return "enter the namespaces of the session's overlay";
     case STEP_PROCESS_GROUP: return "create its process group";
     case STEP_CGROUPS: return "join its cgroups";
     case STEP_ID_MAPS: return "map its ids in the wrapper user namespace";
@@ -430,7 +436,7 @@ child_main (const ChildSetup *setup)
     child_fail (setup, STEP_PROCESS_GROUP);
   if (!child_join_cgroups (setup))
     child_fail (setup, STEP_CGROUPS);
-  host_stat_fd = open ("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  host_stat_fd = openat (setup->host_proc_fd, "self/stat", O_RDONLY | O_CLOEXEC);
   if (host_stat_fd < 0)
     child_fail (setup, STEP_PARENT_DEATH_SIGNAL);
   if (!child_write_id_maps (setup))
@@ -511,9 +517,24 @@ setup_rlimits (ChildSetup                    *setup,
  * mount namespace for its /proc; unprivileged, a user namespace to own
  * them. */
 static int
-wrapper_clone_flags (void)
+wrapper_clone_flags (int enter_pidfd)
 {
+  /* In a keeper's user namespace, whose the namespaces then are. */
+  if (enter_pidfd >= 0)
+    return CLONE_NEWPID | CLONE_NEWNS;
   return CLONE_NEWPID | CLONE_NEWNS | (geteuid () == 0 ? 0 : CLONE_NEWUSER);
+}
+
+/* The host's /proc, where the child finds its own stat whatever /proc its
+ * namespace shows (a keeper's shows another pid namespace's). */
+static int
+host_proc_fd (void)
+{
+  static int fd = -1;
+
+  if (fd < 0)
+    fd = open ("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return fd;
 }
 
 /* The child's own stack: it runs in our memory until it execs. */
@@ -523,6 +544,34 @@ static int
 child_entry (void *data)
 {
   child_main (data);
+}
+
+/* For a layered session (see sandbox-bubblewrap-keeper.c), the child
+ * clone() makes runs this first: it enters the keeper's user and mount
+ * namespaces, then makes bwrap's process with the wrapper's namespace
+ * flags — a pid namespace can only be entered by a new process, and one
+ * made now is owned by the keeper's user namespace, as its mount
+ * namespace is, so the wrapper can mount its /proc — as a child of the
+ * host (CLONE_PARENT: the host reaps it, its parent-death signal follows
+ * the launcher thread) and exits. On a root host the supplementary groups
+ * go first: the keeper's user namespace denies setgroups(), and the
+ * guest's process must not keep the host's. Same rules as child_main(). */
+static int
+intermediate_entry (void *data)
+{
+  ChildSetup *setup = data;
+  pid_t pid;
+
+  if (setup->guest_view != NULL && syscall (SYS_setgroups, 0, NULL) < 0)
+    child_fail (setup, STEP_GUEST_IDS);
+  if (setns (setup->enter_pidfd, CLONE_NEWUSER | CLONE_NEWNS) < 0)
+    child_fail (setup, STEP_ENTER);
+  pid = clone (child_entry, setup->entered_stack,
+               setup->clone_flags | CLONE_PARENT | CLONE_VM | CLONE_VFORK | SIGCHLD, setup);
+  if (pid < 0)
+    child_fail (setup, STEP_ENTER);
+  setup->entered_pid = pid;
+  _exit (0);
 }
 
 /* clone() with vfork()'s semantics and namespace flags, which vfork()
@@ -538,7 +587,9 @@ child_entry (void *data)
 static pid_t
 clone_child (ChildSetup *setup)
 {
-  void *stack = mmap (NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
+  gboolean entering = setup->enter_pidfd >= 0;
+  size_t size = entering ? 2 * CHILD_STACK_SIZE : CHILD_STACK_SIZE;
+  void *stack = mmap (NULL, size, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   pid_t pid;
   int saved_errno;
@@ -546,12 +597,30 @@ clone_child (ChildSetup *setup)
   if (stack == MAP_FAILED)
     return -1;
   /* Stacks grow down on every architecture Debian runs this on. */
-  pid = clone (child_entry, (char *) stack + CHILD_STACK_SIZE,
-               setup->clone_flags | CLONE_VM | CLONE_VFORK | SIGCHLD, setup);
+  if (entering)
+    {
+      setup->entered_stack = (char *) stack + 2 * CHILD_STACK_SIZE;
+      pid = clone (intermediate_entry, (char *) stack + CHILD_STACK_SIZE,
+                   CLONE_VM | CLONE_VFORK | SIGCHLD, setup);
+    }
+  else
+    pid = clone (child_entry, (char *) stack + CHILD_STACK_SIZE,
+                 setup->clone_flags | CLONE_VM | CLONE_VFORK | SIGCHLD, setup);
   saved_errno = errno;
-  munmap (stack, CHILD_STACK_SIZE);   /* the child is past using it */
+  munmap (stack, size);   /* the children are past using it */
   errno = saved_errno;
   return pid;
+}
+
+/* The intermediate child has exited: reaps it and returns bwrap's pid
+ * (0 when it made none). */
+static pid_t
+reap_intermediate (ChildSetup *setup,
+                   pid_t       intermediate)
+{
+  while (waitpid (intermediate, NULL, 0) < 0 && errno == EINTR)
+    ;
+  return setup->entered_pid;
 }
 
 /* Runs the child's setup in a clone of this process. Returns its pid, or 0
@@ -602,14 +671,19 @@ spawn_child (ChildSetup  *setup,
                    g_strerror (clone_errno));
       return 0;
     }
+  if (setup->enter_pidfd >= 0)
+    pid = reap_intermediate (setup, pid);
 
   do
     got = read (report_pipe[0], &report, sizeof report);
   while (got < 0 && errno == EINTR);
   close (report_pipe[0]);
-  if (got > 0)
+  if (got > 0 || pid == 0)
     {
-      waitpid (pid, NULL, 0);
+      if (pid > 0)
+        waitpid (pid, NULL, 0);
+      if (got <= 0)
+        report = (ChildReport) { STEP_ENTER, ECHILD };
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
                    "Sandbox process could not start: could not %s: %s%s%s",
                    child_step_describe (report.step),
@@ -658,9 +732,11 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
     .passed_fds = passed_fds,
     .cgroup_procs_fds = extras != NULL ? extras->cgroup_procs_fds : NULL,
     .guest_view = extras != NULL ? extras->guest_view : NULL,
-    .clone_flags = wrapper_clone_flags (),
+    .clone_flags = wrapper_clone_flags (extras != NULL ? extras->enter_pidfd : -1),
     .host_pid = getpid (),
+    .host_proc_fd = host_proc_fd (),
     .report_fd = -1,
+    .enter_pidfd = extras != NULL ? extras->enter_pidfd : -1,
   };
 
   g_assert (sandbox_bubblewrap_launcher_is_current ());

@@ -16,6 +16,10 @@ G_BEGIN_DECLS
  * and layers/ (upper/ and work/, one mount as overlayfs requires). */
 #define SANDBOX_BUBBLEWRAP_OVERLAY_DIR "/run/sandbox-overlay"
 
+/* Where a sandbox of a session with a keeper finds the session's lock
+ * file (layers/lock, empty and read-only) for the stub's lock. */
+#define SANDBOX_BUBBLEWRAP_LOCK_FILE "/run/sandbox-lock"
+
 /* The capabilities the stub needs in the sandbox's user namespace to
  * mount the overlay (CAP_SYS_ADMIN) and that overlayfs then works with as
  * its mounter (it copies up and makes whiteouts with the mounter's

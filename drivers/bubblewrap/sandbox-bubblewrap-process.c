@@ -571,7 +571,7 @@ start_cold (SandboxBubblewrapProcess   *self,
             SandboxBubblewrapLaunched  *launched,
             GError                    **error)
 {
-  SandboxBubblewrapSpawnExtras extras = { NULL };
+  SandboxBubblewrapSpawnExtras extras = SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT;
   gboolean started;
 
   /* A layered sandbox's own overlay work directory (the args name it). */
@@ -584,6 +584,7 @@ start_cold (SandboxBubblewrapProcess   *self,
     }
   extras.limits = &self->limits;
   extras.guest_view = self->args->guest_view;
+  extras.enter_pidfd = self->args->enter_pidfd;
   extras.cgroup_procs_fds = self->cgroup != NULL
                             ? sandbox_bubblewrap_cgroup_get_procs_fds (self->cgroup) : NULL;
   started = sandbox_bubblewrap_launcher_start ((const char * const *) self->args->argv->pdata,

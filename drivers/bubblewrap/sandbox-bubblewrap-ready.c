@@ -47,6 +47,7 @@ typedef struct
 {
   char *executable;
   char *workspace;
+  SandboxBubblewrapKeeper *keeper;   /* the session's, which outlives this sandbox */
   char *gateway_socket;
   SandboxNetworkPolicyKind policy_kind;
   GBytes *seccomp_program;
@@ -150,6 +151,7 @@ setup_new (const SandboxBubblewrapArgsInput *input)
 
   setup->executable = g_strdup (input->executable);
   setup->workspace = g_strdup (input->workspace);
+  setup->keeper = input->keeper;
   setup->gateway_socket = g_strdup (input->gateway_socket);
   setup->policy_kind = input->policy_kind;
   if (input->seccomp_program != NULL)
@@ -274,6 +276,7 @@ build_locked (SandboxBubblewrapReady  *self,
   SandboxBubblewrapArgsInput input = {
     .executable = setup->executable,
     .workspace = setup->workspace,
+    .keeper = setup->keeper,
     .gateway_socket = setup->gateway_socket,
     .policy_kind = setup->policy_kind,
     .seccomp_program = setup->seccomp_program,
@@ -322,7 +325,7 @@ static gboolean
 launch_cb (gpointer data)
 {
   SandboxBubblewrapReady *self = data;
-  SandboxBubblewrapSpawnExtras extras = { NULL };
+  SandboxBubblewrapSpawnExtras extras = SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT;
   g_autoptr(SandboxBubblewrapArgs) args = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -337,6 +340,7 @@ launch_cb (gpointer data)
     {
       extras.limits = &self->limits;
       extras.guest_view = args->guest_view;
+      extras.enter_pidfd = args->enter_pidfd;
     }
   if (args == NULL ||
       !sandbox_bubblewrap_launcher_start ((const char * const *) args->argv->pdata, args->fds,

@@ -242,14 +242,17 @@ typedef enum
   LOCK_HELD_BY_STRANGER,
 } LockHolder;
 
-/* Who holds a lock on the workspace directory; a sandbox's init is pinned
- * in *@pidfd. Only POSIX locks tell their holder (bwrap takes one). */
+/* Who holds a lock on @target, the workspace directory or a layered
+ * session's lock file; a sandbox's init (or the session's keeper, which
+ * is the stub too) is pinned in *@pidfd. Only POSIX locks tell their
+ * holder (the stub takes one). */
 static LockHolder
-workspace_lock_holder (const char *workspace,
+workspace_lock_holder (const char *target,
                        const char *executable,
+                       const char *workspace,
                        int        *pidfd)
 {
-  g_auto(SandboxBubblewrapFd) fd = open (workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  g_auto(SandboxBubblewrapFd) fd = open (target, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 
   *pidfd = -1;
@@ -309,20 +312,31 @@ sandbox_bubblewrap_lease_end_leftovers (SandboxBubblewrapLease  *lease,
   for (guint round = 0; round < LEFTOVER_ROUNDS && clean_scans < SCAN_ATTEMPTS; round++)
     {
       g_autoptr(GArray) leftovers = find_bwrap_leftovers (executable, lease->workspace);
-      int holder = -1;
+      /* A layered session's sandboxes and keeper lock layers/lock; the
+       * upper layer is looked at too, for sandboxes of a library from
+       * before the keeper. */
+      g_autofree char *lock_file = lease->layers != NULL
+                                   ? g_build_filename (lease->layers, "lock", NULL) : NULL;
+      const char *targets[] = { lease->workspace, lock_file };
 
-      if (leftovers->len == 0)
-        switch (workspace_lock_holder (lease->workspace, executable, &holder))
-          {
-          case LOCK_FREE:
-            break;
-          case LOCK_HELD_BY_SANDBOX:
-            g_array_append_val (leftovers, holder);
-            break;
-          case LOCK_HELD_BY_STRANGER:
-          default:
-            return sandbox_set_error_previous_owner_live (error);
-          }
+      for (guint t = 0; leftovers->len == 0 && t < G_N_ELEMENTS (targets); t++)
+        {
+          int holder = -1;
+
+          if (targets[t] == NULL)
+            continue;
+          switch (workspace_lock_holder (targets[t], executable, lease->workspace, &holder))
+            {
+            case LOCK_FREE:
+              break;
+            case LOCK_HELD_BY_SANDBOX:
+              g_array_append_val (leftovers, holder);
+              break;
+            case LOCK_HELD_BY_STRANGER:
+            default:
+              return sandbox_set_error_previous_owner_live (error);
+            }
+        }
 
       if (leftovers->len == 0)
         {

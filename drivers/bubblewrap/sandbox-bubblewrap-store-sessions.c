@@ -292,6 +292,19 @@ populate_new_session (SandboxBubblewrapStore  *self,
  * (sandbox_workspace_give_tree_at(), top directory last, so a workspace whose
  * top is the guest's was given whole).
  */
+/* Whether nothing holds a lock on @layers/lock (missing: nothing ever did). */
+static gboolean
+layers_lock_is_free (const char *layers)
+{
+  g_autofree char *path = g_build_filename (layers, "lock", NULL);
+  g_auto(SandboxBubblewrapFd) fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+  if (fd < 0)
+    return errno == ENOENT;
+  return fcntl (fd, F_OFD_GETLK, &lock) == 0 && lock.l_type == F_UNLCK;
+}
+
 static gboolean
 give_workspace_to_guest (SandboxBubblewrapStore  *self,
                          SandboxBubblewrapLease  *lease,
@@ -314,12 +327,14 @@ give_workspace_to_guest (SandboxBubblewrapStore  *self,
     return set_errno_error (error, errno, "Could not open", lease->workspace);
   if (st.st_uid == self->guest.uid && st.st_gid == self->guest.gid)
     return TRUE;
-  /* The namespaces' lock is on the workspace (a layered session's upper
-   * layer). */
+  /* The namespaces' lock is on the workspace (a layered session's lock
+   * file, or, from before its keeper, its upper layer). */
   lock_fd = open (lease->workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (lock_fd < 0)
     return set_errno_error (error, errno, "Could not open", lease->workspace);
   if (fcntl (lock_fd, F_OFD_GETLK, &lock) < 0 || lock.l_type != F_UNLCK)
+    return sandbox_set_error_previous_owner_live (error);
+  if (lease->layers != NULL && !layers_lock_is_free (lease->layers))
     return sandbox_set_error_previous_owner_live (error);
   if (lease->layers != NULL &&
       !give_template_to_guest (self, sandbox_state_get_template_key (lease->state), error))

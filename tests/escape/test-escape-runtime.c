@@ -214,13 +214,10 @@ test_cmdline_names_no_host_path (void)
   escape_session_open (&s, NULL);
   init = guest_ok (&s, "tr '\\0' ' ' < /proc/1/cmdline");
   g_test_message ("guest /proc/1/cmdline: %s", init);
-  /* A layered session's stub locks the upper layer where it is bound in
-   * the sandbox and mounts the overlay on its own work directory there
-   * (sandbox-stub-overlay.c): sandbox paths and a name too. */
+  /* A layered session's stub locks the session's lock file, bound
+   * read-only in the sandbox (sandbox-bubblewrap-keeper.c). */
   g_assert_true (g_regex_match_simple ("^/proc/self/fd/[0-9]+ control=[0-9]+ (seccomp=[0-9]+ )?"
-                                       "(lock=/workspace|lock=/run/sandbox-overlay/layers/upper "
-                                       "overlay-work=sandbox-[0-9a-f-]+ "
-                                       "overlay=/run/sandbox-overlay) $", init, 0, 0));
+                                       "lock=(/workspace|/run/sandbox-lock) $", init, 0, 0));
   g_assert_null (strstr (init, s.state_directory));
   escape_session_close (&s);
 }

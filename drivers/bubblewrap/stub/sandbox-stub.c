@@ -25,6 +25,10 @@
  *
  * Usage: sandbox-stub control=FD [seccomp=FD] [STEP-OPTION=VALUE…]
  *
+ * Or, as a layered session's keeper of its one overlay mount, which is
+ * no sandbox's init: sandbox-stub keep-overlay=NAME lower=DIR layers=DIR
+ * (stub/sandbox-stub-keeper.c).
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
@@ -45,6 +49,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandbox-stub-keeper.h"
 #include "sandbox-stub-message.h"
 #include "sandbox-stub-steps.h"
 
@@ -207,8 +212,8 @@ run_steps (char **argv)
  * that no exec (set-id, file capabilities) gains any back. Emptying the
  * bounding set needs CAP_SETPCAP: a driver that gives the stub any
  * capability gives it that one too, or the stub refuses to go on. */
-static void
-drop_capabilities (void)
+void
+stub_drop_capabilities (void)
 {
   struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
   struct __user_cap_data_struct data[2] = { { 0 } };
@@ -313,6 +318,8 @@ main (int    argc,
    * sandbox's init by this one (SANDBOX_BUBBLEWRAP_STUB_NAME). */
   if (prctl (PR_SET_NAME, "sandbox-stub", 0, 0, 0) < 0)
     fail ("name itself");
+  if (argc >= 2 && strncmp (argv[1], STUB_KEEPER_OPTION, strlen (STUB_KEEPER_OPTION)) == 0)
+    stub_keep_overlay (argc, argv);
   if (argc < 2 || !options_are_known (argv))
     {
       errno = EINVAL;
@@ -328,7 +335,7 @@ main (int    argc,
     }
 
   run_steps (argv);
-  drop_capabilities ();
+  stub_drop_capabilities ();
   if (seccomp_fd >= 0)
     install_filter (seccomp_fd);
   receive_message (control_fd, &message);

@@ -1,0 +1,444 @@
+/* sandbox-bubblewrap-keeper.c — a layered session's one overlay mount
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/pidfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "sandbox-bubblewrap-guest-private.h"
+#include "sandbox-bubblewrap-keeper-private.h"
+#include "sandbox-bubblewrap-launcher-private.h"
+#include "sandbox-bubblewrap-layering-private.h"
+#include "sandbox-bubblewrap-stub-private.h"
+#include "stub/sandbox-stub-keeper.h"
+
+/*
+ * Every command of a layered session used to mount an overlay of its own
+ * on the session's layers. overlayfs calls changes to its layers made
+ * meanwhile undefined, and they were: a running command did not see a
+ * file another command, or the host, created after it had looked the name
+ * up (its overlay cached the miss), and inotify in the guest saw nothing
+ * the host wrote. Now a live layered session has exactly one overlay,
+ * mounted by its keeper (the stub in keeper mode, as the guest's ids, in a
+ * user and mount namespace of its own) from create or resume until stop:
+ *
+ * - each command's bwrap is started in the keeper's namespaces (the
+ *   launcher's setns(), see sandbox-bubblewrap-launcher.c) and binds
+ *   /workspace from layers/mount, which is that overlay there;
+ * - the host's file calls go through the descriptor on the overlay's root
+ *   the keeper sends back, with SandboxWorkspace's containment as for a
+ *   copied workspace.
+ *
+ * So a layered workspace behaves as a copied one does. The keeper is
+ * started through the launcher like bwrap (its parent-death signal, a pid
+ * namespace of its own, the guest's ids on a root host), holds the
+ * session's lock file as sandboxes do (lease recovery finds it after a
+ * crash), and ends when its pipe closes or it is killed; the overlay goes
+ * with the last namespace that holds it.
+ */
+
+/* How long the keeper may take to mount and answer. */
+#define KEEPER_ANSWER_TIMEOUT_MS 10000
+
+struct _SandboxBubblewrapKeeper
+{
+  SandboxBubblewrapLaunched launched;   /* its stdin is our end of the pipe */
+  int root_fd;                          /* O_PATH, the overlay's root */
+  char *layers;
+  char *work_name;
+  char *mount;                          /* layers/mount */
+  char *lock;                           /* layers/lock */
+};
+
+/* @lower relative to @layers (both absolute, canonical, in one store:
+ * `../../../templates/KEY/data`), as the keeper's mount options take it,
+ * or NULL when the result holds what they cannot (see
+ * stub/sandbox-stub-keeper.c). */
+static char *
+lower_relative_to_layers (const char *lower,
+                          const char *layers)
+{
+  g_auto(GStrv) from = g_strsplit (layers + 1, "/", -1);
+  g_auto(GStrv) to = g_strsplit (lower + 1, "/", -1);
+  g_autoptr(GString) relative = g_string_new (NULL);
+  guint common = 0;
+
+  if (!g_path_is_absolute (lower) || !g_path_is_absolute (layers))
+    return NULL;
+  while (from[common] != NULL && to[common] != NULL && strcmp (from[common], to[common]) == 0)
+    common++;
+  for (guint i = common; from[i] != NULL; i++)
+    g_string_append (relative, "../");
+  for (guint i = common; to[i] != NULL; i++)
+    g_string_append_printf (relative, "%s%s", to[i], to[i + 1] != NULL ? "/" : "");
+  if (relative->len == 0 || relative->len > 1000 || strpbrk (relative->str, ",:\\") != NULL)
+    return NULL;
+  return g_string_free (g_steal_pointer (&relative), FALSE);
+}
+
+static gboolean
+set_layers_error (GError     **error,
+                  int          saved_errno,
+                  const char  *what)
+{
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+               "Could not prepare the layered workspace: %s: %s", what,
+               g_strerror (saved_errno));
+  return FALSE;
+}
+
+/**
+ * sandbox_bubblewrap_keeper_prepare_layers:
+ * @layers: the host path of a layered session's layers/
+ * @guest: (nullable): who guests are; %NULL: the host itself
+ * @error: return location for a #GError
+ *
+ * Makes layers/mount (the overlay's mount point) and layers/lock (the
+ * file sandboxes and the keeper hold their locks on) if they are missing
+ * — sessions made before the keeper have neither — the guest's on a root
+ * host. Never follows a link.
+ *
+ * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_UNAVAILABLE
+ */
+gboolean
+sandbox_bubblewrap_keeper_prepare_layers (const char                   *layers,
+                                          const SandboxBubblewrapGuest *guest,
+                                          GError                      **error)
+{
+  g_auto(SandboxBubblewrapFd) layers_fd = open (layers, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                                        O_CLOEXEC);
+  g_auto(SandboxBubblewrapFd) lock_fd = -1;
+  gboolean give = guest != NULL && guest->switched;
+
+  if (layers_fd < 0)
+    return set_layers_error (error, errno, "layers");
+  if (mkdirat (layers_fd, "mount", 0755) < 0 && errno != EEXIST)
+    return set_layers_error (error, errno, "mount");
+  if (give && fchownat (layers_fd, "mount", guest->uid, guest->gid, AT_SYMLINK_NOFOLLOW) < 0)
+    return set_layers_error (error, errno, "mount");
+  lock_fd = openat (layers_fd, "lock", O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (lock_fd < 0)
+    return set_layers_error (error, errno, "lock");
+  if (give && fchown (lock_fd, guest->uid, guest->gid) < 0)
+    return set_layers_error (error, errno, "lock");
+  return TRUE;
+}
+
+typedef struct
+{
+  const char * const *argv;
+  int stdin_fd;
+  int answer_fd;
+  GArray *passed_fds;
+  SandboxBubblewrapSpawnExtras extras;
+  SandboxBubblewrapLaunched *launched;
+  GError *error;
+} SpawnCall;
+
+/* Launcher thread. */
+static gboolean
+spawn_cb (gpointer data)
+{
+  SpawnCall *call = data;
+
+  call->launched->pid = sandbox_bubblewrap_launcher_spawn (call->argv, call->stdin_fd,
+                                                           call->answer_fd, call->answer_fd,
+                                                           call->passed_fds, &call->extras,
+                                                           &call->error);
+  return G_SOURCE_REMOVE;
+}
+
+/* Reads the keeper's answer: the overlay's root, or -1 with @error. */
+static int
+receive_root (int      socket_fd,
+              GError **error)
+{
+  char buffer[256];
+  struct iovec part = { buffer, sizeof buffer - 1 };
+  union
+  {
+    char control[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } control;
+  struct msghdr message = {
+    .msg_iov = &part,
+    .msg_iovlen = 1,
+    .msg_control = control.control,
+    .msg_controllen = sizeof control.control,
+  };
+  struct pollfd pfd = { .fd = socket_fd, .events = POLLIN };
+  struct cmsghdr *header;
+  ssize_t got;
+  int fd = -1;
+
+  if (poll (&pfd, 1, KEEPER_ANSWER_TIMEOUT_MS) <= 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Could not mount the layered workspace: its keeper did not answer");
+      return -1;
+    }
+  got = recvmsg (socket_fd, &message, MSG_CMSG_CLOEXEC);
+  header = got > 0 ? CMSG_FIRSTHDR (&message) : NULL;
+  if (header != NULL && header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS &&
+      header->cmsg_len == CMSG_LEN (sizeof (int)))
+    memcpy (&fd, CMSG_DATA (header), sizeof fd);
+  if (got == 1 && buffer[0] == 'K' && fd >= 0)
+    return fd;
+  sandbox_bubblewrap_fd_close (fd);
+  buffer[got > 0 ? got : 0] = '\0';
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+               "Could not mount the layered workspace: %s",
+               got > 1 && buffer[0] == 'E' ? buffer + 1 : "its keeper exited");
+  return -1;
+}
+
+/* The keeper as the guest on a root host: the launcher covers the way to
+ * its layers as it does for bwrap, and switches to the guest's ids. */
+static SandboxBubblewrapGuestView *
+keeper_view (const char                   *lower,
+             const char                   *layers,
+             const SandboxBubblewrapGuest *guest)
+{
+  SandboxBubblewrapGuestView *view = sandbox_bubblewrap_guest_view_new (guest, layers, NULL);
+
+  sandbox_bubblewrap_guest_view_expose_directory (view, lower);
+  return view;
+}
+
+static gboolean
+spawn_keeper (SandboxBubblewrapKeeper      *self,
+              const char                   *lower,
+              const SandboxBubblewrapGuest *guest,
+              int                           stdin_fd,
+              int                           answer_fd,
+              GError                      **error)
+{
+  g_autoptr(SandboxBubblewrapGuestView) view = keeper_view (lower, self->layers, guest);
+  g_autoptr(GArray) passed_fds = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autofree char *keep_arg = g_strconcat (STUB_KEEPER_OPTION, self->work_name, NULL);
+  g_autofree char *relative_lower = lower_relative_to_layers (lower, self->layers);
+  g_autofree char *lower_arg = g_strconcat ("lower=", relative_lower, NULL);
+  g_autofree char *layers_arg = g_strconcat ("layers=", self->layers, NULL);
+  g_auto(SandboxBubblewrapFd) stub_fd = sandbox_bubblewrap_stub_open (error);
+  const char *argv[] = { "/proc/self/fd/3", keep_arg, lower_arg, layers_arg, NULL };
+  SpawnCall call = {
+    .argv = argv,
+    .stdin_fd = stdin_fd,
+    .answer_fd = answer_fd,
+    .passed_fds = passed_fds,
+    .extras = SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT,
+    .launched = &self->launched,
+  };
+
+  call.extras.guest_view = view;
+  if (stub_fd < 0)
+    return FALSE;
+  if (relative_lower == NULL)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Could not mount the layered workspace: the template's path relative to "
+                   "the session's holds ',', ':' or '\\', which overlay options cannot");
+      return FALSE;
+    }
+  /* Above 3, where the child places it (the launcher's rule). */
+  if (stub_fd < 4)
+    {
+      int moved = fcntl (stub_fd, F_DUPFD_CLOEXEC, 4);
+
+      sandbox_bubblewrap_fd_close (stub_fd);
+      stub_fd = moved;
+      if (stub_fd < 0)
+        return set_layers_error (error, errno, "stub");
+    }
+  g_array_append_val (passed_fds, stub_fd);
+  sandbox_bubblewrap_launcher_run_sync (spawn_cb, &call);
+  if (self->launched.pid == 0)
+    {
+      g_propagate_error (error, call.error);
+      return FALSE;
+    }
+  self->launched.pidfd = pidfd_open (self->launched.pid, 0);
+  if (self->launched.pidfd < 0)
+    {
+      int saved_errno = errno;
+
+      kill (self->launched.pid, SIGKILL);
+      waitpid (self->launched.pid, NULL, 0);
+      self->launched.pid = 0;
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Could not mount the layered workspace: pidfd_open: %s",
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_keeper_start:
+ * @lower: the host path of the template's data
+ * @layers: the host path of the session's layers/
+ * @guest: (nullable): who guests are; %NULL: the host itself
+ * @error: return location for a #GError
+ *
+ * Starts the session's keeper and waits until it has mounted the overlay.
+ * Any thread.
+ *
+ * Returns: (transfer full): the keeper, or %NULL with
+ *   %SANDBOX_ERROR_UNAVAILABLE
+ */
+SandboxBubblewrapKeeper *
+sandbox_bubblewrap_keeper_start (const char                   *lower,
+                                 const char                   *layers,
+                                 const SandboxBubblewrapGuest *guest,
+                                 GError                      **error)
+{
+  g_autoptr(SandboxBubblewrapKeeper) self = g_new0 (SandboxBubblewrapKeeper, 1);
+  g_auto(SandboxBubblewrapFd) stdin_read = -1;
+  g_auto(SandboxBubblewrapFd) answer_child = -1;
+  g_auto(SandboxBubblewrapFd) answer_host = -1;
+  int stdin_pipe[2], sockets[2];
+
+  self->launched = (SandboxBubblewrapLaunched) SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
+  self->root_fd = -1;
+  self->layers = g_strdup (layers);
+  if (!sandbox_bubblewrap_keeper_prepare_layers (layers, guest, error))
+    return NULL;
+  self->work_name = sandbox_bubblewrap_layering_new_work_name ();
+  if (!sandbox_bubblewrap_layering_make_work (layers, self->work_name, guest, error))
+    {
+      g_clear_pointer (&self->work_name, g_free);
+      return NULL;
+    }
+  self->mount = g_build_filename (layers, "mount", NULL);
+  self->lock = g_build_filename (layers, "lock", NULL);
+
+  if (!sandbox_bubblewrap_launcher_open_pipe (stdin_pipe, FALSE, FALSE, error))
+    return NULL;
+  stdin_read = stdin_pipe[0];
+  self->launched.stdin_fd = stdin_pipe[1];
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) < 0)
+    {
+      set_layers_error (error, errno, "socketpair");
+      return NULL;
+    }
+  answer_host = sockets[0];
+  answer_child = sockets[1];
+  /* The launcher places 0, 1 and 2 from descriptors above 2. */
+  if (stdin_read < 3 || answer_child < 3)
+    {
+      set_layers_error (error, EBADF, "descriptors");
+      return NULL;
+    }
+  if (!spawn_keeper (self, lower, guest, stdin_read, answer_child, error))
+    return NULL;
+  sandbox_bubblewrap_clear_fd (&answer_child);
+  self->root_fd = receive_root (answer_host, error);
+  if (self->root_fd < 0)
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+/**
+ * sandbox_bubblewrap_keeper_get_pidfd:
+ * @self: a keeper
+ *
+ * Returns: a pidfd on the keeper, whose namespaces commands are started in
+ */
+int
+sandbox_bubblewrap_keeper_get_pidfd (SandboxBubblewrapKeeper *self)
+{
+  return self->launched.pidfd;
+}
+
+/**
+ * sandbox_bubblewrap_keeper_get_root_fd:
+ * @self: a keeper
+ *
+ * Returns: an O_PATH descriptor on the overlay's root (owned by @self)
+ */
+int
+sandbox_bubblewrap_keeper_get_root_fd (SandboxBubblewrapKeeper *self)
+{
+  return self->root_fd;
+}
+
+/**
+ * sandbox_bubblewrap_keeper_get_mount:
+ * @self: a keeper
+ *
+ * Returns: the host path of layers/mount, the overlay in the keeper's
+ *   namespaces (an empty directory in the host's)
+ */
+const char *
+sandbox_bubblewrap_keeper_get_mount (SandboxBubblewrapKeeper *self)
+{
+  return self->mount;
+}
+
+/**
+ * sandbox_bubblewrap_keeper_get_lock:
+ * @self: a keeper
+ *
+ * Returns: the host path of layers/lock
+ */
+const char *
+sandbox_bubblewrap_keeper_get_lock (SandboxBubblewrapKeeper *self)
+{
+  return self->lock;
+}
+
+/**
+ * sandbox_bubblewrap_keeper_stop:
+ * @self: a keeper
+ *
+ * Kills the keeper, reaps it and removes its work directory, once the
+ * session's commands are gone. The rest of @self stays valid until it is
+ * freed: its pidfd then names a process that is gone, which no setns()
+ * enters. The overlay lives on while a descriptor on it is open.
+ * Idempotent.
+ */
+void
+sandbox_bubblewrap_keeper_stop (SandboxBubblewrapKeeper *self)
+{
+  if (self->launched.pid != 0)
+    {
+      pidfd_send_signal (self->launched.pidfd, SIGKILL, NULL, 0);
+      while (waitpid (self->launched.pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+      self->launched.pid = 0;
+    }
+  sandbox_bubblewrap_launched_close_pipes (&self->launched);
+  if (self->work_name != NULL)
+    sandbox_bubblewrap_layering_remove_work (self->layers, self->work_name);
+  g_clear_pointer (&self->work_name, g_free);
+}
+
+/**
+ * sandbox_bubblewrap_keeper_free:
+ * @self: (nullable): a keeper
+ *
+ * Stops the keeper (sandbox_bubblewrap_keeper_stop()) and frees @self.
+ */
+void
+sandbox_bubblewrap_keeper_free (SandboxBubblewrapKeeper *self)
+{
+  if (self == NULL)
+    return;
+  sandbox_bubblewrap_keeper_stop (self);
+  sandbox_bubblewrap_clear_fd (&self->launched.pidfd);
+  sandbox_bubblewrap_clear_fd (&self->root_fd);
+  g_free (self->layers);
+  g_free (self->mount);
+  g_free (self->lock);
+  g_free (self);
+}

@@ -1,0 +1,236 @@
+/* sandbox-stub-keeper.c — the stub's keeper mode: one overlay per session
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * `sandbox-stub keep-overlay=NAME lower=RELATIVE-DIR layers=DIR`, started by the
+ * host (through the launcher, as the guest's ids) once per live layered
+ * session, with a pipe from the host at 0 (its end, EOF, ends the keeper)
+ * and a socket to the host at 1 (for the answer, below). DIR is the host
+ * path of the session's layers/ directory, which holds upper/, work/NAME
+ * (this keeper's own empty overlayfs work directory), mount/ and lock;
+ * RELATIVE-DIR the template's data (the lower layer) relative to it.
+ *
+ * It makes itself a user namespace mapping only its own uid and gid and a
+ * mount namespace owned by it, mounts the session's overlay on
+ * layers/mount there (nosuid, nodev, SANDBOX_STUB_OVERLAY_OPTIONS), takes
+ * a POSIX read lock on layers/lock (lease recovery finds a dead owner's
+ * keeper by it, as it finds sandboxes), drops every capability and sends
+ * the host an O_PATH descriptor on the overlay's root: "K" with the
+ * descriptor, or "E" and a message. Then it waits for EOF on 0.
+ *
+ * Every command of the session is started in these two namespaces (the
+ * launcher's setns() on this process), so its bwrap binds /workspace from
+ * this one mount and all commands and the host's file calls share one
+ * overlay: what one creates, the others see at once, as with a copied
+ * workspace. overlayfs keeps this process's credentials of the mount as
+ * its mounter's: its copy-ups and whiteouts act as the guest's ids with
+ * capabilities that hold only over what those ids own.
+ *
+ * The layers are named by path, resolved in the new mount namespace (an
+ * overlay's layers and mount point must be mounts of the mounter's
+ * namespace, which descriptors the host opened are not), relative to
+ * layers/, the keeper's working directory: the guest's mountinfo then
+ * shows no host path in the overlay's options, and the options hold no
+ * part of the state directory's path (whose ',' or ':' they would split).
+ * lower= is the template's data relative to layers/
+ * (`../../../templates/KEY/data`).
+ */
+
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "sandbox-stub-keeper.h"
+#include "sandbox-stub-overlay.h"
+#include "sandbox-stub-steps.h"
+
+#define ANSWER_FD 1
+
+/* The longest layer path taken: the options must fit in a page. */
+#define MAX_LAYER_PATH 1024
+
+static void __attribute__ ((noreturn))
+keeper_fail (const char *what)
+{
+  char message[256];
+  int length = snprintf (message, sizeof message, "E%s: %s", what, strerror (errno));
+
+  if (length > 0)
+    (void) ! send (ANSWER_FD, message, (size_t) length < sizeof message ? (size_t) length
+                                                                         : sizeof message - 1,
+                   MSG_NOSIGNAL);
+  _exit (1);
+}
+
+static int
+write_file (const char *path,
+            const char *contents)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  ssize_t length = (ssize_t) strlen (contents);
+  ssize_t written;
+
+  if (fd < 0)
+    return -1;
+  written = write (fd, contents, (size_t) length);
+  close (fd);
+  return written == length ? 0 : -1;
+}
+
+/* The value of NAME=VALUE in @argument, or NULL. */
+static const char *
+option_value (const char *argument,
+              const char *name)
+{
+  size_t length = strlen (name);
+
+  if (argument == NULL || strncmp (argument, name, length) != 0 || argument[length] != '=' ||
+      strlen (argument + length + 1) > MAX_LAYER_PATH)
+    return NULL;
+  return argument + length + 1;
+}
+
+/* A relative path the mount options take as it is. */
+static int
+is_option_path (const char *path)
+{
+  return path[0] != '\0' && path[0] != '/' && strpbrk (path, ",:\\") == NULL;
+}
+
+/* A user namespace that maps this process's uid and gid to themselves
+ * and nothing else, and a mount namespace it owns. */
+static int
+enter_own_namespaces (void)
+{
+  char uid_map[32], gid_map[32];
+
+  snprintf (uid_map, sizeof uid_map, "%u %u 1\n", (unsigned) getuid (), (unsigned) getuid ());
+  snprintf (gid_map, sizeof gid_map, "%u %u 1\n", (unsigned) getgid (), (unsigned) getgid ());
+  /* A non-dumpable process's /proc/self files are root's: dumpable only
+   * while it writes its maps (no other process of its ids can reach it
+   * meanwhile: it is alone in its pid namespace). */
+  if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 ||
+      unshare (CLONE_NEWUSER | CLONE_NEWNS) < 0 ||
+      write_file ("/proc/self/setgroups", "deny") < 0 ||
+      write_file ("/proc/self/gid_map", gid_map) < 0 ||
+      write_file ("/proc/self/uid_map", uid_map) < 0 ||
+      prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    return -1;
+  /* Nothing mounted here reaches another namespace. */
+  return mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+/* In layers/, the working directory. */
+static int
+mount_overlay (const char *lower,
+               const char *work_name)
+{
+  char options[MAX_LAYER_PATH + 160 + sizeof SANDBOX_STUB_OVERLAY_OPTIONS];
+  int length;
+
+  length = snprintf (options, sizeof options,
+                     "lowerdir=%s,upperdir=upper,workdir=work/%s,%s",
+                     lower, work_name, SANDBOX_STUB_OVERLAY_OPTIONS);
+  if (length < 0 || (size_t) length >= sizeof options)
+    {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+  return mount ("overlay", "mount", "overlay", MS_NOSUID | MS_NODEV, options);
+}
+
+/* A read lock on layers/lock for as long as this process lives. */
+static int
+lock_session (void)
+{
+  struct flock lock = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+  int fd = open ("lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+  if (fd < 0)
+    return -1;
+  return fcntl (fd, F_SETLK, &lock);   /* the descriptor stays open */
+}
+
+static int
+send_root (int root_fd)
+{
+  char byte = 'K';
+  struct iovec part = { &byte, 1 };
+  union
+  {
+    char buffer[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } control;
+  struct msghdr message = {
+    .msg_iov = &part,
+    .msg_iovlen = 1,
+    .msg_control = control.buffer,
+    .msg_controllen = sizeof control.buffer,
+  };
+  struct cmsghdr *header;
+
+  memset (control.buffer, 0, sizeof control.buffer);
+  header = CMSG_FIRSTHDR (&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (header), &root_fd, sizeof (int));
+  return sendmsg (ANSWER_FD, &message, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+void
+stub_keep_overlay (int    argc,
+                   char **argv)
+{
+  const char *work_name = argv[1] + strlen ("keep-overlay=");
+  const char *lower = argc == 4 ? option_value (argv[2], "lower") : NULL;
+  const char *layers = argc == 4 ? option_value (argv[3], "layers") : NULL;
+  int root_fd;
+
+  /* The same rule as overlay-work=: one name in layers/work/. */
+  if (lower == NULL || layers == NULL || !is_option_path (lower) || layers[0] != '/' ||
+      stub_step_overlay_work (work_name) < 0)
+    {
+      errno = EINVAL;
+      keeper_fail ("usage: sandbox-stub keep-overlay=NAME lower=RELATIVE-DIR layers=DIR");
+    }
+  /* Before the new mount namespace, which takes the working directory
+   * along (as its own mount's). */
+  if (chdir (layers) < 0)
+    keeper_fail ("enter its layers");
+  if (enter_own_namespaces () < 0)
+    keeper_fail ("make its namespaces");
+  if (mount_overlay (lower, work_name) < 0)
+    keeper_fail ("mount the overlay");
+  if (lock_session () < 0)
+    keeper_fail ("lock the session");
+  root_fd = open ("mount", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (root_fd < 0)
+    keeper_fail ("open the overlay");
+  if (chdir ("/") < 0)
+    keeper_fail ("leave its layers");
+  stub_drop_capabilities ();
+  if (send_root (root_fd) < 0)
+    keeper_fail ("answer");
+  close (root_fd);
+  close (ANSWER_FD);
+  for (;;)
+    {
+      char byte;
+      ssize_t n = read (0, &byte, 1);
+
+      if (n == 0 || (n < 0 && errno != EINTR))
+        _exit (0);
+    }
+}
