@@ -35,16 +35,9 @@ typedef struct
  * SandboxBubblewrapArgsInput:
  * @executable: the bwrap executable
  * @workspace: the host path of the workspace (of a layered session, its
- *   upper layer)
- * @lower: (nullable): of a layered session, its lower layer; %NULL for a
- *   copied workspace
- * @layers: (nullable): of a layered session, the directory holding its
- *   upper layer and overlayfs' work directories (layers/work/)
- * @overlay_work: (nullable): of a layered session, this sandbox's own work
- *   directory, a name in layers/work/
- * @keeper: (nullable): of a layered session with a keeper (see
- *   sandbox-bubblewrap-keeper.c), the keeper: /workspace is then its
- *   overlay, and @lower, @layers and @overlay_work are not used
+ *   upper layer, which only the keeper uses)
+ * @keeper: (nullable): of a layered session, its keeper (see
+ *   sandbox-bubblewrap-keeper.c): /workspace is then its overlay
  * @gateway_socket: (nullable): the host path of the gateway socket, if any
  * @policy_kind: the session's network policy kind
  * @command: (nullable): the validated command, with a canonical cwd; %NULL
@@ -61,9 +54,6 @@ typedef struct
 {
   const char *executable;
   const char *workspace;
-  const char *lower;
-  const char *layers;
-  const char *overlay_work;
   SandboxBubblewrapKeeper *keeper;
   const char *gateway_socket;
   SandboxNetworkPolicyKind policy_kind;

@@ -297,43 +297,25 @@ log_command_line (SandboxBubblewrapArgs *self,
 /* `--as-pid-1 -- /proc/self/fd/N control=C [seccomp=S] lock=/workspace`:
  * the stub (see stub/sandbox-stub.c), which bwrap runs as the sandbox's
  * pid 1 from the descriptor @stub_fd. Returns where the `--` is. */
-/* The workspace at /workspace: bound as it is, or, for a layered session,
- * an empty directory for the stub to mount the overlay on
- * (stub/sandbox-stub-overlay.c), the layers bound where the stub expects
- * them, and the capabilities it needs for that in the sandbox's user
- * namespace (SANDBOX_BUBBLEWRAP_OVERLAY_CAPABILITIES; the stub drops them
- * all before the guest runs). */
+/* The workspace at /workspace: the copied workspace, or a layered
+ * session's keeper's overlay (this bwrap runs in the keeper's mount
+ * namespace, where layers/mount is that overlay) and the session's lock
+ * file for the stub's lock. The layers themselves stay out of reach. */
 static void
 add_workspace (SandboxBubblewrapArgs            *self,
                const SandboxBubblewrapArgsInput *input)
 {
-  static const char * const capabilities[] = { SANDBOX_BUBBLEWRAP_OVERLAY_CAPABILITIES };
-
-  /* The keeper's overlay (this bwrap runs in its mount namespace), and the
-   * session's lock file for the stub's lock: the layers stay out of
-   * reach. */
-  if (input->keeper != NULL)
-    {
-      sandbox_bubblewrap_args_add_many (self,
-                                        "--bind", sandbox_bubblewrap_keeper_get_mount (input->keeper),
-                                        SANDBOX_WORKSPACE,
-                                        "--ro-bind", sandbox_bubblewrap_keeper_get_lock (input->keeper),
-                                        SANDBOX_BUBBLEWRAP_LOCK_FILE,
-                                        NULL);
-      return;
-    }
-  if (input->lower == NULL)
+  if (input->keeper == NULL)
     {
       sandbox_bubblewrap_args_add_many (self, "--bind", input->workspace, SANDBOX_WORKSPACE, NULL);
       return;
     }
   sandbox_bubblewrap_args_add_many (self,
-                                    "--dir", SANDBOX_WORKSPACE,
-                                    "--ro-bind", input->lower, SANDBOX_BUBBLEWRAP_OVERLAY_DIR "/lower",
-                                    "--bind", input->layers, SANDBOX_BUBBLEWRAP_OVERLAY_DIR "/layers",
+                                    "--bind", sandbox_bubblewrap_keeper_get_mount (input->keeper),
+                                    SANDBOX_WORKSPACE,
+                                    "--ro-bind", sandbox_bubblewrap_keeper_get_lock (input->keeper),
+                                    SANDBOX_BUBBLEWRAP_LOCK_FILE,
                                     NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (capabilities); i++)
-    sandbox_bubblewrap_args_add_many (self, "--cap-add", capabilities[i], NULL);
 }
 
 static guint
@@ -360,21 +342,10 @@ add_stub (SandboxBubblewrapArgs            *self,
 
       sandbox_bubblewrap_args_add (self, seccomp_arg);
     }
-  /* Lease recovery looks for the lock on the workspace's own directory:
-   * a layered session's upper layer. */
+  /* Lease recovery looks for the lock on the workspace's directory, or on
+   * a layered session's lock file. */
   if (input->keeper != NULL)
     sandbox_bubblewrap_args_add (self, "lock=" SANDBOX_BUBBLEWRAP_LOCK_FILE);
-  else if (input->lower != NULL)
-    {
-      g_autofree char *work_arg = g_strconcat ("overlay-work=", input->overlay_work, NULL);
-
-      g_assert (input->overlay_work != NULL);
-      sandbox_bubblewrap_args_add_many (self,
-                                        "lock=" SANDBOX_BUBBLEWRAP_OVERLAY_DIR "/layers/upper",
-                                        work_arg,
-                                        "overlay=" SANDBOX_BUBBLEWRAP_OVERLAY_DIR,
-                                        NULL);
-    }
   else
     sandbox_bubblewrap_args_add (self, "lock=" SANDBOX_WORKSPACE);
   return separator;
@@ -516,14 +487,8 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
                                                  sandbox_bubblewrap_keeper_get_lock (input->keeper));
     }
   else
-    {
-      self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest,
-                                                            input->layers != NULL ? input->layers
-                                                                                  : input->workspace,
-                                                            input->gateway_socket);
-      if (input->lower != NULL)
-        sandbox_bubblewrap_guest_view_expose_directory (self->guest_view, input->lower);
-    }
+    self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest, input->workspace,
+                                                          input->gateway_socket);
   return g_steal_pointer (&self);
 }
 

@@ -48,8 +48,6 @@ struct _SandboxBubblewrapDriver
   /* Read-only after construction. */
   char *executable;
   char *workspace;            /* a layered session's upper layer */
-  char *lower;                /* a layered session's lower layer, or NULL */
-  char *layers;               /* its upper and work directories, or NULL */
   SandboxWorkspace *files;    /* contained I/O in the workspace (a layered
                                * session's: its keeper's overlay) */
   GBytes *seccomp_program;    /* NULL when syscalls are not filtered */
@@ -629,8 +627,6 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_DRIVER, NULL);
   self->executable = g_strdup (executable);
   self->workspace = g_strdup (workspace);
-  self->lower = g_strdup (lower);
-  self->layers = g_strdup (layers);
   self->files = g_steal_pointer (&files);
   self->keeper = g_steal_pointer (&keeper);
   if (hardening->seccomp_program != NULL)
@@ -672,8 +668,6 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_clear_pointer (&self->cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
   g_free (self->executable);
   g_free (self->workspace);
-  g_free (self->lower);
-  g_free (self->layers);
   sandbox_bubblewrap_etc_clear (&self->etc);
 
   G_OBJECT_CLASS (sandbox_bubblewrap_driver_parent_class)->finalize (object);

@@ -2,138 +2,38 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A layered session's /workspace is an overlay mounted inside the sandbox
- * (stub/sandbox-stub-overlay.c): in the guest's user namespace, with
- * `userxattr`. Whether that works depends on the kernel (5.11 for overlayfs
- * in a user namespace, 5.8 for an unprivileged whiteout) and on the state
- * directory's filesystem (xattrs in the user namespace, O_TMPFILE; not an
- * overlay itself). So the backend tries, once, at construction: a
- * throw-away overlay on a directory of the store, mounted by a child
- * process in a new user and mount namespace as the guest ids, with a
- * whiteout and a copy-up made through it. If anything fails, sessions
- * are copied as before.
+ * A layered session's /workspace is an overlay its keeper mounts
+ * (sandbox-bubblewrap-keeper.c): in a user namespace of the guest's ids,
+ * with `userxattr`. Whether that works depends on the kernel (5.11 for
+ * overlayfs in a user namespace, 5.8 for an unprivileged whiteout) and on
+ * the state directory's filesystem (xattrs in the user namespace,
+ * O_TMPFILE; not an overlay itself). So the backend tries, once, at
+ * construction: a keeper on a throw-away tree of the store, with a
+ * whiteout and a copy-up made through its overlay as the host's file
+ * calls make them. If anything fails, sessions are copied as before.
  */
 
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <sched.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <glib-unix.h>
-
+#include "sandbox-bubblewrap-keeper-private.h"
 #include "sandbox-bubblewrap-layering-private.h"
 
-/* What the probe's child reports on its pipe: the step that failed and
- * its errno. */
-typedef struct
-{
-  int step;
-  int errno_value;
-} ProbeFailure;
-
-static const char * const probe_steps[] = {
-  "enter the probe directory or switch to the guest ids",
-  "make a user and mount namespace",
-  "map the ids",
-  "mount the overlay",
-  "make a whiteout through it",
-  "copy a directory up through it",
-};
-
-/* In the child, async-signal-safe calls only: reports @step and exits. */
-static void G_GNUC_NORETURN
-child_fail (int pipe_fd,
-            int step)
-{
-  ProbeFailure failure = { step, errno };
-
-  (void) ! write (pipe_fd, &failure, sizeof failure);
-  _exit (1);
-}
-
-static gboolean
-write_string (const char *path,
-              const char *text)
-{
-  int fd = open (path, O_WRONLY | O_CLOEXEC);
-  gboolean written;
-
-  if (fd < 0)
-    return FALSE;
-  written = write (fd, text, strlen (text)) == (ssize_t) strlen (text);
-  close (fd);
-  return written;
-}
-
-/* The probe's paths are relative to its directory, which the child enters
- * before it becomes the guest: a root host's state directory is 0700
- * root, which the guest ids could not pass. */
-#define PROBE_OPTIONS "lowerdir=lower,upperdir=layers/upper,workdir=layers/work," \
-                      SANDBOX_BUBBLEWRAP_OVERLAY_OPTIONS
-#define PROBE_MOUNT_POINT "mnt"
-#define PROBE_WHITEOUT "mnt/f"    /* a lower file */
-#define PROBE_COPY_UP "mnt/d/g"   /* in a lower directory */
-
-typedef struct
-{
-  const SandboxBubblewrapGuest *guest;
-  const char *top;
-  char uid_map[64];
-  char gid_map[64];
-} Probe;
-
-/* The child: what the stub does, in one user namespace of its own. */
-static void G_GNUC_NORETURN
-run_child (const Probe *probe,
-           int          pipe_fd)
-{
-  int fd;
-
-  if (chdir (probe->top) < 0)
-    child_fail (pipe_fd, 0);
-  if (probe->guest->switched &&
-      (setgroups (0, NULL) < 0 || setresgid (probe->guest->gid, probe->guest->gid,
-                                             probe->guest->gid) < 0 ||
-       setresuid (probe->guest->uid, probe->guest->uid, probe->guest->uid) < 0 ||
-       /* The id change made it non-dumpable: /proc/self would be root's,
-        * and its uid_map not ours to write. */
-       prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0))
-    child_fail (pipe_fd, 0);
-  if (unshare (CLONE_NEWUSER | CLONE_NEWNS) < 0)
-    child_fail (pipe_fd, 1);
-  if (!write_string ("/proc/self/setgroups", "deny") ||
-      !write_string ("/proc/self/uid_map", probe->uid_map) ||
-      !write_string ("/proc/self/gid_map", probe->gid_map) ||
-      mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-    child_fail (pipe_fd, 2);
-  if (mount ("overlay", PROBE_MOUNT_POINT, "overlay", MS_NOSUID | MS_NODEV, PROBE_OPTIONS) < 0)
-    child_fail (pipe_fd, 3);
-  if (unlink (PROBE_WHITEOUT) < 0)
-    child_fail (pipe_fd, 4);
-  fd = open (PROBE_COPY_UP, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0)
-    child_fail (pipe_fd, 5);
-  _exit (0);
-}
-
 /* Makes the probe's tree under @top: lower/{f,d/}, layers/{upper,work}/,
- * mnt/, given to the guest ids. */
+ * the guest's on a root host, as a session's. */
 static gboolean
 make_probe_tree (const char                   *top,
                  const SandboxBubblewrapGuest *guest,
                  GError                      **error)
 {
   const char *directories[] = { "", "lower", "lower/d", "layers", "layers/upper",
-                                "layers/work", "mnt" };
+                                "layers/work" };
   g_autofree char *file = g_build_filename (top, "lower", "f", NULL);
   g_autofree char *parent = g_path_get_dirname (top);
   g_autofree char *name = g_path_get_basename (top);
@@ -180,39 +80,24 @@ remove_probe_tree (const char *top)
                error != NULL ? error->message : g_strerror (errno));
 }
 
-/* Waits for the child and reads what it said. */
+/* A whiteout and a copy-up through the keeper's overlay, as the host's
+ * file calls make them. */
 static gboolean
-wait_for_child (pid_t    pid,
-                int      pipe_fd,
-                GError **error)
+write_through (SandboxBubblewrapKeeper  *keeper,
+               GError                  **error)
 {
-  ProbeFailure failure = { -1, 0 };
-  ssize_t n;
-  int status;
+  g_autoptr(SandboxWorkspace) files = NULL;
+  g_autoptr(GBytes) empty = g_bytes_new_static ("", 0);
 
-  while (waitpid (pid, &status, 0) < 0)
-    if (errno != EINTR)
-      {
-        int saved_errno = errno;
-
-        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                     "Could not wait for the overlay probe: %s", g_strerror (saved_errno));
-        return FALSE;
-      }
-  n = TEMP_FAILURE_RETRY (read (pipe_fd, &failure, sizeof failure));
-  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
-    return TRUE;
-  if (n == sizeof failure && failure.step >= 0 && failure.step < (int) G_N_ELEMENTS (probe_steps))
-    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                 "Overlay workspaces are unavailable here: could not %s: %s",
-                 probe_steps[failure.step], g_strerror (failure.errno_value));
-  else
-    g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                         "Overlay workspaces are unavailable here: the probe failed");
-  return FALSE;
+  files = sandbox_workspace_open_at (sandbox_bubblewrap_keeper_get_root_fd (keeper), ".",
+                                     SANDBOX_WORKSPACE_FLAGS_NONE, error);
+  return files != NULL &&
+         sandbox_workspace_remove (files, "f", error) &&
+         sandbox_workspace_write (files, "d/g", empty, 1, error);
 }
 
-/* What the mount made in the upper layer is what the stub's would. */
+/* What the mount made in the upper layer is what overlayfs with userxattr
+ * makes. */
 static gboolean
 check_upper (const char  *top,
              GError     **error)
@@ -225,8 +110,7 @@ check_upper (const char  *top,
       lstat (copied, &st) == 0 && S_ISREG (st.st_mode))
     return TRUE;
   g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                       "Overlay workspaces are unavailable here: the upper layer is not as "
-                       "overlayfs with userxattr makes it");
+                       "the upper layer is not as overlayfs with userxattr makes it");
   return FALSE;
 }
 
@@ -237,12 +121,13 @@ check_upper (const char  *top,
  * @guest: who guests are
  * @error: return location for a #GError
  *
- * Tries a throw-away overlay (the options the stub mounts with) in a new
- * user and mount namespace as @guest, in a temporary directory of
- * @directory, and a whiteout and a copy-up through it; removes it all.
+ * Starts a keeper (sandbox-bubblewrap-keeper.c), exactly as a layered
+ * session's, on a throw-away tree in a temporary directory of @directory,
+ * makes a whiteout and a copy-up through its overlay, checks the upper
+ * layer, and removes it all.
  *
  * Returns: %TRUE when layered workspaces work here, or %FALSE with @error
- *   set (%SANDBOX_ERROR_UNAVAILABLE naming the step that failed)
+ *   set (%SANDBOX_ERROR_UNAVAILABLE saying what failed)
  */
 gboolean
 sandbox_bubblewrap_layering_probe (const char                   *directory,
@@ -252,36 +137,23 @@ sandbox_bubblewrap_layering_probe (const char                   *directory,
   g_autofree char *uuid = g_uuid_string_random ();
   g_autofree char *name = g_strconcat (".overlay-probe-", uuid, NULL);
   g_autofree char *top = g_build_filename (directory, name, NULL);
-  Probe probe = { guest, top, };
-  int pipe_fds[2];
-  gboolean ok;
-  pid_t pid;
+  g_autofree char *lower = g_build_filename (top, "lower", NULL);
+  g_autofree char *layers = g_build_filename (top, "layers", NULL);
+  g_autoptr(GError) cause = NULL;
+  gboolean ok = make_probe_tree (top, guest, &cause);
 
-  g_snprintf (probe.uid_map, sizeof probe.uid_map, "0 %u 1", (guint) guest->uid);
-  g_snprintf (probe.gid_map, sizeof probe.gid_map, "0 %u 1", (guint) guest->gid);
-
-  ok = make_probe_tree (top, guest, error);
-  if (ok && !g_unix_open_pipe (pipe_fds, FD_CLOEXEC, error))
-    ok = FALSE;
   if (ok)
     {
-      pid = fork ();
-      if (pid == 0)
-        run_child (&probe, pipe_fds[1]);
-      close (pipe_fds[1]);
-      if (pid < 0)
-        {
-          int saved_errno = errno;
+      g_autoptr(SandboxBubblewrapKeeper) keeper =
+        sandbox_bubblewrap_keeper_start (lower, layers, guest, &cause);
 
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       "Could not start the overlay probe: %s", g_strerror (saved_errno));
-          ok = FALSE;
-        }
-      else
-        ok = wait_for_child (pid, pipe_fds[0], error) && check_upper (top, error);
-      close (pipe_fds[0]);
+      ok = keeper != NULL && write_through (keeper, &cause);
     }
+  ok = ok && check_upper (top, &cause);
   remove_probe_tree (top);
+  if (!ok)
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                 "Overlay workspaces are unavailable here: %s", cause->message);
   return ok;
 }
 

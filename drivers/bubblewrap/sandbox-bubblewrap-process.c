@@ -16,7 +16,6 @@
 #include <glib-unix.h>
 
 #include "sandbox-bubblewrap-launcher-private.h"
-#include "sandbox-bubblewrap-layering-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-process-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
@@ -69,10 +68,6 @@ struct _SandboxBubblewrapProcess
   int status_fd;
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroup *cgroup;   /* NULL without cgroup limits */
-  char *layers;                      /* a layered session's layers/, or NULL */
-  char *overlay_work;                /* this sandbox's work directory in layers/work/ */
-  gboolean overlay_work_made;        /* made by the launch, to be removed */
-  SandboxBubblewrapGuest guest;      /* who owns it */
 
   /* Launcher thread only. */
   int stdin_fd;
@@ -165,16 +160,6 @@ close_everything (SandboxBubblewrapProcess *self)
 
 /* Launcher thread: completes once bwrap is reaped (so the sandbox is
  * empty) and both pipes are drained. Drops the launcher's reference. */
-/* Once the sandbox is gone (or never started), its overlay's work
- * directory goes too. */
-static void
-remove_overlay_work (SandboxBubblewrapProcess *self)
-{
-  if (self->overlay_work_made)
-    sandbox_bubblewrap_layering_remove_work (self->layers, self->overlay_work);
-  self->overlay_work_made = FALSE;
-}
-
 static void
 maybe_finish (SandboxBubblewrapProcess *self)
 {
@@ -212,7 +197,6 @@ maybe_finish (SandboxBubblewrapProcess *self)
         sandbox_process_abort (SANDBOX_PROCESS (self), exceeded);
       g_clear_pointer (&self->cgroup, sandbox_bubblewrap_cgroup_free);
     }
-  remove_overlay_work (self);
 
   if (complete)
     complete_now (self);
@@ -574,14 +558,6 @@ start_cold (SandboxBubblewrapProcess   *self,
   SandboxBubblewrapSpawnExtras extras = SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT;
   gboolean started;
 
-  /* A layered sandbox's own overlay work directory (the args name it). */
-  if (self->overlay_work != NULL)
-    {
-      if (!sandbox_bubblewrap_layering_make_work (self->layers, self->overlay_work, &self->guest,
-                                                  error))
-        return FALSE;
-      self->overlay_work_made = TRUE;
-    }
   extras.limits = &self->limits;
   extras.guest_view = self->args->guest_view;
   extras.enter_pidfd = self->args->enter_pidfd;
@@ -825,21 +801,8 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
           return NULL;
         }
     }
-  /* Made when the sandbox starts (start_cold()). */
-  if (input->layers != NULL)
-    {
-      self->layers = g_strdup (input->layers);
-      self->overlay_work = sandbox_bubblewrap_layering_new_work_name ();
-      if (input->guest != NULL)
-        self->guest = *input->guest;
-    }
-  {
-    SandboxBubblewrapArgsInput own = *input;
-
-    own.overlay_work = self->overlay_work;
-    self->args = sandbox_bubblewrap_args_new_for_command (&own, status_pipe[1], seccomp_fd,
-                                                          self->message, error);
-  }
+  self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd,
+                                                        self->message, error);
   if (self->args == NULL)
     return NULL;
   sandbox_bubblewrap_args_finish (self->args);
@@ -858,10 +821,6 @@ sandbox_bubblewrap_process_finalize (GObject *object)
   g_clear_pointer (&self->message, g_bytes_unref);
   g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
   g_clear_pointer (&self->cgroup, sandbox_bubblewrap_cgroup_free);
-  /* Launched ones removed theirs when the sandbox was gone. */
-  remove_overlay_work (self);
-  g_free (self->overlay_work);
-  g_free (self->layers);
   g_clear_pointer (&self->stdin_bytes, g_bytes_unref);
   g_clear_object (&self->owner);
   g_string_free (self->status, TRUE);

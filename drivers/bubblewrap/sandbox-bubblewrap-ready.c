@@ -385,9 +385,9 @@ sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
   GSource *launch;
 
   g_return_val_if_fail (input->command == NULL, NULL);
-  /* Neither is copied into the setup: the driver never starts a layered
-   * session's or a cgroup-limited session's sandbox ahead of time. */
-  g_return_val_if_fail (input->lower == NULL && input->cgroup_root == NULL, NULL);
+  /* Not copied into the setup: the driver never starts a cgroup-limited
+   * session's sandbox ahead of time. */
+  g_return_val_if_fail (input->cgroup_root == NULL, NULL);
 
   if (!pool_try_acquire (pool))
     return NULL;

@@ -391,23 +391,31 @@ test_no_capability_left (Fixture       *fixture,
   g_assert_cmpuint (checked, ==, 12);
 }
 
-/* /workspace is the overlay, nosuid and nodev, and the layers are covered:
- * the guest reaches them only through it. Remove the tmpfs cover in
- * stub/sandbox-stub-overlay.c: the layers then show. */
+/* /workspace is the session's keeper's overlay, nosuid and nodev, and no
+ * layer is in the sandbox: the guest reaches them only through it. The
+ * overlay's options name the layers relative to the session's layers/
+ * (the keeper's working directory), so the guest's mountinfo shows no
+ * host path for them; make the keeper pass absolute paths
+ * (stub/sandbox-stub-keeper.c) to see the state directory show. The
+ * session's lock file is there, empty and read-only. */
 static void
 test_mount_and_cover (Fixture       *fixture,
                       gconstpointer  data)
 {
   g_autofree char *mounts = guest_sh (fixture, "grep ' /workspace ' /proc/self/mountinfo");
-  g_autofree char *cover = guest_sh (fixture, "ls -A /run/sandbox-overlay | wc -l; "
-                                              "touch /run/sandbox-overlay/x 2>/dev/null || echo ro");
+  g_autofree char *others = guest_sh (fixture, "grep -v ' /workspace ' /proc/self/mountinfo | "
+                                               "grep -e upper -e /work/ -e layers/ | "
+                                               "grep -vc ' /run/sandbox-lock ' || true; "
+                                               "ls -A /run; wc -c < /run/sandbox-lock; "
+                                               "echo x 2>/dev/null > /run/sandbox-lock || echo ro");
 
   g_assert_nonnull (strstr (mounts, " overlay overlay "));
   g_assert_nonnull (strstr (mounts, "nosuid"));
   g_assert_nonnull (strstr (mounts, "nodev"));
   g_assert_nonnull (strstr (mounts, "userxattr"));
+  g_assert_nonnull (strstr (mounts, "upperdir=upper,"));
   g_assert_null (strstr (mounts, fixture->state_directory));
-  g_assert_cmpstr (cover, ==, "0\nro\n");
+  g_assert_cmpstr (others, ==, "0\nsandbox-lock\n0\nro\n");
 }
 
 /* The guest writing overlayfs' own xattrs through the overlay (opaque,

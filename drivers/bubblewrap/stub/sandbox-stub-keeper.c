@@ -52,8 +52,6 @@
 #include <unistd.h>
 
 #include "sandbox-stub-keeper.h"
-#include "sandbox-stub-overlay.h"
-#include "sandbox-stub-steps.h"
 
 #define ANSWER_FD 1
 
@@ -86,6 +84,14 @@ write_file (const char *path,
   written = write (fd, contents, (size_t) length);
   close (fd);
   return written == length ? 0 : -1;
+}
+
+/* One name in layers/work/: no slash, no comma, not "." or "..". */
+static int
+is_work_name (const char *name)
+{
+  return name[0] != '\0' && strchr (name, '/') == NULL && strchr (name, ',') == NULL &&
+         strcmp (name, ".") != 0 && strcmp (name, "..") != 0 && strlen (name) <= 64;
 }
 
 /* The value of NAME=VALUE in @argument, or NULL. */
@@ -198,9 +204,8 @@ stub_keep_overlay (int    argc,
   const char *layers = argc == 4 ? option_value (argv[3], "layers") : NULL;
   int root_fd;
 
-  /* The same rule as overlay-work=: one name in layers/work/. */
   if (lower == NULL || layers == NULL || !is_option_path (lower) || layers[0] != '/' ||
-      stub_step_overlay_work (work_name) < 0)
+      !is_work_name (work_name))
     {
       errno = EINVAL;
       keeper_fail ("usage: sandbox-stub keep-overlay=NAME lower=RELATIVE-DIR layers=DIR");

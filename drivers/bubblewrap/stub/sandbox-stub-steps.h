@@ -30,7 +30,4 @@ typedef struct
 
 /* sandbox-stub.c: the workspace lock every sandbox holds while it lives. */
 int stub_step_lock_workspace (const char *value);
-/* sandbox-stub-overlay.c: a layered session's /workspace, on the work
- * directory overlay-work= names. */
-int stub_step_overlay_work (const char *value);
-int stub_step_overlay (const char *value);
+

@@ -56,8 +56,6 @@
 /* The pre-exec steps, in order. */
 static const StubStep stub_steps[] = {
   { "lock", stub_step_lock_workspace },
-  { "overlay-work", stub_step_overlay_work },   /* before overlay, which uses it */
-  { "overlay", stub_step_overlay },
 };
 
 #define MAX_FILTER_SIZE (BPF_MAXINSNS * sizeof (struct sock_filter))
