@@ -31,6 +31,7 @@
 #include "bench-floor.h"
 #include "bench-gateway.h"
 #include "bench-stream.h"
+#include "sandbox-bubblewrap-keeper-private.h"
 
 extern char **environ;
 
@@ -1304,16 +1305,22 @@ bench_layering_create_on (const char *label,
            "<= 1.2x", TRUE, ratio <= 1.2);
 }
 
-/* Host-side 4 KiB read and write on an overlay workspace (a file of the
- * lower layer, one of the upper) against the same on a plain one, side by
- * side in the same rounds, through the core's SandboxWorkspace. */
+/* Host-side 4 KiB read and write on a layered session's workspace (a
+ * file of the lower layer, one of the upper) against the same on a plain
+ * one, side by side in the same rounds, through the core's
+ * SandboxWorkspace — on the descriptor of a keeper's overlay, as a layered
+ * bubblewrap session's file calls are (sandbox-bubblewrap-keeper.c). */
 static void
 bench_layering_io (void)
 {
   g_autofree char *root = g_build_filename (state_root, "layering-io", NULL);
   g_autofree char *lower = g_build_filename (root, "lower", NULL);
-  g_autofree char *upper = g_build_filename (root, "upper", NULL);
+  g_autofree char *layers = g_build_filename (root, "layers", NULL);
+  g_autofree char *upper = g_build_filename (layers, "upper", NULL);
+  g_autofree char *work = g_build_filename (layers, "work", NULL);
   g_autofree char *plain = g_build_filename (root, "plain", NULL);
+  SandboxBubblewrapGuest host = { getuid (), getgid (), FALSE };
+  g_autoptr(SandboxBubblewrapKeeper) keeper = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(SandboxWorkspace) layered = NULL;
   g_autoptr(SandboxWorkspace) copied = NULL;
@@ -1323,7 +1330,7 @@ bench_layering_io (void)
   guint8 *data = g_malloc (4096);
   g_autoptr(GBytes) contents = NULL;
   guint rounds = quick ? 2000 : 10000;
-  const char *dirs[] = { lower, upper, plain };
+  const char *dirs[] = { lower, upper, work, plain };
   double ratio;
 
   g_printerr ("host-side 4 KiB I/O, overlay vs plain workspace (%u rounds)\n", rounds);
@@ -1334,18 +1341,21 @@ bench_layering_io (void)
     {
       g_autofree char *sub = g_build_filename (dirs[i], "src", "lib", NULL);
 
-      g_mkdir_with_parents (sub, 0755);
+      g_mkdir_with_parents (dirs[i] == work ? dirs[i] : sub, 0755);
     }
-  copied = sandbox_workspace_open (plain, SANDBOX_WORKSPACE_FLAGS_NONE, &error);
-  check (error, "open");
-  layered = sandbox_workspace_open_overlay (upper, lower, SANDBOX_WORKSPACE_FLAGS_NONE, &error);
-  check (error, "open overlay");
   {
     g_autofree char *lower_file = g_build_filename (lower, "src", "lib", "lower.bin", NULL);
 
     g_file_set_contents (lower_file, (const char *) g_bytes_get_data (contents, NULL), 4096, &error);
     check (error, "lower file");
   }
+  copied = sandbox_workspace_open (plain, SANDBOX_WORKSPACE_FLAGS_NONE, &error);
+  check (error, "open");
+  keeper = sandbox_bubblewrap_keeper_start (lower, layers, &host, &error);
+  check (error, "start a keeper");
+  layered = sandbox_workspace_open_at (sandbox_bubblewrap_keeper_get_root_fd (keeper), ".",
+                                       SANDBOX_WORKSPACE_FLAGS_NONE, &error);
+  check (error, "open the overlay");
   sandbox_workspace_write (layered, "src/lib/upper.bin", contents, G_MAXSIZE - 1, &error);
   check (error, "write");
   sandbox_workspace_write (copied, "src/lib/plain.bin", contents, G_MAXSIZE - 1, &error);
@@ -1401,6 +1411,8 @@ bench_layering_io (void)
   ratio = samples_median (lower_write) / samples_median (plain_write);
   add_row ("host 4 KiB new file in a lower dir vs plain", format_time (lower_write),
            format_time (plain_write), g_strdup_printf ("%.2fx", ratio), "informational", FALSE, TRUE);
+  g_clear_pointer (&layered, sandbox_workspace_unref);
+  g_clear_pointer (&keeper, sandbox_bubblewrap_keeper_free);
   remove_tree (root);
 }
 

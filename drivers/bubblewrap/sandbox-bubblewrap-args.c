@@ -299,23 +299,52 @@ log_command_line (SandboxBubblewrapArgs *self,
  * pid 1 from the descriptor @stub_fd. Returns where the `--` is. */
 /* The workspace at /workspace: the copied workspace, or a layered
  * session's keeper's overlay (this bwrap runs in the keeper's mount
- * namespace, where layers/mount is that overlay) and the session's lock
- * file for the stub's lock. The layers themselves stay out of reach. */
+ * namespace, where layers/mount is that overlay). The layers themselves
+ * stay out of reach. */
 static void
 add_workspace (SandboxBubblewrapArgs            *self,
                const SandboxBubblewrapArgsInput *input)
 {
+  sandbox_bubblewrap_args_add_many (self,
+                                    "--bind",
+                                    input->keeper != NULL
+                                    ? sandbox_bubblewrap_keeper_get_mount (input->keeper)
+                                    : input->workspace,
+                                    SANDBOX_WORKSPACE,
+                                    NULL);
+}
+
+/* The stub's lock, which lease recovery looks for: on /workspace, the
+ * copied workspace's directory, or, for a layered session, on its lock
+ * file (layers/lock), which is not in the sandbox: the stub gets it open
+ * (`lock-fd=N`). Returns FALSE with @error when it cannot be opened. */
+static gboolean
+add_lock (SandboxBubblewrapArgs            *self,
+          const SandboxBubblewrapArgsInput *input,
+          GError                          **error)
+{
+  g_autofree char *lock_arg = NULL;
+  int fd;
+
   if (input->keeper == NULL)
     {
-      sandbox_bubblewrap_args_add_many (self, "--bind", input->workspace, SANDBOX_WORKSPACE, NULL);
-      return;
+      sandbox_bubblewrap_args_add (self, "lock=" SANDBOX_WORKSPACE);
+      return TRUE;
     }
-  sandbox_bubblewrap_args_add_many (self,
-                                    "--bind", sandbox_bubblewrap_keeper_get_mount (input->keeper),
-                                    SANDBOX_WORKSPACE,
-                                    "--ro-bind", sandbox_bubblewrap_keeper_get_lock (input->keeper),
-                                    SANDBOX_BUBBLEWRAP_LOCK_FILE,
-                                    NULL);
+  fd = open (sandbox_bubblewrap_keeper_get_lock (input->keeper),
+             O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: could not open the session's lock: %s",
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+  lock_arg = g_strdup_printf ("lock-fd=%d", sandbox_bubblewrap_args_take_fd (self, fd));
+  sandbox_bubblewrap_args_add (self, lock_arg);
+  return TRUE;
 }
 
 static guint
@@ -342,12 +371,6 @@ add_stub (SandboxBubblewrapArgs            *self,
 
       sandbox_bubblewrap_args_add (self, seccomp_arg);
     }
-  /* Lease recovery looks for the lock on the workspace's directory, or on
-   * a layered session's lock file. */
-  if (input->keeper != NULL)
-    sandbox_bubblewrap_args_add (self, "lock=" SANDBOX_BUBBLEWRAP_LOCK_FILE);
-  else
-    sandbox_bubblewrap_args_add (self, "lock=" SANDBOX_WORKSPACE);
   return separator;
 }
 
@@ -474,6 +497,8 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
                                       NULL);
   separator = add_stub (self, input, stub_fd, control_fd, seccomp_fd);
+  if (!add_lock (self, input, error))
+    return NULL;
   log_command_line (self, input->command);
   move_options_into_args_fd (self, separator);
 
@@ -483,8 +508,6 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
       self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest,
                                                             sandbox_bubblewrap_keeper_get_mount (input->keeper),
                                                             input->gateway_socket);
-      sandbox_bubblewrap_guest_view_expose_file (self->guest_view,
-                                                 sandbox_bubblewrap_keeper_get_lock (input->keeper));
     }
   else
     self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest, input->workspace,

@@ -889,13 +889,13 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   /**
    * SandboxBubblewrapBackend:layering:
    *
-   * How new sessions get their workspace from the template. `auto`: layered
-   * (an overlay inside the sandbox, the template's data below, the
-   * session's own directory above, so creating a session copies nothing)
-   * where the backend's probe at construction finds overlayfs usable in a
-   * user namespace on the state directory's filesystem, copied elsewhere;
-   * `copy`: always copied, as before. Sessions keep the layout they were
-   * created with. What was chosen is
+   * How new sessions get their workspace from the template. `auto` (the
+   * default): layered — one overlay per live session, the template's data
+   * below, the session's own directory above, so creating a session copies
+   * nothing — where the backend's probe at construction finds overlayfs
+   * usable in a user namespace on the state directory's filesystem, copied
+   * elsewhere (the reason is logged); `copy`: always copied. Sessions keep
+   * the layout they were created with. What was chosen is
    * #SandboxBubblewrapBackend:workspace-layering.
    */
   g_object_class_install_property (object_class, PROP_LAYERING,

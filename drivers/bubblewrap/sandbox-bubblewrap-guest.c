@@ -199,21 +199,6 @@ sandbox_bubblewrap_guest_view_expose_directory (SandboxBubblewrapGuestView *view
 }
 
 /**
- * sandbox_bubblewrap_guest_view_expose_file:
- * @view: (nullable): a view, or %NULL when the guest is the host
- * @path: a file bwrap must also reach
- *
- * As sandbox_bubblewrap_guest_view_expose_directory(), for a file.
- */
-void
-sandbox_bubblewrap_guest_view_expose_file (SandboxBubblewrapGuestView *view,
-                                           const char                 *path)
-{
-  if (view != NULL)
-    plan_way (view, path, FALSE);
-}
-
-/**
  * sandbox_bubblewrap_guest_view_free:
  * @view: (nullable) (transfer full): a view
  */
@@ -231,8 +216,8 @@ sandbox_bubblewrap_guest_view_free (SandboxBubblewrapGuestView *view)
 /* The child's side: async-signal-safe calls only ------------------------- */
 
 /* The most paths a view exposes: the workspace (a layered session's
- * layers and its lower layer, or its keeper's mount and lock file) and
- * the gateway socket. */
+ * layers and its lower layer, or its keeper's mount) and the gateway
+ * socket. */
 #define MAX_EXPOSED 3
 
 /* "/proc/self/fd/N" into @buffer (at least 32 bytes), without snprintf(). */

@@ -10,17 +10,12 @@
 
 G_BEGIN_DECLS
 
-/* Where a sandbox of a layered session finds the session's lock file
- * (layers/lock, empty and read-only) for the stub's lock; /workspace is
- * the session's keeper's overlay (sandbox-bubblewrap-keeper.c). */
-#define SANDBOX_BUBBLEWRAP_LOCK_FILE "/run/sandbox-lock"
-
 /* The values of SandboxBubblewrapBackend:layering and :workspace-layering. */
 #define SANDBOX_BUBBLEWRAP_LAYERING_AUTO    "auto"
 #define SANDBOX_BUBBLEWRAP_LAYERING_COPY    "copy"
 #define SANDBOX_BUBBLEWRAP_LAYERING_OVERLAY "overlay"
 
-#define SANDBOX_BUBBLEWRAP_DEFAULT_LAYERING SANDBOX_BUBBLEWRAP_LAYERING_COPY
+#define SANDBOX_BUBBLEWRAP_DEFAULT_LAYERING SANDBOX_BUBBLEWRAP_LAYERING_AUTO
 
 gboolean sandbox_bubblewrap_layering_probe       (const char                   *directory,
                                                   const SandboxBubblewrapGuest *guest,

@@ -347,6 +347,7 @@ test_store_layout_and_modes (Fixture       *fixture,
   g_autofree char *lease = g_build_filename (session_dir, "lease", NULL);
   g_autofree char *state = g_build_filename (session_dir, "state.json", NULL);
   g_autofree char *workspace_file = g_build_filename (session_dir, "workspace", "hello.txt", NULL);
+  g_autofree char *layers = g_build_filename (session_dir, "layers", NULL);
   g_autofree char *lease_contents = NULL;
   g_autofree char *pid = g_strdup_printf ("%d", getpid ());
   g_autoptr(GDir) templates = NULL;
@@ -359,7 +360,22 @@ test_store_layout_and_modes (Fixture       *fixture,
   assert_mode (session_dir, 0700);
   assert_mode (state, 0600);
   assert_mode (lease, 0600);
-  assert_mode (workspace_file, 0600);
+  /* A layered session (the default) has only its own layers: the
+   * template's hello.txt is not copied into its upper layer. */
+  if (g_file_test (layers, G_FILE_TEST_IS_DIR))
+    {
+      g_autofree char *upper = g_build_filename (layers, "upper", NULL);
+      g_autofree char *upper_file = g_build_filename (upper, "hello.txt", NULL);
+      g_autofree char *lock = g_build_filename (layers, "lock", NULL);
+
+      assert_mode (layers, 0700);
+      assert_mode (upper, 0755);
+      assert_mode (lock, 0644);
+      g_assert_false (g_file_test (upper_file, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (workspace_file, G_FILE_TEST_EXISTS));
+    }
+  else
+    assert_mode (workspace_file, 0600);
   g_assert_true (g_file_get_contents (lease, &lease_contents, NULL, NULL));
   g_assert_cmpstr (lease_contents, ==, pid);
   g_assert_true (g_regex_match_simple ("^[0-9a-f]{64}$", sandbox_session_get_id (fixture->session),

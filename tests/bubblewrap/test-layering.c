@@ -8,14 +8,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <sys/xattr.h>
 
+#include <glib/gstdio.h>
 #include <sandbox.h>
 
 /* Fixture: a layered session ------------------------------------------------ */
@@ -341,6 +344,17 @@ test_property (void)
   copy_layering = backend_layering (copy);
   g_assert_cmpstr (copy_layering, ==, "copy");
 
+  /* Layered is the default. */
+  {
+    g_autoptr(SandboxBackend) default_backend =
+      sandbox_backend_new ("bubblewrap", NULL, &error, "state-directory", state_directory, NULL);
+    g_autofree char *default_layering = NULL;
+
+    g_assert_no_error (error);
+    default_layering = backend_layering (default_backend);
+    g_assert_cmpstr (default_layering, ==, "overlay");
+  }
+
   bogus = new_backend (state_directory, "overlayfs", &error);
   g_assert_null (bogus);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
@@ -359,6 +373,72 @@ test_property (void)
         g_assert_false (g_str_has_prefix (entry, ".overlay-probe-"));
     }
   remove_directory (state_directory);
+}
+
+/* Where overlays are unavailable, sessions are copied: a state directory
+ * on an overlayfs (which overlayfs refuses as an upper layer) makes the
+ * probe fail, and the default backend then copies; the session works as
+ * any. Root only (it mounts the overlay). */
+static void
+test_fallback_to_copy (void)
+{
+  g_autofree char *top = g_dir_make_tmp ("sandbox-layering-fallback-XXXXXX", NULL);
+  g_autofree char *lower = g_build_filename (top, "l", NULL);
+  g_autofree char *upper = g_build_filename (top, "u", NULL);
+  g_autofree char *work = g_build_filename (top, "w", NULL);
+  g_autofree char *merged = g_build_filename (top, "m", NULL);
+  g_autofree char *state_directory = g_build_filename (merged, "state", NULL);
+  g_autofree char *options = g_strdup_printf ("lowerdir=%s,upperdir=%s,workdir=%s",
+                                              lower, upper, work);
+  g_autofree char *umount_command = g_strdup_printf ("umount '%s'", merged);
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("fallback");
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GError) error = NULL;
+
+  if (getuid () != 0)
+    {
+      g_test_skip ("mounting an overlay for the state directory needs root");
+      return;
+    }
+  g_assert_cmpint (g_mkdir (lower, 0700) | g_mkdir (upper, 0700) | g_mkdir (work, 0700) |
+                   g_mkdir (merged, 0700), ==, 0);
+  g_assert_cmpint (mount ("overlay", merged, "overlay", 0, options), ==, 0);
+  g_assert_cmpint (g_mkdir (state_directory, 0700), ==, 0);
+  {
+    g_autoptr(SandboxBackend) backend =
+      sandbox_backend_new ("bubblewrap", NULL, &error, "state-directory", state_directory, NULL);
+    g_autoptr(SandboxHandle) handle = NULL;
+    g_autofree char *layering = NULL;
+    g_autofree char *key = NULL;
+    g_autofree char *out = NULL;
+
+    g_assert_no_error (error);
+    layering = backend_layering (backend);
+    g_assert_cmpstr (layering, ==, "copy");
+    add_text (template_, "hello.txt", "hello");
+    key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
+    g_assert_no_error (error);
+    handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_true (sandbox_session_write_text (sandbox_handle_get_session (handle), "new.txt",
+                                               "new", NULL, &error));
+    g_assert_no_error (error);
+    {
+      g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/cat");
+      g_autoptr(SandboxResult) result = NULL;
+
+      sandbox_command_add_arg (command, "hello.txt");
+      sandbox_command_add_arg (command, "new.txt");
+      result = sandbox_session_run (sandbox_handle_get_session (handle), command, NULL, &error);
+      g_assert_no_error (error);
+      out = sandbox_result_dup_stdout_text (result);
+    }
+    g_assert_cmpstr (out, ==, "hellonew");
+    g_assert_true (sandbox_handle_delete (handle, NULL, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_cmpint (system (umount_command), ==, 0);
+  remove_directory (top);
 }
 
 /* The overlay CVE classes --------------------------------------------------- */
@@ -397,17 +477,14 @@ test_no_capability_left (Fixture       *fixture,
  * (the keeper's working directory), so the guest's mountinfo shows no
  * host path for them; make the keeper pass absolute paths
  * (stub/sandbox-stub-keeper.c) to see the state directory show. The
- * session's lock file is there, empty and read-only. */
+ * session's lock file is not there either: the stub gets it open. */
 static void
 test_mount_and_cover (Fixture       *fixture,
                       gconstpointer  data)
 {
   g_autofree char *mounts = guest_sh (fixture, "grep ' /workspace ' /proc/self/mountinfo");
-  g_autofree char *others = guest_sh (fixture, "grep -v ' /workspace ' /proc/self/mountinfo | "
-                                               "grep -e upper -e /work/ -e layers/ | "
-                                               "grep -vc ' /run/sandbox-lock ' || true; "
-                                               "ls -A /run; wc -c < /run/sandbox-lock; "
-                                               "echo x 2>/dev/null > /run/sandbox-lock || echo ro");
+  g_autofree char *others = guest_sh (fixture, "grep -c -e upper -e /work/ -e layers "
+                                               "/proc/self/mountinfo; ls -A /run | wc -l");
 
   g_assert_nonnull (strstr (mounts, " overlay overlay "));
   g_assert_nonnull (strstr (mounts, "nosuid"));
@@ -415,7 +492,8 @@ test_mount_and_cover (Fixture       *fixture,
   g_assert_nonnull (strstr (mounts, "userxattr"));
   g_assert_nonnull (strstr (mounts, "upperdir=upper,"));
   g_assert_null (strstr (mounts, fixture->state_directory));
-  g_assert_cmpstr (others, ==, "0\nsandbox-lock\n0\nro\n");
+  /* The /workspace line only; nothing in /run. */
+  g_assert_cmpstr (others, ==, "1\n0\n");
 }
 
 /* The guest writing overlayfs' own xattrs through the overlay (opaque,
@@ -908,6 +986,58 @@ test_lower_set_id_never_copied_up_as_root (Fixture       *fixture,
   g_assert_cmpstr (found, ==, "");
 }
 
+/* Locks ------------------------------------------------------------------- */
+
+static void wait_for_guest_file (Fixture *fixture, const char *name);
+
+/* The pid holding a lock on @path that conflicts with a write lock, or 0. */
+static pid_t
+lock_holder (const char *path)
+{
+  struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fcntl (fd, F_GETLK, &lock), ==, 0);
+  close (fd);
+  return lock.l_type == F_UNLCK ? 0 : lock.l_pid;
+}
+
+/* Lease recovery finds a dead owner's keeper and sandboxes by their read
+ * locks on layers/lock (sandbox-bubblewrap-store-leftovers.c). The keeper
+ * holds one from create; with the keeper gone, a running command's stub
+ * still holds its own (`lock-fd=`). Make stub_step_lock_descriptor()
+ * (stub/sandbox-stub.c) skip the lock to see this fail. */
+static void
+test_sandboxes_hold_the_session_lock (Fixture       *fixture,
+                                      gconstpointer  data)
+{
+  g_autofree char *lock = g_build_filename (fixture->session_dir, "layers", "lock", NULL);
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/sh");
+  g_autoptr(SandboxProcess) running = NULL;
+  g_autoptr(GError) error = NULL;
+  pid_t keeper, holder = 0;
+
+  keeper = lock_holder (lock);
+  g_assert_cmpint (keeper, >, 0);
+  sandbox_command_add_arg (command, "-c");
+  sandbox_command_add_arg (command, "touch started; sleep 30");
+  running = sandbox_session_spawn (fixture->session, command, NULL, &error);
+  g_assert_no_error (error);
+  wait_for_guest_file (fixture, "started");
+  g_assert_cmpint (kill (keeper, SIGKILL), ==, 0);
+  for (guint i = 0; i < 200 && (holder == 0 || holder == keeper); i++)
+    {
+      holder = lock_holder (lock);
+      if (holder == keeper)
+        g_usleep (10 * 1000);
+    }
+  g_assert_cmpint (holder, >, 0);
+  g_assert_cmpint (holder, !=, keeper);
+  g_assert_true (sandbox_process_stop (running, NULL, &error));
+  g_assert_no_error (error);
+}
+
 /* Concurrent commands ------------------------------------------------------- */
 
 /* Waits until the guest has created @name (the host reads it). */
@@ -1028,12 +1158,14 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/sandbox/layering/property", test_property);
+  g_test_add_func ("/sandbox/layering/fallback-to-copy", test_fallback_to_copy);
 #define ADD(path, func) \
   g_test_add ("/sandbox/layering/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("create-copies-nothing", test_create_copies_nothing);
   ADD ("guest-and-host-agree", test_guest_and_host_agree);
   ADD ("lifecycle", test_lifecycle);
   ADD ("concurrent-commands", test_concurrent_commands);
+  ADD ("sandboxes-hold-the-session-lock", test_sandboxes_hold_the_session_lock);
   ADD ("hostile/no-capability-left", test_no_capability_left);
   ADD ("hostile/mount-and-cover", test_mount_and_cover);
   ADD ("hostile/overlay-xattrs-inert", test_overlay_xattrs_inert);

@@ -30,4 +30,5 @@ typedef struct
 
 /* sandbox-stub.c: the workspace lock every sandbox holds while it lives. */
 int stub_step_lock_workspace (const char *value);
+int stub_step_lock_descriptor (const char *value);
 

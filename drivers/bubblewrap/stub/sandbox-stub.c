@@ -56,6 +56,7 @@
 /* The pre-exec steps, in order. */
 static const StubStep stub_steps[] = {
   { "lock", stub_step_lock_workspace },
+  { "lock-fd", stub_step_lock_descriptor },
 };
 
 #define MAX_FILTER_SIZE (BPF_MAXINSNS * sizeof (struct sock_filter))
@@ -191,6 +192,26 @@ stub_step_lock_workspace (const char *value)
   if (fd < 0)
     return -1;
   return fcntl (fd, F_SETLK, &lock);   /* the descriptor stays open */
+}
+
+/* The same lock on a file the host opened for it: a layered session's
+ * lock file (sandbox-bubblewrap-keeper.c), which is not in the sandbox.
+ * The descriptor stays open in this process only (the guest gets
+ * descriptors 0, 1 and 2, and cannot reach this non-dumpable one's). */
+int
+stub_step_lock_descriptor (const char *value)
+{
+  struct flock lock = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+  int fd = parse_fd (value);
+
+  if (fd < 0)
+    {
+      errno = EBADF;
+      return -1;
+    }
+  if (fcntl (fd, F_SETFD, FD_CLOEXEC) < 0)
+    return -1;
+  return fcntl (fd, F_SETLK, &lock);
 }
 
 static void
