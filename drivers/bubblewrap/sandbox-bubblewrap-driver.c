@@ -311,6 +311,7 @@ spawn_process (SandboxBubblewrapDriver  *self,
                GError                  **error)
 {
   g_autoptr(SandboxBubblewrapProcess) process = NULL;
+  g_autoptr(GError) cause = NULL;
   g_autofree char *gateway_socket = NULL;
   guint64 revision;
   SandboxBubblewrapArgsInput input = session_input (self);
@@ -324,10 +325,18 @@ spawn_process (SandboxBubblewrapDriver  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
+  /* A session stopped or deleted meanwhile is STOPPED, whatever building
+   * its command line then met (a deleted layered session's lock file is
+   * gone). */
   process = sandbox_bubblewrap_process_new (&input, G_OBJECT (self), steal_ready (self),
-                                            revision, error);
+                                            revision, &cause);
   if (process == NULL)
-    return NULL;
+    {
+      if (!check_active (self, NULL, error))
+        return NULL;
+      g_propagate_error (error, g_steal_pointer (&cause));
+      return NULL;
+    }
   if (prepare_next)
     sandbox_bubblewrap_process_set_exited_func (process, command_exited_cb);
   /* The arguments were built from the policy at @revision: a process set up

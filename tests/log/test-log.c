@@ -381,15 +381,21 @@ remove_tree (const char *path)
 }
 
 /* What a host killed in the middle of a workspace write leaves (see
- * sandbox-workspace-write.c): <state>/<sha256(name)>/sessions/<id>/workspace. */
+ * sandbox-workspace-write.c): in <state>/<sha256(name)>/sessions/<id>/,
+ * workspace/ of a copied session, layers/upper/ of a layered one. */
 static void
 plant_write_temporary (const char   *state_directory,
                        SandboxState *state)
 {
   g_autofree char *store = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
-  g_autofree char *path = g_build_filename (state_directory, store, "sessions",
-                                            sandbox_state_get_session_id (state), "workspace",
-                                            ".sandbox-write-0123456789abcdef.tmp", NULL);
+  g_autofree char *session = g_build_filename (state_directory, store, "sessions",
+                                               sandbox_state_get_session_id (state), NULL);
+  g_autofree char *layers = g_build_filename (session, "layers", NULL);
+  g_autofree char *path = g_file_test (layers, G_FILE_TEST_IS_DIR)
+                          ? g_build_filename (layers, "upper", ".sandbox-write-0123456789abcdef.tmp",
+                                              NULL)
+                          : g_build_filename (session, "workspace",
+                                              ".sandbox-write-0123456789abcdef.tmp", NULL);
   g_autoptr(GError) error = NULL;
 
   g_file_set_contents (path, "half-written", -1, &error);
