@@ -1038,6 +1038,52 @@ test_sandboxes_hold_the_session_lock (Fixture       *fixture,
   g_assert_no_error (error);
 }
 
+/* A keeper killed under a live session (an operator's kill, the OOM
+ * killer): the session's commands are refused, UNAVAILABLE naming the
+ * overlay, and nothing runs outside it; the host's file calls keep
+ * working on the overlay they hold; stop and resume start a new keeper
+ * and everything works again. */
+static void
+test_keeper_killed (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autofree char *lock = g_build_filename (fixture->session_dir, "layers", "lock", NULL);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/true");
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *seen = NULL;
+  g_autofree char *out = NULL;
+  pid_t keeper = lock_holder (lock);
+
+  g_assert_cmpint (keeper, >, 0);
+  g_assert_cmpint (kill (keeper, SIGKILL), ==, 0);
+  for (guint i = 0; i < 200 && lock_holder (lock) != 0; i++)
+    g_usleep (10 * 1000);
+  result = sandbox_session_run (fixture->session, command, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "overlay"));
+  g_clear_error (&error);
+  g_assert_true (sandbox_session_write_text (fixture->session, "after.txt", "kept", NULL, &error));
+  g_assert_no_error (error);
+
+  state = sandbox_handle_capture_state (fixture->handle, &error);
+  g_assert_no_error (error);
+  g_assert_true (sandbox_handle_stop (fixture->handle, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_object (&fixture->handle);
+  fixture->handle = sandbox_backend_create (fixture->backend, fixture->template_key, state, policy,
+                                            NULL, &error);
+  g_assert_no_error (error);
+  fixture->session = sandbox_handle_get_session (fixture->handle);
+  out = guest_sh (fixture, "cat after.txt hello.txt");
+  g_assert_cmpstr (out, ==, "kepthello");
+  seen = host_read (fixture, "after.txt", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (seen, ==, "kept");
+}
+
 /* Concurrent commands ------------------------------------------------------- */
 
 /* Waits until the guest has created @name (the host reads it). */
@@ -1166,6 +1212,7 @@ main (int   argc,
   ADD ("lifecycle", test_lifecycle);
   ADD ("concurrent-commands", test_concurrent_commands);
   ADD ("sandboxes-hold-the-session-lock", test_sandboxes_hold_the_session_lock);
+  ADD ("keeper-killed", test_keeper_killed);
   ADD ("hostile/no-capability-left", test_no_capability_left);
   ADD ("hostile/mount-and-cover", test_mount_and_cover);
   ADD ("hostile/overlay-xattrs-inert", test_overlay_xattrs_inert);
