@@ -5,9 +5,10 @@
 
 #include "config.h"
 
+#include <gio/gunixfdmessage.h>
+
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/pidfd.h>
@@ -47,8 +48,8 @@
  * with the last namespace that holds it.
  */
 
-/* How long the keeper may take to mount and answer. */
-#define KEEPER_ANSWER_TIMEOUT_MS 10000
+/* How long the keeper may take to mount and answer, in seconds. */
+#define KEEPER_ANSWER_TIMEOUT_S 10
 
 struct _SandboxBubblewrapKeeper
 {
@@ -158,47 +159,64 @@ spawn_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Reads the keeper's answer: the overlay's root, or -1 with @error. */
+/* The descriptor a GUnixFDMessage among @messages carries, or -1. */
+static int
+steal_passed_fd (GSocketControlMessage **messages,
+                 gint                    n_messages)
+{
+  int fd = -1;
+
+  for (gint i = 0; i < n_messages; i++)
+    {
+      if (fd < 0 && G_IS_UNIX_FD_MESSAGE (messages[i]))
+        {
+          gint n_fds = 0;
+          g_autofree int *fds = g_unix_fd_message_steal_fds (G_UNIX_FD_MESSAGE (messages[i]),
+                                                             &n_fds);
+
+          for (gint k = 0; k < n_fds; k++)
+            if (k == 0)
+              fd = fds[k];
+            else
+              sandbox_bubblewrap_fd_close (fds[k]);
+        }
+      g_object_unref (messages[i]);
+    }
+  return fd;
+}
+
+/* Reads the keeper's answer on @socket_fd (taken): the overlay's root, or
+ * -1 with @error. */
 static int
 receive_root (int      socket_fd,
               GError **error)
 {
+  g_autoptr(GSocket) socket = g_socket_new_from_fd (socket_fd, error);
+  g_autofree GSocketControlMessage **messages = NULL;
+  g_autoptr(GError) cause = NULL;
   char buffer[256];
-  struct iovec part = { buffer, sizeof buffer - 1 };
-  union
-  {
-    char control[CMSG_SPACE (sizeof (int))];
-    struct cmsghdr align;
-  } control;
-  struct msghdr message = {
-    .msg_iov = &part,
-    .msg_iovlen = 1,
-    .msg_control = control.control,
-    .msg_controllen = sizeof control.control,
-  };
-  struct pollfd pfd = { .fd = socket_fd, .events = POLLIN };
-  struct cmsghdr *header;
-  ssize_t got;
-  int fd = -1;
+  GInputVector vector = { buffer, sizeof buffer - 1 };
+  gint n_messages = 0;
+  gssize got;
+  int fd;
 
-  if (poll (&pfd, 1, KEEPER_ANSWER_TIMEOUT_MS) <= 0)
+  if (socket == NULL)
     {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Could not mount the layered workspace: its keeper did not answer");
+      sandbox_bubblewrap_fd_close (socket_fd);
       return -1;
     }
-  got = recvmsg (socket_fd, &message, MSG_CMSG_CLOEXEC);
-  header = got > 0 ? CMSG_FIRSTHDR (&message) : NULL;
-  if (header != NULL && header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS &&
-      header->cmsg_len == CMSG_LEN (sizeof (int)))
-    memcpy (&fd, CMSG_DATA (header), sizeof fd);
+  g_socket_set_timeout (socket, KEEPER_ANSWER_TIMEOUT_S);
+  got = g_socket_receive_message (socket, NULL, &vector, 1, &messages, &n_messages, NULL, NULL,
+                                  &cause);
+  fd = steal_passed_fd (messages, n_messages);
   if (got == 1 && buffer[0] == 'K' && fd >= 0)
     return fd;
   sandbox_bubblewrap_fd_close (fd);
   buffer[got > 0 ? got : 0] = '\0';
   g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
                "Could not mount the layered workspace: %s",
-               got > 1 && buffer[0] == 'E' ? buffer + 1 : "its keeper exited");
+               cause != NULL ? cause->message
+               : got > 1 && buffer[0] == 'E' ? buffer + 1 : "its keeper exited");
   return -1;
 }
 
@@ -342,7 +360,7 @@ sandbox_bubblewrap_keeper_start (const char                   *lower,
   if (!spawn_keeper (self, lower, guest, stdin_read, answer_child, error))
     return NULL;
   sandbox_bubblewrap_clear_fd (&answer_child);
-  self->root_fd = receive_root (answer_host, error);
+  self->root_fd = receive_root (g_steal_fd (&answer_host), error);
   if (self->root_fd < 0)
     return NULL;
   return g_steal_pointer (&self);

@@ -617,18 +617,6 @@ crash_an_owner (const char *state_directory,
 }
 
 /* How many entries @path has. */
-static guint
-count_entries (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  guint count = 0;
-
-  g_assert_nonnull (dir);
-  while (g_dir_read_name (dir) != NULL)
-    count++;
-  return count;
-}
-
 static void
 test_lease_stale_after_sigkill (void)
 {
@@ -661,7 +649,7 @@ test_lease_stale_after_sigkill (void)
     {
       g_autoptr(GDir) dir = g_dir_open (layers_work, 0, NULL);
 
-      g_assert_cmpuint (count_entries (layers_work), ==, 1);
+      g_assert_cmpuint (sandbox_test_count_entries (layers_work), ==, 1);
       dead_work = g_strdup (g_dir_read_name (dir));
     }
 
@@ -688,7 +676,7 @@ test_lease_stale_after_sigkill (void)
       g_autofree char *dead = g_build_filename (layers_work, dead_work, NULL);
 
       g_assert_false (g_file_test (dead, G_FILE_TEST_EXISTS));
-      g_assert_cmpuint (count_entries (layers_work), ==, 1);
+      g_assert_cmpuint (sandbox_test_count_entries (layers_work), ==, 1);
     }
   out = guest_sh (sandbox_handle_get_session (handle), "cat hello.txt");
   g_assert_cmpstr (out, ==, "hello");

@@ -21,6 +21,8 @@
 #include <glib/gstdio.h>
 #include <sandbox.h>
 
+#include "sandbox-test-backend.h"
+
 /* Fixture: a layered session ------------------------------------------------ */
 
 /* The data of fixtures whose backend runs guests without the seccomp
@@ -1106,13 +1108,8 @@ static guint
 count_work_directories (Fixture *fixture)
 {
   g_autofree char *work = g_build_filename (fixture->session_dir, "layers", "work", NULL);
-  g_autoptr(GDir) dir = g_dir_open (work, 0, NULL);
-  guint n = 0;
 
-  g_assert_nonnull (dir);
-  while (g_dir_read_name (dir) != NULL)
-    n++;
-  return n;
+  return sandbox_test_count_entries (work);
 }
 
 /* All commands of a session and the host's file calls share one overlay

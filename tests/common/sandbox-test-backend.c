@@ -180,3 +180,21 @@ sandbox_test_workspace_directory (const char *session_directory)
     return g_build_filename (layers, "upper", NULL);
   return g_build_filename (session_directory, "workspace", NULL);
 }
+
+/**
+ * sandbox_test_count_entries:
+ * @directory: a host directory, which must exist
+ *
+ * Returns: how many entries it has, "." and ".." left out
+ */
+guint
+sandbox_test_count_entries (const char *directory)
+{
+  g_autoptr(GDir) dir = g_dir_open (directory, 0, NULL);
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    count++;
+  return count;
+}

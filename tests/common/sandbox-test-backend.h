@@ -33,5 +33,6 @@ SandboxBackend *sandbox_test_bubblewrap_new            (const char  *state_direc
                                                         ...) G_GNUC_NULL_TERMINATED;
 
 char           *sandbox_test_workspace_directory       (const char  *session_directory);
+guint           sandbox_test_count_entries             (const char  *directory);
 
 G_END_DECLS
