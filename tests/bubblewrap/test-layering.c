@@ -1086,6 +1086,137 @@ test_keeper_killed (Fixture       *fixture,
   g_assert_cmpstr (seen, ==, "kept");
 }
 
+/* A real repository's size ------------------------------------------------- */
+
+static void
+write_host_file (const char *root,
+                 const char *relative,
+                 const char *contents,
+                 mode_t      mode)
+{
+  g_autofree char *path = g_build_filename (root, relative, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  g_assert_cmpint (chmod (path, mode), ==, 0);
+}
+
+/* A checkout of 10,000 files (an executable script, a node_modules/.bin
+ * link, an absolute link, an empty directory, 9,996 sources in 100
+ * directories) prewarms; a session from it copies nothing (its upper
+ * layer stays empty), runs ./script and node_modules/.bin/x, sees every
+ * file, reads and changes one through the host's calls, resumes and is
+ * deleted, leaving the template whole. As root and unprivileged. 100,000
+ * files take ~100 s of this (writing the tree, prewarm, the root host's
+ * first give of the template): bench/run's layering rows create from and
+ * run in a 100,000-file template. */
+#define CHECKOUT_DIRECTORIES 100
+#define CHECKOUT_SOURCES (CHECKOUT_DIRECTORIES * 100 - 4)
+
+static void
+test_real_checkout (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-layering-XXXXXX", &error);
+  /* The checkout on tmpfs, where writing it takes the least time. */
+  g_autofree char *root = g_mkdtemp (g_strdup ("/dev/shm/sandbox-checkout-XXXXXX"));
+  g_autofree char *empty = g_build_filename (root, "build", "out", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state_directory, "auto", &error);
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("checkout");
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(GFile) directory = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *session_dir = NULL;
+  g_autofree char *upper = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *seen = NULL;
+  g_autofree char *base = store_base (state_directory);
+  Fixture view = { 0 };
+
+  g_assert_no_error (error);
+  write_host_file (root, "script", "#!/bin/sh\necho script ran\n", 0755);
+  write_host_file (root, "node_modules/x/bin/x.js", "#!/bin/sh\necho x ran\n", 0755);
+  {
+    g_autofree char *bin = g_build_filename (root, "node_modules", ".bin", NULL);
+    g_autofree char *link = g_build_filename (bin, "x", NULL);
+    g_autofree char *python = g_build_filename (root, ".venv", "bin", NULL);
+    g_autofree char *python_link = g_build_filename (python, "python", NULL);
+
+    g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
+    g_assert_cmpint (g_mkdir_with_parents (python, 0755), ==, 0);
+    g_assert_cmpint (symlink ("../x/bin/x.js", link), ==, 0);
+    g_assert_cmpint (symlink ("/usr/bin/python3", python_link), ==, 0);
+  }
+  g_assert_cmpint (g_mkdir_with_parents (empty, 0755), ==, 0);
+  for (guint d = 0; d < CHECKOUT_DIRECTORIES; d++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/src/d%03u", root, d);
+
+      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+      for (guint f = 0; f < 100 && d * 100 + f < CHECKOUT_SOURCES; f++)
+        {
+          g_autofree char *path = g_strdup_printf ("%s/f%02u.c", dir, f);
+          g_autofree char *text = g_strdup_printf ("int f%u_%u;\n", d, f);
+
+          g_assert_true (g_file_set_contents (path, text, -1, NULL));
+        }
+    }
+
+  directory = g_file_new_for_path (root);
+  g_assert_true (sandbox_template_add_directory (template_, directory, NULL, &error));
+  g_assert_no_error (error);
+  key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
+  g_assert_no_error (error);
+  handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
+  g_assert_no_error (error);
+  session_dir = g_build_filename (base, "sessions",
+                                  sandbox_session_get_id (sandbox_handle_get_session (handle)),
+                                  NULL);
+  upper = g_build_filename (session_dir, "layers", "upper", NULL);
+  g_assert_cmpuint (sandbox_test_count_entries (upper), ==, 0);
+
+  view.session = sandbox_handle_get_session (handle);
+  out = guest_sh (&view, "./script; node_modules/.bin/x; readlink .venv/bin/python; "
+                         "test -d build/out && echo empty-dir; "
+                         "find src -type f | wc -l; cat src/d099/f95.c");
+  g_assert_cmpstr (out, ==, "script ran\nx ran\n/usr/bin/python3\nempty-dir\n9996\nint f99_95;\n");
+  seen = host_read (&view, "src/d050/f50.c", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (seen, ==, "int f50_50;\n");
+  g_assert_true (sandbox_session_write_text (view.session, "src/d050/f50.c", "changed", NULL,
+                                             &error));
+  g_assert_no_error (error);
+
+  state = sandbox_handle_capture_state (handle, &error);
+  g_assert_no_error (error);
+  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_object (&handle);
+  handle = sandbox_backend_create (backend, key, state, policy, NULL, &error);
+  g_assert_no_error (error);
+  view.session = sandbox_handle_get_session (handle);
+  g_free (out);
+  out = guest_sh (&view, "cat src/d050/f50.c; echo; ./script");
+  g_assert_cmpstr (out, ==, "changed\nscript ran\n");
+  g_assert_true (sandbox_handle_delete (handle, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (session_dir, G_FILE_TEST_EXISTS));
+  {
+    g_autofree char *data = g_build_filename (base, "templates", key, "data", NULL);
+    g_autofree char *kept = file_contents (data, "src/d050/f50.c");
+
+    g_assert_cmpstr (kept, ==, "int f50_50;\n");
+  }
+
+  g_clear_object (&handle);
+  g_clear_object (&backend);
+  remove_directory (state_directory);
+  remove_directory (root);
+}
+
 /* Concurrent commands ------------------------------------------------------- */
 
 /* Waits until the guest has created @name (the host reads it). */
@@ -1202,6 +1333,7 @@ main (int   argc,
 
   g_test_add_func ("/sandbox/layering/property", test_property);
   g_test_add_func ("/sandbox/layering/fallback-to-copy", test_fallback_to_copy);
+  g_test_add_func ("/sandbox/layering/real-checkout", test_real_checkout);
 #define ADD(path, func) \
   g_test_add ("/sandbox/layering/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("create-copies-nothing", test_create_copies_nothing);
