@@ -1378,8 +1378,8 @@ bench_layering_io (void)
   check (error, "open");
   keeper = sandbox_bubblewrap_keeper_start (lower, layers, &host, &error);
   check (error, "start a keeper");
-  layered = sandbox_workspace_open_at (sandbox_bubblewrap_keeper_get_root_fd (keeper), ".",
-                                       SANDBOX_WORKSPACE_FLAGS_NONE, &error);
+  layered = sandbox_bubblewrap_keeper_open_workspace (keeper, SANDBOX_WORKSPACE_FLAGS_NONE,
+                                                      &error);
   check (error, "open the overlay");
   sandbox_workspace_write (layered, "src/lib/upper.bin", contents, G_MAXSIZE - 1, &error);
   check (error, "write");

@@ -625,8 +625,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
       keeper = sandbox_bubblewrap_keeper_start (lower, layers, &hardening->guest, error);
       if (keeper == NULL)
         return NULL;
-      files = sandbox_workspace_open_at (sandbox_bubblewrap_keeper_get_root_fd (keeper), ".",
-                                         flags, error);
+      files = sandbox_bubblewrap_keeper_open_workspace (keeper, flags, error);
     }
   else
     files = sandbox_workspace_open (workspace, flags, error);

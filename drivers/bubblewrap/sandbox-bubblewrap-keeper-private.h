@@ -24,7 +24,9 @@ SandboxBubblewrapKeeper *sandbox_bubblewrap_keeper_start (const char            
                                                           const SandboxBubblewrapGuest *guest,
                                                           GError                      **error);
 int         sandbox_bubblewrap_keeper_get_pidfd   (SandboxBubblewrapKeeper *self);
-int         sandbox_bubblewrap_keeper_get_root_fd (SandboxBubblewrapKeeper *self);
+SandboxWorkspace *sandbox_bubblewrap_keeper_open_workspace (SandboxBubblewrapKeeper  *self,
+                                                            SandboxWorkspaceFlags     flags,
+                                                            GError                  **error);
 const char *sandbox_bubblewrap_keeper_get_mount   (SandboxBubblewrapKeeper *self);
 const char *sandbox_bubblewrap_keeper_get_lock    (SandboxBubblewrapKeeper *self);
 void        sandbox_bubblewrap_keeper_stop        (SandboxBubblewrapKeeper *self);

@@ -53,8 +53,9 @@
 
 struct _SandboxBubblewrapKeeper
 {
-  SandboxBubblewrapLaunched launched;   /* its stdin is our end of the pipe */
-  int root_fd;                          /* O_PATH, the overlay's root */
+  SandboxBubblewrapLaunched launched;   /* no pipes: its pidfd only */
+  int root_fd;                          /* O_PATH, the overlay's root, until
+                                         * a workspace is opened on it */
   char *layers;
   char *work_name;
   char *mount;                          /* layers/mount */
@@ -138,7 +139,6 @@ sandbox_bubblewrap_keeper_prepare_layers (const char                   *layers,
 typedef struct
 {
   const char * const *argv;
-  int stdin_fd;
   int answer_fd;
   GArray *passed_fds;
   SandboxBubblewrapSpawnExtras extras;
@@ -152,7 +152,8 @@ spawn_cb (gpointer data)
 {
   SpawnCall *call = data;
 
-  call->launched->pid = sandbox_bubblewrap_launcher_spawn (call->argv, call->stdin_fd,
+  /* The answer socket at 0, 1 and 2: the keeper reads nothing. */
+  call->launched->pid = sandbox_bubblewrap_launcher_spawn (call->argv, call->answer_fd,
                                                            call->answer_fd, call->answer_fd,
                                                            call->passed_fds, &call->extras,
                                                            &call->error);
@@ -237,7 +238,6 @@ static gboolean
 spawn_keeper (SandboxBubblewrapKeeper      *self,
               const char                   *lower,
               const SandboxBubblewrapGuest *guest,
-              int                           stdin_fd,
               int                           answer_fd,
               GError                      **error)
 {
@@ -251,7 +251,6 @@ spawn_keeper (SandboxBubblewrapKeeper      *self,
   const char *argv[] = { "/proc/self/fd/3", keep_arg, lower_arg, layers_arg, NULL };
   SpawnCall call = {
     .argv = argv,
-    .stdin_fd = stdin_fd,
     .answer_fd = answer_fd,
     .passed_fds = passed_fds,
     .extras = SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT,
@@ -321,10 +320,9 @@ sandbox_bubblewrap_keeper_start (const char                   *lower,
                                  GError                      **error)
 {
   g_autoptr(SandboxBubblewrapKeeper) self = g_new0 (SandboxBubblewrapKeeper, 1);
-  g_auto(SandboxBubblewrapFd) stdin_read = -1;
   g_auto(SandboxBubblewrapFd) answer_child = -1;
   g_auto(SandboxBubblewrapFd) answer_host = -1;
-  int stdin_pipe[2], sockets[2];
+  int sockets[2];
 
   self->launched = (SandboxBubblewrapLaunched) SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
   self->root_fd = -1;
@@ -340,10 +338,6 @@ sandbox_bubblewrap_keeper_start (const char                   *lower,
   self->mount = g_build_filename (layers, "mount", NULL);
   self->lock = g_build_filename (layers, "lock", NULL);
 
-  if (!sandbox_bubblewrap_launcher_open_pipe (stdin_pipe, FALSE, FALSE, error))
-    return NULL;
-  stdin_read = stdin_pipe[0];
-  self->launched.stdin_fd = stdin_pipe[1];
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) < 0)
     {
       set_layers_error (error, errno, "socketpair");
@@ -352,12 +346,12 @@ sandbox_bubblewrap_keeper_start (const char                   *lower,
   answer_host = sockets[0];
   answer_child = sockets[1];
   /* The launcher places 0, 1 and 2 from descriptors above 2. */
-  if (stdin_read < 3 || answer_child < 3)
+  if (answer_child < 3)
     {
       set_layers_error (error, EBADF, "descriptors");
       return NULL;
     }
-  if (!spawn_keeper (self, lower, guest, stdin_read, answer_child, error))
+  if (!spawn_keeper (self, lower, guest, answer_child, error))
     return NULL;
   sandbox_bubblewrap_clear_fd (&answer_child);
   self->root_fd = receive_root (g_steal_fd (&answer_host), error);
@@ -379,15 +373,30 @@ sandbox_bubblewrap_keeper_get_pidfd (SandboxBubblewrapKeeper *self)
 }
 
 /**
- * sandbox_bubblewrap_keeper_get_root_fd:
+ * sandbox_bubblewrap_keeper_open_workspace:
  * @self: a keeper
+ * @flags: how the workspace writes
+ * @error: return location for a #GError
  *
- * Returns: an O_PATH descriptor on the overlay's root (owned by @self)
+ * The host's side of the overlay: a workspace on its root, with the
+ * containment of any (see sandbox-workspace.h). Once only: @self then
+ * closes its own descriptor on the root, so that a live session holds
+ * just this one and the keeper's pidfd.
+ *
+ * Returns: (transfer full): the workspace, or %NULL with @error set
  */
-int
-sandbox_bubblewrap_keeper_get_root_fd (SandboxBubblewrapKeeper *self)
+SandboxWorkspace *
+sandbox_bubblewrap_keeper_open_workspace (SandboxBubblewrapKeeper  *self,
+                                          SandboxWorkspaceFlags     flags,
+                                          GError                  **error)
 {
-  return self->root_fd;
+  SandboxWorkspace *workspace;
+
+  g_return_val_if_fail (self->root_fd >= 0, NULL);
+
+  workspace = sandbox_workspace_open_at (self->root_fd, ".", flags, error);
+  sandbox_bubblewrap_clear_fd (&self->root_fd);
+  return workspace;
 }
 
 /**

@@ -89,8 +89,7 @@ write_through (SandboxBubblewrapKeeper  *keeper,
   g_autoptr(SandboxWorkspace) files = NULL;
   g_autoptr(GBytes) empty = g_bytes_new_static ("", 0);
 
-  files = sandbox_workspace_open_at (sandbox_bubblewrap_keeper_get_root_fd (keeper), ".",
-                                     SANDBOX_WORKSPACE_FLAGS_NONE, error);
+  files = sandbox_bubblewrap_keeper_open_workspace (keeper, SANDBOX_WORKSPACE_FLAGS_NONE, error);
   return files != NULL &&
          sandbox_workspace_remove (files, "f", error) &&
          sandbox_workspace_write (files, "d/g", empty, 1, error);

@@ -4,8 +4,8 @@
  *
  * `sandbox-stub keep-overlay=NAME lower=RELATIVE-DIR layers=DIR`, started by the
  * host (through the launcher, as the guest's ids) once per live layered
- * session, with a pipe from the host at 0 (its end, EOF, ends the keeper)
- * and a socket to the host at 1 (for the answer, below). DIR is the host
+ * session, with a socket to the host at 0, 1 and 2 (for the answer,
+ * below). DIR is the host
  * path of the session's layers/ directory, which holds upper/, work/NAME
  * (this keeper's own empty overlayfs work directory), mount/ and lock;
  * RELATIVE-DIR the template's data (the lower layer) relative to it.
@@ -16,7 +16,8 @@
  * a POSIX read lock on layers/lock (lease recovery finds a dead owner's
  * keeper by it, as it finds sandboxes), drops every capability and sends
  * the host an O_PATH descriptor on the overlay's root: "K" with the
- * descriptor, or "E" and a message. Then it waits for EOF on 0.
+ * descriptor, or "E" and a message. Then it closes its descriptors and
+ * waits to be killed.
  *
  * Every command of the session is started in these two namespaces (the
  * launcher's setns() on this process), so its bwrap binds /workspace from
@@ -229,13 +230,11 @@ stub_keep_overlay (int    argc,
   if (send_root (root_fd) < 0)
     keeper_fail ("answer");
   close (root_fd);
-  close (ANSWER_FD);
+  close (0);
+  close (1);
+  close (2);
+  /* Until SIGKILL: the host's stop, or its death (the parent-death
+   * signal the launcher armed). */
   for (;;)
-    {
-      char byte;
-      ssize_t n = read (0, &byte, 1);
-
-      if (n == 0 || (n < 0 && errno != EINTR))
-        _exit (0);
-    }
+    pause ();
 }

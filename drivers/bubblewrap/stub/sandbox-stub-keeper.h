@@ -15,7 +15,7 @@
 /* The first argument that selects the keeper mode: keep-overlay=NAME. */
 #define STUB_KEEPER_OPTION "keep-overlay="
 
-/* Never returns: exits 0 once the host closes its pipe, 1 on failure. */
+/* Never returns: runs until killed, or exits 1 on failure. */
 void stub_keep_overlay (int argc, char **argv) __attribute__ ((noreturn));
 
 /* sandbox-stub.c: every capability dropped, no_new_privs set. */
