@@ -616,7 +616,6 @@ crash_an_owner (const char *state_directory,
   return state;
 }
 
-/* How many entries @path has. */
 static void
 test_lease_stale_after_sigkill (void)
 {
@@ -643,11 +642,15 @@ test_lease_stale_after_sigkill (void)
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
   g_assert_null (handle);
   g_clear_error (&error);
-  /* A layered session's keeper died with its owner: its overlay work
-   * directory is left until recovery. */
+  /* A layered session's keeper died with its owner (its parent-death
+   * signal; its command line names layers/), leaving its overlay work
+   * directory until recovery. */
   if (g_file_test (layers_work, G_FILE_TEST_IS_DIR))
     {
       g_autoptr(GDir) dir = g_dir_open (layers_work, 0, NULL);
+      g_autofree char *layers = g_path_get_dirname (layers_work);
+
+      wait_until_no_process_with (layers);
 
       g_assert_cmpuint (sandbox_test_count_entries (layers_work), ==, 1);
       dead_work = g_strdup (g_dir_read_name (dir));
