@@ -1652,7 +1652,12 @@ main (int   argc,
 
   rows = g_ptr_array_new_with_free_func ((GDestroyNotify) row_free);
   state_root = g_strdup_printf ("/var/tmp/sandbox-bench-%d", (int) getpid ());
-  g_mkdir_with_parents (state_root, 0700);
+  /* Passable (not listable) by others: run as root, the raw-bwrap floor
+   * starts bwrap as the guest ids, which must reach the disk rows'
+   * workspaces below here (the library covers its own way down; the floor
+   * does not). With 0700 the disk template section died at its first
+   * floor run ("Can't find source path …: Permission denied"). */
+  g_mkdir_with_parents (state_root, 0711);
 
   if (!bench_floor_init (TRUE, &error))
     g_error ("seccomp program: %s", error->message);
