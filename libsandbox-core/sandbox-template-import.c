@@ -8,9 +8,19 @@
  * directories and files are opened with O_NOFOLLOW (a file also
  * O_NONBLOCK, and checked to be regular on its descriptor, so a FIFO
  * swapped in never blocks), and symbolic links are only read with
- * readlinkat(). File contents are hashed in one 64 KiB buffer and not
- * kept: the template records where each file is, and reads it again,
- * checked against the digest, when a backend stores it.
+ * readlinkat(). File contents are not kept: the template records where
+ * each file is and what it was (its stamp: inode, size, mtime, ctime), and
+ * the file is read once, when a backend stores it, hashed as it is copied
+ * (sandbox-template-stream.c), so a file is opened, read and written once
+ * and what is stored is by construction what the key covers.
+ *
+ * A stamp can only tell a later change if that change moves the ctime,
+ * and file times have a granularity (the coarse clock's tick on most file
+ * systems, a second or two on some): a file changed within the same tick
+ * as the import inspects it would keep its stamp. So a file whose ctime is
+ * that recent (or in the future) is hashed here, in one 64 KiB buffer, as
+ * git re-hashes its "racily clean" files, and checked against that digest
+ * when it is stored.
  */
 
 #include "config.h"
@@ -30,6 +40,15 @@
 
 #define IMPORT_BUFFER_SIZE (64 * 1024)
 
+/* How long ago a file's ctime must be for its stamp to be trusted, in µs:
+ * longer than the tick of the coarse clock that stamps files (at most
+ * 10 ms, HZ=100) on file systems with sub-second times, longer than FAT's
+ * two seconds on those whose times are whole seconds (a ctime with no
+ * nanoseconds: one in 10⁹ of the others also looks so, and is only hashed
+ * early). */
+#define SETTLED_FINE_US (20 * 1000)
+#define SETTLED_COARSE_US (3 * G_USEC_PER_SEC)
+
 /* Directories nest at most this deep (two descriptors are open per level). */
 #define IMPORT_MAX_DEPTH 256
 
@@ -40,6 +59,7 @@ typedef struct
   GCancellable *cancellable;
   guint8 *buffer;
   GPtrArray *added; /* canonical paths this import added, for rollback */
+  gint64 started;   /* g_get_real_time() when the import started */
 } Import;
 
 static gboolean
@@ -78,18 +98,32 @@ insert (Import                *import,
   return TRUE;
 }
 
-/* Hashes the regular file @name of @dir_fd and records where it is. */
+/* Whether any change to the file inspected as @st, from now on, moves
+ * its ctime: whether the ctime lies a whole granule of file times before
+ * the import started. */
 static gboolean
-import_file (Import      *import,
-             int          dir_fd,
-             const char  *name,
-             const char  *relative,
-             GError     **error)
+is_settled (const struct stat *st,
+            gint64             started)
 {
-  g_autoptr(SandboxDigest) digest = NULL;
-  SandboxTemplateEntry *entry;
-  guint64 size = 0;
-  struct stat st;
+  gint64 ctime = (gint64) st->st_ctim.tv_sec * G_USEC_PER_SEC + st->st_ctim.tv_nsec / 1000;
+  gint64 margin = st->st_ctim.tv_nsec != 0 ? SETTLED_FINE_US : SETTLED_COARSE_US;
+
+  return ctime <= started - margin;
+}
+
+/* Hashes the regular file @name of @dir_fd now: a file too recently
+ * changed for its stamp to be trusted. Sets @digest and @size. */
+static gboolean
+hash_file (Import      *import,
+           int          dir_fd,
+           const char  *name,
+           const char  *relative,
+           struct stat *st,
+           char       **digest,
+           guint64     *size,
+           GError     **error)
+{
+  g_autoptr(SandboxDigest) hash = NULL;
   int fd;
 
   /* O_NOFOLLOW and O_NONBLOCK: an entry swapped for a symlink or a FIFO
@@ -99,13 +133,14 @@ import_file (Import      *import,
     return set_changed_error (error, relative);
   if (fd < 0)
     return set_io_error_from_errno (error, errno, "open", relative);
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode))
     {
       close (fd);
       return set_changed_error (error, relative);
     }
 
-  digest = sandbox_digest_new ();
+  hash = sandbox_digest_new ();
+  *size = 0;
   while (TRUE)
     {
       ssize_t n = read (fd, import->buffer, IMPORT_BUFFER_SIZE);
@@ -121,8 +156,8 @@ import_file (Import      *import,
         }
       if (n == 0)
         break;
-      sandbox_digest_update (digest, import->buffer, n);
-      size += n;
+      sandbox_digest_update (hash, import->buffer, n);
+      *size += n;
       if (g_cancellable_set_error_if_cancelled (import->cancellable, error))
         {
           close (fd);
@@ -130,16 +165,43 @@ import_file (Import      *import,
         }
     }
   close (fd);
+  *digest = sandbox_digest_finish_hex (hash);
+  return TRUE;
+}
+
+/* Records the regular file @name of @dir_fd, inspected as @st: where it
+ * is, and its stamp or (if it changed too recently) its digest. */
+static gboolean
+import_file (Import            *import,
+             int                dir_fd,
+             const char        *name,
+             const char        *relative,
+             const struct stat *inspected,
+             GError           **error)
+{
+  SandboxTemplateEntry *entry;
+  struct stat st = *inspected;
+  char *digest = NULL;
+  guint64 size = st.st_size;
+
+  if (!is_settled (&st, import->started) &&
+      !hash_file (import, dir_fd, name, relative, &st, &digest, &size, error))
+    return FALSE;
 
   entry = g_new0 (SandboxTemplateEntry, 1);
   entry->type = G_FILE_TYPE_REGULAR;
   /* As git: any execute bit makes an executable file. */
   entry->flags = (st.st_mode & 0111) != 0 ? SANDBOX_TEMPLATE_FILE_EXECUTABLE
                                           : SANDBOX_TEMPLATE_FILE_NONE;
-  entry->digest = sandbox_digest_finish_hex (digest);
+  entry->digest = digest;
   entry->size = size;
   entry->source = sandbox_template_source_ref (import->source);
   entry->source_path = g_strdup (relative);
+  if (digest == NULL)
+    {
+      entry->stamped = TRUE;
+      entry->stamp = (SandboxTemplateFileStamp) { st.st_dev, st.st_ino, st.st_mtim, st.st_ctim };
+    }
   return insert (import, relative, entry, error);
 }
 
@@ -238,7 +300,7 @@ import_entry (Import      *import,
   if (S_ISDIR (st.st_mode))
     return import_subdirectory (import, dir_fd, name, relative, depth, error);
   if (S_ISREG (st.st_mode))
-    return import_file (import, dir_fd, name, relative, error);
+    return import_file (import, dir_fd, name, relative, &st, error);
   if (S_ISLNK (st.st_mode))
     return import_symlink (import, dir_fd, name, relative, error);
 
@@ -323,15 +385,21 @@ import_directory (Import      *import,
  * [method@Sandbox.Template.add_file_full] refuses it. On failure the template
  * is left as it was.
  *
- * The files' contents are not held in memory: each is hashed as it is read
- * and read again when a backend stores the template, which fails with
- * %G_IO_ERROR_WRONG_ETAG if it changed meanwhile (see
- * [method@Sandbox.Template.read_file]). So @directory must stay in place,
- * unchanged, until the template is stored; the template keeps a descriptor
- * of it open until it is finalized.
+ * The files' contents are not held in memory, nor read here: each file's
+ * inode, size and times are recorded, and it is read once, when a backend
+ * stores the template (hashed as it is copied, so what is stored is what
+ * the key covers) or when [method@Sandbox.Template.compute_key] needs its
+ * digest. A file that is no longer the one recorded then fails with
+ * %G_IO_ERROR_WRONG_ETAG (see [method@Sandbox.Template.read_file]). A file
+ * changed too recently for its times to tell a later change (within a few
+ * milliseconds of the import, or a few seconds on a file system with
+ * whole-second times) is hashed here, and later checked against that
+ * digest. So @directory must stay in place, unchanged, until the template
+ * is stored; the template keeps a descriptor of it open until it is
+ * finalized.
  *
- * This reads the whole tree synchronously; call it from a worker thread for
- * large trees.
+ * This reads the whole tree (its directories, and recently changed files)
+ * synchronously; call it from a worker thread for large trees.
  *
  * Returns: %TRUE on success; %FALSE with @error set
  */
@@ -377,7 +445,7 @@ sandbox_template_add_directory (SandboxTemplate  *self,
   source = sandbox_template_source_new (dir_fd, path);
   added = g_ptr_array_new_with_free_func (g_free);
   buffer = g_malloc (IMPORT_BUFFER_SIZE);
-  import = (Import) { self, source, cancellable, buffer, added };
+  import = (Import) { self, source, cancellable, buffer, added, g_get_real_time () };
   ok = import_directory (&import, dir_fd, NULL, 0, &empty, error);
 
   if (!ok)

@@ -118,7 +118,9 @@ append_entry (GString              *out,
       g_string_append (out, "\"\",\"directory\"");
       break;
     default:
-      append_js_json_string (out, entry->digest);
+      /* Every file was read before (sandbox_template_read_unread_files()). */
+      g_return_if_fail (g_atomic_pointer_get (&entry->digest) != NULL);
+      append_js_json_string (out, g_atomic_pointer_get (&entry->digest));
       if (entry->flags & SANDBOX_TEMPLATE_FILE_EXECUTABLE)
         g_string_append (out, ",\"executable\"");
     }
@@ -163,9 +165,17 @@ sandbox_template_dup_canonical_json (SandboxTemplate *self,
  * `[path, "", "directory"]` (empty directories only). Equal templates get
  * equal keys in every implementation of the design.
  *
+ * Files imported with [method@Sandbox.Template.add_directory] are hashed
+ * when they are first read: by a backend storing the template
+ * ([method@Sandbox.Backend.prewarm] learns the key as it copies them), or
+ * here, which then reads every such file not read yet (blocking; later
+ * calls and stores check the files against these digests).
+ *
  * Returns: (transfer full): 64 lowercase hex digits, or %NULL with
  *   %SANDBOX_ERROR_INVALID set if @backend_name or the template name is empty
- *   or not UTF-8
+ *   or not UTF-8, or the error of reading an imported file
+ *   (%G_IO_ERROR_WRONG_ETAG if it changed since it was imported, see
+ *   [method@Sandbox.Template.read_file])
  */
 char *
 sandbox_template_compute_key (SandboxTemplate  *self,
@@ -179,7 +189,8 @@ sandbox_template_compute_key (SandboxTemplate  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!check_text (backend_name, "backend name", error) ||
-      !check_text (sandbox_template_get_name (self), "template name", error))
+      !check_text (sandbox_template_get_name (self), "template name", error) ||
+      !sandbox_template_read_unread_files (self, error))
     return NULL;
 
   json = sandbox_template_dup_canonical_json (self, backend_name);

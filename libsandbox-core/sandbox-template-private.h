@@ -9,6 +9,9 @@
 # error "This is a private header."
 #endif
 
+#include <sys/types.h>
+#include <time.h>
+
 #include "sandbox-template.h"
 
 G_BEGIN_DECLS
@@ -29,6 +32,18 @@ void                   sandbox_template_source_unref (SandboxTemplateSource *sel
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxTemplateSource, sandbox_template_source_unref)
 
+/* What an imported file was when the import inspected it: a file still
+ * with this inode, size and both times is taken to be unchanged. Recorded
+ * only for files whose ctime lies far enough in the past that any later
+ * change moves it (see import_file()). */
+typedef struct
+{
+  dev_t dev;
+  ino_t ino;
+  struct timespec mtime;
+  struct timespec ctime;
+} SandboxTemplateFileStamp;
+
 /* One entry of a template: a regular file (its bytes in memory, or where
  * they are on the host), a symbolic link, or a directory. */
 typedef struct
@@ -36,11 +51,16 @@ typedef struct
   GFileType type;
   /* G_FILE_TYPE_REGULAR */
   SandboxTemplateFileFlags flags;
-  char *digest;                    /* lowercase hex SHA-256 of the contents */
+  /* Lowercase hex SHA-256 of the contents. NULL for an imported file not
+   * read yet: the first read to its end sets it, once, atomically (any
+   * thread may read files); read it with g_atomic_pointer_get(). */
+  char *digest;
   guint64 size;
   GBytes *contents;                /* added from memory, or NULL… */
   SandboxTemplateSource *source;   /* …imported: source_path below source */
   char *source_path;
+  gboolean stamped;                /* imported with a stamp (digest NULL then) */
+  SandboxTemplateFileStamp stamp;
   /* G_FILE_TYPE_SYMBOLIC_LINK */
   char *target;
 } SandboxTemplateEntry;
@@ -75,13 +95,20 @@ gboolean sandbox_template_check_symlink_target (const char  *canonical,
                                                 const char  *target,
                                                 GError     **error);
 
-/* Opens a stream over an imported file that fails at its end if the file
- * no longer has the size and digest it had when it was imported. It
- * reports its progress to @self. */
-GInputStream *sandbox_template_file_stream_new (SandboxTemplate       *self,
+/* Opens a stream over an imported file that fails if the file is no
+ * longer what was imported: at its opening if its stamp differs, at its
+ * end if it does not have the imported size, or the digest of an earlier
+ * read. At its end, the digest of a file read for the first time becomes
+ * the entry's. It reports its progress to @owner (if not NULL). */
+GInputStream *sandbox_template_file_stream_new (SandboxTemplate       *owner,
                                                 SandboxTemplateEntry  *entry,
                                                 const char            *canonical,
                                                 GError               **error);
+
+/* Reads (and hashes) every imported file never read to its end, so that
+ * every digest, and the key, are known. */
+gboolean sandbox_template_read_unread_files (SandboxTemplate  *self,
+                                             GError          **error);
 
 /* Starts counting the files read from zero, for SandboxTemplate::progress
  * emitted in @context (the prewarm caller's thread-default context). */
@@ -93,8 +120,10 @@ void sandbox_template_report_progress (SandboxTemplate *self,
                                        gboolean         file_done);
 
 /* The exact bytes sandbox_template_compute_key() hashes (no validation of
- * the names): [backend_name, name, [entry, …]] as JSON.stringify writes it,
- * where an entry is [path, sha256hex] for a plain file and
+ * the names; every file must have been read, see
+ * sandbox_template_read_unread_files()): [backend_name, name, [entry, …]]
+ * as JSON.stringify writes it, where an entry is [path, sha256hex] for a
+ * plain file and
  * [path, sha256hex, "executable"], [path, target, "symlink"] or
  * [path, "", "directory"] for the other kinds. */
 char *sandbox_template_dup_canonical_json (SandboxTemplate *self,

@@ -1,13 +1,19 @@
-/* sandbox-template-stream.c — an imported file, read again and checked
+/* sandbox-template-stream.c — an imported file, read and checked
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * A template imported from a host directory records each file's size and
- * SHA-256 but not its bytes. When a backend stores the template, this
- * stream reads the file again and hashes what it returns; at the end it
- * compares, and a file that changed since it was imported fails the read
- * that would have returned end-of-file. More bytes than recorded fail as
- * soon as they are read. The file is opened beneath the imported directory
+ * stamp (sandbox-template-import.c), or, for a file changed too recently
+ * for a stamp, its SHA-256, but not its bytes. When a backend stores the
+ * template, this stream reads the file and hashes what it returns. A file
+ * whose stamp differs (another inode, size or time) fails at its opening;
+ * more bytes than recorded fail as soon as they are read; at the end, fewer
+ * bytes, or a digest other than one known from the import or an earlier
+ * read, fail the read that would have returned end-of-file. Otherwise the
+ * digest of a first read becomes the file's: the bytes the caller got are
+ * exactly the ones hashed, so a backend that keeps them only after a clean
+ * end stores content its key covers, whatever the host did meanwhile, in
+ * one pass over the file. The file is opened beneath the imported directory
  * with openat2() and RESOLVE_NO_SYMLINKS (or, where the kernel lacks it, a
  * component at a time with O_NOFOLLOW), so a component swapped for a link
  * since the import is refused rather than followed, and with O_NONBLOCK and
@@ -27,6 +33,8 @@
 #include "sandbox-digest-private.h"
 #include "sandbox-template-private.h"
 
+#define READ_BUFFER_SIZE (64 * 1024)
+
 #define SANDBOX_TYPE_TEMPLATE_FILE_STREAM (sandbox_template_file_stream_get_type ())
 G_DECLARE_FINAL_TYPE (SandboxTemplateFileStream, sandbox_template_file_stream,
                       SANDBOX, TEMPLATE_FILE_STREAM, GInputStream)
@@ -37,11 +45,11 @@ struct _SandboxTemplateFileStream
 
   int fd;
   char *canonical;      /* for messages */
-  char *digest;         /* what the contents must hash to */
-  guint64 size;         /* and their size */
+  SandboxTemplateEntry *entry;  /* owner's: its size and digest (NULL if unread) */
   guint64 read;
+  gboolean at_end;      /* a short read reached the recorded size */
   SandboxDigest *hash;  /* of what was read so far; NULL once checked */
-  SandboxTemplate *owner;  /* reported to */
+  SandboxTemplate *owner;  /* keeps entry; reported to, unless NULL */
 };
 
 G_DEFINE_FINAL_TYPE (SandboxTemplateFileStream, sandbox_template_file_stream, G_TYPE_INPUT_STREAM)
@@ -55,20 +63,44 @@ set_changed_error (SandboxTemplateFileStream  *self,
   return FALSE;
 }
 
+/* Makes @digest (taken) the entry's if it has none yet; otherwise says
+ * whether it is the one it has. Two readers may race here: one sets it,
+ * the other compares with it. */
+static gboolean
+settle_digest (SandboxTemplateFileStream *self,
+               char                      *digest)
+{
+  const char *known;
+  gboolean same;
+
+  if (g_atomic_pointer_compare_and_exchange (&self->entry->digest, NULL, digest))
+    return TRUE;
+  known = g_atomic_pointer_get (&self->entry->digest);
+  same = g_str_equal (known, digest);
+  g_free (digest);
+  return same;
+}
+
 /* At end-of-file: whether what was read is what was imported. */
 static gboolean
 check_complete (SandboxTemplateFileStream  *self,
                 GError                    **error)
 {
-  g_autofree char *digest = NULL;
+  char *digest;
 
   if (self->hash == NULL)
     return TRUE;
   digest = sandbox_digest_finish_hex (self->hash);
   g_clear_pointer (&self->hash, sandbox_digest_free);
-  if (self->read != self->size || !g_str_equal (digest, self->digest))
+  if (self->read != self->entry->size)
+    {
+      g_free (digest);
+      return set_changed_error (self, error);
+    }
+  if (!settle_digest (self, digest))
     return set_changed_error (self, error);
-  sandbox_template_report_progress (self->owner, 0, TRUE);
+  if (self->owner != NULL)
+    sandbox_template_report_progress (self->owner, 0, TRUE);
   return TRUE;
 }
 
@@ -84,6 +116,8 @@ sandbox_template_file_stream_read (GInputStream  *stream,
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return -1;
+  if (self->at_end)
+    return check_complete (self, error) ? 0 : -1;
   do
     n = read (self->fd, buffer, count);
   while (n < 0 && errno == EINTR);
@@ -99,12 +133,17 @@ sandbox_template_file_stream_read (GInputStream  *stream,
     }
   if (n == 0)
     return check_complete (self, error) ? 0 : -1;
-  if (self->hash == NULL || self->read + n > self->size)
+  if (self->hash == NULL || self->read + n > self->entry->size)
     return set_changed_error (self, error), -1;
 
   sandbox_digest_update (self->hash, buffer, n);
   self->read += n;
-  sandbox_template_report_progress (self->owner, n, FALSE);
+  /* A regular file reads short only at its end: one that reached the size
+   * it had is complete, without a read(2) to see 0 (one system call per
+   * file; a file growing after this moment was read as it was). */
+  self->at_end = (gsize) n < count && self->read == self->entry->size;
+  if (self->owner != NULL)
+    sandbox_template_report_progress (self->owner, n, FALSE);
   return n;
 }
 
@@ -129,7 +168,6 @@ sandbox_template_file_stream_finalize (GObject *object)
   if (self->fd >= 0)
     close (self->fd);
   g_free (self->canonical);
-  g_free (self->digest);
   g_clear_pointer (&self->hash, sandbox_digest_free);
   g_clear_object (&self->owner);
 
@@ -219,6 +257,26 @@ open_beneath (int         root_fd,
   return fd;
 }
 
+static gboolean
+same_time (const struct timespec *a,
+           const struct timespec *b)
+{
+  return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Whether the open file @st is still the one the import inspected. */
+static gboolean
+matches_stamp (const SandboxTemplateEntry *entry,
+               const struct stat          *st)
+{
+  const SandboxTemplateFileStamp *stamp = &entry->stamp;
+
+  return !entry->stamped ||
+         (st->st_dev == stamp->dev && st->st_ino == stamp->ino &&
+          (guint64) st->st_size == entry->size &&
+          same_time (&st->st_mtim, &stamp->mtime) && same_time (&st->st_ctim, &stamp->ctime));
+}
+
 GInputStream *
 sandbox_template_file_stream_new (SandboxTemplate       *owner,
                                   SandboxTemplateEntry  *entry,
@@ -250,14 +308,55 @@ sandbox_template_file_stream_new (SandboxTemplate       *owner,
   self = g_object_new (SANDBOX_TYPE_TEMPLATE_FILE_STREAM, NULL);
   self->fd = fd;
   self->canonical = g_strdup (canonical);
-  self->digest = g_strdup (entry->digest);
-  self->size = entry->size;
+  self->entry = entry;
   self->hash = sandbox_digest_new ();
-  self->owner = g_object_ref (owner);
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  self->owner = owner != NULL ? g_object_ref (owner) : NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || !matches_stamp (entry, &st))
     {
       set_changed_error (self, error);
       return NULL;
     }
   return G_INPUT_STREAM (g_steal_pointer (&self));
+}
+
+/* Reads the file of @entry to its end, which settles its digest. */
+static gboolean
+read_to_end (SandboxTemplateEntry  *entry,
+             const char            *canonical,
+             guint8                *buffer,
+             gsize                  size,
+             GError               **error)
+{
+  g_autoptr(GInputStream) stream = sandbox_template_file_stream_new (NULL, entry, canonical,
+                                                                     error);
+  gssize n;
+
+  if (stream == NULL)
+    return FALSE;
+  while ((n = g_input_stream_read (stream, buffer, size, NULL, error)) > 0)
+    ;
+  return n == 0;
+}
+
+/* For a key without a store (sandbox_template_compute_key() called first):
+ * a pass that only hashes. Not progress: no backend is storing the files. */
+gboolean
+sandbox_template_read_unread_files (SandboxTemplate  *self,
+                                    GError          **error)
+{
+  g_auto(GStrv) paths = sandbox_template_list_paths (self);
+  g_autofree guint8 *buffer = NULL;
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      SandboxTemplateEntry *entry = sandbox_template_lookup_entry (self, paths[i]);
+
+      if (entry->type != G_FILE_TYPE_REGULAR || g_atomic_pointer_get (&entry->digest) != NULL)
+        continue;
+      if (buffer == NULL)
+        buffer = g_malloc (READ_BUFFER_SIZE);
+      if (!read_to_end (entry, paths[i], buffer, READ_BUFFER_SIZE, error))
+        return FALSE;
+    }
+  return TRUE;
 }

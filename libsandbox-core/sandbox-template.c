@@ -41,10 +41,11 @@
  * writes the tree.
  *
  * Files added from memory are held as #GBytes. Files imported with
- * [method@Sandbox.Template.add_directory] are not: the template records their
- * size and digest and reads them again from the host when a backend stores
- * them ([method@Sandbox.Template.read_file]), so a template of any size costs
- * little memory.
+ * [method@Sandbox.Template.add_directory] are not: the template records where
+ * they are and what they were, and reads them from the host when a backend
+ * stores them ([method@Sandbox.Template.read_file]), so a template of any
+ * size costs little memory. Their digests are learnt as they are first
+ * read.
  */
 struct _SandboxTemplate
 {
@@ -173,7 +174,10 @@ sandbox_template_class_init (SandboxTemplateClass *klass)
    * directly when it reads in that thread (a blocking prewarm), otherwise
    * from an idle callback there, which gives the latest counts (reports
    * that come faster than the context runs are merged). A template that
-   * was already stored is not read, so its prewarm emits nothing. Imported
+   * was already stored is not read, so its prewarm emits nothing, once its
+   * key is known without reading: an imported file's digest is learnt as
+   * it is first read, so a template imported afresh is read (and, by the
+   * bubblewrap backend, copied) to learn whether it is stored. Imported
    * files advance @bytes_done as they are read, 64 KiB at a time; files
    * held in memory when they are opened.
    */
@@ -860,12 +864,15 @@ sandbox_template_lookup_symlink (SandboxTemplate *self,
  * imported with [method@Sandbox.Template.add_directory] is opened again on
  * the host (beneath the imported directory, never through a symbolic link,
  * never blocking on something that is no longer a regular file) and
- * checked as it is read: if it no longer has the size and SHA-256 it had
- * when it was imported, a read fails with %G_IO_ERROR_WRONG_ETAG naming
- * the path (as g_file_replace() reports a file changed meanwhile) instead
- * of returning end-of-file. So what a backend stores is exactly what the
- * key covers, provided it keeps the bytes only once the stream has reached
- * its end without an error.
+ * checked: if it is no longer the file imported (another inode, size or
+ * modification or change time), or it does not end at the imported size,
+ * or its SHA-256 is not the one an earlier read (or the import) found, the
+ * opening or a read fails with %G_IO_ERROR_WRONG_ETAG naming the path (as
+ * g_file_replace() reports a file changed meanwhile) instead of returning
+ * end-of-file. The first read to the end gives the file its digest: the
+ * bytes it returned are the ones hashed. So what a backend stores is
+ * exactly what the key covers, provided it keeps the bytes only once the
+ * stream has reached its end without an error.
  *
  * Returns: (transfer full): a #GInputStream, or %NULL with @error set:
  *   %G_IO_ERROR_NOT_FOUND if there is no regular file at @path, or the

@@ -216,50 +216,131 @@ write_template_files (SandboxTemplate  *template_,
   return TRUE;
 }
 
-/* Builds the template in templates/<uuid> and renames it to templates/<key>. */
+/* Marks a template a prewarm read entirely: every file it had then has
+ * its digest, so its key costs no reading any more. Only a hint: a file
+ * added since is read by sandbox_template_compute_key() (and read again,
+ * checked, by the copy), which costs what it did before files were hashed
+ * as they were copied, and stores the same. */
+static GQuark
+read_quark (void)
+{
+  return g_quark_from_static_string ("sandbox-bubblewrap-template-read");
+}
+
+/* Whether the key of @template_ can be computed without reading its files
+ * (as far as the public API tells): every regular file is held in memory,
+ * or a prewarm read them all. Imported files are hashed when first read. */
 static gboolean
+key_is_known (SandboxTemplate *template_)
+{
+  g_auto(GStrv) paths = NULL;
+
+  if (g_object_get_qdata (G_OBJECT (template_), read_quark ()) != NULL)
+    return TRUE;
+  paths = sandbox_template_list_paths (template_);
+  for (guint i = 0; paths[i] != NULL; i++)
+    if (sandbox_template_query_file_type (template_, paths[i]) == G_FILE_TYPE_REGULAR &&
+        sandbox_template_lookup_file (template_, paths[i]) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* Refuses, before anything is copied, what sandbox_template_compute_key()
+ * would refuse after: it checks the names first, and an empty template
+ * with the same name has nothing to read. */
+static gboolean
+check_key_names (SandboxBubblewrapStore  *self,
+                 SandboxTemplate         *template_,
+                 GError                 **error)
+{
+  g_autoptr(SandboxTemplate) empty = sandbox_template_new (sandbox_template_get_name (template_));
+  g_autofree char *key = sandbox_template_compute_key (empty, self->name, error);
+
+  return key != NULL;
+}
+
+static gboolean
+template_is_stored (SandboxBubblewrapStore *self,
+                    const char             *key)
+{
+  g_autofree char *ready = g_build_filename (self->templates, key, "ready", NULL);
+
+  return g_file_test (ready, G_FILE_TEST_IS_REGULAR);
+}
+
+/* Completes the template built in templates/@uuid and renames it to
+ * templates/@key, unless one is stored there already (*@reused). */
+static gboolean
+name_template (SandboxBubblewrapStore  *self,
+               SandboxTemplate         *template_,
+               int                      templates_fd,
+               const char              *uuid,
+               const char              *key,
+               gboolean                *reused,
+               GError                 **error)
+{
+  g_autofree char *temporary = g_build_filename (self->templates, uuid, NULL);
+  g_autofree char *ready = g_build_filename (temporary, "ready", NULL);
+  g_autofree char *directory = g_build_filename (self->templates, key, NULL);
+  g_autofree char *record = ready_record (self->name, key, sandbox_template_get_name (template_));
+
+  *reused = template_is_stored (self, key);
+  if (*reused)
+    return TRUE;
+  if (!sandbox_bubblewrap_store_write_new_file (ready, record, self->durable, error) ||
+      (self->durable &&
+       !sandbox_bubblewrap_store_sync_tree (templates_fd, uuid, temporary, 0, error)))
+    return FALSE;
+  if (rename (temporary, directory) == 0)
+    return !self->durable || sync_fd (templates_fd, self->templates, error);
+  if (errno == EEXIST || errno == ENOTEMPTY)
+    return TRUE;   /* an identical template won the race */
+  return set_errno_error (error, errno, "Could not store template", directory);
+}
+
+/* Builds the template in templates/<uuid> and renames it to
+ * templates/<key>. @known_key is NULL when some imported file was never
+ * read: the files' digests, and so the key, are learnt as they are copied
+ * (one read of each file, hashed as it is written), and whether the
+ * template was stored already only at the end (*@reused: the copy is
+ * dropped). Returns the key. */
+static char *
 create_template (SandboxBubblewrapStore  *self,
                  SandboxTemplate         *template_,
-                 const char              *key,
-                 const char              *directory,
+                 const char              *known_key,
+                 gboolean                *reused,
                  GCancellable            *cancellable,
                  GError                 **error)
 {
   g_autofree char *uuid = g_uuid_string_random ();
   g_autofree char *temporary = g_build_filename (self->templates, uuid, NULL);
   g_autofree char *data = g_build_filename (temporary, "data", NULL);
-  g_autofree char *ready = g_build_filename (temporary, "ready", NULL);
-  g_autofree char *record = ready_record (self->name, key, sandbox_template_get_name (template_));
+  g_autofree char *key = NULL;
   g_auto(SandboxBubblewrapFd) templates_fd = -1;
   g_autoptr(SandboxWorkspace) data_files = NULL;
   gboolean ok = FALSE;
 
   templates_fd = open_directory (self->templates, error);
   if (templates_fd < 0)
-    return FALSE;
+    return NULL;
   if (mkdir (temporary, 0700) < 0)
-    return set_errno_error (error, errno, "Could not create directory", temporary);
+    return set_errno_error (error, errno, "Could not create directory", temporary), NULL;
 
   if (mkdir (data, 0700) < 0)
     set_errno_error (error, errno, "Could not create directory", data);
   else if ((data_files = sandbox_workspace_open (data, SANDBOX_WORKSPACE_FLAGS_NONE, error)) &&
            write_template_files (template_, sandbox_workspace_get_fd (data_files), cancellable,
-                                 error) &&
-           sandbox_bubblewrap_store_write_new_file (ready, record, self->durable, error) &&
-           (!self->durable ||
-            sandbox_bubblewrap_store_sync_tree (templates_fd, uuid, temporary, 0, error)))
+                                 error))
     {
-      if (rename (temporary, directory) == 0)
-        ok = !self->durable || sync_fd (templates_fd, self->templates, error);
-      else if (errno == EEXIST || errno == ENOTEMPTY)
-        ok = TRUE;   /* an identical template won the race */
-      else
-        set_errno_error (error, errno, "Could not store template", directory);
+      /* Every file was read to its end without a change: no more I/O here. */
+      key = known_key != NULL ? g_strdup (known_key)
+                              : sandbox_template_compute_key (template_, self->name, error);
+      ok = key != NULL && name_template (self, template_, templates_fd, uuid, key, reused, error);
     }
 
   /* Gone after a successful rename; a leftover otherwise. */
   sandbox_workspace_remove_tree_at (templates_fd, uuid, NULL);
-  return ok;
+  return ok ? g_steal_pointer (&key) : NULL;
 }
 
 /**
@@ -281,31 +362,41 @@ sandbox_bubblewrap_store_prewarm (SandboxBubblewrapStore  *self,
                                   GCancellable            *cancellable,
                                   GError                 **error)
 {
-  g_autofree char *key = sandbox_template_compute_key (template_, self->name, error);
-  g_autofree char *directory = NULL;
-  g_autofree char *ready = NULL;
+  g_autofree char *key = NULL;
+  gboolean stored = FALSE;
+  char *created;
 
-  if (key == NULL)
+  if (!check_key_names (self, template_, error))
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
   if (!ensure_directory (self->base, error) || !ensure_directory (self->templates, error))
     return NULL;
 
-  directory = g_build_filename (self->templates, key, NULL);
-  ready = g_build_filename (directory, "ready", NULL);
-  if (g_file_test (ready, G_FILE_TEST_IS_REGULAR))
+  /* Where the key costs no reading, a stored template is not read again.
+   * Otherwise reading the files only to learn the key would read each
+   * twice (hash, then copy and check it); they are hashed as they are
+   * copied instead, and a copy of a template stored already is dropped. */
+  if (key_is_known (template_))
     {
-      if (reused != NULL)
-        *reused = TRUE;
-      return g_steal_pointer (&key);
+      key = sandbox_template_compute_key (template_, self->name, error);
+      if (key == NULL)
+        return NULL;
+      if (template_is_stored (self, key))
+        {
+          if (reused != NULL)
+            *reused = TRUE;
+          return g_steal_pointer (&key);
+        }
     }
 
-  if (!create_template (self, template_, key, directory, cancellable, error))
+  created = create_template (self, template_, key, &stored, cancellable, error);
+  if (created == NULL)
     return NULL;
+  g_object_set_qdata (G_OBJECT (template_), read_quark (), GINT_TO_POINTER (TRUE));
   if (reused != NULL)
-    *reused = FALSE;
-  return g_steal_pointer (&key);
+    *reused = stored;
+  return created;
 }
 
 /* Reads templates/<key>/ready: its record's string member @member, or NULL. */
