@@ -5,6 +5,7 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -555,10 +556,55 @@ test_add_directory_imports_nested_files (void)
   assert_reads (template, "/workspace/top.txt", "top\n", 4);
 }
 
+/* Longer than the import's margin for files with sub-second times
+ * (SETTLED_FINE_US, 20 ms): files older than this have stamps. */
+#define SETTLE_US (60 * 1000)
+
+/* Waits until the files of the tree at @root are old enough for the
+ * import to trust their stamps instead of hashing them: FALSE (the test
+ * skipped) where file times are whole seconds. */
+static gboolean
+settle_tree (const char *root)
+{
+  g_autofree char *probe = g_build_filename (root, "top.txt", NULL);
+  struct stat st;
+
+  g_assert_no_errno (stat (probe, &st));
+  if (st.st_ctim.tv_nsec == 0)
+    {
+      g_test_skip ("file times here are whole seconds");
+      return FALSE;
+    }
+  g_usleep (SETTLE_US);
+  return TRUE;
+}
+
+/* Rewrites the file @path in place (same inode, same size): only its times
+ * tell the change. */
+static void
+overwrite_in_place (const char *path,
+                    const char *contents)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (pwrite (fd, contents, strlen (contents), 0), ==, strlen (contents));
+  g_assert_no_errno (close (fd));
+}
+
+static SandboxTemplateEntry *
+lookup_entry (SandboxTemplate *template,
+              const char      *path)
+{
+  g_autofree char *canonical = sandbox_path_canonicalize (path, NULL);
+
+  return sandbox_template_lookup_entry (template, canonical);
+}
+
 /* An imported tree has the key of the same tree added from memory: the
  * import is not a different template. */
 static void
-test_add_directory_key_matches_memory (void)
+check_key_matches_memory (gboolean settled)
 {
   g_autofree char *root = make_tree ();
   g_autofree char *script = g_build_filename (root, "configure", NULL);
@@ -577,8 +623,12 @@ test_add_directory_key_matches_memory (void)
   g_assert_no_error (error);
   g_assert_no_errno (chmod (script, 0700));
   g_assert_no_errno (symlink ("deep/inner.bin", link));
+  if (settled && !settle_tree (root))
+    return;
   g_assert_true (sandbox_template_add_directory (imported, directory, NULL, &error));
   g_assert_no_error (error);
+  /* Hashed at the import if just written, when first read otherwise. */
+  g_assert_true (lookup_entry (imported, "configure")->stamped == settled);
 
   g_assert_true (sandbox_template_add_file (built, "top.txt", top, &error));
   g_assert_true (sandbox_template_add_file (built, "src/deep/inner.bin", inner, &error));
@@ -592,6 +642,265 @@ test_add_directory_key_matches_memory (void)
   built_key = sandbox_template_compute_key (built, "bubblewrap", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (imported_key, ==, built_key);
+}
+
+static void
+test_add_directory_key_matches_memory (void)
+{
+  check_key_matches_memory (FALSE);
+}
+
+/* The same with files whose digests are learnt when the key is computed. */
+static void
+test_add_directory_key_matches_memory_settled (void)
+{
+  check_key_matches_memory (TRUE);
+}
+
+/* A file the import inspects is not read then (its stamp is recorded) but
+ * once, when it is first read to its end, which gives it its digest; a
+ * second read is checked against it. */
+static void
+test_add_directory_reads_settled_files_once (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = sandbox_digest_sha256_hex ("top\n", 4);
+  SandboxTemplateEntry *entry;
+
+  if (!settle_tree (root))
+    return;
+  g_assert_true (sandbox_template_add_directory (template, directory, NULL, &error));
+  g_assert_no_error (error);
+  entry = lookup_entry (template, "top.txt");
+  g_assert_true (entry->stamped);
+  g_assert_null (entry->digest);
+  g_assert_cmpuint (sandbox_template_get_file_size (template, "top.txt"), ==, 4);
+
+  assert_reads (template, "top.txt", "top\n", 4);
+  g_assert_cmpstr (entry->digest, ==, expected);
+  assert_reads (template, "top.txt", "top\n", 4);
+}
+
+/* Hostile: a file changed after the import is never read as the imported
+ * one, though nothing hashed it: changed bytes of the same size written in
+ * place (same inode), a longer or shorter file, a symbolic link to a file
+ * with the same bytes, a FIFO. Make matches_stamp() return TRUE and the
+ * in-place case reads "TOP\n" without an error. */
+static void
+test_add_directory_detects_changes_to_settled_files (void)
+{
+  enum { IN_PLACE, LONGER, SHORTER, LINK, FIFO, N_CHANGES };
+
+  for (guint change = 0; change < N_CHANGES; change++)
+    {
+      g_autofree char *root = make_tree ();
+      g_autofree char *top = g_build_filename (root, "top.txt", NULL);
+      g_autofree char *twin = g_build_filename (root, "twin", NULL);
+      g_autoptr(GFile) directory = g_file_new_for_path (root);
+      g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) contents = NULL;
+
+      if (!settle_tree (root))
+        return;
+      g_assert_true (sandbox_template_add_directory (template, directory, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_true (lookup_entry (template, "top.txt")->stamped);
+
+      switch (change)
+        {
+        case IN_PLACE:
+          overwrite_in_place (top, "TOP\n");
+          break;
+        case LONGER:
+          g_file_set_contents (top, "top\nmore", -1, &error);
+          break;
+        case SHORTER:
+          g_assert_no_errno (truncate (top, 2));
+          break;
+        case LINK:
+          g_file_set_contents (twin, "top\n", -1, &error);
+          g_assert_no_errno (unlink (top));
+          g_assert_no_errno (symlink ("twin", top));
+          break;
+        default:
+          g_assert_no_errno (unlink (top));
+          g_assert_no_errno (mkfifo (top, 0600));
+        }
+      g_assert_no_error (error);
+
+      contents = read_all (template, "top.txt", &error);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
+      g_assert_nonnull (strstr (error->message, "/workspace/top.txt"));
+      g_assert_null (contents);
+      g_clear_error (&error);
+      /* Nor does the key stand for anything: it cannot be computed. */
+      g_assert_null (sandbox_template_compute_key (template, "b", &error));
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
+    }
+}
+
+/* Reads @stream to its end: everything, or NULL with @error set. */
+static GBytes *
+read_stream (GInputStream  *stream,
+             GError       **error)
+{
+  g_autoptr(GOutputStream) sink = g_memory_output_stream_new_resizable ();
+
+  if (g_output_stream_splice (sink, stream, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL,
+                              error) < 0)
+    return NULL;
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (sink));
+}
+
+/* Imports a settled make_tree() at @root and opens top.txt (its stamp is
+ * checked then); NULL if the test was skipped. */
+static GInputStream *
+open_settled_top (const char       *root,
+                  SandboxTemplate **template)
+{
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(GError) error = NULL;
+  GInputStream *stream;
+
+  if (!settle_tree (root))
+    return NULL;
+  *template = sandbox_template_new ("t");
+  g_assert_true (sandbox_template_add_directory (*template, directory, NULL, &error));
+  g_assert_no_error (error);
+  stream = sandbox_template_read_file (*template, "top.txt", NULL, &error);
+  g_assert_no_error (error);
+  return stream;
+}
+
+/* A file that grows or shrinks between its opening (stamp checked) and
+ * its end fails the read: more bytes than imported as soon as they are
+ * read, fewer at the end. Take out the size check of check_complete() and
+ * the shorter file reads "to" without an error. */
+static void
+test_add_directory_detects_size_change_while_read (void)
+{
+  static const char *replacements[] = { "top\nmore", "to" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (replacements); i++)
+    {
+      g_autofree char *root = make_tree ();
+      g_autofree char *top = g_build_filename (root, "top.txt", NULL);
+      g_autoptr(SandboxTemplate) template = NULL;
+      g_autoptr(GInputStream) stream = open_settled_top (root, &template);
+      g_autoptr(GBytes) contents = NULL;
+      g_autoptr(GError) error = NULL;
+
+      if (stream == NULL)
+        return;
+      /* In place: the stream's descriptor still reads this file. */
+      g_assert_no_errno (truncate (top, 0));
+      overwrite_in_place (top, replacements[i]);
+
+      contents = read_stream (stream, &error);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
+      g_assert_null (contents);
+      g_assert_null (lookup_entry (template, "top.txt")->digest);
+    }
+}
+
+/* One pass: a file changed (same size) after its opening is read as it
+ * now is, and what was read is what was hashed: the key covers exactly the
+ * bytes the reader got. Any later read is refused: the file's stamp moved. */
+static void
+test_add_directory_key_covers_what_was_read (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *top = g_build_filename (root, "top.txt", NULL);
+  g_autoptr(SandboxTemplate) template = NULL;
+  g_autoptr(GInputStream) stream = open_settled_top (root, &template);
+  g_autoptr(SandboxTemplate) built = sandbox_template_new ("t");
+  g_autoptr(GBytes) changed = g_bytes_new_static ("TOP\n", 4);
+  g_autoptr(GBytes) inner = g_bytes_new_static ("\0\1\2", 3);
+  g_autoptr(GBytes) contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *built_key = NULL;
+
+  if (stream == NULL)
+    return;
+  overwrite_in_place (top, "TOP\n");
+  contents = read_stream (stream, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (contents, NULL), g_bytes_get_size (contents), "TOP\n", 4);
+
+  g_assert_true (sandbox_template_add_file (built, "top.txt", changed, &error));
+  g_assert_true (sandbox_template_add_file (built, "src/deep/inner.bin", inner, &error));
+  g_assert_true (sandbox_template_add_empty_directory (built, "empty", &error));
+  g_assert_no_error (error);
+  key = sandbox_template_compute_key (template, "b", &error);
+  g_assert_no_error (error);
+  built_key = sandbox_template_compute_key (built, "b", &error);
+  g_assert_cmpstr (key, ==, built_key);
+
+  g_clear_pointer (&contents, g_bytes_unref);
+  contents = read_all (template, "top.txt", &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
+}
+
+/* Two readers of a file not read before: the first to finish gives it its
+ * digest, the second is checked against it. Make settle_digest() accept
+ * any digest and the second reader gets "TOP\n" without an error. */
+static void
+test_add_directory_second_reader_checks_first_digest (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *top = g_build_filename (root, "top.txt", NULL);
+  g_autoptr(SandboxTemplate) template = NULL;
+  g_autoptr(GInputStream) first = open_settled_top (root, &template);
+  g_autoptr(GInputStream) second = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (first == NULL)
+    return;
+  second = sandbox_template_read_file (template, "top.txt", NULL, &error);
+  g_assert_no_error (error);
+
+  contents = read_stream (first, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&contents, g_bytes_unref);
+  overwrite_in_place (top, "TOP\n");
+  contents = read_stream (second, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
+  g_assert_null (contents);
+}
+
+/* Hostile: a file changed just before the import has a ctime that a change
+ * right after it could keep (file times are as coarse as the kernel's
+ * tick), so the import hashes it and the later read compares bytes. Make
+ * is_settled() return TRUE and the entry has a stamp and no digest. */
+static void
+test_add_directory_hashes_recently_changed_files (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *top = g_build_filename (root, "top.txt", NULL);
+  g_autoptr(GFile) directory = g_file_new_for_path (root);
+  g_autoptr(SandboxTemplate) template = sandbox_template_new ("t");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  g_autofree char *expected = sandbox_digest_sha256_hex ("top\n", 4);
+  SandboxTemplateEntry *entry;
+
+  overwrite_in_place (top, "top\n");
+  g_assert_true (sandbox_template_add_directory (template, directory, NULL, &error));
+  g_assert_no_error (error);
+  entry = lookup_entry (template, "top.txt");
+  g_assert_false (entry->stamped);
+  g_assert_cmpstr (entry->digest, ==, expected);
+
+  overwrite_in_place (top, "TOP\n");
+  contents = read_all (template, "top.txt", &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
+  g_assert_null (contents);
 }
 
 /* Modes are normalised as git does: any execute bit makes an executable,
@@ -958,6 +1267,20 @@ main (int   argc,
                    test_add_directory_imports_nested_files);
   g_test_add_func ("/sandbox/template/add-directory/key-matches-memory",
                    test_add_directory_key_matches_memory);
+  g_test_add_func ("/sandbox/template/add-directory/key-matches-memory-settled",
+                   test_add_directory_key_matches_memory_settled);
+  g_test_add_func ("/sandbox/template/add-directory/reads-settled-files-once",
+                   test_add_directory_reads_settled_files_once);
+  g_test_add_func ("/sandbox/template/add-directory/detects-changes-to-settled-files",
+                   test_add_directory_detects_changes_to_settled_files);
+  g_test_add_func ("/sandbox/template/add-directory/detects-size-change-while-read",
+                   test_add_directory_detects_size_change_while_read);
+  g_test_add_func ("/sandbox/template/add-directory/key-covers-what-was-read",
+                   test_add_directory_key_covers_what_was_read);
+  g_test_add_func ("/sandbox/template/add-directory/second-reader-checks-first-digest",
+                   test_add_directory_second_reader_checks_first_digest);
+  g_test_add_func ("/sandbox/template/add-directory/hashes-recently-changed-files",
+                   test_add_directory_hashes_recently_changed_files);
   g_test_add_func ("/sandbox/template/add-directory/keeps-executable-bit",
                    test_add_directory_keeps_executable_bit);
   g_test_add_func ("/sandbox/template/add-directory/stores-symlinks-verbatim",
