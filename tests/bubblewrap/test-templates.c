@@ -320,6 +320,134 @@ test_changed_file_is_not_stored (void)
   remove_tree (root);
 }
 
+/* Longer than the import's margin for recently changed files (20 ms):
+ * files older than this are read once, when they are stored, hashed as
+ * they are copied; younger ones are hashed at the import too. */
+#define SETTLE_US (60 * 1000)
+
+/* Rewrites @relative below @root in place: same inode, same size. */
+static void
+overwrite_in_place (const char *root,
+                    const char *relative,
+                    const char *contents)
+{
+  g_autofree char *path = g_build_filename (root, relative, NULL);
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (pwrite (fd, contents, strlen (contents), 0), ==, strlen (contents));
+  g_assert_no_errno (close (fd));
+}
+
+/* The names in @directory, sorted. */
+static GPtrArray *
+list_names (const char *directory)
+{
+  g_autoptr(GDir) listing = g_dir_open (directory, 0, NULL);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  g_assert_nonnull (listing);
+  while ((name = g_dir_read_name (listing)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  return names;
+}
+
+/* Hostile: the same with a file the import did not hash (it is read once,
+ * as it is copied): changed in place with the same size, only its times
+ * tell. Nothing is stored, not even under the key of the new bytes. Make
+ * matches_stamp() return TRUE and the prewarm stores "BEFORE". */
+static void
+test_changed_settled_file_is_not_stored (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-tpl-XXXXXX", &error);
+  g_autofree char *root = g_dir_make_tmp ("sandbox-src-XXXXXX", &error);
+  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
+  g_autofree char *templates = g_build_filename (state_directory, digest, "templates", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("changing");
+  g_autoptr(GFile) directory = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  g_autofree char *key = NULL;
+
+  g_assert_no_error (error);
+  write_host_file (root, "a.txt", "before", 0644);
+  write_host_file (root, "z.txt", "last", 0644);
+  g_usleep (SETTLE_US);
+  directory = g_file_new_for_path (root);
+  g_assert_true (sandbox_template_add_directory (template_, directory, NULL, &error));
+  g_assert_no_error (error);
+  overwrite_in_place (root, "a.txt", "BEFORE");
+
+  key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
+  g_assert_nonnull (strstr (error->message, "/workspace/a.txt"));
+  g_assert_null (key);
+
+  names = list_names (templates);
+  g_assert_cmpuint (names->len, ==, 0);
+
+  g_clear_object (&backend);
+  remove_tree (state_directory);
+  remove_tree (root);
+}
+
+/* A tree imported afresh has no digests until it is read, so its prewarm
+ * copies it to learn the key; when that key is stored already, the copy
+ * is dropped: reused, the same key, nothing left beside it. Make
+ * name_template() ignore a stored template and the second prewarm says
+ * it was not reused. */
+static void
+test_fresh_import_of_stored_tree_is_reused (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-tpl-XXXXXX", &error);
+  g_autofree char *root = g_dir_make_tmp ("sandbox-src-XXXXXX", &error);
+  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
+  g_autofree char *templates = g_build_filename (state_directory, digest, "templates", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+  g_autoptr(GFile) directory = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *data = NULL;
+
+  g_assert_no_error (error);
+  write_host_file (root, "a.txt", "alpha", 0644);
+  write_host_file (root, "bin/run", "#!/bin/sh\n", 0755);
+  g_usleep (SETTLE_US);
+  directory = g_file_new_for_path (root);
+
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("again");
+      g_autofree char *key = NULL;
+      gboolean reused = round == 0;
+
+      g_assert_true (sandbox_template_add_directory (template_, directory, NULL, &error));
+      g_assert_no_error (error);
+      key = sandbox_backend_prewarm (backend, template_, &reused, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (reused == (round == 1));
+      if (round == 0)
+        first = g_steal_pointer (&key);
+      else
+        g_assert_cmpstr (key, ==, first);
+    }
+
+  names = list_names (templates);
+  g_assert_cmpuint (names->len, ==, 1);
+  g_assert_cmpstr (names->pdata[0], ==, first);
+  data = template_data (state_directory, first);
+  assert_entry (data, "a.txt", S_IFREG, 0644);
+  assert_entry (data, "bin/run", S_IFREG, 0755);
+
+  g_clear_object (&backend);
+  remove_tree (state_directory);
+  remove_tree (root);
+}
+
 /* The peak resident set of this process, in KiB. */
 static guint64
 read_vm_hwm (void)
@@ -391,6 +519,8 @@ test_big_tree_memory_is_bounded (void)
 
   backend = new_backend (state_directory);
   directory = g_file_new_for_path (root);
+  /* Settled, so the files are hashed as they are copied, not at import. */
+  g_usleep (SETTLE_US);
   g_assert_true (sandbox_template_add_directory (template_, directory, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (sandbox_template_get_n_bytes (template_), ==, BIG_FILES * BIG_FILE_SIZE);
@@ -561,6 +691,10 @@ main (int   argc,
   g_test_add_func ("/sandbox/bubblewrap/templates/checkout-round-trip", test_checkout_round_trip);
   g_test_add_func ("/sandbox/bubblewrap/templates/changed-file-is-not-stored",
                    test_changed_file_is_not_stored);
+  g_test_add_func ("/sandbox/bubblewrap/templates/changed-settled-file-is-not-stored",
+                   test_changed_settled_file_is_not_stored);
+  g_test_add_func ("/sandbox/bubblewrap/templates/fresh-import-of-stored-tree-is-reused",
+                   test_fresh_import_of_stored_tree_is_reused);
   g_test_add_func ("/sandbox/bubblewrap/templates/prewarm-reports-progress",
                    test_prewarm_reports_progress);
   g_test_add_func ("/sandbox/bubblewrap/templates/big-tree-memory-is-bounded",
