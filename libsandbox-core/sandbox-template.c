@@ -176,8 +176,8 @@ sandbox_template_class_init (SandboxTemplateClass *klass)
    * that come faster than the context runs are merged). A template that
    * was already stored is not read, so its prewarm emits nothing, once its
    * key is known without reading: an imported file's digest is learnt as
-   * it is first read, so a template imported afresh is read (and, by the
-   * bubblewrap backend, copied) to learn whether it is stored. Imported
+   * it is first read, so a template imported afresh may be read to learn
+   * whether it is stored. Imported
    * files advance @bytes_done as they are read, 64 KiB at a time; files
    * held in memory when they are opened.
    */

@@ -169,6 +169,8 @@ SandboxState *sandbox_bubblewrap_store_read_state      (const char              
                                                          GError                 **error);
 GPtrArray    *sandbox_bubblewrap_store_collect_states  (SandboxBubblewrapStore  *self,
                                                          GError                 **error);
+GPtrArray    *sandbox_bubblewrap_store_list_ids        (const char              *directory,
+                                                         GError                 **error);
 int           sandbox_bubblewrap_store_acquire_lease   (const char              *directory,
                                                          gboolean                 durable,
                                                          GError                 **error);

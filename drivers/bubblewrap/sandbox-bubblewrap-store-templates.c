@@ -245,6 +245,32 @@ key_is_known (SandboxTemplate *template_)
   return TRUE;
 }
 
+/* Whether a template named @name may be stored here. Its key covers the
+ * name, so a stored template with that key has a record with that name:
+ * with none, the key cannot be stored and copying first costs nothing
+ * extra. Records from before names were recorded have none and count as
+ * "maybe", as does a store that cannot be listed. */
+static gboolean
+name_may_be_stored (SandboxBubblewrapStore *self,
+                    const char             *name)
+{
+  g_autoptr(GPtrArray) keys = sandbox_bubblewrap_store_list_ids (self->templates, NULL);
+
+  if (keys == NULL)
+    return TRUE;
+  for (guint i = 0; i < keys->len; i++)
+    {
+      g_autofree char *stored = NULL;
+
+      /* Another backend's, or damaged: never this template's key. */
+      if (!sandbox_bubblewrap_store_read_template_name (self, keys->pdata[i], &stored, NULL))
+        continue;
+      if (stored == NULL || g_str_equal (stored, name))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Refuses, before anything is copied, what sandbox_template_compute_key()
  * would refuse after: it checks the names first, and an empty template
  * with the same name has nothing to read. */
@@ -301,9 +327,9 @@ name_template (SandboxBubblewrapStore  *self,
 /* Builds the template in templates/<uuid> and renames it to
  * templates/<key>. @known_key is NULL when some imported file was never
  * read: the files' digests, and so the key, are learnt as they are copied
- * (one read of each file, hashed as it is written), and whether the
- * template was stored already only at the end (*@reused: the copy is
- * dropped). Returns the key. */
+ * (one read of each file, hashed as it is written). Whether the key is
+ * stored is looked at again at the end (*@reused: another prewarm stored
+ * it meanwhile; the copy is dropped). Returns the key. */
 static char *
 create_template (SandboxBubblewrapStore  *self,
                  SandboxTemplate         *template_,
@@ -376,8 +402,11 @@ sandbox_bubblewrap_store_prewarm (SandboxBubblewrapStore  *self,
   /* Where the key costs no reading, a stored template is not read again.
    * Otherwise reading the files only to learn the key would read each
    * twice (hash, then copy and check it); they are hashed as they are
-   * copied instead, and a copy of a template stored already is dropped. */
-  if (key_is_known (template_))
+   * copied instead, unless a template of this name is stored, which may be
+   * this one: then hashing first spares a copy that would be dropped (and
+   * costs, if it is not this one, the two reads it always did). */
+  if (key_is_known (template_) ||
+      name_may_be_stored (self, sandbox_template_get_name (template_)))
     {
       key = sandbox_template_compute_key (template_, self->name, error);
       if (key == NULL)

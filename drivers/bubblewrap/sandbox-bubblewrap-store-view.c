@@ -106,9 +106,9 @@ measure_tree (const char  *path,
 
 /* The names in @directory that are ids or keys (in-flight temporaries are
  * not); a missing directory has none. */
-static GPtrArray *
-list_ids (const char  *directory,
-          GError     **error)
+GPtrArray *
+sandbox_bubblewrap_store_list_ids (const char  *directory,
+                                   GError     **error)
 {
   g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) local_error = NULL;
@@ -135,7 +135,7 @@ GPtrArray *
 sandbox_bubblewrap_store_collect_states (SandboxBubblewrapStore  *self,
                                          GError                 **error)
 {
-  g_autoptr(GPtrArray) ids = list_ids (self->sessions, error);
+  g_autoptr(GPtrArray) ids = sandbox_bubblewrap_store_list_ids (self->sessions, error);
   GPtrArray *states;
 
   if (ids == NULL)
@@ -246,7 +246,7 @@ sandbox_bubblewrap_store_list_templates (SandboxBubblewrapStore  *self,
                                          GCancellable            *cancellable,
                                          GError                 **error)
 {
-  g_autoptr(GPtrArray) keys = list_ids (self->templates, error);
+  g_autoptr(GPtrArray) keys = sandbox_bubblewrap_store_list_ids (self->templates, error);
   g_autoptr(GPtrArray) states = NULL;
   g_autoptr(GPtrArray) templates = NULL;
 

@@ -394,11 +394,24 @@ test_changed_settled_file_is_not_stored (void)
   remove_tree (root);
 }
 
-/* A tree imported afresh has no digests until it is read, so its prewarm
- * copies it to learn the key; when that key is stored already, the copy
- * is dropped: reused, the same key, nothing left beside it. Make
- * name_template() ignore a stored template and the second prewarm says
- * it was not reused. */
+static void
+count_progress (SandboxTemplate *template_,
+                guint64          files_done,
+                guint64          files_total,
+                guint64          bytes_done,
+                guint64          bytes_total,
+                guint           *emissions)
+{
+  (*emissions)++;
+}
+
+/* A tree imported afresh has no digests until it is read. The first
+ * prewarm copies it, hashing as it copies (no template of its name is
+ * stored, so its key cannot be); a second import of it, a template of a
+ * stored name, is hashed first and found stored: reused, the same key,
+ * not copied (no progress: nothing was stored), nothing left beside it.
+ * Make name_may_be_stored() return FALSE and the second prewarm copies
+ * the tree (and reports progress) before it finds the key stored. */
 static void
 test_fresh_import_of_stored_tree_is_reused (void)
 {
@@ -424,12 +437,18 @@ test_fresh_import_of_stored_tree_is_reused (void)
       g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("again");
       g_autofree char *key = NULL;
       gboolean reused = round == 0;
+      guint emissions = 0;
 
       g_assert_true (sandbox_template_add_directory (template_, directory, NULL, &error));
       g_assert_no_error (error);
+      g_signal_connect (template_, "progress", G_CALLBACK (count_progress), &emissions);
       key = sandbox_backend_prewarm (backend, template_, &reused, NULL, &error);
       g_assert_no_error (error);
       g_assert_true (reused == (round == 1));
+      if (round == 0)
+        g_assert_cmpuint (emissions, >, 0);
+      else
+        g_assert_cmpuint (emissions, ==, 0);
       if (round == 0)
         first = g_steal_pointer (&key);
       else
