@@ -17,8 +17,9 @@ G_BEGIN_DECLS
  * @fds: descriptors handed to bwrap, as child fds 3, 4, …, closed on free
  * @guest_view: (nullable): how bwrap's process becomes the guest before
  *   exec, when the guest is not the host (see sandbox-bubblewrap-guest.c)
- * @enter_pidfd: the keeper whose namespaces bwrap starts in, or -1 (not
- *   owned: the session's keeper outlives its commands)
+ * @enter_pid: the keeper whose namespaces bwrap starts in, or 0 (the
+ *   session's keeper outlives its commands, and it is the host's child,
+ *   reaped only after them: the pid cannot name another process)
  *
  * A bwrap command line under construction, in the manner of flatpak's
  * FlatpakBwrap.
@@ -28,7 +29,7 @@ typedef struct
   GPtrArray *argv;
   GArray *fds;
   SandboxBubblewrapGuestView *guest_view;
-  int enter_pidfd;
+  pid_t enter_pid;
 } SandboxBubblewrapArgs;
 
 /**

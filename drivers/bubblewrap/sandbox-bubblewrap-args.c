@@ -46,7 +46,6 @@ sandbox_bubblewrap_args_new (const char *executable)
   self->fds = g_array_new (FALSE, FALSE, sizeof (int));
   g_array_set_clear_func (self->fds, close_fd_in_array);
   g_ptr_array_add (self->argv, g_strdup (executable));
-  self->enter_pidfd = -1;
   return self;
 }
 
@@ -504,7 +503,15 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
 
   if (input->keeper != NULL)
     {
-      self->enter_pidfd = sandbox_bubblewrap_keeper_get_pidfd (input->keeper);
+      self->enter_pid = sandbox_bubblewrap_keeper_get_pid (input->keeper);
+      /* Stopped: never a sandbox outside the overlay's namespaces, where
+       * layers/mount is an empty directory. */
+      if (self->enter_pid == 0)
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       "Sandbox process could not start: the session's overlay is gone");
+          return NULL;
+        }
       self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest,
                                                             sandbox_bubblewrap_keeper_get_mount (input->keeper),
                                                             input->gateway_socket);

@@ -23,7 +23,7 @@ SandboxBubblewrapKeeper *sandbox_bubblewrap_keeper_start (const char            
                                                           const char                   *layers,
                                                           const SandboxBubblewrapGuest *guest,
                                                           GError                      **error);
-int         sandbox_bubblewrap_keeper_get_pidfd   (SandboxBubblewrapKeeper *self);
+pid_t       sandbox_bubblewrap_keeper_get_pid     (SandboxBubblewrapKeeper *self);
 SandboxWorkspace *sandbox_bubblewrap_keeper_open_workspace (SandboxBubblewrapKeeper  *self,
                                                             SandboxWorkspaceFlags     flags,
                                                             GError                  **error);

@@ -53,7 +53,8 @@
 
 struct _SandboxBubblewrapKeeper
 {
-  SandboxBubblewrapLaunched launched;   /* no pipes: its pidfd only */
+  SandboxBubblewrapLaunched launched;   /* its pid only: no pipe, no pidfd
+                                         * (a descriptor per session less) */
   int root_fd;                          /* O_PATH, the overlay's root, until
                                          * a workspace is opened on it */
   char *layers;
@@ -284,19 +285,6 @@ spawn_keeper (SandboxBubblewrapKeeper      *self,
       g_propagate_error (error, call.error);
       return FALSE;
     }
-  self->launched.pidfd = pidfd_open (self->launched.pid, 0);
-  if (self->launched.pidfd < 0)
-    {
-      int saved_errno = errno;
-
-      kill (self->launched.pid, SIGKILL);
-      waitpid (self->launched.pid, NULL, 0);
-      self->launched.pid = 0;
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Could not mount the layered workspace: pidfd_open: %s",
-                   g_strerror (saved_errno));
-      return FALSE;
-    }
   return TRUE;
 }
 
@@ -361,15 +349,17 @@ sandbox_bubblewrap_keeper_start (const char                   *lower,
 }
 
 /**
- * sandbox_bubblewrap_keeper_get_pidfd:
+ * sandbox_bubblewrap_keeper_get_pid:
  * @self: a keeper
  *
- * Returns: a pidfd on the keeper, whose namespaces commands are started in
+ * Returns: the keeper's pid, whose namespaces commands are started in: a
+ *   child of this process, reaped only by sandbox_bubblewrap_keeper_stop(),
+ *   so until then no other process can have it; 0 once stopped
  */
-int
-sandbox_bubblewrap_keeper_get_pidfd (SandboxBubblewrapKeeper *self)
+pid_t
+sandbox_bubblewrap_keeper_get_pid (SandboxBubblewrapKeeper *self)
 {
-  return self->launched.pidfd;
+  return self->launched.pid;
 }
 
 /**
@@ -430,16 +420,17 @@ sandbox_bubblewrap_keeper_get_lock (SandboxBubblewrapKeeper *self)
  *
  * Kills the keeper, reaps it and removes its work directory, once the
  * session's commands are gone. The rest of @self stays valid until it is
- * freed: its pidfd then names a process that is gone, which no setns()
- * enters. The overlay lives on while a descriptor on it is open.
+ * freed: sandbox_bubblewrap_keeper_get_pid() is then 0. The overlay lives on
+ * while a descriptor on it is open.
  * Idempotent.
  */
 void
 sandbox_bubblewrap_keeper_stop (SandboxBubblewrapKeeper *self)
 {
+  /* Not reaped yet: the pid is still the keeper's. */
   if (self->launched.pid != 0)
     {
-      pidfd_send_signal (self->launched.pidfd, SIGKILL, NULL, 0);
+      kill (self->launched.pid, SIGKILL);
       while (waitpid (self->launched.pid, NULL, 0) < 0 && errno == EINTR)
         ;
       self->launched.pid = 0;
@@ -462,7 +453,6 @@ sandbox_bubblewrap_keeper_free (SandboxBubblewrapKeeper *self)
   if (self == NULL)
     return;
   sandbox_bubblewrap_keeper_stop (self);
-  sandbox_bubblewrap_clear_fd (&self->launched.pidfd);
   sandbox_bubblewrap_clear_fd (&self->root_fd);
   g_free (self->layers);
   g_free (self->mount);

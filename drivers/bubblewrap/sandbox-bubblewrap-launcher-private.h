@@ -17,10 +17,9 @@ G_BEGIN_DECLS
  *   bwrap's process joins before exec
  * @guest_view: (nullable): how bwrap's process becomes the guest before
  *   exec, when the guest is not the host
- * @enter_pidfd: a pidfd on a layered session's keeper, whose user and
- *   mount namespaces bwrap is started in (see
- *   sandbox-bubblewrap-keeper.c), or -1; set by
- *   SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT
+ * @enter_pid: a layered session's keeper (a child of this process, not
+ *   reaped), whose user and mount namespaces bwrap is started in (see
+ *   sandbox-bubblewrap-keeper.c), or 0
  *
  * What the launcher does in bwrap's process before exec, on request.
  */
@@ -29,10 +28,10 @@ typedef struct
   const SandboxBubblewrapLimits *limits;
   GArray *cgroup_procs_fds;
   const SandboxBubblewrapGuestView *guest_view;
-  int enter_pidfd;
+  pid_t enter_pid;
 } SandboxBubblewrapSpawnExtras;
 
-#define SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT { NULL, NULL, NULL, -1 }
+#define SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT { NULL, NULL, NULL, 0 }
 
 /**
  * SandboxBubblewrapLaunched:

@@ -732,12 +732,13 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
     .passed_fds = passed_fds,
     .cgroup_procs_fds = extras != NULL ? extras->cgroup_procs_fds : NULL,
     .guest_view = extras != NULL ? extras->guest_view : NULL,
-    .clone_flags = wrapper_clone_flags (extras != NULL ? extras->enter_pidfd : -1),
     .host_pid = getpid (),
     .host_proc_fd = host_proc_fd (),
     .report_fd = -1,
-    .enter_pidfd = extras != NULL ? extras->enter_pidfd : -1,
+    .enter_pidfd = -1,
   };
+  g_auto(SandboxBubblewrapFd) enter_pidfd = -1;
+  GPid pid;
 
   g_assert (sandbox_bubblewrap_launcher_is_current ());
 
@@ -754,7 +755,23 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
               (guint) geteuid (), (guint) geteuid ());
   g_snprintf (setup.gid_map, sizeof setup.gid_map, "%u %u 1\n",
               (guint) getegid (), (guint) getegid ());
-  return spawn_child (&setup, error);
+  if (extras != NULL && extras->enter_pid > 0)
+    {
+      enter_pidfd = pidfd_open (extras->enter_pid, 0);
+      if (enter_pidfd < 0)
+        {
+          int saved_errno = errno;
+
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       "Sandbox process could not start: could not %s: %s",
+                       child_step_describe (STEP_ENTER), g_strerror (saved_errno));
+          return 0;
+        }
+      setup.enter_pidfd = enter_pidfd;
+    }
+  setup.clone_flags = wrapper_clone_flags (setup.enter_pidfd);
+  pid = spawn_child (&setup, error);
+  return pid;
 }
 
 /**

@@ -340,7 +340,7 @@ launch_cb (gpointer data)
     {
       extras.limits = &self->limits;
       extras.guest_view = args->guest_view;
-      extras.enter_pidfd = args->enter_pidfd;
+      extras.enter_pid = args->enter_pid;
     }
   if (args == NULL ||
       !sandbox_bubblewrap_launcher_start ((const char * const *) args->argv->pdata, args->fds,
