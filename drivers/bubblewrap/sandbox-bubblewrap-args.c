@@ -512,8 +512,11 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
                        "Sandbox process could not start: the session's overlay is gone");
           return NULL;
         }
-      self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest,
-                                                            sandbox_bubblewrap_keeper_get_mount (input->keeper),
+      /* The keeper's mount namespace, which bwrap runs in, has the way to
+       * its layers made for the guest's ids already (the keeper's own
+       * guest view): only the gateway socket may need one, and a deny-all
+       * or allow-all sandbox gets no mount of its own for that. */
+      self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest, NULL,
                                                             input->gateway_socket);
     }
   else

@@ -154,7 +154,9 @@ exposed_clear (gpointer data)
 /**
  * sandbox_bubblewrap_guest_view_new:
  * @guest: who guests are
- * @workspace: the host path of the workspace
+ * @workspace: (nullable): the host path of the workspace, or %NULL when
+ *   the namespace bwrap starts in makes it reachable already (a layered
+ *   session's keeper's)
  * @gateway_socket: (nullable): the host path of the gateway socket
  *
  * Returns: (transfer full) (nullable): how bwrap's process becomes the
@@ -176,7 +178,8 @@ sandbox_bubblewrap_guest_view_new (const SandboxBubblewrapGuest *guest,
   view->directories = g_ptr_array_new_with_free_func (g_free);
   view->exposed = g_array_new (FALSE, TRUE, sizeof (Exposed));
   g_array_set_clear_func (view->exposed, exposed_clear);
-  plan_way (view, workspace, TRUE);
+  if (workspace != NULL)
+    plan_way (view, workspace, TRUE);
   if (gateway_socket != NULL)
     plan_way (view, gateway_socket, FALSE);
   return view;
