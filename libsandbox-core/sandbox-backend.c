@@ -28,6 +28,7 @@ G_DEFINE_INTERFACE (SandboxBackend, sandbox_backend, G_TYPE_OBJECT)
 
 enum {
   SIGNAL_GATEWAY_ERROR,
+  SIGNAL_CREATE_PROGRESS,
   N_SIGNALS
 };
 
@@ -283,6 +284,42 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
                   G_STRUCT_OFFSET (SandboxBackendInterface, gateway_error),
                   NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_ERROR);
+
+  /**
+   * SandboxBackend::create-progress:
+   * @self: the backend
+   * @session_id: the id of the session being created
+   * @files_done: how many of the template's files (regular files and
+   *   symbolic links) were copied into the session's workspace
+   * @files_total: how many files the template holds
+   * @bytes_done: how many bytes of its regular files were copied
+   * @bytes_total: how many bytes its regular files hold
+   *
+   * Reports how far [method@Sandbox.Backend.create] (or its async form) is
+   * in copying a template into a new session's workspace. The totals are
+   * those [method@Sandbox.Backend.list_templates] gives for the template.
+   *
+   * Emitted only when a create copies: by a backend that cannot layer
+   * workspaces (the bubblewrap driver's `workspace-layering` is `copy`). A
+   * layered create copies nothing, and a resume copies nothing either:
+   * neither emits anything. A copy emits at most 20 times a second while it
+   * runs, then once more with @files_done and @bytes_done equal to the
+   * totals when it is complete; a copy that fails ends without that last
+   * emission. A backend may skip counting the totals when no handler is
+   * connected as the copy starts, so connect before calling create.
+   *
+   * Emitted in the thread-default main context of the thread that called
+   * create or create_async, whatever thread the backend copies in:
+   * directly during a blocking create, otherwise from a source attached
+   * there, each emission before the create's callback.
+   */
+  signals[SIGNAL_CREATE_PROGRESS] =
+    g_signal_new ("create-progress",
+                  G_TYPE_FROM_INTERFACE (iface),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_UINT64, G_TYPE_UINT64,
+                  G_TYPE_UINT64, G_TYPE_UINT64);
 }
 
 /**
@@ -645,4 +682,90 @@ sandbox_backend_emit_gateway_error (SandboxBackend *self,
   g_return_if_fail (cause != NULL);
 
   g_signal_emit (self, signals[SIGNAL_GATEWAY_ERROR], 0, cause);
+}
+
+/* One ::create-progress emission queued to the create's caller. */
+typedef struct
+{
+  SandboxBackend *backend;
+  char *session_id;
+  guint64 files_done, files_total, bytes_done, bytes_total;
+} CreateProgress;
+
+static void
+create_progress_free (CreateProgress *progress)
+{
+  g_object_unref (progress->backend);
+  g_free (progress->session_id);
+  g_free (progress);
+}
+
+static gboolean
+emit_queued_create_progress (gpointer data)
+{
+  CreateProgress *progress = data;
+
+  g_signal_emit (progress->backend, signals[SIGNAL_CREATE_PROGRESS], 0, progress->session_id,
+                 progress->files_done, progress->files_total, progress->bytes_done,
+                 progress->bytes_total);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * sandbox_backend_emit_create_progress:
+ * @self: a [iface@Sandbox.Backend]
+ * @session_id: the id of the session being created
+ * @files_done: how many files were copied
+ * @files_total: how many files the template holds
+ * @bytes_done: how many bytes were copied
+ * @bytes_total: how many bytes the template's regular files hold
+ *
+ * For backends, from their create (in whatever thread it runs): emits
+ * [signal@Sandbox.Backend::create-progress] in the thread-default main
+ * context of the caller of [method@Sandbox.Backend.create] or
+ * [method@Sandbox.Backend.create_async]. Backends throttle their reports
+ * as the signal's documentation says (a copy reported by
+ * [func@Sandbox.Workspace.copy_tree_with_progress_at] is).
+ */
+void
+sandbox_backend_emit_create_progress (SandboxBackend *self,
+                                      const char     *session_id,
+                                      guint64         files_done,
+                                      guint64         files_total,
+                                      guint64         bytes_done,
+                                      guint64         bytes_total)
+{
+  g_autoptr(GMainContext) context = NULL;
+  g_autoptr(GSource) source = NULL;
+  CreateProgress *progress;
+
+  g_return_if_fail (SANDBOX_IS_BACKEND (self));
+  g_return_if_fail (session_id != NULL);
+
+  /* A blocking create runs in its caller's thread: emit here. */
+  if (!sandbox_signal_scope_is_open ())
+    {
+      g_signal_emit (self, signals[SIGNAL_CREATE_PROGRESS], 0, session_id, files_done,
+                     files_total, bytes_done, bytes_total);
+      return;
+    }
+
+  /* A worker queues each report (they come at most 20 times a second, so
+   * they are not merged) to the caller's context, at the priority of the
+   * GTask's own completion source: same-priority sources run in the order
+   * they were attached, so every report is delivered before the callback. */
+  progress = g_new0 (CreateProgress, 1);
+  progress->backend = g_object_ref (self);
+  progress->session_id = g_strdup (session_id);
+  progress->files_done = files_done;
+  progress->files_total = files_total;
+  progress->bytes_done = bytes_done;
+  progress->bytes_total = bytes_total;
+  context = sandbox_signal_context_ref ();
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (source, "[sandbox] create progress");
+  g_source_set_callback (source, emit_queued_create_progress, progress,
+                         (GDestroyNotify) create_progress_free);
+  g_source_attach (source, context);
 }

@@ -288,5 +288,12 @@ gboolean         sandbox_backend_delete_template_finish (SandboxBackend *self,
 SANDBOX_AVAILABLE_IN_ALL
 void             sandbox_backend_emit_gateway_error (SandboxBackend    *self,
                                                  const GError          *cause);
+SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_emit_create_progress (SandboxBackend  *self,
+                                                 const char            *session_id,
+                                                 guint64                files_done,
+                                                 guint64                files_total,
+                                                 guint64                bytes_done,
+                                                 guint64                bytes_total);
 
 G_END_DECLS

@@ -30,6 +30,10 @@ struct _SandboxSignalScope
 };
 
 GMainContext *sandbox_signal_context_ref (void);
+/* Whether the current call is made on a caller's behalf in another thread
+ * (an open scope applies, as sandbox_signal_context_ref() decides): then a
+ * signal of the call must be queued to that context, not emitted here. */
+gboolean      sandbox_signal_scope_is_open (void);
 void          sandbox_signal_scope_begin (SandboxSignalScope *scope,
                                           GMainContext       *context);
 void          sandbox_signal_scope_end   (SandboxSignalScope *scope);

@@ -36,6 +36,14 @@ sandbox_signal_context_ref (void)
   return g_main_context_ref_thread_default ();
 }
 
+gboolean
+sandbox_signal_scope_is_open (void)
+{
+  SandboxSignalScope *scope = g_private_get (&current_scope);
+
+  return scope != NULL && scope->thread_default == g_main_context_get_thread_default ();
+}
+
 /*
  * sandbox_signal_scope_begin:
  * @scope: a scope on the caller's stack

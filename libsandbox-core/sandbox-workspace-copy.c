@@ -41,7 +41,38 @@ typedef struct
   gboolean      try_clone;        /* FICLONE works between these filesystems */
   gboolean      try_copy_range;   /* copy_file_range() works */
   const SandboxWorkspaceOwner *owner;   /* who gets the copies; NULL: the host */
+  SandboxWorkspaceCopyProgress progress;   /* NULL: nobody asked */
+  gpointer      progress_data;
+  guint64       files_done;       /* regular files and links */
+  guint64       bytes_done;
+  gint64        last_report;      /* monotonic µs */
 } CopyState;
+
+/*
+ * count_copied:
+ * @state: the copy's state
+ * @bytes: the size of the file just copied (0 for a link)
+ *
+ * Counts one more file and reports the counts if the last report is
+ * SANDBOX_WORKSPACE_COPY_PROGRESS_INTERVAL old: one clock read per file,
+ * which is nothing next to the file's open, create and copy.
+ */
+static void
+count_copied (CopyState *state,
+              guint64    bytes)
+{
+  gint64 now;
+
+  state->files_done++;
+  state->bytes_done += bytes;
+  if (state->progress == NULL)
+    return;
+  now = g_get_monotonic_time ();
+  if (now - state->last_report < SANDBOX_WORKSPACE_COPY_PROGRESS_INTERVAL)
+    return;
+  state->last_report = now;
+  state->progress (state->files_done, state->bytes_done, state->progress_data);
+}
 
 /*
  * copy_is_unsupported:
@@ -177,6 +208,7 @@ copy_file (CopyState   *state,
       (close (g_steal_fd (&dst_fd)) < 0 && errno != EINTR))
     return sandbox_workspace_set_errno_error (error, errno, "copy", path);
 
+  count_copied (state, st.st_size);
   return TRUE;
 }
 
@@ -215,6 +247,7 @@ copy_symlink (CopyState   *state,
   link_fd = openat (dst_dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (link_fd < 0 || !sandbox_workspace_give_to_owner (link_fd, state->owner))
     return sandbox_workspace_set_errno_error (error, errno, "copy", path);
+  count_copied (state, 0);
   return TRUE;
 }
 
@@ -382,11 +415,56 @@ sandbox_workspace_copy_tree_at (int                          src_dir_fd,
                                 GCancellable                *cancellable,
                                 GError                     **error)
 {
+  return sandbox_workspace_copy_tree_with_progress_at (src_dir_fd, dst_parent_fd, dst_name, owner,
+                                                       NULL, NULL, cancellable, error);
+}
+
+/**
+ * sandbox_workspace_copy_tree_with_progress_at: (skip)
+ * @src_dir_fd: the directory whose contents to copy (may be O_PATH)
+ * @dst_parent_fd: the directory to create the copy in
+ * @dst_name: the name of the new directory; it must not exist
+ * @owner: (nullable): who gets the copy, or %NULL to keep the host's ids
+ * @progress: (nullable): called with the counts of files and bytes copied so
+ *   far, at most every %SANDBOX_WORKSPACE_COPY_PROGRESS_INTERVAL while it
+ *   copies, and once with the final counts when the copy succeeded (not
+ *   when it failed)
+ * @progress_data: data for @progress
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Copies as [func@Sandbox.Workspace.copy_tree_at] does, and reports how far
+ * it is. Files are regular files and symbolic links (directories are not
+ * counted), bytes those of the regular files: the counts a store's
+ * [class@Sandbox.TemplateInfo] gives for the same tree.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_workspace_copy_tree_with_progress_at (int                          src_dir_fd,
+                                              int                          dst_parent_fd,
+                                              const char                  *dst_name,
+                                              const SandboxWorkspaceOwner *owner,
+                                              SandboxWorkspaceCopyProgress progress,
+                                              gpointer                     progress_data,
+                                              GCancellable                *cancellable,
+                                              GError                     **error)
+{
   g_auto(SandboxWorkspaceFd) src_fd = -1;
   g_auto(SandboxWorkspaceFd) dst_fd = -1;
   g_autofree guint8 *dirents = NULL;
   g_autofree guint8 *buffer = NULL;
-  CopyState state = { cancellable, NULL, NULL, TRUE, TRUE, owner };
+  CopyState state = {
+    .cancellable = cancellable,
+    .try_clone = TRUE,
+    .try_copy_range = TRUE,
+    .owner = owner,
+    .progress = progress,
+    .progress_data = progress_data,
+    /* The first file is reported only after an interval: a small tree's
+     * only report is the final one. */
+    .last_report = g_get_monotonic_time (),
+  };
   gboolean copied;
 
   g_return_val_if_fail (src_dir_fd >= 0, FALSE);
@@ -423,6 +501,8 @@ sandbox_workspace_copy_tree_at (int                          src_dir_fd,
       /* Best effort: the caller's error is the copy's, not the cleanup's. */
       sandbox_workspace_remove_tree_at (dst_parent_fd, dst_name, NULL);
     }
+  else if (progress != NULL)
+    progress (state.files_done, state.bytes_done, progress_data);
 
   return copied;
 }

@@ -409,7 +409,7 @@ sandbox_bubblewrap_backend_create (SandboxBackend        *backend,
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
   SandboxBubblewrapLease *lease;
 
-  lease = sandbox_bubblewrap_store_open_session (self->store, template_key, state,
+  lease = sandbox_bubblewrap_store_open_session (self->store, template_key, state, backend,
                                                  cancellable, error);
   if (lease == NULL)
     return NULL;

@@ -174,6 +174,10 @@ GPtrArray    *sandbox_bubblewrap_store_list_ids        (const char              
 int           sandbox_bubblewrap_store_acquire_lease   (const char              *directory,
                                                          gboolean                 durable,
                                                          GError                 **error);
+gboolean      sandbox_bubblewrap_store_measure_tree    (const char              *path,
+                                                         guint64                 *n_files,
+                                                         guint64                 *n_bytes,
+                                                         GError                 **error);
 gboolean      sandbox_bubblewrap_lease_end_leftovers   (SandboxBubblewrapLease  *lease,
                                                          const char              *executable,
                                                          GError                 **error);

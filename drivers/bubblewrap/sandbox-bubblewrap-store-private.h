@@ -65,6 +65,7 @@ char                   *sandbox_bubblewrap_store_prewarm        (SandboxBubblewr
 SandboxBubblewrapLease *sandbox_bubblewrap_store_open_session   (SandboxBubblewrapStore  *self,
                                                                  const char              *template_key,
                                                                  SandboxState            *saved,
+                                                                 SandboxBackend          *reporter,
                                                                  GCancellable            *cancellable,
                                                                  GError                 **error);
 SandboxBubblewrapLease *sandbox_bubblewrap_store_recover_session (SandboxBubblewrapStore *self,

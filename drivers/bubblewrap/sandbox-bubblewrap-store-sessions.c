@@ -238,10 +238,61 @@ make_layers (SandboxBubblewrapStore  *self,
          sandbox_workspace_give_tree_at (session_fd, SESSION_LAYERS, &self->guest, error);
 }
 
+/* A copy's progress, as SandboxBackend::create-progress reports it. */
+typedef struct
+{
+  SandboxBackend *reporter;
+  const char *session_id;
+  guint64 files_total;
+  guint64 bytes_total;
+} CopyReport;
+
+static void
+report_copy (guint64  files_done,
+             guint64  bytes_done,
+             gpointer data)
+{
+  CopyReport *report = data;
+
+  sandbox_backend_emit_create_progress (report->reporter, report->session_id, files_done,
+                                        report->files_total, bytes_done, report->bytes_total);
+}
+
+/* Copies the template's data into the new session's workspace/, which
+ * belongs to the guest from the start: it never sees it before. Only a
+ * copy someone listens to is reported: the totals cost a walk of the
+ * template before it. */
+static gboolean
+copy_template (SandboxBubblewrapStore  *self,
+               SandboxBubblewrapLease  *lease,
+               const char              *data,
+               int                      data_fd,
+               int                      session_fd,
+               SandboxBackend          *reporter,
+               GCancellable            *cancellable,
+               GError                 **error)
+{
+  const SandboxWorkspaceOwner *owner = self->give ? &self->guest : NULL;
+  CopyReport report = { reporter, sandbox_state_get_session_id (lease->state), 0, 0 };
+
+  if (reporter == NULL ||
+      !g_signal_has_handler_pending (reporter,
+                                     g_signal_lookup ("create-progress", SANDBOX_TYPE_BACKEND),
+                                     0, FALSE))
+    return sandbox_workspace_copy_tree_at (data_fd, session_fd, "workspace", owner,
+                                           cancellable, error);
+  if (!sandbox_bubblewrap_store_measure_tree (data, &report.files_total, &report.bytes_total,
+                                              error))
+    return FALSE;
+  return sandbox_workspace_copy_tree_with_progress_at (data_fd, session_fd, "workspace", owner,
+                                                       report_copy, &report, cancellable, error);
+}
+
 static gboolean
 populate_new_session (SandboxBubblewrapStore  *self,
                       SandboxBubblewrapLease  *lease,
                       const char              *template_key,
+                      SandboxBackend          *reporter,
                       GCancellable            *cancellable,
                       GError                 **error)
 {
@@ -264,9 +315,7 @@ populate_new_session (SandboxBubblewrapStore  *self,
           !make_layers (self, session_fd, lease->directory, error))
         return FALSE;
     }
-  /* The copy belongs to the guest from the start: it never sees it before. */
-  else if (!sandbox_workspace_copy_tree_at (data_fd, session_fd, "workspace",
-                                            self->give ? &self->guest : NULL, cancellable, error))
+  else if (!copy_template (self, lease, data, data_fd, session_fd, reporter, cancellable, error))
     return FALSE;
   if (self->durable)
     {
@@ -426,6 +475,7 @@ open_session (SandboxBubblewrapStore  *self,
               const char              *template_key,
               SandboxState            *saved,
               const char              *recover_executable,
+              SandboxBackend          *reporter,
               GCancellable            *cancellable,
               GError                 **error)
 {
@@ -514,7 +564,8 @@ open_session (SandboxBubblewrapStore  *self,
     }
   lease->held = TRUE;
 
-  if (lease->created ? !populate_new_session (self, lease, template_key, cancellable, error)
+  if (lease->created ? !populate_new_session (self, lease, template_key, reporter, cancellable,
+                                              error)
                      : (!check_saved_state (lease, error) ||
                         !give_workspace_to_guest (self, lease, error)))
     {
@@ -539,6 +590,8 @@ open_session (SandboxBubblewrapStore  *self,
  * @self: a store
  * @template_key: the template the session belongs to
  * @saved: (nullable): the state of a session to resume, or %NULL to create one
+ * @reporter: (nullable): the backend whose
+ *   [signal@Sandbox.Backend::create-progress] reports a copy of the template
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -556,10 +609,11 @@ SandboxBubblewrapLease *
 sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
                                        const char              *template_key,
                                        SandboxState            *saved,
+                                       SandboxBackend          *reporter,
                                        GCancellable            *cancellable,
                                        GError                 **error)
 {
-  return open_session (self, template_key, saved, NULL, cancellable, error);
+  return open_session (self, template_key, saved, NULL, reporter, cancellable, error);
 }
 
 /**
@@ -603,7 +657,7 @@ sandbox_bubblewrap_store_recover_session (SandboxBubblewrapStore  *self,
                                           GCancellable            *cancellable,
                                           GError                 **error)
 {
-  return open_session (self, sandbox_state_get_template_key (saved), saved, executable,
+  return open_session (self, sandbox_state_get_template_key (saved), saved, executable, NULL,
                        cancellable, error);
 }
 

@@ -89,11 +89,24 @@ measure_directory (int          dir_fd,
   return ok;
 }
 
-static gboolean
-measure_tree (const char  *path,
-              guint64     *n_files,
-              guint64     *n_bytes,
-              GError     **error)
+/*
+ * sandbox_bubblewrap_store_measure_tree:
+ * @path: a tree of the store (a template's data, a session's workspace)
+ * @n_files: (out): its non-directory entries
+ * @n_bytes: (out): the bytes of its regular files
+ * @error: return location for a #GError
+ *
+ * What a [class@Sandbox.TemplateInfo] or [class@Sandbox.SessionInfo] of
+ * the tree says: the same counts a copy of it reports
+ * (sandbox_workspace_copy_tree_with_progress_at()).
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_bubblewrap_store_measure_tree (const char  *path,
+                                       guint64     *n_files,
+                                       guint64     *n_bytes,
+                                       GError     **error)
 {
   int fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -222,7 +235,7 @@ sandbox_bubblewrap_store_list_sessions (SandboxBubblewrapStore  *self,
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
       if (!read_lease_owner (directory, &owner, &local_error) ||
-          !measure_tree (workspace, &n_files, &n_bytes, &local_error))
+          !sandbox_bubblewrap_store_measure_tree (workspace, &n_files, &n_bytes, &local_error))
         {
           g_warning ("Skipping session %s: %s", directory, local_error->message);
           continue;
@@ -264,7 +277,7 @@ sandbox_bubblewrap_store_list_templates (SandboxBubblewrapStore  *self,
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
       if (!sandbox_bubblewrap_store_read_template_name (self, key, &name, &local_error) ||
-          !measure_tree (data, &n_files, &n_bytes, &local_error))
+          !sandbox_bubblewrap_store_measure_tree (data, &n_files, &n_bytes, &local_error))
         {
           g_warning ("Skipping template %s: %s", key, local_error->message);
           continue;
