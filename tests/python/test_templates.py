@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # Templates from Python: executables, symbolic links and empty directories
 # (their keys), an imported tree, the progress signal of a prewarm (in the
-# caller's main context, counting up to the totals), and the backend's
+# caller's main context, counting up to the totals), the backend's
+# create-progress signal when it copies a template, and the backend's
 # listings of templates and sessions as Python lists of info objects.
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -12,7 +13,8 @@ import tempfile
 import threading
 import unittest
 
-from sandboxtest import GLib, Gio, Sandbox, SandboxTestCase, new_backend, run_async
+from sandboxtest import (GLib, Gio, Sandbox, SandboxTestCase, bubblewrap_usable, new_backend,
+                         run_async)
 
 # The reference's hello.txt row (tests/vectors/template-keys.jsonl).
 HELLO_KEY = '2cd46ef62e087c27188a23334a1530bc5e0a74316988fdf902ce12bbbcda0ccf'
@@ -107,6 +109,42 @@ class TemplatesTestCase(SandboxTestCase):
         done = [report[3] for report in reports]
         self.assertEqual(done, sorted(done))
         self.assertTrue(Sandbox.Template.key_is_valid(key))
+
+    def test_copying_create_reports_progress_in_the_callers_context(self):
+        reason = bubblewrap_usable()
+        if reason is not None:
+            self.skipTest(reason)
+        backend = new_backend('bubblewrap', state_directory=self.state_directory,
+                              layering='copy')
+        template = Sandbox.Template.new('python-create-progress')
+        for i in range(200):
+            template.add_file('d%d/f%d.txt' % (i % 5, i), GLib.Bytes.new(b'x' * i))
+        template.add_symlink('link', 'd0/f0.txt')
+        key, reused = backend.prewarm(template, None)
+
+        reports = []
+        main_thread = threading.get_ident()
+        backend.connect('create-progress', lambda b, *args: reports.append(
+            (threading.get_ident() == main_thread,) + args))
+        handle = run_async(backend.create_async, backend.create_finish, key, None,
+                           Sandbox.NetworkPolicy.new_deny_all())
+        try:
+            # Every report is dispatched before the create's callback.
+            self.assertTrue(reports, 'no progress was reported')
+            self.assertTrue(all(report[0] for report in reports),
+                            'progress reported outside the caller\'s main context')
+            session_id = handle.get_session().get_id()
+            self.assertEqual({report[1] for report in reports}, {session_id})
+            [info] = backend.list_templates(None)
+            files, size = info.get_n_files(), info.get_n_bytes()
+            self.assertEqual((files, size), (201, sum(range(200))))
+            self.assertEqual(reports[-1][2:], (files, files, size, size))
+            self.assertEqual([report[2] for report in reports],
+                             sorted(report[2] for report in reports))
+            self.assertEqual([report[4] for report in reports],
+                             sorted(report[4] for report in reports))
+        finally:
+            handle.delete(None)
 
 
 if __name__ == '__main__':
