@@ -282,6 +282,7 @@ sandboxctl_cmd_create (SandboxctlContext   *ctx,
   g_autoptr(SandboxState) state = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *json = NULL;
+  SandboxctlProgressBar bar;
   int status = SANDBOXCTL_EXIT_OK;
 
   if (!sandboxctl_parse_options (ctx, context, argv))
@@ -299,7 +300,10 @@ sandboxctl_cmd_create (SandboxctlContext   *ctx,
     return sandboxctl_report_error (ctx, error);
 
   sandboxctl_install_signal_handlers (ctx);
+  /* A backend that copies the template shows how far it is. */
+  sandboxctl_progress_bar_start_create (&bar, backend, ctx->json);
   handle = sandbox_backend_create (backend, template_key, NULL, policy, ctx->cancellable, &error);
+  sandboxctl_progress_bar_finish (&bar);
   if (handle == NULL)
     return sandboxctl_report_error (ctx, error);
 

@@ -107,7 +107,7 @@ sandboxctl_cmd_prewarm (SandboxctlContext   *ctx,
   backend = sandboxctl_open_backend (ctx, &error);
   if (backend == NULL)
     return sandboxctl_report_error (ctx, error);
-  sandboxctl_progress_bar_start (&bar, template_, ctx->json);
+  sandboxctl_progress_bar_start_prewarm (&bar, template_, ctx->json);
   key = sandbox_backend_prewarm (backend, template_, &reused, ctx->cancellable, &error);
   sandboxctl_progress_bar_finish (&bar);
   if (key == NULL)

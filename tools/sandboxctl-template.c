@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "sandboxctl.h"
 
@@ -86,81 +85,4 @@ sandboxctl_template_build (SandboxctlTemplateOptions  *options,
       return NULL;
 
   return g_steal_pointer (&template_);
-}
-
-/* Progress ------------------------------------------------------------------ */
-
-#define PROGRESS_BAR_WIDTH 30
-/* Redraws at most this often (µs), except the first and the last. */
-#define PROGRESS_REDRAW_INTERVAL (100 * G_TIME_SPAN_MILLISECOND)
-
-static void
-draw_progress (SandboxTemplate       *template_,
-               guint64                files_done,
-               guint64                files_total,
-               guint64                bytes_done,
-               guint64                bytes_total,
-               SandboxctlProgressBar *bar)
-{
-  g_autofree char *done_text = g_format_size (bytes_done);
-  g_autofree char *total_text = g_format_size (bytes_total);
-  char cells[PROGRESS_BAR_WIDTH + 1];
-  gint64 now = g_get_monotonic_time ();
-  gboolean complete = files_done >= files_total && bytes_done >= bytes_total;
-  /* Bytes measure the work; a template of empty files has files only. */
-  int permille = bytes_total > 0 ? (int) (bytes_done * 1000 / bytes_total)
-                 : files_total > 0 ? (int) (files_done * 1000 / files_total) : 1000;
-  int filled = permille * PROGRESS_BAR_WIDTH / 1000;
-
-  if (bar->drawn && !complete &&
-      (permille == bar->last_permille || now - bar->last_draw < PROGRESS_REDRAW_INTERVAL))
-    return;
-  memset (cells, '#', filled);
-  memset (cells + filled, ' ', PROGRESS_BAR_WIDTH - filled);
-  cells[PROGRESS_BAR_WIDTH] = '\0';
-  /* \r and erase-line: the bar stays on one terminal line. */
-  g_printerr ("\r\033[K[%s] %3d%%  %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " files  %s/%s",
-              cells, permille / 10, files_done, files_total, done_text, total_text);
-  bar->drawn = TRUE;
-  bar->last_draw = now;
-  bar->last_permille = permille;
-}
-
-/**
- * sandboxctl_progress_bar_start:
- * @bar: the bar's state
- * @template_: the template about to be stored
- * @json: whether output is --json (then no bar)
- *
- * Draws [signal@Sandbox.Template::progress] as a bar on stderr while the
- * template is stored, if stderr is a terminal and output is not JSON:
- * scripts and pipes see nothing of it.
- */
-void
-sandboxctl_progress_bar_start (SandboxctlProgressBar *bar,
-                               SandboxTemplate       *template_,
-                               gboolean               json)
-{
-  *bar = (SandboxctlProgressBar) { 0, };
-  if (json || !isatty (STDERR_FILENO))
-    return;
-  bar->template_ = g_object_ref (template_);
-  bar->handler = g_signal_connect (template_, "progress", G_CALLBACK (draw_progress), bar);
-}
-
-/**
- * sandboxctl_progress_bar_finish:
- * @bar: the bar's state
- *
- * Stops drawing and ends the bar's line, if one was drawn.
- */
-void
-sandboxctl_progress_bar_finish (SandboxctlProgressBar *bar)
-{
-  if (bar->template_ == NULL)
-    return;
-  g_clear_signal_handler (&bar->handler, bar->template_);
-  g_clear_object (&bar->template_);
-  if (bar->drawn)
-    g_printerr ("\n");
 }

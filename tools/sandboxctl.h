@@ -129,20 +129,24 @@ void             sandboxctl_template_options_clear (SandboxctlTemplateOptions *o
 gboolean         sandboxctl_template_options_given (SandboxctlTemplateOptions *options);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SandboxctlTemplateOptions, sandboxctl_template_options_clear)
 
-/* A progress bar on stderr while a template is stored: drawn only when
- * stderr is a terminal and output is not --json. */
+/* A progress bar on stderr while a template is stored (prewarm) or copied
+ * into a new session (create): drawn only when stderr is a terminal and
+ * output is not --json. */
 typedef struct
 {
-  SandboxTemplate *template_;
+  GObject         *instance;   /* whose signal is drawn */
   gulong           handler;
   gboolean         drawn;
   gint64           last_draw;
   int              last_permille;
 } SandboxctlProgressBar;
 
-void             sandboxctl_progress_bar_start     (SandboxctlProgressBar      *bar,
-                                                    SandboxTemplate            *template_,
-                                                    gboolean                    json);
+void             sandboxctl_progress_bar_start_prewarm (SandboxctlProgressBar  *bar,
+                                                        SandboxTemplate        *template_,
+                                                        gboolean                json);
+void             sandboxctl_progress_bar_start_create  (SandboxctlProgressBar  *bar,
+                                                        SandboxBackend         *backend,
+                                                        gboolean                json);
 void             sandboxctl_progress_bar_finish    (SandboxctlProgressBar      *bar);
 
 SandboxTemplate *sandboxctl_template_build        (SandboxctlTemplateOptions  *options,

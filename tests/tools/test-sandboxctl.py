@@ -583,7 +583,7 @@ def ctl_on_tty(*args):
 
 def test_prewarm_progress():
     """prewarm draws a progress bar on a terminal (stderr a tty), never
-    into a pipe, and never with --json. Make sandboxctl_progress_bar_start()
+    into a pipe, and never with --json. Make sandboxctl_progress_bar_start_prewarm()
     skip its isatty() check and the pipe case sees the bar."""
     tree = os.path.join(work, "progress-tree")
     for i in range(20):
@@ -607,6 +607,56 @@ def test_prewarm_progress():
               and json.loads(stdout or b"{}").get("reused") is False,
               "prewarm --json draws no progress bar, even on a terminal",
               f"status {status}\nterminal: {terminal[-600:]!r}")
+
+
+def test_create_progress():
+    """create draws a progress bar on a terminal while it copies the
+    template (layering=copy), never into a pipe, never with --json, and not
+    at all when it copies nothing (a layered workspace). Take the
+    sandboxctl_progress_bar_start_create() call out of create and the
+    terminal case sees no bar."""
+    tree = os.path.join(work, "create-progress-tree")
+    for i in range(20):
+        write_file(f"create-progress-tree/f{i}.bin", "x" * 65536)
+    result = ctl("prewarm", "--template", "create-progress", "--dir", tree)
+    key = result.stdout.decode().strip()
+    tap.check(result.returncode == 0 and is_key(key), "prewarm the create-progress tree",
+              describe(result))
+    copy = ("--driver-option", "layering=copy")
+
+    def delete(stdout):
+        path = os.path.join(work, "create-progress-state.json")
+        with open(path, "wb") as f:
+            f.write(stdout)
+        ctl(*copy, "delete", "--state", path)
+
+    result = ctl(*copy, "create", "--template", key)
+    tap.check(result.returncode == 0 and b"\r" not in result.stderr
+              and b"files" not in result.stderr,
+              "create draws no progress bar into a pipe", describe(result))
+    delete(result.stdout)
+
+    status, stdout, terminal = ctl_on_tty(*copy, "create", "--template", key)
+    created = json.loads(stdout or b"{}")
+    tap.check(status == 0 and created.get("templateKey") == key
+              and b"\r\x1b[K[" in terminal and b"100%  20/20 files" in terminal
+              and terminal.endswith(b"\n"),
+              "create draws a progress bar on a terminal while it copies, to 100% of the files",
+              f"status {status}\nterminal: {terminal[-600:]!r}")
+    delete(stdout)
+
+    status, stdout, terminal = ctl_on_tty(*copy, "create", "--json", "--template", key)
+    tap.check(status == 0 and b"files" not in terminal
+              and json.loads(stdout or b"{}").get("templateKey") == key,
+              "create --json draws no progress bar, even on a terminal",
+              f"status {status}\nterminal: {terminal[-600:]!r}")
+    delete(stdout)
+
+    status, stdout, terminal = ctl_on_tty("create", "--template", key)
+    tap.check(status == 0 and b"files" not in terminal,
+              "a layered create copies nothing and draws no progress bar",
+              f"status {status}\nterminal: {terminal[-600:]!r}")
+    delete(stdout)
 
 
 def test_bubblewrap():
@@ -1234,6 +1284,7 @@ def main():
         else:
             test_bubblewrap()
             test_prewarm_progress()
+            test_create_progress()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return tap.finish()
