@@ -1396,6 +1396,85 @@ test_copy_tree_cancelled (Fixture       *fixture,
   copy_fixture_clear (&copy);
 }
 
+typedef struct
+{
+  guint calls;
+  gboolean went_back;
+  gboolean too_soon;     /* two reports closer than the interval, not the last two */
+  gboolean last_close;   /* the latest report came within the interval */
+  gint64 last_time;
+  guint64 files_done;
+  guint64 bytes_done;
+} CopyProgressLog;
+
+static void
+record_copy_progress (guint64  files_done,
+                      guint64  bytes_done,
+                      gpointer data)
+{
+  CopyProgressLog *log = data;
+  gint64 now = g_get_monotonic_time ();
+
+  log->went_back |= files_done < log->files_done || bytes_done < log->bytes_done;
+  /* Only the final report may follow the previous one closely: a close
+   * report that is followed by another was not the final one. */
+  log->too_soon |= log->last_close;
+  log->last_close = log->calls > 0 &&
+                    now - log->last_time < SANDBOX_WORKSPACE_COPY_PROGRESS_INTERVAL;
+  log->files_done = files_done;
+  log->bytes_done = bytes_done;
+  log->last_time = now;
+  log->calls++;
+}
+
+/* A copy with progress reports files (regular files and links) and the
+ * bytes of the regular files, up to the tree's totals, at most once per
+ * SANDBOX_WORKSPACE_COPY_PROGRESS_INTERVAL, and once more at the end.
+ * Call state->progress from count_copied() for every file and the
+ * reports come too often (too_soon); drop the final call and the last
+ * report falls short of the totals. */
+static void
+test_copy_tree_reports_progress (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  CopyFixture copy = { 0, };
+  g_autoptr(GError) error = NULL;
+  CopyProgressLog log = { 0, };
+  guint64 files = 0, bytes = 0;
+  g_autofree char *link = NULL;
+
+  make_template (fixture, &copy);
+  link = g_build_filename (copy.template_dir, "src/link", NULL);
+  g_assert_no_errno (symlink ("lib/util.c", link));
+  for (guint i = 0; i < 3000; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("many/%u/f%u", i % 10, i);
+      g_autofree char *path = g_build_filename (copy.template_dir, name, NULL);
+      g_autofree char *parent = g_path_get_dirname (path);
+      g_autofree char *text = g_strnfill (i % 100, 'y');
+
+      g_assert_no_errno (g_mkdir_with_parents (parent, 0755));
+      set_host_file (path, text);
+    }
+  /* README, run.sh, src/{large.bin,zero,link,lib/util.c}, and the many. */
+  files = 6 + 3000;
+  bytes = strlen ("read me") + strlen ("int x;") + strlen ("#!/bin/sh") + 300 * 1024;
+  for (guint i = 0; i < 3000; i++)
+    bytes += i % 100;
+
+  g_assert_true (sandbox_workspace_copy_tree_with_progress_at (copy.template_fd, copy.sessions_fd,
+                                                               "s1", NULL, record_copy_progress,
+                                                               &log, NULL, &error));
+  g_assert_no_error (error);
+  g_test_message ("%u progress reports", log.calls);
+  g_assert_cmpuint (log.calls, >, 0);
+  g_assert_false (log.went_back);
+  g_assert_false (log.too_soon);
+  g_assert_cmpuint (log.files_done, ==, files);
+  g_assert_cmpuint (log.bytes_done, ==, bytes);
+  copy_fixture_clear (&copy);
+}
+
 /* The same copy between two SandboxWorkspace objects, as an out-of-tree
  * store makes a session's workspace from its template. */
 static void
@@ -1571,6 +1650,7 @@ main (int   argc,
   ADD ("copy-tree/fifo", test_copy_tree_refuses_fifos);
   ADD ("copy-tree/existing-destination", test_copy_tree_refuses_existing_destination);
   ADD ("copy-tree/cancelled", test_copy_tree_cancelled);
+  ADD ("copy-tree/progress", test_copy_tree_reports_progress);
   ADD ("copy-tree/between-workspaces", test_copy_tree_between_workspaces);
   ADD ("copy-tree/climbing-name", test_copy_tree_refuses_climbing_name);
   ADD ("open/at-flags-and-references", test_open_at_keeps_flags_and_fd);
