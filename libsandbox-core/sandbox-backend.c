@@ -299,10 +299,11 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
    * in copying a template into a new session's workspace. The totals are
    * those [method@Sandbox.Backend.list_templates] gives for the template.
    *
-   * Emitted only when a create copies: by a backend that cannot layer
-   * workspaces (the bubblewrap driver's `workspace-layering` is `copy`). A
-   * layered create copies nothing, and a resume copies nothing either:
-   * neither emits anything. A copy emits at most 20 times a second while it
+   * Emitted only when a create copies, and only by a backend that reports
+   * its copies: the bubblewrap driver does where it cannot layer workspaces
+   * (its `workspace-layering` is `copy`); the memory driver (whose copies
+   * are in memory) and the cluster driver do not. A layered create copies
+   * nothing, and a resume copies nothing either: neither emits anything. A copy emits at most 20 times a second while it
    * runs, then once more with @files_done and @bytes_done equal to the
    * totals when it is complete; a copy that fails ends without that last
    * emission. A backend may skip counting the totals when no handler is
