@@ -42,6 +42,11 @@ struct _SandboxBubblewrapStore
   SandboxWorkspaceOwner guest;   /* who owns workspaces */
   gboolean give;    /* whether that is not the host: workspaces are given to it */
   gboolean overlay; /* whether new sessions are layered over their template */
+  /* Template key → its measure (guint64[2]: files, bytes), for reporting
+   * copies. A stored template never changes (its key covers its content),
+   * so each is walked once. */
+  GMutex measures_lock;
+  GHashTable *measures;
 };
 
 /*
@@ -175,6 +180,11 @@ int           sandbox_bubblewrap_store_acquire_lease   (const char              
                                                          gboolean                 durable,
                                                          GError                 **error);
 gboolean      sandbox_bubblewrap_store_measure_tree    (const char              *path,
+                                                         guint64                 *n_files,
+                                                         guint64                 *n_bytes,
+                                                         GError                 **error);
+gboolean      sandbox_bubblewrap_store_measure_template (SandboxBubblewrapStore *self,
+                                                         const char              *key,
                                                          guint64                 *n_files,
                                                          guint64                 *n_bytes,
                                                          GError                 **error);

@@ -261,11 +261,11 @@ report_copy (guint64  files_done,
 /* Copies the template's data into the new session's workspace/, which
  * belongs to the guest from the start: it never sees it before. Only a
  * copy someone listens to is reported: the totals cost a walk of the
- * template before it. */
+ * template (the first time). */
 static gboolean
 copy_template (SandboxBubblewrapStore  *self,
                SandboxBubblewrapLease  *lease,
-               const char              *data,
+               const char              *template_key,
                int                      data_fd,
                int                      session_fd,
                SandboxBackend          *reporter,
@@ -281,8 +281,8 @@ copy_template (SandboxBubblewrapStore  *self,
                                      0, FALSE))
     return sandbox_workspace_copy_tree_at (data_fd, session_fd, "workspace", owner,
                                            cancellable, error);
-  if (!sandbox_bubblewrap_store_measure_tree (data, &report.files_total, &report.bytes_total,
-                                              error))
+  if (!sandbox_bubblewrap_store_measure_template (self, template_key, &report.files_total,
+                                                  &report.bytes_total, error))
     return FALSE;
   return sandbox_workspace_copy_tree_with_progress_at (data_fd, session_fd, "workspace", owner,
                                                        report_copy, &report, cancellable, error);
@@ -315,7 +315,8 @@ populate_new_session (SandboxBubblewrapStore  *self,
           !make_layers (self, session_fd, lease->directory, error))
         return FALSE;
     }
-  else if (!copy_template (self, lease, data, data_fd, session_fd, reporter, cancellable, error))
+  else if (!copy_template (self, lease, template_key, data_fd, session_fd, reporter, cancellable,
+                           error))
     return FALSE;
   if (self->durable)
     {

@@ -117,6 +117,55 @@ sandbox_bubblewrap_store_measure_tree (const char  *path,
   return measure_directory (fd, path, 0, n_files, n_bytes, error);
 }
 
+/*
+ * sandbox_bubblewrap_store_measure_template:
+ * @self: a store
+ * @key: a stored template's key
+ * @n_files: (out): its non-directory entries
+ * @n_bytes: (out): the bytes of its regular files
+ * @error: return location for a #GError
+ *
+ * sandbox_bubblewrap_store_measure_tree() of the template's data, walked
+ * the first time only: a create that reports its copy does not pay for
+ * the walk again (two creates racing to be first both walk; the counts
+ * are the same).
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_bubblewrap_store_measure_template (SandboxBubblewrapStore  *self,
+                                           const char              *key,
+                                           guint64                 *n_files,
+                                           guint64                 *n_bytes,
+                                           GError                 **error)
+{
+  g_autofree char *data = NULL;
+  const guint64 *known;
+  guint64 *measure;
+
+  g_mutex_lock (&self->measures_lock);
+  known = g_hash_table_lookup (self->measures, key);
+  if (known != NULL)
+    {
+      *n_files = known[0];
+      *n_bytes = known[1];
+    }
+  g_mutex_unlock (&self->measures_lock);
+  if (known != NULL)
+    return TRUE;
+
+  data = g_build_filename (self->templates, key, "data", NULL);
+  if (!sandbox_bubblewrap_store_measure_tree (data, n_files, n_bytes, error))
+    return FALSE;
+  measure = g_new (guint64, 2);
+  measure[0] = *n_files;
+  measure[1] = *n_bytes;
+  g_mutex_lock (&self->measures_lock);
+  g_hash_table_replace (self->measures, g_strdup (key), measure);
+  g_mutex_unlock (&self->measures_lock);
+  return TRUE;
+}
+
 /* The names in @directory that are ids or keys (in-flight temporaries are
  * not); a missing directory has none. */
 GPtrArray *

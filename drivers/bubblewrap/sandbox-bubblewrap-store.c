@@ -142,6 +142,8 @@ store_free (SandboxBubblewrapStore *self)
   g_free (self->base);
   g_free (self->templates);
   g_free (self->sessions);
+  g_clear_pointer (&self->measures, g_hash_table_unref);
+  g_mutex_clear (&self->measures_lock);
 }
 
 /**
@@ -190,6 +192,8 @@ sandbox_bubblewrap_store_open (const char                   *state_directory,
   self->durable = durable;
   self->guest = (SandboxWorkspaceOwner) { guest->uid, guest->gid };
   self->give = guest->switched;
+  g_mutex_init (&self->measures_lock);
+  self->measures = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   return self;
 }
 

@@ -180,8 +180,11 @@ delete_session (SandboxHandle *handle)
 }
 
 /* A blocking create that copies reports in the calling thread, up to the
- * totals the store lists. Take the sandbox_backend_emit_create_progress()
- * call out of the bubblewrap store's report_copy() and no emission comes. */
+ * totals the store lists; so does the next one, whose totals the store
+ * measured before. Take the sandbox_backend_emit_create_progress() call
+ * out of the bubblewrap store's report_copy() and no emission comes;
+ * store the measure of sandbox_bubblewrap_store_measure_template() with
+ * files and bytes swapped and the second create's totals are wrong. */
 static void
 test_copy_reports_progress (void)
 {
@@ -195,6 +198,15 @@ test_copy_reports_progress (void)
   gint64 started;
 
   g_signal_connect (backend, "create-progress", G_CALLBACK (progress_cb), &log);
+  started = g_get_monotonic_time ();
+  handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
+  g_assert_no_error (error);
+  assert_progress_complete (&log, backend, key, handle, g_get_monotonic_time () - started);
+  delete_session (handle);
+  g_clear_object (&handle);
+  progress_log_clear (&log);
+
+  log = (ProgressLog) { g_thread_self (), };
   started = g_get_monotonic_time ();
   handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
   g_assert_no_error (error);
