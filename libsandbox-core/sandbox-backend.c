@@ -303,10 +303,11 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
    * its copies: the bubblewrap driver does where it cannot layer workspaces
    * (its `workspace-layering` is `copy`); the memory driver (whose copies
    * are in memory) and the cluster driver do not. A layered create copies
-   * nothing, and a resume copies nothing either: neither emits anything. A copy emits at most 20 times a second while it
-   * runs, then once more with @files_done and @bytes_done equal to the
-   * totals when it is complete; a copy that fails ends without that last
-   * emission. A backend may skip counting the totals when no handler is
+   * nothing, and a resume copies nothing either: neither emits anything.
+   *
+   * A copy emits at most 20 times a second while it runs, then once more
+   * with @files_done and @bytes_done equal to the totals when it is
+   * complete; a copy that fails ends without that last emission. A backend may skip counting the totals when no handler is
    * connected as the copy starts, so connect before calling create.
    *
    * Emitted in the thread-default main context of the thread that called
