@@ -61,6 +61,8 @@ typedef struct
   guint total;
   guint every_ms;
   gsize bulk_left;
+  gulong finished_id;
+  gboolean finished;   /* the gateway went away (a limit cut it): stop */
 } Sender;
 
 static void
@@ -68,8 +70,17 @@ sender_free (gpointer data)
 {
   Sender *sender = data;
 
+  if (g_signal_handler_is_connected (sender->msg, sender->finished_id))
+    g_signal_handler_disconnect (sender->msg, sender->finished_id);
   g_object_unref (sender->msg);
   g_free (sender);
+}
+
+static void
+on_finished (SoupServerMessage *msg,
+             gpointer           data)
+{
+  ((Sender *) data)->finished = TRUE;
 }
 
 static void
@@ -104,8 +115,12 @@ static gboolean
 send_next_event (gpointer data)
 {
   Sender *sender = data;
-  g_autofree char *event = g_strdup_printf ("data: %u\n\n", ++sender->sent);
+  g_autofree char *event = NULL;
 
+  /* A message libsoup is done with cannot be unpaused (a CRITICAL). */
+  if (sender->finished)
+    return G_SOURCE_REMOVE;
+  event = g_strdup_printf ("data: %u\n\n", ++sender->sent);
   append_text (sender->msg, event);
   if (sender->sent < sender->total)
     return G_SOURCE_CONTINUE;
@@ -122,6 +137,8 @@ send_after_gate (gpointer data)
   Sender *sender = data;
   gboolean timed_out = ++sender->sent > 600;
 
+  if (sender->finished)
+    return G_SOURCE_REMOVE;
   if (!g_atomic_int_get (&sender->upstream->guest_saw_first) && !timed_out)
     return G_SOURCE_CONTINUE;
 
@@ -188,6 +205,7 @@ sender_new (Upstream          *upstream,
 
   sender->upstream = upstream;
   sender->msg = g_object_ref (msg);
+  sender->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_finished), sender);
   return sender;
 }
 
