@@ -169,3 +169,36 @@ sandbox_coding_binding_spawn (SandboxCodingBinding  *self,
   sandbox_log_spawned (self, process, error);
   return process;
 }
+
+/**
+ * sandbox_coding_binding_get_workspace_layering:
+ * @self: a [iface@Sandbox.CodingBinding]
+ *
+ * How the session's workspace is made: an overlay on the template
+ * (%SANDBOX_WORKSPACE_LAYERING_OVERLAY) or a copy of it
+ * (%SANDBOX_WORKSPACE_LAYERING_COPY), the fallback where overlays are
+ * refused. A binding that does not say is a copy.
+ *
+ * Returns: (transfer none): %SANDBOX_WORKSPACE_LAYERING_OVERLAY or
+ *   %SANDBOX_WORKSPACE_LAYERING_COPY
+ */
+const char *
+sandbox_coding_binding_get_workspace_layering (SandboxCodingBinding *self)
+{
+  SandboxCodingBindingInterface *iface;
+  const char *layering;
+
+  g_return_val_if_fail (SANDBOX_IS_CODING_BINDING (self), NULL);
+
+  iface = SANDBOX_CODING_BINDING_GET_IFACE (self);
+  if (iface->get_workspace_layering == NULL)
+    return SANDBOX_WORKSPACE_LAYERING_COPY;
+  layering = iface->get_workspace_layering (self);
+  /* Callers compare against the two constants: never pass on anything else. */
+  if (g_strcmp0 (layering, SANDBOX_WORKSPACE_LAYERING_OVERLAY) == 0)
+    return SANDBOX_WORKSPACE_LAYERING_OVERLAY;
+  if (g_strcmp0 (layering, SANDBOX_WORKSPACE_LAYERING_COPY) != 0)
+    g_critical ("%s reported workspace layering \"%s\", not \"overlay\" or \"copy\"",
+                G_OBJECT_TYPE_NAME (self), layering ? layering : "(null)");
+  return SANDBOX_WORKSPACE_LAYERING_COPY;
+}

@@ -49,6 +49,22 @@ G_BEGIN_DECLS
  */
 #define SANDBOX_RESTRICTION_SYSCALLS_FILTERED "syscalls-filtered"
 
+/**
+ * SANDBOX_WORKSPACE_LAYERING_OVERLAY:
+ *
+ * The session's workspace is an overlay: the template's data below, the
+ * session's own files above; create copied nothing.
+ */
+#define SANDBOX_WORKSPACE_LAYERING_OVERLAY "overlay"
+
+/**
+ * SANDBOX_WORKSPACE_LAYERING_COPY:
+ *
+ * The session's workspace is its own copy of the template (the fallback
+ * where the kernel or the state directory's filesystem refuses overlays).
+ */
+#define SANDBOX_WORKSPACE_LAYERING_COPY "copy"
+
 #define SANDBOX_TYPE_CODING_BINDING (sandbox_coding_binding_get_type ())
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -72,6 +88,10 @@ G_DECLARE_INTERFACE (SandboxCodingBinding, sandbox_coding_binding, SANDBOX, CODI
  *   when the policy revision is no longer @revision. The revision check and
  *   the admission must be atomic with respect to policy changes. Must not
  *   block.
+ * @get_workspace_layering: how the session's workspace is made:
+ *   %SANDBOX_WORKSPACE_LAYERING_OVERLAY or %SANDBOX_WORKSPACE_LAYERING_COPY.
+ *   Optional: a binding without it reports %SANDBOX_WORKSPACE_LAYERING_COPY.
+ *   Thread-safe, never blocks.
  *
  * The host-only binding a backend's live session offers to
  * [class@Sandbox.CodingTools]. It is never serialized and never reaches a model.
@@ -95,9 +115,10 @@ struct _SandboxCodingBindingInterface
                                        guint64                revision,
                                        GCancellable          *cancellable,
                                        GError               **error);
+  const char     *(*get_workspace_layering) (SandboxCodingBinding *self);
 
   /*< private >*/
-  gpointer _padding[8];
+  gpointer _padding[7];
 };
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -119,5 +140,7 @@ SandboxProcess *sandbox_coding_binding_spawn            (SandboxCodingBinding  *
                                                          guint64                revision,
                                                          GCancellable          *cancellable,
                                                          GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+const char     *sandbox_coding_binding_get_workspace_layering (SandboxCodingBinding *self);
 
 G_END_DECLS

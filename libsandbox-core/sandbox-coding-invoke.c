@@ -240,12 +240,43 @@ refuse (SandboxCodingTools  *self,
  * cannot execute this operation"; the cause goes to
  * [signal@Sandbox.CodingTools::tool-error].
  *
+ * [method@Sandbox.CodingTools.probe_full] also says how the workspace is
+ * made.
+ *
  * Returns: (transfer full): the grade, or %NULL with @error set
  */
 char *
 sandbox_coding_tools_probe (SandboxCodingTools   *self,
                             char               ***restrictions,
                             GError              **error)
+{
+  return sandbox_coding_tools_probe_full (self, restrictions, NULL, error);
+}
+
+/**
+ * sandbox_coding_tools_probe_full:
+ * @self: a [class@Sandbox.CodingTools]
+ * @restrictions: (out) (optional) (transfer full) (array zero-terminated=1):
+ *   the restrictions the session guarantees now
+ * @workspace_layering: (out) (optional) (transfer none): how the session's
+ *   workspace is made: %SANDBOX_WORKSPACE_LAYERING_OVERLAY, or
+ *   %SANDBOX_WORKSPACE_LAYERING_COPY where the backend fell back to copying
+ *   the template
+ * @error: return location for a #GError
+ *
+ * [method@Sandbox.CodingTools.probe], and the workspace's layering. The
+ * layering is not a restriction (a copied workspace is as contained as an
+ * overlay), so it is not in @restrictions, whose words stay the
+ * reference's; it tells an operator that creates from this template cost a
+ * copy.
+ *
+ * Returns: (transfer full): the grade, or %NULL with @error set
+ */
+char *
+sandbox_coding_tools_probe_full (SandboxCodingTools   *self,
+                                 char               ***restrictions,
+                                 const char          **workspace_layering,
+                                 GError              **error)
 {
   SandboxCodingBinding *binding;
   GError *cause = NULL;
@@ -257,6 +288,8 @@ sandbox_coding_tools_probe (SandboxCodingTools   *self,
   binding = sandbox_coding_tools_get_binding (self);
   if (restrictions != NULL)
     *restrictions = NULL;
+  if (workspace_layering != NULL)
+    *workspace_layering = NULL;
   if (!sandbox_coding_binding_check_active (binding, &cause))
     {
       refuse (self, cause, error);
@@ -264,6 +297,8 @@ sandbox_coding_tools_probe (SandboxCodingTools   *self,
     }
   if (restrictions != NULL)
     *restrictions = sandbox_coding_binding_get_restrictions (binding, NULL);
+  if (workspace_layering != NULL)
+    *workspace_layering = sandbox_coding_binding_get_workspace_layering (binding);
   return g_strdup ("full");
 }
 

@@ -124,6 +124,11 @@ char                *sandbox_coding_tools_probe                (SandboxCodingToo
                                                                 char               ***restrictions,
                                                                 GError              **error);
 SANDBOX_AVAILABLE_IN_ALL
+char                *sandbox_coding_tools_probe_full           (SandboxCodingTools   *self,
+                                                                char               ***restrictions,
+                                                                const char          **workspace_layering,
+                                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
 SandboxCodingLaunch *sandbox_coding_tools_prepare              (SandboxCodingTools   *self,
                                                                 SandboxCommand       *command,
                                                                 const char * const   *required,

@@ -93,6 +93,15 @@ sandbox_bubblewrap_coding_spawn (SandboxCodingBinding  *binding,
                                                    cancellable, error);
 }
 
+static const char *
+sandbox_bubblewrap_coding_get_workspace_layering (SandboxCodingBinding *binding)
+{
+  SandboxBubblewrapCoding *self = SANDBOX_BUBBLEWRAP_CODING (binding);
+
+  return sandbox_bubblewrap_driver_get_layered (self->driver) ? SANDBOX_WORKSPACE_LAYERING_OVERLAY
+                                                              : SANDBOX_WORKSPACE_LAYERING_COPY;
+}
+
 /**
  * sandbox_bubblewrap_coding_new:
  * @driver: the session's driver
@@ -141,6 +150,7 @@ sandbox_bubblewrap_coding_iface_init (SandboxCodingBindingInterface *iface)
   iface->get_restrictions = sandbox_bubblewrap_coding_get_restrictions;
   iface->list_directory = sandbox_bubblewrap_coding_list_directory;
   iface->spawn = sandbox_bubblewrap_coding_spawn;
+  iface->get_workspace_layering = sandbox_bubblewrap_coding_get_workspace_layering;
 }
 
 /**

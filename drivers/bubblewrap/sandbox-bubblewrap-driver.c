@@ -475,6 +475,21 @@ sandbox_bubblewrap_driver_get_resources_bounded (SandboxBubblewrapDriver *self)
          self->limits.max_processes > 0;
 }
 
+/**
+ * sandbox_bubblewrap_driver_get_layered:
+ * @self: a driver
+ *
+ * For the coding binding's workspace layering.
+ *
+ * Returns: whether the session's workspace is its keeper's overlay (set
+ *   at construction, kept after stop), rather than a copy
+ */
+gboolean
+sandbox_bubblewrap_driver_get_layered (SandboxBubblewrapDriver *self)
+{
+  return self->keeper != NULL;
+}
+
 /* Coding binding hooks --------------------------------------------------- */
 
 /**

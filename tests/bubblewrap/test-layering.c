@@ -82,6 +82,25 @@ backend_layering (SandboxBackend *backend)
   return value;
 }
 
+/* What the coding tools' probe says of @handle's workspace. */
+static const char *
+probe_layering (SandboxHandle *handle)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxCodingTools) tools = sandbox_coding_tools_new (handle, &error);
+  g_auto(GStrv) restrictions = NULL;
+  g_autofree char *grade = NULL;
+  const char *layering = NULL;
+
+  g_assert_no_error (error);
+  grade = sandbox_coding_tools_probe_full (tools, &restrictions, &layering, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (grade, ==, "full");
+  /* Not a restriction: the reference's words stay as they are. */
+  g_assert_false (g_strv_contains ((const char * const *) restrictions, layering));
+  return layering;
+}
+
 static void
 remove_directory (const char *path)
 {
@@ -309,6 +328,8 @@ test_lifecycle (Fixture       *fixture,
   after = guest_sh (fixture, "cat hello.txt src2/x; ls -A");
   g_assert_cmpstr (after, ==, "keptxhello.txt\nsrc2\n");
   g_assert_false (exists_at (fixture->session_dir, "workspace"));
+  /* The probe reports the session's workspace, not the backend's choice. */
+  g_assert_cmpstr (probe_layering (fixture->handle), ==, SANDBOX_WORKSPACE_LAYERING_OVERLAY);
 
   g_assert_true (sandbox_handle_delete (fixture->handle, NULL, &error));
   g_assert_no_error (error);
@@ -317,6 +338,40 @@ test_lifecycle (Fixture       *fixture,
   assert_template_intact (fixture);
   g_assert_true (sandbox_backend_delete_template (fixture->backend, fixture->template_key, NULL,
                                                   &error));
+  g_assert_no_error (error);
+}
+
+/* The coding tools' probe reports each session's own workspace: an
+ * overlay, or a copy made by a copying backend, which stays a copy when a
+ * layering backend resumes it. */
+static void
+test_probe_reports_layering (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxBackend) copying = NULL;
+  g_autoptr(SandboxHandle) copied = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpstr (probe_layering (fixture->handle), ==, SANDBOX_WORKSPACE_LAYERING_OVERLAY);
+
+  copying = new_backend (fixture->state_directory, "copy", &error);
+  g_assert_no_error (error);
+  copied = sandbox_backend_create (copying, fixture->template_key, NULL, policy, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (probe_layering (copied), ==, SANDBOX_WORKSPACE_LAYERING_COPY);
+
+  state = sandbox_handle_capture_state (copied, &error);
+  g_assert_no_error (error);
+  g_assert_true (sandbox_handle_stop (copied, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_object (&copied);
+  copied = sandbox_backend_create (fixture->backend, fixture->template_key, state, policy, NULL,
+                                   &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (probe_layering (copied), ==, SANDBOX_WORKSPACE_LAYERING_COPY);
+  g_assert_true (sandbox_handle_delete (copied, NULL, &error));
   g_assert_no_error (error);
 }
 
@@ -422,6 +477,7 @@ test_fallback_to_copy (void)
     g_assert_no_error (error);
     handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
     g_assert_no_error (error);
+    g_assert_cmpstr (probe_layering (handle), ==, SANDBOX_WORKSPACE_LAYERING_COPY);
     g_assert_true (sandbox_session_write_text (sandbox_handle_get_session (handle), "new.txt",
                                                "new", NULL, &error));
     g_assert_no_error (error);
@@ -1339,6 +1395,7 @@ main (int   argc,
   ADD ("create-copies-nothing", test_create_copies_nothing);
   ADD ("guest-and-host-agree", test_guest_and_host_agree);
   ADD ("lifecycle", test_lifecycle);
+  ADD ("probe-reports-layering", test_probe_reports_layering);
   ADD ("concurrent-commands", test_concurrent_commands);
   ADD ("sandboxes-hold-the-session-lock", test_sandboxes_hold_the_session_lock);
   ADD ("keeper-killed", test_keeper_killed);

@@ -1655,6 +1655,17 @@ test_refusal_after_stop (Fixture       *fixture,
   g_assert_cmpstr (error->message, ==, "Sandbox session cannot execute this operation");
   g_assert_null (grade);
   g_clear_error (&error);
+  {
+    g_auto(GStrv) restrictions = NULL;
+    const char *layering = "unset";
+
+    grade = sandbox_coding_tools_probe_full (fixture->tools, &restrictions, &layering, &error);
+    g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+    g_assert_null (grade);
+    g_assert_null (restrictions);
+    g_assert_null (layering);
+    g_clear_error (&error);
+  }
 
   /* New tools from a stopped handle are refused outright. */
   fresh = sandbox_coding_tools_new (fixture->handle, &error);
@@ -1939,6 +1950,27 @@ test_cancel_before_start (void)
       }
 }
 
+/* A binding that does not say how its workspace is made is reported as a
+ * copy: the conservative answer for an operator sizing creates. */
+static void
+test_probe_layering_default (void)
+{
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxCodingTools) tools = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *grade = NULL;
+  const char *layering = NULL;
+  Gate *gate;
+
+  handle = gated_handle_new ("hello world\n", 0, &gate);
+  tools = sandbox_coding_tools_new (handle, &error);
+  g_assert_no_error (error);
+  grade = sandbox_coding_tools_probe_full (tools, NULL, &layering, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (grade, ==, "full");
+  g_assert_cmpstr (layering, ==, SANDBOX_WORKSPACE_LAYERING_COPY);
+}
+
 /* A shell call cancelled while its command runs: the command is killed (a
  * policy change, refused while commands are live, goes through at once)
  * and the call reports the cancellation, in both forms. */
@@ -2021,6 +2053,7 @@ main (int   argc,
   ADD ("no-credentials", test_no_credentials);
   g_test_add_func ("/coding/cancel/file-tools", test_cancel_file_tools);
   g_test_add_func ("/coding/cancel/before-start", test_cancel_before_start);
+  g_test_add_func ("/coding/probe-layering-default", test_probe_layering_default);
   ADD ("cancel/shell", test_cancel_shell);
 
   return g_test_run ();

@@ -79,6 +79,21 @@ class CodingToolsTest(SandboxTestCase):
         self.assertFalse(bad['ok'])
         self.assertNotIn(self.state_directory, json.dumps([outside, denied, bad]))
 
+    def test_probe_reports_grade_restrictions_and_layering(self):
+        grade, restrictions = self.tools.probe()
+        self.assertEqual(grade, 'full')
+        self.assertIn('network-denied', restrictions)
+        full = self.tools.probe_full()
+        self.assertEqual(full, (grade, restrictions, 'overlay'))
+
+        copying = new_backend('bubblewrap', state_directory=self.state_directory,
+                              layering='copy')
+        key = prewarm(copying, {'a.txt': b'a'})
+        copied = copying.create(key, None, Sandbox.NetworkPolicy.new_deny_all(), None)
+        self.addCleanup(copied.delete, None)
+        _grade, _restrictions, layering = Sandbox.CodingTools.new(copied).probe_full()
+        self.assertEqual(layering, 'copy')
+
     def test_tools_refuse_after_stop(self):
         self.handle.stop(None)
         stopped = self.invoke('read_file', path='hello.txt')
