@@ -56,6 +56,38 @@ ready_record (const char *backend,
 
 #define TEMPLATE_COPY_BUFFER_SIZE (64 * 1024)
 
+/* What every file of one write of data/ shares. */
+typedef struct
+{
+  guint8 *buffer;          /* TEMPLATE_COPY_BUFFER_SIZE bytes */
+  gboolean umask_clears;   /* whether the umask may take bits off a file's mode */
+} TemplateWrite;
+
+/* Whether the process's umask may clear bits of TEMPLATE_EXECUTABLE_MODE,
+ * so that each created file needs an fchmod() (a twelfth of a 4 KiB
+ * file's import on ext4). umask() cannot be read without setting it,
+ * which would race other threads' creates, so it is read from
+ * /proc/self/status; where that fails, assume it may. */
+static gboolean
+umask_may_clear_template_modes (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+  char *end;
+  guint64 mask;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
+    return TRUE;
+  line = strstr (status, "\nUmask:\t");
+  if (line == NULL)
+    return TRUE;
+  line += strlen ("\nUmask:\t");
+  mask = g_ascii_strtoull (line, &end, 8);
+  if (end == line || *end != '\n' || mask > 0777)
+    return TRUE;
+  return (mask & TEMPLATE_EXECUTABLE_MODE) != 0;
+}
+
 static gboolean
 make_template_directory (int          data_fd,
                          const char  *relative,
@@ -133,12 +165,12 @@ copy_template_contents (SandboxTemplate  *template_,
 }
 
 static gboolean
-write_template_file (SandboxTemplate  *template_,
-                     int               data_fd,
-                     const char       *canonical,
-                     guint8           *buffer,
-                     GCancellable     *cancellable,
-                     GError          **error)
+write_template_file (SandboxTemplate      *template_,
+                     int                   data_fd,
+                     const char           *canonical,
+                     const TemplateWrite  *write,
+                     GCancellable         *cancellable,
+                     GError              **error)
 {
   const char *relative = sandbox_path_relative (canonical);
   mode_t mode = (sandbox_template_get_file_flags (template_, canonical) &
@@ -147,27 +179,27 @@ write_template_file (SandboxTemplate  *template_,
   g_auto(SandboxBubblewrapFd) fd = -1;
 
   fd = openat (data_fd, relative, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-  if (fd < 0 || fchmod (fd, mode) < 0)
+  if (fd < 0 || (write->umask_clears && fchmod (fd, mode) < 0))
     return set_errno_error (error, errno, "Could not create template file", relative);
-  return copy_template_contents (template_, canonical, fd, buffer, cancellable, error);
+  return copy_template_contents (template_, canonical, fd, write->buffer, cancellable, error);
 }
 
 /* One entry of the template into data/: a file, a symbolic link (its
  * target verbatim; symlinkat() never resolves it) or an empty directory. */
 static gboolean
-write_template_entry (SandboxTemplate  *template_,
-                      int               data_fd,
-                      const char       *canonical,
-                      guint8           *buffer,
-                      GCancellable     *cancellable,
-                      GError          **error)
+write_template_entry (SandboxTemplate      *template_,
+                      int                   data_fd,
+                      const char           *canonical,
+                      const TemplateWrite  *write,
+                      GCancellable         *cancellable,
+                      GError              **error)
 {
   const char *relative = sandbox_path_relative (canonical);
 
   switch (sandbox_template_query_file_type (template_, canonical))
     {
     case G_FILE_TYPE_REGULAR:
-      return write_template_file (template_, data_fd, canonical, buffer, cancellable, error);
+      return write_template_file (template_, data_fd, canonical, write, cancellable, error);
     case G_FILE_TYPE_SYMBOLIC_LINK:
       if (symlinkat (sandbox_template_lookup_symlink (template_, canonical), data_fd,
                      relative) < 0)
@@ -197,6 +229,7 @@ write_template_files (SandboxTemplate  *template_,
   g_auto(GStrv) paths = sandbox_template_list_paths (template_);
   g_autoptr(GHashTable) created = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autofree guint8 *buffer = g_malloc (TEMPLATE_COPY_BUFFER_SIZE);
+  TemplateWrite write = { buffer, umask_may_clear_template_modes () };
 
   for (guint i = 0; paths[i] != NULL; i++)
     {
@@ -210,7 +243,7 @@ write_template_files (SandboxTemplate  *template_,
         return FALSE;
       if (!ensure_parent_directories (data_fd, sandbox_path_relative (canonical), created,
                                       error) ||
-          !write_template_entry (template_, data_fd, canonical, buffer, cancellable, error))
+          !write_template_entry (template_, data_fd, canonical, &write, cancellable, error))
         return FALSE;
     }
   return TRUE;

@@ -184,6 +184,46 @@ make_checkout (const char *root,
   write_host_file (outside, "decoy-dir/keep", "keep\n", 0644);
 }
 
+/* data/'s modes are 0755 and 0644 whatever the umask: a strict one would
+ * make an executable 0700 (and, on a root host, unreadable to the guest
+ * ids); the import skips its fchmod() only where the umask cannot clear a
+ * bit. Make umask_may_clear_template_modes() return FALSE and the 077 case
+ * fails. */
+static void
+test_modes_whatever_the_umask (void)
+{
+  const mode_t umasks[] = { 077, 027, 022, 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-tpl-XXXXXX", &error);
+  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (umasks); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("umask-%04o", (unsigned) umasks[i]);
+      g_autoptr(SandboxTemplate) template_ = sandbox_template_new (name);
+      g_autoptr(GBytes) script = g_bytes_new_static ("#!/bin/sh\n", 10);
+      g_autoptr(GBytes) text = g_bytes_new_static ("text\n", 5);
+      g_autofree char *key = NULL;
+      g_autofree char *data = NULL;
+      mode_t saved;
+
+      g_assert_true (sandbox_template_add_file_full (template_, "bin/run", script,
+                                                     SANDBOX_TEMPLATE_FILE_EXECUTABLE, &error));
+      g_assert_no_error (error);
+      g_assert_true (sandbox_template_add_file (template_, "notes.txt", text, &error));
+      g_assert_no_error (error);
+      saved = umask (umasks[i]);
+      key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
+      umask (saved);
+      g_assert_no_error (error);
+      data = template_data (state_directory, key);
+      assert_entry (data, "bin/run", S_IFREG, 0755);
+      assert_entry (data, "notes.txt", S_IFREG, 0644);
+      assert_entry (data, "bin", S_IFDIR, 0755);
+    }
+}
+
 /* The whole life of a checkout template, as root and unprivileged. Make
  * write_template_file() create every file 0644 and ./configure is
  * "Permission denied" in the guest; make write_template_entry() skip links
@@ -708,6 +748,8 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/sandbox/bubblewrap/templates/checkout-round-trip", test_checkout_round_trip);
+  g_test_add_func ("/sandbox/bubblewrap/templates/modes-whatever-the-umask",
+                   test_modes_whatever_the_umask);
   g_test_add_func ("/sandbox/bubblewrap/templates/changed-file-is-not-stored",
                    test_changed_file_is_not_stored);
   g_test_add_func ("/sandbox/bubblewrap/templates/changed-settled-file-is-not-stored",
