@@ -185,12 +185,13 @@ bench_floor_run_reference (const char         *workspace,
   return floor_run (workspace, argv_command, NULL, NULL, TRUE);
 }
 
-static int
-floor_run (const char         *workspace,
-           const char * const *argv_command,
-           GBytes             *stdin_data,
-           GByteArray         *output,
-           gboolean            reference)
+/* Starts raw bwrap for @argv_command and fills @child with its pid and
+ * our ends of its pipes. Returns FALSE if it could not be started. */
+static gboolean
+floor_spawn (const char         *workspace,
+             const char * const *argv_command,
+             gboolean            reference,
+             BenchFloorChild    *child)
 {
   static char *const empty_environment[] = { NULL };
   g_autoptr(SandboxCommand) command = sandbox_command_new (argv_command[0]);
@@ -201,7 +202,6 @@ floor_run (const char         *workspace,
   int in_pipe[2], out_pipe[2], err_pipe[2], status_pipe[2];
   int seccomp_fd = -1;
   pid_t pid = 0;
-  int status = -1;
   SandboxBubblewrapArgsInput input = { 0 };
   SandboxBubblewrapGuest guest = { 0 };
 
@@ -211,7 +211,7 @@ floor_run (const char         *workspace,
 
   if (pipe2 (in_pipe, O_CLOEXEC) < 0 || pipe2 (out_pipe, O_CLOEXEC) < 0 ||
       pipe2 (err_pipe, O_CLOEXEC) < 0 || pipe2 (status_pipe, O_CLOEXEC) < 0)
-    return -1;
+    return FALSE;
   if (seccomp_program != NULL)
     seccomp_fd = sandbox_bubblewrap_seccomp_open_program_fd (seccomp_program, NULL);
 
@@ -238,7 +238,7 @@ floor_run (const char         *workspace,
   else
     args = sandbox_bubblewrap_args_new_for_command (&input, status_pipe[1], seccomp_fd, NULL, NULL);
   if (args == NULL)
-    return -1;
+    return FALSE;
   if (args->argv->len == 0 || g_ptr_array_index (args->argv, args->argv->len - 1) != NULL)
     sandbox_bubblewrap_args_finish (args);
 
@@ -282,6 +282,18 @@ spawned:
   close (out_pipe[1]);
   close (err_pipe[1]);
   g_clear_pointer (&args, sandbox_bubblewrap_args_free);   /* closes the passed fds */
+  *child = (BenchFloorChild) { pid, in_pipe[1], out_pipe[0], err_pipe[0], status_pipe[0] };
+  return pid > 0;
+}
+
+/* Writes @stdin_data to @child, closes its stdin, drains its output (into
+ * @output) and reaps it. Returns its wait status, or -1. */
+static int
+floor_finish (BenchFloorChild *child,
+              GBytes          *stdin_data,
+              GByteArray      *output)
+{
+  int status = -1;
 
   if (stdin_data != NULL)
     {
@@ -290,7 +302,7 @@ spawned:
 
       while (length > 0)
         {
-          ssize_t n = write (in_pipe[1], data, length);
+          ssize_t n = write (child->in_fd, data, length);
 
           if (n <= 0)
             break;
@@ -298,11 +310,11 @@ spawned:
           length -= n;
         }
     }
-  close (in_pipe[1]);
+  close (child->in_fd);
 
   {
     struct pollfd fds[3] = {
-      { out_pipe[0], POLLIN, 0 }, { err_pipe[0], POLLIN, 0 }, { status_pipe[0], POLLIN, 0 },
+      { child->out_fd, POLLIN, 0 }, { child->err_fd, POLLIN, 0 }, { child->status_fd, POLLIN, 0 },
     };
     int open_fds = 3;
     char buffer[16384];
@@ -330,7 +342,72 @@ spawned:
       }
   }
 
-  if (pid > 0)
-    waitpid (pid, &status, 0);
+  if (child->pid > 0)
+    waitpid (child->pid, &status, 0);
   return status;
+}
+
+static int
+floor_run (const char         *workspace,
+           const char * const *argv_command,
+           GBytes             *stdin_data,
+           GByteArray         *output,
+           gboolean            reference)
+{
+  BenchFloorChild child;
+
+  if (!floor_spawn (workspace, argv_command, reference, &child))
+    return -1;
+  return floor_finish (&child, stdin_data, output);
+}
+
+/**
+ * bench_floor_start_reference:
+ * @workspace: the workspace to bind
+ * @argv_command: the command, which should wait for a line on its stdin
+ * @child: (out): the started bwrap
+ *
+ * Raw bwrap with the reference's argument list, started ahead of time:
+ * the floor of a ready sandbox. bench_floor_finish() answers it.
+ *
+ * Returns: %FALSE if bwrap could not be started
+ */
+gboolean
+bench_floor_start_reference (const char         *workspace,
+                             const char * const *argv_command,
+                             BenchFloorChild    *child)
+{
+  return floor_spawn (workspace, argv_command, TRUE, child);
+}
+
+/**
+ * bench_floor_start:
+ * @workspace: the workspace to bind
+ * @argv_command: the command, which should wait for a line on its stdin
+ * @child: (out): the started bwrap
+ *
+ * As bench_floor_start_reference(), with the driver's argument list.
+ *
+ * Returns: %FALSE if bwrap could not be started
+ */
+gboolean
+bench_floor_start (const char         *workspace,
+                   const char * const *argv_command,
+                   BenchFloorChild    *child)
+{
+  return floor_spawn (workspace, argv_command, FALSE, child);
+}
+
+/**
+ * bench_floor_finish:
+ * @child: a bwrap from bench_floor_start_reference()
+ * @stdin_data: (nullable): what to write to its stdin before closing it
+ *
+ * Returns: its wait status, or -1
+ */
+int
+bench_floor_finish (BenchFloorChild *child,
+                    GBytes          *stdin_data)
+{
+  return floor_finish (child, stdin_data, NULL);
 }
