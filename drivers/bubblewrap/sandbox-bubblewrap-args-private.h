@@ -79,10 +79,12 @@ SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_sandbox (const SandboxBub
                                                                 int                                status_fd,
                                                                 int                                seccomp_fd,
                                                                 int                                control_fd,
+                                                                int                                report_fd,
                                                                 GError                           **error);
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *input,
                                                                 int                                status_fd,
                                                                 int                                seccomp_fd,
+                                                                int                                report_fd,
                                                                 GBytes                            *message,
                                                                 GError                           **error);
 

@@ -346,12 +346,25 @@ add_lock (SandboxBubblewrapArgs            *self,
   return TRUE;
 }
 
+/* `NAME=N`, N the number @fd gets in bwrap. */
+static void
+add_stub_fd_option (SandboxBubblewrapArgs *self,
+                    const char            *name,
+                    int                    fd)
+{
+  g_autofree char *option =
+    g_strdup_printf ("%s=%d", name, sandbox_bubblewrap_args_take_fd (self, fd));
+
+  sandbox_bubblewrap_args_add (self, option);
+}
+
 static guint
 add_stub (SandboxBubblewrapArgs            *self,
           const SandboxBubblewrapArgsInput *input,
           int                               stub_fd,
           int                               control_fd,
-          int                               seccomp_fd)
+          int                               seccomp_fd,
+          int                               report_fd)
 {
   g_autofree char *stub_arg = NULL;
   g_autofree char *control_arg = NULL;
@@ -364,12 +377,9 @@ add_stub (SandboxBubblewrapArgs            *self,
   control_arg = g_strdup_printf ("control=%d", sandbox_bubblewrap_args_take_fd (self, control_fd));
   sandbox_bubblewrap_args_add (self, control_arg);
   if (seccomp_fd >= 0)
-    {
-      g_autofree char *seccomp_arg =
-        g_strdup_printf ("seccomp=%d", sandbox_bubblewrap_args_take_fd (self, seccomp_fd));
-
-      sandbox_bubblewrap_args_add (self, seccomp_arg);
-    }
+    add_stub_fd_option (self, "seccomp", seccomp_fd);
+  if (report_fd >= 0)
+    add_stub_fd_option (self, "report", report_fd);
   return separator;
 }
 
@@ -382,6 +392,9 @@ add_stub (SandboxBubblewrapArgs            *self,
  *   program, or -1 when it has none
  * @control_fd: (transfer full): where the stub reads its command message
  *   (to EOF)
+ * @report_fd: (transfer full): where the stub reports, once the guest has
+ *   exited, that no process of the sandbox is left (`report=`; see
+ *   stub/sandbox-stub.c), or -1 for no report
  * @error: return location for a #GError
  *
  * Builds `bwrap --json-status-fd N <reference bubblewrapArgs> --as-pid-1 --
@@ -433,6 +446,7 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
                                          int                                status_fd,
                                          int                                seccomp_fd,
                                          int                                control_fd,
+                                         int                                report_fd,
                                          GError                           **error)
 {
   g_autoptr(SandboxBubblewrapArgs) self = sandbox_bubblewrap_args_new (input->executable);
@@ -445,6 +459,7 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
       sandbox_bubblewrap_fd_close (status_fd);
       sandbox_bubblewrap_fd_close (seccomp_fd);
       sandbox_bubblewrap_fd_close (control_fd);
+      sandbox_bubblewrap_fd_close (report_fd);
       return NULL;
     }
 
@@ -495,7 +510,7 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
   if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL && input->etc == NULL)
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
                                       NULL);
-  separator = add_stub (self, input, stub_fd, control_fd, seccomp_fd);
+  separator = add_stub (self, input, stub_fd, control_fd, seccomp_fd, report_fd);
   if (!add_lock (self, input, error))
     return NULL;
   log_command_line (self, input->command);
@@ -530,6 +545,7 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
  * @input: the session's setup and the command
  * @status_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
  * @seccomp_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
+ * @report_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
  * @message: (nullable): the command's stub message, if made already
  * @error: return location for a #GError
  *
@@ -543,6 +559,7 @@ SandboxBubblewrapArgs *
 sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *input,
                                          int                                status_fd,
                                          int                                seccomp_fd,
+                                         int                                report_fd,
                                          GBytes                            *message,
                                          GError                           **error)
 {
@@ -555,6 +572,7 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *inpu
     {
       sandbox_bubblewrap_fd_close (status_fd);
       sandbox_bubblewrap_fd_close (seccomp_fd);
+      sandbox_bubblewrap_fd_close (report_fd);
       return NULL;
     }
   /* A failed memfd is passed as -1, which the launcher refuses to spawn with. */
@@ -562,5 +580,5 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *inpu
                                                     g_bytes_get_data (made, NULL),
                                                     g_bytes_get_size (made));
   return sandbox_bubblewrap_args_new_for_sandbox (input, status_fd, seccomp_fd, control_fd,
-                                                  error);
+                                                  report_fd, error);
 }

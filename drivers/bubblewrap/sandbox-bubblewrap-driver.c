@@ -62,6 +62,7 @@ struct _SandboxBubblewrapDriver
   SandboxSessionGate *gate;   /* stopped state, admission, policy revision */
 
   SandboxBubblewrapReadyPool *ready_pool;   /* NULL: no ready sandboxes */
+  SandboxBubblewrapTrees *trees;   /* the commands' sandboxes not reaped yet */
   GMutex ready_lock;
   /* Guarded by @ready_lock. */
   SandboxBubblewrapReady *ready;            /* the next command's sandbox */
@@ -337,6 +338,7 @@ spawn_process (SandboxBubblewrapDriver  *self,
       g_propagate_error (error, g_steal_pointer (&cause));
       return NULL;
     }
+  sandbox_bubblewrap_process_set_trees (process, self->trees);
   if (prepare_next)
     sandbox_bubblewrap_process_set_exited_func (process, command_exited_cb);
   /* The arguments were built from the policy at @revision: a process set up
@@ -430,6 +432,10 @@ sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
   self->ready_closed = TRUE;
   g_mutex_unlock (&self->ready_lock);
   sandbox_bubblewrap_ready_discard (steal_ready (self));
+  /* A command may have completed before its sandbox was reaped (its stub
+   * reported it empty): what is left of it, its stub and bwrap exiting,
+   * still holds the workspace's lock and sits in the keeper's namespaces. */
+  sandbox_bubblewrap_trees_wait (self->trees);
   /* Every command and the ready sandbox are gone. A command refused
    * from now on may still be building its arguments from @keeper, which
    * stays until finalize. */
@@ -666,6 +672,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   if (!apply_policy_locked (policy, self, error))
     return NULL;
   self->gate = sandbox_session_gate_new (max_concurrent_commands, policy);
+  self->trees = sandbox_bubblewrap_trees_new ();
   return g_steal_pointer (&self);
 }
 
@@ -680,6 +687,7 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   sandbox_bubblewrap_ready_discard (g_steal_pointer (&self->ready));
   g_clear_pointer (&self->keeper, sandbox_bubblewrap_keeper_free);
   g_clear_pointer (&self->ready_pool, sandbox_bubblewrap_ready_pool_unref);
+  g_clear_pointer (&self->trees, sandbox_bubblewrap_trees_unref);
   g_mutex_clear (&self->ready_lock);
   g_clear_pointer (&self->files, sandbox_workspace_unref);
   if (self->gateway != NULL)

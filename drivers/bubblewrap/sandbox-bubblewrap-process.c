@@ -41,13 +41,22 @@
  * leave the sandbox running (bwrap's --die-with-parent race, bubblewrap
  * issues 633 and 700) and had to be held until the sandbox's init was known.
  *
- * The command is over when bwrap is reaped — the kernel reaps the init of a
- * pid namespace only after every other member is gone — and both output
- * pipes are at EOF. Then the owner hears of it (its
- * #SandboxBubblewrapProcessExitedFunc: the driver starts the session's next
- * sandbox), and the base class completes (which releases the admission
- * slot, see #SandboxSessionGate) — but never before sandbox_process_start()
- * has run in the spawning thread.
+ * The command is over when its sandbox is empty and both output pipes are
+ * at EOF. A sandbox is empty when bwrap is reaped — the kernel reaps the
+ * init of a pid namespace only after every other member is gone — or,
+ * sooner, when the stub reports that it has killed and reaped every other
+ * process itself (see stub/sandbox-stub.c: a ready sandbox's stub reports
+ * on its control socket, a cold one's on a pipe of its own). Every writer
+ * of the output pipes but bwrap is gone by then, so what is in them is all
+ * the command wrote: they are drained and closed without waiting for
+ * bwrap's EOF. Then the
+ * owner hears of it (its #SandboxBubblewrapProcessExitedFunc: the driver
+ * starts the session's next sandbox), and the base class completes (which
+ * releases the admission slot, see #SandboxSessionGate) — but never before
+ * sandbox_process_start() has run in the spawning thread. What is left of
+ * a reported sandbox (its stub exiting, the kernel tearing its namespaces
+ * down, bwrap) is reaped after; its #SandboxBubblewrapTrees counts it until
+ * then, so that a stopping session can wait for it.
  */
 
 #define READ_CHUNK_SIZE 65536
@@ -61,6 +70,7 @@ struct _SandboxBubblewrapProcess
   SandboxBubblewrapArgs *args;       /* a cold start's; NULL in a ready sandbox */
   SandboxBubblewrapLaunched taken;   /* a ready sandbox's bwrap; pid 0 when cold */
   int control_fd;                    /* its stub's control socket */
+  int report_fd;                     /* where the stub reports, or -1 */
   GBytes *message;                   /* the command, for that stub */
   GBytes *stdin_bytes;
   GObject *owner;             /* the driver, kept alive until completion */
@@ -77,11 +87,15 @@ struct _SandboxBubblewrapProcess
   GSource *stdout_source;
   GSource *stderr_source;
   GSource *status_source;
+  GSource *report_source;
   GSource *bwrap_source;
   gsize stdin_written;
   GString *status;
   int exit_status;
+  SandboxBubblewrapTrees *trees;     /* nullable; counts this one from launch to reap */
   guint output_capped : 1;
+  guint reported : 1;         /* the stub reported its sandbox empty */
+  guint over : 1;             /* the command's end was handled */
 
   GMutex lock;
   /* Guarded by @lock. */
@@ -94,6 +108,85 @@ struct _SandboxBubblewrapProcess
   guint finished : 1;
   guint completed : 1;
 };
+
+/* Trees ------------------------------------------------------------------ */
+
+struct _SandboxBubblewrapTrees
+{
+  GMutex lock;
+  GCond emptied;
+  guint n_trees;   /* guarded by @lock */
+};
+
+static void
+trees_clear (gpointer data)
+{
+  SandboxBubblewrapTrees *trees = data;
+
+  g_mutex_clear (&trees->lock);
+  g_cond_clear (&trees->emptied);
+}
+
+/**
+ * sandbox_bubblewrap_trees_new:
+ *
+ * Returns: (transfer full): a count of launched sandboxes not reaped yet
+ */
+SandboxBubblewrapTrees *
+sandbox_bubblewrap_trees_new (void)
+{
+  SandboxBubblewrapTrees *trees = g_atomic_rc_box_new0 (SandboxBubblewrapTrees);
+
+  g_mutex_init (&trees->lock);
+  g_cond_init (&trees->emptied);
+  return trees;
+}
+
+SandboxBubblewrapTrees *
+sandbox_bubblewrap_trees_ref (SandboxBubblewrapTrees *trees)
+{
+  return g_atomic_rc_box_acquire (trees);
+}
+
+void
+sandbox_bubblewrap_trees_unref (SandboxBubblewrapTrees *trees)
+{
+  g_atomic_rc_box_release_full (trees, trees_clear);
+}
+
+static void
+sandbox_bubblewrap_trees_enter (SandboxBubblewrapTrees *trees)
+{
+  g_mutex_lock (&trees->lock);
+  trees->n_trees++;
+  g_mutex_unlock (&trees->lock);
+}
+
+static void
+sandbox_bubblewrap_trees_leave (SandboxBubblewrapTrees *trees)
+{
+  g_mutex_lock (&trees->lock);
+  if (--trees->n_trees == 0)
+    g_cond_broadcast (&trees->emptied);
+  g_mutex_unlock (&trees->lock);
+}
+
+/**
+ * sandbox_bubblewrap_trees_wait:
+ * @trees: a count
+ *
+ * Blocks until every sandbox it counts is reaped. Not on the launcher
+ * thread, which reaps them.
+ */
+void
+sandbox_bubblewrap_trees_wait (SandboxBubblewrapTrees *trees)
+{
+  g_assert (!sandbox_bubblewrap_launcher_is_current ());
+  g_mutex_lock (&trees->lock);
+  while (trees->n_trees > 0)
+    g_cond_wait (&trees->emptied, &trees->lock);
+  g_mutex_unlock (&trees->lock);
+}
 
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapProcess, sandbox_bubblewrap_process,
                                 SANDBOX_TYPE_PROCESS, G_TYPE_FLAG_FINAL, {})
@@ -147,7 +240,10 @@ close_everything (SandboxBubblewrapProcess *self)
   sandbox_bubblewrap_source_destroy (&self->stdout_source);
   sandbox_bubblewrap_source_destroy (&self->stderr_source);
   sandbox_bubblewrap_source_destroy (&self->status_source);
+  sandbox_bubblewrap_source_destroy (&self->report_source);
   sandbox_bubblewrap_source_destroy (&self->bwrap_source);
+  sandbox_bubblewrap_clear_fd (&self->control_fd);
+  sandbox_bubblewrap_clear_fd (&self->report_fd);
   sandbox_bubblewrap_clear_fd (&self->stdin_fd);
   sandbox_bubblewrap_clear_fd (&self->stdout_fd);
   sandbox_bubblewrap_clear_fd (&self->stderr_fd);
@@ -158,24 +254,20 @@ close_everything (SandboxBubblewrapProcess *self)
   g_mutex_unlock (&self->lock);
 }
 
-/* Launcher thread: completes once bwrap is reaped (so the sandbox is
- * empty) and both pipes are drained. Drops the launcher's reference. */
+static void drain_status (SandboxBubblewrapProcess *self);
+static void finish_stdin (SandboxBubblewrapProcess *self);
+
+/* Launcher thread: the command is over. Tells the owner, then completes. */
 static void
-maybe_finish (SandboxBubblewrapProcess *self)
+end_command (SandboxBubblewrapProcess *self)
 {
   gboolean complete;
 
-  if (self->stdout_fd >= 0 || self->stderr_fd >= 0)
-    return;
-  g_mutex_lock (&self->lock);
-  if (!self->bwrap_reaped)
-    {
-      g_mutex_unlock (&self->lock);
-      return;
-    }
-  g_mutex_unlock (&self->lock);
-
-  close_everything (self);
+  /* Everything bwrap reported came before the sandbox ended. */
+  drain_status (self);
+  sandbox_bubblewrap_source_destroy (&self->status_source);
+  sandbox_bubblewrap_clear_fd (&self->status_fd);
+  finish_stdin (self);
   /* Before @finished: until then sandbox_bubblewrap_process_mark_started()
    * cannot complete the process, which lets the owner go. */
   if (self->exited_func != NULL && self->owner != NULL)
@@ -200,7 +292,49 @@ maybe_finish (SandboxBubblewrapProcess *self)
 
   if (complete)
     complete_now (self);
-  g_object_unref (self);
+}
+
+/* Launcher thread: the command ends once its sandbox is empty (bwrap
+ * reaped, or the stub's report) and both pipes are drained; the launcher's
+ * reference goes once bwrap is reaped. */
+static void
+maybe_finish (SandboxBubblewrapProcess *self)
+{
+  gboolean reaped;
+
+  if (self->stdout_fd >= 0 || self->stderr_fd >= 0)
+    return;
+  g_mutex_lock (&self->lock);
+  reaped = self->bwrap_reaped;
+  g_mutex_unlock (&self->lock);
+  if (!reaped && !self->reported)
+    return;
+
+  if (!self->over)
+    {
+      self->over = TRUE;
+      end_command (self);
+    }
+  if (reaped)
+    {
+      close_everything (self);
+      if (self->trees != NULL)
+        sandbox_bubblewrap_trees_leave (self->trees);
+      g_object_unref (self);
+    }
+}
+
+/**
+ * sandbox_bubblewrap_process_set_trees:
+ * @self: a process not launched yet
+ * @trees: what counts its session's sandboxes until each is reaped
+ */
+void
+sandbox_bubblewrap_process_set_trees (SandboxBubblewrapProcess *self,
+                                      SandboxBubblewrapTrees   *trees)
+{
+  g_clear_pointer (&self->trees, sandbox_bubblewrap_trees_unref);
+  self->trees = sandbox_bubblewrap_trees_ref (trees);
 }
 
 /**
@@ -260,36 +394,58 @@ sandbox_bubblewrap_process_was_isolated (SandboxBubblewrapProcess *self)
 
 /* Output ----------------------------------------------------------------- */
 
+/* Reads once from an output pipe and passes on what came: the read()'s
+ * result. */
+static gssize
+read_chunk (SandboxBubblewrapProcess *self,
+            SandboxOutputStream       stream,
+            int                       fd)
+{
+  guint8 buffer[READ_CHUNK_SIZE];
+  gssize n;
+
+  do
+    n = read (fd, buffer, sizeof buffer);
+  while (n < 0 && errno == EINTR);
+
+  /* Past the cap the base class kills; keep draining to reach EOF. */
+  if (n > 0 && !self->output_capped &&
+      !sandbox_process_push_output (SANDBOX_PROCESS (self), stream, buffer, n))
+    self->output_capped = TRUE;
+  return n;
+}
+
 static gboolean
 read_output (SandboxBubblewrapProcess *self,
              SandboxOutputStream       stream,
              int                      *fd,
              GSource                 **source)
 {
-  guint8 buffer[READ_CHUNK_SIZE];
-  gssize n;
+  gssize n = read_chunk (self, stream, *fd);
 
-  do
-    n = read (*fd, buffer, sizeof buffer);
-  while (n < 0 && errno == EINTR);
-
-  if (n < 0 && errno == EAGAIN)
+  if (n > 0 || (n < 0 && errno == EAGAIN))
     return G_SOURCE_CONTINUE;
-
-  if (n > 0)
-    {
-      /* Past the cap the base class kills; keep draining to reach EOF. */
-      if (!self->output_capped &&
-          !sandbox_process_push_output (SANDBOX_PROCESS (self), stream, buffer, n))
-        self->output_capped = TRUE;
-      return G_SOURCE_CONTINUE;
-    }
 
   /* EOF, or an error that ends the stream just the same. */
   g_clear_pointer (source, g_source_unref);
   sandbox_bubblewrap_clear_fd (fd);
   maybe_finish (self);
   return G_SOURCE_REMOVE;
+}
+
+/* Reads what the pipe holds (non-blocking) and closes it: once the stub
+ * reported its sandbox empty, no writer of it is left but bwrap. */
+static void
+drain_output (SandboxBubblewrapProcess *self,
+              SandboxOutputStream       stream,
+              int                      *fd,
+              GSource                 **source)
+{
+  sandbox_bubblewrap_source_destroy (source);
+  if (*fd >= 0)
+    while (read_chunk (self, stream, *fd) > 0)
+      ;
+  sandbox_bubblewrap_clear_fd (fd);
 }
 
 static gboolean
@@ -511,8 +667,10 @@ bwrap_exited_cb (int          fd,
   if (reaped == 0)
     return G_SOURCE_CONTINUE;
 
-  /* reaped < 0 means someone else reaped it; the exit status is lost. */
-  self->exit_status = reaped > 0 ? wait_status_to_exit_status (wait_status) : 255;
+  /* reaped < 0 means someone else reaped it; the exit status is lost. A
+   * status the stub reported stays: the command was over by then. */
+  if (!self->reported)
+    self->exit_status = reaped > 0 ? wait_status_to_exit_status (wait_status) : 255;
   if (reaped < 0)
     g_warning ("bwrap (pid %d) was reaped by someone else", (int) self->bwrap_pid);
 
@@ -521,7 +679,6 @@ bwrap_exited_cb (int          fd,
   g_mutex_unlock (&self->lock);
 
   g_clear_pointer (&self->bwrap_source, g_source_unref);
-  drain_status (self);
   maybe_finish (self);
   return G_SOURCE_REMOVE;
 }
@@ -570,9 +727,41 @@ start_cold (SandboxBubblewrapProcess   *self,
   return started;
 }
 
-/* A command in a ready sandbox: its stub gets the message, then EOF. The
- * message is at most SANDBOX_BUBBLEWRAP_READY_MESSAGE_MAX, which the
- * socket takes without blocking. */
+/* The stub's report: the guest's status once its sandbox is empty, or EOF
+ * when the stub died (killed with bwrap, or it could not tell: then
+ * bwrap's reaping ends the command). */
+static gboolean
+report_cb (int          fd,
+           GIOCondition condition,
+           gpointer     data)
+{
+  SandboxBubblewrapProcess *self = data;
+  int code;
+  gssize n;
+
+  do
+    n = read (self->report_fd, &code, sizeof code);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN)
+    return G_SOURCE_CONTINUE;
+
+  g_clear_pointer (&self->report_source, g_source_unref);
+  sandbox_bubblewrap_clear_fd (&self->report_fd);
+  if (n == sizeof code && code >= 0 && code <= 255)
+    {
+      self->reported = TRUE;
+      self->exit_status = code;
+      drain_output (self, SANDBOX_OUTPUT_STDOUT, &self->stdout_fd, &self->stdout_source);
+      drain_output (self, SANDBOX_OUTPUT_STDERR, &self->stderr_fd, &self->stderr_source);
+    }
+  maybe_finish (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* A command in a ready sandbox: its stub gets the message, then EOF, and
+ * reports back on the same socket. The message is at most
+ * SANDBOX_BUBBLEWRAP_READY_MESSAGE_MAX, which the socket takes without
+ * blocking. */
 static void
 deliver_message (SandboxBubblewrapProcess *self)
 {
@@ -596,11 +785,21 @@ deliver_message (SandboxBubblewrapProcess *self)
 
           sandbox_process_abort (SANDBOX_PROCESS (self), failure);
           sandbox_bubblewrap_process_kill_tree (self);
-          break;
+          sandbox_bubblewrap_clear_fd (&self->control_fd);
+          return;
         }
       sent += n;
     }
-  sandbox_bubblewrap_clear_fd (&self->control_fd);
+  if (shutdown (self->control_fd, SHUT_WR) < 0)
+    {
+      /* No EOF, no command: the stub would wait forever. */
+      sandbox_bubblewrap_process_kill_tree (self);
+      sandbox_bubblewrap_clear_fd (&self->control_fd);
+      return;
+    }
+  self->report_fd = g_steal_fd (&self->control_fd);
+  self->report_source = watch_fd (self, self->report_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                  report_cb, "[sandbox] stub report");
 }
 
 static gboolean
@@ -643,6 +842,8 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
 
   /* From here on the launcher thread owns a reference until maybe_finish(). */
   g_object_ref (self);
+  if (self->trees != NULL)
+    sandbox_bubblewrap_trees_enter (self->trees);
   self->bwrap_source = watch_fd (self, pidfd, G_IO_IN, bwrap_exited_cb, "[sandbox] bwrap exit");
   self->status_source = watch_fd (self, self->status_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
                                   status_cb, "[sandbox] bwrap status");
@@ -658,6 +859,9 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
                                    stdin_cb, "[sandbox] command stdin");
   if (hot)
     deliver_message (self);
+  else if (self->report_fd >= 0)
+    self->report_source = watch_fd (self, self->report_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                    report_cb, "[sandbox] stub report");
   return TRUE;
 }
 
@@ -748,6 +952,7 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
   g_autoptr(SandboxBubblewrapProcess) self = NULL;
   SandboxBubblewrapTaken taken;
   int status_pipe[2];
+  int report_pipe[2] = { -1, -1 };
   int seccomp_fd = -1;
   GBytes *stdin_bytes;
 
@@ -801,7 +1006,20 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
           return NULL;
         }
     }
+  /* A cgroup-limited command's stub does not report: the host waits for
+   * its whole tree, the stub and bwrap included, to leave the cgroup. */
+  if (self->cgroup == NULL)
+    {
+      if (!sandbox_bubblewrap_launcher_open_pipe (report_pipe, TRUE, FALSE, error))
+        {
+          close (status_pipe[1]);
+          sandbox_bubblewrap_fd_close (seccomp_fd);
+          return NULL;
+        }
+      self->report_fd = report_pipe[0];
+    }
   self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd,
+                                                        self->cgroup == NULL ? report_pipe[1] : -1,
                                                         self->message, error);
   if (self->args == NULL)
     return NULL;
@@ -821,6 +1039,7 @@ sandbox_bubblewrap_process_finalize (GObject *object)
   g_clear_pointer (&self->message, g_bytes_unref);
   g_clear_pointer (&self->args, sandbox_bubblewrap_args_free);
   g_clear_pointer (&self->cgroup, sandbox_bubblewrap_cgroup_free);
+  g_clear_pointer (&self->trees, sandbox_bubblewrap_trees_unref);
   g_clear_pointer (&self->stdin_bytes, g_bytes_unref);
   g_clear_object (&self->owner);
   g_string_free (self->status, TRUE);
@@ -855,6 +1074,7 @@ sandbox_bubblewrap_process_init (SandboxBubblewrapProcess *self)
   self->stderr_fd = -1;
   self->bwrap_pidfd = -1;
   self->control_fd = -1;
+  self->report_fd = -1;
   self->taken = (SandboxBubblewrapLaunched) SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
 }
 

@@ -34,9 +34,12 @@ typedef struct _SandboxBubblewrapReady SandboxBubblewrapReady;
 
 /**
  * SandboxBubblewrapTaken:
- * @launched: the running bwrap, its pipes and pidfd
+ * @launched: the running bwrap, the guest's pipes (which bwrap does not
+ *   hold) and bwrap's pidfd
  * @status_fd: the read end of its --json-status-fd pipe
- * @control_fd: our end of the stub's control socket
+ * @control_fd: our end of the stub's control socket, where the stub also
+ *   reports the end of its sandbox: the guest's status, as an int, once
+ *   no process of it is left (EOF without it: see the pidfd)
  *
  * A ready sandbox handed over to the command that will run in it.
  */

@@ -5,6 +5,7 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/pidfd.h>
@@ -288,6 +289,7 @@ build_locked (SandboxBubblewrapReady  *self,
   int status_pipe[2];
   int control[2];
   int seccomp_fd = -1;
+  int report_fd;
 
   if (!sandbox_bubblewrap_launcher_open_pipe (status_pipe, TRUE, FALSE, error))
     return NULL;
@@ -312,8 +314,22 @@ build_locked (SandboxBubblewrapReady  *self,
           return NULL;
         }
     }
+  /* The stub reports the end of its sandbox on the same socket (see
+   * sandbox-bubblewrap-process.c). */
+  report_fd = fcntl (control[1], F_DUPFD_CLOEXEC, 3);
+  if (report_fd < 0)
+    {
+      int saved_errno = errno;
+
+      close (status_pipe[1]);
+      close (control[1]);
+      sandbox_bubblewrap_fd_close (seccomp_fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not duplicate the stub's control socket: %s", g_strerror (saved_errno));
+      return NULL;
+    }
   args = sandbox_bubblewrap_args_new_for_sandbox (&input, status_pipe[1], seccomp_fd, control[1],
-                                                  error);
+                                                  report_fd, error);
   if (args != NULL)
     sandbox_bubblewrap_args_finish (args);
   return args;

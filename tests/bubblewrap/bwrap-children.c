@@ -39,16 +39,79 @@ bwrap_children (void)
   return pids;
 }
 
+/* Whether @pid has a child that is not a zombie: a bwrap whose sandbox
+ * runs (its init, the stub, is that child), not one still setting its
+ * sandbox up or one whose sandbox has ended (a command may complete while
+ * its bwrap exits: see sandbox-bubblewrap-process.c). */
+static gboolean
+has_live_child (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/task/%d/children", (int) pid, (int) pid);
+  g_autofree char *children = NULL;
+  g_auto(GStrv) pids = NULL;
+
+  if (!g_file_get_contents (path, &children, NULL, NULL))
+    return FALSE;
+  pids = g_strsplit (g_strstrip (children), " ", -1);
+  for (guint i = 0; pids[i] != NULL; i++)
+    {
+      g_autofree char *stat_path = g_strdup_printf ("/proc/%s/stat", pids[i]);
+      g_autofree char *stat = NULL;
+      const char *close_paren;
+      unsigned int flags;
+      char state;
+
+      /* Not a zombie, and not exiting (PF_EXITING, 0x4 in field 9). */
+      if (pids[i][0] != '\0' && g_file_get_contents (stat_path, &stat, NULL, NULL) &&
+          (close_paren = strrchr (stat, ')')) != NULL &&
+          sscanf (close_paren, ") %c %*d %*d %*d %*d %*d %u", &state, &flags) == 2 &&
+          state != 'Z' && (flags & 0x4) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Exactly @n bwrap children, each with its sandbox running. */
+static gboolean
+settled_at (GArray *pids,
+            guint   n)
+{
+  if (pids->len != n)
+    return FALSE;
+  for (guint i = 0; i < pids->len; i++)
+    if (!has_live_child (g_array_index (pids, pid_t, i)))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+same_pids (GArray *a,
+           GArray *b)
+{
+  return a->len == b->len && memcmp (a->data, b->data, a->len * sizeof (pid_t)) == 0;
+}
+
+/* Settled in two looks 5 ms apart, the same bwraps: a sandbox that ends
+ * (the stub between its report and its exit) is gone by the second. */
 GArray *
 wait_for_bwrap_children (guint n)
 {
   GArray *pids = bwrap_children ();
+  GArray *before = NULL;
 
-  for (guint waited = 0; pids->len < n && waited < 10 * 1000; waited += 5)
+  for (guint waited = 0; waited < 10 * 1000; waited += 5)
     {
+      gboolean settled = settled_at (pids, n);
+
+      if (settled && before != NULL && same_pids (before, pids))
+        break;
+      g_clear_pointer (&before, g_array_unref);
+      if (settled)
+        before = g_array_ref (pids);
       g_usleep (5 * 1000);
       g_array_unref (pids);
       pids = bwrap_children ();
     }
+  g_clear_pointer (&before, g_array_unref);
   return pids;
 }

@@ -151,24 +151,107 @@ test_next_command_runs_in_ready_sandbox (void)
   g_autoptr(SandboxHandle) handle = NULL;
   g_autofree char *first = NULL;
   g_autofree char *second = NULL;
+  g_autoptr(GArray) children = NULL;
   int pidfd;
 
   fixture_open (&f, NULL);
   handle = create_session (&f, "\"deny-all\"");
-  g_assert_cmpuint (count_bwrap_children (), ==, 0);   /* create's proof keeps none */
+  /* create's proof keeps none (its bwrap may still be exiting) */
+  g_clear_pointer (&children, g_array_unref);
+  children = wait_for_bwrap_children (0);
+  g_assert_cmpuint (children->len, ==, 0);
 
   first = run_sh (handle, "echo x > /tmp/left-behind; echo first");
   pidfd = ready_pidfd ();
   second = run_sh (handle, "test ! -e /tmp/left-behind && echo second");
-  /* It ran in the ready bwrap, which is gone with it; the next is ready.
-   * (Namespace inode numbers cannot tell the two sandboxes apart: the
-   * first's are free again by then, and the kernel hands out the lowest
-   * free numbers, so the second's are often the same.) */
-  g_assert_true (has_exited (pidfd, 0));
+  /* It ran in the ready bwrap, which ends with it (the command completes
+   * once the stub has reported its sandbox empty, and bwrap exits right
+   * after); the next is ready. (Namespace inode numbers cannot tell the
+   * two sandboxes apart: the first's are free again by then, and the
+   * kernel hands out the lowest free numbers, so the second's are often
+   * the same.) */
+  g_assert_true (has_exited (pidfd, 10000));
   close (pidfd);
   g_assert_cmpstr (first, ==, "first\n");
   g_assert_cmpstr (second, ==, "second\n");
   close (ready_pidfd ());
+  fixture_close (&f);
+}
+
+/* Whether a process runs whose command line is exactly @argv0 @argv1. */
+static gboolean
+process_is_running (const char *argv0,
+                    const char *argv1)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  g_autofree char *wanted = g_strdup_printf ("%s%c%s", argv0, '\0', argv1);
+  gsize wanted_length = strlen (argv0) + 1 + strlen (argv1) + 1;
+  const char *name;
+
+  g_assert_nonnull (proc);
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *cmdline = NULL;
+      gsize length;
+
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      path = g_build_filename ("/proc", name, "cmdline", NULL);
+      if (g_file_get_contents (path, &cmdline, &length, NULL) && length == wanted_length &&
+          memcmp (cmdline, wanted, wanted_length) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Runs a guest that leaves two daemons (one in a session of its own) with
+ * the output let go, and checks that neither outlives the command. */
+static void
+run_leaving_daemons (SandboxHandle *handle)
+{
+  /* Both run (as sleep) before the guest exits. */
+  g_autofree char *started =
+    run_sh (handle, "setsid sleep 1000.25 </dev/null >/dev/null 2>&1 & "
+                    "sleep 1000.5 </dev/null >/dev/null 2>&1 & "
+                    "until grep -qs 1000.25 /proc/[0-9]*/cmdline && "
+                    "grep -qs 1000.5 /proc/[0-9]*/cmdline; do :; done; echo started");
+
+  g_assert_cmpstr (started, ==, "started\n");
+  g_assert_false (process_is_running ("sleep", "1000.25"));
+  g_assert_false (process_is_running ("sleep", "1000.5"));
+}
+
+/* A command is over only when its whole tree is, whatever the guest left
+ * behind: the stub reports its sandbox empty (which completes the command
+ * before bwrap is reaped) only once it has killed and reaped every other
+ * process in it. A daemon that let go of the
+ * command's output would otherwise outlive the command, free to write to
+ * the workspace the host then reads. Make end_the_sandbox() in
+ * stub/sandbox-stub.c return 1 at once to see the daemon still running. */
+static void
+test_command_ends_with_its_tree (void)
+{
+  Fixture f = { 0 };
+  g_autoptr(SandboxHandle) handle = NULL;
+  int pidfd;
+
+  fixture_open (&f, NULL);
+  handle = create_session (&f, "\"deny-all\"");
+  g_free (run_sh (handle, "true"));
+  pidfd = ready_pidfd ();
+  run_leaving_daemons (handle);
+  /* It ran in the ready sandbox. */
+  g_assert_true (has_exited (pidfd, 10000));
+  close (pidfd);
+  g_clear_object (&handle);
+  fixture_close (&f);
+
+  /* The same for a command started cold, whose stub reports on a pipe. */
+  fixture_open (&f, "max-ready-sandboxes", 0, NULL);
+  handle = create_session (&f, "\"deny-all\"");
+  run_leaving_daemons (handle);
+  g_clear_object (&handle);
   fixture_close (&f);
 }
 
@@ -403,7 +486,9 @@ test_bounded_per_backend (void)
   a = create_session (&f, "\"deny-all\"");
   g_free (run_sh (a, "true"));
   g_clear_pointer (&pids, g_array_unref);
-  pids = bwrap_children ();
+  /* The command's own bwrap may still be exiting; none stays (the idle
+   * timeout, 30 s, is longer than this waits). */
+  pids = wait_for_bwrap_children (0);
   g_assert_cmpuint (pids->len, ==, 0);
   g_clear_object (&a);
   fixture_close (&f);
@@ -419,6 +504,7 @@ main (int   argc,
                    test_next_command_runs_in_ready_sandbox);
   g_test_add_func ("/sandbox/ready/next-sandbox-starts-after-command-exits",
                    test_next_sandbox_starts_after_command_exits);
+  g_test_add_func ("/sandbox/ready/command-ends-with-its-tree", test_command_ends_with_its_tree);
   g_test_add_func ("/sandbox/ready/policy-change-discards", test_policy_change_discards);
   g_test_add_func ("/sandbox/ready/stop-and-delete-discard", test_stop_and_delete_discard);
   g_test_add_func ("/sandbox/ready/stop-as-command-ends-leaves-none",

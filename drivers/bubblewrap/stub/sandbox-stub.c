@@ -18,12 +18,19 @@
  *     killed); the kernel then kills whatever the guest left in the pid
  *     namespace.
  *
+ * With `report=FD`, once the guest has exited the stub ends every other
+ * process of the pid namespace itself (SIGKILL, reaping until none is
+ * left) and only then writes the guest's status (an int) on FD: the host
+ * may take the command as over at once, with everything the guest wrote
+ * in its pipes already, without waiting for the kernel to tear the
+ * namespaces down after this process and for bwrap to exit.
+ *
  * It trusts only the host: it runs before any guest process exists, and
  * anything malformed (arguments, message, filter) makes it exit 1 without
  * running anything. Plain C against libc, statically linked, and no
  * allocation: the message lives in static buffers.
  *
- * Usage: sandbox-stub control=FD [seccomp=FD] [STEP-OPTION=VALUE…]
+ * Usage: sandbox-stub control=FD [seccomp=FD] [report=FD] [STEP-OPTION=VALUE…]
  *
  * Or, as a layered session's keeper of its one overlay mount, which is
  * no sandbox's init: sandbox-stub keep-overlay=NAME lower=DIR layers=DIR
@@ -41,6 +48,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -52,6 +60,11 @@
 #include "sandbox-stub-keeper.h"
 #include "sandbox-stub-message.h"
 #include "sandbox-stub-steps.h"
+
+/* The options of the stub itself; the steps' follow. */
+static const char * const stub_options[] = {
+  "control", "seccomp", "report",
+};
 
 /* The pre-exec steps, in order. */
 static const StubStep stub_steps[] = {
@@ -136,9 +149,9 @@ options_are_known (char **argv)
 
       if (length == 0)
         return 0;
-      if ((length == 7 && strncmp (argv[i], "control", 7) == 0) ||
-          (length == 7 && strncmp (argv[i], "seccomp", 7) == 0))
-        known = 1;
+      for (size_t o = 0; o < sizeof stub_options / sizeof stub_options[0]; o++)
+        if (strlen (stub_options[o]) == length && strncmp (argv[i], stub_options[o], length) == 0)
+          known = 1;
       for (size_t s = 0; s < sizeof stub_steps / sizeof stub_steps[0]; s++)
         if (strlen (stub_steps[s].option) == length &&
             strncmp (argv[i], stub_steps[s].option, length) == 0)
@@ -302,13 +315,45 @@ exec_guest (const StubMessage *message)
   _exit (1);
 }
 
-/* Reaps until the guest is gone; its status is the sandbox's. */
-static void __attribute__ ((noreturn))
-wait_for_guest (pid_t guest)
+/* SIGKILLs every other process of the pid namespace and reaps until none
+ * is left: every process of it descends from this one (orphans come here),
+ * and kill(-1) reaches them all, zombies included. A fork the kill races
+ * fails, since its parent has the signal pending. Returns 0 if a process
+ * the kill reached is not reapable here (it cannot happen: the guest has
+ * neither the capabilities to change its ids nor to make a namespace);
+ * the kernel then ends it as this process exits. */
+static int
+end_the_sandbox (void)
 {
   for (;;)
     {
-      int status;
+      int reaped = 0;
+
+      if (kill (-1, SIGKILL) < 0)
+        return errno == ESRCH;
+      for (;;)
+        {
+          pid_t pid = wait (NULL);
+
+          if (pid > 0)
+            reaped = 1;
+          else if (errno != EINTR)
+            break;
+        }
+      if (!reaped)
+        return 0;
+    }
+}
+
+/* Reaps until the guest is gone; its status is the sandbox's. With
+ * @report_fd, the status is written there once the sandbox is empty. */
+static void __attribute__ ((noreturn))
+wait_for_guest (pid_t guest,
+                int   report_fd)
+{
+  for (;;)
+    {
+      int status, code;
       pid_t pid = wait (&status);
 
       if (pid < 0 && errno == EINTR)
@@ -317,9 +362,10 @@ wait_for_guest (pid_t guest)
         fail ("wait");
       if (pid != guest)
         continue;
-      if (WIFSIGNALED (status))
-        _exit (128 + WTERMSIG (status));
-      _exit (WEXITSTATUS (status));
+      code = WIFSIGNALED (status) ? 128 + WTERMSIG (status) : WEXITSTATUS (status);
+      if (report_fd >= 0 && end_the_sandbox ())
+        (void) ! write (report_fd, &code, sizeof code);
+      _exit (code);
     }
 }
 
@@ -328,7 +374,7 @@ main (int    argc,
       char **argv)
 {
   StubMessage message;
-  int control_fd, seccomp_fd = -1;
+  int control_fd, seccomp_fd = -1, report_fd = -1;
   pid_t guest;
 
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
@@ -347,7 +393,9 @@ main (int    argc,
   control_fd = parse_fd (find_option (argv, "control"));
   if (control_fd < 0 ||
       (find_option (argv, "seccomp") != NULL &&
-       (seccomp_fd = parse_fd (find_option (argv, "seccomp"))) < 0))
+       (seccomp_fd = parse_fd (find_option (argv, "seccomp"))) < 0) ||
+      (find_option (argv, "report") != NULL &&
+       (report_fd = parse_fd (find_option (argv, "report"))) < 0))
     {
       errno = EBADF;
       fail ("usage: sandbox-stub control=FD [seccomp=FD] [OPTION=VALUE…]");
@@ -368,5 +416,5 @@ main (int    argc,
   close (0);
   close (1);
   close (2);
-  wait_for_guest (guest);
+  wait_for_guest (guest, report_fd);
 }
