@@ -34,8 +34,7 @@ typedef struct _SandboxBubblewrapReady SandboxBubblewrapReady;
 
 /**
  * SandboxBubblewrapTaken:
- * @launched: the running bwrap, the guest's pipes (which bwrap does not
- *   hold) and bwrap's pidfd
+ * @launched: the running bwrap, its pipes and pidfd
  * @status_fd: the read end of its --json-status-fd pipe
  * @control_fd: our end of the stub's control socket, where the stub also
  *   reports the end of its sandbox: the guest's status, as an int, once
