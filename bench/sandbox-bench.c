@@ -1559,6 +1559,9 @@ bench_cluster (void)
 
 /* Short, so the scale section sees its ready sandboxes time out. */
 #define SCALE_READY_IDLE_TIMEOUT_MS 2000
+/* Before each timed run: longer than a ready sandbox's launch delay and
+ * setup, as the hot session's think time is. */
+#define SCALE_RUN_PAUSE_MS 60
 
 static void
 bench_scale_kind (SandboxBackend       *backend,
@@ -1594,20 +1597,24 @@ bench_scale_kind (SandboxBackend       *backend,
   rss_per = (double) ((gssize) rss_after - (gssize) rss_before) / (n - 1) / 1024;
   fds_per = (double) ((int) fds_after - (int) fds_before) / (n - 1);
 
+  /* Each run after a pause in which the sandbox its session's previous
+   * run left ready has finished its setup: every sample is then a hot
+   * command. Back to back, a run took that sandbox anywhere between just
+   * launched and ready, and since a command completes before its bwrap
+   * is reaped, the next one starts sooner: the two medians swung between
+   * 0.9x and 1.6x of each other from run to run. */
   for (guint i = 0; i < rounds; i++)
     {
       SandboxSession *s_first = sandbox_handle_get_session (g_ptr_array_index (handles, 0));
       SandboxSession *s_last = sandbox_handle_get_session (g_ptr_array_index (handles, n - 1));
+      gboolean first_first = i % 2 == 0;
 
-      if (i % 2 == 0)
+      for (guint j = 0; j < 2; j++)
         {
-          samples_add (first, api_run (s_first, command));
-          samples_add (last, api_run (s_last, command));
-        }
-      else
-        {
-          samples_add (last, api_run (s_last, command));
-          samples_add (first, api_run (s_first, command));
+          gboolean is_first = (j == 0) == first_first;
+
+          g_usleep (SCALE_RUN_PAUSE_MS * 1000);
+          samples_add (is_first ? first : last, api_run (is_first ? s_first : s_last, command));
         }
     }
 
