@@ -88,7 +88,9 @@ static gboolean
 same_pids (GArray *a,
            GArray *b)
 {
-  return a->len == b->len && memcmp (a->data, b->data, a->len * sizeof (pid_t)) == 0;
+  /* An empty GArray's data may be NULL, which memcmp() must not see. */
+  return a->len == b->len &&
+         (a->len == 0 || memcmp (a->data, b->data, a->len * sizeof (pid_t)) == 0);
 }
 
 /* Settled in two looks 5 ms apart, the same bwraps: a sandbox that ends
