@@ -336,7 +336,8 @@ build_locked (SandboxBubblewrapReady  *self,
 }
 
 /* Launcher thread: builds and starts bwrap, unless the sandbox was
- * discarded since. */
+ * discarded or launched (by its take, see sandbox_bubblewrap_ready_take())
+ * since. */
 static gboolean
 launch_cb (gpointer data)
 {
@@ -346,7 +347,7 @@ launch_cb (gpointer data)
   g_autoptr(GError) error = NULL;
 
   g_mutex_lock (&self->lock);
-  if (self->finished)
+  if (self->finished || self->launched)
     {
       g_mutex_unlock (&self->lock);
       return G_SOURCE_REMOVE;
@@ -427,6 +428,19 @@ sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
   return self;
 }
 
+/* Whether the sandbox, built for @revision, still waits for its launch. */
+static gboolean
+is_queued (SandboxBubblewrapReady *self,
+           guint64                 revision)
+{
+  gboolean queued;
+
+  g_mutex_lock (&self->lock);
+  queued = !self->finished && !self->launched && self->revision == revision;
+  g_mutex_unlock (&self->lock);
+  return queued;
+}
+
 /**
  * sandbox_bubblewrap_ready_take:
  * @self: (transfer full): a ready sandbox
@@ -434,8 +448,12 @@ sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
  * @taken: (out caller-allocates): the sandbox, when this returns %TRUE
  *
  * Hands the sandbox over to a command: only when it was built for
- * @revision, has launched and still runs. Otherwise it is discarded. Either
- * way @self is consumed.
+ * @revision and still runs. One whose launch is still queued (a command
+ * that came within %SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS of the last)
+ * is launched now, on the launcher thread: that costs what the command's
+ * cold start would, and every command after a session's first runs in a
+ * sandbox started the same way. Otherwise it is discarded. Either way
+ * @self is consumed.
  *
  * Returns: whether @taken holds a sandbox waiting for its message
  */
@@ -446,6 +464,9 @@ sandbox_bubblewrap_ready_take (SandboxBubblewrapReady *self,
 {
   struct pollfd exited = { .events = POLLIN };
   gboolean usable;
+
+  if (is_queued (self, revision))
+    sandbox_bubblewrap_launcher_run_sync (launch_cb, self);
 
   g_mutex_lock (&self->lock);
   exited.fd = self->sandbox.launched.pidfd;

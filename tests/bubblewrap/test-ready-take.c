@@ -230,6 +230,88 @@ test_unlaunchable_gives_slot_back (Fixture       *f,
   g_assert_cmpint (taken.launched.pid, ==, 0);
 }
 
+/* No bwrap of this process is left once @ms have passed: nothing was
+ * launched behind the test's back. */
+static void
+assert_no_bwrap_after (guint ms)
+{
+  g_autoptr(GArray) pids = NULL;
+
+  g_usleep (ms * 1000);
+  sandbox_bubblewrap_launcher_run_sync (nothing_cb, NULL);
+  pids = bwrap_children ();
+  g_assert_cmpuint (pids->len, ==, 0);
+}
+
+/* A command that comes while the sandbox's launch is still queued (within
+ * SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS of the previous command's end)
+ * launches it and takes it, instead of discarding it and starting cold:
+ * every command after a session's first goes through a ready sandbox, the
+ * hostile suites' included. Take the is_queued() launch out of
+ * sandbox_bubblewrap_ready_take() to see it refused. */
+static void
+test_queued_launched_at_take (Fixture       *f,
+                              gconstpointer  data)
+{
+  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapReady *ready = start_ready (f, SANDBOX_NETWORK_POLICY_DENY_ALL, 1);
+  g_autofree char *guest_net = NULL;
+
+  g_assert_true (sandbox_bubblewrap_ready_take (ready, 1, &taken));
+  g_assert_cmpint (taken.launched.pid, >, 0);
+  g_assert_cmpuint (sandbox_bubblewrap_ready_pool_get_n_ready (f->pool), ==, 0);
+  guest_net = run_in_taken (&taken);
+  g_assert_true (g_str_has_prefix (guest_net, "net:["));
+  /* The queued launch finds it taken and launches nothing. */
+  assert_no_bwrap_after (4 * SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS);
+}
+
+/* A queued sandbox of an older revision is not launched for the take, and
+ * never afterwards. */
+static void
+test_queued_older_revision_never_launched (Fixture       *f,
+                                           gconstpointer  data)
+{
+  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapReady *ready = start_ready (f, SANDBOX_NETWORK_POLICY_ALLOW_ALL, 1);
+
+  g_assert_false (sandbox_bubblewrap_ready_take (ready, 2, &taken));
+  g_assert_cmpint (taken.launched.pid, ==, 0);
+  g_assert_cmpuint (sandbox_bubblewrap_ready_pool_get_n_ready (f->pool), ==, 0);
+  assert_no_bwrap_after (4 * SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS);
+}
+
+static gboolean
+hold_launcher_cb (gpointer data)
+{
+  g_usleep (GPOINTER_TO_UINT (data) * 1000);
+  return G_SOURCE_REMOVE;
+}
+
+/* The queued launch and the take's launch both wait for a busy launcher
+ * thread; the queued one runs first (its delay is over by then). The take's
+ * finds the sandbox launched and launches no second bwrap, which nothing
+ * would ever reap. Take `|| self->launched` out of launch_cb() in
+ * sandbox-bubblewrap-ready.c to see a bwrap left behind. */
+static void
+test_queued_launch_and_take_race (Fixture       *f,
+                                  gconstpointer  data)
+{
+  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapReady *ready = NULL;
+  g_autofree char *guest_net = NULL;
+
+  g_main_context_invoke_full (sandbox_bubblewrap_launcher_get_context (), G_PRIORITY_HIGH,
+                              hold_launcher_cb,
+                              GUINT_TO_POINTER (10 * SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS),
+                              NULL);
+  ready = start_ready (f, SANDBOX_NETWORK_POLICY_DENY_ALL, 1);
+  g_assert_true (sandbox_bubblewrap_ready_take (ready, 1, &taken));
+  guest_net = run_in_taken (&taken);
+  g_assert_true (g_str_has_prefix (guest_net, "net:["));
+  assert_no_bwrap_after (4 * SANDBOX_BUBBLEWRAP_READY_LAUNCH_DELAY_MS);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -247,5 +329,11 @@ main (int   argc,
               fixture_set_up, test_same_revision_taken, fixture_tear_down);
   g_test_add ("/sandbox/ready/take/unlaunchable-gives-slot-back", Fixture, NULL,
               fixture_set_up, test_unlaunchable_gives_slot_back, fixture_tear_down);
+  g_test_add ("/sandbox/ready/take/queued-launched-at-take", Fixture, NULL,
+              fixture_set_up, test_queued_launched_at_take, fixture_tear_down);
+  g_test_add ("/sandbox/ready/take/queued-older-revision-never-launched", Fixture, NULL,
+              fixture_set_up, test_queued_older_revision_never_launched, fixture_tear_down);
+  g_test_add ("/sandbox/ready/take/queued-launch-and-take-race", Fixture, NULL,
+              fixture_set_up, test_queued_launch_and_take_race, fixture_tear_down);
   return g_test_run ();
 }
