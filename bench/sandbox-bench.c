@@ -445,6 +445,48 @@ prestarted_run (const char *workspace,
   return bench_now_us () - start;
 }
 
+/* A cold session is no slower with ready sandboxes on: a session's first
+ * command, and commands back to back (each comes within the launch delay of
+ * the last, so its sandbox is launched when it is taken), on a default
+ * backend against one without ready sandboxes, alternated. */
+static void
+bench_command_cold_default (void)
+{
+  g_autofree char *state = g_build_filename (state_root, "command-cold", NULL);
+  g_autoptr(SandboxBackend) with_ready = new_backend (state, 8);
+  g_autoptr(SandboxBackend) without = new_backend_with_ready (state, 8, 0, "auto");
+  g_autofree char *key = prewarm_small (with_ready, "bench-command-cold");
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxCommand) true_command = sandbox_command_new ("/usr/bin/true");
+  g_autoptr(Samples) first_ready = samples_new (), first_none = samples_new ();
+  g_autoptr(Samples) next_ready = samples_new (), next_none = samples_new ();
+  guint rounds = quick ? 8 : 30;
+  double ratio;
+
+  g_printerr ("cold session: first and back-to-back commands, ready sandboxes on and off "
+              "(%u rounds)\n", rounds);
+  for (guint i = 0; i < rounds; i++)
+    for (guint j = 0; j < 2; j++)
+      {
+        gboolean ready = (j == 0) == (i % 2 == 0);
+        g_autoptr(SandboxHandle) handle = create_session (ready ? with_ready : without, key,
+                                                          policy);
+        SandboxSession *session = sandbox_handle_get_session (handle);
+
+        samples_add (ready ? first_ready : first_none, api_run (session, true_command));
+        samples_add (ready ? next_ready : next_none, api_run (session, true_command));
+        delete_session (handle);
+      }
+  ratio = samples_median (first_ready) / samples_median (first_none);
+  add_row ("cold: a session's first command, ready sandboxes on vs off",
+           format_time (first_ready), format_time (first_none), g_strdup_printf ("%.3fx", ratio),
+           "<= 1.10x (no slower than without)", TRUE, ratio <= 1.10);
+  ratio = samples_median (next_ready) / samples_median (next_none);
+  add_row ("cold: the next command at once, ready sandboxes on vs off",
+           format_time (next_ready), format_time (next_none), g_strdup_printf ("%.3fx", ratio),
+           "<= 1.10x (no slower than without)", TRUE, ratio <= 1.10);
+}
+
 static void
 bench_command_hot (void)
 {
@@ -1618,8 +1660,14 @@ bench_scale_kind (SandboxBackend       *backend,
         }
     }
 
-  /* The runs left ready sandboxes (the first and last session's); once
-   * their idle timeout has passed, the sessions cost what idle ones do. */
+  /* A command in every session: each leaves a ready sandbox while the
+   * backend's pool has room (max-ready-sandboxes). Once their idle timeout
+   * has passed, the sessions must cost what idle ones do. */
+  start = bench_now_us ();
+  for (guint i = 0; i < handles->len; i++)
+    api_run (sandbox_handle_get_session (g_ptr_array_index (handles, i)), command);
+  g_printerr ("  ran a command in each of the %u sessions in %.1f s\n", n,
+              (bench_now_us () - start) / 1e6);
   g_usleep ((SCALE_READY_IDLE_TIMEOUT_MS + 500) * 1000);
   {
     gsize rss_idle = rss_bytes ();
@@ -1719,6 +1767,7 @@ main (int   argc,
     {
       bench_command ();
       bench_command_hot ();
+      bench_command_cold_default ();
     }
   if (section_enabled ("io"))
     bench_io ();
