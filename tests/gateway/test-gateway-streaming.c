@@ -13,7 +13,13 @@
  * sandbox_gateway_streamed_answer_push() (the slow-guest test then finds the
  * whole upstream answer read into the gateway), or make
  * sandbox_gateway_streamed_answer_cut() complete the body before dropping the
- * connection (the cut tests then read a final chunk).
+ * connection (the cut tests then read a final chunk). The defaults: in
+ * sandbox_gateway_streamed_answer_new(), a default byte limit other than
+ * SANDBOX_GATEWAY_MAX_BODY_BYTES, or a default deadline or idle timeout
+ * other than the request timeout, fails the default-* tests; not resetting
+ * the idle deadline in sandbox_gateway_streamed_answer_push() fails
+ * longer-than-request-timeout, and never stopping a stream idle in
+ * sandbox_gateway_streamed_answer_check_deadline() fails idle-gap-cuts.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -46,6 +52,7 @@ typedef struct
   GMutex lock;
   GCond cond;
   gboolean ready;
+  gboolean stopping;            /* upstream thread only: its server is going */
   GPtrArray *held;              /* messages kept open (/stall) */
   char *authorization;          /* what the last request carried */
   gint guest_saw_first;         /* atomic: the guest read the gated event */
@@ -83,6 +90,16 @@ on_finished (SoupServerMessage *msg,
   ((Sender *) data)->finished = TRUE;
 }
 
+/* Whether a scheduled sender must stop: the gateway went away (a limit cut
+ * it), or the upstream is being stopped, when soup_server_disconnect() lets
+ * go of its messages without a "finished". Either way the message can no
+ * longer be unpaused (a CRITICAL). */
+static gboolean
+sender_is_done (Sender *sender)
+{
+  return sender->finished || sender->upstream->stopping;
+}
+
 static void
 append_text (SoupServerMessage *msg,
              const char        *text)
@@ -117,8 +134,7 @@ send_next_event (gpointer data)
   Sender *sender = data;
   g_autofree char *event = NULL;
 
-  /* A message libsoup is done with cannot be unpaused (a CRITICAL). */
-  if (sender->finished)
+  if (sender_is_done (sender))
     return G_SOURCE_REMOVE;
   event = g_strdup_printf ("data: %u\n\n", ++sender->sent);
   append_text (sender->msg, event);
@@ -137,13 +153,26 @@ send_after_gate (gpointer data)
   Sender *sender = data;
   gboolean timed_out = ++sender->sent > 600;
 
-  if (sender->finished)
+  if (sender_is_done (sender))
     return G_SOURCE_REMOVE;
   if (!g_atomic_int_get (&sender->upstream->guest_saw_first) && !timed_out)
     return G_SOURCE_CONTINUE;
 
   if (timed_out)
     g_atomic_int_set (&sender->upstream->gate_timed_out, TRUE);
+  append_text (sender->msg, "data: 2\n\n");
+  complete (sender->msg);
+  return G_SOURCE_REMOVE;
+}
+
+/* /gap?ms=N: one event at once, the second N ms later, then the end. */
+static gboolean
+send_after_gap (gpointer data)
+{
+  Sender *sender = data;
+
+  if (sender_is_done (sender))
+    return G_SOURCE_REMOVE;
   append_text (sender->msg, "data: 2\n\n");
   complete (sender->msg);
   return G_SOURCE_REMOVE;
@@ -246,6 +275,12 @@ serve (SoupServer        *server,
       append_text (msg, "data: 1\n\n");
       schedule (upstream, 5, send_after_gate, sender_new (upstream, msg));
     }
+  else if (g_str_equal (path, "/gap"))
+    {
+      start_chunked (msg, "text/event-stream");
+      append_text (msg, "data: 1\n\n");
+      schedule (upstream, query_uint (query, "ms", 400), send_after_gap, sender_new (upstream, msg));
+    }
   else if (g_str_equal (path, "/bulk"))
     {
       Sender *sender = sender_new (upstream, msg);
@@ -303,6 +338,7 @@ run_upstream (gpointer data)
 
   g_main_loop_run (upstream->loop);
 
+  upstream->stopping = TRUE;
   g_ptr_array_set_size (upstream->held, 0);
   soup_server_disconnect (upstream->server);
   g_clear_object (&upstream->server);
@@ -431,17 +467,26 @@ stream_policy (guint16     port,
 }
 
 static void
-fixture_start (Fixture    *fixture,
-               const char *limits,
-               guint       request_timeout_ms)
+fixture_start_with_policy (Fixture              *fixture,
+                           SandboxNetworkPolicy *policy,
+                           guint                 request_timeout_ms)
 {
-  g_autoptr(SandboxNetworkPolicy) policy = stream_policy (fixture->upstream->port, limits);
   g_autoptr(GError) error = NULL;
 
   fixture->gateway = sandbox_gateway_new_full (policy, request_timeout_ms, 2000, &error);
   g_assert_no_error (error);
   g_signal_connect (fixture->gateway, "audit", G_CALLBACK (on_audit), fixture);
   g_signal_connect (fixture->gateway, "upstream-error", G_CALLBACK (on_upstream_error), fixture);
+}
+
+static void
+fixture_start (Fixture    *fixture,
+               const char *limits,
+               guint       request_timeout_ms)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = stream_policy (fixture->upstream->port, limits);
+
+  fixture_start_with_policy (fixture, policy, request_timeout_ms);
 }
 
 static void
@@ -495,6 +540,7 @@ typedef struct
   guint status;
   gsize body_start;      /* 0 until the head is in */
   gboolean chunked;
+  goffset content_length; /* -1 unless the head declared one */
   GByteArray *payload;   /* the decoded body so far */
   gboolean complete;     /* the last chunk arrived */
   gboolean eof;
@@ -511,17 +557,19 @@ guest_free (Guest *guest)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Guest, guest_free)
 
+/* A request for @path to the upstream on @port. */
 static Guest *
-guest_get (Fixture    *fixture,
-           const char *method,
-           const char *path)
+guest_get_from (Fixture    *fixture,
+                guint16     port,
+                const char *method,
+                const char *path)
 {
   g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autoptr(GSocketAddress) address =
     g_unix_socket_address_new (sandbox_gateway_get_socket_path (fixture->gateway));
   g_autoptr(GError) error = NULL;
   g_autofree char *request = g_strdup_printf ("%s %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
-                                              method, path, fixture->upstream->port);
+                                              method, path, port);
   Guest *guest = g_new0 (Guest, 1);
 
   guest->raw = g_byte_array_new ();
@@ -535,7 +583,16 @@ guest_get (Fixture    *fixture,
   return guest;
 }
 
-/* Decodes what arrived: the head once, then every whole chunk. */
+static Guest *
+guest_get (Fixture    *fixture,
+           const char *method,
+           const char *path)
+{
+  return guest_get_from (fixture, fixture->upstream->port, method, path);
+}
+
+/* Decodes what arrived: the head once, then every whole chunk, or the
+ * whole body of a declared length. */
 static void
 guest_decode (Guest *guest)
 {
@@ -544,6 +601,7 @@ guest_decode (Guest *guest)
   if (guest->body_start == 0)
     {
       const char *end = g_strstr_len (data, guest->raw->len, "\r\n\r\n");
+      g_autoptr(SoupMessageHeaders) headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_RESPONSE);
       g_autofree char *head = NULL;
 
       if (end == NULL)
@@ -553,6 +611,17 @@ guest_decode (Guest *guest)
       guest->status = (guint) g_ascii_strtoull (head + 9, NULL, 10);
       guest->chunked = strstr (head, "\r\nTransfer-Encoding: chunked") != NULL;
       guest->body_start = end + 4 - data;
+      g_assert_true (soup_headers_parse_response (data, guest->body_start, headers, NULL, NULL, NULL));
+      guest->content_length = soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH
+                                ? soup_message_headers_get_content_length (headers) : -1;
+    }
+
+  if (!guest->chunked && guest->content_length >= 0 && !guest->complete &&
+      guest->raw->len - guest->body_start >= (gsize) guest->content_length)
+    {
+      g_byte_array_append (guest->payload, (const guint8 *) data + guest->body_start,
+                           guest->content_length);
+      guest->complete = TRUE;
     }
 
   while (guest->chunked && !guest->complete)
@@ -662,15 +731,18 @@ test_first_bytes_before_end (Fixture       *fixture,
 }
 
 /* A stream longer than the gateway's request timeout passes whole when its
- * rule allows it; every event arrives in order. */
+ * rule allows it; every event arrives in order. Each chunk resets the idle
+ * timeout: the stream lasts five times its 200 ms idle timeout, with a 50 ms
+ * gap between events (a quarter of it), well within its 5 s deadline. */
 static void
 test_longer_than_request_timeout (Fixture       *fixture,
                                   gconstpointer  data)
 {
   g_autoptr(Guest) guest = NULL;
   g_autoptr(GString) expected = g_string_new (NULL);
+  SandboxGatewayEvent *event;
 
-  fixture_start (fixture, "\"timeoutMs\": 5000, \"idleTimeoutMs\": 1000", 300);
+  fixture_start (fixture, "\"timeoutMs\": 5000, \"idleTimeoutMs\": 200", 300);
   guest = guest_get (fixture, "GET", "/events?n=20&every=50");
 
   guest_read_to_end (guest);
@@ -678,7 +750,123 @@ test_longer_than_request_timeout (Fixture       *fixture,
     g_string_append_printf (expected, "data: %u\n\n", i);
   g_assert_true (guest->complete);
   g_assert_cmpmem (guest->payload->data, guest->payload->len, expected->str, expected->len);
-  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+
+  event = wait_for_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, expected->len);
+  /* The upstream's timers make the stream last at least 20 × 50 ms: the
+   * idle timeout was outlived several times over. */
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 4 * 200 * 1000);
+}
+
+/* With `"stream": true` and no limits, the total byte limit is the one on a
+ * buffered answer, 1 MiB: a 2 MiB stream is cut there, the guest gets what
+ * was relayed up to the cut and no last chunk, and the event says why. */
+static void
+test_default_byte_limit (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  SandboxGatewayEvent *event;
+  GError *error;
+
+  fixture_start (fixture, "", 5000);
+  guest = guest_get (fixture, "GET", "/bulk?bytes=2097152");
+
+  guest_read_to_end (guest);
+  g_assert_cmpuint (guest->status, ==, 200);
+  g_assert_true (guest->chunked);
+  g_assert_false (guest->complete);
+  g_assert_true (guest->eof);
+  /* libcurl hands the body over in pieces of at most 16 KiB: the one that
+   * would cross the limit is refused, so the cut is within one piece of it. */
+  g_assert_cmpuint (guest->payload->len, <=, MIB);
+  g_assert_cmpuint (guest->payload->len, >, MIB - 64 * KIB);
+
+  event = wait_for_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "response-too-large", 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (event), ==, 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, guest->payload->len);
+  g_assert_cmpuint (fixture->errors->len, ==, 1);
+  error = g_ptr_array_index (fixture->errors, 0);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_nonnull (strstr (error->message, "more than 1048576 bytes"));
+}
+
+/* With `"stream": true` and no limits, the deadline is the gateway's request
+ * timeout (300 ms here): a 3 s stream of events 50 ms apart, which its idle
+ * timeout (the same 300 ms) lets pass, is cut at the deadline. */
+static void
+test_default_deadline (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  SandboxGatewayEvent *event;
+
+  fixture_start (fixture, "", 300);
+  guest = guest_get (fixture, "GET", "/events?n=60&every=50");
+
+  g_assert_true (guest_read_until (guest, "data: 1\n\n"));
+  guest_read_to_end (guest);
+  g_assert_false (guest->complete);
+  g_assert_true (guest->eof);
+  g_assert_false (payload_contains (guest, "data: 60\n\n"));
+
+  event = wait_for_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "timeout", 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, guest->payload->len);
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 250 * 1000);
+  /* Well short of the gateway's header timeout (2 s), the other default. */
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), <, 1500 * 1000);
+}
+
+/* Without an idle timeout of its own, a stream's idle timeout is the
+ * gateway's request timeout (300 ms here). With no limits at all the
+ * deadline, the same 300 ms from an earlier start, always comes first; with
+ * a longer deadline of the rule's own, a stalled stream is cut idle. */
+static void
+test_default_idle_timeout (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  SandboxGatewayEvent *event;
+
+  fixture_start (fixture, "\"timeoutMs\": 5000", 300);
+  guest = guest_get (fixture, "GET", "/stall");
+
+  g_assert_true (guest_read_until (guest, "data: 1\n\n"));
+  guest_read_to_end (guest);
+  g_assert_false (guest->complete);
+  g_assert_true (guest->eof);
+
+  event = wait_for_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "idle-timeout", 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, 9);
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 250 * 1000);
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), <, 1500 * 1000);
+}
+
+/* The idle timeout bounds each gap between chunks: a single 400 ms gap
+ * against a 200 ms idle timeout cuts the stream after its first event. */
+static void
+test_idle_gap_cuts (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(Guest) guest = NULL;
+  SandboxGatewayEvent *event;
+
+  fixture_start (fixture, "\"timeoutMs\": 5000, \"idleTimeoutMs\": 200", 5000);
+  guest = guest_get (fixture, "GET", "/gap?ms=400");
+
+  g_assert_true (guest_read_until (guest, "data: 1\n\n"));
+  guest_read_to_end (guest);
+  g_assert_false (guest->complete);
+  g_assert_true (guest->eof);
+  g_assert_cmpmem (guest->payload->data, guest->payload->len, "data: 1\n\n", 9);
+
+  event = wait_for_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "idle-timeout", 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, 9);
 }
 
 /* Past the byte limit the transfer stops and the guest's body is cut short:
@@ -750,6 +938,97 @@ test_deadline_cuts (Fixture       *fixture,
   assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "timeout", 200);
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 450 * 1000);
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), <, 5 * G_USEC_PER_SEC);
+}
+
+/* The guest's head, up to its blank line. */
+static char *
+guest_head (Guest *guest)
+{
+  return g_strndup ((const char *) guest->raw->data, guest->body_start);
+}
+
+/* A streaming rule and a buffering one side by side: each answer is framed
+ * its own way (chunked, or with a Content-Length), and both are audited
+ * alike, but for the host each was addressed to. */
+static void
+test_same_audit_as_buffered (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  const char *path = "/events?n=3&every=10";
+  const char *expected = "data: 1\n\ndata: 2\n\ndata: 3\n\n";
+  Upstream *buffered_upstream = upstream_start ();
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *streamed_host = NULL;
+  g_autofree char *buffered_host = NULL;
+  g_autofree char *streamed_head = NULL;
+  g_autofree char *buffered_head = NULL;
+  g_autoptr(Guest) streamed = NULL;
+  g_autoptr(Guest) buffered = NULL;
+  g_autoptr(SandboxGatewayEvent) streamed_event = NULL;
+  g_autoptr(SandboxGatewayEvent) buffered_event = NULL;
+
+  json = g_strdup_printf ("{\"allow\": ["
+                          "{\"origin\": \"http://127.0.0.1:%u\", "
+                          "\"headers\": {\"Authorization\": \"" SECRET "\"}, \"stream\": true}, "
+                          "{\"origin\": \"http://127.0.0.1:%u\", "
+                          "\"headers\": {\"Authorization\": \"" SECRET "\"}}]}",
+                          fixture->upstream->port, buffered_upstream->port);
+  policy = sandbox_network_policy_new_from_json (json, &error);
+  g_assert_no_error (error);
+  g_assert_true (sandbox_network_policy_get_rule_stream (policy, 0, NULL, NULL, NULL));
+  g_assert_false (sandbox_network_policy_get_rule_stream (policy, 1, NULL, NULL, NULL));
+  fixture_start_with_policy (fixture, policy, 5000);
+  streamed_host = g_strdup_printf ("127.0.0.1:%u", fixture->upstream->port);
+  buffered_host = g_strdup_printf ("127.0.0.1:%u", buffered_upstream->port);
+
+  streamed = guest_get_from (fixture, fixture->upstream->port, "GET", path);
+  guest_read_to_end (streamed);
+  streamed_event = sandbox_gateway_event_ref (wait_for_event (fixture));
+  g_ptr_array_set_size (fixture->events, 0);
+
+  buffered = guest_get_from (fixture, buffered_upstream->port, "GET", path);
+  guest_read_to_end (buffered);
+  buffered_event = sandbox_gateway_event_ref (wait_for_event (fixture));
+
+  /* The streamed answer is chunked, the buffered one plainly sized. */
+  g_assert_cmpuint (streamed->status, ==, 200);
+  g_assert_true (streamed->chunked);
+  g_assert_cmpint (streamed->content_length, ==, -1);
+  g_assert_true (streamed->complete);
+  g_assert_cmpuint (buffered->status, ==, 200);
+  g_assert_false (buffered->chunked);
+  g_assert_cmpint (buffered->content_length, ==, strlen (expected));
+  g_assert_true (buffered->complete);
+  streamed_head = guest_head (streamed);
+  buffered_head = guest_head (buffered);
+  g_assert_null (strstr (buffered_head, "Transfer-Encoding"));
+  g_assert_nonnull (strstr (streamed_head, "\r\nContent-Type: text/event-stream\r\n"));
+  g_assert_nonnull (strstr (buffered_head, "\r\nContent-Type: text/event-stream\r\n"));
+  g_assert_cmpmem (streamed->payload->data, streamed->payload->len, expected, strlen (expected));
+  g_assert_cmpmem (buffered->payload->data, buffered->payload->len, expected, strlen (expected));
+
+  /* Every field of the two events matches, but the host and the time taken. */
+  g_assert_cmpstr (sandbox_gateway_event_get_host (streamed_event), ==, streamed_host);
+  g_assert_cmpstr (sandbox_gateway_event_get_host (buffered_event), ==, buffered_host);
+  g_assert_cmpstr (sandbox_gateway_event_get_method (streamed_event), ==, "GET");
+  g_assert_cmpstr (sandbox_gateway_event_get_method (buffered_event), ==, "GET");
+  g_assert_cmpstr (sandbox_gateway_event_get_path (streamed_event), ==, path);
+  g_assert_cmpstr (sandbox_gateway_event_get_path (buffered_event), ==, path);
+  assert_event (streamed_event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  assert_event (buffered_event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (streamed_event), ==, 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (buffered_event), ==, 200);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_sent (streamed_event), ==, 0);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_sent (buffered_event), ==, 0);
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (streamed_event), ==, strlen (expected));
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (buffered_event), ==, strlen (expected));
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (streamed_event), >, 0);
+  g_assert_cmpint (sandbox_gateway_event_get_duration_us (buffered_event), >, 0);
+  g_assert_cmpuint (fixture->errors->len, ==, 0);
+
+  upstream_stop (buffered_upstream);
 }
 
 /* A guest that stops reading does not make the gateway read the whole
@@ -872,6 +1151,11 @@ main (int   argc,
 
   ADD ("first-bytes-before-end", test_first_bytes_before_end);
   ADD ("longer-than-request-timeout", test_longer_than_request_timeout);
+  ADD ("idle-gap-cuts", test_idle_gap_cuts);
+  ADD ("default-byte-limit", test_default_byte_limit);
+  ADD ("default-deadline", test_default_deadline);
+  ADD ("default-idle-timeout", test_default_idle_timeout);
+  ADD ("same-audit-as-buffered", test_same_audit_as_buffered);
   ADD ("byte-limit-cuts", test_byte_limit_cuts);
   ADD ("idle-timeout-cuts", test_idle_timeout_cuts);
   ADD ("deadline-cuts", test_deadline_cuts);
