@@ -183,6 +183,26 @@ sandbox_gateway_event_get_decision (SandboxGatewayEvent *self)
  * host and path — "incomplete-head", "head-too-large" (over 64 KiB) or
  * "header-timeout" (not finished within the headers deadline).
  *
+ * Also:
+ *
+ * - "idle-timeout" (a failure): a streamed answer's upstream sent no new
+ *   bytes within the rule's idle timeout, so the stream was cut
+ * - "too-many-connections" (busy): a connection refused because 256 were
+ *   already open, reported with an empty method, host and path
+ * - "invalid-framing" (a bad request, 400): a request whose body framing the
+ *   gateway could not follow
+ * - "target-too-long" (a bad request, 414): a request line over 64 KiB,
+ *   reported with an empty method, host and path
+ * - "invalid-chunk" (a bad request, 400): a malformed chunk in a chunked
+ *   request body
+ * - "request-trailers" (a bad request, 400): a chunked request body that
+ *   ends with trailer fields
+ *
+ * A streamed answer cut short keeps the upstream's status, and its reason
+ * is "response-too-large" (past the rule's byte limit), "idle-timeout",
+ * "timeout" (its deadline), "upstream-error" (the upstream's transfer
+ * failed), "policy-changed", "closed" or "client-closed".
+ *
  * Returns: the reason, a short kebab-case word
  */
 const char *
