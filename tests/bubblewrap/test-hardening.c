@@ -405,6 +405,27 @@ test_seccomp_can_be_turned_off (void)
   session_close (&s);
 }
 
+/* The filter is attached once: the stub installs it, and the guest
+ * inherits it. Seccomp_filters counts the filters on the task, each of
+ * which every system call then runs through: bwrap's own --seccomp as
+ * well as the stub's would show 2. Here a cold command's (the backend
+ * keeps no ready sandbox); test-ready's /sandbox/ready/confined-as-cold
+ * checks commands in ready sandboxes. Pass the program to bwrap's
+ * --seccomp too, in sandbox_bubblewrap_args_new_for_sandbox(), or call
+ * seccomp() twice in install_filter() (stub/sandbox-stub.c), to see 2. */
+static void
+test_seccomp_installed_once (void)
+{
+  char *directory = make_state_directory ();
+  Session s = { 0 };
+  g_autofree char *out = NULL;
+
+  session_open (&s, new_backend_with (directory, "max-ready-sandboxes", "0", NULL), directory);
+  out = guest_sh (s.session, "grep -E '^(NoNewPrivs|Seccomp|Seccomp_filters):' /proc/self/status");
+  g_assert_cmpstr (out, ==, "NoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n");
+  session_close (&s);
+}
+
 static void
 test_seccomp_ordinary_workloads (void)
 {
@@ -1426,6 +1447,7 @@ main (int   argc,
                    test_nested_userns_refused_without_seccomp);
   g_test_add_func ("/sandbox/hardening/seccomp/denies", test_seccomp_denies);
   g_test_add_func ("/sandbox/hardening/seccomp/can-be-turned-off", test_seccomp_can_be_turned_off);
+  g_test_add_func ("/sandbox/hardening/seccomp/installed-once", test_seccomp_installed_once);
   g_test_add_func ("/sandbox/hardening/seccomp/ordinary-workloads", test_seccomp_ordinary_workloads);
 
   g_test_add_func ("/sandbox/hardening/lease/stale-after-sigkill", test_lease_stale_after_sigkill);
