@@ -3,12 +3,16 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
+#include <unistd.h>
 
 #include <json-glib/json-glib.h>
 #include <sandbox.h>
 
+#include "bwrap-children.h"
 #include "gated-session.h"
 #include "sandbox-test-backend.h"
 
@@ -225,6 +229,83 @@ set_policy (Fixture    *fixture,
   g_assert_no_error (error);
   sandbox_session_set_network_policy (fixture->session, policy, NULL, &error);
   g_assert_no_error (error);
+}
+
+/* Whether the process @pidfd refers to exits within @timeout_ms. */
+static gboolean
+has_exited (int pidfd,
+            int timeout_ms)
+{
+  struct pollfd exited = { .fd = pidfd, .events = POLLIN };
+
+  return poll (&exited, 1, timeout_ms) == 1;
+}
+
+/* The MESSAGE of every "ready-command" event since the last
+ * ready_commands_clear(), in order: the bubblewrap driver logs one (at
+ * DEBUG, in the "Sandbox" domain) each time a command takes a ready
+ * sandbox (log_ready_command() in sandbox-bubblewrap-process.c). Every
+ * message still goes on to GLib's default writer. */
+static GMutex ready_commands_lock;
+static GPtrArray *ready_commands;
+
+static char *
+field_text (const GLogField *field)
+{
+  return field->length < 0 ? g_strdup (field->value)
+                            : g_strndup (field->value, (gsize) field->length);
+}
+
+static GLogWriterOutput
+capture_ready_commands (GLogLevelFlags   level,
+                        const GLogField *fields,
+                        gsize            n_fields,
+                        gpointer         user_data)
+{
+  g_autofree char *domain = NULL;
+  g_autofree char *event = NULL;
+  g_autofree char *message = NULL;
+
+  for (gsize i = 0; i < n_fields; i++)
+    {
+      if (g_str_equal (fields[i].key, "GLIB_DOMAIN"))
+        domain = field_text (&fields[i]);
+      else if (g_str_equal (fields[i].key, "SANDBOX_EVENT"))
+        event = field_text (&fields[i]);
+      else if (g_str_equal (fields[i].key, "MESSAGE"))
+        message = field_text (&fields[i]);
+    }
+  if (g_strcmp0 (domain, "Sandbox") == 0 && g_strcmp0 (event, "ready-command") == 0)
+    {
+      g_mutex_lock (&ready_commands_lock);
+      g_ptr_array_add (ready_commands, g_steal_pointer (&message));
+      g_mutex_unlock (&ready_commands_lock);
+    }
+  return g_log_writer_default (level, fields, n_fields, user_data);
+}
+
+static void
+ready_commands_clear (void)
+{
+  g_mutex_lock (&ready_commands_lock);
+  g_ptr_array_set_size (ready_commands, 0);
+  g_mutex_unlock (&ready_commands_lock);
+}
+
+/* (transfer full): the captured messages, as a NULL-terminated copy. */
+static char **
+ready_commands_dup (void)
+{
+  GStrvBuilder *builder = g_strv_builder_new ();
+  char **messages;
+
+  g_mutex_lock (&ready_commands_lock);
+  for (guint i = 0; i < ready_commands->len; i++)
+    g_strv_builder_add (builder, g_ptr_array_index (ready_commands, i));
+  g_mutex_unlock (&ready_commands_lock);
+  messages = g_strv_builder_end (builder);
+  g_strv_builder_unref (builder);
+  return messages;
 }
 
 /* Tests -------------------------------------------------------------------- */
@@ -696,6 +777,50 @@ test_shell (Fixture       *fixture,
   assert_error (result, "SANDBOX_LIMIT");
   g_assert_cmpstr (error_message (result), ==, "Sandbox command deadline exceeded");
   g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "started\n");
+}
+
+/* The shell tool's commands take ready sandboxes as direct commands do (the
+ * binding spawns through the driver's own path): the session's first is
+ * cold, and after a pause long enough for the next sandbox to launch, the
+ * second runs in that sandbox (the driver's ready-command event says so:
+ * the sandbox's bwrap ending would not, a discarded one ends too). Pass
+ * FALSE for prepare_next in sandbox_bubblewrap_driver_spawn_prepared() to
+ * see no sandbox started after a shell call; discard the ready sandbox
+ * for prepared launches in spawn_process() (sandbox-bubblewrap-driver.c)
+ * to see the second run cold, with no event. */
+static void
+test_shell_ready_sandbox (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GArray) children = NULL;
+  g_auto(GStrv) taken = NULL;
+  int pidfd;
+
+  ready_commands_clear ();
+  result = invoke (fixture, "shell", "{\"command\":\"echo first\"}");
+  assert_ok (result);
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "first\n");
+  g_clear_pointer (&result, json_object_unref);
+  taken = ready_commands_dup ();
+  g_assert_cmpstrv (taken, ((const char * const[]) { NULL }));
+  g_clear_pointer (&taken, g_strfreev);
+
+  /* The agent's think time: until the next sandbox runs, its stub waiting. */
+  children = wait_for_bwrap_children (1);
+  g_assert_cmpuint (children->len, ==, 1);
+  pidfd = pidfd_open (g_array_index (children, pid_t, 0), 0);
+  g_assert_cmpint (pidfd, >=, 0);
+
+  result = invoke (fixture, "shell", "{\"command\":\"echo second\"}");
+  assert_ok (result);
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "second\n");
+  taken = ready_commands_dup ();
+  g_assert_cmpstrv (taken, ((const char * const[]) {
+                              "ready sandbox: -- '/usr/bin/sh' '-c' 'echo second'", NULL }));
+  /* Taken, so it ends with its command, as every sandbox does. */
+  g_assert_true (has_exited (pidfd, 10 * 1000));
+  close (pidfd);
 }
 
 static void
@@ -2019,6 +2144,9 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  /* For /coding/shell-ready-sandbox (a writer can only be set once). */
+  ready_commands = g_ptr_array_new_with_free_func (g_free);
+  g_log_set_writer_func (capture_ready_commands, NULL, NULL);
 
   if (!g_file_test ("/usr/bin/bwrap", G_FILE_TEST_IS_EXECUTABLE))
     {
@@ -2036,6 +2164,7 @@ main (int   argc,
   ADD ("authorization", test_authorization);
   ADD ("bad-arguments", test_bad_arguments);
   ADD ("shell", test_shell);
+  ADD ("shell-ready-sandbox", test_shell_ready_sandbox);
   ADD ("shell-truncation", test_shell_truncation);
   ADD ("shell-invalid-utf8", test_shell_invalid_utf8);
   ADD ("shell-timeout", test_shell_timeout);
