@@ -11,7 +11,7 @@
  *  4. reads the command message from its control descriptor to EOF — at
  *     once for a command started cold, or whenever the host delivers one
  *     to a sandbox started ahead of time — and parses it whole;
- *  5. forks the guest, which enters its cwd and executes the command with
+ *  5. vforks the guest, which enters its cwd and executes the command with
  *     exactly the message's environment, descriptors 0, 1, 2 and nothing
  *     else;
  *  6. reaps, and exits with the guest's status (128 + signal when it was
@@ -308,6 +308,10 @@ exec_guest (const StubMessage *message)
     fail ("close descriptors");
   if (chdir (message->cwd) < 0)
     fail ("chdir");
+  /* Through environ, so that execvp() searches the message's PATH
+   * (execvpe() would search this process's). The vforked child shares
+   * this process's globals: the stub's environ is the message's from here
+   * on, and the stub never reads it again. */
   environ = message->envp;
   execvp (message->argv[0], message->argv);
   /* As bwrap words it, so a missing command reads the same as before. */
@@ -407,9 +411,14 @@ main (int    argc,
     install_filter (seccomp_fd);
   receive_message (control_fd, &message);
 
-  guest = fork ();
+  /* vfork(): the child only closes descriptors, changes directory and
+   * executes, all on its own stack and without allocating, so it needs no
+   * copy of this process's memory. A fork() copied its page tables and then
+   * took copy-on-write faults on both sides: about 1.4 ms of a 5.5 ms
+   * command in a ready sandbox on a two-vCPU VM. */
+  guest = vfork ();
   if (guest < 0)
-    fail ("fork");
+    fail ("vfork");
   if (guest == 0)
     exec_guest (&message);
   /* The guest has them now; this process only waits. */
