@@ -759,6 +759,24 @@ test_longer_than_request_timeout (Fixture       *fixture,
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 4 * 200 * 1000);
 }
 
+/* Reads a stream that is cut: the connection ends without the body's last
+ * chunk, and the exchange is audited as failed for @reason, with the status
+ * the guest already has. Returns the event. */
+static SandboxGatewayEvent *
+read_cut_stream (Fixture    *fixture,
+                 Guest      *guest,
+                 const char *reason)
+{
+  SandboxGatewayEvent *event;
+
+  guest_read_to_end (guest);
+  g_assert_false (guest->complete);
+  g_assert_true (guest->eof);
+  event = wait_for_event (fixture);
+  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, reason, 200);
+  return event;
+}
+
 /* With `"stream": true` and no limits, the total byte limit is the one on a
  * buffered answer, 1 MiB: a 2 MiB stream is cut there, the guest gets what
  * was relayed up to the cut and no last chunk, and the event says why. */
@@ -773,18 +791,14 @@ test_default_byte_limit (Fixture       *fixture,
   fixture_start (fixture, "", 5000);
   guest = guest_get (fixture, "GET", "/bulk?bytes=2097152");
 
-  guest_read_to_end (guest);
+  event = read_cut_stream (fixture, guest, "response-too-large");
   g_assert_cmpuint (guest->status, ==, 200);
   g_assert_true (guest->chunked);
-  g_assert_false (guest->complete);
-  g_assert_true (guest->eof);
   /* libcurl hands the body over in pieces of at most 16 KiB: the one that
    * would cross the limit is refused, so the cut is within one piece of it. */
   g_assert_cmpuint (guest->payload->len, <=, MIB);
   g_assert_cmpuint (guest->payload->len, >, MIB - 64 * KIB);
 
-  event = wait_for_event (fixture);
-  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "response-too-large", 200);
   g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (event), ==, 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, guest->payload->len);
   g_assert_cmpuint (fixture->errors->len, ==, 1);
@@ -807,13 +821,9 @@ test_default_deadline (Fixture       *fixture,
   guest = guest_get (fixture, "GET", "/events?n=60&every=50");
 
   g_assert_true (guest_read_until (guest, "data: 1\n\n"));
-  guest_read_to_end (guest);
-  g_assert_false (guest->complete);
-  g_assert_true (guest->eof);
+  event = read_cut_stream (fixture, guest, "timeout");
   g_assert_false (payload_contains (guest, "data: 60\n\n"));
 
-  event = wait_for_event (fixture);
-  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "timeout", 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, guest->payload->len);
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 250 * 1000);
   /* Well short of the gateway's header timeout (2 s), the other default. */
@@ -835,12 +845,8 @@ test_default_idle_timeout (Fixture       *fixture,
   guest = guest_get (fixture, "GET", "/stall");
 
   g_assert_true (guest_read_until (guest, "data: 1\n\n"));
-  guest_read_to_end (guest);
-  g_assert_false (guest->complete);
-  g_assert_true (guest->eof);
+  event = read_cut_stream (fixture, guest, "idle-timeout");
 
-  event = wait_for_event (fixture);
-  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "idle-timeout", 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, 9);
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 250 * 1000);
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), <, 1500 * 1000);
@@ -859,13 +865,9 @@ test_idle_gap_cuts (Fixture       *fixture,
   guest = guest_get (fixture, "GET", "/gap?ms=400");
 
   g_assert_true (guest_read_until (guest, "data: 1\n\n"));
-  guest_read_to_end (guest);
-  g_assert_false (guest->complete);
-  g_assert_true (guest->eof);
+  event = read_cut_stream (fixture, guest, "idle-timeout");
   g_assert_cmpmem (guest->payload->data, guest->payload->len, "data: 1\n\n", 9);
 
-  event = wait_for_event (fixture);
-  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "idle-timeout", 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, 9);
 }
 
@@ -882,14 +884,10 @@ test_byte_limit_cuts (Fixture       *fixture,
   fixture_start (fixture, "\"maxBytes\": 100000", 5000);
   guest = guest_get (fixture, "GET", "/bulk?bytes=1048576");
 
-  guest_read_to_end (guest);
+  event = read_cut_stream (fixture, guest, "response-too-large");
   g_assert_cmpuint (guest->status, ==, 200);
-  g_assert_false (guest->complete);
-  g_assert_true (guest->eof);
   g_assert_cmpuint (guest->payload->len, <=, 100000);
 
-  event = wait_for_event (fixture);
-  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "response-too-large", 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), <=, 100000);
   g_assert_cmpuint (fixture->errors->len, ==, 1);
   error = g_ptr_array_index (fixture->errors, 0);
@@ -909,12 +907,8 @@ test_idle_timeout_cuts (Fixture       *fixture,
   guest = guest_get (fixture, "GET", "/stall");
 
   g_assert_true (guest_read_until (guest, "data: 1\n\n"));
-  guest_read_to_end (guest);
-  g_assert_false (guest->complete);
-  g_assert_true (guest->eof);
+  event = read_cut_stream (fixture, guest, "idle-timeout");
 
-  event = wait_for_event (fixture);
-  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "idle-timeout", 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, 9);
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 250 * 1000);
 }
@@ -931,11 +925,8 @@ test_deadline_cuts (Fixture       *fixture,
   guest = guest_get (fixture, "GET", "/events?n=1000&every=20");
 
   g_assert_true (guest_read_until (guest, "data: 1\n\n"));
-  guest_read_to_end (guest);
-  g_assert_false (guest->complete);
+  event = read_cut_stream (fixture, guest, "timeout");
 
-  event = wait_for_event (fixture);
-  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, "timeout", 200);
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), >=, 450 * 1000);
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (event), <, 5 * G_USEC_PER_SEC);
 }
