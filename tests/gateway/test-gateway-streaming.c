@@ -603,6 +603,7 @@ guest_decode (Guest *guest)
       const char *end = g_strstr_len (data, guest->raw->len, "\r\n\r\n");
       g_autoptr(SoupMessageHeaders) headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_RESPONSE);
       g_autofree char *head = NULL;
+      g_autofree char *whole_head = NULL;
 
       if (end == NULL)
         return;
@@ -611,7 +612,11 @@ guest_decode (Guest *guest)
       guest->status = (guint) g_ascii_strtoull (head + 9, NULL, 10);
       guest->chunked = strstr (head, "\r\nTransfer-Encoding: chunked") != NULL;
       guest->body_start = end + 4 - data;
-      g_assert_true (soup_headers_parse_response (data, guest->body_start, headers, NULL, NULL, NULL));
+      /* libsoup's status-line parser runs strtoul() on what it is given:
+       * a NUL-terminated copy, not the raw buffer. */
+      whole_head = g_strndup (data, guest->body_start);
+      g_assert_true (soup_headers_parse_response (whole_head, guest->body_start, headers,
+                                                  NULL, NULL, NULL));
       guest->content_length = soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH
                                 ? soup_message_headers_get_content_length (headers) : -1;
     }
