@@ -319,6 +319,22 @@ exec_guest (const StubMessage *message)
   _exit (1);
 }
 
+/* vfork(): the child only closes descriptors, changes directory and
+ * executes, without allocating, so it needs no copy of this process's
+ * memory. A fork() copied its page tables and then took copy-on-write
+ * faults on both sides: about 1.4 ms of a 5.5 ms command in a ready sandbox
+ * on a two-vCPU VM. A function of its own, so that no variable of main()
+ * lives across the vfork() (the child runs on this frame's stack). */
+static pid_t __attribute__ ((noinline))
+spawn_guest (const StubMessage *message)
+{
+  pid_t guest = vfork ();
+
+  if (guest == 0)
+    exec_guest (message);
+  return guest;
+}
+
 /* SIGKILLs every other process of the pid namespace and reaps until none
  * is left: every process of it descends from this one (orphans come here),
  * and kill(-1) reaches them all, zombies included. A fork the kill races
@@ -411,16 +427,9 @@ main (int    argc,
     install_filter (seccomp_fd);
   receive_message (control_fd, &message);
 
-  /* vfork(): the child only closes descriptors, changes directory and
-   * executes, all on its own stack and without allocating, so it needs no
-   * copy of this process's memory. A fork() copied its page tables and then
-   * took copy-on-write faults on both sides: about 1.4 ms of a 5.5 ms
-   * command in a ready sandbox on a two-vCPU VM. */
-  guest = vfork ();
+  guest = spawn_guest (&message);
   if (guest < 0)
     fail ("vfork");
-  if (guest == 0)
-    exec_guest (&message);
   /* The guest has them now; this process only waits. */
   close (0);
   close (1);
