@@ -12,6 +12,7 @@
 
 #include "sandbox-bubblewrap-args-private.h"
 #include "sandbox-bubblewrap-layering-private.h"
+#include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-stub-private.h"
 
 /* The first descriptor number bwrap sees for passed fds: 0, 1 and 2 are the
@@ -296,6 +297,43 @@ log_command_line (SandboxBubblewrapArgs *self,
 /* `--as-pid-1 -- /proc/self/fd/N control=C [seccomp=S] lock=/workspace`:
  * the stub (see stub/sandbox-stub.c), which bwrap runs as the sandbox's
  * pid 1 from the descriptor @stub_fd. Returns where the `--` is. */
+/* `--size N --perms MODE --tmpfs DEST`, unsized when @size is 0. */
+static void
+add_tmpfs (SandboxBubblewrapArgs *self,
+           guint64                size,
+           const char            *mode,
+           const char            *dest)
+{
+  char size_arg[32];
+
+  if (size > 0)
+    {
+      g_snprintf (size_arg, sizeof size_arg, "%" G_GUINT64_FORMAT, size);
+      sandbox_bubblewrap_args_add_many (self, "--size", size_arg, NULL);
+    }
+  sandbox_bubblewrap_args_add_many (self, "--perms", mode, "--tmpfs", dest, NULL);
+}
+
+/* The only places a guest can keep files in memory, /tmp and /dev/shm,
+ * sized to share @limits' tmp-size; /dev itself (bwrap's --dev tmpfs,
+ * sized by the kernel's default) read-only once /dev/shm is in it. /run is
+ * a directory on the root, read-only with it. */
+static void
+add_memory_backed_mounts (SandboxBubblewrapArgs         *self,
+                          const SandboxBubblewrapLimits *limits)
+{
+  guint64 tmp_size = 0;
+  guint64 shm_size = 0;
+
+  if (limits != NULL)
+    sandbox_bubblewrap_limits_split_tmp_size (limits->tmp_size, &tmp_size, &shm_size);
+  sandbox_bubblewrap_args_add_many (self, "--dev", "/dev", NULL);
+  add_tmpfs (self, shm_size, "01777", "/dev/shm");
+  sandbox_bubblewrap_args_add_many (self, "--remount-ro", "/dev", NULL);
+  add_tmpfs (self, tmp_size, "0755", "/tmp");
+  sandbox_bubblewrap_args_add_many (self, "--dir", "/run", NULL);
+}
+
 /* The workspace at /workspace: the copied workspace, or a layered
  * session's keeper's overlay (this bwrap runs in the keeper's mount
  * namespace, where layers/mount is that overlay). The layers themselves
@@ -411,9 +449,11 @@ add_stub (SandboxBubblewrapArgs            *self,
  * - `--disable-userns`: the guest cannot create nested user namespaces
  *   (`unshare -Ur` fails), the door to most namespaced kernel attack
  *   surface.
- * - `--size N` before `--tmpfs /tmp`: /tmp is bounded, 256 MiB unless the
- *   backend's tmp-size says otherwise (0 leaves it out: a tmpfs may then
- *   fill half of the host's RAM).
+ * - `--size N` before `--tmpfs /tmp` and a `--tmpfs /dev/shm` of its own:
+ *   the two share the backend's tmp-size, 320 MiB unless it says otherwise
+ *   (0 leaves the sizes out: each tmpfs may then fill half of the host's
+ *   RAM); /dev (`--remount-ro /dev`) and the root (`--remount-ro /`, last)
+ *   are read-only, so a guest holds no more in memory-backed files.
  * - The gateway socket is bound only when the session has a gateway
  *   (an allow-list policy). The reference binds it always; binding nothing
  *   under deny-all and allow-all is less attack surface.
@@ -482,18 +522,7 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
                                     "--proc", "/proc",
                                     NULL);
   add_proc_covering (self);
-  sandbox_bubblewrap_args_add_many (self, "--dev", "/dev", NULL);
-  if (input->limits != NULL && input->limits->tmp_size > 0)
-    {
-      char size_arg[32];
-
-      g_snprintf (size_arg, sizeof size_arg, "%" G_GUINT64_FORMAT, input->limits->tmp_size);
-      sandbox_bubblewrap_args_add_many (self, "--size", size_arg, NULL);
-    }
-  sandbox_bubblewrap_args_add_many (self,
-                                    "--tmpfs", "/tmp",
-                                    "--dir", "/run",
-                                    NULL);
+  add_memory_backed_mounts (self, input->limits);
   add_workspace (self, input);
   if (input->etc != NULL)
     sandbox_bubblewrap_etc_add (self,
@@ -510,6 +539,9 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
   if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL && input->etc == NULL)
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
                                       NULL);
+  /* The root's tmpfs is the guest's as much as /tmp is, and unbounded:
+   * read-only once every mount point on it is made (as flatpak does). */
+  sandbox_bubblewrap_args_add_many (self, "--remount-ro", "/", NULL);
   separator = add_stub (self, input, stub_fd, control_fd, seccomp_fd, report_fd);
   if (!add_lock (self, input, error))
     return NULL;

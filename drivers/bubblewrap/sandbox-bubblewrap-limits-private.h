@@ -18,6 +18,11 @@ G_BEGIN_DECLS
 typedef struct _SandboxBubblewrapCgroup SandboxBubblewrapCgroup;
 
 gboolean                 sandbox_bubblewrap_limits_has_rlimits   (const SandboxBubblewrapLimits *limits);
+gboolean                 sandbox_bubblewrap_limits_check_tmp_size (guint64                        tmp_size,
+                                                                  GError                       **error);
+void                     sandbox_bubblewrap_limits_split_tmp_size (guint64                        tmp_size,
+                                                                  guint64                       *tmp,
+                                                                  guint64                       *shm);
 gboolean                 sandbox_bubblewrap_limits_wants_cgroup  (const SandboxBubblewrapLimits *limits);
 gboolean                 sandbox_bubblewrap_cgroup_root_discover (const SandboxBubblewrapLimits  *limits,
                                                                   SandboxBubblewrapCgroupRoot   **root_out,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 #include <linux/magic.h>
 
 #include "sandbox-bubblewrap-limits-private.h"
@@ -77,6 +78,72 @@ sandbox_bubblewrap_limits_has_rlimits (const SandboxBubblewrapLimits *limits)
 {
   return limits->max_file_size > 0 || limits->max_open_files > 0 ||
          limits->max_address_space > 0;
+}
+
+/*
+ * tmp-size bounds what one command can hold in memory-backed files. Its
+ * guest writes to two tmpfs, /tmp and /dev/shm (the root, /dev and /etc
+ * are read-only once set up), and a tmpfs keeps its pages until it is
+ * unmounted — when the sandbox ends, not when the writer is killed — so
+ * the two share the budget: /dev/shm gets a quarter of it, at most
+ * 64 MiB (Docker's default /dev/shm), and /tmp the rest. Each is whole
+ * pages, rounded down, since the kernel rounds a tmpfs size up.
+ */
+#define SHM_SHARE_MAX (G_GUINT64_CONSTANT (64) * 1024 * 1024)
+
+static guint64
+page_size (void)
+{
+  return (guint64) sysconf (_SC_PAGESIZE);
+}
+
+/**
+ * sandbox_bubblewrap_limits_check_tmp_size:
+ * @tmp_size: a tmp-size
+ * @error: return location for a #GError
+ *
+ * A tmp-size must leave each of /tmp and /dev/shm a page at least: a
+ * smaller one could only be kept by giving a tmpfs more than it says.
+ *
+ * Returns: %TRUE if @tmp_size is 0 or at least two pages, else %FALSE with
+ *   %SANDBOX_ERROR_INVALID
+ */
+gboolean
+sandbox_bubblewrap_limits_check_tmp_size (guint64   tmp_size,
+                                          GError  **error)
+{
+  if (tmp_size == 0 || tmp_size >= 2 * page_size ())
+    return TRUE;
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+               "tmp-size must be 0 or at least %" G_GUINT64_FORMAT " bytes "
+               "(a page each for /tmp and /dev/shm), not %" G_GUINT64_FORMAT,
+               2 * page_size (), tmp_size);
+  return FALSE;
+}
+
+/**
+ * sandbox_bubblewrap_limits_split_tmp_size:
+ * @tmp_size: a tmp-size that passed sandbox_bubblewrap_limits_check_tmp_size()
+ * @tmp: (out): the size of /tmp, in bytes (0: not limited)
+ * @shm: (out): the size of /dev/shm, in bytes (0: not limited)
+ *
+ * Splits a command's budget of memory-backed files between its two tmpfs,
+ * so that together they never hold more than @tmp_size.
+ */
+void
+sandbox_bubblewrap_limits_split_tmp_size (guint64  tmp_size,
+                                          guint64 *tmp,
+                                          guint64 *shm)
+{
+  guint64 page = page_size ();
+
+  if (tmp_size == 0)
+    {
+      *tmp = *shm = 0;
+      return;
+    }
+  *shm = MAX (MIN (tmp_size / 4, SHM_SHARE_MAX) / page * page, page);
+  *tmp = (tmp_size - *shm) / page * page;
 }
 
 /**

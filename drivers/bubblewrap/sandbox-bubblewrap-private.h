@@ -70,12 +70,15 @@ sandbox_bubblewrap_clear_fd (int *fd_ptr)
 
 /* The default size of the guest's `/tmp`, in bytes (see the tmp-size
  * property for why). */
-#define SANDBOX_BUBBLEWRAP_DEFAULT_TMP_SIZE (G_GUINT64_CONSTANT (256) * 1024 * 1024)
+/* 256 MiB of /tmp and 64 MiB of /dev/shm (see
+ * sandbox_bubblewrap_limits_split_tmp_size()). */
+#define SANDBOX_BUBBLEWRAP_DEFAULT_TMP_SIZE (G_GUINT64_CONSTANT (320) * 1024 * 1024)
 
 /**
  * SandboxBubblewrapLimits:
- * @tmp_size: the size of the guest's `/tmp` tmpfs in bytes (0: the
- *   kernel's default, half of the host's RAM)
+ * @tmp_size: what one command may hold in memory-backed files, in bytes:
+ *   its `/tmp` and `/dev/shm` tmpfs together (0: each the kernel's
+ *   default, half of the host's RAM)
  * @max_file_size: RLIMIT_FSIZE
  * @max_open_files: RLIMIT_NOFILE
  * @max_address_space: RLIMIT_AS, per process

@@ -1186,14 +1186,14 @@ test_limits_rlimits_and_tmp_size (void)
                                        G_REGEX_MULTILINE, 0));
   g_assert_true (g_regex_match_simple ("^Max core file size +0 +0 ", limits, G_REGEX_MULTILINE, 0));
 
-  /* /tmp is 4 MiB, not half of the host's RAM: the fifth file of 1000 KiB
-   * does not fit. */
-  tmp_kib = guest_sh (s.session, "df -k /tmp | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
-  g_assert_cmpstr (tmp_kib, ==, "4096\n");
+  /* tmp-size 4 MiB is 3 MiB of /tmp and 1 MiB of /dev/shm, not half of
+   * the host's RAM each: the fourth file of 1000 KiB does not fit in /tmp. */
+  tmp_kib = guest_sh (s.session, "df -k /tmp /dev/shm | tail -n 2 | tr -s ' ' | cut -d ' ' -f 2");
+  g_assert_cmpstr (tmp_kib, ==, "3072\n1024\n");
   filled = guest_sh (s.session, "for i in 1 2 3 4 5 6; do "
                                 "dd if=/dev/zero of=/tmp/f$i bs=1000k count=1 2>/dev/null || "
                                 "{ echo $i; break; }; done");
-  g_assert_cmpstr (filled, ==, "5\n");
+  g_assert_cmpstr (filled, ==, "4\n");
 
   /* A file over max-file-size cannot be written; the guest cannot lift it. */
   g_assert_cmpint (guest_status (s.session, "dd if=/dev/zero of=/tmp/big bs=1M count=2 2>/dev/null"),
@@ -1214,22 +1214,26 @@ test_limits_rlimits_and_tmp_size (void)
   session_close (&s);
 }
 
-/* Without any setting /tmp is 256 MiB, not half of the host's RAM (issue
- * 21): a guest writing past it gets ENOSPC. tmp-size=0 is the explicit way
- * back to the kernel's default. Make SANDBOX_BUBBLEWRAP_DEFAULT_TMP_SIZE 0
- * (or drop the --size in args.c) to see it fail: the write then succeeds. */
+/* Without any setting /tmp is 256 MiB and /dev/shm 64 MiB, not half of the
+ * host's RAM (issues 21 and 31): a guest writing past it gets ENOSPC.
+ * tmp-size=0 is the explicit way back to the kernel's default. Make
+ * SANDBOX_BUBBLEWRAP_DEFAULT_TMP_SIZE 0 (or drop the --size in args.c) to
+ * see it fail: the write then succeeds. */
 static void
 test_limits_tmp_size_default (void)
 {
   char *directory = make_state_directory ();
   Session s = { 0 };
   g_autofree char *tmp_kib = NULL;
+  g_autofree char *shm_kib = NULL;
   g_autofree char *full = NULL;
   g_autofree char *unbounded_kib = NULL;
 
   session_open (&s, new_backend_with (directory, NULL), directory);
   tmp_kib = guest_sh (s.session, "df -k /tmp | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
   g_assert_cmpuint (g_ascii_strtoull (tmp_kib, NULL, 10), ==, 256 * 1024);
+  shm_kib = guest_sh (s.session, "df -k /dev/shm | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
+  g_assert_cmpuint (g_ascii_strtoull (shm_kib, NULL, 10), ==, 64 * 1024);
   full = guest_sh (s.session, "dd if=/dev/zero of=/tmp/fill bs=1M count=300 2>&1; "
                               "echo status=$?; rm -f /tmp/fill");
   g_assert_nonnull (strstr (full, "No space left on device"));
@@ -1250,6 +1254,13 @@ test_limits_validation (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(SandboxBackend) backend = NULL;
   g_autofree char *too_much_cpu = g_strdup_printf ("%u", 100 * g_get_num_processors () + 1);
+
+  /* Less than a page each for /tmp and /dev/shm. */
+  backend = try_new_backend_with (directory, &error, "tmp-size", "4096", NULL);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "tmp-size"));
+  g_assert_null (backend);
+  g_clear_error (&error);
 
   backend = try_new_backend_with (directory, &error, "max-processes", "1", NULL);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);

@@ -302,6 +302,125 @@ test_ready_confined_as_cold (void)
   fixture_close (&f);
 }
 
+/* Writes up to twice @budget bytes of zeros into a new file at every mount
+ * point of the guest's mount table but /workspace (a disk: issue 31's
+ * quota) and keeps them, so that what one mount took still counts while
+ * the next is filled; prints "MOUNT FSTYPE BYTES OUTCOME" for each
+ * directory, OUTCOME the error dd stopped on (its first line, after the
+ * last ": ") or
+ * "unbounded" when all of it fit. Then the stat lines of the sandbox's
+ * init and of itself, as confinement_script does. */
+static char *
+fill_script (guint64 budget)
+{
+  return g_strdup_printf (
+    "count=%" G_GUINT64_FORMAT "; "
+    "while read -r line; do "
+    "  mount=$(echo \"$line\" | cut -d ' ' -f 5); "
+    "  type=${line#* - }; type=${type%%%% *}; "
+    "  case $mount in /workspace|/workspace/*) continue;; esac; "
+    "  test -d \"$mount\" || continue; "
+    "  file=\"${mount%%/}/.fill\"; "
+    "  if error=$(dd if=/dev/zero of=\"$file\" bs=65536 count=$count 2>&1 >/dev/null); "
+    "  then outcome=unbounded; "
+    "  else error=$(echo \"$error\" | head -n 1); outcome=${error##*: }; fi; "
+    "  bytes=$(stat -c %%s \"$file\" 2>/dev/null || echo 0); "
+    "  echo \"$mount $type $bytes $outcome\"; "
+    "done < /proc/self/mountinfo; "
+    "read -r init < /proc/1/stat; echo \"init: $init\"; "
+    "read -r self < /proc/$$/stat; echo \"self: $self\"",
+    2 * budget / 65536);
+}
+
+/* Runs fill_script() and checks what it found: the memory-backed places
+ * together took at most @budget bytes, /tmp and /dev/shm stopped at
+ * ENOSPC, the root and /dev are read-only, and no directory took all it
+ * was given. Returns the command's and its init's start times. */
+static void
+assert_writable_places_bounded (SandboxHandle *handle,
+                                guint64        budget,
+                                guint64       *init_start,
+                                guint64       *command_start)
+{
+  g_autofree char *script = fill_script (budget);
+  g_autofree char *out = run_sh (handle, script);
+  g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
+  guint64 total = 0;
+  guint found = 0;
+
+  *init_start = *command_start = 0;
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    {
+      g_auto(GStrv) fields = NULL;
+      guint64 bytes;
+
+      if (g_str_has_prefix (lines[i], "init: "))
+        {
+          *init_start = stat_start_time (lines[i]);
+          continue;
+        }
+      if (g_str_has_prefix (lines[i], "self: "))
+        {
+          *command_start = stat_start_time (lines[i]);
+          continue;
+        }
+      g_test_message ("%s", lines[i]);
+      fields = g_strsplit (lines[i], " ", 4);
+      g_assert_cmpuint (g_strv_length (fields), ==, 4);
+      bytes = g_ascii_strtoull (fields[2], NULL, 10);
+      g_assert_cmpstr (fields[3], !=, "unbounded");
+      total += bytes;
+      if (g_str_equal (fields[0], "/tmp") || g_str_equal (fields[0], "/dev/shm"))
+        {
+          g_assert_cmpstr (fields[1], ==, "tmpfs");
+          g_assert_cmpstr (fields[3], ==, "No space left on device");
+          g_assert_cmpuint (bytes, >, 0);
+          found++;
+        }
+      else if (g_str_equal (fields[0], "/") || g_str_equal (fields[0], "/dev"))
+        {
+          g_assert_cmpstr (fields[3], ==, "Read-only file system");
+          found++;
+        }
+      else
+        g_assert_cmpuint (bytes, ==, 0);
+    }
+  g_assert_cmpuint (found, ==, 4);
+  g_assert_cmpuint (total, <=, budget);
+  /* Most of the budget was there to take: the fill itself works. */
+  g_assert_cmpuint (total, >=, budget / 2);
+  g_assert_cmpuint (*init_start, >, 0);
+  g_assert_cmpuint (*command_start, >=, *init_start);
+}
+
+/* A guest that writes wherever it can write, cold and in a ready sandbox,
+ * holds at most tmp-size in memory-backed files (issue 31): /tmp and
+ * /dev/shm share it, and the root and /dev, tmpfs the kernel sizes at half
+ * of the host's RAM, are read-only. Drop the --remount-ro of / or /dev in
+ * sandbox-bubblewrap-args.c, or size /dev/shm as /tmp, to see it fail. */
+static void
+test_writable_places_bounded (void)
+{
+  const guint64 budget = 8 * 1024 * 1024;
+  const guint pause_ms = 300;
+  const guint64 pause_ticks = (guint64) pause_ms * sysconf (_SC_CLK_TCK) / 1000;
+  Fixture f = { 0 };
+  g_autoptr(SandboxHandle) handle = NULL;
+  guint64 init_start, command_start;
+
+  fixture_open (&f, "tmp-size", (guint) budget, NULL);
+  handle = create_session (&f, "\"deny-all\"");
+  assert_writable_places_bounded (handle, budget, &init_start, &command_start);
+
+  /* The next, after a pause, in the sandbox made ready meanwhile. */
+  close (ready_pidfd ());
+  g_usleep (pause_ms * 1000);
+  assert_writable_places_bounded (handle, budget, &init_start, &command_start);
+  g_assert_cmpuint (command_start, >=, init_start + pause_ticks);
+  close (ready_pidfd ());
+  fixture_close (&f);
+}
+
 /* Whether a process runs whose command line is exactly @argv0 @argv1. */
 static gboolean
 process_is_running (const char *argv0,
@@ -638,6 +757,7 @@ main (int   argc,
   g_test_add_func ("/sandbox/ready/next-command-runs-in-ready-sandbox",
                    test_next_command_runs_in_ready_sandbox);
   g_test_add_func ("/sandbox/ready/confined-as-cold", test_ready_confined_as_cold);
+  g_test_add_func ("/sandbox/ready/writable-places-bounded", test_writable_places_bounded);
   g_test_add_func ("/sandbox/ready/next-sandbox-starts-after-command-exits",
                    test_next_sandbox_starts_after_command_exits);
   g_test_add_func ("/sandbox/ready/command-ends-with-its-tree", test_command_ends_with_its_tree);
