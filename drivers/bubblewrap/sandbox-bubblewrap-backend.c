@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sandbox-bubblewrap-args-private.h"
 #include "sandbox-bubblewrap-backend-private.h"
@@ -77,6 +79,7 @@ enum {
   PROP_EXTRA_CA_CERTIFICATES,
   PROP_LAYERING,
   PROP_WORKSPACE_LAYERING,
+  PROP_LANDLOCK_ABI,
   PROP_MAX_READY_SANDBOXES,
   PROP_READY_IDLE_TIMEOUT_MS,
 };
@@ -87,6 +90,16 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapBackend, sandbox_bubblewrap_bac
                                 SANDBOX_TYPE_BACKEND_BASE, G_TYPE_FLAG_FINAL,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_BACKEND,
                                                                sandbox_bubblewrap_backend_backend_iface_init))
+
+/* What landlock_create_ruleset() says of the kernel's Landlock ABI: the
+ * stub scopes sandboxes from 6 on (stub/sandbox-stub.c). */
+static guint
+landlock_abi (void)
+{
+  long abi = syscall (__NR_landlock_create_ruleset, NULL, 0, 1U /* …_VERSION */);
+
+  return abi > 0 ? (guint) abi : 0;
+}
 
 /* The guint64 limits, alike but for their name, default and field (their
  * docs are in class_init()). */
@@ -311,6 +324,8 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
         return FALSE;
     }
 
+  if (!sandbox_bubblewrap_limits_check_tmp_size (self->limits.tmp_size, error))
+    return FALSE;
   if (self->limits.max_open_files > 0 && self->limits.max_open_files < 16)
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
@@ -558,6 +573,9 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
       g_value_set_string (value, self->layered ? SANDBOX_BUBBLEWRAP_LAYERING_OVERLAY
                                                : SANDBOX_BUBBLEWRAP_LAYERING_COPY);
       break;
+    case PROP_LANDLOCK_ABI:
+      g_value_set_uint (value, landlock_abi ());
+      break;
     case PROP_EXECUTABLE:
       g_value_set_string (value, self->executable);
       break;
@@ -739,16 +757,23 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   /**
    * SandboxBubblewrapBackend:tmp-size:
    *
-   * The size of the guest's `/tmp` tmpfs in bytes; a write past it fails
-   * with ENOSPC. 256 MiB by default: the same on every host, so a command
-   * that fits on one fits on all, and far below the RAM of any host while
-   * ample for compilers' and package managers' temporary files (larger
-   * scratch data belongs in `/workspace`, or raise this). Each command has
-   * its own `/tmp`, so a session may hold up to
-   * #SandboxBubblewrapBackend:max-concurrent-commands of them.
+   * What one command may hold in memory-backed files, in bytes: its
+   * `/tmp` and `/dev/shm` tmpfs together. `/dev/shm` gets a quarter, at
+   * most 64 MiB, and `/tmp` the rest; a write past either fails with
+   * ENOSPC. Everything else a guest sees outside `/workspace` is
+   * read-only (the root, `/dev`, `/etc`, `/run`), so nothing else can hold
+   * its files in memory. 320 MiB by default (a 256 MiB `/tmp` and a
+   * 64 MiB `/dev/shm`): the same on every host, so a command that fits on
+   * one fits on all, and far below the RAM of any host while ample for
+   * compilers' and package managers' temporary files (larger scratch data
+   * belongs in `/workspace`, or raise this). Each command has its own, so
+   * a backend's commands may hold up to tmp-size ×
+   * #SandboxBubblewrapBackend:max-concurrent-commands (a ready sandbox's
+   * are empty until its command comes).
    *
    * 0 is the explicit choice of the kernel's default, half of the host's
-   * RAM per command: effectively unbounded.
+   * RAM for each of the two per command: effectively unbounded. Any other
+   * value below two pages is refused at construction.
    */
 
   /* The limits below and tmp-size are installed from limit_properties. */
@@ -911,6 +936,21 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   g_object_class_install_property (object_class, PROP_WORKSPACE_LAYERING,
     g_param_spec_string ("workspace-layering", NULL, NULL, SANDBOX_BUBBLEWRAP_LAYERING_COPY,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:landlock-abi:
+   *
+   * The Landlock ABI of the host's kernel, 0 without Landlock. From 6
+   * (Linux 6.12) every sandbox's first process scopes itself and the
+   * guest: no abstract UNIX socket made outside the sandbox can be
+   * connected to, and no process outside it signalled — which matters
+   * under an allow-all policy, where the guest shares the host's network
+   * namespace and so its abstract sockets (an X11 display's, a session
+   * bus's). Below 6 an allow-all guest reaches them.
+   */
+  g_object_class_install_property (object_class, PROP_LANDLOCK_ABI,
+    g_param_spec_uint ("landlock-abi", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   /**
    * SandboxBubblewrapBackend:max-ready-sandboxes:

@@ -7,7 +7,10 @@
  *     through /proc/1/mem, ptrace or process_vm_writev;
  *  2. runs the pre-exec steps (stub_steps[] below: the workspace lock, and
  *     what a driver feature adds), then drops every capability;
- *  3. installs the session's seccomp filter (once: the guest inherits it);
+ *  3. scopes itself and so the guest with Landlock, where the kernel has
+ *     scoping (ABI 6, Linux 6.12): no abstract UNIX socket or process made
+ *     outside the sandbox can be connected to or signalled;
+ *     installs the session's seccomp filter (once: the guest inherits it);
  *  4. reads the command message from its control descriptor to EOF — at
  *     once for a command started cold, or whenever the host delivers one
  *     to a sandbox started ahead of time — and parses it whole;
@@ -47,6 +50,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/types.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -262,6 +266,48 @@ stub_drop_capabilities (void)
     fail ("set no_new_privs");
 }
 
+/* Landlock's ABI 6 scoping, defined here: Debian 12's headers predate it.
+ * The ruleset's layout is the kernel's stable ABI; it handles no file or
+ * network access, only the scopes. */
+#define STUB_LANDLOCK_SCOPING_ABI 6
+#define STUB_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define STUB_LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#define STUB_LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+
+struct stub_landlock_ruleset_attr
+{
+  __u64 handled_access_fs;
+  __u64 handled_access_net;
+  __u64 scoped;
+};
+
+/* Under allow-all the guest shares the host's network namespace, and with
+ * it every abstract UNIX socket of the host (X11's @/tmp/.X11-unix/X0,
+ * session buses): scoped, a process can connect only to those made inside
+ * its own domain, and signal only processes there — the sandbox's. A
+ * kernel without scoping (ABI < 6, or Landlock off) leaves nothing to do;
+ * the backend's landlock-abi property tells the host. no_new_privs is set
+ * already, as landlock_restrict_self() requires. */
+static void
+scope_with_landlock (void)
+{
+  struct stub_landlock_ruleset_attr ruleset = {
+    .scoped = STUB_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | STUB_LANDLOCK_SCOPE_SIGNAL,
+  };
+  long abi = syscall (__NR_landlock_create_ruleset, NULL, 0,
+                      STUB_LANDLOCK_CREATE_RULESET_VERSION);
+  int fd;
+
+  if (abi < STUB_LANDLOCK_SCOPING_ABI)
+    return;
+  fd = (int) syscall (__NR_landlock_create_ruleset, &ruleset, sizeof ruleset, 0);
+  if (fd < 0)
+    fail ("make the Landlock ruleset");
+  if (syscall (__NR_landlock_restrict_self, fd, 0) < 0)
+    fail ("scope itself with Landlock");
+  close (fd);
+}
+
 /* The session's filter, a classic BPF program (sandbox-bubblewrap-seccomp.c),
  * installed as bwrap's --seccomp would (no_new_privs is set already). */
 static void
@@ -423,6 +469,7 @@ main (int    argc,
 
   run_steps (argv);
   stub_drop_capabilities ();
+  scope_with_landlock ();
   if (seccomp_fd >= 0)
     install_filter (seccomp_fd);
   receive_message (control_fd, &message);
