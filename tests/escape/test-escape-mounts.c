@@ -153,25 +153,28 @@ test_runtime_binaries_not_writable (void)
   escape_session_close (&s);
 }
 
-/* The guest's writes outside /workspace land in its own tmpfs root and
- * tmpfs /tmp: nothing reaches the host, nothing survives to the next
- * command (each command is a fresh namespace). The curated /etc (issue 21)
- * is read-only: a write there fails.
+/* The guest's writes outside /workspace land in its own tmpfs /tmp and
+ * /dev/shm: nothing reaches the host, nothing survives to the next
+ * command (each command is a fresh namespace). The curated /etc (issue 21),
+ * the root and /run on it, and /dev (issue 31) are read-only: a write
+ * there fails.
  *
  * To see it fail: bind the host's /tmp (`--bind /tmp /tmp` instead of
  * `--tmpfs /tmp` in sandbox-bubblewrap-args.c): the marker then appears on
- * the host. */
+ * the host; or drop the `--remount-ro /` there: the root's write works. */
 static void
 test_writes_outside_workspace_are_private (void)
 {
   EscapeSession s = { 0 };
   g_autofree char *marker = g_strdup_printf ("escape-marker-%08x", g_random_int ());
-  g_autofree char *script = g_strdup_printf ("set -e; echo x > /tmp/%s; "
-                                             "! (echo x > /etc/%s) 2>/dev/null; echo x > /%s; "
-                                             "mkdir -p /run/%s",
-                                             marker, marker, marker, marker);
-  g_autofree char *check = g_strdup_printf ("ls /tmp/%s /etc/%s /%s /run/%s", marker, marker,
-                                            marker, marker);
+  g_autofree char *script = g_strdup_printf ("set -e; echo x > /tmp/%s; echo x > /dev/shm/%s; "
+                                             "! (echo x > /etc/%s) 2>/dev/null; "
+                                             "! (echo x > /%s) 2>/dev/null; "
+                                             "! mkdir /run/%s 2>/dev/null; "
+                                             "! (echo x > /dev/%s) 2>/dev/null",
+                                             marker, marker, marker, marker, marker, marker);
+  g_autofree char *check = g_strdup_printf ("ls /tmp/%s /dev/shm/%s /etc/%s /%s /run/%s /dev/%s",
+                                            marker, marker, marker, marker, marker, marker);
   g_autofree char *host_tmp = g_build_filename (g_get_tmp_dir (), marker, NULL);
   g_autofree char *host_root = g_build_filename ("/", marker, NULL);
   g_autofree char *host_etc = g_build_filename ("/etc", marker, NULL);
