@@ -167,11 +167,13 @@ test_writes_outside_workspace_are_private (void)
 {
   EscapeSession s = { 0 };
   g_autofree char *marker = g_strdup_printf ("escape-marker-%08x", g_random_int ());
+  /* (`! cmd` would not stop a `set -e` script: each refusal is an if.) */
   g_autofree char *script = g_strdup_printf ("set -e; echo x > /tmp/%s; echo x > /dev/shm/%s; "
-                                             "! (echo x > /etc/%s) 2>/dev/null; "
-                                             "! (echo x > /%s) 2>/dev/null; "
-                                             "! mkdir /run/%s 2>/dev/null; "
-                                             "! (echo x > /dev/%s) 2>/dev/null",
+                                             "for place in /etc/%s /%s /dev/%s; do "
+                                             "  if (echo x > $place) 2>/dev/null; then "
+                                             "    echo wrote $place; exit 1; fi; "
+                                             "done; "
+                                             "if mkdir /run/%s 2>/dev/null; then exit 1; fi",
                                              marker, marker, marker, marker, marker, marker);
   g_autofree char *check = g_strdup_printf ("ls /tmp/%s /dev/shm/%s /etc/%s /%s /run/%s /dev/%s",
                                             marker, marker, marker, marker, marker, marker);
