@@ -69,6 +69,7 @@ gboolean                  sandbox_gateway_connection_is_current (SandboxGatewayC
                                                                  SoupServerMessage                    *msg);
 
 gboolean                  sandbox_gateway_connection_is_in_head (SandboxGatewayConnection             *self);
+gboolean                  sandbox_gateway_connection_has_spoken (SandboxGatewayConnection             *self);
 gboolean                  sandbox_gateway_connection_target_is_origin_form (SandboxGatewayConnection *self);
 gboolean                  sandbox_gateway_connection_track_body (SandboxGatewayConnection             *self,
                                                                  SoupServerMessage                    *msg);

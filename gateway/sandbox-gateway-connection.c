@@ -28,6 +28,8 @@
 
 #include "config.h"
 
+#include <sys/socket.h>
+
 #include "sandbox-gateway-answer-private.h"
 #include "sandbox-gateway-connection-private.h"
 #include "sandbox-gateway-stream-private.h"
@@ -305,6 +307,28 @@ gboolean
 sandbox_gateway_connection_is_in_head (SandboxGatewayConnection *self)
 {
   return self->stream != NULL && sandbox_gateway_stream_is_in_head (self->stream);
+}
+
+/*
+ * sandbox_gateway_connection_has_spoken:
+ *
+ * Whether the guest has sent anything on the connection: a byte read
+ * already, or one waiting in the socket. libsoup reads a connection only
+ * when the main loop gets to it, so one accepted in the same burst as
+ * another may hold a whole request nobody has read yet.
+ *
+ * Returns: %TRUE once the guest has sent a byte
+ */
+gboolean
+sandbox_gateway_connection_has_spoken (SandboxGatewayConnection *self)
+{
+  char byte;
+
+  if (self->stream != NULL && sandbox_gateway_stream_has_received (self->stream))
+    return TRUE;
+
+  return self->socket != NULL && !g_socket_is_closed (self->socket) &&
+         recv (g_socket_get_fd (self->socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
 /* libsoup takes a target not starting with "/" for an absolute URI (or

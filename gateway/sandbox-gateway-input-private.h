@@ -24,6 +24,7 @@ typedef void (*SandboxGatewayStreamRefusalFunc) (guint       status,
 
 SandboxGatewayInput   *sandbox_gateway_input_new              (GSocket                         *socket);
 SandboxGatewayFraming *sandbox_gateway_input_get_framing      (SandboxGatewayInput             *self);
+gboolean               sandbox_gateway_input_has_received     (SandboxGatewayInput             *self);
 void                   sandbox_gateway_input_set_refusal_func (SandboxGatewayInput             *self,
                                                                SandboxGatewayStreamRefusalFunc  func,
                                                                gpointer                         user_data);

@@ -66,6 +66,7 @@ struct _SandboxGatewayInput
   GInputStream parent_instance;
 
   GSocket *socket;
+  gboolean received;         /* the guest sent a byte on the connection */
   gboolean ended;            /* the stand-in was delivered: only errors from now */
   gboolean refused;          /* a request was refused: only errors from now */
   SandboxGatewayStreamRefusalFunc refusal_func;
@@ -370,6 +371,7 @@ receive (SandboxGatewayInput  *self,
       SandboxGatewayFramingRefusal refusal = { 0, NULL };
       gsize taken = sandbox_gateway_framing_follow (&self->framing, buffer, n, &refusal);
 
+      self->received = TRUE;
       if (refusal.reason != NULL)
         return refuse_input (self, refusal.status == 400 ? G_IO_ERROR_INVALID_DATA
                                                          : G_IO_ERROR_MESSAGE_TOO_LARGE,
@@ -520,6 +522,13 @@ SandboxGatewayFraming *
 sandbox_gateway_input_get_framing (SandboxGatewayInput *self)
 {
   return &self->framing;
+}
+
+/* Whether the guest has sent a byte that was read from the socket. */
+gboolean
+sandbox_gateway_input_has_received (SandboxGatewayInput *self)
+{
+  return self->received;
 }
 
 /* See sandbox_gateway_stream_set_refusal_func(). */

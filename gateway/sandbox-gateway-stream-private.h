@@ -32,6 +32,7 @@ gboolean              sandbox_gateway_stream_begin_body     (SandboxGatewayStrea
                                                              guint64               length);
 gboolean              sandbox_gateway_stream_target_is_origin_form (SandboxGatewayStream *self);
 gboolean              sandbox_gateway_stream_is_in_head     (SandboxGatewayStream *self);
+gboolean              sandbox_gateway_stream_has_received   (SandboxGatewayStream *self);
 void                  sandbox_gateway_stream_hold_response_head    (SandboxGatewayStream *self);
 gboolean              sandbox_gateway_stream_release_response_head (SandboxGatewayStream *self);
 

@@ -192,6 +192,17 @@ sandbox_gateway_stream_is_in_head (SandboxGatewayStream *self)
 }
 
 /*
+ * sandbox_gateway_stream_has_received:
+ *
+ * Returns: whether a byte the guest sent has been read from the connection
+ */
+gboolean
+sandbox_gateway_stream_has_received (SandboxGatewayStream *self)
+{
+  return self->input != NULL && sandbox_gateway_input_has_received (self->input);
+}
+
+/*
  * sandbox_gateway_stream_hold_response_head:
  *
  * The next write is a response's head, and a body follows it: the head is
