@@ -26,8 +26,9 @@
 #include "sandbox-gateway-loop-private.h"
 #include "sandbox-gateway-server-private.h"
 
-/* A guest holding more connections than this open is refused new ones, so a
- * guest cannot exhaust the host's file descriptors. */
+/* A guest holding this many connections open is refused new ones, so a
+ * guest cannot exhaust the host's file descriptors; unless one of them has
+ * sent nothing yet, which is closed instead (evict_quiet_connection()). */
 #define MAX_CONNECTIONS 256
 
 struct _SandboxGatewayServer
@@ -47,7 +48,15 @@ struct _SandboxGatewayServer
   SoupServer *soup;
   GSocketAddress *stand_in_address;
   SandboxGatewayExchanges exchanges;
-  GHashTable *connections; /* SandboxGatewayConnection set */
+  /* Every connection libsoup has not let go of yet, mapped to its link in
+   * quiet while it is there, else to NULL. */
+  GHashTable *connections;
+  /* Connections on which the guest had sent nothing when last looked at,
+   * oldest first. */
+  GQueue quiet;
+  /* Connections closed to make room that libsoup has not let go of yet:
+   * they no longer count against the cap. */
+  GHashTable *evicted;
   gboolean closed;
 };
 
@@ -185,8 +194,12 @@ on_connection_closed (SandboxGatewayConnection *connection,
                       gpointer                  user_data)
 {
   SandboxGatewayServer *self = user_data;
+  GList *link = g_hash_table_lookup (self->connections, connection);
 
+  if (link != NULL)
+    g_queue_delete_link (&self->quiet, link);
   g_hash_table_remove (self->connections, connection);
+  g_hash_table_remove (self->evicted, connection);
 }
 
 static const SandboxGatewayConnectionEvents connection_events = {
@@ -198,14 +211,58 @@ static const SandboxGatewayConnectionEvents connection_events = {
 
 /* Accepting connections */
 
+/* Connections a guest opened and sent nothing on (a client's spare ones, or
+ * a guest locking itself out) must not make its next request wait at the
+ * cap until their header deadline closes them: the oldest is closed now,
+ * without an answer, as any HTTP server may close an idle connection (the
+ * client retries on a new one). One that has sent something is never closed
+ * for a newcomer: it may be a request under way.
+ *
+ * A connection leaves the queue when libsoup lets go of it, or the first
+ * time it is found to have spoken (it cannot become quiet again), so each
+ * is looked at here at most once after it spoke.
+ *
+ * Returns: %TRUE if a connection was closed to make room */
+static gboolean
+evict_quiet_connection (SandboxGatewayServer *self)
+{
+  SandboxGatewayConnection *connection;
+
+  /* An evicted connection keeps its descriptor until libsoup notices the
+   * shutdown, a main-loop iteration or so later; connections accepted
+   * faster than that must not hold more than twice the cap. */
+  if (g_hash_table_size (self->evicted) >= MAX_CONNECTIONS)
+    return FALSE;
+
+  while ((connection = g_queue_pop_head (&self->quiet)) != NULL)
+    {
+      g_hash_table_insert (self->connections, connection, NULL);
+      if (sandbox_gateway_connection_has_spoken (connection))
+        continue;
+
+      g_debug ("Closing the oldest connection that has sent nothing, to make room");
+      g_hash_table_add (self->evicted, connection);
+      /* A shutdown: libsoup lets go of the connection later, and
+       * on_connection_closed() runs then, not from here. */
+      sandbox_gateway_connection_drop (connection);
+      sandbox_gateway_exchanges_report (&self->exchanges, &(SandboxGatewayAuditRecord) {
+        .decision = SANDBOX_GATEWAY_DECISION_BUSY, .reason = "idle-connection-evicted",
+      });
+      return TRUE;
+    }
+
+  return FALSE;
+}
+
 static void
 accept_connection (SandboxGatewayServer *self,
                    GSocket              *socket)
 {
   g_autoptr(GError) error = NULL;
   SandboxGatewayConnection *connection;
+  guint open = g_hash_table_size (self->connections) - g_hash_table_size (self->evicted);
 
-  if (g_hash_table_size (self->connections) >= MAX_CONNECTIONS)
+  if (open >= MAX_CONNECTIONS && !evict_quiet_connection (self))
     {
       g_debug ("Refusing a connection: %u are open", g_hash_table_size (self->connections));
       /* The guest learns why rather than seeing a reset; the socket is not
@@ -220,7 +277,8 @@ accept_connection (SandboxGatewayServer *self,
     }
 
   connection = sandbox_gateway_connection_new (socket, self->header_timeout_ms, &connection_events, self);
-  g_hash_table_add (self->connections, connection);
+  g_queue_push_tail (&self->quiet, connection);
+  g_hash_table_insert (self->connections, connection, g_queue_peek_tail_link (&self->quiet));
   if (!sandbox_gateway_connection_serve (connection, self->soup, self->stand_in_address, &error))
     g_debug ("Could not serve a connection: %s", error->message);
 }
@@ -434,6 +492,7 @@ start_on_gateway_thread (gpointer user_data)
   sandbox_gateway_exchanges_init (&self->exchanges, &self->callbacks, self->user_data,
                                   self->request_timeout_ms, self->header_timeout_ms);
   self->connections = g_hash_table_new (NULL, NULL);
+  self->evicted = g_hash_table_new (NULL, NULL);
 
   /* raw-paths: the handler must see the target as sent, not decoded. */
   self->soup = soup_server_new ("raw-paths", TRUE, "server-header", NULL, NULL);
@@ -477,6 +536,8 @@ stop_on_gateway_thread (gpointer user_data)
   while (g_hash_table_iter_next (&iter, (gpointer *) &connection, NULL))
     sandbox_gateway_connection_detach (connection);
   g_hash_table_remove_all (self->connections);
+  g_hash_table_remove_all (self->evicted);
+  g_queue_clear (&self->quiet);
 
   g_signal_handlers_disconnect_by_data (self->soup, self);
   soup_server_disconnect (self->soup);
@@ -484,6 +545,7 @@ stop_on_gateway_thread (gpointer user_data)
   g_clear_object (&self->soup);
 
   g_clear_pointer (&self->connections, g_hash_table_unref);
+  g_clear_pointer (&self->evicted, g_hash_table_unref);
   g_clear_object (&self->stand_in_address);
 
   return G_SOURCE_REMOVE;

@@ -188,7 +188,12 @@ sandbox_gateway_event_get_decision (SandboxGatewayEvent *self)
  * - "idle-timeout" (a failure): a streamed answer's upstream sent no new
  *   bytes within the rule's idle timeout, so the stream was cut
  * - "too-many-connections" (busy): a connection refused because 256 were
- *   already open, reported with an empty method, host and path
+ *   already open and the guest had sent something on each, reported with an
+ *   empty method, host and path
+ * - "idle-connection-evicted" (busy, status 0): with 256 open, the oldest
+ *   connection on which the guest had sent nothing yet, closed without an
+ *   answer to make room for a new one; reported with an empty method, host
+ *   and path
  * - "invalid-framing" (a bad request, 400): a request whose body framing the
  *   gateway could not follow
  * - "target-too-long" (a bad request, 414): a request line over 64 KiB,
