@@ -15,7 +15,8 @@ G_BEGIN_DECLS
  * What bwrap's process does before exec when it is to run as guest ids
  * that are not the host's: the paths bwrap must reach made reachable for
  * those ids in a mount namespace of its own, then the switch of ids.
- * Prepared in the host, only read in the child.
+ * Prepared in the host, which takes copies of those paths' mounts in its
+ * own namespace then; only read in the child.
  */
 typedef struct _SandboxBubblewrapGuestView SandboxBubblewrapGuestView;
 
@@ -28,7 +29,8 @@ void                        sandbox_bubblewrap_guest_view_free  (SandboxBubblewr
 
 /* In the child between fork and exec: async-signal-safe, FALSE with errno
  * set on failure. */
-gboolean                    sandbox_bubblewrap_guest_view_enter (const SandboxBubblewrapGuestView *view);
+gboolean                    sandbox_bubblewrap_guest_view_enter (const SandboxBubblewrapGuestView *view,
+                                                                 gboolean                          in_keeper);
 gboolean                    sandbox_bubblewrap_guest_switch_ids (const SandboxBubblewrapGuestView *view);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxBubblewrapGuestView, sandbox_bubblewrap_guest_view_free)

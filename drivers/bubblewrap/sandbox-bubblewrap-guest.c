@@ -49,13 +49,28 @@
  *   (a slave of the host's, so nothing propagates back) in which each
  *   directory on the way to the workspace and to the socket that the guest
  *   ids cannot pass is covered with a tmpfs holding only the way down (0711
- *   directories), and the workspace and socket themselves are bound back
- *   at their own paths from descriptors opened before the covering. bwrap
- *   gets the same arguments as always (the same paths, which recovery and
- *   error messages name) and can reach these two and nothing else of the
- *   state directory; the host's own view is untouched, no host directory changes
- *   mode, and the descriptors are closed before exec. The namespace lives
- *   as long as bwrap's processes.
+ *   directories), and the workspace and socket themselves are attached
+ *   back at their own paths. bwrap gets the same arguments as always (the
+ *   same paths, which recovery and error messages name) and can reach
+ *   these two and nothing else of the state directory; the host's own view
+ *   is untouched, no host directory changes mode. The namespace lives as
+ *   long as bwrap's processes.
+ *
+ * What is attached back is a detached copy of its mount, taken with
+ * open_tree(OPEN_TREE_CLONE) in the host's mount namespace when the view
+ * is planned (Linux 5.2; the descriptors are close-on-exec), because the
+ * namespace bwrap starts in need not show it: a layered session's
+ * commands start in its keeper's (sandbox-bubblewrap-keeper.c), where the
+ * keeper's own view has covered the way to the session's layers. When
+ * TMPDIR, which holds the gateway's socket, is at or below one of those
+ * covers (TMPDIR and the state directory nest, or share a parent the
+ * guest cannot pass), the socket is hidden there (issue 31). And such a
+ * cover must not be covered again, which would hide the layers: in a
+ * keeper's namespace a directory the plan would cover, where another
+ * directory than the host's is found (the keeper's tmpfs), is left as it
+ * is and the way to the socket made inside it, beside the keeper's, as
+ * the guest's ids. That way stays there for the session's later commands,
+ * seen only by processes in the keeper's namespaces, never by guests.
  *
  * The guest ids can then use: the workspace, which belongs to them (the
  * store and SandboxWorkspace give what the host creates to them), and
@@ -63,18 +78,29 @@
  * permission on it).
  */
 
-/* One path bwrap must reach: bound over itself once its way is covered. */
+/* One path bwrap must reach: attached over itself once its way is made. */
 typedef struct
 {
   char *path;
   gboolean is_directory;
+  int tree_fd;      /* the host's detached copy of its mount, or -1 */
+  int tree_errno;   /* why there is none */
 } Exposed;
+
+/* A directory the guest cannot pass, covered with a tmpfs, and which
+ * directory the plan found there (all zero if it could not look). */
+typedef struct
+{
+  char *path;
+  dev_t dev;
+  ino_t ino;
+} Cover;
 
 struct _SandboxBubblewrapGuestView
 {
   uid_t uid;
   gid_t gid;
-  GPtrArray *covers;        /* directories covered with a tmpfs */
+  GArray *covers;           /* Cover */
   GPtrArray *directories;   /* the way down inside the covers, parents first */
   GArray *exposed;          /* Exposed */
 };
@@ -103,6 +129,28 @@ add_unique (GPtrArray  *paths,
   g_ptr_array_add (paths, g_strdup (path));
 }
 
+/* @st: (nullable): what stat() found at @path */
+static void
+add_cover (SandboxBubblewrapGuestView *view,
+           const char                 *path,
+           const struct stat          *st)
+{
+  Cover cover = { g_strdup (path), 0, 0 };
+
+  for (guint i = 0; i < view->covers->len; i++)
+    if (strcmp (g_array_index (view->covers, Cover, i).path, path) == 0)
+      {
+        g_free (cover.path);
+        return;
+      }
+  if (st != NULL)
+    {
+      cover.dev = st->st_dev;
+      cover.ino = st->st_ino;
+    }
+  g_array_append_val (view->covers, cover);
+}
+
 /* Plans the way to @path: the first directory from / down that the guest
  * cannot pass is covered, the directories below it are made inside. A
  * directory that cannot be examined counts as closed. Two paths' first
@@ -126,29 +174,48 @@ plan_way (SandboxBubblewrapGuestView *view,
   for (guint i = 0; i + 1 < n; i++)
     {
       struct stat st;
+      gboolean examined;
 
       g_string_append_c (prefix, '/');
       g_string_append (prefix, components[i]);
       if (covered)
-        add_unique (view->directories, prefix->str);
-      else if (stat (prefix->str, &st) < 0 || !guest_can_pass (view, &st))
         {
-          add_unique (view->covers, prefix->str);
+          add_unique (view->directories, prefix->str);
+          continue;
+        }
+      examined = stat (prefix->str, &st) == 0;
+      if (!examined || !guest_can_pass (view, &st))
+        {
+          add_cover (view, prefix->str, examined ? &st : NULL);
           covered = TRUE;
         }
     }
   if (covered)
     {
-      Exposed exposed = { g_steal_pointer (&resolved), is_directory };
+      Exposed exposed = { g_steal_pointer (&resolved), is_directory, -1, 0 };
 
+      /* Here, in the host's namespace; it is attached in bwrap's. */
+      exposed.tree_fd = open_tree (AT_FDCWD, exposed.path,
+                                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+      exposed.tree_errno = exposed.tree_fd < 0 ? errno : 0;
       g_array_append_val (view->exposed, exposed);
     }
 }
 
 static void
+cover_clear (gpointer data)
+{
+  g_free (((Cover *) data)->path);
+}
+
+static void
 exposed_clear (gpointer data)
 {
-  g_free (((Exposed *) data)->path);
+  Exposed *exposed = data;
+
+  g_free (exposed->path);
+  if (exposed->tree_fd >= 0)
+    close (exposed->tree_fd);
 }
 
 /**
@@ -174,7 +241,8 @@ sandbox_bubblewrap_guest_view_new (const SandboxBubblewrapGuest *guest,
   view = g_new0 (SandboxBubblewrapGuestView, 1);
   view->uid = guest->uid;
   view->gid = guest->gid;
-  view->covers = g_ptr_array_new_with_free_func (g_free);
+  view->covers = g_array_new (FALSE, TRUE, sizeof (Cover));
+  g_array_set_clear_func (view->covers, cover_clear);
   view->directories = g_ptr_array_new_with_free_func (g_free);
   view->exposed = g_array_new (FALSE, TRUE, sizeof (Exposed));
   g_array_set_clear_func (view->exposed, exposed_clear);
@@ -210,7 +278,7 @@ sandbox_bubblewrap_guest_view_free (SandboxBubblewrapGuestView *view)
 {
   if (view == NULL)
     return;
-  g_ptr_array_unref (view->covers);
+  g_array_unref (view->covers);
   g_ptr_array_unref (view->directories);
   g_array_unref (view->exposed);
   g_free (view);
@@ -218,43 +286,25 @@ sandbox_bubblewrap_guest_view_free (SandboxBubblewrapGuestView *view)
 
 /* The child's side: async-signal-safe calls only ------------------------- */
 
-/* The most paths a view exposes: the workspace (a layered session's
- * layers and its lower layer, or its keeper's mount) and the gateway
- * socket. */
-#define MAX_EXPOSED 3
-
-/* "/proc/self/fd/N" into @buffer (at least 32 bytes), without snprintf(). */
-static void
-format_fd_path (char *buffer,
-                int   fd)
+/* Whether a keeper's view has covered @cover already: its namespace shows
+ * another directory there than the host's the plan found closed (the
+ * keeper's tmpfs). Compared by identity, as ownership cannot tell: the
+ * keeper's user namespace maps the guest's ids only, so the host's root
+ * shows as the overflow uid, which may well be the guest's (65534). */
+static gboolean
+covered_already (const Cover *cover)
 {
-  static const char prefix[] = "/proc/self/fd/";
-  char digits[16];
-  int n = 0;
+  struct stat st;
 
-  memcpy (buffer, prefix, sizeof prefix - 1);
-  do
-    digits[n++] = '0' + fd % 10;
-  while ((fd /= 10) > 0);
-  for (int i = 0; i < n; i++)
-    buffer[sizeof prefix - 1 + i] = digits[n - 1 - i];
-  buffer[sizeof prefix - 1 + n] = '\0';
-}
-
-static void
-close_all (int  *fds,
-           guint n)
-{
-  int saved_errno = errno;
-
-  for (guint i = 0; i < n; i++)
-    if (fds[i] >= 0)
-      close (fds[i]);
-  errno = saved_errno;
+  if ((cover->dev == 0 && cover->ino == 0) || stat (cover->path, &st) < 0)
+    return FALSE;   /* mount() says why */
+  return st.st_dev != cover->dev || st.st_ino != cover->ino;
 }
 
 /* Makes the covers' way down and the mount points, 0711 whatever the
- * umask (which bwrap and the guest must still inherit unchanged). */
+ * umask (which bwrap and the guest must still inherit unchanged). In a
+ * keeper's cover, a part of the way may be there already: made by the
+ * keeper's view, or by an earlier command's. */
 static gboolean
 make_way (const SandboxBubblewrapGuestView *view)
 {
@@ -262,19 +312,19 @@ make_way (const SandboxBubblewrapGuestView *view)
   gboolean ok = TRUE;
 
   for (guint i = 0; ok && i < view->directories->len; i++)
-    ok = mkdir (view->directories->pdata[i], 0711) == 0;
+    ok = mkdir (view->directories->pdata[i], 0711) == 0 || errno == EEXIST;
   for (guint i = 0; ok && i < view->exposed->len; i++)
     {
       const Exposed *exposed = &g_array_index (view->exposed, Exposed, i);
 
       if (exposed->is_directory)
-        ok = mkdir (exposed->path, 0700) == 0;
+        ok = mkdir (exposed->path, 0700) == 0 || errno == EEXIST;
       else
         {
           int fd = open (exposed->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
-          ok = fd >= 0;
-          if (ok)
+          ok = fd >= 0 || errno == EEXIST;
+          if (fd >= 0)
             close (fd);
         }
     }
@@ -285,6 +335,8 @@ make_way (const SandboxBubblewrapGuestView *view)
 /**
  * sandbox_bubblewrap_guest_view_enter:
  * @view: a view
+ * @in_keeper: whether this process is in a layered session's keeper's
+ *   namespaces, whose view may have covered some of the way already
  *
  * In bwrap's process, still with the host's privileges: a mount namespace
  * of its own in which the workspace and the gateway socket can be reached
@@ -293,54 +345,47 @@ make_way (const SandboxBubblewrapGuestView *view)
  * Returns: %TRUE, or %FALSE with errno set
  */
 gboolean
-sandbox_bubblewrap_guest_view_enter (const SandboxBubblewrapGuestView *view)
+sandbox_bubblewrap_guest_view_enter (const SandboxBubblewrapGuestView *view,
+                                     gboolean                          in_keeper)
 {
-  int fds[MAX_EXPOSED] = { -1, -1, -1 };
   guint n = view->exposed->len;
   gboolean ok = TRUE;
 
-  if (n > MAX_EXPOSED)
-    {
-      errno = E2BIG;
-      return FALSE;
-    }
   if (n == 0)
     return TRUE;   /* the guest can pass every way already */
+  for (guint i = 0; i < n; i++)
+    if (g_array_index (view->exposed, Exposed, i).tree_fd < 0)
+      {
+        errno = g_array_index (view->exposed, Exposed, i).tree_errno;
+        return FALSE;
+      }
   if (unshare (CLONE_NEWNS) < 0 || mount (NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
     return FALSE;
 
-  /* Opened in this namespace (a bind source must be a mount of it), before
-   * the covers hide them. */
-  for (guint i = 0; ok && i < n; i++)
-    {
-      fds[i] = open (g_array_index (view->exposed, Exposed, i).path,
-                     O_PATH | O_NOFOLLOW | O_CLOEXEC);
-      ok = fds[i] >= 0;
-    }
   /* The covers and the way down, made as the guest's ids: in a layered
    * session's keeper's user namespace (sandbox-bubblewrap-keeper.c), which
    * maps those ids only, a file made as root could not be owned
    * (EOVERFLOW). setfsuid() changes this thread alone and keeps
    * CAP_SYS_ADMIN for the mounts; the old ids come back with
    * sandbox_bubblewrap_guest_switch_ids(). */
-  if (ok)
-    {
-      syscall (SYS_setfsgid, view->gid);
-      syscall (SYS_setfsuid, view->uid);
-    }
+  syscall (SYS_setfsgid, view->gid);
+  syscall (SYS_setfsuid, view->uid);
   for (guint i = 0; ok && i < view->covers->len; i++)
-    ok = mount ("tmpfs", view->covers->pdata[i], "tmpfs",
-                MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0711") == 0;
+    {
+      const Cover *cover = &g_array_index (view->covers, Cover, i);
+
+      ok = (in_keeper && covered_already (cover)) ||
+           mount ("tmpfs", cover->path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "mode=0711") == 0;
+    }
   ok = ok && make_way (view);
   for (guint i = 0; ok && i < n; i++)
     {
-      char source[32];
+      const Exposed *exposed = &g_array_index (view->exposed, Exposed, i);
 
-      format_fd_path (source, fds[i]);
-      ok = mount (source, g_array_index (view->exposed, Exposed, i).path, NULL,
-                  MS_BIND, NULL) == 0;
+      ok = move_mount (exposed->tree_fd, "", AT_FDCWD, exposed->path,
+                       MOVE_MOUNT_F_EMPTY_PATH) == 0;
     }
-  close_all (fds, n);
   return ok;
 }
 

@@ -445,7 +445,8 @@ child_main (const ChildSetup *setup)
     child_fail (setup, STEP_PROC);
   child_trim_host_mounts ();
   /* Still with the host's privileges: the guest's way to its workspace. */
-  if (setup->guest_view != NULL && !sandbox_bubblewrap_guest_view_enter (setup->guest_view))
+  if (setup->guest_view != NULL &&
+      !sandbox_bubblewrap_guest_view_enter (setup->guest_view, setup->enter_pidfd >= 0))
     child_fail (setup, STEP_GUEST_VIEW);
   /* The guest's ids: a credential change clears the parent-death signal,
    * so this comes before it. */
