@@ -95,6 +95,37 @@ test_tools_work (void)
   escape_session_close (&s);
 }
 
+/* POSIX shared memory and semaphores live in /dev/shm, a tmpfs of its own
+ * in a read-only /dev since issue 31: Python's multiprocessing (a lock, a
+ * queue to a child process) and shared_memory still work there, and
+ * /dev/shm holds nothing of them afterwards. */
+static void
+test_shared_memory_works (void)
+{
+  EscapeSession s = { 0 };
+
+  if (!have ("python3"))
+    {
+      g_test_skip ("no python3");
+      return;
+    }
+  escape_session_open (&s, NULL);
+  assert_guest_says (&s,
+                     "python3 -c '\n"
+                     "import multiprocessing as mp\n"
+                     "from multiprocessing import shared_memory\n"
+                     "def put(q): q.put(42)\n"
+                     "if __name__ == \"__main__\":\n"
+                     "    lock = mp.Lock(); lock.acquire(); lock.release()\n"
+                     "    q = mp.Queue(); p = mp.Process(target=put, args=(q,)); p.start()\n"
+                     "    print(q.get()); p.join()\n"
+                     "    m = shared_memory.SharedMemory(create=True, size=1 << 20)\n"
+                     "    m.buf[0] = 7; print(m.buf[0]); m.close(); m.unlink()\n"
+                     "' && ls -A /dev/shm | wc -l",
+                     "42\n7\n0\n");
+  escape_session_close (&s);
+}
+
 /* /etc holds exactly the curated entries, read-only; no host users. */
 static void
 test_etc_is_curated (void)
@@ -458,6 +489,7 @@ main (int   argc,
     }
 
   g_test_add_func ("/escape/runtime/tools-work", test_tools_work);
+  g_test_add_func ("/escape/runtime/shared-memory-works", test_shared_memory_works);
   g_test_add_func ("/escape/runtime/etc-is-curated", test_etc_is_curated);
   g_test_add_func ("/escape/runtime/etc-host-copies", test_etc_host_copies);
   g_test_add_func ("/escape/runtime/reference-has-no-etc", test_reference_has_no_etc);
