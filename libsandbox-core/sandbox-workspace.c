@@ -135,7 +135,10 @@ sandbox_workspace_set_errno_error (GError     **error,
       return FALSE;
 
     default:
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+      /* GLib 2.74 maps EDQUOT to nothing: a full quota is no space, as
+       * ENOSPC is (the backend's workspace-quota-bytes). */
+      g_set_error (error, G_IO_ERROR,
+                   saved_errno == EDQUOT ? G_IO_ERROR_NO_SPACE : g_io_error_from_errno (saved_errno),
                    "Cannot %s ‘%s’: %s", action, relative, g_strerror (saved_errno));
       return FALSE;
     }

@@ -15,6 +15,7 @@
 #include "sandbox-bubblewrap-handle-private.h"
 #include "sandbox-bubblewrap-layering-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
+#include "sandbox-bubblewrap-quota-private.h"
 #include "sandbox-bubblewrap-ready-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
 #include "sandbox-bubblewrap-store-private.h"
@@ -52,6 +53,7 @@ struct _SandboxBubblewrapBackend
   gboolean layered;    /* what init() found: new sessions are layered */
   guint max_ready_sandboxes;
   guint ready_idle_timeout_ms;
+  guint64 workspace_quota_bytes;
   gint64 guest_uid;   /* as set; -1: automatic */
   gint64 guest_gid;
 
@@ -80,6 +82,7 @@ enum {
   PROP_LAYERING,
   PROP_WORKSPACE_LAYERING,
   PROP_LANDLOCK_ABI,
+  PROP_WORKSPACE_QUOTA_BYTES,
   PROP_MAX_READY_SANDBOXES,
   PROP_READY_IDLE_TIMEOUT_MS,
 };
@@ -364,6 +367,22 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
     return FALSE;
   if (!choose_layering (self, error))
     return FALSE;
+  if (!sandbox_bubblewrap_quota_check (sandbox_bubblewrap_store_get_root (self->store),
+                                       self->workspace_quota_bytes, error))
+    return FALSE;
+  if (self->workspace_quota_bytes > 0 && self->layered)
+    {
+      /* An overlay makes a work directory for each sandbox next to its
+       * upper layer, in the same subvolume (copy-up renames from one to
+       * the other): with the upper layer full, no sandbox could start. */
+      g_log_structured ("Sandbox", G_LOG_LEVEL_INFO,
+                        "SANDBOX_EVENT", "layering",
+                        "SANDBOX_DRIVER", "bubblewrap",
+                        "MESSAGE", "Workspaces are copied: workspace-quota-bytes is set");
+      self->layered = FALSE;
+      sandbox_bubblewrap_store_set_layered (self->store, FALSE);
+    }
+  sandbox_bubblewrap_store_set_workspace_quota (self->store, self->workspace_quota_bytes);
   /* Read back as resolved. */
   sandbox_backend_base_set_state_directory (base, sandbox_bubblewrap_store_get_root (self->store));
   return TRUE;
@@ -576,6 +595,9 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     case PROP_LANDLOCK_ABI:
       g_value_set_uint (value, landlock_abi ());
       break;
+    case PROP_WORKSPACE_QUOTA_BYTES:
+      g_value_set_uint64 (value, self->workspace_quota_bytes);
+      break;
     case PROP_EXECUTABLE:
       g_value_set_string (value, self->executable);
       break;
@@ -636,6 +658,9 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
     }
   switch (prop_id)
     {
+    case PROP_WORKSPACE_QUOTA_BYTES:
+      self->workspace_quota_bytes = g_value_get_uint64 (value);
+      break;
     case PROP_LAYERING:
       g_free (self->layering);
       self->layering = g_value_dup_string (value);
@@ -936,6 +961,32 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   g_object_class_install_property (object_class, PROP_WORKSPACE_LAYERING,
     g_param_spec_string ("workspace-layering", NULL, NULL, SANDBOX_BUBBLEWRAP_LAYERING_COPY,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:workspace-quota-bytes:
+   *
+   * What each session may hold on disk, in bytes: its workspace (or the
+   * overlay's upper layer, a layered session's own files) and its state
+   * files. A guest writing past it gets EDQUOT ("Disk quota exceeded"), and
+   * so does [method@Sandbox.Session.write_bytes]; other sessions and the
+   * host's other files on the filesystem are not touched. 0 (the default):
+   * no limit but the filesystem's.
+   *
+   * Each new session's workspace is a btrfs subvolume of its own with a
+   * qgroup limit, so the state directory must be on btrfs with quotas
+   * enabled (`btrfs quota enable`), and the process needs CAP_SYS_ADMIN (a
+   * root host); anywhere else construction fails with
+   * %SANDBOX_ERROR_UNAVAILABLE saying why. The limit stays with the
+   * session across stop and resume; the session's lease and state are
+   * outside it, so a full session can still be resumed and deleted.
+   * Sessions created before it was set have none. New sessions are copied,
+   * not layered (#SandboxBubblewrapBackend:workspace-layering says
+   * `copy`): an overlay needs a work directory next to its upper layer for
+   * every sandbox, which a full quota would refuse.
+   */
+  g_object_class_install_property (object_class, PROP_WORKSPACE_QUOTA_BYTES,
+    g_param_spec_uint64 ("workspace-quota-bytes", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   /**
    * SandboxBubblewrapBackend:landlock-abi:

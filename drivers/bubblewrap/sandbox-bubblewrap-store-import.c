@@ -13,6 +13,7 @@
 
 #include "config.h"
 
+#include "sandbox-bubblewrap-quota-private.h"
 #include "sandbox-bubblewrap-store-layout-private.h"
 
 typedef struct
@@ -26,7 +27,8 @@ typedef struct
 /* A session that was never checkpointed: a fresh copy of its template. */
 static gboolean
 copy_template (Import        *import,
-               int            session_fd,
+               int            parent_fd,
+               const char    *name,
                GCancellable  *cancellable,
                GError       **error)
 {
@@ -35,8 +37,23 @@ copy_template (Import        *import,
   g_auto(SandboxBubblewrapFd) data_fd = open_directory (data, error);
 
   return data_fd >= 0 &&
-         sandbox_workspace_copy_tree_at (data_fd, session_fd, "workspace",
+         sandbox_workspace_copy_tree_at (data_fd, parent_fd, name,
                                          self->give ? &self->guest : NULL, cancellable, error);
+}
+
+/* The workspace as @name in @parent_fd (a SandboxBubblewrapFillFunc). */
+static gboolean
+fill_workspace (int            parent_fd,
+                const char    *name,
+                gpointer       data,
+                GCancellable  *cancellable,
+                GError       **error)
+{
+  Import *import = data;
+
+  if (import->populate == NULL)
+    return copy_template (import, parent_fd, name, cancellable, error);
+  return import->populate (parent_fd, name, import->user_data, cancellable, error);
 }
 
 static gboolean
@@ -47,14 +64,13 @@ make_workspace (Import        *import,
 {
   SandboxBubblewrapStore *self = import->store;
 
-  if (import->populate == NULL)
-    return copy_template (import, session_fd, cancellable, error);
-
+  if (!sandbox_bubblewrap_quota_fill_directory (session_fd, "workspace", self->workspace_quota,
+                                                fill_workspace, import, cancellable, error))
+    return FALSE;
   /* What the caller made is the host's: no guest saw it yet, so giving it
    * whole is safe (nothing runs in the session before create()). */
-  return import->populate (session_fd, "workspace", import->user_data, cancellable, error) &&
-         (!self->give ||
-          sandbox_workspace_give_tree_at (session_fd, "workspace", &self->guest, error));
+  return import->populate == NULL || !self->give ||
+         sandbox_workspace_give_tree_at (session_fd, "workspace", &self->guest, error);
 }
 
 /* Fills the new, leased session directory and writes state.json last. */

@@ -42,6 +42,7 @@ struct _SandboxBubblewrapStore
   SandboxWorkspaceOwner guest;   /* who owns workspaces */
   gboolean give;    /* whether that is not the host: workspaces are given to it */
   gboolean overlay; /* whether new sessions are layered over their template */
+  guint64 workspace_quota;   /* bytes each new session may hold (0: no limit) */
   /* Template key → its measure (guint64[2]: files, bytes), for reporting
    * copies. A stored template never changes (its key covers its content),
    * so each is walked once. */

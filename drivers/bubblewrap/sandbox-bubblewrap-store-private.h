@@ -91,6 +91,8 @@ gboolean                sandbox_bubblewrap_store_query_lease_owner (SandboxBubbl
                                                                  GError                 **error);
 void                    sandbox_bubblewrap_store_set_layered    (SandboxBubblewrapStore  *self,
                                                                  gboolean                 layered);
+void                    sandbox_bubblewrap_store_set_workspace_quota (SandboxBubblewrapStore *self,
+                                                                      guint64                 quota_bytes);
 gboolean                sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore *self,
                                                                  const char              *key,
                                                                  GError                 **error);

@@ -19,6 +19,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sandbox-bubblewrap-layering-private.h"
+#include "sandbox-bubblewrap-quota-private.h"
 #include "sandbox-bubblewrap-store-layout-private.h"
 
 /* Sessions and leases ---------------------------------------------------- */
@@ -217,6 +218,27 @@ give_template_to_guest (SandboxBubblewrapStore  *self,
   return sandbox_workspace_give_tree_at (template_fd, "data", &self->guest, error);
 }
 
+/* layers/{upper,work} as @name in @parent_fd (a SandboxBubblewrapFillFunc). */
+static gboolean
+fill_layers (int            parent_fd,
+             const char    *name,
+             gpointer       data,
+             GCancellable  *cancellable,
+             GError       **error)
+{
+  const char *directory = data;
+  g_auto(SandboxBubblewrapFd) layers_fd = -1;
+
+  if (mkdirat (parent_fd, name, 0700) < 0)
+    return set_errno_error (error, errno, "Could not create the layers of", directory);
+  layers_fd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (layers_fd < 0 ||
+      mkdirat (layers_fd, "upper", 0755) < 0 ||
+      mkdirat (layers_fd, "work", 0700) < 0)
+    return set_errno_error (error, errno, "Could not create the layers of", directory);
+  return TRUE;
+}
+
 /* Makes a layered session's layers/{upper,work}, the guest's from the
  * start: nothing of the template is copied. */
 static gboolean
@@ -225,15 +247,9 @@ make_layers (SandboxBubblewrapStore  *self,
              const char              *directory,
              GError                 **error)
 {
-  g_auto(SandboxBubblewrapFd) layers_fd = -1;
-
-  if (mkdirat (session_fd, SESSION_LAYERS, 0700) < 0)
-    return set_errno_error (error, errno, "Could not create the layers of", directory);
-  layers_fd = openat (session_fd, SESSION_LAYERS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (layers_fd < 0 ||
-      mkdirat (layers_fd, "upper", 0755) < 0 ||
-      mkdirat (layers_fd, "work", 0700) < 0)
-    return set_errno_error (error, errno, "Could not create the layers of", directory);
+  if (!sandbox_bubblewrap_quota_fill_directory (session_fd, SESSION_LAYERS, self->workspace_quota,
+                                                fill_layers, (gpointer) directory, NULL, error))
+    return FALSE;
   return !self->give ||
          sandbox_workspace_give_tree_at (session_fd, SESSION_LAYERS, &self->guest, error);
 }
@@ -245,6 +261,10 @@ typedef struct
   const char *session_id;
   guint64 files_total;
   guint64 bytes_total;
+  /* What fill_copy() needs besides. */
+  int data_fd;
+  const SandboxWorkspaceOwner *owner;
+  gboolean reported;
 } CopyReport;
 
 static void
@@ -256,6 +276,25 @@ report_copy (guint64  files_done,
 
   sandbox_backend_emit_create_progress (report->reporter, report->session_id, files_done,
                                         report->files_total, bytes_done, report->bytes_total);
+}
+
+/* The template's data copied as @name in @parent_fd (a
+ * SandboxBubblewrapFillFunc; @data is a CopyReport). */
+static gboolean
+fill_copy (int            parent_fd,
+           const char    *name,
+           gpointer       data,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  CopyReport *report = data;
+
+  if (!report->reported)
+    return sandbox_workspace_copy_tree_at (report->data_fd, parent_fd, name, report->owner,
+                                           cancellable, error);
+  return sandbox_workspace_copy_tree_with_progress_at (report->data_fd, parent_fd, name,
+                                                       report->owner, report_copy, report,
+                                                       cancellable, error);
 }
 
 /* Copies the template's data into the new session's workspace/, which
@@ -272,20 +311,20 @@ copy_template (SandboxBubblewrapStore  *self,
                GCancellable            *cancellable,
                GError                 **error)
 {
-  const SandboxWorkspaceOwner *owner = self->give ? &self->guest : NULL;
-  CopyReport report = { reporter, sandbox_state_get_session_id (lease->state), 0, 0 };
+  CopyReport report = { reporter, sandbox_state_get_session_id (lease->state), 0, 0,
+                        data_fd, self->give ? &self->guest : NULL, FALSE };
 
-  if (reporter == NULL ||
-      !g_signal_has_handler_pending (reporter,
-                                     g_signal_lookup ("create-progress", SANDBOX_TYPE_BACKEND),
-                                     0, FALSE))
-    return sandbox_workspace_copy_tree_at (data_fd, session_fd, "workspace", owner,
-                                           cancellable, error);
-  if (!sandbox_bubblewrap_store_measure_template (self, template_key, &report.files_total,
+  report.reported = reporter != NULL &&
+                    g_signal_has_handler_pending (reporter,
+                                                  g_signal_lookup ("create-progress",
+                                                                   SANDBOX_TYPE_BACKEND),
+                                                  0, FALSE);
+  if (report.reported &&
+      !sandbox_bubblewrap_store_measure_template (self, template_key, &report.files_total,
                                                   &report.bytes_total, error))
     return FALSE;
-  return sandbox_workspace_copy_tree_with_progress_at (data_fd, session_fd, "workspace", owner,
-                                                       report_copy, &report, cancellable, error);
+  return sandbox_bubblewrap_quota_fill_directory (session_fd, "workspace", self->workspace_quota,
+                                                  fill_copy, &report, cancellable, error);
 }
 
 static gboolean
@@ -631,6 +670,23 @@ sandbox_bubblewrap_store_set_layered (SandboxBubblewrapStore *self,
                                       gboolean                layered)
 {
   self->overlay = layered;
+}
+
+/**
+ * sandbox_bubblewrap_store_set_workspace_quota:
+ * @self: a store
+ * @quota_bytes: what each new session may hold on disk, or 0 for no limit
+ *
+ * Gives each session created from now on a directory of its own limited
+ * to @quota_bytes (see sandbox-bubblewrap-quota.c); the backend checked
+ * that it can be enforced. Existing sessions keep theirs. Called by the
+ * backend before it is shared.
+ */
+void
+sandbox_bubblewrap_store_set_workspace_quota (SandboxBubblewrapStore *self,
+                                              guint64                 quota_bytes)
+{
+  self->workspace_quota = quota_bytes;
 }
 
 /**
