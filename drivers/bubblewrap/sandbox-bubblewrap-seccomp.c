@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include <seccomp.h>
+#include <linux/btrfs.h>
 
 #include "sandbox-bubblewrap-seccomp-private.h"
 
@@ -97,6 +98,18 @@ static const Rule rules[] = {
    * an int: compare only the low 32 bits (CVE-2019-10063). */
   DENY_IF ("ioctl", EPERM, SCMP_A1 (SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, (int) TIOCSTI)),
   DENY_IF ("ioctl", EPERM, SCMP_A1 (SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, (int) TIOCLINUX)),
+
+  /* btrfs subvolumes and snapshots, which any user may make in a directory
+   * it can write: a subvolume is outside the qgroup of the workspace's
+   * (workspace-quota-bytes), so a guest would write past its quota there;
+   * and one it made read-only could not be removed with its session. */
+  DENY_IF ("ioctl", EPERM, SCMP_A1 (SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, (int) BTRFS_IOC_SUBVOL_CREATE)),
+  DENY_IF ("ioctl", EPERM,
+           SCMP_A1 (SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, (int) BTRFS_IOC_SUBVOL_CREATE_V2)),
+  DENY_IF ("ioctl", EPERM, SCMP_A1 (SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, (int) BTRFS_IOC_SNAP_CREATE)),
+  DENY_IF ("ioctl", EPERM, SCMP_A1 (SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, (int) BTRFS_IOC_SNAP_CREATE_V2)),
+  DENY_IF ("ioctl", EPERM,
+           SCMP_A1 (SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, (int) BTRFS_IOC_SUBVOL_SETFLAGS)),
 
   /* Execution domains other than the default: READ_IMPLIES_EXEC,
    * ADDR_NO_RANDOMIZE and the like weaken the guest's own defences and

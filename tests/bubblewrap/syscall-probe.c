@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/btrfs.h>
 #include <linux/keyctl.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
@@ -168,6 +169,21 @@ probe_socket (int family, int type)
   return result (fd);
 }
 
+/* A btrfs ioctl on the workspace; without the filter, off btrfs, the
+ * kernel answers ENOTTY. */
+static long
+probe_btrfs (unsigned long request)
+{
+  static struct btrfs_ioctl_vol_args_v2 args;   /* the larger of the two */
+  int fd = open ("/workspace", O_RDONLY | O_DIRECTORY);
+  long ret;
+
+  strcpy (args.name, "probe-subvolume");
+  ret = result (ioctl (fd, request, &args));
+  close (fd);
+  return ret;
+}
+
 static long
 probe (const char *name)
 {
@@ -186,6 +202,16 @@ probe (const char *name)
     return result (syscall (SYS_ioctl, 0, (unsigned long) TIOCSTI | (1ul << 32), &byte));
   if (strcmp (name, "tioclinux") == 0)
     return result (ioctl (0, TIOCLINUX, &byte));
+  if (strcmp (name, "btrfs-subvol-create") == 0)
+    return probe_btrfs (BTRFS_IOC_SUBVOL_CREATE);
+  if (strcmp (name, "btrfs-subvol-create-v2") == 0)
+    return probe_btrfs (BTRFS_IOC_SUBVOL_CREATE_V2);
+  if (strcmp (name, "btrfs-snap-create") == 0)
+    return probe_btrfs (BTRFS_IOC_SNAP_CREATE);
+  if (strcmp (name, "btrfs-snap-create-v2") == 0)
+    return probe_btrfs (BTRFS_IOC_SNAP_CREATE_V2);
+  if (strcmp (name, "btrfs-subvol-setflags") == 0)
+    return probe_btrfs (BTRFS_IOC_SUBVOL_SETFLAGS);
   if (strcmp (name, "unshare-user") == 0)
     return result (unshare (CLONE_NEWUSER));
   if (strcmp (name, "clone-user") == 0)

@@ -297,6 +297,11 @@ static const Expectation denied[] = {
   { "tiocsti", EPERM },
   { "tiocsti-high-bits", EPERM },
   { "tioclinux", EPERM },
+  { "btrfs-subvol-create", EPERM },
+  { "btrfs-subvol-create-v2", EPERM },
+  { "btrfs-snap-create", EPERM },
+  { "btrfs-snap-create-v2", EPERM },
+  { "btrfs-subvol-setflags", EPERM },
   { "unshare-user", EPERM },
   { "clone-user", EPERM },
   { "clone3", ENOSYS },
@@ -387,7 +392,8 @@ test_seccomp_can_be_turned_off (void)
   char *directory = make_state_directory ();
   Session s = { 0 };
   static const char * const names[] = {
-    "tiocsti", "ptrace", "clone3", "fsopen", "io_uring_setup", "unshare-user", NULL
+    "tiocsti", "ptrace", "clone3", "fsopen", "io_uring_setup", "unshare-user",
+    "btrfs-subvol-create", NULL
   };
   g_autoptr(GHashTable) results = NULL;
 
@@ -400,6 +406,9 @@ test_seccomp_can_be_turned_off (void)
   g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (results, "clone3")), ==, 0);
   g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (results, "fsopen")), !=, ENOSYS);
   g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (results, "io_uring_setup")), !=, EPERM);
+  /* The workspace is not on btrfs here. */
+  g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (results, "btrfs-subvol-create")), ==,
+                   ENOTTY);
   /* --disable-userns still refuses a nested user namespace, differently. */
   g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (results, "unshare-user")), ==, ENOSPC);
   session_close (&s);
