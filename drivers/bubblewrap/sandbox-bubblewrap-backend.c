@@ -370,6 +370,16 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
   if (!sandbox_bubblewrap_quota_check (sandbox_bubblewrap_store_get_root (self->store),
                                        self->workspace_quota_bytes, error))
     return FALSE;
+  if (self->workspace_quota_bytes > 0 && !self->seccomp)
+    {
+      /* Only the filter keeps a guest from making a subvolume of its own
+       * in the workspace, outside the workspace's qgroup. */
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                           "workspace-quota-bytes cannot be enforced without the seccomp filter "
+                           "(seccomp=FALSE): a guest could write past it in a btrfs subvolume "
+                           "of its own");
+      return FALSE;
+    }
   if (self->workspace_quota_bytes > 0 && self->layered)
     {
       /* An overlay makes a work directory for each sandbox next to its
@@ -975,7 +985,9 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
    * Each new session's workspace is a btrfs subvolume of its own with a
    * qgroup limit, so the state directory must be on btrfs with quotas
    * enabled (`btrfs quota enable`), and the process needs CAP_SYS_ADMIN (a
-   * root host); anywhere else construction fails with
+   * root host), with the seccomp filter on (#SandboxBubblewrapBackend:seccomp:
+   * it refuses a guest subvolumes of its own, which would be outside the
+   * quota); anywhere else construction fails with
    * %SANDBOX_ERROR_UNAVAILABLE saying why. The limit stays with the
    * session across stop and resume; the session's lease and state are
    * outside it, so a full session can still be resumed and deleted.
