@@ -204,6 +204,29 @@ failed:
   }
 }
 
+/* A copy reflinks the template's extents (FICLONE), and btrfs counts
+ * cloned extents in a qgroup only when its transaction commits: until then
+ * a guest's writes were checked as if the template were not there (a
+ * 16 MiB quota held 8 MiB of template and 16 MiB more). Committing before
+ * any guest runs makes the limit hold from the first write; a template
+ * larger than the quota leaves a workspace that is full from the start. */
+static gboolean
+commit_accounting (int          fd,
+                   const char  *name,
+                   GError     **error)
+{
+  if (syncfs (fd) == 0)
+    return TRUE;
+  {
+    int saved_errno = errno;
+
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                 "Could not commit the workspace %s to its quota: %s", name,
+                 g_strerror (saved_errno));
+    return FALSE;
+  }
+}
+
 /**
  * sandbox_bubblewrap_quota_fill_directory:
  * @parent_fd: a session's directory
@@ -254,7 +277,8 @@ sandbox_bubblewrap_quota_fill_directory (int                        parent_fd,
   /* Unguessable, so that no entry of the tree has its name (the rename
    * refuses to replace one that had). */
   fill_name = g_strdup_printf (".sandbox-fill-%08x%08x", g_random_int (), g_random_int ());
-  if (fill (fd, fill_name, data, cancellable, error) && lift_entries (fd, fill_name, error))
+  if (fill (fd, fill_name, data, cancellable, error) && lift_entries (fd, fill_name, error) &&
+      commit_accounting (fd, name, error))
     return TRUE;
   sandbox_workspace_remove_tree_at (parent_fd, name, NULL);
   return FALSE;

@@ -25,10 +25,6 @@
  * between the mount and the unmount: a step that fails marks the test
  * failed (g_test_fail_printf()) and the teardown undoes what was done. The
  * subprocess finds the state directory in SANDBOX_TEST_QUOTA_STATE.
- *
- * A case that fails today for a known bug in the driver names it
- * (known_bug): it is reported incomplete while it fails, and fails once it
- * passes, so that the note goes with the bug.
  */
 
 #include <errno.h>
@@ -103,7 +99,6 @@ typedef struct
   const char *layering;       /* the backend's "layering": "copy" or "auto" */
   gboolean quotas;            /* btrfs quota enable */
   void (*body) (const char *state, const char *layering);
-  const char *known_bug;      /* nullable: why the body fails today */
 } Case;
 
 typedef struct
@@ -236,15 +231,8 @@ test_in_subprocess (Fixture       *fixture,
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
   /* Not g_test_trap_assert_passed (), which would abort before the
    * teardown: the subprocess's own message is on stderr already. */
-  if (test_case->known_bug == NULL)
-    {
-      if (!g_test_trap_has_passed ())
-        g_test_fail_printf ("the test's subprocess failed");
-    }
-  else if (!g_test_trap_has_passed ())
-    g_test_incomplete (test_case->known_bug);
-  else
-    g_test_fail_printf ("passes now: remove its known bug, “%s”", test_case->known_bug);
+  if (!g_test_trap_has_passed ())
+    g_test_fail_printf ("the test's subprocess failed");
 }
 
 /* Backends and sessions ------------------------------------------------------ */
@@ -859,16 +847,7 @@ typedef struct
 {
   const char *name;
   void (*body) (const char *state, const char *layering);
-  const char *known_bug;   /* nullable, see Case */
 } Enforced;
-
-/* The template's copy is reflinked (FICLONE) into the workspace's
- * subvolume, and btrfs accounts cloned extents to the qgroup only when
- * the transaction commits: until then the guest's writes are checked
- * against a workspace without its template. */
-#define TEMPLATE_UNACCOUNTED \
-  "a fresh session's reflinked template is not counted until btrfs commits"
-
 
 static const Enforced enforced[] = {
   { "workspace-is-limited-subvolume", body_workspace_is_limited_subvolume },
@@ -880,9 +859,8 @@ static const Enforced enforced[] = {
   { "host-write-fails-whole", body_host_write_fails_whole },
   { "delete-removes-subvolume", body_delete_removes_subvolume },
   { "earlier-session-keeps-no-limit", body_earlier_session_keeps_no_limit },
-  { "template-counts", body_template_counts, TEMPLATE_UNACCOUNTED },
-  { "oversized-template-leaves-no-room", body_oversized_template_leaves_no_room,
-    TEMPLATE_UNACCOUNTED },
+  { "template-counts", body_template_counts },
+  { "oversized-template-leaves-no-room", body_oversized_template_leaves_no_room },
 };
 
 static const char * const layerings[] = { "copy", "auto" };
@@ -924,7 +902,6 @@ main (int    argc,
         test_case->layering = layerings[j];
         test_case->quotas = TRUE;
         test_case->body = enforced[i].body;
-        test_case->known_bug = enforced[i].known_bug;
         path = g_strdup_printf ("/sandbox/bubblewrap/quota/layering-%s/%s",
                                 layerings[j], enforced[i].name);
         add_case (path, test_case);
