@@ -23,10 +23,10 @@
 #include "sandbox-bubblewrap-private.h"
 
 /*
- * With workspace-quota-bytes set, each new session's workspace/ (or, for
- * a layered session, its layers/: the overlay's upper layer and work
- * directories) is a btrfs subvolume of its own whose qgroup limits the
- * bytes it references: a guest, or the host's file API, writing past it
+ * With workspace-quota-bytes set, each new session's workspace/ (new
+ * sessions are copied then: an overlay's work directories would have to
+ * share the upper layer's subvolume and so its full quota) is a btrfs
+ * subvolume of its own whose qgroup limits the bytes it references: a guest, or the host's file API, writing past it
  * gets EDQUOT, and no other session or the host's other writes on that
  * filesystem are touched. The session's lease and state.json stay outside
  * it, so a full session can still be resumed and deleted. The limit is on
@@ -116,6 +116,18 @@ sandbox_bubblewrap_quota_check (const char  *state_directory,
   return TRUE;
 }
 
+/* Sets @error from @saved_errno, "WHAT NAME: REASON"; returns FALSE. */
+static gboolean
+set_io_error (GError     **error,
+              int          saved_errno,
+              const char  *what,
+              const char  *name)
+{
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno), "%s %s: %s",
+               what, name, g_strerror (saved_errno));
+  return FALSE;
+}
+
 /* Makes @name in @parent_fd a btrfs subvolume whose qgroup allows
  * @quota_bytes (referenced); nothing is left when it fails. */
 static gboolean
@@ -124,19 +136,17 @@ make_limited_subvolume (int          parent_fd,
                         guint64      quota_bytes,
                         GError     **error)
 {
+  static const char what[] = "Could not make the workspace's limited subvolume";
   struct btrfs_ioctl_vol_args create = { 0 };
   struct btrfs_ioctl_qgroup_limit_args limit = { 0 };
   g_auto(SandboxBubblewrapFd) fd = -1;
   int saved_errno;
 
   if (strlen (name) >= sizeof create.name)
-    {
-      errno = ENAMETOOLONG;
-      goto failed;
-    }
+    return set_io_error (error, ENAMETOOLONG, what, name);
   memcpy (create.name, name, strlen (name));
   if (ioctl (parent_fd, BTRFS_IOC_SUBVOL_CREATE, &create) < 0)
-    goto failed;
+    return set_io_error (error, errno, what, name);
 
   /* qgroupid 0: the subvolume @fd is in. */
   limit.lim.flags = BTRFS_QGROUP_LIMIT_MAX_RFER;
@@ -147,14 +157,7 @@ make_limited_subvolume (int          parent_fd,
   saved_errno = errno;
   /* An empty subvolume goes with rmdir (Linux 4.18). */
   unlinkat (parent_fd, name, AT_REMOVEDIR);
-  errno = saved_errno;
-
-failed:
-  saved_errno = errno;
-  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-               "Could not make the workspace's limited subvolume %s: %s", name,
-               g_strerror (saved_errno));
-  return FALSE;
+  return set_io_error (error, saved_errno, what, name);
 }
 
 /* Moves the entries of @fill_name, a directory in @fd, up into @fd, then
@@ -165,18 +168,21 @@ lift_entries (int          fd,
               const char  *fill_name,
               GError     **error)
 {
+  static const char what[] = "Could not move the workspace into its limited subvolume from";
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_auto(SandboxBubblewrapFd) fill_fd = -1;
+  g_auto(SandboxBubblewrapFd) dir_fd = -1;
   struct stat st;
   DIR *dir;
   struct dirent *entry;
 
   fill_fd = openat (fd, fill_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fill_fd < 0 || fstat (fill_fd, &st) < 0)
-    goto failed;
-  dir = fdopendir (dup (fill_fd));
+  if (fill_fd < 0 || fstat (fill_fd, &st) < 0 || (dir_fd = dup (fill_fd)) < 0)
+    return set_io_error (error, errno, what, fill_name);
+  dir = fdopendir (dir_fd);
   if (dir == NULL)
-    goto failed;
+    return set_io_error (error, errno, what, fill_name);
+  dir_fd = -1;   /* the DIR's now */
   /* Names first: renaming entries out of a directory being read could
    * make readdir() skip some. */
   while ((entry = readdir (dir)) != NULL)
@@ -186,22 +192,12 @@ lift_entries (int          fd,
 
   for (guint i = 0; i < names->len; i++)
     if (renameat2 (fill_fd, names->pdata[i], fd, names->pdata[i], RENAME_NOREPLACE) < 0)
-      goto failed;
+      return set_io_error (error, errno, what, fill_name);
   if (unlinkat (fd, fill_name, AT_REMOVEDIR) < 0 ||
       fchown (fd, st.st_uid, st.st_gid) < 0 ||
       fchmod (fd, st.st_mode & 07777) < 0)
-    goto failed;
+    return set_io_error (error, errno, what, fill_name);
   return TRUE;
-
-failed:
-  {
-    int saved_errno = errno;
-
-    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                 "Could not move the workspace into its limited subvolume: %s",
-                 g_strerror (saved_errno));
-    return FALSE;
-  }
 }
 
 /* A copy reflinks the template's extents (FICLONE), and btrfs counts
@@ -215,22 +211,14 @@ commit_accounting (int          fd,
                    const char  *name,
                    GError     **error)
 {
-  if (syncfs (fd) == 0)
-    return TRUE;
-  {
-    int saved_errno = errno;
-
-    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                 "Could not commit the workspace %s to its quota: %s", name,
-                 g_strerror (saved_errno));
-    return FALSE;
-  }
+  return syncfs (fd) == 0 ||
+         set_io_error (error, errno, "Could not commit to its quota the workspace", name);
 }
 
 /**
  * sandbox_bubblewrap_quota_fill_directory:
  * @parent_fd: a session's directory
- * @name: its workspace (or layers) directory, not there yet
+ * @name: its workspace directory, not there yet
  * @quota_bytes: workspace-quota-bytes (0: none)
  * @fill: makes and fills a directory
  * @data: for @fill
@@ -269,10 +257,7 @@ sandbox_bubblewrap_quota_fill_directory (int                        parent_fd,
       int saved_errno = errno;
 
       unlinkat (parent_fd, name, AT_REMOVEDIR);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Could not open the workspace's subvolume %s: %s", name,
-                   g_strerror (saved_errno));
-      return FALSE;
+      return set_io_error (error, saved_errno, "Could not open the workspace's subvolume", name);
     }
   /* Unguessable, so that no entry of the tree has its name (the rename
    * refuses to replace one that had). */

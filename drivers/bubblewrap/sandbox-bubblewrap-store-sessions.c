@@ -218,38 +218,24 @@ give_template_to_guest (SandboxBubblewrapStore  *self,
   return sandbox_workspace_give_tree_at (template_fd, "data", &self->guest, error);
 }
 
-/* layers/{upper,work} as @name in @parent_fd (a SandboxBubblewrapFillFunc). */
-static gboolean
-fill_layers (int            parent_fd,
-             const char    *name,
-             gpointer       data,
-             GCancellable  *cancellable,
-             GError       **error)
-{
-  const char *directory = data;
-  g_auto(SandboxBubblewrapFd) layers_fd = -1;
-
-  if (mkdirat (parent_fd, name, 0700) < 0)
-    return set_errno_error (error, errno, "Could not create the layers of", directory);
-  layers_fd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (layers_fd < 0 ||
-      mkdirat (layers_fd, "upper", 0755) < 0 ||
-      mkdirat (layers_fd, "work", 0700) < 0)
-    return set_errno_error (error, errno, "Could not create the layers of", directory);
-  return TRUE;
-}
-
 /* Makes a layered session's layers/{upper,work}, the guest's from the
- * start: nothing of the template is copied. */
+ * start: nothing of the template is copied. (Never with a quota: the
+ * backend copies new sessions then.) */
 static gboolean
 make_layers (SandboxBubblewrapStore  *self,
              int                      session_fd,
              const char              *directory,
              GError                 **error)
 {
-  if (!sandbox_bubblewrap_quota_fill_directory (session_fd, SESSION_LAYERS, self->workspace_quota,
-                                                fill_layers, (gpointer) directory, NULL, error))
-    return FALSE;
+  g_auto(SandboxBubblewrapFd) layers_fd = -1;
+
+  if (mkdirat (session_fd, SESSION_LAYERS, 0700) < 0)
+    return set_errno_error (error, errno, "Could not create the layers of", directory);
+  layers_fd = openat (session_fd, SESSION_LAYERS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (layers_fd < 0 ||
+      mkdirat (layers_fd, "upper", 0755) < 0 ||
+      mkdirat (layers_fd, "work", 0700) < 0)
+    return set_errno_error (error, errno, "Could not create the layers of", directory);
   return !self->give ||
          sandbox_workspace_give_tree_at (session_fd, SESSION_LAYERS, &self->guest, error);
 }
