@@ -24,6 +24,7 @@
 #include <sandbox.h>
 
 #include "sandbox-test-backend.h"
+#include "sandbox-test-upstream.h"
 
 /* Where TMPDIR and the state directory are, relative to a fresh 0755 base
  * directory. Every directory made is 0700, as a service's own are; a link
@@ -61,17 +62,9 @@ typedef struct
 
 /* The upstream ------------------------------------------------------------- */
 
-/* A loopback HTTP server in a thread of its own, which answers with the
- * header the gateway injects: proof the request went through it. */
-typedef struct
-{
-  GMainContext *context;
-  GMainLoop *loop;
-  SoupServer *server;
-  GThread *thread;
-  guint port;
-} Upstream;
-
+/* The kit's loopback server (tests/kit/sandbox-test-upstream.h), which
+ * answers with the header the gateway injects: proof the request went
+ * through it. */
 static void
 serve (SoupServer        *server,
        SoupServerMessage *msg,
@@ -87,66 +80,16 @@ serve (SoupServer        *server,
   soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_COPY, body, strlen (body));
 }
 
-static gpointer
-run_upstream (gpointer data)
-{
-  Upstream *upstream = data;
-
-  g_main_context_push_thread_default (upstream->context);
-  g_main_loop_run (upstream->loop);
-  g_main_context_pop_thread_default (upstream->context);
-  return NULL;
-}
-
-static Upstream *
-upstream_start (void)
-{
-  Upstream *upstream = g_new0 (Upstream, 1);
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
-
-  upstream->context = g_main_context_new ();
-  upstream->loop = g_main_loop_new (upstream->context, FALSE);
-  /* Listening attaches to the thread-default context: the thread's. */
-  g_main_context_push_thread_default (upstream->context);
-  upstream->server = soup_server_new (NULL, NULL);
-  soup_server_add_handler (upstream->server, NULL, serve, upstream, NULL);
-  soup_server_listen_local (upstream->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-  uris = soup_server_get_uris (upstream->server);
-  upstream->port = g_uri_get_port (uris->data);
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  g_main_context_pop_thread_default (upstream->context);
-  upstream->thread = g_thread_new ("test-upstream", run_upstream, upstream);
-  return upstream;
-}
-
-static void
-upstream_stop (Upstream *upstream)
-{
-  g_main_loop_quit (upstream->loop);
-  g_thread_join (upstream->thread);
-  g_main_context_push_thread_default (upstream->context);
-  soup_server_disconnect (upstream->server);
-  g_clear_object (&upstream->server);
-  while (g_main_context_iteration (upstream->context, FALSE))
-    ;
-  g_main_context_pop_thread_default (upstream->context);
-  g_main_loop_unref (upstream->loop);
-  g_main_context_unref (upstream->context);
-  g_free (upstream);
-}
-
 /* The session, in the layout's subprocess ----------------------------------- */
 
 static SandboxNetworkPolicy *
-allow_upstream (const Upstream *upstream,
-                const char     *token)
+allow_upstream (SandboxTestUpstream *upstream,
+                const char          *token)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *json = g_strdup_printf ("{\"allow\":[{\"origin\":\"http://127.0.0.1:%u\","
                                            "\"headers\":{\"x-layout-token\":\"%s\"}}]}",
-                                           upstream->port, token);
+                                           sandbox_test_upstream_get_port (upstream), token);
   SandboxNetworkPolicy *policy = sandbox_network_policy_new_from_json (json, &error);
 
   g_assert_no_error (error);
@@ -211,10 +154,10 @@ run_case (const Case *test_case)
   g_autofree char *read_back = NULL;
   g_autofree char *written = NULL;
   SandboxSession *session;
-  Upstream *upstream;
+  SandboxTestUpstream *upstream;
 
   g_assert_nonnull (state_directory);
-  upstream = upstream_start ();
+  upstream = sandbox_test_upstream_start (SANDBOX_TEST_UPSTREAM_NONE, serve, NULL);
   allow = allow_upstream (upstream, token);
 
   backend = sandbox_test_bubblewrap_new (state_directory, &error,
@@ -242,7 +185,7 @@ run_case (const Case *test_case)
 
   /* Through the gateway, which adds the credential, to the upstream. */
   request = g_strdup_printf ("curl -sS --max-time 20 --unix-socket /run/sandbox-network.sock "
-                             "http://127.0.0.1:%u/", upstream->port);
+                             "http://127.0.0.1:%u/", sandbox_test_upstream_get_port (upstream));
   answer = guest_sh (session, request);
   expected = g_strdup_printf ("upstream saw %s", token);
   g_assert_cmpstr (answer, ==, expected);
@@ -258,7 +201,7 @@ run_case (const Case *test_case)
   g_assert_no_error (error);
   g_clear_object (&handle);
   g_clear_object (&backend);
-  upstream_stop (upstream);
+  sandbox_test_upstream_stop (upstream);
 }
 
 /* The layout, in the test process --------------------------------------------- */

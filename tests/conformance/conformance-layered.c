@@ -5,7 +5,7 @@
  *   conformance-layered BWRAP
  *
  * The suite as sandbox-conformance runs it for the bubblewrap driver, with
- * the run's SANDBOX_TEST_LAYERING (tests/common/sandbox-test-backend.h) as
+ * the run's SANDBOX_TEST_LAYERING (tests/kit/sandbox-test-backend.h) as
  * the `layering` property. The suite makes its backends itself, so this
  * checks what they choose on a backend of its own, on the same state
  * directory (the probe's answer depends on the kernel, the directory's

@@ -8,7 +8,7 @@
  * newcomer; when every one has, the newcomer is refused with 503.
  *
  * The header deadline is 30 s here, so nothing in these tests is ended by
- * it. A libsoup upstream on 127.0.0.1, in its own thread, answers every
+ * it. The kit's upstream on 127.0.0.1, in its own thread, answers every
  * request; guests are raw byte clients on the gateway's Unix socket.
  *
  * To see these tests fail: make accept_connection() in
@@ -33,8 +33,7 @@
 #include <gio/gunixsocketaddress.h>
 #include <libsoup/soup.h>
 
-#include "sandbox-gateway.h"
-#include "sandbox-network-policy.h"
+#include "sandbox-test-gateway.h"
 
 /* MAX_CONNECTIONS in gateway/sandbox-gateway-server.c */
 #define CAP 256
@@ -42,128 +41,14 @@
 /* A request head the guest has begun and not finished. */
 #define PARTIAL_HEAD "GET /partial HTTP/1.1\r\nHost: "
 
-/* The upstream */
+/* The fixture: the kit's gateway fixture, its upstream answering every
+ * request (tests/kit/sandbox-test-gateway.h) */
 
 typedef struct
 {
-  GThread *thread;
-  GMainContext *context;
-  GMainLoop *loop;
-  SoupServer *server;
-  guint16 port;
-  gint requests;   /* atomic */
-
-  GMutex lock;
-  GCond cond;
-  gboolean ready;
-} Upstream;
-
-static void
-serve (SoupServer        *server,
-       SoupServerMessage *msg,
-       const char        *path,
-       GHashTable        *query,
-       gpointer           data)
-{
-  Upstream *upstream = data;
-
-  g_atomic_int_inc (&upstream->requests);
-  soup_server_message_set_status (msg, 200, NULL);
-  soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_STATIC, "ok", 2);
-}
-
-static gpointer
-run_upstream (gpointer data)
-{
-  Upstream *upstream = data;
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
-
-  g_main_context_push_thread_default (upstream->context);
-
-  upstream->server = soup_server_new (NULL, NULL);
-  soup_server_add_handler (upstream->server, NULL, serve, upstream, NULL);
-  soup_server_listen_local (upstream->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-
-  uris = soup_server_get_uris (upstream->server);
-  upstream->port = g_uri_get_port (uris->data);
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-
-  g_mutex_lock (&upstream->lock);
-  upstream->ready = TRUE;
-  g_cond_broadcast (&upstream->cond);
-  g_mutex_unlock (&upstream->lock);
-
-  g_main_loop_run (upstream->loop);
-
-  soup_server_disconnect (upstream->server);
-  g_clear_object (&upstream->server);
-  while (g_main_context_iteration (upstream->context, FALSE))
-    ;
-  g_main_context_pop_thread_default (upstream->context);
-
-  return NULL;
-}
-
-static Upstream *
-upstream_start (void)
-{
-  Upstream *upstream = g_new0 (Upstream, 1);
-
-  g_mutex_init (&upstream->lock);
-  g_cond_init (&upstream->cond);
-  upstream->context = g_main_context_new ();
-  upstream->loop = g_main_loop_new (upstream->context, FALSE);
-  upstream->thread = g_thread_new ("test-upstream", run_upstream, upstream);
-
-  g_mutex_lock (&upstream->lock);
-  while (!upstream->ready)
-    g_cond_wait (&upstream->cond, &upstream->lock);
-  g_mutex_unlock (&upstream->lock);
-
-  return upstream;
-}
-
-static gboolean
-quit_upstream (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-upstream_stop (Upstream *upstream)
-{
-  g_main_context_invoke (upstream->context, quit_upstream, upstream->loop);
-  g_thread_join (upstream->thread);
-
-  g_main_loop_unref (upstream->loop);
-  g_main_context_unref (upstream->context);
-  g_mutex_clear (&upstream->lock);
-  g_cond_clear (&upstream->cond);
-  g_free (upstream);
-}
-
-/* The fixture */
-
-typedef struct
-{
-  Upstream *upstream;
-  SandboxGateway *gateway;
-  GPtrArray *events;
+  SandboxTestGatewayFixture base;
   char *request;   /* a request the policy allows */
 } Fixture;
-
-static void
-on_audit (SandboxGateway      *gateway,
-          SandboxGatewayEvent *event,
-          gpointer             data)
-{
-  Fixture *fixture = data;
-
-  g_ptr_array_add (fixture->events, sandbox_gateway_event_ref (event));
-}
 
 static void
 fixture_set_up (Fixture       *fixture,
@@ -173,29 +58,23 @@ fixture_set_up (Fixture       *fixture,
   g_autofree char *json = NULL;
   g_autoptr(SandboxNetworkPolicy) policy = NULL;
 
-  fixture->upstream = upstream_start ();
-  fixture->events = g_ptr_array_new_with_free_func ((GDestroyNotify) sandbox_gateway_event_unref);
-  fixture->request = g_strdup_printf ("GET /ok HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
-                                      fixture->upstream->port);
+  sandbox_test_gateway_set_up_full (&fixture->base, SANDBOX_TEST_UPSTREAM_NONE, NULL, NULL);
+  fixture->request = g_strdup_printf ("GET /ok HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->base.host);
 
-  json = g_strdup_printf ("{\"allow\": [{\"origin\": \"http://127.0.0.1:%u\"}]}",
-                          fixture->upstream->port);
+  json = g_strdup_printf ("{\"allow\": [{\"origin\": \"%s\"}]}",
+                          sandbox_test_upstream_get_origin (fixture->base.upstream));
   policy = sandbox_network_policy_new_from_json (json, &error);
   g_assert_no_error (error);
 
   /* No connection here reaches its header deadline. */
-  fixture->gateway = sandbox_gateway_new_full (policy, 30000, 30000, &error);
-  g_assert_no_error (error);
-  g_signal_connect (fixture->gateway, "audit", G_CALLBACK (on_audit), fixture);
+  sandbox_test_gateway_start (&fixture->base, policy, 30000, 30000);
 }
 
 static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
-  g_clear_object (&fixture->gateway);
-  upstream_stop (fixture->upstream);
-  g_ptr_array_unref (fixture->events);
+  sandbox_test_gateway_tear_down (&fixture->base, data);
   g_free (fixture->request);
 }
 
@@ -205,32 +84,13 @@ static void
 wait_for_exactly (Fixture *fixture,
                   guint    count)
 {
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-
-  while (fixture->events->len < count && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE) || (g_usleep (1000), TRUE);
-  g_usleep (100 * 1000);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-
-  g_assert_cmpuint (fixture->events->len, ==, count);
-}
-
-static void
-assert_event (SandboxGatewayEvent    *event,
-              SandboxGatewayDecision  decision,
-              const char             *reason,
-              guint                   status)
-{
-  g_assert_cmpint (sandbox_gateway_event_get_decision (event), ==, decision);
-  g_assert_cmpstr (sandbox_gateway_event_get_reason (event), ==, reason);
-  g_assert_cmpuint (sandbox_gateway_event_get_status (event), ==, status);
+  sandbox_test_gateway_wait_for_exactly (&fixture->base, count);
 }
 
 static void
 assert_forwarded (SandboxGatewayEvent *event)
 {
-  assert_event (event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
 /* A connection closed before it made a request: no method, host or path. */
@@ -239,7 +99,7 @@ assert_connection_event (SandboxGatewayEvent *event,
                          const char          *reason,
                          guint                status)
 {
-  assert_event (event, SANDBOX_GATEWAY_DECISION_BUSY, reason, status);
+  sandbox_test_assert_event (event, SANDBOX_GATEWAY_DECISION_BUSY, reason, status);
   g_assert_cmpstr (sandbox_gateway_event_get_method (event), ==, "");
   g_assert_cmpstr (sandbox_gateway_event_get_host (event), ==, "");
   g_assert_cmpstr (sandbox_gateway_event_get_path (event), ==, "");
@@ -251,7 +111,7 @@ static GSocket *
 guest_connect (Fixture *fixture)
 {
   g_autoptr(GSocketAddress) address =
-    g_unix_socket_address_new (sandbox_gateway_get_socket_path (fixture->gateway));
+    g_unix_socket_address_new (sandbox_gateway_get_socket_path (fixture->base.gateway));
   g_autoptr(GError) error = NULL;
   GSocket *socket = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
                                   G_SOCKET_PROTOCOL_DEFAULT, &error);
@@ -381,15 +241,15 @@ test_quiet_connection_evicted (Fixture       *fixture,
   g_autoptr(GSocket) newcomer = guest_request (fixture);
 
   g_assert_cmpuint (guest_read_status (newcomer), ==, 200);
-  g_assert_cmpint (g_atomic_int_get (&fixture->upstream->requests), ==, 1);
+  g_assert_cmpint ((gint) sandbox_test_upstream_count (fixture->base.upstream), ==, 1);
 
   assert_closed (g_ptr_array_index (quiet, 0));
   for (guint i = 1; i < CAP; i++)
     assert_open (g_ptr_array_index (quiet, i));
 
   wait_for_exactly (fixture, 2);
-  assert_connection_event (g_ptr_array_index (fixture->events, 0), "idle-connection-evicted", 0);
-  assert_forwarded (g_ptr_array_index (fixture->events, 1));
+  assert_connection_event (g_ptr_array_index (fixture->base.events, 0), "idle-connection-evicted", 0);
+  assert_forwarded (g_ptr_array_index (fixture->base.events, 1));
 }
 
 /* At the cap, with a request begun on every connection, nothing is closed
@@ -402,13 +262,13 @@ test_busy_connections_refused (Fixture       *fixture,
   g_autoptr(GSocket) newcomer = guest_request (fixture);
 
   g_assert_cmpuint (guest_read_status (newcomer), ==, 503);
-  g_assert_cmpint (g_atomic_int_get (&fixture->upstream->requests), ==, 0);
+  g_assert_cmpint ((gint) sandbox_test_upstream_count (fixture->base.upstream), ==, 0);
 
   for (guint i = 0; i < CAP; i++)
     assert_open (g_ptr_array_index (busy, i));
 
   wait_for_exactly (fixture, 1);
-  assert_connection_event (g_ptr_array_index (fixture->events, 0), "too-many-connections", 503);
+  assert_connection_event (g_ptr_array_index (fixture->base.events, 0), "too-many-connections", 503);
 }
 
 /* At the cap, quiet connections are closed oldest first, passing over older
@@ -426,7 +286,7 @@ test_busy_connections_skipped (Fixture       *fixture,
   /* The first newcomer, served and kept open, has sent something too. */
   second = guest_request (fixture);
   g_assert_cmpuint (guest_read_status (second), ==, 200);
-  g_assert_cmpint (g_atomic_int_get (&fixture->upstream->requests), ==, 2);
+  g_assert_cmpint ((gint) sandbox_test_upstream_count (fixture->base.upstream), ==, 2);
 
   for (guint i = 0; i < CAP; i++)
     if (i == 1 || i == 3)
@@ -435,10 +295,10 @@ test_busy_connections_skipped (Fixture       *fixture,
       assert_open (g_ptr_array_index (sockets, i));
 
   wait_for_exactly (fixture, 4);
-  assert_connection_event (g_ptr_array_index (fixture->events, 0), "idle-connection-evicted", 0);
-  assert_forwarded (g_ptr_array_index (fixture->events, 1));
-  assert_connection_event (g_ptr_array_index (fixture->events, 2), "idle-connection-evicted", 0);
-  assert_forwarded (g_ptr_array_index (fixture->events, 3));
+  assert_connection_event (g_ptr_array_index (fixture->base.events, 0), "idle-connection-evicted", 0);
+  assert_forwarded (g_ptr_array_index (fixture->base.events, 1));
+  assert_connection_event (g_ptr_array_index (fixture->base.events, 2), "idle-connection-evicted", 0);
+  assert_forwarded (g_ptr_array_index (fixture->base.events, 3));
 }
 
 static void

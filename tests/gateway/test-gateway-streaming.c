@@ -1,6 +1,6 @@
 /* test-gateway-streaming.c — allow-list rules that stream their answers
  *
- * A libsoup upstream on 127.0.0.1, in its own thread, sends chunked answers
+ * The kit's upstream on 127.0.0.1 (tests/kit), in its own thread, sends chunked answers
  * piece by piece (server-sent events, a bulk download, a stream that stalls);
  * guests are raw byte clients on the gateway's Unix socket that decode the
  * chunked body themselves, so they see exactly what the gateway wrote: which
@@ -31,137 +31,42 @@
 #include <gio/gunixsocketaddress.h>
 #include <libsoup/soup.h>
 
-#include "sandbox-gateway.h"
-#include "sandbox-network-policy.h"
-#include "sandbox-error.h"
+#include "sandbox-test-gateway.h"
 
 #define SECRET "Bearer stream-secret-41c9"
 #define KIB 1024
 #define MIB (1024 * 1024)
 
-/* The upstream */
+/* The fixture: the kit's gateway fixture, and what the /gated answer and
+ * the test share across the upstream's thread. */
 
 typedef struct
 {
-  GMainContext *context;
-  GMainLoop *loop;
-  GThread *thread;
-  SoupServer *server;
-  guint16 port;
-
-  GMutex lock;
-  GCond cond;
-  gboolean ready;
-  gboolean stopping;            /* upstream thread only: its server is going */
-  GPtrArray *held;              /* messages kept open (/stall) */
-  char *authorization;          /* what the last request carried */
+  SandboxTestGatewayFixture base;
   gint guest_saw_first;         /* atomic: the guest read the gated event */
   gint gate_timed_out;          /* atomic */
-  gint64 bulk_written;          /* atomic-ish under lock: bytes the upstream wrote */
-} Upstream;
+} Fixture;
 
-typedef struct
-{
-  Upstream *upstream;
-  SoupServerMessage *msg;
-  guint sent;
-  guint total;
-  guint every_ms;
-  gsize bulk_left;
-  gulong finished_id;
-  gboolean finished;   /* the gateway went away (a limit cut it): stop */
-} Sender;
-
-static void
-sender_free (gpointer data)
-{
-  Sender *sender = data;
-
-  if (g_signal_handler_is_connected (sender->msg, sender->finished_id))
-    g_signal_handler_disconnect (sender->msg, sender->finished_id);
-  g_object_unref (sender->msg);
-  g_free (sender);
-}
-
-static void
-on_finished (SoupServerMessage *msg,
-             gpointer           data)
-{
-  ((Sender *) data)->finished = TRUE;
-}
-
-/* Whether a scheduled sender must stop: the gateway went away (a limit cut
- * it), or the upstream is being stopped, when soup_server_disconnect() lets
- * go of its messages without a "finished". Either way the message can no
- * longer be unpaused (a CRITICAL). */
-static gboolean
-sender_is_done (Sender *sender)
-{
-  return sender->finished || sender->upstream->stopping;
-}
-
-static void
-append_text (SoupServerMessage *msg,
-             const char        *text)
-{
-  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_COPY,
-                            text, strlen (text));
-  soup_server_message_unpause (msg);
-}
-
-static void
-complete (SoupServerMessage *msg)
-{
-  soup_message_body_complete (soup_server_message_get_response_body (msg));
-  soup_server_message_unpause (msg);
-}
-
-static void
-start_chunked (SoupServerMessage *msg,
-               const char        *content_type)
-{
-  SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
-
-  soup_server_message_set_status (msg, 200, NULL);
-  soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
-  soup_message_headers_replace (headers, "Content-Type", content_type);
-}
-
-/* /events?n=N&every=MS: N server-sent events, one every MS. */
-static gboolean
-send_next_event (gpointer data)
-{
-  Sender *sender = data;
-  g_autofree char *event = NULL;
-
-  if (sender_is_done (sender))
-    return G_SOURCE_REMOVE;
-  event = g_strdup_printf ("data: %u\n\n", ++sender->sent);
-  append_text (sender->msg, event);
-  if (sender->sent < sender->total)
-    return G_SOURCE_CONTINUE;
-
-  complete (sender->msg);
-  return G_SOURCE_REMOVE;
-}
+/* The upstream's answers */
 
 /* /gated: one event, then the next only once the guest has read the first
  * (or after 3 s, which the test counts as a failure). */
 static gboolean
 send_after_gate (gpointer data)
 {
-  Sender *sender = data;
+  SandboxTestSender *sender = data;
+  Fixture *fixture = sender->data;
   gboolean timed_out = ++sender->sent > 600;
 
-  if (sender_is_done (sender))
+  if (sandbox_test_sender_is_done (sender))
     return G_SOURCE_REMOVE;
-  if (!g_atomic_int_get (&sender->upstream->guest_saw_first) && !timed_out)
+  if (!g_atomic_int_get (&fixture->guest_saw_first) && !timed_out)
     return G_SOURCE_CONTINUE;
 
   if (timed_out)
-    g_atomic_int_set (&sender->upstream->gate_timed_out, TRUE);
-  append_text (sender->msg, "data: 2\n\n");
-  complete (sender->msg);
+    g_atomic_int_set (&fixture->gate_timed_out, TRUE);
+  sandbox_test_upstream_append (sender->msg, "data: 2\n\n");
+  sandbox_test_upstream_complete (sender->msg);
   return G_SOURCE_REMOVE;
 }
 
@@ -169,73 +74,30 @@ send_after_gate (gpointer data)
 static gboolean
 send_after_gap (gpointer data)
 {
-  Sender *sender = data;
+  SandboxTestSender *sender = data;
 
-  if (sender_is_done (sender))
+  if (sandbox_test_sender_is_done (sender))
     return G_SOURCE_REMOVE;
-  append_text (sender->msg, "data: 2\n\n");
-  complete (sender->msg);
+  sandbox_test_upstream_append (sender->msg, "data: 2\n\n");
+  sandbox_test_upstream_complete (sender->msg);
   return G_SOURCE_REMOVE;
 }
 
-/* /bulk?bytes=N: N bytes in 64 KiB chunks, each appended once the previous
- * one is written, so the upstream sends only as fast as it is read. */
+/* Starts a text/event-stream answer with its first event, and schedules
+ * @func to go on with it after @interval_ms. */
 static void
-on_bulk_chunk_written (SoupServerMessage *msg,
-                       gpointer           data)
+first_event_then (SoupServerMessage *msg,
+                  guint              interval_ms,
+                  GSourceFunc        func,
+                  Fixture           *fixture)
 {
-  Sender *sender = data;
-  gsize length = MIN (sender->bulk_left, 64 * KIB);
+  SandboxTestUpstream *upstream = sandbox_test_upstream_of (msg);
+  SandboxTestSender *sender = sandbox_test_sender_new (upstream, msg);
 
-  g_mutex_lock (&sender->upstream->lock);
-  sender->upstream->bulk_written += sender->sent;
-  g_mutex_unlock (&sender->upstream->lock);
-
-  sender->sent = (guint) length;
-  if (length == 0)
-    {
-      complete (msg);
-      return;
-    }
-  sender->bulk_left -= length;
-  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_TAKE,
-                            g_malloc0 (length), length);
-  soup_server_message_unpause (msg);
-}
-
-static guint
-query_uint (GHashTable *query,
-            const char *name,
-            guint       fallback)
-{
-  const char *text = query != NULL ? g_hash_table_lookup (query, name) : NULL;
-
-  return text != NULL ? (guint) g_ascii_strtoull (text, NULL, 10) : fallback;
-}
-
-static void
-schedule (Upstream    *upstream,
-          guint        interval_ms,
-          GSourceFunc  func,
-          Sender      *sender)
-{
-  GSource *source = g_timeout_source_new (interval_ms);
-
-  g_source_set_callback (source, func, sender, sender_free);
-  g_source_attach (source, upstream->context);
-  g_source_unref (source);
-}
-
-static Sender *
-sender_new (Upstream          *upstream,
-            SoupServerMessage *msg)
-{
-  Sender *sender = g_new0 (Sender, 1);
-
-  sender->upstream = upstream;
-  sender->msg = g_object_ref (msg);
-  sender->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_finished), sender);
-  return sender;
+  sender->data = fixture;
+  sandbox_test_upstream_start_chunked (msg, "text/event-stream");
+  sandbox_test_upstream_append (msg, "data: 1\n\n");
+  sandbox_test_upstream_schedule (upstream, interval_ms, func, sender, sandbox_test_sender_free);
 }
 
 static void
@@ -245,14 +107,7 @@ serve (SoupServer        *server,
        GHashTable        *query,
        gpointer           data)
 {
-  Upstream *upstream = data;
-  const char *authorization = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                            "Authorization");
-
-  g_mutex_lock (&upstream->lock);
-  g_free (upstream->authorization);
-  upstream->authorization = g_strdup (authorization);
-  g_mutex_unlock (&upstream->lock);
+  SandboxTestUpstream *upstream = sandbox_test_upstream_of (msg);
 
   if (g_str_equal (soup_server_message_get_method (msg), "HEAD"))
     {
@@ -263,45 +118,31 @@ serve (SoupServer        *server,
     }
   else if (g_str_equal (path, "/events"))
     {
-      Sender *sender = sender_new (upstream, msg);
-
-      sender->total = query_uint (query, "n", 3);
-      start_chunked (msg, "text/event-stream");
-      schedule (upstream, query_uint (query, "every", 10), send_next_event, sender);
+      sandbox_test_upstream_answer_events (upstream, msg, sandbox_test_query_uint (query, "n", 3),
+                                           sandbox_test_query_uint (query, "every", 10));
     }
   else if (g_str_equal (path, "/gated"))
     {
-      start_chunked (msg, "text/event-stream");
-      append_text (msg, "data: 1\n\n");
-      schedule (upstream, 5, send_after_gate, sender_new (upstream, msg));
+      first_event_then (msg, 5, send_after_gate, data);
     }
   else if (g_str_equal (path, "/gap"))
     {
-      start_chunked (msg, "text/event-stream");
-      append_text (msg, "data: 1\n\n");
-      schedule (upstream, query_uint (query, "ms", 400), send_after_gap, sender_new (upstream, msg));
+      first_event_then (msg, sandbox_test_query_uint (query, "ms", 400), send_after_gap, data);
     }
   else if (g_str_equal (path, "/bulk"))
     {
-      Sender *sender = sender_new (upstream, msg);
-
-      sender->bulk_left = query_uint (query, "bytes", MIB);
-      start_chunked (msg, "application/octet-stream");
-      g_signal_connect_data (msg, "wrote-chunk", G_CALLBACK (on_bulk_chunk_written), sender,
-                             (GClosureNotify) (void (*) (void)) sender_free, 0);
-      on_bulk_chunk_written (msg, sender);
+      sandbox_test_upstream_answer_bulk (upstream, msg, sandbox_test_query_uint (query, "bytes", MIB));
     }
   else if (g_str_equal (path, "/stall"))
     {
-      start_chunked (msg, "text/event-stream");
-      append_text (msg, "data: 1\n\n");
-      g_mutex_lock (&upstream->lock);
-      g_ptr_array_add (upstream->held, g_object_ref (msg));
-      g_mutex_unlock (&upstream->lock);
+      sandbox_test_upstream_start_chunked (msg, "text/event-stream");
+      sandbox_test_upstream_append (msg, "data: 1\n\n");
+      sandbox_test_upstream_hold (upstream, msg);
     }
   else if (g_str_equal (path, "/redirect"))
     {
-      g_autofree char *location = g_strdup_printf ("http://127.0.0.1:%u/events", upstream->port);
+      g_autofree char *location = g_strdup_printf ("http://127.0.0.1:%u/events",
+                                                   sandbox_test_upstream_get_port (upstream));
 
       soup_server_message_set_redirect (msg, 302, location);
     }
@@ -313,140 +154,6 @@ serve (SoupServer        *server,
     {
       soup_server_message_set_status (msg, 404, NULL);
     }
-}
-
-static gpointer
-run_upstream (gpointer data)
-{
-  Upstream *upstream = data;
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
-
-  g_main_context_push_thread_default (upstream->context);
-  upstream->server = soup_server_new (NULL, NULL);
-  soup_server_add_handler (upstream->server, NULL, serve, upstream, NULL);
-  soup_server_listen_local (upstream->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-  uris = soup_server_get_uris (upstream->server);
-  upstream->port = g_uri_get_port (uris->data);
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-
-  g_mutex_lock (&upstream->lock);
-  upstream->ready = TRUE;
-  g_cond_broadcast (&upstream->cond);
-  g_mutex_unlock (&upstream->lock);
-
-  g_main_loop_run (upstream->loop);
-
-  upstream->stopping = TRUE;
-  g_ptr_array_set_size (upstream->held, 0);
-  soup_server_disconnect (upstream->server);
-  g_clear_object (&upstream->server);
-  while (g_main_context_iteration (upstream->context, FALSE))
-    ;
-  g_main_context_pop_thread_default (upstream->context);
-  return NULL;
-}
-
-static Upstream *
-upstream_start (void)
-{
-  Upstream *upstream = g_new0 (Upstream, 1);
-
-  g_mutex_init (&upstream->lock);
-  g_cond_init (&upstream->cond);
-  upstream->held = g_ptr_array_new_with_free_func (g_object_unref);
-  upstream->context = g_main_context_new ();
-  upstream->loop = g_main_loop_new (upstream->context, FALSE);
-  upstream->thread = g_thread_new ("test-upstream", run_upstream, upstream);
-
-  g_mutex_lock (&upstream->lock);
-  while (!upstream->ready)
-    g_cond_wait (&upstream->cond, &upstream->lock);
-  g_mutex_unlock (&upstream->lock);
-  return upstream;
-}
-
-static gboolean
-quit_upstream (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-upstream_stop (Upstream *upstream)
-{
-  g_main_context_invoke (upstream->context, quit_upstream, upstream->loop);
-  g_thread_join (upstream->thread);
-  g_main_loop_unref (upstream->loop);
-  g_main_context_unref (upstream->context);
-  g_ptr_array_unref (upstream->held);
-  g_free (upstream->authorization);
-  g_mutex_clear (&upstream->lock);
-  g_cond_clear (&upstream->cond);
-  g_free (upstream);
-}
-
-static gint64
-upstream_bulk_written (Upstream *upstream)
-{
-  gint64 written;
-
-  g_mutex_lock (&upstream->lock);
-  written = upstream->bulk_written;
-  g_mutex_unlock (&upstream->lock);
-  return written;
-}
-
-/* Whether libcurl closed the connection of the held /stall answer: the
- * upstream's side reads the end of the stream (libsoup reads nothing while
- * the answer waits for its next chunk, so peeking is safe). */
-static gboolean
-upstream_stall_closed (Upstream *upstream)
-{
-  gboolean closed = FALSE;
-
-  g_mutex_lock (&upstream->lock);
-  if (upstream->held->len > 0)
-    {
-      GSocket *socket = soup_server_message_get_socket (g_ptr_array_index (upstream->held, 0));
-      char byte;
-
-      closed = recv (g_socket_get_fd (socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
-    }
-  g_mutex_unlock (&upstream->lock);
-  return closed;
-}
-
-/* The fixture */
-
-typedef struct
-{
-  Upstream *upstream;
-  SandboxGateway *gateway;
-  GPtrArray *events;
-  GPtrArray *errors;
-} Fixture;
-
-static void
-on_audit (SandboxGateway      *gateway,
-          SandboxGatewayEvent *event,
-          gpointer             data)
-{
-  Fixture *fixture = data;
-
-  g_ptr_array_add (fixture->events, sandbox_gateway_event_ref (event));
-}
-
-static void
-on_upstream_error (SandboxGateway *gateway,
-                   GError         *cause,
-                   gpointer        data)
-{
-  Fixture *fixture = data;
-
-  g_ptr_array_add (fixture->errors, g_error_copy (cause));
 }
 
 /* The upstream allowed with a credential, its answers streamed within
@@ -471,12 +178,7 @@ fixture_start_with_policy (Fixture              *fixture,
                            SandboxNetworkPolicy *policy,
                            guint                 request_timeout_ms)
 {
-  g_autoptr(GError) error = NULL;
-
-  fixture->gateway = sandbox_gateway_new_full (policy, request_timeout_ms, 2000, &error);
-  g_assert_no_error (error);
-  g_signal_connect (fixture->gateway, "audit", G_CALLBACK (on_audit), fixture);
-  g_signal_connect (fixture->gateway, "upstream-error", G_CALLBACK (on_upstream_error), fixture);
+  sandbox_test_gateway_start (&fixture->base, policy, request_timeout_ms, 2000);
 }
 
 static void
@@ -484,7 +186,8 @@ fixture_start (Fixture    *fixture,
                const char *limits,
                guint       request_timeout_ms)
 {
-  g_autoptr(SandboxNetworkPolicy) policy = stream_policy (fixture->upstream->port, limits);
+  g_autoptr(SandboxNetworkPolicy) policy =
+    stream_policy (sandbox_test_upstream_get_port (fixture->base.upstream), limits);
 
   fixture_start_with_policy (fixture, policy, request_timeout_ms);
 }
@@ -493,19 +196,14 @@ static void
 fixture_set_up (Fixture       *fixture,
                 gconstpointer  data)
 {
-  fixture->upstream = upstream_start ();
-  fixture->events = g_ptr_array_new_with_free_func ((GDestroyNotify) sandbox_gateway_event_unref);
-  fixture->errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  sandbox_test_gateway_set_up_full (&fixture->base, SANDBOX_TEST_UPSTREAM_NONE, serve, fixture);
 }
 
 static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
-  g_clear_object (&fixture->gateway);
-  upstream_stop (fixture->upstream);
-  g_ptr_array_unref (fixture->events);
-  g_ptr_array_unref (fixture->errors);
+  sandbox_test_gateway_tear_down (&fixture->base, data);
 }
 
 static SandboxGatewayEvent *
@@ -513,22 +211,11 @@ wait_for_event (Fixture *fixture)
 {
   gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 
-  while (fixture->events->len == 0 && g_get_monotonic_time () < deadline)
+  while (fixture->base.events->len == 0 && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, FALSE) || (g_usleep (1000), TRUE);
 
-  g_assert_cmpuint (fixture->events->len, ==, 1);
-  return g_ptr_array_index (fixture->events, 0);
-}
-
-static void
-assert_event (SandboxGatewayEvent    *event,
-              SandboxGatewayDecision  decision,
-              const char             *reason,
-              guint                   status)
-{
-  g_assert_cmpint (sandbox_gateway_event_get_decision (event), ==, decision);
-  g_assert_cmpstr (sandbox_gateway_event_get_reason (event), ==, reason);
-  g_assert_cmpuint (sandbox_gateway_event_get_status (event), ==, status);
+  g_assert_cmpuint (fixture->base.events->len, ==, 1);
+  return g_ptr_array_index (fixture->base.events, 0);
 }
 
 /* The guest: a raw client that decodes the chunked body itself */
@@ -566,7 +253,7 @@ guest_get_from (Fixture    *fixture,
 {
   g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autoptr(GSocketAddress) address =
-    g_unix_socket_address_new (sandbox_gateway_get_socket_path (fixture->gateway));
+    g_unix_socket_address_new (sandbox_gateway_get_socket_path (fixture->base.gateway));
   g_autoptr(GError) error = NULL;
   g_autofree char *request = g_strdup_printf ("%s %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
                                               method, path, port);
@@ -588,7 +275,8 @@ guest_get (Fixture    *fixture,
            const char *method,
            const char *path)
 {
-  return guest_get_from (fixture, fixture->upstream->port, method, path);
+  return guest_get_from (fixture, sandbox_test_upstream_get_port (fixture->base.upstream), method,
+                         path);
 }
 
 /* Decodes what arrived: the head once, then every whole chunk, or the
@@ -708,6 +396,7 @@ test_first_bytes_before_end (Fixture       *fixture,
                              gconstpointer  data)
 {
   g_autoptr(Guest) guest = NULL;
+  g_autofree char *authorization = NULL;
   SandboxGatewayEvent *event;
 
   fixture_start (fixture, "", 5000);
@@ -718,20 +407,21 @@ test_first_bytes_before_end (Fixture       *fixture,
   g_assert_true (guest->chunked);
   g_assert_nonnull (g_strstr_len ((const char *) guest->raw->data, guest->raw->len,
                                  "Content-Type: text/event-stream"));
-  g_atomic_int_set (&fixture->upstream->guest_saw_first, TRUE);
+  g_atomic_int_set (&fixture->guest_saw_first, TRUE);
 
   guest_read_to_end (guest);
-  g_assert_false (g_atomic_int_get (&fixture->upstream->gate_timed_out));
+  g_assert_false (g_atomic_int_get (&fixture->gate_timed_out));
   g_assert_true (guest->complete);
   g_assert_cmpmem (guest->payload->data, guest->payload->len, "data: 1\n\ndata: 2\n\n", 18);
 
   event = wait_for_event (fixture);
-  assert_event (event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
   g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (event), ==, 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, 18);
 
   /* The credential was injected, and the guest never saw it. */
-  g_assert_cmpstr (fixture->upstream->authorization, ==, SECRET);
+  authorization = sandbox_test_upstream_dup_last_header (fixture->base.upstream, "Authorization");
+  g_assert_cmpstr (authorization, ==, SECRET);
   g_assert_null (g_strstr_len ((const char *) guest->raw->data, guest->raw->len, "stream-secret"));
 }
 
@@ -757,7 +447,7 @@ test_longer_than_request_timeout (Fixture       *fixture,
   g_assert_cmpmem (guest->payload->data, guest->payload->len, expected->str, expected->len);
 
   event = wait_for_event (fixture);
-  assert_event (event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, expected->len);
   /* The upstream's timers make the stream last at least 20 × 50 ms: the
    * idle timeout was outlived several times over. */
@@ -778,7 +468,7 @@ read_cut_stream (Fixture    *fixture,
   g_assert_false (guest->complete);
   g_assert_true (guest->eof);
   event = wait_for_event (fixture);
-  assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, reason, 200);
+  sandbox_test_assert_event (event, SANDBOX_GATEWAY_DECISION_FAILED, reason, 200);
   return event;
 }
 
@@ -806,8 +496,8 @@ test_default_byte_limit (Fixture       *fixture,
 
   g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (event), ==, 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, guest->payload->len);
-  g_assert_cmpuint (fixture->errors->len, ==, 1);
-  error = g_ptr_array_index (fixture->errors, 0);
+  g_assert_cmpuint (fixture->base.errors->len, ==, 1);
+  error = g_ptr_array_index (fixture->base.errors, 0);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
   g_assert_nonnull (strstr (error->message, "more than 1048576 bytes"));
 }
@@ -894,8 +584,8 @@ test_byte_limit_cuts (Fixture       *fixture,
   g_assert_cmpuint (guest->payload->len, <=, 100000);
 
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), <=, 100000);
-  g_assert_cmpuint (fixture->errors->len, ==, 1);
-  error = g_ptr_array_index (fixture->errors, 0);
+  g_assert_cmpuint (fixture->base.errors->len, ==, 1);
+  error = g_ptr_array_index (fixture->base.errors, 0);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
   g_assert_nonnull (strstr (error->message, "more than 100000 bytes"));
 }
@@ -952,7 +642,8 @@ test_same_audit_as_buffered (Fixture       *fixture,
 {
   const char *path = "/events?n=3&every=10";
   const char *expected = "data: 1\n\ndata: 2\n\ndata: 3\n\n";
-  Upstream *buffered_upstream = upstream_start ();
+  SandboxTestUpstream *buffered_upstream = sandbox_test_upstream_start (SANDBOX_TEST_UPSTREAM_NONE,
+                                                                     serve, fixture);
   g_autoptr(SandboxNetworkPolicy) policy = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *json = NULL;
@@ -970,21 +661,22 @@ test_same_audit_as_buffered (Fixture       *fixture,
                           "\"headers\": {\"Authorization\": \"" SECRET "\"}, \"stream\": true}, "
                           "{\"origin\": \"http://127.0.0.1:%u\", "
                           "\"headers\": {\"Authorization\": \"" SECRET "\"}}]}",
-                          fixture->upstream->port, buffered_upstream->port);
+                          sandbox_test_upstream_get_port (fixture->base.upstream),
+                          sandbox_test_upstream_get_port (buffered_upstream));
   policy = sandbox_network_policy_new_from_json (json, &error);
   g_assert_no_error (error);
   g_assert_true (sandbox_network_policy_get_rule_stream (policy, 0, NULL, NULL, NULL));
   g_assert_false (sandbox_network_policy_get_rule_stream (policy, 1, NULL, NULL, NULL));
   fixture_start_with_policy (fixture, policy, 5000);
-  streamed_host = g_strdup_printf ("127.0.0.1:%u", fixture->upstream->port);
-  buffered_host = g_strdup_printf ("127.0.0.1:%u", buffered_upstream->port);
+  streamed_host = g_strdup_printf ("127.0.0.1:%u", sandbox_test_upstream_get_port (fixture->base.upstream));
+  buffered_host = g_strdup_printf ("127.0.0.1:%u", sandbox_test_upstream_get_port (buffered_upstream));
 
-  streamed = guest_get_from (fixture, fixture->upstream->port, "GET", path);
+  streamed = guest_get_from (fixture, sandbox_test_upstream_get_port (fixture->base.upstream), "GET", path);
   guest_read_to_end (streamed);
   streamed_event = sandbox_gateway_event_ref (wait_for_event (fixture));
-  g_ptr_array_set_size (fixture->events, 0);
+  g_ptr_array_set_size (fixture->base.events, 0);
 
-  buffered = guest_get_from (fixture, buffered_upstream->port, "GET", path);
+  buffered = guest_get_from (fixture, sandbox_test_upstream_get_port (buffered_upstream), "GET", path);
   guest_read_to_end (buffered);
   buffered_event = sandbox_gateway_event_ref (wait_for_event (fixture));
 
@@ -1012,8 +704,8 @@ test_same_audit_as_buffered (Fixture       *fixture,
   g_assert_cmpstr (sandbox_gateway_event_get_method (buffered_event), ==, "GET");
   g_assert_cmpstr (sandbox_gateway_event_get_path (streamed_event), ==, path);
   g_assert_cmpstr (sandbox_gateway_event_get_path (buffered_event), ==, path);
-  assert_event (streamed_event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
-  assert_event (buffered_event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (streamed_event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (buffered_event, SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
   g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (streamed_event), ==, 200);
   g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (buffered_event), ==, 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_sent (streamed_event), ==, 0);
@@ -1022,9 +714,9 @@ test_same_audit_as_buffered (Fixture       *fixture,
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (buffered_event), ==, strlen (expected));
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (streamed_event), >, 0);
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (buffered_event), >, 0);
-  g_assert_cmpuint (fixture->errors->len, ==, 0);
+  g_assert_cmpuint (fixture->base.errors->len, ==, 0);
 
-  upstream_stop (buffered_upstream);
+  sandbox_test_upstream_stop (buffered_upstream);
 }
 
 /* A guest that stops reading does not make the gateway read the whole
@@ -1049,7 +741,7 @@ test_slow_guest_pauses_upstream (Fixture       *fixture,
       gint64 now_written;
 
       g_usleep (100 * 1000);
-      now_written = upstream_bulk_written (fixture->upstream);
+      now_written = sandbox_test_upstream_bulk_written (fixture->base.upstream);
       stable = now_written == written ? stable + 1 : 0;
       written = now_written;
     }
@@ -1060,7 +752,7 @@ test_slow_guest_pauses_upstream (Fixture       *fixture,
   guest_read_to_end (guest);
   g_assert_true (guest->complete);
   g_assert_cmpuint (guest->payload->len, ==, total);
-  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
 /* A guest that goes away mid-stream ends the upstream transfer at once. */
@@ -1076,11 +768,12 @@ test_guest_closes_mid_stream (Fixture       *fixture,
   g_assert_true (guest_read_until (guest, "data: 1\n\n"));
   g_io_stream_close (G_IO_STREAM (guest->connection), NULL, NULL);
 
-  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "client-closed", 200);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "client-closed", 200);
   /* The upstream sees its answer's connection go. */
-  while (!upstream_stall_closed (fixture->upstream) && g_get_monotonic_time () < deadline)
+  while (sandbox_test_upstream_count_held_closed (fixture->base.upstream) == 0 &&
+         g_get_monotonic_time () < deadline)
     g_usleep (10 * 1000);
-  g_assert_true (upstream_stall_closed (fixture->upstream));
+  g_assert_true (sandbox_test_upstream_count_held_closed (fixture->base.upstream) > 0);
 }
 
 /* A policy change cuts a stream decided under the old policy. */
@@ -1094,11 +787,11 @@ test_policy_change_cuts (Fixture       *fixture,
   fixture_start (fixture, "\"idleTimeoutMs\": 20000", 30000);
   guest = guest_get (fixture, "GET", "/stall");
   g_assert_true (guest_read_until (guest, "data: 1\n\n"));
-  sandbox_gateway_set_policy (fixture->gateway, deny);
+  sandbox_gateway_set_policy (fixture->base.gateway, deny);
 
   guest_read_to_end (guest);
   g_assert_false (guest->complete);
-  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "policy-changed", 200);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "policy-changed", 200);
 }
 
 /* What has no body to stream, or must not be followed, is answered as for
@@ -1118,22 +811,22 @@ test_unstreamed_answers (Fixture       *fixture,
     if (redirect->body_start != 0)
       break;
   g_assert_cmpuint (redirect->status, ==, 502);
-  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "redirect", 502);
-  g_ptr_array_set_size (fixture->events, 0);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "redirect", 502);
+  g_ptr_array_set_size (fixture->base.events, 0);
 
   no_content = guest_get (fixture, "GET", "/nocontent");
   while (no_content->body_start == 0 && guest_read (no_content))
     ;
   g_assert_cmpuint (no_content->status, ==, 204);
   g_assert_false (no_content->chunked);
-  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 204);
-  g_ptr_array_set_size (fixture->events, 0);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 204);
+  g_ptr_array_set_size (fixture->base.events, 0);
 
   head = guest_get (fixture, "HEAD", "/events?n=2&every=5");
   while (head->body_start == 0 && guest_read (head))
     ;
   g_assert_cmpuint (head->status, ==, 200);
-  assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
 int

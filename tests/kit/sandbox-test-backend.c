@@ -1,4 +1,4 @@
-/* sandbox-test-backend.c — how the test suites make bubblewrap backends
+/* sandbox-test-backend.c — how the test suites make backends
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -88,33 +88,40 @@ add_property (GPtrArray  *names,
 }
 
 /**
- * sandbox_test_bubblewrap_new_valist:
- * @state_directory: the backend's state directory
+ * sandbox_test_backend_new_valist:
+ * @driver: a driver's name: "bubblewrap", "memory", "cluster"
+ * @state_directory: (nullable): the backend's state directory, or %NULL to
+ *   set none
  * @error: return location for a #GError
  * @ap: extra properties as name/value pairs of strings, then %NULL
  *
- * See sandbox_test_bubblewrap_new().
+ * See sandbox_test_backend_new().
  *
- * Returns: (transfer full) (nullable): a bubblewrap backend, or %NULL with
- *   @error set when construction failed
+ * Returns: (transfer full) (nullable): a backend, or %NULL with @error set
+ *   when construction failed
  */
 SandboxBackend *
-sandbox_test_bubblewrap_new_valist (const char  *state_directory,
-                                    GError     **error,
-                                    va_list      ap)
+sandbox_test_backend_new_valist (const char  *driver,
+                                 const char  *state_directory,
+                                 GError     **error,
+                                 va_list      ap)
 {
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
   g_autoptr(GArray) values = g_array_new (FALSE, TRUE, sizeof (GValue));
-  const char *layering = sandbox_test_layering ();
+  gboolean bubblewrap = g_str_equal (driver, "bubblewrap");
+  const char *layering = bubblewrap ? sandbox_test_layering () : NULL;
   gboolean explicit_layering = FALSE;
   SandboxBackend *backend;
   const char *name;
 
   g_array_set_clear_func (values, (GDestroyNotify) g_value_unset);
-  g_ptr_array_add (names, (gpointer) "state-directory");
-  g_array_set_size (values, 1);
-  g_value_init (&g_array_index (values, GValue, 0), G_TYPE_STRING);
-  g_value_set_string (&g_array_index (values, GValue, 0), state_directory);
+  if (state_directory != NULL)
+    {
+      g_ptr_array_add (names, (gpointer) "state-directory");
+      g_array_set_size (values, 1);
+      g_value_init (&g_array_index (values, GValue, 0), G_TYPE_STRING);
+      g_value_set_string (&g_array_index (values, GValue, 0), state_directory);
+    }
 
   while ((name = va_arg (ap, const char *)) != NULL)
     {
@@ -125,11 +132,85 @@ sandbox_test_bubblewrap_new_valist (const char  *state_directory,
   if (layering != NULL && !explicit_layering)
     add_property (names, values, "layering", layering);
 
-  backend = sandbox_backend_newv ("bubblewrap", names->len, (const char **) names->pdata,
+  backend = sandbox_backend_newv (driver, names->len, (const char **) names->pdata,
                                   (const GValue *) values->data, NULL, error);
-  if (backend != NULL && !explicit_layering)
+  if (backend != NULL && bubblewrap && !explicit_layering)
     sandbox_test_assert_layering (backend);
   return backend;
+}
+
+/**
+ * sandbox_test_backend_new:
+ * @driver: a driver's name: "bubblewrap", "memory", "cluster"
+ * @state_directory: (nullable): the backend's state directory, or %NULL to
+ *   set none
+ * @error: return location for a #GError
+ * @...: extra properties as name/value pairs of strings ("true"/"false"
+ *   for booleans, digits for numbers), then %NULL
+ *
+ * A backend of @driver. A bubblewrap one gets the run's layering
+ * (sandbox_test_layering()) unless the pairs name `layering` themselves,
+ * checked with sandbox_test_assert_layering().
+ *
+ * Returns: (transfer full) (nullable): a backend, or %NULL with @error set
+ *   when construction failed
+ */
+SandboxBackend *
+sandbox_test_backend_new (const char  *driver,
+                          const char  *state_directory,
+                          GError     **error,
+                          ...)
+{
+  SandboxBackend *backend;
+  va_list ap;
+
+  va_start (ap, error);
+  backend = sandbox_test_backend_new_valist (driver, state_directory, error, ap);
+  va_end (ap);
+  return backend;
+}
+
+/**
+ * sandbox_test_setup_backend:
+ * @driver: a driver's name
+ * @state_directory: (nullable): the backend's state directory
+ * @...: extra properties as name/value pairs of strings, then %NULL
+ *
+ * sandbox_test_backend_new() for a test that needs the backend made: it
+ * fails the test otherwise (as gst_check_setup_element() does).
+ *
+ * Returns: (transfer full): the backend
+ */
+SandboxBackend *
+sandbox_test_setup_backend (const char *driver,
+                            const char *state_directory,
+                            ...)
+{
+  g_autoptr(GError) error = NULL;
+  SandboxBackend *backend;
+  va_list ap;
+
+  va_start (ap, state_directory);
+  backend = sandbox_test_backend_new_valist (driver, state_directory, &error, ap);
+  va_end (ap);
+  g_assert_no_error (error);
+  g_assert_nonnull (backend);
+  return backend;
+}
+
+/**
+ * sandbox_test_bubblewrap_new_valist:
+ *
+ * sandbox_test_backend_new_valist() for "bubblewrap".
+ *
+ * Returns: (transfer full) (nullable): a bubblewrap backend
+ */
+SandboxBackend *
+sandbox_test_bubblewrap_new_valist (const char  *state_directory,
+                                    GError     **error,
+                                    va_list      ap)
+{
+  return sandbox_test_backend_new_valist ("bubblewrap", state_directory, error, ap);
 }
 
 /**

@@ -1,0 +1,204 @@
+/* sandbox-test-fixture.c — one fixture for the suites that need a backend
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <grp.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+
+#include "sandbox-test-backend.h"
+#include "sandbox-test-fixture.h"
+
+/**
+ * sandbox_test_state_directory_new:
+ *
+ * Returns: (transfer full): a new empty directory in TMPDIR, for a
+ *   backend's state; remove it with sandbox_test_state_directory_remove()
+ */
+char *
+sandbox_test_state_directory_new (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *directory = g_dir_make_tmp ("sandbox-test-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return directory;
+}
+
+/**
+ * sandbox_test_state_directory_remove:
+ * @directory: (nullable): a state directory, or %NULL for nothing
+ *
+ * Removes @directory and all in it, read-only workspaces and overlay work
+ * directories too (rm -rf: the store's own modes are no reason to leave
+ * debris in TMPDIR). Fails the test if that fails.
+ */
+void
+sandbox_test_state_directory_remove (const char *directory)
+{
+  const char *argv[] = { "rm", "-rf", "--", directory, NULL };
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  if (directory == NULL)
+    return;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                &status, &error);
+  g_assert_no_error (error);
+  g_spawn_check_wait_status (status, &error);
+  g_assert_no_error (error);
+}
+
+/**
+ * sandbox_test_template_hello:
+ *
+ * Returns: (transfer full): the template most tests start from:
+ *   "agent-workspace" with a file `hello.txt` that says "hello"
+ */
+SandboxTemplate *
+sandbox_test_template_hello (void)
+{
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("agent-workspace");
+  g_autoptr(GBytes) hello = g_bytes_new_static ("hello", 5);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_template_add_file (template_, "hello.txt", hello, &error));
+  g_assert_no_error (error);
+  return g_steal_pointer (&template_);
+}
+
+/**
+ * sandbox_test_prewarm:
+ * @reused: (out) (optional): whether the store had it already
+ *
+ * Prewarms @template_ on @backend and fails the test unless that works.
+ *
+ * Returns: (transfer full): the template's key
+ */
+char *
+sandbox_test_prewarm (SandboxBackend  *backend,
+                      SandboxTemplate *template_,
+                      gboolean        *reused)
+{
+  g_autoptr(GError) error = NULL;
+  char *key = sandbox_backend_prewarm (backend, template_, reused, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (key);
+  return key;
+}
+
+/**
+ * sandbox_test_fixture_set_up:
+ * @fixture: zeroed, as g_test_add() gives it
+ * @driver: the driver's name
+ * @template_: (nullable): a template to prewarm, or %NULL for none
+ * @...: the backend's extra properties as name/value pairs of strings, as
+ *   sandbox_test_backend_new() takes them, then %NULL
+ *
+ * Makes the state directory, the backend on it (failing the test unless
+ * that works) and, with @template_, its key.
+ */
+void
+sandbox_test_fixture_set_up (SandboxTestFixture *fixture,
+                             const char         *driver,
+                             SandboxTemplate    *template_,
+                             ...)
+{
+  g_autoptr(GError) error = NULL;
+  va_list ap;
+
+  fixture->state_directory = sandbox_test_state_directory_new ();
+  va_start (ap, template_);
+  fixture->backend = sandbox_test_backend_new_valist (driver, fixture->state_directory, &error, ap);
+  va_end (ap);
+  g_assert_no_error (error);
+  g_assert_nonnull (fixture->backend);
+  if (template_ != NULL)
+    fixture->template_key = sandbox_test_prewarm (fixture->backend, template_, NULL);
+}
+
+/**
+ * sandbox_test_fixture_open_session:
+ * @policy: (nullable): the session's network policy, %NULL for deny-all
+ *
+ * Creates a session of the fixture's template (which it must have) as
+ * `fixture->handle` and `fixture->session`; the tear-down deletes it.
+ */
+void
+sandbox_test_fixture_open_session (SandboxTestFixture   *fixture,
+                                   SandboxNetworkPolicy *policy)
+{
+  g_autoptr(SandboxNetworkPolicy) deny_all = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (fixture->template_key);
+  g_assert_null (fixture->handle);
+  fixture->handle = sandbox_backend_create (fixture->backend, fixture->template_key, NULL,
+                                            policy != NULL ? policy : deny_all, NULL, &error);
+  g_assert_no_error (error);
+  fixture->session = sandbox_handle_get_session (fixture->handle);
+}
+
+/**
+ * sandbox_test_fixture_set_up_session:
+ * @driver: (type utf8): the driver's name, as g_test_add()'s test data
+ *
+ * A g_test_add() set-up: a backend of @driver, the hello template
+ * (sandbox_test_template_hello()) prewarmed, and a deny-all session of it.
+ */
+void
+sandbox_test_fixture_set_up_session (SandboxTestFixture *fixture,
+                                     gconstpointer       driver)
+{
+  g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
+
+  sandbox_test_fixture_set_up (fixture, driver, template_, NULL);
+  sandbox_test_fixture_open_session (fixture, NULL);
+}
+
+/**
+ * sandbox_test_fixture_tear_down:
+ * @data: unused (a g_test_add() tear-down's test data)
+ *
+ * Deletes the session if there is one (failing the test if that fails),
+ * drops the backend, then removes the state directory with everything in
+ * it. Safe on a fixture that was only partly set up.
+ */
+void
+sandbox_test_fixture_tear_down (SandboxTestFixture *fixture,
+                                gconstpointer       data)
+{
+  if (fixture->handle != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      sandbox_handle_delete (fixture->handle, NULL, &error);
+      g_assert_no_error (error);
+    }
+  g_clear_object (&fixture->handle);
+  fixture->session = NULL;
+  g_clear_object (&fixture->backend);
+  g_clear_pointer (&fixture->template_key, g_free);
+  sandbox_test_state_directory_remove (fixture->state_directory);
+  g_clear_pointer (&fixture->state_directory, g_free);
+}
+
+/**
+ * sandbox_test_become_unprivileged:
+ *
+ * Makes this process Debian's nobody (%SANDBOX_TEST_UNPRIVILEGED_ID), with
+ * no supplementary groups, for the part of a test that must not be root;
+ * run it in a g_test_trap_subprocess() child, as root. The process is made
+ * dumpable again: changing ids cleared that, and LeakSanitizer, in the
+ * sanitizer build, needs to ptrace it at exit.
+ */
+void
+sandbox_test_become_unprivileged (void)
+{
+  g_assert_cmpint (setgroups (0, NULL), ==, 0);
+  g_assert_cmpint (setgid (SANDBOX_TEST_UNPRIVILEGED_ID), ==, 0);
+  g_assert_cmpint (setuid (SANDBOX_TEST_UNPRIVILEGED_ID), ==, 0);
+  g_assert_cmpint (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0), ==, 0);
+}

@@ -1,0 +1,50 @@
+/* sandbox-test-fixture.h — one fixture for the suites that need a backend
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A state directory of the test's own in a temporary directory, removed
+ * with everything in it after the test; a backend of any driver on it; and,
+ * when asked for, a template prewarmed on that backend. Suites embed
+ * SandboxTestFixture first in their own fixture struct, or use it as is.
+ */
+
+#pragma once
+
+#include <sandbox.h>
+
+G_BEGIN_DECLS
+
+/* What the unprivileged parts of a test run as: Debian's nobody. */
+#define SANDBOX_TEST_UNPRIVILEGED_ID 65534
+
+typedef struct
+{
+  char *state_directory;    /* made in TMPDIR, removed at tear-down */
+  SandboxBackend *backend;
+  char *template_key;       /* the prewarmed template's key, or NULL */
+  SandboxHandle *handle;    /* sandbox_test_fixture_open_session()'s, or NULL */
+  SandboxSession *session;  /* the handle's session */
+} SandboxTestFixture;
+
+char           *sandbox_test_state_directory_new    (void);
+void            sandbox_test_state_directory_remove (const char          *directory);
+
+SandboxTemplate *sandbox_test_template_hello        (void);
+char           *sandbox_test_prewarm                (SandboxBackend      *backend,
+                                                     SandboxTemplate     *template_,
+                                                     gboolean            *reused);
+
+void            sandbox_test_fixture_set_up         (SandboxTestFixture  *fixture,
+                                                     const char          *driver,
+                                                     SandboxTemplate     *template_,
+                                                     ...) G_GNUC_NULL_TERMINATED;
+void            sandbox_test_fixture_open_session   (SandboxTestFixture  *fixture,
+                                                     SandboxNetworkPolicy *policy);
+void            sandbox_test_fixture_set_up_session (SandboxTestFixture  *fixture,
+                                                     gconstpointer        driver);
+void            sandbox_test_fixture_tear_down      (SandboxTestFixture  *fixture,
+                                                     gconstpointer        data);
+
+void            sandbox_test_become_unprivileged    (void);
+
+G_END_DECLS
