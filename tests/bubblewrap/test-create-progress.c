@@ -14,6 +14,9 @@
 
 #include <sandbox.h>
 
+#include "sandbox-test-backend.h"
+#include "sandbox-test-fixture.h"
+
 #define N_FILES 300
 
 typedef struct
@@ -69,29 +72,6 @@ store_result (GObject      *source,
 
   log->result = g_object_ref (result);
   memcpy (log->at_result, log->last, sizeof log->last);
-}
-
-static void
-remove_directory (const char *path)
-{
-  g_autofree char *quoted = g_shell_quote (path);
-  g_autofree char *command = g_strdup_printf ("rm -rf %s", quoted);
-
-  g_assert_cmpint (system (command), ==, 0);
-}
-
-static SandboxBackend *
-new_backend (const char *state_directory,
-             const char *layering)
-{
-  g_autoptr(GError) error = NULL;
-  SandboxBackend *backend = sandbox_backend_new ("bubblewrap", NULL, &error,
-                                                 "state-directory", state_directory,
-                                                 "layering", layering,
-                                                 NULL);
-
-  g_assert_no_error (error);
-  return backend;
 }
 
 static char *
@@ -189,8 +169,8 @@ static void
 test_copy_reports_progress (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-progress-XXXXXX", &error);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory, "copy");
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, "layering", "copy", NULL);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(SandboxHandle) handle = NULL;
   g_autofree char *key = prewarm_template (backend);
@@ -215,7 +195,7 @@ test_copy_reports_progress (void)
   delete_session (handle);
   progress_log_clear (&log);
   g_clear_object (&backend);
-  remove_directory (state_directory);
+  sandbox_test_remove_tree (state_directory);
 }
 
 /* The async form reports in the caller's context, not the worker's, and
@@ -229,8 +209,8 @@ static void
 test_async_copy_reports_before_the_callback (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-progress-XXXXXX", &error);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory, "copy");
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, "layering", "copy", NULL);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(SandboxHandle) handle = NULL;
   g_autofree char *key = prewarm_template (backend);
@@ -251,7 +231,7 @@ test_async_copy_reports_before_the_callback (void)
   delete_session (handle);
   progress_log_clear (&log);
   g_clear_object (&backend);
-  remove_directory (state_directory);
+  sandbox_test_remove_tree (state_directory);
 }
 
 /* Resuming copies nothing: no report. */
@@ -259,8 +239,8 @@ static void
 test_resume_reports_nothing (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-progress-XXXXXX", &error);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory, "copy");
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, "layering", "copy", NULL);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(SandboxHandle) handle = NULL;
   g_autoptr(SandboxState) state = NULL;
@@ -283,7 +263,7 @@ test_resume_reports_nothing (void)
   delete_session (handle);
   progress_log_clear (&log);
   g_clear_object (&backend);
-  remove_directory (state_directory);
+  sandbox_test_remove_tree (state_directory);
 }
 
 /* A layered create copies nothing: no report (as documented). */
@@ -291,8 +271,8 @@ static void
 test_layered_create_reports_nothing (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-progress-XXXXXX", &error);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory, "auto");
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, "layering", "auto", NULL);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(SandboxHandle) handle = NULL;
   g_autofree char *layering = backend_layering (backend);
@@ -303,7 +283,7 @@ test_layered_create_reports_nothing (void)
     {
       g_test_skip ("overlays are unavailable here");
       g_clear_object (&backend);
-      remove_directory (state_directory);
+      sandbox_test_remove_tree (state_directory);
       return;
     }
   key = prewarm_template (backend);
@@ -315,7 +295,7 @@ test_layered_create_reports_nothing (void)
   delete_session (handle);
   progress_log_clear (&log);
   g_clear_object (&backend);
-  remove_directory (state_directory);
+  sandbox_test_remove_tree (state_directory);
 }
 
 int

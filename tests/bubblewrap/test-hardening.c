@@ -22,102 +22,30 @@
 #include <sandbox.h>
 
 #include "sandbox-test-backend.h"
+#include "sandbox-test-fixture.h"
+#include "sandbox-test-session.h"
 
 /* Helpers ------------------------------------------------------------------ */
 
-static char *
-make_state_directory (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *directory = g_dir_make_tmp ("sandbox-harden-XXXXXX", &error);
+/* A session of a backend built with the given extra properties: the kit's
+ * fixture (tests/kit), its state directory removed at the close. */
+typedef SandboxTestFixture Session;
 
-  g_assert_no_error (error);
-  return directory;
+static void
+session_open (Session        *s,
+              SandboxBackend *backend,
+              char           *state_directory)
+{
+  s->state_directory = state_directory;
+  s->backend = backend;
+  s->template_key = sandbox_test_prewarm_hello (backend);
+  sandbox_test_fixture_open_session (s, NULL);
 }
 
 static void
-remove_state_directory (const char *directory)
+session_close (Session *s)
 {
-  g_autofree char *command = g_strdup_printf ("rm -rf '%s'", directory);
-
-  g_assert_cmpint (system (command), ==, 0);
-}
-
-/* A backend on @state_directory with extra properties, NULL-terminated
- * name/value pairs of strings, booleans ("true"/"false") or numbers, and
- * the run's SANDBOX_TEST_LAYERING; %NULL with @error if construction
- * fails. */
-static SandboxBackend *
-try_new_backend_valist (const char  *state_directory,
-                        GError     **error,
-                        va_list      ap)
-{
-  return sandbox_test_bubblewrap_new_valist (state_directory, error, ap);
-}
-
-static G_GNUC_NULL_TERMINATED SandboxBackend *
-try_new_backend_with (const char  *state_directory,
-                      GError     **error,
-                      ...)
-{
-  SandboxBackend *backend;
-  va_list ap;
-
-  va_start (ap, error);
-  backend = try_new_backend_valist (state_directory, error, ap);
-  va_end (ap);
-  return backend;
-}
-
-static G_GNUC_NULL_TERMINATED SandboxBackend *
-new_backend_with (const char *state_directory,
-                  ...)
-{
-  g_autoptr(GError) error = NULL;
-  SandboxBackend *backend;
-  va_list ap;
-
-  va_start (ap, state_directory);
-  backend = try_new_backend_valist (state_directory, &error, ap);
-  va_end (ap);
-  g_assert_no_error (error);
-  g_assert_nonnull (backend);
-  return backend;
-}
-
-static char *
-prewarm_hello (SandboxBackend *backend)
-{
-  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("hardening");
-  g_autoptr(GBytes) hello = g_bytes_new_static ("hello", 5);
-  g_autoptr(GError) error = NULL;
-  char *key;
-
-  g_assert_true (sandbox_template_add_file (template_, "hello.txt", hello, &error));
-  key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
-  g_assert_no_error (error);
-  return key;
-}
-
-static SandboxHandle *
-create_session (SandboxBackend *backend,
-                const char     *key)
-{
-  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
-  g_autoptr(GError) error = NULL;
-  SandboxHandle *handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
-
-  g_assert_no_error (error);
-  return handle;
-}
-
-static void
-delete_session (SandboxHandle *handle)
-{
-  g_autoptr(GError) error = NULL;
-
-  sandbox_handle_delete (handle, NULL, &error);
-  g_assert_no_error (error);
+  sandbox_test_fixture_tear_down (s, NULL);
 }
 
 static SandboxResult *
@@ -135,88 +63,24 @@ run_sh (SandboxSession *session,
   return sandbox_session_run (session, command, NULL, error);
 }
 
-/* Runs @script, asserts exit 0 and returns stdout. */
-static char *
-guest_sh (SandboxSession *session,
-          const char     *script)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(SandboxResult) result = run_sh (session, script, 0, &error);
-
-  g_assert_no_error (error);
-  if (sandbox_result_get_exit_status (result) != 0)
-    {
-      g_autofree char *err = sandbox_result_dup_stderr_text (result);
-      g_error ("guest script failed (%d): %s\n%s", sandbox_result_get_exit_status (result),
-               script, err);
-    }
-  return sandbox_result_dup_stdout_text (result);
-}
-
-static int
-guest_status (SandboxSession *session,
-              const char     *script)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(SandboxResult) result = run_sh (session, script, 0, &error);
-
-  g_assert_no_error (error);
-  return sandbox_result_get_exit_status (result);
-}
-
-/* A session of a backend built with the given extra properties. */
-typedef struct
-{
-  char *state_directory;
-  SandboxBackend *backend;
-  char *template_key;
-  SandboxHandle *handle;
-  SandboxSession *session;
-} Session;
-
-static void
-session_open (Session        *s,
-              SandboxBackend *backend,
-              char           *state_directory)
-{
-  s->state_directory = state_directory;
-  s->backend = backend;
-  s->template_key = prewarm_hello (backend);
-  s->handle = create_session (backend, s->template_key);
-  s->session = sandbox_handle_get_session (s->handle);
-}
-
-static void
-session_close (Session *s)
-{
-  if (s->handle != NULL)
-    delete_session (s->handle);
-  g_clear_object (&s->handle);
-  g_clear_object (&s->backend);
-  g_clear_pointer (&s->template_key, g_free);
-  if (s->state_directory != NULL)
-    remove_state_directory (s->state_directory);
-  g_clear_pointer (&s->state_directory, g_free);
-}
-
 /* No nested user namespaces ------------------------------------------------- */
 
 static void
 check_no_nested_userns (gboolean seccomp)
 {
-  char *directory = make_state_directory ();
+  char *directory = sandbox_test_state_directory_new ();
   Session s = { 0 };
   g_autofree char *out = NULL;
 
-  session_open (&s, new_backend_with (directory, "seccomp", seccomp ? "true" : "false", NULL),
+  session_open (&s, sandbox_test_setup_backend ("bubblewrap", directory, "seccomp", seccomp ? "true" : "false", NULL),
                 directory);
   /* The guest's own user namespace is there; a nested one is refused. */
-  g_assert_cmpint (guest_status (s.session, "test -x /usr/bin/unshare"), ==, 0);
-  g_assert_cmpint (guest_status (s.session, "unshare -Ur true"), !=, 0);
-  g_assert_cmpint (guest_status (s.session, "unshare --user true"), !=, 0);
+  g_assert_cmpint (sandbox_test_guest_status (s.session, "test -x /usr/bin/unshare"), ==, 0);
+  g_assert_cmpint (sandbox_test_guest_status (s.session, "unshare -Ur true"), !=, 0);
+  g_assert_cmpint (sandbox_test_guest_status (s.session, "unshare --user true"), !=, 0);
   /* Without the filter the refusal is bwrap's --disable-userns: the
    * guest's user namespace may hold no further one (ENOSPC). */
-  out = guest_sh (s.session, "unshare -Ur true 2>&1 || true");
+  out = sandbox_test_guest_sh (s.session, "unshare -Ur true 2>&1 || true");
   g_assert_nonnull (strstr (out, seccomp ? "Operation not permitted" : "No space left on device"));
   session_close (&s);
 }
@@ -261,7 +125,7 @@ install_probe (SandboxSession *session)
   bytes = g_bytes_new_take (g_steal_pointer (&contents), length);
   g_assert_true (sandbox_session_write_bytes (session, "syscall-probe", bytes, NULL, &error));
   g_assert_no_error (error);
-  g_free (guest_sh (session, "chmod 0755 /workspace/syscall-probe"));
+  g_free (sandbox_test_guest_sh (session, "chmod 0755 /workspace/syscall-probe"));
 }
 
 /* Runs the probe for @names; returns name → errno. */
@@ -271,7 +135,7 @@ run_probes (SandboxSession     *session,
 {
   g_autofree char *joined = g_strjoinv (" ", (char **) names);
   g_autofree char *script = g_strdup_printf ("/workspace/syscall-probe %s", joined);
-  g_autofree char *out = guest_sh (session, script);
+  g_autofree char *out = sandbox_test_guest_sh (session, script);
   g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
   GHashTable *results = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
@@ -352,12 +216,12 @@ static const char * const allowed[] = {
 static void
 test_seccomp_denies (void)
 {
-  char *directory = make_state_directory ();
+  char *directory = sandbox_test_state_directory_new ();
   Session s = { 0 };
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
   g_autoptr(GHashTable) results = NULL;
 
-  session_open (&s, new_backend_with (directory, NULL), directory);
+  session_open (&s, sandbox_test_setup_backend ("bubblewrap", directory, NULL), directory);
   install_probe (s.session);
   for (guint i = 0; i < G_N_ELEMENTS (denied); i++)
     g_ptr_array_add (names, (gpointer) denied[i].probe);
@@ -389,7 +253,7 @@ test_seccomp_denies (void)
 static void
 test_seccomp_can_be_turned_off (void)
 {
-  char *directory = make_state_directory ();
+  char *directory = sandbox_test_state_directory_new ();
   Session s = { 0 };
   static const char * const names[] = {
     "tiocsti", "ptrace", "clone3", "fsopen", "io_uring_setup", "unshare-user",
@@ -397,7 +261,7 @@ test_seccomp_can_be_turned_off (void)
   };
   g_autoptr(GHashTable) results = NULL;
 
-  session_open (&s, new_backend_with (directory, "seccomp", "false", NULL), directory);
+  session_open (&s, sandbox_test_setup_backend ("bubblewrap", directory, "seccomp", "false", NULL), directory);
   install_probe (s.session);
   results = run_probes (s.session, names);
   /* stdin is a pipe, not a terminal. */
@@ -425,12 +289,12 @@ test_seccomp_can_be_turned_off (void)
 static void
 test_seccomp_installed_once (void)
 {
-  char *directory = make_state_directory ();
+  char *directory = sandbox_test_state_directory_new ();
   Session s = { 0 };
   g_autofree char *out = NULL;
 
-  session_open (&s, new_backend_with (directory, "max-ready-sandboxes", "0", NULL), directory);
-  out = guest_sh (s.session, "grep -E '^(NoNewPrivs|Seccomp|Seccomp_filters):' /proc/self/status");
+  session_open (&s, sandbox_test_setup_backend ("bubblewrap", directory, "max-ready-sandboxes", "0", NULL), directory);
+  out = sandbox_test_guest_sh (s.session, "grep -E '^(NoNewPrivs|Seccomp|Seccomp_filters):' /proc/self/status");
   g_assert_cmpstr (out, ==, "NoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n");
   session_close (&s);
 }
@@ -438,14 +302,14 @@ test_seccomp_installed_once (void)
 static void
 test_seccomp_ordinary_workloads (void)
 {
-  char *directory = make_state_directory ();
+  char *directory = sandbox_test_state_directory_new ();
   Session s = { 0 };
   g_autofree char *out = NULL;
   g_autofree char *compiler = NULL;
 
-  session_open (&s, new_backend_with (directory, NULL), directory);
+  session_open (&s, sandbox_test_setup_backend ("bubblewrap", directory, NULL), directory);
 
-  out = guest_sh (s.session,
+  out = sandbox_test_guest_sh (s.session,
                   "set -e; mkdir -p d/e; printf 'b\\na\\n' > d/e/f; sort d/e/f | tr -d '\\n'; "
                   "cp d/e/f g; ls d/e | wc -l | tr -d ' \\n'; "
                   "x=$(mktemp); echo t > \"$x\"; cat \"$x\"; rm -r d g \"$x\"; "
@@ -455,7 +319,7 @@ test_seccomp_ordinary_workloads (void)
   if (g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
     {
       g_free (out);
-      out = guest_sh (s.session,
+      out = sandbox_test_guest_sh (s.session,
                       "python3 -c '"
                       "import subprocess, threading, socket, os, tempfile\n"
                       "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
@@ -478,7 +342,7 @@ test_seccomp_ordinary_workloads (void)
                          " > hello.c && %s -O1 -o hello hello.c && ./hello", compiler);
 
       g_free (out);
-      out = guest_sh (s.session, script);
+      out = sandbox_test_guest_sh (s.session, script);
       g_assert_cmpstr (out, ==, "compiled\n");
     }
   else
@@ -594,8 +458,8 @@ static int
 helper_own (const char *state_directory,
             const char *key)
 {
-  g_autoptr(SandboxBackend) backend = new_backend_with (state_directory, NULL);
-  g_autoptr(SandboxHandle) handle = create_session (backend, key);
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, NULL);
+  g_autoptr(SandboxHandle) handle = sandbox_test_create_session (backend, key);
   g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, NULL);
   g_autofree char *json = sandbox_state_to_json (state);
   g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/sh");
@@ -649,9 +513,9 @@ crash_an_owner (const char *state_directory,
 static void
 test_lease_stale_after_sigkill (void)
 {
-  g_autofree char *directory = make_state_directory ();
-  g_autoptr(SandboxBackend) backend = new_backend_with (directory, NULL);
-  g_autofree char *key = prewarm_hello (backend);
+  g_autofree char *directory = sandbox_test_state_directory_new ();
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", directory, NULL);
+  g_autofree char *key = sandbox_test_prewarm_hello (backend);
   g_autoptr(SandboxState) state = crash_an_owner (directory, key);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(SandboxHandle) handle = NULL;
@@ -711,7 +575,7 @@ test_lease_stale_after_sigkill (void)
       g_assert_false (g_file_test (dead, G_FILE_TEST_EXISTS));
       g_assert_cmpuint (sandbox_test_count_entries (layers_work), ==, 1);
     }
-  out = guest_sh (sandbox_handle_get_session (handle), "cat hello.txt");
+  out = sandbox_test_guest_sh (sandbox_handle_get_session (handle), "cat hello.txt");
   g_assert_cmpstr (out, ==, "hello");
 
   /* Now the owner is alive: recovering again is refused. */
@@ -723,8 +587,8 @@ test_lease_stale_after_sigkill (void)
     g_assert_null (second);
     g_clear_error (&error);
   }
-  delete_session (handle);
-  remove_state_directory (directory);
+  sandbox_test_delete_session (handle);
+  sandbox_test_state_directory_remove (directory);
 }
 
 static void
@@ -740,10 +604,10 @@ recover_async_cb (GObject      *source,
 static void
 test_recover_live_owner_is_busy (void)
 {
-  g_autofree char *directory = make_state_directory ();
-  g_autoptr(SandboxBackend) backend = new_backend_with (directory, NULL);
-  g_autofree char *key = prewarm_hello (backend);
-  g_autoptr(SandboxHandle) handle = create_session (backend, key);
+  g_autofree char *directory = sandbox_test_state_directory_new ();
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", directory, NULL);
+  g_autofree char *key = sandbox_test_prewarm_hello (backend);
+  g_autoptr(SandboxHandle) handle = sandbox_test_create_session (backend, key);
   g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, NULL);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(SandboxHandle) other = NULL;
@@ -766,9 +630,9 @@ test_recover_live_owner_is_busy (void)
   other = sandbox_backend_recover_session_finish (backend, result, &error);
   g_assert_no_error (error);
   g_assert_nonnull (other);
-  delete_session (other);
+  sandbox_test_delete_session (other);
   g_clear_object (&handle);
-  remove_state_directory (directory);
+  sandbox_test_state_directory_remove (directory);
 }
 
 /* A process holding a read lock on the workspace directory, as the init of a
@@ -804,9 +668,9 @@ fake_leftover_namespace (const char *workspace)
 static void
 test_recover_refuses_while_processes_left (void)
 {
-  g_autofree char *directory = make_state_directory ();
-  g_autoptr(SandboxBackend) backend = new_backend_with (directory, NULL);
-  g_autofree char *key = prewarm_hello (backend);
+  g_autofree char *directory = sandbox_test_state_directory_new ();
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", directory, NULL);
+  g_autofree char *key = sandbox_test_prewarm_hello (backend);
   g_autoptr(SandboxState) state = crash_an_owner (directory, key);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autofree char *session_dir = session_directory (directory, state);
@@ -834,8 +698,8 @@ test_recover_refuses_while_processes_left (void)
   handle = sandbox_backend_recover_session (backend, state, policy, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (handle);
-  delete_session (handle);
-  remove_state_directory (directory);
+  sandbox_test_delete_session (handle);
+  sandbox_test_state_directory_remove (directory);
 }
 
 /* Concurrent creates from several processes ---------------------------------- */
@@ -865,7 +729,7 @@ race_template (void)
 static int
 helper_prewarm (const char *state_directory)
 {
-  g_autoptr(SandboxBackend) backend = new_backend_with (state_directory, "durable", "true", NULL);
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, "durable", "true", NULL);
   g_autoptr(SandboxTemplate) template_ = race_template ();
   g_autoptr(GError) error = NULL;
   g_autofree char *key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
@@ -874,7 +738,7 @@ helper_prewarm (const char *state_directory)
   g_autofree char *json = NULL;
 
   g_assert_no_error (error);
-  handle = create_session (backend, key);
+  handle = sandbox_test_create_session (backend, key);
   for (guint i = 0; i < 40; i++)
     {
       g_autofree char *path = g_strdup_printf ("dir%u/file%u.txt", i % 5, i);
@@ -898,7 +762,7 @@ static int
 helper_increment (const char *state_directory,
                   const char *json)
 {
-  g_autoptr(SandboxBackend) backend = new_backend_with (state_directory, NULL);
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, NULL);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(GError) error = NULL;
   g_autoptr(SandboxState) state = sandbox_state_new_from_json (json, &error);
@@ -940,7 +804,7 @@ helper_increment (const char *state_directory,
 static void
 test_concurrent_prewarm_and_create (void)
 {
-  g_autofree char *directory = make_state_directory ();
+  g_autofree char *directory = sandbox_test_state_directory_new ();
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
   g_autofree char *templates = g_build_filename (directory, digest, "templates", NULL);
   g_autoptr(GHashTable) sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -972,7 +836,7 @@ test_concurrent_prewarm_and_create (void)
   g_assert_cmpuint (g_hash_table_size (sessions), ==, RACERS);
 
   /* …and the store holds exactly one complete template, nothing half-built. */
-  backend = new_backend_with (directory, NULL);
+  backend = sandbox_test_setup_backend ("bubblewrap", directory, NULL);
   key = sandbox_backend_prewarm (backend, template_, &reused, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (reused);
@@ -980,16 +844,16 @@ test_concurrent_prewarm_and_create (void)
   g_assert_no_error (error);
   g_assert_cmpstr (g_dir_read_name (listing), ==, key);
   g_assert_null (g_dir_read_name (listing));
-  remove_state_directory (directory);
+  sandbox_test_state_directory_remove (directory);
 }
 
 static void
 test_concurrent_resume_loses_nothing (void)
 {
-  g_autofree char *directory = make_state_directory ();
-  g_autoptr(SandboxBackend) backend = new_backend_with (directory, NULL);
-  g_autofree char *key = prewarm_hello (backend);
-  g_autoptr(SandboxHandle) handle = create_session (backend, key);
+  g_autofree char *directory = sandbox_test_state_directory_new ();
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", directory, NULL);
+  g_autofree char *key = sandbox_test_prewarm_hello (backend);
+  g_autoptr(SandboxHandle) handle = sandbox_test_create_session (backend, key);
   g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, NULL);
   g_autofree char *json = sandbox_state_to_json (state);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
@@ -1036,8 +900,8 @@ test_concurrent_resume_loses_nothing (void)
       entries++;
     }
   g_assert_cmpuint (entries, ==, 3);
-  delete_session (handle);
-  remove_state_directory (directory);
+  sandbox_test_delete_session (handle);
+  sandbox_test_state_directory_remove (directory);
 }
 
 /* Durability --------------------------------------------------------------- */
@@ -1049,9 +913,9 @@ helper_durable (const char *state_directory,
                 const char *durable,
                 guint       n_writes)
 {
-  g_autoptr(SandboxBackend) backend = new_backend_with (state_directory, "durable", durable, NULL);
-  g_autofree char *key = prewarm_hello (backend);
-  g_autoptr(SandboxHandle) handle = create_session (backend, key);
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, "durable", durable, NULL);
+  g_autofree char *key = sandbox_test_prewarm_hello (backend);
+  g_autoptr(SandboxHandle) handle = sandbox_test_create_session (backend, key);
   g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, NULL);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(GError) error = NULL;
@@ -1072,7 +936,7 @@ helper_durable (const char *state_directory,
   g_clear_object (&handle);
   handle = sandbox_backend_create (backend, key, state, policy, NULL, &error);
   g_assert_no_error (error);
-  delete_session (handle);
+  sandbox_test_delete_session (handle);
   return 0;
 }
 
@@ -1083,7 +947,7 @@ count_syncs (const char *strace,
              gboolean    durable,
              guint       n_writes)
 {
-  g_autofree char *directory = make_state_directory ();
+  g_autofree char *directory = sandbox_test_state_directory_new ();
   g_autofree char *log = g_build_filename (directory, "strace.log", NULL);
   g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *contents = NULL;
@@ -1110,7 +974,7 @@ count_syncs (const char *strace,
   g_assert_true (g_file_get_contents (log, &contents, NULL, &error));
   for (const char *p = contents; (p = strstr (p, "sync(")) != NULL; p++)
     count++;
-  remove_state_directory (directory);
+  sandbox_test_state_directory_remove (directory);
   return count;
 }
 
@@ -1170,7 +1034,7 @@ test_durable_workspace_writes_sync (void)
 static void
 test_limits_rlimits_and_tmp_size (void)
 {
-  char *directory = make_state_directory ();
+  char *directory = sandbox_test_state_directory_new ();
   Session s = { 0 };
   g_autofree char *limits = NULL;
   g_autofree char *tmp_kib = NULL;
@@ -1180,14 +1044,14 @@ test_limits_rlimits_and_tmp_size (void)
   g_autoptr(GHashTable) probes = NULL;
   const char * const names[] = { "count-open-files", "mmap-3g", NULL };
 
-  session_open (&s, new_backend_with (directory,
+  session_open (&s, sandbox_test_setup_backend ("bubblewrap", directory,
                                       "tmp-size", "4194304",
                                       "max-file-size", "1048576",
                                       "max-open-files", "64",
                                       "max-address-space", "2147483648",
                                       NULL),
                 directory);
-  limits = guest_sh (s.session, "cat /proc/self/limits");
+  limits = sandbox_test_guest_sh (s.session, "cat /proc/self/limits");
   g_assert_true (g_regex_match_simple ("^Max file size +1048576 +1048576 ", limits,
                                        G_REGEX_MULTILINE, 0));
   g_assert_true (g_regex_match_simple ("^Max open files +64 +64 ", limits, G_REGEX_MULTILINE, 0));
@@ -1197,18 +1061,18 @@ test_limits_rlimits_and_tmp_size (void)
 
   /* tmp-size 4 MiB is 3 MiB of /tmp and 1 MiB of /dev/shm, not half of
    * the host's RAM each: the fourth file of 1000 KiB does not fit in /tmp. */
-  tmp_kib = guest_sh (s.session, "df -k /tmp /dev/shm | tail -n 2 | tr -s ' ' | cut -d ' ' -f 2");
+  tmp_kib = sandbox_test_guest_sh (s.session, "df -k /tmp /dev/shm | tail -n 2 | tr -s ' ' | cut -d ' ' -f 2");
   g_assert_cmpstr (tmp_kib, ==, "3072\n1024\n");
-  filled = guest_sh (s.session, "for i in 1 2 3 4 5 6; do "
+  filled = sandbox_test_guest_sh (s.session, "for i in 1 2 3 4 5 6; do "
                                 "dd if=/dev/zero of=/tmp/f$i bs=1000k count=1 2>/dev/null || "
                                 "{ echo $i; break; }; done");
   g_assert_cmpstr (filled, ==, "4\n");
 
   /* A file over max-file-size cannot be written; the guest cannot lift it. */
-  g_assert_cmpint (guest_status (s.session, "dd if=/dev/zero of=/tmp/big bs=1M count=2 2>/dev/null"),
+  g_assert_cmpint (sandbox_test_guest_status (s.session, "dd if=/dev/zero of=/tmp/big bs=1M count=2 2>/dev/null"),
                    !=, 0);
-  g_assert_cmpint (guest_status (s.session, "ulimit -f unlimited"), !=, 0);
-  g_assert_cmpint (guest_status (s.session, "ulimit -n 1024"), !=, 0);
+  g_assert_cmpint (sandbox_test_guest_status (s.session, "ulimit -f unlimited"), !=, 0);
+  g_assert_cmpint (sandbox_test_guest_status (s.session, "ulimit -n 1024"), !=, 0);
   result = run_sh (s.session, "rm -f /tmp/f*; dd if=/dev/zero of=/tmp/ok bs=1K count=512 2>/dev/null",
                    0, &error);
   g_assert_no_error (error);
@@ -1231,27 +1095,27 @@ test_limits_rlimits_and_tmp_size (void)
 static void
 test_limits_tmp_size_default (void)
 {
-  char *directory = make_state_directory ();
+  char *directory = sandbox_test_state_directory_new ();
   Session s = { 0 };
   g_autofree char *tmp_kib = NULL;
   g_autofree char *shm_kib = NULL;
   g_autofree char *full = NULL;
   g_autofree char *unbounded_kib = NULL;
 
-  session_open (&s, new_backend_with (directory, NULL), directory);
-  tmp_kib = guest_sh (s.session, "df -k /tmp | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
+  session_open (&s, sandbox_test_setup_backend ("bubblewrap", directory, NULL), directory);
+  tmp_kib = sandbox_test_guest_sh (s.session, "df -k /tmp | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
   g_assert_cmpuint (g_ascii_strtoull (tmp_kib, NULL, 10), ==, 256 * 1024);
-  shm_kib = guest_sh (s.session, "df -k /dev/shm | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
+  shm_kib = sandbox_test_guest_sh (s.session, "df -k /dev/shm | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
   g_assert_cmpuint (g_ascii_strtoull (shm_kib, NULL, 10), ==, 64 * 1024);
-  full = guest_sh (s.session, "dd if=/dev/zero of=/tmp/fill bs=1M count=300 2>&1; "
+  full = sandbox_test_guest_sh (s.session, "dd if=/dev/zero of=/tmp/fill bs=1M count=300 2>&1; "
                               "echo status=$?; rm -f /tmp/fill");
   g_assert_nonnull (strstr (full, "No space left on device"));
   g_assert_nonnull (strstr (full, "status=1"));
   session_close (&s);
 
-  directory = make_state_directory ();
-  session_open (&s, new_backend_with (directory, "tmp-size", "0", NULL), directory);
-  unbounded_kib = guest_sh (s.session, "df -k /tmp | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
+  directory = sandbox_test_state_directory_new ();
+  session_open (&s, sandbox_test_setup_backend ("bubblewrap", directory, "tmp-size", "0", NULL), directory);
+  unbounded_kib = sandbox_test_guest_sh (s.session, "df -k /tmp | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2");
   g_assert_cmpuint (g_ascii_strtoull (unbounded_kib, NULL, 10), !=, 256 * 1024);
   session_close (&s);
 }
@@ -1259,33 +1123,33 @@ test_limits_tmp_size_default (void)
 static void
 test_limits_validation (void)
 {
-  g_autofree char *directory = make_state_directory ();
+  g_autofree char *directory = sandbox_test_state_directory_new ();
   g_autoptr(GError) error = NULL;
   g_autoptr(SandboxBackend) backend = NULL;
   g_autofree char *too_much_cpu = g_strdup_printf ("%u", 100 * g_get_num_processors () + 1);
 
   /* Less than a page each for /tmp and /dev/shm. */
-  backend = try_new_backend_with (directory, &error, "tmp-size", "4096", NULL);
+  backend = sandbox_test_bubblewrap_new (directory, &error, "tmp-size", "4096", NULL);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "tmp-size"));
   g_assert_null (backend);
   g_clear_error (&error);
 
-  backend = try_new_backend_with (directory, &error, "max-processes", "1", NULL);
+  backend = sandbox_test_bubblewrap_new (directory, &error, "max-processes", "1", NULL);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
   g_assert_null (backend);
   g_clear_error (&error);
 
-  backend = try_new_backend_with (directory, &error, "max-open-files", "8", NULL);
+  backend = sandbox_test_bubblewrap_new (directory, &error, "max-open-files", "8", NULL);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
   g_assert_null (backend);
   g_clear_error (&error);
 
   /* More CPU than there is bounds nothing. */
-  backend = try_new_backend_with (directory, &error, "cpu-percent", too_much_cpu, NULL);
+  backend = sandbox_test_bubblewrap_new (directory, &error, "cpu-percent", too_much_cpu, NULL);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
   g_assert_null (backend);
-  remove_state_directory (directory);
+  sandbox_test_state_directory_remove (directory);
 }
 
 static gboolean
@@ -1304,9 +1168,9 @@ open_with_cgroup_limit (Session    *s,
                         const char *property,
                         const char *value)
 {
-  char *directory = make_state_directory ();
+  char *directory = sandbox_test_state_directory_new ();
   g_autoptr(GError) error = NULL;
-  SandboxBackend *backend = try_new_backend_with (directory, &error, property, value, NULL);
+  SandboxBackend *backend = sandbox_test_bubblewrap_new (directory, &error, property, value, NULL);
 
   if (backend == NULL)
     {
@@ -1314,7 +1178,7 @@ open_with_cgroup_limit (Session    *s,
       if (strstr (error->message, property) == NULL)
         g_error ("The refusal “%s” does not name %s", error->message, property);
       g_test_message ("%s=%s refused: %s", property, value, error->message);
-      remove_state_directory (directory);
+      sandbox_test_state_directory_remove (directory);
       g_free (directory);
       return FALSE;
     }
@@ -1390,7 +1254,7 @@ test_limits_cpu_percent_enforced_or_refused (void)
     }
   if (!open_with_cgroup_limit (&s, "cpu-percent", "10"))
     return;
-  out = guest_sh (s.session, "python3 -c '\n"
+  out = sandbox_test_guest_sh (s.session, "python3 -c '\n"
                              "import os, time\n"
                              "start = time.monotonic()\n"
                              "while time.monotonic() - start < 2: pass\n"
@@ -1408,14 +1272,14 @@ test_limits_cpu_percent_enforced_or_refused (void)
 static void
 test_limits_fork_bomb_contained (void)
 {
-  char *directory = make_state_directory ();
+  char *directory = sandbox_test_state_directory_new ();
   Session s = { 0 };
   g_autoptr(GError) error = NULL;
   g_autoptr(SandboxResult) result = NULL;
   g_autoptr(SandboxBackend) backend = NULL;
   g_autofree char *out = NULL;
 
-  backend = try_new_backend_with (directory, &error,
+  backend = sandbox_test_bubblewrap_new (directory, &error,
                                   "max-processes", BOMB_MAX_PROCESSES,
                                   "memory-limit", BOMB_MEMORY_LIMIT,
                                   "cpu-percent", "50",
@@ -1425,7 +1289,7 @@ test_limits_fork_bomb_contained (void)
       /* The refusal itself is what the tests above check. */
       g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
       g_test_skip_printf ("Refused here, so no fork bomb to contain: %s", error->message);
-      remove_state_directory (directory);
+      sandbox_test_state_directory_remove (directory);
       g_free (directory);
       return;
     }
@@ -1439,7 +1303,7 @@ test_limits_fork_bomb_contained (void)
   g_clear_error (&error);
 
   /* The session goes on as before. */
-  out = guest_sh (s.session, "echo alive");
+  out = sandbox_test_guest_sh (s.session, "echo alive");
   g_assert_cmpstr (out, ==, "alive\n");
   session_close (&s);
 }

@@ -20,27 +20,10 @@
 
 #include <sandbox.h>
 
+#include "sandbox-test-backend.h"
+#include "sandbox-test-fixture.h"
+
 #define TMPFS_MAGIC 0x01021994
-
-static SandboxBackend *
-new_backend (const char *state_directory)
-{
-  g_autoptr(GError) error = NULL;
-  SandboxBackend *backend = sandbox_backend_new ("bubblewrap", NULL, &error,
-                                                 "state-directory", state_directory, NULL);
-
-  g_assert_no_error (error);
-  return backend;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autofree char *quoted = g_shell_quote (path);
-  g_autofree char *command = g_strdup_printf ("rm -rf %s", quoted);
-
-  g_assert_cmpint (system (command), ==, 0);
-}
 
 static void
 write_host_file (const char *root,
@@ -194,8 +177,8 @@ test_modes_whatever_the_umask (void)
 {
   const mode_t umasks[] = { 077, 027, 022, 0 };
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-tpl-XXXXXX", &error);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, NULL);
 
   g_assert_no_error (error);
   for (guint i = 0; i < G_N_ELEMENTS (umasks); i++)
@@ -232,10 +215,10 @@ static void
 test_checkout_round_trip (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-tpl-XXXXXX", &error);
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
   g_autofree char *root = g_dir_make_tmp ("sandbox-src-XXXXXX", &error);
   g_autofree char *outside = g_dir_make_tmp ("sandbox-out-XXXXXX", &error);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, NULL);
   g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("checkout");
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(GFile) directory = NULL;
@@ -315,9 +298,9 @@ test_checkout_round_trip (void)
   g_clear_object (&handle);
   g_clear_object (&resumed);
   g_clear_object (&backend);
-  remove_tree (state_directory);
-  remove_tree (root);
-  remove_tree (outside);
+  sandbox_test_remove_tree (state_directory);
+  sandbox_test_remove_tree (root);
+  sandbox_test_remove_tree (outside);
 }
 
 /* Hostile: a file changed on the host between add_directory() and prewarm
@@ -328,11 +311,11 @@ static void
 test_changed_file_is_not_stored (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-tpl-XXXXXX", &error);
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
   g_autofree char *root = g_dir_make_tmp ("sandbox-src-XXXXXX", &error);
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
   g_autofree char *templates = g_build_filename (state_directory, digest, "templates", NULL);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, NULL);
   g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("changing");
   g_autoptr(GFile) directory = NULL;
   g_autoptr(GDir) listing = NULL;
@@ -356,8 +339,8 @@ test_changed_file_is_not_stored (void)
   g_assert_null (g_dir_read_name (listing));
 
   g_clear_object (&backend);
-  remove_tree (state_directory);
-  remove_tree (root);
+  sandbox_test_remove_tree (state_directory);
+  sandbox_test_remove_tree (root);
 }
 
 /* Longer than the import's margin for recently changed files (20 ms):
@@ -402,11 +385,11 @@ static void
 test_changed_settled_file_is_not_stored (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-tpl-XXXXXX", &error);
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
   g_autofree char *root = g_dir_make_tmp ("sandbox-src-XXXXXX", &error);
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
   g_autofree char *templates = g_build_filename (state_directory, digest, "templates", NULL);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, NULL);
   g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("changing");
   g_autoptr(GFile) directory = NULL;
   g_autoptr(GPtrArray) names = NULL;
@@ -430,8 +413,8 @@ test_changed_settled_file_is_not_stored (void)
   g_assert_cmpuint (names->len, ==, 0);
 
   g_clear_object (&backend);
-  remove_tree (state_directory);
-  remove_tree (root);
+  sandbox_test_remove_tree (state_directory);
+  sandbox_test_remove_tree (root);
 }
 
 static void
@@ -456,11 +439,11 @@ static void
 test_fresh_import_of_stored_tree_is_reused (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-tpl-XXXXXX", &error);
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
   g_autofree char *root = g_dir_make_tmp ("sandbox-src-XXXXXX", &error);
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
   g_autofree char *templates = g_build_filename (state_directory, digest, "templates", NULL);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, NULL);
   g_autoptr(GFile) directory = NULL;
   g_autoptr(GPtrArray) names = NULL;
   g_autofree char *first = NULL;
@@ -503,8 +486,8 @@ test_fresh_import_of_stored_tree_is_reused (void)
   assert_entry (data, "bin/run", S_IFREG, 0755);
 
   g_clear_object (&backend);
-  remove_tree (state_directory);
-  remove_tree (root);
+  sandbox_test_remove_tree (state_directory);
+  sandbox_test_remove_tree (root);
 }
 
 /* The peak resident set of this process, in KiB. */
@@ -576,7 +559,7 @@ test_big_tree_memory_is_bounded (void)
       g_assert_no_errno (close (fd));
     }
 
-  backend = new_backend (state_directory);
+  backend = sandbox_test_setup_backend ("bubblewrap", state_directory, NULL);
   directory = g_file_new_for_path (root);
   /* Settled, so the files are hashed as they are copied, not at import. */
   g_usleep (SETTLE_US);
@@ -590,7 +573,7 @@ test_big_tree_memory_is_bounded (void)
   g_test_message ("peak RSS %" G_GUINT64_FORMAT " KiB for a %d MiB tree", peak,
                   (int) (BIG_FILES * BIG_FILE_SIZE >> 20));
   g_clear_object (&backend);
-  remove_tree (base);
+  sandbox_test_remove_tree (base);
   g_assert_cmpuint (peak, <, MAX_PEAK_KIB);
 }
 
@@ -691,9 +674,9 @@ static void
 test_prewarm_reports_progress (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-tpl-XXXXXX", &error);
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
   g_autofree char *root = g_dir_make_tmp ("sandbox-src-XXXXXX", &error);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory);
+  g_autoptr(SandboxBackend) backend = sandbox_test_setup_backend ("bubblewrap", state_directory, NULL);
   g_autoptr(SandboxTemplate) template_ = NULL;
   g_autoptr(SandboxTemplate) again = NULL;
   ProgressLog log = { g_thread_self (), };
@@ -719,9 +702,9 @@ test_prewarm_reports_progress (void)
 
   /* A fresh backend name, so the async prewarm stores (and reads) again. */
   g_clear_object (&backend);
-  remove_tree (state_directory);
+  sandbox_test_remove_tree (state_directory);
   g_assert_no_errno (mkdir (state_directory, 0700));
-  backend = new_backend (state_directory);
+  backend = sandbox_test_setup_backend ("bubblewrap", state_directory, NULL);
   again = progress_template (root);
   log = (ProgressLog) { g_thread_self (), };
   g_signal_connect (again, "progress", G_CALLBACK (progress_cb), &log);
@@ -737,8 +720,8 @@ test_prewarm_reports_progress (void)
   assert_progress_complete (&log, again);
 
   g_clear_object (&backend);
-  remove_tree (state_directory);
-  remove_tree (root);
+  sandbox_test_remove_tree (state_directory);
+  sandbox_test_remove_tree (root);
 }
 
 int

@@ -27,27 +27,39 @@ sandbox_test_state_directory_new (void)
 }
 
 /**
- * sandbox_test_state_directory_remove:
- * @directory: (nullable): a state directory, or %NULL for nothing
+ * sandbox_test_remove_tree:
+ * @path: (nullable): a file or directory, or %NULL for nothing
  *
- * Removes @directory and all in it, read-only workspaces and overlay work
+ * Removes @path and all in it, read-only workspaces and overlay work
  * directories too (rm -rf: the store's own modes are no reason to leave
  * debris in TMPDIR). Fails the test if that fails.
  */
 void
-sandbox_test_state_directory_remove (const char *directory)
+sandbox_test_remove_tree (const char *path)
 {
-  const char *argv[] = { "rm", "-rf", "--", directory, NULL };
+  const char *argv[] = { "rm", "-rf", "--", path, NULL };
   g_autoptr(GError) error = NULL;
   int status = 0;
 
-  if (directory == NULL)
+  if (path == NULL)
     return;
   g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
                 &status, &error);
   g_assert_no_error (error);
   g_spawn_check_wait_status (status, &error);
   g_assert_no_error (error);
+}
+
+/**
+ * sandbox_test_state_directory_remove:
+ * @directory: (nullable): a state directory, or %NULL for nothing
+ *
+ * Removes @directory with everything in it (sandbox_test_remove_tree()).
+ */
+void
+sandbox_test_state_directory_remove (const char *directory)
+{
+  sandbox_test_remove_tree (directory);
 }
 
 /**
@@ -87,6 +99,55 @@ sandbox_test_prewarm (SandboxBackend  *backend,
   g_assert_no_error (error);
   g_assert_nonnull (key);
   return key;
+}
+
+/**
+ * sandbox_test_prewarm_hello:
+ *
+ * Returns: (transfer full): the key of sandbox_test_template_hello(),
+ *   prewarmed on @backend
+ */
+char *
+sandbox_test_prewarm_hello (SandboxBackend *backend)
+{
+  g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
+
+  return sandbox_test_prewarm (backend, template_, NULL);
+}
+
+/**
+ * sandbox_test_create_session:
+ * @template_key: a prewarmed template's key
+ *
+ * Returns: (transfer full): a deny-all session of @template_key; fails the
+ *   test unless it is made
+ */
+SandboxHandle *
+sandbox_test_create_session (SandboxBackend *backend,
+                             const char     *template_key)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GError) error = NULL;
+  SandboxHandle *handle = sandbox_backend_create (backend, template_key, NULL, policy, NULL,
+                                                  &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (handle);
+  return handle;
+}
+
+/**
+ * sandbox_test_delete_session:
+ *
+ * Deletes @handle's session; fails the test unless that works.
+ */
+void
+sandbox_test_delete_session (SandboxHandle *handle)
+{
+  g_autoptr(GError) error = NULL;
+
+  sandbox_handle_delete (handle, NULL, &error);
+  g_assert_no_error (error);
 }
 
 /**
@@ -130,13 +191,15 @@ void
 sandbox_test_fixture_open_session (SandboxTestFixture   *fixture,
                                    SandboxNetworkPolicy *policy)
 {
-  g_autoptr(SandboxNetworkPolicy) deny_all = sandbox_network_policy_new_deny_all ();
   g_autoptr(GError) error = NULL;
 
   g_assert_nonnull (fixture->template_key);
   g_assert_null (fixture->handle);
-  fixture->handle = sandbox_backend_create (fixture->backend, fixture->template_key, NULL,
-                                            policy != NULL ? policy : deny_all, NULL, &error);
+  if (policy == NULL)
+    fixture->handle = sandbox_test_create_session (fixture->backend, fixture->template_key);
+  else
+    fixture->handle = sandbox_backend_create (fixture->backend, fixture->template_key, NULL,
+                                              policy, NULL, &error);
   g_assert_no_error (error);
   fixture->session = sandbox_handle_get_session (fixture->handle);
 }
@@ -171,12 +234,7 @@ sandbox_test_fixture_tear_down (SandboxTestFixture *fixture,
                                 gconstpointer       data)
 {
   if (fixture->handle != NULL)
-    {
-      g_autoptr(GError) error = NULL;
-
-      sandbox_handle_delete (fixture->handle, NULL, &error);
-      g_assert_no_error (error);
-    }
+    sandbox_test_delete_session (fixture->handle);
   g_clear_object (&fixture->handle);
   fixture->session = NULL;
   g_clear_object (&fixture->backend);

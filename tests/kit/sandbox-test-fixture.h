@@ -28,11 +28,17 @@ typedef struct
 
 char           *sandbox_test_state_directory_new    (void);
 void            sandbox_test_state_directory_remove (const char          *directory);
+void            sandbox_test_remove_tree            (const char          *path);
 
 SandboxTemplate *sandbox_test_template_hello        (void);
 char           *sandbox_test_prewarm                (SandboxBackend      *backend,
                                                      SandboxTemplate     *template_,
                                                      gboolean            *reused);
+
+char           *sandbox_test_prewarm_hello          (SandboxBackend      *backend);
+SandboxHandle  *sandbox_test_create_session         (SandboxBackend      *backend,
+                                                     const char          *template_key);
+void            sandbox_test_delete_session         (SandboxHandle       *handle);
 
 void            sandbox_test_fixture_set_up         (SandboxTestFixture  *fixture,
                                                      const char          *driver,
