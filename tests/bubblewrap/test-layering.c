@@ -22,6 +22,7 @@
 #include <sandbox.h>
 
 #include "sandbox-test-backend.h"
+#include "sandbox-test-fixture.h"
 
 /* Fixture: a layered session ------------------------------------------------ */
 
@@ -62,17 +63,6 @@ add_text (SandboxTemplate *template_,
   g_assert_no_error (error);
 }
 
-static SandboxBackend *
-new_backend (const char  *state_directory,
-             const char  *layering,
-             GError     **error)
-{
-  return sandbox_backend_new ("bubblewrap", NULL, error,
-                              "state-directory", state_directory,
-                              "layering", layering,
-                              NULL);
-}
-
 static char *
 backend_layering (SandboxBackend *backend)
 {
@@ -102,14 +92,6 @@ probe_layering (SandboxHandle *handle)
 }
 
 static void
-remove_directory (const char *path)
-{
-  g_autofree char *command = g_strdup_printf ("rm -rf '%s'", path);
-
-  g_assert_cmpint (system (command), ==, 0);
-}
-
-static void
 fixture_set_up (Fixture       *fixture,
                 gconstpointer  data)
 {
@@ -119,16 +101,12 @@ fixture_set_up (Fixture       *fixture,
   g_autofree char *base = NULL;
   g_autofree char *layering = NULL;
 
-  fixture->state_directory = g_dir_make_tmp ("sandbox-layering-XXXXXX", &error);
-  g_assert_no_error (error);
+  fixture->state_directory = sandbox_test_state_directory_new ();
   if (data == NO_SECCOMP)
-    fixture->backend = sandbox_backend_new ("bubblewrap", NULL, &error,
-                                            "state-directory", fixture->state_directory,
-                                            "layering", "auto",
-                                            "seccomp", FALSE,
-                                            NULL);
+    fixture->backend = sandbox_test_bubblewrap_new (fixture->state_directory, &error,
+                                                    "layering", "auto", "seccomp", "false", NULL);
   else
-    fixture->backend = new_backend (fixture->state_directory, "auto", &error);
+    fixture->backend = sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering", "auto", NULL);
   g_assert_no_error (error);
   layering = backend_layering (fixture->backend);
   g_assert_cmpstr (layering, ==, "overlay");
@@ -156,15 +134,10 @@ fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
   if (fixture->handle != NULL)
-    {
-      g_autoptr(GError) error = NULL;
-
-      sandbox_handle_delete (fixture->handle, NULL, &error);
-      g_assert_no_error (error);
-    }
+    sandbox_test_delete_session (fixture->handle);
   g_clear_object (&fixture->handle);
   g_clear_object (&fixture->backend);
-  remove_directory (fixture->state_directory);
+  sandbox_test_remove_tree (fixture->state_directory);
   g_free (fixture->state_directory);
   g_free (fixture->template_key);
   g_free (fixture->template_data);
@@ -319,7 +292,7 @@ test_lifecycle (Fixture       *fixture,
   g_clear_object (&fixture->handle);
 
   /* Resumed by a backend that copies new sessions: it stays layered. */
-  copying = new_backend (fixture->state_directory, "copy", &error);
+  copying = sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering", "copy", NULL);
   g_assert_no_error (error);
   fixture->handle = sandbox_backend_create (copying, fixture->template_key, state, policy, NULL,
                                             &error);
@@ -356,7 +329,7 @@ test_probe_reports_layering (Fixture       *fixture,
 
   g_assert_cmpstr (probe_layering (fixture->handle), ==, SANDBOX_WORKSPACE_LAYERING_OVERLAY);
 
-  copying = new_backend (fixture->state_directory, "copy", &error);
+  copying = sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering", "copy", NULL);
   g_assert_no_error (error);
   copied = sandbox_backend_create (copying, fixture->template_key, NULL, policy, NULL, &error);
   g_assert_no_error (error);
@@ -381,7 +354,7 @@ test_probe_reports_layering (Fixture       *fixture,
 static void
 test_property (void)
 {
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-layering-XXXXXX", NULL);
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
   g_autoptr(GError) error = NULL;
   g_autoptr(SandboxBackend) automatic = NULL;
   g_autoptr(SandboxBackend) copy = NULL;
@@ -391,12 +364,12 @@ test_property (void)
   g_autoptr(GDir) dir = NULL;
   const char *name;
 
-  automatic = new_backend (state_directory, "auto", &error);
+  automatic = sandbox_test_bubblewrap_new (state_directory, &error, "layering", "auto", NULL);
   g_assert_no_error (error);
   automatic_layering = backend_layering (automatic);
   g_assert_cmpstr (automatic_layering, ==, "overlay");
 
-  copy = new_backend (state_directory, "copy", &error);
+  copy = sandbox_test_bubblewrap_new (state_directory, &error, "layering", "copy", NULL);
   g_assert_no_error (error);
   copy_layering = backend_layering (copy);
   g_assert_cmpstr (copy_layering, ==, "copy");
@@ -412,7 +385,7 @@ test_property (void)
     g_assert_cmpstr (default_layering, ==, "overlay");
   }
 
-  bogus = new_backend (state_directory, "overlayfs", &error);
+  bogus = sandbox_test_bubblewrap_new (state_directory, &error, "layering", "overlayfs", NULL);
   g_assert_null (bogus);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
 
@@ -429,7 +402,7 @@ test_property (void)
       while (store != NULL && (entry = g_dir_read_name (store)) != NULL)
         g_assert_false (g_str_has_prefix (entry, ".overlay-probe-"));
     }
-  remove_directory (state_directory);
+  sandbox_test_remove_tree (state_directory);
 }
 
 /* Where overlays are unavailable, sessions are copied: a state directory
@@ -496,7 +469,7 @@ test_fallback_to_copy (void)
     g_assert_no_error (error);
   }
   g_assert_cmpint (system (umount_command), ==, 0);
-  remove_directory (top);
+  sandbox_test_remove_tree (top);
 }
 
 /* The overlay CVE classes --------------------------------------------------- */
@@ -1174,11 +1147,11 @@ static void
 test_real_checkout (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *state_directory = g_dir_make_tmp ("sandbox-layering-XXXXXX", &error);
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
   /* The checkout on tmpfs, where writing it takes the least time. */
   g_autofree char *root = g_mkdtemp (g_strdup ("/dev/shm/sandbox-checkout-XXXXXX"));
   g_autofree char *empty = g_build_filename (root, "build", "out", NULL);
-  g_autoptr(SandboxBackend) backend = new_backend (state_directory, "auto", &error);
+  g_autoptr(SandboxBackend) backend = sandbox_test_bubblewrap_new (state_directory, &error, "layering", "auto", NULL);
   g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("checkout");
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(SandboxHandle) handle = NULL;
@@ -1269,8 +1242,8 @@ test_real_checkout (void)
 
   g_clear_object (&handle);
   g_clear_object (&backend);
-  remove_directory (state_directory);
-  remove_directory (root);
+  sandbox_test_remove_tree (state_directory);
+  sandbox_test_remove_tree (root);
 }
 
 /* Concurrent commands ------------------------------------------------------- */

@@ -28,9 +28,7 @@
  */
 
 #include <errno.h>
-#include <grp.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +36,7 @@
 #include <sandbox.h>
 
 #include "sandbox-test-backend.h"
+#include "sandbox-test-fixture.h"
 
 #define MIB (G_GUINT64_CONSTANT (1024) * 1024)
 #define QUOTA (16 * MIB)
@@ -49,8 +48,9 @@
 /* Debian's btrfs-progs; /usr/sbin may be missing from PATH. */
 #define MKFS_BTRFS "/usr/sbin/mkfs.btrfs"
 #define BTRFS "/usr/bin/btrfs"
-/* Who the refusal of an unprivileged process runs as: Debian's nobody. */
-#define UNPRIVILEGED_ID 65534
+/* Who the refusal of an unprivileged process runs as: the kit's, Debian's
+ * nobody. */
+#define UNPRIVILEGED_ID SANDBOX_TEST_UNPRIVILEGED_ID
 
 /* Host commands ---------------------------------------------------------------- */
 
@@ -489,12 +489,7 @@ body_refused_unprivileged (const char *state,
   g_assert_cmpint (chmod (base, 0711), ==, 0);
   g_assert_cmpint (chmod (mount, 0711), ==, 0);
   g_assert_cmpint (chown (state, UNPRIVILEGED_ID, UNPRIVILEGED_ID), ==, 0);
-  g_assert_cmpint (setgroups (0, NULL), ==, 0);
-  g_assert_cmpint (setgid (UNPRIVILEGED_ID), ==, 0);
-  g_assert_cmpint (setuid (UNPRIVILEGED_ID), ==, 0);
-  /* Changing ids made the process undumpable; LeakSanitizer, in the
-   * sanitizer build, needs to ptrace it at exit. */
-  g_assert_cmpint (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0), ==, 0);
+  sandbox_test_become_unprivileged ();
 
   backend = quota_backend_new (state, layering, QUOTA, &error);
   assert_refused (error);

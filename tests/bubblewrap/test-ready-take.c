@@ -29,7 +29,7 @@
 #include "sandbox-bubblewrap-launcher-private.h"
 #include "sandbox-bubblewrap-ready-private.h"
 #include "sandbox-bubblewrap-stub-private.h"
-#include "bwrap-children.h"
+#include "sandbox-test-bwrap-children.h"
 
 typedef struct
 {
@@ -101,7 +101,7 @@ wait_for_launch (void)
 {
   for (guint waited = 0; waited < 10 * 1000; waited += 5)
     {
-      g_autoptr(GArray) pids = bwrap_children ();
+      g_autoptr(GArray) pids = sandbox_test_bwrap_children ();
 
       if (pids->len > 0)
         break;
@@ -114,7 +114,7 @@ wait_for_launch (void)
 static int
 only_bwrap_pidfd (void)
 {
-  g_autoptr(GArray) pids = bwrap_children ();
+  g_autoptr(GArray) pids = sandbox_test_bwrap_children ();
   int pidfd;
 
   g_assert_cmpuint (pids->len, ==, 1);
@@ -181,7 +181,7 @@ test_older_revision_not_taken (Fixture       *f,
   g_assert_cmpint (taken.launched.pid, ==, 0);
   g_assert_cmpint (poll (&exited, 1, 0), ==, 1);
   close (exited.fd);
-  after = bwrap_children ();
+  after = sandbox_test_bwrap_children ();
   g_assert_cmpuint (after->len, ==, 0);
   g_assert_cmpuint (sandbox_bubblewrap_ready_pool_get_n_ready (f->pool), ==, 0);
 }
@@ -239,7 +239,7 @@ assert_no_bwrap_after (guint ms)
 
   g_usleep (ms * 1000);
   sandbox_bubblewrap_launcher_run_sync (nothing_cb, NULL);
-  pids = bwrap_children ();
+  pids = sandbox_test_bwrap_children ();
   g_assert_cmpuint (pids->len, ==, 0);
 }
 

@@ -21,61 +21,25 @@
 #include <unistd.h>
 
 #include <sandbox.h>
-#include "bwrap-children.h"
 
-typedef struct
-{
-  char *state_directory;
-  SandboxBackend *backend;
-  char *key;
-} Fixture;
+#include "sandbox-test-bwrap-children.h"
+#include "sandbox-test-fixture.h"
 
-/* A backend on a fresh state directory with @first_property…, NULL-terminated
- * name/value pairs (guint values), and a template for its sessions. */
+/* The kit's fixture (tests/kit): a backend on a fresh state directory with
+ * extra properties (name/value pairs of strings, then NULL, given to
+ * sandbox_test_fixture_set_up()) and the hello template for its sessions. */
+typedef SandboxTestFixture Fixture;
+
 static void
-fixture_open (Fixture    *f,
-              const char *first_property,
+fixture_open (Fixture *f,
               ...)
 {
-  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("ready");
-  g_autoptr(GBytes) hello = g_bytes_new_static ("hello", 5);
-  g_autoptr(GError) error = NULL;
-  const char *names[4] = { "state-directory" };
-  GValue values[4] = { G_VALUE_INIT, G_VALUE_INIT, G_VALUE_INIT, G_VALUE_INIT };
-  guint n = 1;
+  g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
   va_list ap;
 
-  f->state_directory = g_dir_make_tmp ("sandbox-ready-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_value_init (&values[0], G_TYPE_STRING);
-  g_value_set_string (&values[0], f->state_directory);
-  va_start (ap, first_property);
-  for (const char *name = first_property; name != NULL; name = va_arg (ap, const char *))
-    {
-      g_assert_cmpuint (n, <, G_N_ELEMENTS (names));
-      names[n] = name;
-      g_value_init (&values[n], G_TYPE_UINT);
-      g_value_set_uint (&values[n++], va_arg (ap, guint));
-    }
+  va_start (ap, f);
+  sandbox_test_fixture_set_up_valist (f, "bubblewrap", template_, ap);
   va_end (ap);
-  f->backend = sandbox_backend_newv ("bubblewrap", n, names, values, NULL, &error);
-  g_assert_no_error (error);
-  for (guint i = 0; i < n; i++)
-    g_value_unset (&values[i]);
-  g_assert_true (sandbox_template_add_file (template_, "hello.txt", hello, &error));
-  f->key = sandbox_backend_prewarm (f->backend, template_, NULL, NULL, &error);
-  g_assert_no_error (error);
-}
-
-static void
-fixture_close (Fixture *f)
-{
-  g_autofree char *command = g_strdup_printf ("rm -rf '%s'", f->state_directory);
-
-  g_clear_object (&f->backend);
-  g_assert_cmpint (system (command), ==, 0);
-  g_free (f->state_directory);
-  g_free (f->key);
 }
 
 static SandboxHandle *
@@ -88,7 +52,7 @@ create_session (Fixture    *f,
   SandboxHandle *handle;
 
   g_assert_no_error (error);
-  handle = sandbox_backend_create (f->backend, f->key, NULL, policy, NULL, &error);
+  handle = sandbox_backend_create (f->backend, f->template_key, NULL, policy, NULL, &error);
   g_assert_no_error (error);
   return handle;
 }
@@ -113,7 +77,7 @@ run_sh (SandboxHandle *handle,
 static guint
 count_bwrap_children (void)
 {
-  g_autoptr(GArray) pids = bwrap_children ();
+  g_autoptr(GArray) pids = sandbox_test_bwrap_children ();
 
   return pids->len;
 }
@@ -123,7 +87,7 @@ count_bwrap_children (void)
 static int
 ready_pidfd (void)
 {
-  g_autoptr(GArray) pids = wait_for_bwrap_children (1);
+  g_autoptr(GArray) pids = sandbox_test_wait_for_bwrap_children (1);
   int pidfd;
 
   g_assert_cmpuint (pids->len, ==, 1);
@@ -158,7 +122,7 @@ test_next_command_runs_in_ready_sandbox (void)
   handle = create_session (&f, "\"deny-all\"");
   /* create's proof keeps none (its bwrap may still be exiting) */
   g_clear_pointer (&children, g_array_unref);
-  children = wait_for_bwrap_children (0);
+  children = sandbox_test_wait_for_bwrap_children (0);
   g_assert_cmpuint (children->len, ==, 0);
 
   first = run_sh (handle, "echo x > /tmp/left-behind; echo first");
@@ -175,7 +139,7 @@ test_next_command_runs_in_ready_sandbox (void)
   g_assert_cmpstr (first, ==, "first\n");
   g_assert_cmpstr (second, ==, "second\n");
   close (ready_pidfd ());
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 /* What a command sees of its own confinement, from inside: its capability
@@ -280,7 +244,7 @@ test_ready_confined_as_cold (void)
   fixture_open (&f, NULL);
   handle = create_session (&f, "\"deny-all\"");
   /* Nothing ready yet: the first command starts its own sandbox. */
-  children = wait_for_bwrap_children (0);
+  children = sandbox_test_wait_for_bwrap_children (0);
   g_assert_cmpuint (children->len, ==, 0);
   cold = run_confinement (handle, &init_start, &command_start);
   g_assert_cmpstr (cold, ==, confined);
@@ -299,7 +263,7 @@ test_ready_confined_as_cold (void)
       g_assert_cmpuint (command_start, >=, init_start + pause_ticks);
     }
   close (ready_pidfd ());
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 /* Writes up to twice @budget bytes of zeros into a new file at every mount
@@ -408,7 +372,9 @@ test_writable_places_bounded (void)
   g_autoptr(SandboxHandle) handle = NULL;
   guint64 init_start, command_start;
 
-  fixture_open (&f, "tmp-size", (guint) budget, NULL);
+  g_autofree char *budget_text = g_strdup_printf ("%" G_GUINT64_FORMAT, budget);
+
+  fixture_open (&f, "tmp-size", budget_text, NULL);
   handle = create_session (&f, "\"deny-all\"");
   assert_writable_places_bounded (handle, budget, &init_start, &command_start);
 
@@ -418,7 +384,7 @@ test_writable_places_bounded (void)
   assert_writable_places_bounded (handle, budget, &init_start, &command_start);
   g_assert_cmpuint (command_start, >=, init_start + pause_ticks);
   close (ready_pidfd ());
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 /* Whether a process runs whose command line is exactly @argv0 @argv1. */
@@ -488,14 +454,14 @@ test_command_ends_with_its_tree (void)
   g_assert_true (has_exited (pidfd, 10000));
   close (pidfd);
   g_clear_object (&handle);
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 
   /* The same for a command started cold, whose stub reports on a pipe. */
-  fixture_open (&f, "max-ready-sandboxes", 0, NULL);
+  fixture_open (&f, "max-ready-sandboxes", "0", NULL);
   handle = create_session (&f, "\"deny-all\"");
   run_leaving_daemons (handle);
   g_clear_object (&handle);
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 /* The next command's sandbox starts once the command's sandbox has exited,
@@ -523,14 +489,14 @@ test_next_sandbox_starts_after_command_exits (void)
   process = sandbox_session_spawn (sandbox_handle_get_session (handle), command, NULL, &error);
   g_assert_no_error (error);
   g_usleep (300 * 1000);   /* long enough for a sandbox's setup, here */
-  during = bwrap_children ();
+  during = sandbox_test_bwrap_children ();
   g_assert_cmpuint (during->len, ==, 1);
 
   result = sandbox_process_wait (process, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
   close (ready_pidfd ());
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 /* Stops the session @delay_us after spawning @command, its first command:
@@ -554,9 +520,9 @@ stop_as_command_ends (Fixture        *f,
   g_usleep (delay_us);
   g_assert_true (sandbox_handle_stop (handle, NULL, &error));
   g_assert_no_error (error);
-  after = bwrap_children ();
+  after = sandbox_test_bwrap_children ();
   g_usleep (50 * 1000);
-  later = bwrap_children ();
+  later = sandbox_test_bwrap_children ();
   g_assert_cmpuint (after->len, ==, 0);
   g_assert_cmpuint (later->len, ==, 0);
   /* Its end, or the stop's kill, or its deadline: all the same here. */
@@ -584,7 +550,7 @@ test_stop_as_command_ends_leaves_none (void)
       stop_as_command_ends (&f, quick, i * 1500);
       stop_as_command_ends (&f, overdue, 15 * 1000 + i * 1000);
     }
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 /* A command after set_network_policy sees the new policy, and the ready
@@ -620,7 +586,7 @@ test_policy_change_discards (void)
 
   denied = run_sh (handle, "readlink /proc/self/ns/net");
   g_assert_cmpstr (g_strstrip (denied), !=, host_net);
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 /* Stop and delete leave no bwrap. Remove the discard in
@@ -653,7 +619,7 @@ test_stop_and_delete_discard (void)
   g_assert_true (has_exited (pidfd, 0));
   close (pidfd);
   g_assert_cmpuint (count_bwrap_children (), ==, 0);
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 /* Unused, a ready sandbox goes after ready-idle-timeout-ms, 2 s here: it
@@ -671,7 +637,7 @@ test_idle_timeout_discards (void)
   guint idle_timeout_ms = 0;
   int pidfd;
 
-  fixture_open (&f, "ready-idle-timeout-ms", 2000, NULL);
+  fixture_open (&f, "ready-idle-timeout-ms", "2000", NULL);
   g_object_get (f.backend, "ready-idle-timeout-ms", &idle_timeout_ms, NULL);
   g_assert_cmpuint (idle_timeout_ms, ==, 2000);
   handle = create_session (&f, "\"deny-all\"");
@@ -686,7 +652,7 @@ test_idle_timeout_discards (void)
   /* The next command runs cold, and leaves a new one ready. */
   g_free (run_sh (handle, "true"));
   close (ready_pidfd ());
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 /* The deadline counts from the command's delivery, not from the start of
@@ -710,7 +676,7 @@ test_deadline_counts_from_delivery (void)
   result = sandbox_session_run (sandbox_handle_get_session (handle), command, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 /* The backend bounds them: with max-ready-sandboxes 1, two sessions that
@@ -724,28 +690,28 @@ test_bounded_per_backend (void)
   g_autoptr(GArray) pids = NULL;
   g_autoptr(GError) error = NULL;
 
-  fixture_open (&f, "max-ready-sandboxes", 1, NULL);
+  fixture_open (&f, "max-ready-sandboxes", "1", NULL);
   a = create_session (&f, "\"deny-all\"");
   b = create_session (&f, "\"deny-all\"");
   g_free (run_sh (a, "true"));
   g_free (run_sh (b, "true"));
   /* b found the pool full when its command ended: a's is the only one. */
-  pids = wait_for_bwrap_children (1);
+  pids = sandbox_test_wait_for_bwrap_children (1);
   g_assert_cmpuint (pids->len, ==, 1);
   g_clear_object (&a);
   g_clear_object (&b);
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 
-  fixture_open (&f, "max-ready-sandboxes", 0, NULL);
+  fixture_open (&f, "max-ready-sandboxes", "0", NULL);
   a = create_session (&f, "\"deny-all\"");
   g_free (run_sh (a, "true"));
   g_clear_pointer (&pids, g_array_unref);
   /* The command's own bwrap may still be exiting; none stays (the idle
    * timeout, 30 s, is longer than this waits). */
-  pids = wait_for_bwrap_children (0);
+  pids = sandbox_test_wait_for_bwrap_children (0);
   g_assert_cmpuint (pids->len, ==, 0);
   g_clear_object (&a);
-  fixture_close (&f);
+  sandbox_test_fixture_tear_down (&f, NULL);
 }
 
 int

@@ -12,7 +12,7 @@
 #include <json-glib/json-glib.h>
 #include <sandbox.h>
 
-#include "bwrap-children.h"
+#include "sandbox-test-bwrap-children.h"
 #include "gated-session.h"
 #include "sandbox-test-backend.h"
 
@@ -807,7 +807,7 @@ test_shell_ready_sandbox (Fixture       *fixture,
   g_clear_pointer (&taken, g_strfreev);
 
   /* The agent's think time: until the next sandbox runs, its stub waiting. */
-  children = wait_for_bwrap_children (1);
+  children = sandbox_test_wait_for_bwrap_children (1);
   g_assert_cmpuint (children->len, ==, 1);
   pidfd = pidfd_open (g_array_index (children, pid_t, 0), 0);
   g_assert_cmpint (pidfd, >=, 0);

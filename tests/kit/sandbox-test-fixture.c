@@ -167,13 +167,30 @@ sandbox_test_fixture_set_up (SandboxTestFixture *fixture,
                              SandboxTemplate    *template_,
                              ...)
 {
-  g_autoptr(GError) error = NULL;
   va_list ap;
 
-  fixture->state_directory = sandbox_test_state_directory_new ();
   va_start (ap, template_);
-  fixture->backend = sandbox_test_backend_new_valist (driver, fixture->state_directory, &error, ap);
+  sandbox_test_fixture_set_up_valist (fixture, driver, template_, ap);
   va_end (ap);
+}
+
+/**
+ * sandbox_test_fixture_set_up_valist:
+ * @ap: the backend's extra properties, as sandbox_test_fixture_set_up()
+ *   takes them
+ *
+ * See sandbox_test_fixture_set_up().
+ */
+void
+sandbox_test_fixture_set_up_valist (SandboxTestFixture *fixture,
+                                    const char         *driver,
+                                    SandboxTemplate    *template_,
+                                    va_list             ap)
+{
+  g_autoptr(GError) error = NULL;
+
+  fixture->state_directory = sandbox_test_state_directory_new ();
+  fixture->backend = sandbox_test_backend_new_valist (driver, fixture->state_directory, &error, ap);
   g_assert_no_error (error);
   g_assert_nonnull (fixture->backend);
   if (template_ != NULL)

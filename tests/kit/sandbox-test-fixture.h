@@ -10,6 +10,8 @@
 
 #pragma once
 
+#include <stdarg.h>
+
 #include <sandbox.h>
 
 G_BEGIN_DECLS
@@ -44,6 +46,10 @@ void            sandbox_test_fixture_set_up         (SandboxTestFixture  *fixtur
                                                      const char          *driver,
                                                      SandboxTemplate     *template_,
                                                      ...) G_GNUC_NULL_TERMINATED;
+void            sandbox_test_fixture_set_up_valist  (SandboxTestFixture  *fixture,
+                                                     const char          *driver,
+                                                     SandboxTemplate     *template_,
+                                                     va_list              ap);
 void            sandbox_test_fixture_open_session   (SandboxTestFixture  *fixture,
                                                      SandboxNetworkPolicy *policy);
 void            sandbox_test_fixture_set_up_session (SandboxTestFixture  *fixture,

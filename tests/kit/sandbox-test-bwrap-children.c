@@ -1,4 +1,4 @@
-/* bwrap-children.c — the bwrap processes this test process runs
+/* sandbox-test-bwrap-children.c — the bwrap processes this test process runs
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bwrap-children.h"
+#include "sandbox-test-bwrap-children.h"
 
 GArray *
-bwrap_children (void)
+sandbox_test_bwrap_children (void)
 {
   g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
   GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
@@ -96,9 +96,9 @@ same_pids (GArray *a,
 /* Settled in two looks 5 ms apart, the same bwraps: a sandbox that ends
  * (the stub between its report and its exit) is gone by the second. */
 GArray *
-wait_for_bwrap_children (guint n)
+sandbox_test_wait_for_bwrap_children (guint n)
 {
-  GArray *pids = bwrap_children ();
+  GArray *pids = sandbox_test_bwrap_children ();
   GArray *before = NULL;
 
   for (guint waited = 0; waited < 10 * 1000; waited += 5)
@@ -112,7 +112,7 @@ wait_for_bwrap_children (guint n)
         before = g_array_ref (pids);
       g_usleep (5 * 1000);
       g_array_unref (pids);
-      pids = bwrap_children ();
+      pids = sandbox_test_bwrap_children ();
     }
   g_clear_pointer (&before, g_array_unref);
   return pids;
