@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "cluster-driver-kit.h"
+#include "sandbox-test-fixture.h"
 
 #include <signal.h>
 #include <string.h>
@@ -35,8 +36,7 @@ fixture_start (Fixture    *fixture,
     return FALSE;
   fixture->etcd = etcd_fixture_start_also_on (1, extra_address, &error);
   g_assert_no_error (error);
-  fixture->base = g_dir_make_tmp ("test-cluster-driver-XXXXXX", &error);
-  g_assert_no_error (error);
+  fixture->base = sandbox_test_state_directory_new ();
   fixture->store = g_build_filename (fixture->base, "store", NULL);
   return TRUE;
 }
@@ -46,13 +46,7 @@ fixture_stop (Fixture *fixture)
 {
   g_clear_pointer (&fixture->hosts, g_ptr_array_unref);
   g_clear_pointer (&fixture->etcd, etcd_fixture_free);
-  if (fixture->base != NULL)
-    {
-      const char *argv[] = { "rm", "-rf", fixture->base, NULL };
-
-      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
-                    NULL, NULL);
-    }
+  sandbox_test_remove_tree (fixture->base);
   g_clear_pointer (&fixture->base, g_free);
   g_clear_pointer (&fixture->store, g_free);
 }

@@ -13,6 +13,8 @@
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
 
+#include "sandbox-test-fixture.h"
+
 #define ETCD_PATH "/usr/bin/etcd"
 #define START_TIMEOUT_MS 20000
 
@@ -181,24 +183,6 @@ member_free (Member *member)
   g_free (member);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
 void
 etcd_fixture_free (EtcdFixture *self)
 {
@@ -206,7 +190,7 @@ etcd_fixture_free (EtcdFixture *self)
     return;
   g_ptr_array_unref (self->members);
   g_clear_object (&self->session);
-  remove_tree (self->directory);
+  sandbox_test_remove_tree (self->directory);
   g_free (self->directory);
   g_free (self->token);
   g_free (self->initial_cluster);

@@ -16,6 +16,7 @@
 #include <sandbox.h>
 
 #include "etcd-fixture.h"
+#include "sandbox-test-upstream.h"
 #include "sandbox-cluster-etcd-private.h"
 
 static EtcdFixture *shared_etcd;   /* one single-member etcd for the round trips */
@@ -558,7 +559,8 @@ test_hostile_txn_and_lease_replies (void)
     }
 }
 
-/* A fake etcd on loopback that answers what the test says. */
+/* A fake etcd on loopback that answers what the test says: the kit's
+ * upstream (tests/kit) with this handler, in a thread of its own. */
 typedef struct
 {
   guint status;
@@ -575,27 +577,9 @@ liar_handler (SoupServer        *server,
 {
   Liar *liar = user_data;
 
-  liar->requests++;
   soup_server_message_set_status (message, liar->status, NULL);
   soup_server_message_set_response (message, "application/json", SOUP_MEMORY_COPY,
                                     g_bytes_get_data (liar->body, NULL), g_bytes_get_size (liar->body));
-}
-
-static SoupServer *
-liar_start (Liar  *liar,
-            char **out_endpoint)
-{
-  SoupServer *server = soup_server_new (NULL, NULL);
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
-
-  soup_server_add_handler (server, NULL, liar_handler, liar, NULL);
-  soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-  uris = soup_server_get_uris (server);
-  *out_endpoint = g_strdup_printf ("http://127.0.0.1:%d", g_uri_get_port (uris->data));
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  return server;
 }
 
 static void
@@ -614,15 +598,17 @@ range_done (GObject      *source,
 static GError *
 range_from_liar (Liar *liar)
 {
-  g_autofree char *endpoint = NULL;
-  g_autoptr(SoupServer) server = liar_start (liar, &endpoint);
-  g_autoptr(SandboxClusterEtcd) etcd = client_for (endpoint);
+  SandboxTestUpstream *upstream = sandbox_test_upstream_start (SANDBOX_TEST_UPSTREAM_NONE,
+                                                               liar_handler, liar);
+  g_autoptr(SandboxClusterEtcd) etcd = client_for (sandbox_test_upstream_get_origin (upstream));
   GError *error = NULL;
 
-  /* The server runs on this thread's context: the async call, iterated. */
+  /* The client runs on this thread's context: the async call, iterated. */
   sandbox_cluster_etcd_range_async (etcd, "/x", NULL, NULL, range_done, &error);
   while (error == NULL)
     g_main_context_iteration (NULL, TRUE);
+  liar->requests = sandbox_test_upstream_count (upstream);
+  sandbox_test_upstream_stop (upstream);
   return error;
 }
 
