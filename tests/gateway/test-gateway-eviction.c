@@ -248,7 +248,8 @@ test_quiet_connection_evicted (Fixture       *fixture,
     assert_open (g_ptr_array_index (quiet, i));
 
   wait_for_exactly (fixture, 2);
-  assert_connection_event (g_ptr_array_index (fixture->base.events, 0), "idle-connection-evicted", 0);
+  assert_connection_event (g_ptr_array_index (fixture->base.events, 0), "idle-connection-evicted",
+                           0);
   assert_forwarded (g_ptr_array_index (fixture->base.events, 1));
 }
 
@@ -268,7 +269,8 @@ test_busy_connections_refused (Fixture       *fixture,
     assert_open (g_ptr_array_index (busy, i));
 
   wait_for_exactly (fixture, 1);
-  assert_connection_event (g_ptr_array_index (fixture->base.events, 0), "too-many-connections", 503);
+  assert_connection_event (g_ptr_array_index (fixture->base.events, 0), "too-many-connections",
+                           503);
 }
 
 /* At the cap, quiet connections are closed oldest first, passing over older
@@ -295,9 +297,11 @@ test_busy_connections_skipped (Fixture       *fixture,
       assert_open (g_ptr_array_index (sockets, i));
 
   wait_for_exactly (fixture, 4);
-  assert_connection_event (g_ptr_array_index (fixture->base.events, 0), "idle-connection-evicted", 0);
+  assert_connection_event (g_ptr_array_index (fixture->base.events, 0), "idle-connection-evicted",
+                           0);
   assert_forwarded (g_ptr_array_index (fixture->base.events, 1));
-  assert_connection_event (g_ptr_array_index (fixture->base.events, 2), "idle-connection-evicted", 0);
+  assert_connection_event (g_ptr_array_index (fixture->base.events, 2), "idle-connection-evicted",
+                           0);
   assert_forwarded (g_ptr_array_index (fixture->base.events, 3));
 }
 

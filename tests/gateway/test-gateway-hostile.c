@@ -31,14 +31,17 @@ test_denied_host (Fixture       *fixture,
 {
   g_autoptr(SandboxTestResponse) response = NULL;
 
-  response = sandbox_test_guest_request (fixture, "GET /echo HTTP/1.1\r\nHost: api.example.com\r\n\r\n");
+  response = sandbox_test_guest_request (fixture,
+                                         "GET /echo HTTP/1.1\r\nHost: api.example.com\r\n\r\n");
 
   sandbox_test_assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
 
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_DENIED, "host-not-allowed", 403);
-  g_assert_cmpstr (sandbox_gateway_event_get_host (sandbox_test_gateway_last_event (fixture)), ==, "api.example.com");
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_DENIED, "host-not-allowed", 403);
+  g_assert_cmpstr (sandbox_gateway_event_get_host (sandbox_test_gateway_last_event (fixture)), ==,
+                   "api.example.com");
 }
 
 static void
@@ -55,8 +58,10 @@ test_denied_by_deny_all_and_allow_all (Fixture       *fixture,
       g_autoptr(SandboxTestResponse) response = NULL;
 
       sandbox_gateway_set_policy (fixture->gateway, policies[i]);
-      response = sandbox_test_guest_request (fixture, "GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
-      sandbox_test_assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
+      response = sandbox_test_guest_request (fixture, "GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                             fixture->host);
+      sandbox_test_assert_refused (response, 403, "SANDBOX_NETWORK_DENIED",
+                                   "Sandbox network denied");
       g_object_unref (policies[i]);
     }
 
@@ -69,12 +74,14 @@ test_denied_double_slash (Fixture       *fixture,
 {
   g_autoptr(SandboxTestResponse) response = NULL;
 
-  response = sandbox_test_guest_request (fixture, "GET //evil.example/x HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  response = sandbox_test_guest_request (fixture,
+                                         "GET //evil.example/x HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
 
   sandbox_test_assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_DENIED, "target-not-allowed", 403);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_DENIED, "target-not-allowed", 403);
 }
 
 static void
@@ -89,7 +96,8 @@ test_denied_connect (Fixture       *fixture,
   sandbox_test_assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_DENIED, "method-not-allowed", 403);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_DENIED, "method-not-allowed", 403);
 }
 
 static void
@@ -98,12 +106,14 @@ test_denied_trace (Fixture       *fixture,
 {
   g_autoptr(SandboxTestResponse) response = NULL;
 
-  response = sandbox_test_guest_request (fixture, "TRACE /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  response = sandbox_test_guest_request (fixture, "TRACE /echo HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                         fixture->host);
 
   sandbox_test_assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_DENIED, "method-not-allowed", 403);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_DENIED, "method-not-allowed", 403);
 }
 
 typedef struct
@@ -175,15 +185,19 @@ test_hostile (Fixture       *fixture,
   if (hostile->status == 403)
     {
       /* Routing attempts are denials, like a disallowed host. */
-      sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_DENIED, hostile->reason, 403);
-      sandbox_test_assert_refused (response, 403, "SANDBOX_NETWORK_DENIED", "Sandbox network denied");
+      sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                                 SANDBOX_GATEWAY_DECISION_DENIED, hostile->reason, 403);
+      sandbox_test_assert_refused (response, 403, "SANDBOX_NETWORK_DENIED",
+                                   "Sandbox network denied");
     }
   else
     {
-      sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_BAD_REQUEST, hostile->reason, 400);
+      sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                                 SANDBOX_GATEWAY_DECISION_BAD_REQUEST, hostile->reason, 400);
       /* libsoup refuses some requests itself, without the gateway's header. */
       if (!g_str_equal (hostile->reason, "malformed"))
-        g_assert_cmpstr (sandbox_test_response_header (response, "sandbox-error"), ==, "SANDBOX_INVALID");
+        g_assert_cmpstr (sandbox_test_response_header (response, "sandbox-error"), ==,
+                         "SANDBOX_INVALID");
     }
 
   /* The gateway is still healthy. */
@@ -204,7 +218,8 @@ static void
 test_raw_ctl_in_target (Fixture       *fixture,
                         gconstpointer  data)
 {
-  g_autofree char *request = g_strdup_printf ("GET /x\001y HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /x\001y HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
   g_autoptr(SandboxTestResponse) response = sandbox_test_guest_exchange (fixture, request, strlen (request));
 
   g_assert_cmpuint (response->status, ==, 200);
@@ -234,7 +249,8 @@ test_truncated_head_not_forwarded (Fixture       *fixture,
   /* Audited as a refused head, and only so: a request that reached the
    * upstream would be audited as allowed too. */
   sandbox_test_gateway_wait_for_exactly (fixture, 1);
-  sandbox_test_assert_refused_head (sandbox_test_gateway_last_event (fixture), "incomplete-head", 0);
+  sandbox_test_assert_refused_head (sandbox_test_gateway_last_event (fixture), "incomplete-head",
+                                    0);
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
 }
 
@@ -259,9 +275,12 @@ test_truncated_body_not_forwarded (Fixture       *fixture,
   g_assert_cmpuint (response->status, ==, 0);
 
   sandbox_test_gateway_wait_for_exactly (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "incomplete-body", 0);
-  g_assert_cmpstr (sandbox_gateway_event_get_method (sandbox_test_gateway_last_event (fixture)), ==, "POST");
-  g_assert_cmpstr (sandbox_gateway_event_get_path (sandbox_test_gateway_last_event (fixture)), ==, "/echo");
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "incomplete-body", 0);
+  g_assert_cmpstr (sandbox_gateway_event_get_method (sandbox_test_gateway_last_event (fixture)),
+                   ==, "POST");
+  g_assert_cmpstr (sandbox_gateway_event_get_path (sandbox_test_gateway_last_event (fixture)), ==,
+                   "/echo");
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
 }
 
@@ -344,7 +363,8 @@ add_fixture_test (const char *path,
                   void      (*test) (Fixture *, gconstpointer),
                   gconstpointer data)
 {
-  g_test_add (path, Fixture, data, sandbox_test_gateway_set_up, test, sandbox_test_gateway_tear_down);
+  g_test_add (path, Fixture, data, sandbox_test_gateway_set_up, test,
+              sandbox_test_gateway_tear_down);
 }
 
 int
@@ -353,8 +373,10 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
-  add_fixture_test ("/sandbox/gateway/hostile/truncated-head-crlf", test_truncated_head_not_forwarded, "\r\n");
-  add_fixture_test ("/sandbox/gateway/hostile/truncated-head-lf", test_truncated_head_not_forwarded, "\n");
+  add_fixture_test ("/sandbox/gateway/hostile/truncated-head-crlf",
+                    test_truncated_head_not_forwarded, "\r\n");
+  add_fixture_test ("/sandbox/gateway/hostile/truncated-head-lf",
+                    test_truncated_head_not_forwarded, "\n");
   add_fixture_test ("/sandbox/gateway/hostile/truncated-body-content-length",
                     test_truncated_body_not_forwarded, "Content-Length: 10\r\n\r\nhello");
   add_fixture_test ("/sandbox/gateway/hostile/truncated-body-chunked",
@@ -362,13 +384,15 @@ main (int   argc,
   add_fixture_test ("/sandbox/gateway/hostile/truncated-body-chunked-trailers",
                     test_truncated_body_not_forwarded, "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n");
   add_fixture_test ("/sandbox/gateway/denied/host", test_denied_host, NULL);
-  add_fixture_test ("/sandbox/gateway/denied/deny-all-and-allow-all", test_denied_by_deny_all_and_allow_all, NULL);
+  add_fixture_test ("/sandbox/gateway/denied/deny-all-and-allow-all",
+                    test_denied_by_deny_all_and_allow_all, NULL);
   add_fixture_test ("/sandbox/gateway/denied/double-slash", test_denied_double_slash, NULL);
   add_fixture_test ("/sandbox/gateway/denied/connect", test_denied_connect, NULL);
   add_fixture_test ("/sandbox/gateway/denied/trace", test_denied_trace, NULL);
   for (gsize i = 0; i < G_N_ELEMENTS (hostile_cases); i++)
     {
-      g_autofree char *path = g_strdup_printf ("/sandbox/gateway/hostile/%s", hostile_cases[i].name);
+      g_autofree char *path = g_strdup_printf ("/sandbox/gateway/hostile/%s",
+                                               hostile_cases[i].name);
 
       add_fixture_test (path, test_hostile, &hostile_cases[i]);
     }
@@ -376,7 +400,8 @@ main (int   argc,
   add_fixture_test ("/sandbox/gateway/hostile/raw-ctl-in-target", test_raw_ctl_in_target, NULL);
   for (gsize i = 0; i < G_N_ELEMENTS (chunked_cases); i++)
     {
-      g_autofree char *path = g_strdup_printf ("/sandbox/gateway/hostile/chunked-%s", chunked_cases[i].name);
+      g_autofree char *path = g_strdup_printf ("/sandbox/gateway/hostile/chunked-%s",
+                                               chunked_cases[i].name);
 
       add_fixture_test (path, test_chunked_framing_refused, &chunked_cases[i]);
     }

@@ -53,7 +53,8 @@ static void
 test_abandoned_requests_aborted (Fixture       *fixture,
                                  gconstpointer  data)
 {
-  g_autofree char *request = g_strdup_printf ("GET /never HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /never HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
   const guint n_guests = 20;
   guint abandoned = 0;
   gint64 started, deadline;
@@ -149,18 +150,22 @@ test_redirect_refused (Fixture       *fixture,
 {
   g_autoptr(SandboxTestResponse) response = NULL;
 
-  response = sandbox_test_guest_request (fixture, "GET /redirect HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  response = sandbox_test_guest_request (fixture, "GET /redirect HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                         fixture->host);
 
-  sandbox_test_assert_refused (response, 502, "SANDBOX_NETWORK_DENIED", "Sandbox upstream request failed");
+  sandbox_test_assert_refused (response, 502, "SANDBOX_NETWORK_DENIED",
+                               "Sandbox upstream request failed");
   g_assert_null (sandbox_test_response_header (response, "location"));
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 1);
   g_assert_cmpstr (sandbox_test_upstream_get (fixture->upstream, 0)->path, ==, "/redirect");
 
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "redirect", 502);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_FAILED, "redirect", 502);
   g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (sandbox_test_gateway_last_event (fixture)), ==, 302);
   g_assert_cmpuint (fixture->errors->len, ==, 1);
-  g_assert_error (sandbox_test_gateway_first_error (fixture), SANDBOX_ERROR, SANDBOX_ERROR_NETWORK_DENIED);
+  g_assert_error (sandbox_test_gateway_first_error (fixture), SANDBOX_ERROR,
+                  SANDBOX_ERROR_NETWORK_DENIED);
 }
 
 static void
@@ -181,7 +186,8 @@ test_request_body_too_large (Fixture       *fixture,
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
 
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "request-too-large", 502);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_FAILED, "request-too-large", 502);
   g_assert_cmpuint (fixture->errors->len, ==, 1);
   g_assert_error (sandbox_test_gateway_first_error (fixture), SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
 }
@@ -212,7 +218,8 @@ test_chunked_request_body_too_large (Fixture       *fixture,
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
 
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "request-too-large", 502);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_FAILED, "request-too-large", 502);
 }
 
 static void
@@ -221,11 +228,13 @@ test_response_body_too_large (Fixture       *fixture,
 {
   g_autoptr(SandboxTestResponse) response = NULL;
 
-  response = sandbox_test_guest_request (fixture, "GET /big HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  response = sandbox_test_guest_request (fixture, "GET /big HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                         fixture->host);
 
   sandbox_test_assert_refused (response, 502, "SANDBOX_LIMIT", "Sandbox upstream request failed");
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "response-too-large", 502);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_FAILED, "response-too-large", 502);
   g_assert_cmpuint (fixture->errors->len, ==, 1);
   g_assert_error (sandbox_test_gateway_first_error (fixture), SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
 }
@@ -293,7 +302,8 @@ test_endless_head_cut_off (Fixture       *fixture,
   response = sandbox_test_guest_read_response (connection);
   sandbox_test_assert_refused (response, 431, "SANDBOX_LIMIT", "Sandbox bad request");
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_refused_head (sandbox_test_gateway_last_event (fixture), "head-too-large", 431);
+  sandbox_test_assert_refused_head (sandbox_test_gateway_last_event (fixture), "head-too-large",
+                                    431);
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
   g_assert_cmpuint (peak_resident_kib (), <, before + 16 * 1024);
 }
@@ -310,7 +320,8 @@ test_oversized_head_answered (Fixture       *fixture,
   g_autofree char *filler = g_strnfill (100 * 1024, 'a');
   g_autofree char *request = long_target
     ? g_strdup_printf ("GET /%s HTTP/1.1\r\nHost: %s\r\n\r\n", filler, fixture->host)
-    : g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\nX-Fill: %s\r\n\r\n", fixture->host, filler);
+    : g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\nX-Fill: %s\r\n\r\n", fixture->host,
+                       filler);
   g_autoptr(GSocketConnection) connection = sandbox_test_guest_connect (fixture);
   GOutputStream *output = g_io_stream_get_output_stream (G_IO_STREAM (connection));
   g_autoptr(SandboxTestResponse) response = NULL;
@@ -328,7 +339,8 @@ test_oversized_head_answered (Fixture       *fixture,
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
 
   sandbox_test_gateway_wait_for_exactly (fixture, 1);
-  sandbox_test_assert_refused_head (sandbox_test_gateway_last_event (fixture), long_target ? "target-too-long" : "head-too-large",
+  sandbox_test_assert_refused_head (sandbox_test_gateway_last_event (fixture),
+                                    long_target ? "target-too-long" : "head-too-large",
                        long_target ? 414 : 431);
 }
 
@@ -355,7 +367,8 @@ test_connection_cap_answered (Fixture       *fixture,
 {
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_test_gateway_policy (sandbox_test_upstream_get_port (fixture->upstream));
   g_autoptr(GPtrArray) connections = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autofree char *request = g_strdup_printf ("GET /ok HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /ok HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
   const char *denied = "GET /x HTTP/1.1\r\nHost: denied.example\r\n\r\n";
   gint64 deadline;
 
@@ -405,14 +418,16 @@ test_huge_response_bounded_memory (Fixture       *fixture,
                                    gconstpointer  data)
 {
   g_autoptr(GSocketConnection) connection = sandbox_test_guest_connect (fixture);
-  g_autofree char *request = g_strdup_printf ("GET /huge HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /huge HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
   gsize before = resident_kib ();
 
   /* The guest sends its request and never reads. */
   sandbox_test_guest_send (connection, request, strlen (request));
 
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "response-too-large", 502);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_FAILED, "response-too-large", 502);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (sandbox_test_gateway_last_event (fixture)), <=, MIB);
   g_assert_cmpuint (resident_kib (), <, before + 32 * 1024);
 }
@@ -427,14 +442,16 @@ test_upstream_never_answers (Fixture       *fixture,
 
   sandbox_test_gateway_start (fixture, policy, 400, 2000);
   started = g_get_monotonic_time ();
-  response = sandbox_test_guest_request (fixture, "GET /never HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  response = sandbox_test_guest_request (fixture, "GET /never HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                         fixture->host);
 
   sandbox_test_assert_refused (response, 502, "SANDBOX_LIMIT", "Sandbox upstream request failed");
   g_assert_cmpint (g_get_monotonic_time () - started, >=, 350 * 1000);
   g_assert_cmpint (g_get_monotonic_time () - started, <, 5 * G_USEC_PER_SEC);
 
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "timeout", 502);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_FAILED, "timeout", 502);
   g_assert_cmpuint (fixture->errors->len, ==, 1);
   g_assert_error (sandbox_test_gateway_first_error (fixture), G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
 }
@@ -472,7 +489,8 @@ test_silent_connection_not_audited (Fixture       *fixture,
                                     gconstpointer  data)
 {
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_test_gateway_policy (sandbox_test_upstream_get_port (fixture->upstream));
-  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
   g_autoptr(GSocketConnection) silent = NULL;
   g_autoptr(GSocketConnection) idle = NULL;
   g_autoptr(SandboxTestResponse) response = NULL;
@@ -487,7 +505,8 @@ test_silent_connection_not_audited (Fixture       *fixture,
   g_assert_true (sandbox_test_guest_sees_eof (silent));
   g_assert_true (sandbox_test_guest_sees_eof (idle));
   sandbox_test_gateway_wait_for_exactly (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
 /* A guest that sends its body too slowly is cut off at the request deadline,
@@ -510,7 +529,8 @@ test_slow_body_closed (Fixture       *fixture,
   g_assert_cmpuint (response->status, ==, 0);
 
   sandbox_test_gateway_wait_for_exactly (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "body-timeout", 0);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "body-timeout", 0);
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 0);
 }
 
@@ -519,7 +539,8 @@ add_fixture_test (const char *path,
                   void      (*test) (Fixture *, gconstpointer),
                   gconstpointer data)
 {
-  g_test_add (path, Fixture, data, sandbox_test_gateway_set_up, test, sandbox_test_gateway_tear_down);
+  g_test_add (path, Fixture, data, sandbox_test_gateway_set_up, test,
+              sandbox_test_gateway_tear_down);
 }
 
 int
@@ -530,21 +551,31 @@ main (int   argc,
 
   add_fixture_test ("/sandbox/gateway/limits/slow-body-closed", test_slow_body_closed, NULL);
   add_fixture_test ("/sandbox/gateway/limits/busy-at-seventeen", test_busy_at_seventeen, NULL);
-  add_fixture_test ("/sandbox/gateway/limits/abandoned-requests-aborted", test_abandoned_requests_aborted, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/abandoned-requests-aborted",
+                    test_abandoned_requests_aborted, NULL);
   add_fixture_test ("/sandbox/gateway/limits/redirect-refused", test_redirect_refused, NULL);
-  add_fixture_test ("/sandbox/gateway/limits/request-body-too-large", test_request_body_too_large, NULL);
-  add_fixture_test ("/sandbox/gateway/limits/chunked-request-body-too-large", test_chunked_request_body_too_large, NULL);
-  add_fixture_test ("/sandbox/gateway/limits/response-body-too-large", test_response_body_too_large, NULL);
-  add_fixture_test ("/sandbox/gateway/limits/huge-response-bounded-memory", test_huge_response_bounded_memory, NULL);
-  add_fixture_test ("/sandbox/gateway/limits/endless-head-cut-off", test_endless_head_cut_off, NULL);
-  add_fixture_test ("/sandbox/gateway/limits/long-target-answered-414", test_oversized_head_answered,
+  add_fixture_test ("/sandbox/gateway/limits/request-body-too-large", test_request_body_too_large,
+                    NULL);
+  add_fixture_test ("/sandbox/gateway/limits/chunked-request-body-too-large",
+                    test_chunked_request_body_too_large, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/response-body-too-large",
+                    test_response_body_too_large, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/huge-response-bounded-memory",
+                    test_huge_response_bounded_memory, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/endless-head-cut-off", test_endless_head_cut_off,
+                    NULL);
+  add_fixture_test ("/sandbox/gateway/limits/long-target-answered-414",
+                    test_oversized_head_answered,
                     GINT_TO_POINTER (TRUE));
-  add_fixture_test ("/sandbox/gateway/limits/long-header-answered-431", test_oversized_head_answered,
+  add_fixture_test ("/sandbox/gateway/limits/long-header-answered-431",
+                    test_oversized_head_answered,
                     GINT_TO_POINTER (FALSE));
-  add_fixture_test ("/sandbox/gateway/limits/connection-cap-answered-503", test_connection_cap_answered, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/connection-cap-answered-503",
+                    test_connection_cap_answered, NULL);
   add_fixture_test ("/sandbox/gateway/limits/silent-connection-not-audited",
                     test_silent_connection_not_audited, NULL);
-  add_fixture_test ("/sandbox/gateway/limits/upstream-never-answers", test_upstream_never_answers, NULL);
+  add_fixture_test ("/sandbox/gateway/limits/upstream-never-answers", test_upstream_never_answers,
+                    NULL);
   add_fixture_test ("/sandbox/gateway/limits/slow-headers-closed", test_slow_headers_closed, NULL);
   return g_test_run ();
 }

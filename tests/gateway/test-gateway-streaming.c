@@ -131,7 +131,8 @@ serve (SoupServer        *server,
     }
   else if (g_str_equal (path, "/bulk"))
     {
-      sandbox_test_upstream_answer_bulk (upstream, msg, sandbox_test_query_uint (query, "bytes", MIB));
+      sandbox_test_upstream_answer_bulk (upstream, msg,
+                                         sandbox_test_query_uint (query, "bytes", MIB));
     }
   else if (g_str_equal (path, "/stall"))
     {
@@ -261,7 +262,8 @@ guest_get_from (Fixture    *fixture,
 
   guest->raw = g_byte_array_new ();
   guest->payload = g_byte_array_new ();
-  guest->connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
+  guest->connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL,
+                                               &error);
   g_assert_no_error (error);
   g_socket_set_timeout (g_socket_connection_get_socket (guest->connection), 10);
   g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (guest->connection)),
@@ -668,15 +670,19 @@ test_same_audit_as_buffered (Fixture       *fixture,
   g_assert_true (sandbox_network_policy_get_rule_stream (policy, 0, NULL, NULL, NULL));
   g_assert_false (sandbox_network_policy_get_rule_stream (policy, 1, NULL, NULL, NULL));
   fixture_start_with_policy (fixture, policy, 5000);
-  streamed_host = g_strdup_printf ("127.0.0.1:%u", sandbox_test_upstream_get_port (fixture->base.upstream));
-  buffered_host = g_strdup_printf ("127.0.0.1:%u", sandbox_test_upstream_get_port (buffered_upstream));
+  streamed_host = g_strdup_printf ("127.0.0.1:%u",
+                                   sandbox_test_upstream_get_port (fixture->base.upstream));
+  buffered_host = g_strdup_printf ("127.0.0.1:%u",
+                                   sandbox_test_upstream_get_port (buffered_upstream));
 
-  streamed = guest_get_from (fixture, sandbox_test_upstream_get_port (fixture->base.upstream), "GET", path);
+  streamed = guest_get_from (fixture, sandbox_test_upstream_get_port (fixture->base.upstream),
+                             "GET", path);
   guest_read_to_end (streamed);
   streamed_event = sandbox_gateway_event_ref (wait_for_event (fixture));
   g_ptr_array_set_size (fixture->base.events, 0);
 
-  buffered = guest_get_from (fixture, sandbox_test_upstream_get_port (buffered_upstream), "GET", path);
+  buffered = guest_get_from (fixture, sandbox_test_upstream_get_port (buffered_upstream), "GET",
+                             path);
   guest_read_to_end (buffered);
   buffered_event = sandbox_gateway_event_ref (wait_for_event (fixture));
 
@@ -710,8 +716,10 @@ test_same_audit_as_buffered (Fixture       *fixture,
   g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (buffered_event), ==, 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_sent (streamed_event), ==, 0);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_sent (buffered_event), ==, 0);
-  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (streamed_event), ==, strlen (expected));
-  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (buffered_event), ==, strlen (expected));
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (streamed_event), ==,
+                    strlen (expected));
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (buffered_event), ==,
+                    strlen (expected));
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (streamed_event), >, 0);
   g_assert_cmpint (sandbox_gateway_event_get_duration_us (buffered_event), >, 0);
   g_assert_cmpuint (fixture->base.errors->len, ==, 0);
@@ -752,7 +760,8 @@ test_slow_guest_pauses_upstream (Fixture       *fixture,
   guest_read_to_end (guest);
   g_assert_true (guest->complete);
   g_assert_cmpuint (guest->payload->len, ==, total);
-  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED,
+                             "forwarded", 200);
 }
 
 /* A guest that goes away mid-stream ends the upstream transfer at once. */
@@ -768,7 +777,8 @@ test_guest_closes_mid_stream (Fixture       *fixture,
   g_assert_true (guest_read_until (guest, "data: 1\n\n"));
   g_io_stream_close (G_IO_STREAM (guest->connection), NULL, NULL);
 
-  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "client-closed", 200);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED,
+                             "client-closed", 200);
   /* The upstream sees its answer's connection go. */
   while (sandbox_test_upstream_count_held_closed (fixture->base.upstream) == 0 &&
          g_get_monotonic_time () < deadline)
@@ -791,7 +801,8 @@ test_policy_change_cuts (Fixture       *fixture,
 
   guest_read_to_end (guest);
   g_assert_false (guest->complete);
-  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "policy-changed", 200);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED,
+                             "policy-changed", 200);
 }
 
 /* What has no body to stream, or must not be followed, is answered as for
@@ -811,7 +822,8 @@ test_unstreamed_answers (Fixture       *fixture,
     if (redirect->body_start != 0)
       break;
   g_assert_cmpuint (redirect->status, ==, 502);
-  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "redirect", 502);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "redirect",
+                             502);
   g_ptr_array_set_size (fixture->base.events, 0);
 
   no_content = guest_get (fixture, "GET", "/nocontent");
@@ -819,14 +831,16 @@ test_unstreamed_answers (Fixture       *fixture,
     ;
   g_assert_cmpuint (no_content->status, ==, 204);
   g_assert_false (no_content->chunked);
-  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 204);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED,
+                             "forwarded", 204);
   g_ptr_array_set_size (fixture->base.events, 0);
 
   head = guest_get (fixture, "HEAD", "/events?n=2&every=5");
   while (head->body_start == 0 && guest_read (head))
     ;
   g_assert_cmpuint (head->status, ==, 200);
-  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (wait_for_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED,
+                             "forwarded", 200);
 }
 
 int

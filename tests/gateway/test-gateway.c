@@ -117,7 +117,8 @@ test_allowed_injects_credential (Fixture       *fixture,
   g_assert_cmpstr (sandbox_gateway_event_get_method (event), ==, "GET");
   g_assert_cmpstr (sandbox_gateway_event_get_path (event), ==, "/reflect?q=1");
   g_assert_cmpuint (sandbox_gateway_event_get_upstream_status (event), ==, 200);
-  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==, g_bytes_get_size (response->body));
+  g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (event), ==,
+                    g_bytes_get_size (response->body));
   g_assert_cmpuint (fixture->errors->len, ==, 0);
 }
 
@@ -147,8 +148,10 @@ test_keep_alive (Fixture       *fixture,
                  gconstpointer  data)
 {
   g_autoptr(GSocketConnection) connection = sandbox_test_guest_connect (fixture);
-  g_autofree char *request = g_strdup_printf ("GET /one HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
-  g_autofree char *second = g_strdup_printf ("GET /two HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /one HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
+  g_autofree char *second = g_strdup_printf ("GET /two HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                             fixture->host);
 
   for (guint i = 0; i < 3; i++)
     {
@@ -191,7 +194,8 @@ static void
 test_keep_alive_closed_releases_socket (Fixture       *fixture,
                                         gconstpointer  data)
 {
-  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
   const guint n_connections = 32;
   gint64 deadline;
   guint before, after;
@@ -265,7 +269,8 @@ test_pipelined_requests (Fixture       *fixture,
 
   g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
   sandbox_test_gateway_wait_for_exactly (fixture, 2);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
 /* A guest that half-closes its connection (shuts down its write side)
@@ -276,7 +281,8 @@ test_half_closed_connection_ends_after_response (Fixture       *fixture,
                                                  gconstpointer  data)
 {
   gboolean after_response = GPOINTER_TO_INT (data);
-  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
   g_autoptr(GSocketConnection) connection = sandbox_test_guest_connect (fixture);
   g_autoptr(SandboxTestResponse) response = NULL;
   g_autoptr(GError) error = NULL;
@@ -284,13 +290,15 @@ test_half_closed_connection_ends_after_response (Fixture       *fixture,
 
   sandbox_test_guest_send (connection, request, strlen (request));
   if (!after_response)
-    g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
+    g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE,
+                                      &error));
   g_assert_no_error (error);
 
   response = sandbox_test_guest_read_response (connection);
   g_assert_cmpuint (response->status, ==, 200);
   if (after_response)
-    g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
+    g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE,
+                                      &error));
   g_assert_no_error (error);
 
   /* The header deadline is 2 s here. */
@@ -306,7 +314,8 @@ test_keep_alive_idle_deadline_releases_socket (Fixture       *fixture,
                                                gconstpointer  data)
 {
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_test_gateway_policy (sandbox_test_upstream_get_port (fixture->upstream));
-  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
   g_autoptr(GPtrArray) connections = g_ptr_array_new_with_free_func (g_object_unref);
   const guint n_connections = 16;
   gint64 deadline;
@@ -365,7 +374,8 @@ test_untyped_response_relayed (Fixture       *fixture,
   const char *target = data;
   g_autoptr(SandboxTestResponse) response = NULL;
 
-  response = sandbox_test_guest_request (fixture, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, fixture->host);
+  response = sandbox_test_guest_request (fixture, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", target,
+                                         fixture->host);
 
   g_assert_cmpuint (response->status, ==, 200);
   sandbox_test_assert_body (response, "hello");
@@ -374,7 +384,8 @@ test_untyped_response_relayed (Fixture       *fixture,
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->upstream), ==, 1);
 
   sandbox_test_gateway_wait_for_exactly (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
   g_assert_cmpuint (sandbox_gateway_event_get_bytes_received (sandbox_test_gateway_last_event (fixture)), ==, 5);
   g_assert_cmpuint (fixture->errors->len, ==, 0);
 }
@@ -435,13 +446,16 @@ test_odd_content_type_relayed (Fixture       *fixture,
 {
   g_autoptr(SandboxTestResponse) response = NULL;
 
-  response = sandbox_test_guest_request (fixture, "GET /odd-content-type HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  response = sandbox_test_guest_request (fixture,
+                                         "GET /odd-content-type HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
 
   g_assert_cmpuint (response->status, ==, 200);
   sandbox_test_assert_body (response, "hello");
-  g_assert_cmpstr (sandbox_test_response_header (response, "content-type"), ==, "textplain; x=\"y\"");
+  g_assert_cmpstr (sandbox_test_response_header (response, "content-type"), ==,
+                   "textplain; x=\"y\"");
   sandbox_test_gateway_wait_for_exactly (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
 /* Well-formed chunked bodies still pass whole, with extensions, any case of
@@ -492,7 +506,8 @@ test_whole_body_then_half_close (Fixture       *fixture,
   g_assert_true (sandbox_test_guest_sees_eof (connection));
 
   sandbox_test_gateway_wait_for_exactly (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_ALLOWED, "forwarded", 200);
 }
 
 static guint16
@@ -518,13 +533,17 @@ test_connection_refused (Fixture       *fixture,
   g_autoptr(SandboxTestResponse) response = NULL;
 
   sandbox_gateway_set_policy (fixture->gateway, policy);
-  response = sandbox_test_guest_request (fixture, "GET /echo HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", port);
+  response = sandbox_test_guest_request (fixture,
+                                         "GET /echo HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", port);
 
-  sandbox_test_assert_refused (response, 502, "SANDBOX_UPSTREAM_FAILED", "Sandbox upstream request failed");
+  sandbox_test_assert_refused (response, 502, "SANDBOX_UPSTREAM_FAILED",
+                               "Sandbox upstream request failed");
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "connect-refused", 502);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_FAILED, "connect-refused", 502);
 
-  g_assert_error (sandbox_test_gateway_first_error (fixture), G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
+  g_assert_error (sandbox_test_gateway_first_error (fixture), G_IO_ERROR,
+                  G_IO_ERROR_CONNECTION_REFUSED);
   g_assert_null (strstr (sandbox_test_gateway_first_error (fixture)->message, "host-secret"));
 }
 
@@ -585,7 +604,8 @@ test_tls_untrusted_upstream_refused (Fixture       *fixture,
   g_assert_no_error (error);
   sandbox_gateway_set_policy (fixture->gateway, policy);
 
-  response = sandbox_test_guest_request (fixture, "GET /echo HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+  response = sandbox_test_guest_request (fixture,
+                                         "GET /echo HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
                                          sandbox_test_upstream_get_port (upstream));
 
   sandbox_test_assert_refused (response, 502, "SANDBOX_UPSTREAM_FAILED",
@@ -606,7 +626,8 @@ test_policy_swap_aborts_in_flight (Fixture       *fixture,
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_test_gateway_policy (sandbox_test_upstream_get_port (fixture->upstream));
   g_autoptr(SandboxNetworkPolicy) current = NULL;
   g_autoptr(GSocketConnection) connection = sandbox_test_guest_connect (fixture);
-  g_autofree char *request = g_strdup_printf ("GET /never HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /never HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
   g_autoptr(SandboxTestResponse) response = NULL;
 
   sandbox_test_guest_send (connection, request, strlen (request));
@@ -617,10 +638,12 @@ test_policy_swap_aborts_in_flight (Fixture       *fixture,
   g_assert_true (current == policy);
 
   response = sandbox_test_guest_read_response (connection);
-  sandbox_test_assert_refused (response, 502, "SANDBOX_UNAVAILABLE", "Sandbox upstream request failed");
+  sandbox_test_assert_refused (response, 502, "SANDBOX_UNAVAILABLE",
+                               "Sandbox upstream request failed");
 
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "policy-changed", 502);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_FAILED, "policy-changed", 502);
   g_assert_error (sandbox_test_gateway_first_error (fixture), G_IO_ERROR, G_IO_ERROR_CANCELLED);
 
   /* The new policy serves the next request. */
@@ -637,7 +660,8 @@ test_close_aborts_in_flight (Fixture       *fixture,
                              gconstpointer  data)
 {
   g_autoptr(GSocketConnection) connection = sandbox_test_guest_connect (fixture);
-  g_autofree char *request = g_strdup_printf ("GET /never HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->host);
+  g_autofree char *request = g_strdup_printf ("GET /never HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                              fixture->host);
   g_autoptr(SandboxTestResponse) response = NULL;
 
   sandbox_test_guest_send (connection, request, strlen (request));
@@ -648,7 +672,8 @@ test_close_aborts_in_flight (Fixture       *fixture,
   response = sandbox_test_guest_read_response (connection);
   g_assert_true (response->status == 0 || response->status == 502);
   sandbox_test_gateway_wait_for_events (fixture, 1);
-  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture), SANDBOX_GATEWAY_DECISION_FAILED, "closed", 502);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (fixture),
+                             SANDBOX_GATEWAY_DECISION_FAILED, "closed", 502);
 }
 
 static void
@@ -656,7 +681,8 @@ add_fixture_test (const char *path,
                   void      (*test) (Fixture *, gconstpointer),
                   gconstpointer data)
 {
-  g_test_add (path, Fixture, data, sandbox_test_gateway_set_up, test, sandbox_test_gateway_tear_down);
+  g_test_add (path, Fixture, data, sandbox_test_gateway_set_up, test,
+              sandbox_test_gateway_tear_down);
 }
 
 int
@@ -666,7 +692,8 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   add_fixture_test ("/sandbox/gateway/socket-permissions", test_socket_permissions, NULL);
-  add_fixture_test ("/sandbox/gateway/allowed/injects-credential", test_allowed_injects_credential, NULL);
+  add_fixture_test ("/sandbox/gateway/allowed/injects-credential", test_allowed_injects_credential,
+                    NULL);
   add_fixture_test ("/sandbox/gateway/allowed/post-body", test_allowed_post_body, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive", test_keep_alive, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/pipelined-requests", test_pipelined_requests, NULL);
@@ -683,20 +710,26 @@ main (int   argc,
                     test_keep_alive_closed_releases_socket, NULL);
   add_fixture_test ("/sandbox/gateway/allowed/keep-alive-idle-deadline-releases-socket",
                     test_keep_alive_idle_deadline_releases_socket, NULL);
-  add_fixture_test ("/sandbox/gateway/allowed/chunked-framing-accepted", test_chunked_framing_accepted, NULL);
+  add_fixture_test ("/sandbox/gateway/allowed/chunked-framing-accepted",
+                    test_chunked_framing_accepted, NULL);
   add_fixture_test ("/sandbox/gateway/upstream/no-content-type", test_untyped_response_relayed,
                     "/no-content-type");
   add_fixture_test ("/sandbox/gateway/upstream/no-content-type-slow", test_untyped_response_relayed,
                     "/no-content-type?slow");
-  add_fixture_test ("/sandbox/gateway/upstream/control-byte-content-type", test_untyped_response_relayed,
+  add_fixture_test ("/sandbox/gateway/upstream/control-byte-content-type",
+                    test_untyped_response_relayed,
                     "/ctl-content-type");
-  add_fixture_test ("/sandbox/gateway/upstream/untyped-responses-freed", test_untyped_responses_freed, NULL);
-  add_fixture_test ("/sandbox/gateway/upstream/odd-content-type", test_odd_content_type_relayed, NULL);
+  add_fixture_test ("/sandbox/gateway/upstream/untyped-responses-freed",
+                    test_untyped_responses_freed, NULL);
+  add_fixture_test ("/sandbox/gateway/upstream/odd-content-type", test_odd_content_type_relayed,
+                    NULL);
   add_fixture_test ("/sandbox/gateway/upstream/connection-refused", test_connection_refused, NULL);
-  add_fixture_test ("/sandbox/gateway/upstream/tls-upstream-answers", test_tls_upstream_answers, NULL);
+  add_fixture_test ("/sandbox/gateway/upstream/tls-upstream-answers", test_tls_upstream_answers,
+                    NULL);
   add_fixture_test ("/sandbox/gateway/upstream/tls-untrusted-certificate-refused",
                     test_tls_untrusted_upstream_refused, NULL);
-  add_fixture_test ("/sandbox/gateway/policy/swap-aborts-in-flight", test_policy_swap_aborts_in_flight, NULL);
+  add_fixture_test ("/sandbox/gateway/policy/swap-aborts-in-flight",
+                    test_policy_swap_aborts_in_flight, NULL);
   add_fixture_test ("/sandbox/gateway/close-aborts-in-flight", test_close_aborts_in_flight, NULL);
   return g_test_run ();
 }

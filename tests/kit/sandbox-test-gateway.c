@@ -68,7 +68,8 @@ sandbox_test_gateway_start (SandboxTestGatewayFixture *fixture,
   g_autoptr(GError) error = NULL;
 
   g_clear_object (&fixture->gateway);
-  fixture->gateway = sandbox_gateway_new_full (policy, request_timeout_ms, header_timeout_ms, &error);
+  fixture->gateway = sandbox_gateway_new_full (policy, request_timeout_ms, header_timeout_ms,
+                                               &error);
   g_assert_no_error (error);
   g_signal_connect (fixture->gateway, "audit", G_CALLBACK (on_audit), fixture);
   g_signal_connect (fixture->gateway, "upstream-error", G_CALLBACK (on_upstream_error), fixture);
@@ -92,7 +93,8 @@ sandbox_test_gateway_set_up_full (SandboxTestGatewayFixture *fixture,
 {
   fixture->upstream = sandbox_test_upstream_start (flags, handler, data);
   g_assert_nonnull (fixture->upstream);
-  fixture->host = g_strdup_printf ("127.0.0.1:%u", sandbox_test_upstream_get_port (fixture->upstream));
+  fixture->host = g_strdup_printf ("127.0.0.1:%u",
+                                   sandbox_test_upstream_get_port (fixture->upstream));
   fixture->events = g_ptr_array_new_with_free_func ((GDestroyNotify) sandbox_gateway_event_unref);
   fixture->errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
 }
@@ -239,7 +241,8 @@ sandbox_test_guest_send_and_half_close (GSocketConnection *connection,
   g_autoptr(GError) error = NULL;
 
   sandbox_test_guest_send (connection, data, strlen (data));
-  g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE, &error));
+  g_assert_true (g_socket_shutdown (g_socket_connection_get_socket (connection), FALSE, TRUE,
+                                    &error));
   g_assert_no_error (error);
 }
 
@@ -317,7 +320,8 @@ sandbox_test_guest_read_response (GSocketConnection *connection)
 
   response->headers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
-  end = buffer->len > 0 ? g_strstr_len ((const char *) buffer->data, buffer->len, "\r\n\r\n") : NULL;
+  end = buffer->len > 0 ? g_strstr_len ((const char *) buffer->data, buffer->len,
+                                        "\r\n\r\n") : NULL;
   while (end == NULL)
     {
       if (sandbox_test_guest_read_some (connection, buffer) <= 0)

@@ -251,7 +251,8 @@ serve_standard (SoupServer        *server,
     }
   else if (g_str_equal (path, "/bulk"))
     {
-      sandbox_test_upstream_answer_bulk (upstream, msg, sandbox_test_query_uint (query, "bytes", MIB));
+      sandbox_test_upstream_answer_bulk (upstream, msg,
+                                         sandbox_test_query_uint (query, "bytes", MIB));
     }
   else if (g_str_equal (path, "/no-content-type") || g_str_equal (path, "/ctl-content-type") ||
            g_str_equal (path, "/odd-content-type"))
