@@ -24,6 +24,8 @@
 #include <sandbox.h>
 
 #include "sandbox-test-backend.h"
+#include "sandbox-test-fixture.h"
+#include "sandbox-test-session.h"
 #include "sandbox-test-upstream.h"
 
 /* Where TMPDIR and the state directory are, relative to a fresh 0755 base
@@ -96,30 +98,6 @@ allow_upstream (SandboxTestUpstream *upstream,
   return policy;
 }
 
-/* Runs @script in the guest; returns its stdout, and fails the test with
- * its stderr unless it exits 0. */
-static char *
-guest_sh (SandboxSession *session,
-          const char     *script)
-{
-  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/sh");
-  g_autoptr(SandboxResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  sandbox_command_add_arg (command, "-c");
-  sandbox_command_add_arg (command, script);
-  result = sandbox_session_run (session, command, NULL, &error);
-  g_assert_no_error (error);
-  if (sandbox_result_get_exit_status (result) != 0)
-    {
-      g_autofree char *err = sandbox_result_dup_stderr_text (result);
-
-      g_error ("guest script failed (%d): %s\n%s", sandbox_result_get_exit_status (result),
-               script, err);
-    }
-  return sandbox_result_dup_stdout_text (result);
-}
-
 /* The gateway's socket directory really is in TMPDIR, the layout's. */
 static void
 assert_gateway_in_tmpdir (void)
@@ -175,7 +153,8 @@ run_case (const Case *test_case)
   session = sandbox_handle_get_session (handle);
   if (test_case->later)
     {
-      g_autofree char *none = guest_sh (session, "test ! -e /run/sandbox-network.sock && echo none");
+      g_autofree char *none =
+        sandbox_test_guest_sh (session, "test ! -e /run/sandbox-network.sock && echo none");
 
       g_assert_cmpstr (none, ==, "none\n");
       g_assert_true (sandbox_session_set_network_policy (session, allow, NULL, &error));
@@ -186,12 +165,13 @@ run_case (const Case *test_case)
   /* Through the gateway, which adds the credential, to the upstream. */
   request = g_strdup_printf ("curl -sS --max-time 20 --unix-socket /run/sandbox-network.sock "
                              "http://127.0.0.1:%u/", sandbox_test_upstream_get_port (upstream));
-  answer = guest_sh (session, request);
+  answer = sandbox_test_guest_sh (session, request);
   expected = g_strdup_printf ("upstream saw %s", token);
   g_assert_cmpstr (answer, ==, expected);
 
   /* The workspace: the template's file read, a new one written. */
-  read_back = guest_sh (session, "cat /workspace/hello.txt && echo guest > /workspace/out.txt");
+  read_back = sandbox_test_guest_sh (session,
+                                     "cat /workspace/hello.txt && echo guest > /workspace/out.txt");
   g_assert_cmpstr (read_back, ==, "hello");
   written = sandbox_session_read_text (session, "out.txt", NULL, &error);
   g_assert_no_error (error);
@@ -205,15 +185,6 @@ run_case (const Case *test_case)
 }
 
 /* The layout, in the test process --------------------------------------------- */
-
-static void
-remove_directory (const char *path)
-{
-  g_autofree char *quoted = g_shell_quote (path);
-  g_autofree char *command = g_strdup_printf ("rm -rf %s", quoted);
-
-  g_assert_cmpint (system (command), ==, 0);
-}
 
 /* Makes @relative below @base, 0700 (as its parents, but @base), or a
  * link to @link_target there; returns its path as named. */
@@ -270,7 +241,7 @@ test_layout (gconstpointer data)
     g_unsetenv ("TMPDIR");
   g_unsetenv (STATE_VARIABLE);
 
-  remove_directory (base);
+  sandbox_test_remove_tree (base);
   g_test_trap_assert_passed ();
 }
 
