@@ -23,6 +23,7 @@
 
 #include "sandbox-test-backend.h"
 #include "sandbox-test-fixture.h"
+#include "sandbox-test-session.h"
 
 /* Fixture: a layered session ------------------------------------------------ */
 
@@ -106,7 +107,8 @@ fixture_set_up (Fixture       *fixture,
     fixture->backend = sandbox_test_bubblewrap_new (fixture->state_directory, &error,
                                                     "layering", "auto", "seccomp", "false", NULL);
   else
-    fixture->backend = sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering", "auto", NULL);
+    fixture->backend = sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering",
+                                                    "auto", NULL);
   g_assert_no_error (error);
   layering = backend_layering (fixture->backend);
   g_assert_cmpstr (layering, ==, "overlay");
@@ -143,27 +145,6 @@ fixture_tear_down (Fixture       *fixture,
   g_free (fixture->template_data);
   g_free (fixture->session_dir);
   g_free (fixture->upper);
-}
-
-/* Runs `sh -c SCRIPT` in the session; returns its stdout, asserting exit 0. */
-static char *
-guest_sh (Fixture    *fixture,
-          const char *script)
-{
-  g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/sh");
-  g_autoptr(SandboxResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *err = NULL;
-
-  sandbox_command_add_arg (command, "-c");
-  sandbox_command_add_arg (command, script);
-  result = sandbox_session_run (fixture->session, command, NULL, &error);
-  g_assert_no_error (error);
-  err = sandbox_result_dup_stderr_text (result);
-  if (sandbox_result_get_exit_status (result) != 0)
-    g_test_message ("%s: stderr %s", script, err);
-  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
-  return sandbox_result_dup_stdout_text (result);
 }
 
 static char *
@@ -221,7 +202,7 @@ test_create_copies_nothing (Fixture       *fixture,
   g_assert_nonnull (upper);
   g_assert_null (g_dir_read_name (upper));
   g_assert_false (exists_at (fixture->session_dir, "workspace"));
-  out = guest_sh (fixture, "cat hello.txt src/main.c");
+  out = sandbox_test_guest_sh (fixture->session, "cat hello.txt src/main.c");
   g_assert_cmpstr (out, ==, "helloint main;");
 }
 
@@ -238,8 +219,10 @@ test_guest_and_host_agree (Fixture       *fixture,
   g_autofree char *listing = NULL;
   g_autofree char *host_written = NULL;
 
-  guest_write = guest_sh (fixture, "printf changed > hello.txt && printf new > src/new.c && "
-                                   "rm src/util.c && mkdir -p deep/er && printf d > deep/er/f");
+  guest_write =
+    sandbox_test_guest_sh (fixture->session,
+                           "printf changed > hello.txt && printf new > src/new.c && "
+                           "rm src/util.c && mkdir -p deep/er && printf d > deep/er/f");
   seen = host_read (fixture, "hello.txt", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (seen, ==, "changed");
@@ -256,8 +239,8 @@ test_guest_and_host_agree (Fixture       *fixture,
   g_assert_true (sandbox_session_write_text (fixture->session, "src/util.c", "back", NULL,
                                              &error));
   g_assert_no_error (error);
-  listing = guest_sh (fixture, "cat src/main.c src/util.c; ls -A src; ls -A; "
-                               "test ! -e deep && echo nodeep");
+  listing = sandbox_test_guest_sh (fixture->session, "cat src/main.c src/util.c; ls -A src; ls -A; "
+                                   "test ! -e deep && echo nodeep");
   g_assert_cmpstr (listing, ==, "int host;backmain.c\nnew.c\nutil.c\nhello.txt\nsrc\nnodeep\n");
   host_written = file_contents (fixture->template_data, "src/main.c");
   g_assert_cmpstr (host_written, ==, "int main;");
@@ -278,8 +261,9 @@ test_lifecycle (Fixture       *fixture,
   g_autofree char *after = NULL;
 
   /* Exercise the work directory: copy-up, whiteouts, a directory removed. */
-  out = guest_sh (fixture, "printf kept > hello.txt && rm -r src && mkdir src && "
-                           "printf x > src/x && mv src src2");
+  out = sandbox_test_guest_sh (fixture->session,
+                               "printf kept > hello.txt && rm -r src && mkdir src && "
+                               "printf x > src/x && mv src src2");
   g_assert_false (sandbox_backend_delete_template (fixture->backend, fixture->template_key, NULL,
                                                    &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
@@ -292,13 +276,14 @@ test_lifecycle (Fixture       *fixture,
   g_clear_object (&fixture->handle);
 
   /* Resumed by a backend that copies new sessions: it stays layered. */
-  copying = sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering", "copy", NULL);
+  copying = sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering", "copy",
+                                         NULL);
   g_assert_no_error (error);
   fixture->handle = sandbox_backend_create (copying, fixture->template_key, state, policy, NULL,
                                             &error);
   g_assert_no_error (error);
   fixture->session = sandbox_handle_get_session (fixture->handle);
-  after = guest_sh (fixture, "cat hello.txt src2/x; ls -A");
+  after = sandbox_test_guest_sh (fixture->session, "cat hello.txt src2/x; ls -A");
   g_assert_cmpstr (after, ==, "keptxhello.txt\nsrc2\n");
   g_assert_false (exists_at (fixture->session_dir, "workspace"));
   /* The probe reports the session's workspace, not the backend's choice. */
@@ -329,7 +314,8 @@ test_probe_reports_layering (Fixture       *fixture,
 
   g_assert_cmpstr (probe_layering (fixture->handle), ==, SANDBOX_WORKSPACE_LAYERING_OVERLAY);
 
-  copying = sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering", "copy", NULL);
+  copying = sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering", "copy",
+                                         NULL);
   g_assert_no_error (error);
   copied = sandbox_backend_create (copying, fixture->template_key, NULL, policy, NULL, &error);
   g_assert_no_error (error);
@@ -483,9 +469,10 @@ static void
 test_no_capability_left (Fixture       *fixture,
                          gconstpointer  data)
 {
-  g_autofree char *out = guest_sh (fixture,
-                                   "grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' "
-                                   "/proc/self/status /proc/1/status");
+  g_autofree char *out =
+    sandbox_test_guest_sh (fixture->session,
+                           "grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' "
+                           "/proc/self/status /proc/1/status");
   g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
   guint checked = 0;
 
@@ -513,9 +500,13 @@ static void
 test_mount_and_cover (Fixture       *fixture,
                       gconstpointer  data)
 {
-  g_autofree char *mounts = guest_sh (fixture, "grep ' /workspace ' /proc/self/mountinfo");
-  g_autofree char *others = guest_sh (fixture, "grep -c -e upper -e /work/ -e layers "
-                                               "/proc/self/mountinfo; ls -A /run | wc -l");
+  g_autofree char *mounts =
+    sandbox_test_guest_sh (fixture->session,
+                           "grep ' /workspace ' /proc/self/mountinfo");
+  g_autofree char *others =
+    sandbox_test_guest_sh (fixture->session,
+                           "grep -c -e upper -e /work/ -e layers "
+                           "/proc/self/mountinfo; ls -A /run | wc -l");
 
   g_assert_nonnull (strstr (mounts, " overlay overlay "));
   g_assert_nonnull (strstr (mounts, "nosuid"));
@@ -541,18 +532,19 @@ test_overlay_xattrs_inert (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
   g_autofree char *listing = NULL;
   g_autofree char *main_c = NULL;
-  g_autofree char *out = guest_sh (fixture,
-    "printf x > src/new.c && for name in user.overlay.opaque user.overlay.redirect "
-    "user.overlay.metacopy trusted.overlay.opaque; do "
-    "python3 -c 'import os, sys; os.setxattr(\"src\", sys.argv[1], b\"y\"); "
-    "os.setxattr(\"hello.txt\", sys.argv[1], b\"y\")' $name 2>/dev/null; done; echo end");
+  g_autofree char *out =
+    sandbox_test_guest_sh (fixture->session,
+                           "printf x > src/new.c && for name in user.overlay.opaque user.overlay.redirect "
+                           "user.overlay.metacopy trusted.overlay.opaque; do "
+                           "python3 -c 'import os, sys; os.setxattr(\"src\", sys.argv[1], b\"y\"); "
+                           "os.setxattr(\"hello.txt\", sys.argv[1], b\"y\")' $name 2>/dev/null; done; echo end");
   char value[8];
 
   g_assert_cmpstr (out, ==, "end\n");
   g_assert_cmpint (getxattr (upper_src, "user.overlay.opaque", value, sizeof value), <, 0);
   g_assert_cmpint (getxattr (upper_src, "user.overlay.redirect", value, sizeof value), <, 0);
   g_assert_cmpint (getxattr (upper_src, "trusted.overlay.opaque", value, sizeof value), <, 0);
-  listing = guest_sh (fixture, "ls src");
+  listing = sandbox_test_guest_sh (fixture->session, "ls src");
   g_assert_cmpstr (listing, ==, "main.c\nnew.c\nutil.c\n");
   main_c = host_read (fixture, "src/main.c", &error);
   g_assert_no_error (error);
@@ -598,8 +590,9 @@ test_setuid_and_file_capabilities (Fixture       *fixture,
   g_assert_cmpint (setxattr (cat_copy, "security.capability", capability, sizeof capability, 0),
                    ==, 0);
 
-  out = guest_sh (fixture, "id -u; ./suid-id -u; ./cap-cat /proc/self/status | "
-                           "grep -E '^Cap(Prm|Eff):'");
+  out = sandbox_test_guest_sh (fixture->session,
+                               "id -u; ./suid-id -u; ./cap-cat /proc/self/status | "
+                               "grep -E '^Cap(Prm|Eff):'");
   {
     g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
 
@@ -715,24 +708,25 @@ test_guest_whiteouts_refused (Fixture       *fixture,
   g_autofree char *hello = NULL;
   g_autofree char *main_c = NULL;
   g_autofree char *listing = NULL;
-  g_autofree char *out = guest_sh (fixture,
-    "rm src/util.c && python3 -c '\n"
-    "import ctypes, errno, os, stat\n"
-    "libc = ctypes.CDLL(None, use_errno=True)\n"
-    "def mknod(path):\n"
-    "    try:\n"
-    "        os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(0, 0))\n"
-    "        return \"made\"\n"
-    "    except OSError as e:\n"
-    "        return errno.errorcode[e.errno]\n"
-    "def rename_whiteout(old, new):\n"
-    "    if libc.renameat2(-100, old.encode(), -100, new.encode(), 4) == 0:\n"
-    "        return \"made\"\n"
-    "    return errno.errorcode[ctypes.get_errno()]\n"
-    "print(mknod(\"w\"), mknod(\"src/w\"), mknod(\"src/util.c\"),\n"
-    "      rename_whiteout(\"hello.txt\", \"moved.txt\"),\n"
-    "      rename_whiteout(\"src/main.c\", \"src/moved.c\"))\n"
-    "'; ls -A; ls -A src");
+  g_autofree char *out =
+    sandbox_test_guest_sh (fixture->session,
+                           "rm src/util.c && python3 -c '\n"
+                           "import ctypes, errno, os, stat\n"
+                           "libc = ctypes.CDLL(None, use_errno=True)\n"
+                           "def mknod(path):\n"
+                           "    try:\n"
+                           "        os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(0, 0))\n"
+                           "        return \"made\"\n"
+                           "    except OSError as e:\n"
+                           "        return errno.errorcode[e.errno]\n"
+                           "def rename_whiteout(old, new):\n"
+                           "    if libc.renameat2(-100, old.encode(), -100, new.encode(), 4) == 0:\n"
+                           "        return \"made\"\n"
+                           "    return errno.errorcode[ctypes.get_errno()]\n"
+                           "print(mknod(\"w\"), mknod(\"src/w\"), mknod(\"src/util.c\"),\n"
+                           "      rename_whiteout(\"hello.txt\", \"moved.txt\"),\n"
+                           "      rename_whiteout(\"src/main.c\", \"src/moved.c\"))\n"
+                           "'; ls -A; ls -A src");
   g_auto(GStrv) lines = g_strsplit (out, "\n", 2);
   g_auto(GStrv) results = g_strsplit (lines[0], " ", -1);
 
@@ -757,7 +751,7 @@ test_guest_whiteouts_refused (Fixture       *fixture,
   g_assert_true (sandbox_session_write_text (fixture->session, "src/util.c", "again", NULL,
                                              &error));
   g_assert_no_error (error);
-  listing = guest_sh (fixture, "ls -A src; cat src/util.c");
+  listing = sandbox_test_guest_sh (fixture->session, "ls -A src; cat src/util.c");
   g_assert_cmpstr (listing, ==, "main.c\nutil.c\nagain");
   assert_template_intact (fixture);
 }
@@ -774,8 +768,10 @@ test_guest_fifos_never_block (Fixture       *fixture,
 {
   const char *paths[] = { "hello.txt", "src/pipe", "pipe" };
   g_autoptr(GError) error = NULL;
-  g_autofree char *made = guest_sh (fixture, "rm hello.txt && mkfifo hello.txt src/pipe pipe && "
-                                             "stat -c %F hello.txt src/pipe pipe");
+  g_autofree char *made =
+    sandbox_test_guest_sh (fixture->session,
+                           "rm hello.txt && mkfifo hello.txt src/pipe pipe && "
+                           "stat -c %F hello.txt src/pipe pipe");
   g_autofree char *after = NULL;
   gint64 start = g_get_monotonic_time ();
 
@@ -797,7 +793,8 @@ test_guest_fifos_never_block (Fixture       *fixture,
   g_assert_no_error (error);
   g_assert_true (sandbox_session_remove_path (fixture->session, "src/pipe", NULL, &error));
   g_assert_no_error (error);
-  after = guest_sh (fixture, "cat hello.txt; echo; stat -c %F pipe; test ! -e src/pipe && echo gone");
+  after = sandbox_test_guest_sh (fixture->session,
+                                 "cat hello.txt; echo; stat -c %F pipe; test ! -e src/pipe && echo gone");
   g_assert_cmpstr (after, ==, "file again\nfifo\ngone\n");
   assert_template_intact (fixture);
 }
@@ -837,7 +834,7 @@ test_guest_links_over_lower_files (Fixture       *fixture,
   g_autofree char *after = NULL;
 
   g_assert_true (g_file_get_contents (state_path, &state_before, NULL, NULL));
-  planted = guest_sh (fixture, script);
+  planted = sandbox_test_guest_sh (fixture->session, script);
   g_assert_cmpstr (planted, ==, "planted\n");
 
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
@@ -866,8 +863,9 @@ test_guest_links_over_lower_files (Fixture       *fixture,
   g_assert_true (sandbox_session_remove_path (fixture->session, "hello.txt", NULL, &error));
   g_assert_no_error (error);
 
-  after = guest_sh (fixture, "cat src/main.c src/util.c; test ! -e hello.txt && echo gone; "
-                             "test -L src/main.c || echo file");
+  after = sandbox_test_guest_sh (fixture->session,
+                                 "cat src/main.c src/util.c; test ! -e hello.txt && echo gone; "
+                                 "test -L src/main.c || echo file");
   g_assert_cmpstr (after, ==, "int host;int util2;gone\nfile\n");
   g_assert_true (g_file_get_contents (state_path, &state_after, NULL, NULL));
   g_assert_cmpstr (state_after, ==, state_before);
@@ -994,13 +992,14 @@ test_lower_set_id_never_copied_up_as_root (Fixture       *fixture,
   g_assert_cmpint (chmod (suid, 04755), ==, 0);
   g_assert_cmpint (chmod (sgid, 02755), ==, 0);
 
-  guest_ids = guest_sh (fixture, "id -u; id -g");
-  ids = guest_sh (fixture, "./suid-id -u; ./sgid-id -g");
+  guest_ids = sandbox_test_guest_sh (fixture->session, "id -u; id -g");
+  ids = sandbox_test_guest_sh (fixture->session, "./suid-id -u; ./sgid-id -g");
   g_assert_cmpstr (ids, ==, guest_ids);
-  attempts = guest_sh (fixture, "mv suid-id moved 2>&1 >/dev/null | grep -c 'too large' || true; "
-                                "ln sgid-id linked 2>/dev/null; "
-                                "for f in moved linked suid-id sgid-id; do "
-                                "  test -x $f && ./$f -u; done; true");
+  attempts = sandbox_test_guest_sh (fixture->session,
+                                    "mv suid-id moved 2>&1 >/dev/null | grep -c 'too large' || true; "
+                                    "ln sgid-id linked 2>/dev/null; "
+                                    "for f in moved linked suid-id sgid-id; do "
+                                    "  test -x $f && ./$f -u; done; true");
   g_test_message ("guest: %s", attempts);
   found = upper_root_set_id (fixture);
   g_assert_cmpstr (found, ==, "");
@@ -1108,7 +1107,7 @@ test_keeper_killed (Fixture       *fixture,
                                             NULL, &error);
   g_assert_no_error (error);
   fixture->session = sandbox_handle_get_session (fixture->handle);
-  out = guest_sh (fixture, "cat after.txt hello.txt");
+  out = sandbox_test_guest_sh (fixture->session, "cat after.txt hello.txt");
   g_assert_cmpstr (out, ==, "kepthello");
   seen = host_read (fixture, "after.txt", &error);
   g_assert_no_error (error);
@@ -1208,9 +1207,10 @@ test_real_checkout (void)
   g_assert_cmpuint (sandbox_test_count_entries (upper), ==, 0);
 
   view.session = sandbox_handle_get_session (handle);
-  out = guest_sh (&view, "./script; node_modules/.bin/x; readlink .venv/bin/python; "
-                         "test -d build/out && echo empty-dir; "
-                         "find src -type f | wc -l; cat src/d099/f95.c");
+  out = sandbox_test_guest_sh (view.session,
+                               "./script; node_modules/.bin/x; readlink .venv/bin/python; "
+                               "test -d build/out && echo empty-dir; "
+                               "find src -type f | wc -l; cat src/d099/f95.c");
   g_assert_cmpstr (out, ==, "script ran\nx ran\n/usr/bin/python3\nempty-dir\n9996\nint f99_95;\n");
   seen = host_read (&view, "src/d050/f50.c", &error);
   g_assert_no_error (error);
@@ -1228,7 +1228,7 @@ test_real_checkout (void)
   g_assert_no_error (error);
   view.session = sandbox_handle_get_session (handle);
   g_free (out);
-  out = guest_sh (&view, "cat src/d050/f50.c; echo; ./script");
+  out = sandbox_test_guest_sh (view.session, "cat src/d050/f50.c; echo; ./script");
   g_assert_cmpstr (out, ==, "changed\nscript ran\n");
   g_assert_true (sandbox_handle_delete (handle, NULL, &error));
   g_assert_no_error (error);
@@ -1304,7 +1304,7 @@ test_concurrent_commands (Fixture       *fixture,
   running = sandbox_session_spawn (fixture->session, first, NULL, &error);
   g_assert_no_error (error);
   wait_for_guest_file (fixture, "a-started");
-  second = guest_sh (fixture, "printf b > from-b; echo B-ok");
+  second = sandbox_test_guest_sh (fixture->session, "printf b > from-b; echo B-ok");
   g_assert_cmpstr (second, ==, "B-ok\n");
   g_assert_true (sandbox_session_write_text (fixture->session, "from-host", "h", NULL, &error));
   g_assert_no_error (error);

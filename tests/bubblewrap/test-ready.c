@@ -24,6 +24,7 @@
 
 #include "sandbox-test-bwrap-children.h"
 #include "sandbox-test-fixture.h"
+#include "sandbox-test-session.h"
 
 /* The kit's fixture (tests/kit): a backend on a fresh state directory with
  * extra properties (name/value pairs of strings, then NULL, given to
@@ -56,23 +57,6 @@ create_session (Fixture    *f,
   g_assert_no_error (error);
   return handle;
 }
-
-static char *
-run_sh (SandboxHandle *handle,
-        const char    *script)
-{
-  g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/sh");
-  g_autoptr(SandboxResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  sandbox_command_add_arg (command, "-c");
-  sandbox_command_add_arg (command, script);
-  result = sandbox_session_run (sandbox_handle_get_session (handle), command, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
-  return sandbox_result_dup_stdout_text (result);
-}
-
 
 static guint
 count_bwrap_children (void)
@@ -125,9 +109,11 @@ test_next_command_runs_in_ready_sandbox (void)
   children = sandbox_test_wait_for_bwrap_children (0);
   g_assert_cmpuint (children->len, ==, 0);
 
-  first = run_sh (handle, "echo x > /tmp/left-behind; echo first");
+  first = sandbox_test_guest_sh (sandbox_handle_get_session (handle),
+                                 "echo x > /tmp/left-behind; echo first");
   pidfd = ready_pidfd ();
-  second = run_sh (handle, "test ! -e /tmp/left-behind && echo second");
+  second = sandbox_test_guest_sh (sandbox_handle_get_session (handle),
+                                  "test ! -e /tmp/left-behind && echo second");
   /* It ran in the ready bwrap, which ends with it (the command completes
    * once the stub has reported its sandbox empty, and bwrap exits right
    * after); the next is ready. (Namespace inode numbers cannot tell the
@@ -200,7 +186,8 @@ run_confinement (SandboxHandle *handle,
                  guint64       *init_start,
                  guint64       *command_start)
 {
-  g_autofree char *out = run_sh (handle, confinement_script);
+  g_autofree char *out =
+    sandbox_test_guest_sh (sandbox_handle_get_session (handle), confinement_script);
   g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
   g_autoptr(GString) rest = g_string_new (NULL);
 
@@ -307,7 +294,7 @@ assert_writable_places_bounded (SandboxHandle *handle,
                                 guint64       *command_start)
 {
   g_autofree char *script = fill_script (budget);
-  g_autofree char *out = run_sh (handle, script);
+  g_autofree char *out = sandbox_test_guest_sh (sandbox_handle_get_session (handle), script);
   g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
   guint64 total = 0;
   guint found = 0;
@@ -421,10 +408,11 @@ run_leaving_daemons (SandboxHandle *handle)
 {
   /* Both run (as sleep) before the guest exits. */
   g_autofree char *started =
-    run_sh (handle, "setsid sleep 1000.25 </dev/null >/dev/null 2>&1 & "
-                    "sleep 1000.5 </dev/null >/dev/null 2>&1 & "
-                    "until grep -qs 1000.25 /proc/[0-9]*/cmdline && "
-                    "grep -qs 1000.5 /proc/[0-9]*/cmdline; do :; done; echo started");
+    sandbox_test_guest_sh (sandbox_handle_get_session (handle),
+                           "setsid sleep 1000.25 </dev/null >/dev/null 2>&1 & "
+                           "sleep 1000.5 </dev/null >/dev/null 2>&1 & "
+                           "until grep -qs 1000.25 /proc/[0-9]*/cmdline && "
+                           "grep -qs 1000.5 /proc/[0-9]*/cmdline; do :; done; echo started");
 
   g_assert_cmpstr (started, ==, "started\n");
   g_assert_false (process_is_running ("sleep", "1000.25"));
@@ -447,7 +435,7 @@ test_command_ends_with_its_tree (void)
 
   fixture_open (&f, NULL);
   handle = create_session (&f, "\"deny-all\"");
-  g_free (run_sh (handle, "true"));
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (handle), "true"));
   pidfd = ready_pidfd ();
   run_leaving_daemons (handle);
   /* It ran in the ready sandbox. */
@@ -482,7 +470,7 @@ test_next_sandbox_starts_after_command_exits (void)
 
   fixture_open (&f, NULL);
   handle = create_session (&f, "\"deny-all\"");
-  g_free (run_sh (handle, "true"));
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (handle), "true"));
   close (ready_pidfd ());
 
   sandbox_command_add_arg (command, "0.6");
@@ -573,7 +561,8 @@ test_policy_change_discards (void)
 
   fixture_open (&f, NULL);
   handle = create_session (&f, "\"allow-all\"");
-  shared = run_sh (handle, "readlink /proc/self/ns/net");
+  shared = sandbox_test_guest_sh (sandbox_handle_get_session (handle),
+                                  "readlink /proc/self/ns/net");
   g_assert_cmpstr (g_strstrip (shared), ==, host_net);
   pidfd = ready_pidfd ();
 
@@ -584,7 +573,8 @@ test_policy_change_discards (void)
   close (pidfd);
   g_assert_cmpuint (count_bwrap_children (), ==, 0);
 
-  denied = run_sh (handle, "readlink /proc/self/ns/net");
+  denied = sandbox_test_guest_sh (sandbox_handle_get_session (handle),
+                                  "readlink /proc/self/ns/net");
   g_assert_cmpstr (g_strstrip (denied), !=, host_net);
   sandbox_test_fixture_tear_down (&f, NULL);
 }
@@ -602,7 +592,7 @@ test_stop_and_delete_discard (void)
   fixture_open (&f, NULL);
 
   handle = create_session (&f, "\"deny-all\"");
-  g_free (run_sh (handle, "true"));
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (handle), "true"));
   pidfd = ready_pidfd ();
   g_assert_true (sandbox_handle_stop (handle, NULL, &error));
   g_assert_no_error (error);
@@ -612,7 +602,7 @@ test_stop_and_delete_discard (void)
   g_clear_object (&handle);
 
   handle = create_session (&f, "\"deny-all\"");
-  g_free (run_sh (handle, "true"));
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (handle), "true"));
   pidfd = ready_pidfd ();
   g_assert_true (sandbox_handle_delete (handle, NULL, &error));
   g_assert_no_error (error);
@@ -641,7 +631,7 @@ test_idle_timeout_discards (void)
   g_object_get (f.backend, "ready-idle-timeout-ms", &idle_timeout_ms, NULL);
   g_assert_cmpuint (idle_timeout_ms, ==, 2000);
   handle = create_session (&f, "\"deny-all\"");
-  g_free (run_sh (handle, "true"));
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (handle), "true"));
   /* The timeout counts from the launch, a moment before this sees the
    * sandbox running: bounds far from 2 s either way, so that neither a
    * slow launch nor a slow wake-up makes a difference. */
@@ -650,7 +640,7 @@ test_idle_timeout_discards (void)
   g_assert_true (has_exited (pidfd, 10 * 1000));
   close (pidfd);
   /* The next command runs cold, and leaves a new one ready. */
-  g_free (run_sh (handle, "true"));
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (handle), "true"));
   close (ready_pidfd ());
   sandbox_test_fixture_tear_down (&f, NULL);
 }
@@ -668,7 +658,7 @@ test_deadline_counts_from_delivery (void)
 
   fixture_open (&f, NULL);
   handle = create_session (&f, "\"deny-all\"");
-  g_free (run_sh (handle, "true"));
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (handle), "true"));
   close (ready_pidfd ());
   g_usleep (1500 * 1000);   /* the session's think time, the point of the test */
   sandbox_command_add_arg (command, "0.3");
@@ -693,8 +683,8 @@ test_bounded_per_backend (void)
   fixture_open (&f, "max-ready-sandboxes", "1", NULL);
   a = create_session (&f, "\"deny-all\"");
   b = create_session (&f, "\"deny-all\"");
-  g_free (run_sh (a, "true"));
-  g_free (run_sh (b, "true"));
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (a), "true"));
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (b), "true"));
   /* b found the pool full when its command ended: a's is the only one. */
   pids = sandbox_test_wait_for_bwrap_children (1);
   g_assert_cmpuint (pids->len, ==, 1);
@@ -704,7 +694,7 @@ test_bounded_per_backend (void)
 
   fixture_open (&f, "max-ready-sandboxes", "0", NULL);
   a = create_session (&f, "\"deny-all\"");
-  g_free (run_sh (a, "true"));
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (a), "true"));
   g_clear_pointer (&pids, g_array_unref);
   /* The command's own bwrap may still be exiting; none stays (the idle
    * timeout, 30 s, is longer than this waits). */
