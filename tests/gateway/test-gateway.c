@@ -592,8 +592,10 @@ test_tls_untrusted_upstream_refused (Fixture       *fixture,
   SandboxTestUpstream *upstream = sandbox_test_upstream_start (SANDBOX_TEST_UPSTREAM_TLS, NULL, NULL);
   g_autoptr(SandboxNetworkPolicy) policy = NULL;
   g_autoptr(SandboxTestResponse) response = NULL;
+  g_autoptr(GSocketConnection) connection = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *json = NULL;
+  g_autofree char *request = NULL;
 
   if (upstream == NULL)
     return;
@@ -602,11 +604,15 @@ test_tls_untrusted_upstream_refused (Fixture       *fixture,
                           sandbox_test_upstream_get_origin (upstream));
   policy = sandbox_network_policy_new_from_json (json, &error);
   g_assert_no_error (error);
-  sandbox_gateway_set_policy (fixture->gateway, policy);
-
-  response = sandbox_test_guest_request (fixture,
-                                         "GET /echo HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
-                                         sandbox_test_upstream_get_port (upstream));
+  /* Patient, gateway and guest: under valgrind libcurl's TLS setup alone
+   * takes longer than the fixture's 5 s request timeout. */
+  sandbox_test_gateway_start (fixture, policy, 120000, 2000);
+  connection = sandbox_test_guest_connect (fixture);
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), 120);
+  request = g_strdup_printf ("GET /echo HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                             sandbox_test_upstream_get_port (upstream));
+  sandbox_test_guest_send (connection, request, strlen (request));
+  response = sandbox_test_guest_read_response (connection);
 
   sandbox_test_assert_refused (response, 502, "SANDBOX_UPSTREAM_FAILED",
                                "Sandbox upstream request failed");
@@ -623,7 +629,8 @@ static void
 test_policy_swap_aborts_in_flight (Fixture       *fixture,
                                    gconstpointer  data)
 {
-  g_autoptr(SandboxNetworkPolicy) policy = sandbox_test_gateway_policy (sandbox_test_upstream_get_port (fixture->upstream));
+  g_autoptr(SandboxNetworkPolicy) policy =
+    sandbox_test_gateway_policy (sandbox_test_upstream_get_port (fixture->upstream));
   g_autoptr(SandboxNetworkPolicy) current = NULL;
   g_autoptr(GSocketConnection) connection = sandbox_test_guest_connect (fixture);
   g_autofree char *request = g_strdup_printf ("GET /never HTTP/1.1\r\nHost: %s\r\n\r\n",
