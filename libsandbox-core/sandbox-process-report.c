@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "sandbox-error.h"
+#include "sandbox-result-private.h"
 #include "sandbox-process-state-private.h"
 #include "sandbox-session-gate-private.h"
 #include "sandbox-worker-private.h"
@@ -221,20 +222,13 @@ sandbox_process_abort (SandboxProcess *self,
   sandbox_process_request_kill (self, error);
 }
 
-/**
- * sandbox_process_complete:
- * @self: a [class@Sandbox.Process]
- * @exit_status: the exit code, or 128 plus the number of the signal that
- *   ended the command
- *
- * For drivers: reports that the command is over — its whole process tree is
- * gone and its output drained. Call exactly once, from any thread. The
- * admission slot of a process a [class@Sandbox.SessionGate] admitted is released
- * here, before the waiters are answered.
- */
-void
-sandbox_process_complete (SandboxProcess *self,
-                          int             exit_status)
+/* Completes with @exit_status, or as a command that could not be executed
+ * when @exec_errno is not 0 (the core, not the driver, then gives it its
+ * status). */
+static void
+sandbox_process_complete_with (SandboxProcess *self,
+                               int             exit_status,
+                               int             exec_errno)
 {
   SandboxProcessPrivate *priv = sandbox_process_get_private (self);
   g_autoptr(SandboxSessionGate) gate = NULL;
@@ -242,8 +236,6 @@ sandbox_process_complete (SandboxProcess *self,
   gulong handler_id;
   GSource *deadline;
   gboolean started;
-
-  g_return_if_fail (SANDBOX_IS_PROCESS (self));
 
   /* The slot first: a waiter that spawns again as soon as it has the
    * result is admitted. */
@@ -261,13 +253,16 @@ sandbox_process_complete (SandboxProcess *self,
       return;
     }
   priv->completed = TRUE;
+  if (exec_errno != 0)
+    exit_status = sandbox_result_exec_failure_status (exec_errno);
   priv->exit_status = exit_status;
   if (priv->failure == NULL)
     {
       g_autoptr(GBytes) out = g_bytes_new (priv->stdout_buffer->data, priv->stdout_buffer->len);
       g_autoptr(GBytes) err = g_bytes_new (priv->stderr_buffer->data, priv->stderr_buffer->len);
 
-      priv->result = sandbox_result_new (exit_status, out, err);
+      priv->result = exec_errno != 0 ? sandbox_result_new_exec_failure (exec_errno, out, err)
+                                     : sandbox_result_new (exit_status, out, err);
     }
   cancellable = g_steal_pointer (&priv->cancellable);
   handler_id = priv->cancelled_id;
@@ -291,4 +286,48 @@ sandbox_process_complete (SandboxProcess *self,
     sandbox_session_gate_completed (gate);
   if (started)
     g_object_unref (self);
+}
+
+/**
+ * sandbox_process_complete:
+ * @self: a [class@Sandbox.Process]
+ * @exit_status: the exit code, or 128 plus the number of the signal that
+ *   ended the command
+ *
+ * For drivers: reports that the command is over — its whole process tree is
+ * gone and its output drained. Call exactly once (this or
+ * [method@Sandbox.Process.complete_exec_failure]), from any thread. The
+ * admission slot of a process a [class@Sandbox.SessionGate] admitted is released
+ * here, before the waiters are answered.
+ */
+void
+sandbox_process_complete (SandboxProcess *self,
+                          int             exit_status)
+{
+  g_return_if_fail (SANDBOX_IS_PROCESS (self));
+
+  sandbox_process_complete_with (self, exit_status, 0);
+}
+
+/**
+ * sandbox_process_complete_exec_failure:
+ * @self: a [class@Sandbox.Process]
+ * @exec_errno: the `errno` of the guest's failed `execve()`, not 0
+ *
+ * For drivers: reports that the command is over because its executable
+ * could not be executed, as [method@Sandbox.Process.complete] does
+ * otherwise. The driver must know this from the `execve()` itself, never
+ * from what the command wrote. The result has
+ * [property@Sandbox.Result:exec-errno] set and the exit status a POSIX
+ * shell gives (127 when the file is not there, 126 when it cannot be
+ * executed).
+ */
+void
+sandbox_process_complete_exec_failure (SandboxProcess *self,
+                                       int             exec_errno)
+{
+  g_return_if_fail (SANDBOX_IS_PROCESS (self));
+  g_return_if_fail (exec_errno > 0);
+
+  sandbox_process_complete_with (self, 0, exec_errno);
 }

@@ -113,5 +113,8 @@ void           sandbox_process_abort           (SandboxProcess       *self,
 SANDBOX_AVAILABLE_IN_ALL
 void           sandbox_process_complete        (SandboxProcess       *self,
                                                 int                   exit_status);
+SANDBOX_AVAILABLE_IN_ALL
+void           sandbox_process_complete_exec_failure (SandboxProcess *self,
+                                                      int             exec_errno);
 
 G_END_DECLS

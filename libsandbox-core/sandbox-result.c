@@ -5,9 +5,10 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
-#include "sandbox-result.h"
+#include "sandbox-result-private.h"
 
 /**
  * SandboxResult:
@@ -15,17 +16,35 @@
  * The outcome of a finished command: its exit status (128 + the signal
  * number if a signal ended it) and everything it wrote to stdout and stderr.
  * Immutable.
+ *
+ * A command whose executable could not be executed (not there, not
+ * executable, a directory) says so in [property@Sandbox.Result:exec-errno],
+ * which the driver takes from the failed `execve()` itself, never from the
+ * command's output: a guest program that exits with 127 or prints what a
+ * failed exec would print has still been executed. Such a result has the
+ * exit status a POSIX shell gives, 127 or 126, and no output of the
+ * driver's making: nothing ran to write any.
  */
 struct _SandboxResult
 {
   GObject parent_instance;
 
   int exit_status;
+  int exec_errno;
   GBytes *stdout_bytes;
   GBytes *stderr_bytes;
 };
 
 G_DEFINE_FINAL_TYPE (SandboxResult, sandbox_result, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_EXEC_ERRNO,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static void
 sandbox_result_finalize (GObject *object)
@@ -39,9 +58,43 @@ sandbox_result_finalize (GObject *object)
 }
 
 static void
+sandbox_result_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  SandboxResult *self = SANDBOX_RESULT (object);
+
+  switch (prop_id)
+    {
+    case PROP_EXEC_ERRNO:
+      g_value_set_int (value, self->exec_errno);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 sandbox_result_class_init (SandboxResultClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = sandbox_result_finalize;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = sandbox_result_finalize;
+  object_class->get_property = sandbox_result_get_property;
+
+  /**
+   * SandboxResult:exec-errno:
+   *
+   * The `errno` of the guest's failed `execve()` when the command's
+   * executable could not be executed (`ENOENT`, `EACCES`, …), or 0 when it
+   * was executed, whatever it then did. See
+   * [method@Sandbox.Result.check_executed] for it as a #GError.
+   */
+  properties[PROP_EXEC_ERRNO] =
+    g_param_spec_int ("exec-errno", NULL, NULL, 0, G_MAXINT, 0,
+                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
@@ -78,6 +131,97 @@ sandbox_result_new (int     exit_status,
   self->stdout_bytes = bytes_or_empty (stdout_bytes);
   self->stderr_bytes = bytes_or_empty (stderr_bytes);
   return self;
+}
+
+/**
+ * sandbox_result_exec_failure_status:
+ * @exec_errno: the errno of a failed execve()
+ *
+ * Gets the exit status a POSIX shell gives a command it could not execute:
+ * 127 when there is no such file (`ENOENT`, or `ENOTDIR` for a path through
+ * a file), 126 when there is one but it cannot be executed.
+ *
+ * Returns: 127 or 126
+ */
+int
+sandbox_result_exec_failure_status (int exec_errno)
+{
+  return exec_errno == ENOENT || exec_errno == ENOTDIR ? 127 : 126;
+}
+
+/**
+ * sandbox_result_new_exec_failure:
+ * @exec_errno: the errno of the guest's failed execve(), not 0
+ * @stdout_bytes: (nullable): what the sandbox wrote to stdout anyway
+ * @stderr_bytes: (nullable): what it wrote to stderr anyway
+ *
+ * Creates the result of a command whose executable could not be executed,
+ * with the exit status sandbox_result_exec_failure_status() gives.
+ *
+ * Returns: (transfer full): a new [class@Sandbox.Result]
+ */
+SandboxResult *
+sandbox_result_new_exec_failure (int     exec_errno,
+                                 GBytes *stdout_bytes,
+                                 GBytes *stderr_bytes)
+{
+  SandboxResult *self;
+
+  g_return_val_if_fail (exec_errno > 0, NULL);
+
+  self = sandbox_result_new (sandbox_result_exec_failure_status (exec_errno),
+                             stdout_bytes, stderr_bytes);
+  self->exec_errno = exec_errno;
+  return self;
+}
+
+/**
+ * sandbox_result_get_exec_errno:
+ * @self: a [class@Sandbox.Result]
+ *
+ * Gets why the command's executable could not be executed, if it could
+ * not: the `errno` of the guest's failed `execve()`. A command that was
+ * executed gives 0 however it ended, including a program that exits with
+ * 127 itself.
+ *
+ * Returns: the `errno` value (`ENOENT`, `EACCES`, `ENOEXEC`, …), or 0 when
+ *   the executable ran
+ */
+int
+sandbox_result_get_exec_errno (SandboxResult *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_RESULT (self), 0);
+
+  return self->exec_errno;
+}
+
+/**
+ * sandbox_result_check_executed:
+ * @self: a [class@Sandbox.Result]
+ * @error: return location for a #GError
+ *
+ * Checks that the command's executable was executed, as
+ * g_spawn_check_wait_status() checks an exit status: when it could not be,
+ * sets @error in the %G_IO_ERROR domain with the code
+ * g_io_error_from_errno() gives for [property@Sandbox.Result:exec-errno]
+ * (%G_IO_ERROR_NOT_FOUND for a missing file, %G_IO_ERROR_PERMISSION_DENIED
+ * for one without its execute bit or a directory, …).
+ *
+ * Returns: %TRUE if the executable ran (whatever its exit status), %FALSE
+ *   with @error set if it could not be executed
+ */
+gboolean
+sandbox_result_check_executed (SandboxResult  *self,
+                               GError        **error)
+{
+  g_return_val_if_fail (SANDBOX_IS_RESULT (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->exec_errno == 0)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (self->exec_errno),
+               "Command could not be executed: %s", g_strerror (self->exec_errno));
+  return FALSE;
 }
 
 /**

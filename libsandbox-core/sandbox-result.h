@@ -34,5 +34,10 @@ SANDBOX_AVAILABLE_IN_ALL
 char          *sandbox_result_dup_stdout_text  (SandboxResult  *self);
 SANDBOX_AVAILABLE_IN_ALL
 char          *sandbox_result_dup_stderr_text  (SandboxResult  *self);
+SANDBOX_AVAILABLE_IN_ALL
+int            sandbox_result_get_exec_errno   (SandboxResult  *self);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean       sandbox_result_check_executed   (SandboxResult  *self,
+                                                GError        **error);
 
 G_END_DECLS

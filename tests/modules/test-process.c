@@ -7,6 +7,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <errno.h>
+
 #include <sandbox.h>
 
 #define TEST_TYPE_PROCESS (test_process_get_type ())
@@ -74,6 +76,59 @@ assert_bytes_equal (GBytes     *bytes,
   const char *data = g_bytes_get_data (bytes, &length);
 
   g_assert_cmpmem (data, length, expected, strlen (expected));
+}
+
+/* A driver reports a failed exec as an errno; the core gives the result a
+ * shell's status for it, the typed field and its GError. */
+static void
+test_exec_failure_is_typed (void)
+{
+  struct {
+    int exec_errno;
+    int status;
+    int code;
+  } cases[] = {
+    { ENOENT, 127, G_IO_ERROR_NOT_FOUND },
+    { ENOTDIR, 127, G_IO_ERROR_NOT_DIRECTORY },
+    { EACCES, 126, G_IO_ERROR_PERMISSION_DENIED },
+    { ENOEXEC, 126, G_IO_ERROR_FAILED },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(TestProcess) process = start_process (10000, 1024, NULL);
+      g_autoptr(SandboxResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+      int property = 0;
+
+      sandbox_process_complete_exec_failure (SANDBOX_PROCESS (process), cases[i].exec_errno);
+      result = sandbox_process_wait (SANDBOX_PROCESS (process), NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (sandbox_result_get_exit_status (result), ==, cases[i].status);
+      g_assert_cmpint (sandbox_result_get_exec_errno (result), ==, cases[i].exec_errno);
+      g_object_get (result, "exec-errno", &property, NULL);
+      g_assert_cmpint (property, ==, cases[i].exec_errno);
+      g_assert_false (sandbox_result_check_executed (result, &error));
+      g_assert_error (error, G_IO_ERROR, cases[i].code);
+    }
+}
+
+/* A command that ran and exited 127 itself is no exec failure. */
+static void
+test_exit_127_is_executed (void)
+{
+  g_autoptr(TestProcess) process = start_process (10000, 1024, NULL);
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  push (process, SANDBOX_OUTPUT_STDERR, "bwrap: execvp x: No such file or directory\n");
+  sandbox_process_complete (SANDBOX_PROCESS (process), 127);
+  result = sandbox_process_wait (SANDBOX_PROCESS (process), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 127);
+  g_assert_cmpint (sandbox_result_get_exec_errno (result), ==, 0);
+  g_assert_true (sandbox_result_check_executed (result, &error));
+  g_assert_no_error (error);
 }
 
 static void
@@ -380,6 +435,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/sandbox/process/result-carries-status-and-output",
                    test_result_carries_status_and_output);
+  g_test_add_func ("/sandbox/process/exec-failure-is-typed", test_exec_failure_is_typed);
+  g_test_add_func ("/sandbox/process/exit-127-is-executed", test_exit_127_is_executed);
   g_test_add_func ("/sandbox/process/deadline-kills-with-limit", test_deadline_kills_with_limit);
   g_test_add_func ("/sandbox/process/output-cap-kills-with-limit", test_output_cap_kills_with_limit);
   g_test_add_func ("/sandbox/process/output-cap-keeps-the-head-that-fits",
