@@ -7,6 +7,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "sandbox-conformance-private.h"
@@ -76,6 +77,54 @@ check_command_run (ConformanceRun  *run,
   if (sandbox_result_get_exit_status (failed) != 1)
     return CHECK_FAILED (error, "/usr/bin/false exited with %d, expected 1",
                          sandbox_result_get_exit_status (failed));
+  return TRUE;
+}
+
+/* @executable could not be executed: the result says so with @exec_errno
+ * and a shell's @status. */
+static gboolean
+expect_exec_failure (ConformanceRun  *run,
+                     const char      *executable,
+                     int              exec_errno,
+                     int              status,
+                     GError         **error)
+{
+  g_autoptr(SandboxCommand) command = conformance_probe_command (executable, NULL);
+  g_autoptr(SandboxResult) result = NULL;
+  GError *local_error = NULL;
+
+  result = sandbox_session_run (run->session, command, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, executable, error))
+    return FALSE;
+  if (sandbox_result_get_exec_errno (result) != exec_errno)
+    return CHECK_FAILED (error, "%s: exec-errno %d, expected %d (%s)", executable,
+                         sandbox_result_get_exec_errno (result), exec_errno,
+                         g_strerror (exec_errno));
+  if (sandbox_result_get_exit_status (result) != status)
+    return CHECK_FAILED (error, "%s could not be executed but exited with %d, expected %d",
+                         executable, sandbox_result_get_exit_status (result), status);
+  return TRUE;
+}
+
+/* A workspace executable that is not there, or is not executable, is an
+ * exec failure in the result; a command that ran and failed is not. */
+static gboolean
+check_command_exec_failure (ConformanceRun  *run,
+                            GError         **error)
+{
+  g_autoptr(SandboxCommand) false_ = conformance_probe_command ("/usr/bin/false", NULL);
+  g_autoptr(SandboxResult) failed = NULL;
+  GError *local_error = NULL;
+
+  if (!expect_exec_failure (run, "/workspace/conformance-missing", ENOENT, 127, error) ||
+      !expect_exec_failure (run, "/workspace/conformance.txt", EACCES, 126, error))
+    return FALSE;
+  failed = sandbox_session_run (run->session, false_, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "run /usr/bin/false", error))
+    return FALSE;
+  if (sandbox_result_get_exec_errno (failed) != 0)
+    return CHECK_FAILED (error, "/usr/bin/false ran, but its result says it could not be "
+                         "executed (exec-errno %d)", sandbox_result_get_exec_errno (failed));
   return TRUE;
 }
 
@@ -352,6 +401,7 @@ check_lifecycle_stop_kills (ConformanceRun  *run,
 const ConformanceCheck conformance_command_checks[] = {
   { "command/refused-without-commands", check_commands_refused, FALSE, CONFORMANCE_FIXTURE_NONE },
   { "command/run", check_command_run, TRUE, CONFORMANCE_FIXTURE_SESSION },
+  { "command/exec-failure", check_command_exec_failure, TRUE, CONFORMANCE_FIXTURE_SESSION },
   { "command/stdin", check_command_stdin, TRUE, CONFORMANCE_FIXTURE_SESSION },
   { "command/live-output", check_command_live_output, TRUE, CONFORMANCE_FIXTURE_SESSION },
   { "command/invalid-utf8-replaced", check_command_invalid_utf8,

@@ -116,27 +116,11 @@ typedef enum
   RUN_OUTPUT_EVENTS,   /* --events: one JSON object a line, as things happen */
 } RunOutputMode;
 
-/*
- * Recognising "EXECUTABLE cannot be executed"
- *
- * The command runs in the guest, so whether EXECUTABLE exists is only known
- * there. bwrap reports a failed execvp() as exactly one line on its stderr,
- * "bwrap: execvp EXECUTABLE: REASON", and exits 1; nothing of the guest has
- * run, so that line is the whole output. run holds back stderr while it can
- * still be that line; when the command ends with status 1 and exactly that
- * line, run drops it and reports its own error with the shell's status: 127
- * when the file is not there (ENOENT, ENOTDIR), 126 when it is but cannot be
- * executed (EACCES, ENOEXEC, …). A guest that prints the same line itself and
- * exits 1 gets the same report, which costs it nothing.
- */
 typedef struct
 {
   SandboxctlContext *ctx;
   RunOutputMode      mode;
   gboolean           audit;           /* --audit */
-  char              *exec_failure_prefix;
-  GString           *held_stderr;     /* NULL once it cannot be the exec failure */
-  gboolean           stdout_seen;
   GPtrArray         *audit_events;    /* JsonNode, for --json */
   /* The UTF-8 tail of a chunk cut inside a character, per stream (--events). */
   GByteArray        *partial[2];
@@ -146,32 +130,19 @@ static void
 run_output_init (RunOutput         *output,
                  SandboxctlContext *ctx,
                  RunOutputMode      mode,
-                 gboolean           audit,
-                 SandboxCommand    *command)
+                 gboolean           audit)
 {
   output->ctx = ctx;
   output->mode = mode;
   output->audit = audit;
-  output->exec_failure_prefix = g_strdup_printf ("bwrap: execvp %s: ",
-                                                 sandbox_command_get_executable (command));
-  output->held_stderr = g_string_new (NULL);
   output->audit_events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
   output->partial[0] = g_byte_array_new ();
   output->partial[1] = g_byte_array_new ();
 }
 
 static void
-drop_held_stderr (RunOutput *output)
-{
-  if (output->held_stderr != NULL)
-    g_string_free (g_steal_pointer (&output->held_stderr), TRUE);
-}
-
-static void
 run_output_clear (RunOutput *output)
 {
-  g_clear_pointer (&output->exec_failure_prefix, g_free);
-  drop_held_stderr (output);
   g_clear_pointer (&output->audit_events, g_ptr_array_unref);
   g_clear_pointer (&output->partial[0], g_byte_array_unref);
   g_clear_pointer (&output->partial[1], g_byte_array_unref);
@@ -276,35 +247,6 @@ emit_output (RunOutput    *output,
 }
 
 static void
-release_held_stderr (RunOutput *output)
-{
-  GString *held = g_steal_pointer (&output->held_stderr);
-
-  if (held == NULL)
-    return;
-  emit_output (output, STDERR_FILENO, (const guint8 *) held->str, held->len);
-  g_string_free (held, TRUE);
-}
-
-/* Whether @text can still be, or grow into, bwrap's one exec failure line. */
-static gboolean
-may_be_exec_failure (RunOutput  *output,
-                     const char *text,
-                     gsize       length)
-{
-  const char *prefix = output->exec_failure_prefix;
-  gsize prefix_length = strlen (prefix);
-  const char *newline;
-
-  if (length <= prefix_length)
-    return strncmp (text, prefix, length) == 0;
-  if (strncmp (text, prefix, prefix_length) != 0)
-    return FALSE;
-  newline = memchr (text, '\n', length);
-  return newline == NULL || newline == text + length - 1;
-}
-
-static void
 on_stdout_data (SandboxProcess *process,
                 GBytes         *data,
                 gpointer        user_data)
@@ -313,9 +255,6 @@ on_stdout_data (SandboxProcess *process,
   gsize length;
   const guint8 *bytes = g_bytes_get_data (data, &length);
 
-  /* The guest is running: what it wrote to stderr was its own. */
-  output->stdout_seen = TRUE;
-  release_held_stderr (output);
   emit_output (output, STDOUT_FILENO, bytes, length);
 }
 
@@ -328,46 +267,25 @@ on_stderr_data (SandboxProcess *process,
   gsize length;
   const guint8 *bytes = g_bytes_get_data (data, &length);
 
-  if (output->held_stderr != NULL)
-    {
-      g_string_append_len (output->held_stderr, (const char *) bytes, length);
-      if (!may_be_exec_failure (output, output->held_stderr->str, output->held_stderr->len))
-        release_held_stderr (output);
-      return;
-    }
   emit_output (output, STDERR_FILENO, bytes, length);
 }
 
-/* The reason in bwrap's exec failure line if @result is exactly that, else
- * NULL. */
-static char *
-exec_failure_reason (RunOutput     *output,
-                     SandboxResult *result)
-{
-  GBytes *stdout_bytes = sandbox_result_get_stdout_bytes (result);
-  GBytes *stderr_bytes = sandbox_result_get_stderr_bytes (result);
-  gsize length;
-  const char *text = g_bytes_get_data (stderr_bytes, &length);
-  gsize prefix_length = strlen (output->exec_failure_prefix);
-
-  if (sandbox_result_get_exit_status (result) != 1 || g_bytes_get_size (stdout_bytes) != 0)
-    return NULL;
-  if (length < prefix_length + 2 || text[length - 1] != '\n' ||
-      !may_be_exec_failure (output, text, length))
-    return NULL;
-  return g_strndup (text + prefix_length, length - prefix_length - 1);
-}
-
+/* Run's error for a command whose executable could not be executed, with
+ * execve()'s @exec_errno, and the shell's status for it: 127 when the file
+ * is not there (ENOENT, ENOTDIR), 126 when it is but cannot be executed
+ * (EACCES, ENOEXEC, …). Only the guest knows, so this comes from the result
+ * (sandbox_result_get_exec_errno(), taken from the failed execve() itself),
+ * never from the output: whatever a guest that ran prints, and whatever it
+ * exits with, is its own. */
 static GError *
 exec_failure_error (SandboxCommand *command,
-                    const char     *reason,
+                    int             exec_errno,
                     int            *exit_status)
 {
   const char *executable = sandbox_command_get_executable (command);
+  const char *reason = g_strerror (exec_errno);
 
-  /* strerror() texts of the guest's C library, bwrap running with an empty
-   * environment (so in the C locale). */
-  if (g_str_equal (reason, g_strerror (ENOENT)) || g_str_equal (reason, g_strerror (ENOTDIR)))
+  if (exec_errno == ENOENT || exec_errno == ENOTDIR)
     {
       *exit_status = SANDBOXCTL_EXIT_NOT_FOUND;
       return g_error_new (SANDBOXCTL_RUN_ERROR, SANDBOXCTL_RUN_ERROR_NOT_FOUND,
@@ -506,17 +424,15 @@ report_result (RunOutput      *output,
                SandboxCommand *command,
                SandboxResult  *result)
 {
-  g_autofree char *reason = exec_failure_reason (output, result);
+  int exec_errno = sandbox_result_get_exec_errno (result);
   int status = sandbox_result_get_exit_status (result);
 
-  if (reason != NULL)
+  if (exec_errno != 0)
     {
-      g_autoptr(GError) error = exec_failure_error (command, reason, &status);
+      g_autoptr(GError) error = exec_failure_error (command, exec_errno, &status);
 
-      drop_held_stderr (output);
       return report_run_error (output, error, status);
     }
-  release_held_stderr (output);
 
   g_debug ("%s exited with status %d", sandbox_command_get_executable (command), status);
   if (output->mode == RUN_OUTPUT_JSON)
@@ -612,7 +528,6 @@ run_in_session (SandboxctlContext *ctx,
 
   if (wait.result == NULL)
     {
-      release_held_stderr (output);
       status = report_run_error (output, wait.error, sandboxctl_exit_code_for_error (wait.error));
       g_clear_error (&wait.error);
       return status;
@@ -739,7 +654,7 @@ sandboxctl_cmd_run (SandboxctlContext   *ctx,
   run_output_init (&output, ctx,
                    options.events ? RUN_OUTPUT_EVENTS
                                   : ctx->json ? RUN_OUTPUT_JSON : RUN_OUTPUT_STREAM,
-                   options.audit, command);
+                   options.audit);
 
   if (ephemeral)
     return run_ephemeral (ctx, &template_options, command, &output);

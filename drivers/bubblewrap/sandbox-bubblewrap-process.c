@@ -20,6 +20,7 @@
 #include "sandbox-bubblewrap-process-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
 #include "sandbox-bubblewrap-stub-private.h"
+#include "stub/sandbox-stub-message.h"
 
 /*
  * Life of a command
@@ -92,6 +93,7 @@ struct _SandboxBubblewrapProcess
   gsize stdin_written;
   GString *status;
   int exit_status;
+  int exec_errno;             /* the stub's report: the guest could not be executed */
   SandboxBubblewrapTrees *trees;     /* nullable; counts this one from launch to reap */
   guint output_capped : 1;
   guint reported : 1;         /* the stub reported its sandbox empty */
@@ -230,7 +232,10 @@ complete_now (SandboxBubblewrapProcess *self)
 {
   g_autoptr(GObject) owner = g_steal_pointer (&self->owner);
 
-  sandbox_process_complete (SANDBOX_PROCESS (self), self->exit_status);
+  if (self->exec_errno != 0)
+    sandbox_process_complete_exec_failure (SANDBOX_PROCESS (self), self->exec_errno);
+  else
+    sandbox_process_complete (SANDBOX_PROCESS (self), self->exit_status);
 }
 
 static void
@@ -255,6 +260,7 @@ close_everything (SandboxBubblewrapProcess *self)
 }
 
 static void drain_status (SandboxBubblewrapProcess *self);
+static gboolean read_report (SandboxBubblewrapProcess *self);
 static void finish_stdin (SandboxBubblewrapProcess *self);
 
 /* Launcher thread: the command is over. Tells the owner, then completes. */
@@ -265,6 +271,10 @@ end_command (SandboxBubblewrapProcess *self)
 
   /* Everything bwrap reported came before the sandbox ended. */
   drain_status (self);
+  /* And so did the stub's report, if the reaping came first: the sandbox is
+   * gone, so the report is there or will never be (no EAGAIN). */
+  if (self->report_fd >= 0)
+    read_report (self);
   sandbox_bubblewrap_source_destroy (&self->status_source);
   sandbox_bubblewrap_clear_fd (&self->status_fd);
   finish_stdin (self);
@@ -727,33 +737,49 @@ start_cold (SandboxBubblewrapProcess   *self,
   return started;
 }
 
+/* Reads the stub's report (a StubReport, see stub/sandbox-stub-message.h)
+ * once it is there. Returns FALSE while it is not (EAGAIN), TRUE once read
+ * or once there is none to come (EOF: the stub died, killed with bwrap, or
+ * could not tell). A cgroup-limited command records what the stub reported
+ * but is over only once its whole tree has left the cgroup (bwrap's
+ * reaping). */
+static gboolean
+read_report (SandboxBubblewrapProcess *self)
+{
+  StubReport report;
+  gssize n;
+
+  do
+    n = read (self->report_fd, &report, sizeof report);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN)
+    return FALSE;
+
+  sandbox_bubblewrap_source_destroy (&self->report_source);
+  sandbox_bubblewrap_clear_fd (&self->report_fd);
+  if (n != sizeof report || report.status < 0 || report.status > 255 || report.exec_errno < 0)
+    return TRUE;
+  self->exec_errno = report.exec_errno;
+  if (self->cgroup != NULL)
+    return TRUE;
+  self->reported = TRUE;
+  self->exit_status = report.status;
+  drain_output (self, SANDBOX_OUTPUT_STDOUT, &self->stdout_fd, &self->stdout_source);
+  drain_output (self, SANDBOX_OUTPUT_STDERR, &self->stderr_fd, &self->stderr_source);
+  return TRUE;
+}
+
 /* The stub's report: the guest's status once its sandbox is empty, or EOF
- * when the stub died (killed with bwrap, or it could not tell: then
- * bwrap's reaping ends the command). */
+ * when there is none (then bwrap's reaping ends the command). */
 static gboolean
 report_cb (int          fd,
            GIOCondition condition,
            gpointer     data)
 {
   SandboxBubblewrapProcess *self = data;
-  int code;
-  gssize n;
 
-  do
-    n = read (self->report_fd, &code, sizeof code);
-  while (n < 0 && errno == EINTR);
-  if (n < 0 && errno == EAGAIN)
+  if (!read_report (self))
     return G_SOURCE_CONTINUE;
-
-  g_clear_pointer (&self->report_source, g_source_unref);
-  sandbox_bubblewrap_clear_fd (&self->report_fd);
-  if (n == sizeof code && code >= 0 && code <= 255)
-    {
-      self->reported = TRUE;
-      self->exit_status = code;
-      drain_output (self, SANDBOX_OUTPUT_STDOUT, &self->stdout_fd, &self->stdout_source);
-      drain_output (self, SANDBOX_OUTPUT_STDERR, &self->stderr_fd, &self->stderr_source);
-    }
   maybe_finish (self);
   return G_SOURCE_REMOVE;
 }
@@ -1006,21 +1032,18 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
           return NULL;
         }
     }
-  /* A cgroup-limited command's stub does not report: the host waits for
-   * its whole tree, the stub and bwrap included, to leave the cgroup. */
-  if (self->cgroup == NULL)
+  /* A cgroup-limited command's stub reports too, for a failed exec; but
+   * the host waits for its whole tree, the stub and bwrap included, to
+   * leave the cgroup (see read_report()). */
+  if (!sandbox_bubblewrap_launcher_open_pipe (report_pipe, TRUE, FALSE, error))
     {
-      if (!sandbox_bubblewrap_launcher_open_pipe (report_pipe, TRUE, FALSE, error))
-        {
-          close (status_pipe[1]);
-          sandbox_bubblewrap_fd_close (seccomp_fd);
-          return NULL;
-        }
-      self->report_fd = report_pipe[0];
+      close (status_pipe[1]);
+      sandbox_bubblewrap_fd_close (seccomp_fd);
+      return NULL;
     }
+  self->report_fd = report_pipe[0];
   self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd,
-                                                        self->cgroup == NULL ? report_pipe[1] : -1,
-                                                        self->message, error);
+                                                        report_pipe[1], self->message, error);
   if (self->args == NULL)
     return NULL;
   sandbox_bubblewrap_args_finish (self->args);

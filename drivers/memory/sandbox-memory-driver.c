@@ -15,6 +15,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include "sandbox-memory-driver.h"
@@ -153,8 +154,22 @@ workspace_executable (SandboxCommand *command)
   return g_strdup (canonical + strlen (SANDBOX_WORKSPACE "/"));
 }
 
+/* What execve() would say of a workspace file that is not a regular file
+ * with its execute bit (@error: why it is none), as an errno. */
+static int
+exec_errno_for (const GError *error)
+{
+  /* A directory, or a file without its x bit: EACCES. */
+  if (error == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY))
+    return EACCES;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY))
+    return ENOTDIR;
+  return ENOENT;
+}
+
 /* The script's answer to @command, unless it names a workspace file that
- * execve() would refuse: then bwrap's answer, whatever the script says. */
+ * execve() would refuse: then the bubblewrap driver's answer, whatever the
+ * script says. */
 static const SandboxMemoryRule *
 lookup_rule (SandboxMemoryDriver *self,
              SandboxCommand      *command)
@@ -166,13 +181,7 @@ lookup_rule (SandboxMemoryDriver *self,
   if (relative != NULL &&
       !(sandbox_memory_workspace_query_executable (self->workspace, relative, &executable,
                                                    &error) && executable))
-    {
-      /* execve() says EACCES for a directory or a file without its x bit. */
-      gboolean missing = error != NULL && !g_error_matches (error, G_IO_ERROR,
-                                                            G_IO_ERROR_IS_DIRECTORY);
-
-      return sandbox_memory_script_lookup_exec_failure (self->script, missing);
-    }
+    return sandbox_memory_script_lookup_exec_failure (self->script, exec_errno_for (error));
   return sandbox_memory_script_lookup (self->script, sandbox_command_get_executable (command),
                                        sandbox_command_get_args (command));
 }

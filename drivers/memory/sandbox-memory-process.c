@@ -100,6 +100,18 @@ sandbox_memory_process_queue (SandboxMemoryProcess *self,
   g_source_unref (source);
 }
 
+/* Marks the command over; FALSE if it already was. */
+static gboolean
+sandbox_memory_process_end (SandboxMemoryProcess *self)
+{
+  if (self->finished)
+    return FALSE;
+
+  self->finished = TRUE;
+  sandbox_memory_process_clear_timer (self);
+  return TRUE;
+}
+
 /* Ends the command once and reports the status to the core (which frees
  * the admission slot first, so a waiter that spawns again at once is
  * admitted, and then lets a pending stop return). */
@@ -107,12 +119,17 @@ static void
 sandbox_memory_process_finish (SandboxMemoryProcess *self,
                                int                   exit_status)
 {
-  if (self->finished)
-    return;
+  if (sandbox_memory_process_end (self))
+    sandbox_process_complete (SANDBOX_PROCESS (self), exit_status);
+}
 
-  self->finished = TRUE;
-  sandbox_memory_process_clear_timer (self);
-  sandbox_process_complete (SANDBOX_PROCESS (self), exit_status);
+/* Ends the command once as one whose executable could not be executed. */
+static void
+sandbox_memory_process_finish_exec_failure (SandboxMemoryProcess *self,
+                                            int                   exec_errno)
+{
+  if (sandbox_memory_process_end (self))
+    sandbox_process_complete_exec_failure (SANDBOX_PROCESS (self), exec_errno);
 }
 
 /* Returns FALSE once the output cap is exceeded; the core then kills us. */
@@ -235,6 +252,13 @@ sandbox_memory_process_run_immediate (SandboxMemoryProcess *self)
 {
   const SandboxMemoryRule *rule = self->rule;
 
+  /* Nothing ran: nothing is written, nothing printed. */
+  if (rule->exec_errno != 0)
+    {
+      sandbox_memory_process_finish_exec_failure (self, rule->exec_errno);
+      return FALSE;
+    }
+
   if (!sandbox_memory_process_apply_writes (self))
     return FALSE;
 
@@ -245,12 +269,6 @@ sandbox_memory_process_run_immediate (SandboxMemoryProcess *self)
 
   if (rule->stdout_from_file_arg && !sandbox_memory_process_copy_file_arg (self))
     return FALSE;
-
-  if (rule->exec_failure != NULL)
-    return sandbox_memory_process_write_text (self, SANDBOX_OUTPUT_STDERR,
-                                              g_strdup_printf ("bwrap: execvp %s: %s\n",
-                                                               sandbox_command_get_executable (self->command),
-                                                               rule->exec_failure));
 
   if (rule->unscripted &&
       !sandbox_memory_process_write_text (self, SANDBOX_OUTPUT_STDERR,

@@ -82,6 +82,7 @@
  * `“commands[2].chunks[0].delay-ms”`.
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include <json-glib/json-glib.h>
@@ -96,7 +97,8 @@ struct _SandboxMemoryScript
   GPtrArray         *rules;          /* (element-type SandboxMemoryRule) */
   SandboxMemoryRule *default_rule;
   SandboxMemoryRule *not_found_rule;       /* a workspace executable that is not there */
-  SandboxMemoryRule *not_executable_rule;  /* one without its execute bit */
+  SandboxMemoryRule *not_directory_rule;   /* a path through a file */
+  SandboxMemoryRule *not_executable_rule;  /* one without its execute bit, a directory */
 };
 
 /* Where in which document a member is, for error messages. */
@@ -784,14 +786,14 @@ unscripted_rule_new (void)
   return rule;
 }
 
-/* What bwrap does when execvp() fails: one line on stderr, exit status 1. */
+/* What the bubblewrap driver reports when execvp() fails in the guest: the
+ * errno, as data (the core gives the status), and no output. */
 static SandboxMemoryRule *
-exec_failure_rule_new (const char *reason)
+exec_failure_rule_new (int exec_errno)
 {
   SandboxMemoryRule *rule = rule_new ();
 
-  rule->exit_status = 1;
-  rule->exec_failure = reason;
+  rule->exec_errno = exec_errno;
 
   return rule;
 }
@@ -802,6 +804,7 @@ sandbox_memory_script_free (SandboxMemoryScript *self)
   g_clear_pointer (&self->rules, g_ptr_array_unref);
   g_clear_pointer (&self->default_rule, rule_free);
   g_clear_pointer (&self->not_found_rule, rule_free);
+  g_clear_pointer (&self->not_directory_rule, rule_free);
   g_clear_pointer (&self->not_executable_rule, rule_free);
 }
 
@@ -850,8 +853,9 @@ sandbox_memory_script_new (const char  *json,
 
   if (self->default_rule == NULL)
     self->default_rule = unscripted_rule_new ();
-  self->not_found_rule = exec_failure_rule_new ("No such file or directory");
-  self->not_executable_rule = exec_failure_rule_new ("Permission denied");
+  self->not_found_rule = exec_failure_rule_new (ENOENT);
+  self->not_directory_rule = exec_failure_rule_new (ENOTDIR);
+  self->not_executable_rule = exec_failure_rule_new (EACCES);
 
   return g_steal_pointer (&script);
 }
@@ -928,8 +932,9 @@ sandbox_memory_script_lookup (SandboxMemoryScript *self,
 /**
  * sandbox_memory_script_lookup_exec_failure:
  * @self: a script
- * @missing: %TRUE for an executable that is not in the workspace, %FALSE
- *   for one that is there without its execute bit
+ * @exec_errno: what execve() would say: `ENOENT` for an executable that is
+ *   not in the workspace, `ENOTDIR` for a path through a file, `EACCES`
+ *   for one that is there without its execute bit or is a directory
  *
  * Gets the answer to a command whose executable is a workspace file that
  * execve() would refuse, as bubblewrap answers it: the script is not
@@ -939,9 +944,19 @@ sandbox_memory_script_lookup (SandboxMemoryScript *self,
  */
 const SandboxMemoryRule *
 sandbox_memory_script_lookup_exec_failure (SandboxMemoryScript *self,
-                                           gboolean             missing)
+                                           int                  exec_errno)
 {
   g_return_val_if_fail (self != NULL, NULL);
 
-  return missing ? self->not_found_rule : self->not_executable_rule;
+  switch (exec_errno)
+    {
+    case ENOENT:
+      return self->not_found_rule;
+    case ENOTDIR:
+      return self->not_directory_rule;
+    case EACCES:
+      return self->not_executable_rule;
+    default:
+      g_return_val_if_reached (self->not_found_rule);
+    }
 }

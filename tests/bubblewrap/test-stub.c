@@ -5,8 +5,10 @@
  * The parser on its own (every malformation refused), then the stub as bwrap
  * runs it, given malformed messages and arguments (it exits 1 and never runs
  * the command), capabilities bwrap left it (none reach the guest), and a
- * guest that goes for it through /proc/1 (unreachable). Run as root and,
- * through run-unprivileged.sh, as an unprivileged user.
+ * guest that goes for it through /proc/1 (unreachable). A guest that could
+ * not be executed is reported to the host as data (StubReport), never as
+ * text a guest could print. Run as root and, through run-unprivileged.sh,
+ * as an unprivileged user.
  */
 
 #include <errno.h>
@@ -127,6 +129,8 @@ typedef struct
   int status;
   char *out;
   char *err;
+  gboolean reported;   /* with a report descriptor: whether a report came */
+  StubReport report;
 } Run;
 
 static void
@@ -155,13 +159,15 @@ memfd_with (const void *data,
 /* Runs bwrap (the reference's isolation, a workspace of its own) with the
  * stub as pid 1, @message on its control fd 3, @stub_args after the
  * stub's path (NULL: "control=3 lock=/workspace") and @bwrap_extra before
- * `--`. */
+ * `--`. A pipe's write end is fd 5, for a "report=5" among @stub_args;
+ * what comes out of it is @run's report. */
 static void
 run_stub (Run                *run,
           GByteArray         *message,
           const char * const *stub_args,
           const char * const *bwrap_extra)
 {
+  int report_pipe[2];
   const char *stub = g_getenv ("SANDBOX_BUBBLEWRAP_STUB");
   const char *default_args[] = { "control=3", "lock=/workspace", NULL };
   g_autoptr(GError) error = NULL;
@@ -200,11 +206,16 @@ run_stub (Run                *run,
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_take_fd (launcher, memfd_with (message->data, message->len), 3);
   g_subprocess_launcher_take_fd (launcher, stub_fd, 4);
+  g_assert_cmpint (pipe2 (report_pipe, O_CLOEXEC), ==, 0);
+  g_subprocess_launcher_take_fd (launcher, report_pipe[1], 5);
   process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
+  g_clear_object (&launcher);   /* closes our copy of the write end */
   g_subprocess_communicate_utf8 (process, NULL, NULL, &run->out, &run->err, &error);
   g_assert_no_error (error);
   run->status = g_subprocess_get_exit_status (process);
+  run->reported = read (report_pipe[0], &run->report, sizeof run->report) == sizeof run->report;
+  close (report_pipe[0]);
 }
 
 /* A command that leaves a mark in the workspace, so that a run is seen. */
@@ -393,9 +404,93 @@ test_stub_exit_status (void)
   run_clear (&run);
   memset (&run, 0, sizeof run);
   run_stub (&run, m3, NULL, NULL);
-  g_assert_cmpint (run.status, ==, 1);
-  g_assert_cmpstr (run.err, ==, "bwrap: execvp /nonexistent: No such file or directory\n");
+  g_assert_cmpint (run.status, ==, 127);
   run_clear (&run);
+}
+
+static const char * const reporting[] = { "control=3", "lock=/workspace", "report=5", NULL };
+
+/* Runs @argv (cwd /workspace, PATH /usr/bin) under a reporting stub. */
+static void
+run_reporting (Run                *run,
+               const char * const *argv)
+{
+  g_autoptr(GPtrArray) parts = g_ptr_array_new ();
+  g_autoptr(GByteArray) message = NULL;
+  guint32 argc = 0;
+
+  g_ptr_array_add (parts, (gpointer) "/workspace");
+  for (; argv[argc] != NULL; argc++)
+    g_ptr_array_add (parts, (gpointer) argv[argc]);
+  g_ptr_array_add (parts, (gpointer) "PATH=/usr/bin");
+  g_ptr_array_add (parts, NULL);
+  message = message_build ((const char * const *) parts->pdata, argc, 1, G_MAXUINT32);
+  run_stub (run, message, reporting, NULL);
+}
+
+/* An executable that cannot be executed is execvp()'s errno in the report,
+ * with a shell's status and nothing on the guest's stderr that a guest
+ * could have written: not there (ENOENT, 127), no execute bit or a
+ * directory (EACCES, 126). */
+static void
+test_stub_reports_exec_failure (void)
+{
+  struct {
+    const char *executable;
+    int exec_errno;
+    int status;
+  } cases[] = {
+    { "/nonexistent", ENOENT, 127 },
+    { "no-such-tool", ENOENT, 127 },            /* searched in the message's PATH */
+    { "/usr/lib/os-release/x", ENOTDIR, 127 },
+    { "/usr/lib/os-release", EACCES, 126 },      /* a file without its execute bit */
+    { "/usr", EACCES, 126 },                     /* a directory */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Run run = { 0 };
+
+      g_test_message ("%s", cases[i].executable);
+      run_reporting (&run, (const char *[]) { cases[i].executable, NULL });
+      g_assert_true (run.reported);
+      g_assert_cmpint (run.report.exec_errno, ==, cases[i].exec_errno);
+      g_assert_cmpint (run.report.status, ==, cases[i].status);
+      g_assert_cmpint (run.status, ==, cases[i].status);
+      g_assert_cmpstr (run.err, ==, "");
+      run_clear (&run);
+    }
+}
+
+/* A guest that was executed is reported so, whatever it says or exits with:
+ * one that exits 127 or 126 itself, or prints what a failed exec used to
+ * print, is no exec failure. */
+static void
+test_stub_reports_executed_guest (void)
+{
+  const char *forged = "echo 'bwrap: execvp /nonexistent: No such file or directory' >&2; exit 1";
+  struct {
+    const char *script;
+    int status;
+  } cases[] = {
+    { "exit 127", 127 },
+    { "exit 126", 126 },
+    { forged, 1 },
+    { "exit 0", 0 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Run run = { 0 };
+
+      g_test_message ("%s", cases[i].script);
+      run_reporting (&run, (const char *[]) { "/usr/bin/sh", "-c", cases[i].script, NULL });
+      g_assert_true (run.reported);
+      g_assert_cmpint (run.report.exec_errno, ==, 0);
+      g_assert_cmpint (run.report.status, ==, cases[i].status);
+      g_assert_cmpint (run.status, ==, cases[i].status);
+      run_clear (&run);
+    }
 }
 
 int
@@ -416,5 +511,7 @@ main (int   argc,
   g_test_add_func ("/sandbox/stub/guest-is-child-with-stdio-only",
                    test_stub_guest_is_child_with_stdio_only);
   g_test_add_func ("/sandbox/stub/exit-status", test_stub_exit_status);
+  g_test_add_func ("/sandbox/stub/reports-exec-failure", test_stub_reports_exec_failure);
+  g_test_add_func ("/sandbox/stub/reports-executed-guest", test_stub_reports_executed_guest);
   return g_test_run ();
 }

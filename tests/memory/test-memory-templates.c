@@ -4,12 +4,14 @@
  *
  * The memory driver holds a template as the bubblewrap driver does:
  * executables stay executable (a workspace executable without its execute
- * bit fails as bwrap's execvp() does, whatever the script says), symbolic
+ * bit could not be executed, as data in the result, whatever the script
+ * says), symbolic
  * links are links (followed while they stay in the workspace, refused when
  * they lead out, replaced rather than written through), and empty
  * directories exist.
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include "memory-test-common.h"
@@ -20,7 +22,10 @@ static const char script[] =
   "  {\"match\": {\"executable\": \"./plain.sh\"}, \"stdout\": \"ran\\n\"},"
   "  {\"match\": {\"executable\": \"node_modules/.bin/x\"}, \"stdout\": \"x\\n\"},"
   "  {\"match\": {\"executable\": \"/workspace/build\"}, \"stdout\": \"dir\\n\"},"
-  "  {\"match\": {\"executable\": \"./gone\"}, \"stdout\": \"never\\n\"}"
+  "  {\"match\": {\"executable\": \"./gone\"}, \"stdout\": \"never\\n\"},"
+  "  {\"match\": {\"executable\": \"./README/x\"}, \"stdout\": \"never\\n\"},"
+  "  {\"match\": {\"executable\": \"/usr/bin/forger\"}, \"exit\": 127,"
+  "   \"stderr\": \"bwrap: execvp /usr/bin/forger: No such file or directory\\n\"}"
   "]}";
 
 typedef struct
@@ -103,6 +108,31 @@ assert_runs (Fixture    *fixture,
   g_assert_cmpstr (stderr_text, ==, err);
 }
 
+/* @executable could not be executed, with @exec_errno (and the error
+ * @code from sandbox_result_check_executed()), a shell's @status and no
+ * output. */
+static void
+assert_exec_fails (Fixture    *fixture,
+                   const char *executable,
+                   int         exec_errno,
+                   int         code,
+                   int         status)
+{
+  g_autoptr(SandboxResult) result = run (fixture, executable);
+  g_autoptr(GError) error = NULL;
+  int property = 0;
+
+  g_test_message ("%s", executable);
+  g_assert_cmpint (sandbox_result_get_exec_errno (result), ==, exec_errno);
+  g_object_get (result, "exec-errno", &property, NULL);
+  g_assert_cmpint (property, ==, exec_errno);
+  g_assert_false (sandbox_result_check_executed (result, &error));
+  g_assert_error (error, G_IO_ERROR, code);
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, status);
+  g_assert_cmpuint (g_bytes_get_size (sandbox_result_get_stdout_bytes (result)), ==, 0);
+  g_assert_cmpuint (g_bytes_get_size (sandbox_result_get_stderr_bytes (result)), ==, 0);
+}
+
 /* The execute bit is what decides, as in the guest. Make lookup_rule()
  * skip the workspace check and ./plain.sh answers "ran". */
 static void
@@ -111,12 +141,25 @@ test_executable_bit_decides (Fixture       *fixture,
 {
   assert_runs (fixture, "./configure", 0, "configured\n", "");
   assert_runs (fixture, "node_modules/.bin/x", 0, "x\n", "");
-  assert_runs (fixture, "./plain.sh", 1, "",
-               "bwrap: execvp ./plain.sh: Permission denied\n");
-  assert_runs (fixture, "/workspace/build", 1, "",
-               "bwrap: execvp /workspace/build: Permission denied\n");
-  assert_runs (fixture, "./gone", 1, "",
-               "bwrap: execvp ./gone: No such file or directory\n");
+  assert_exec_fails (fixture, "./plain.sh", EACCES, G_IO_ERROR_PERMISSION_DENIED, 126);
+  assert_exec_fails (fixture, "/workspace/build", EACCES, G_IO_ERROR_PERMISSION_DENIED, 126);
+  assert_exec_fails (fixture, "./gone", ENOENT, G_IO_ERROR_NOT_FOUND, 127);
+  assert_exec_fails (fixture, "./README/x", ENOTDIR, G_IO_ERROR_NOT_DIRECTORY, 127);
+}
+
+/* A command that ran is no exec failure, whatever it prints or exits with:
+ * here one that exits 127 with what a failed exec used to print. */
+static void
+test_exit_127_is_not_exec_failure (Fixture       *fixture,
+                                   gconstpointer  data)
+{
+  g_autoptr(SandboxResult) result = run (fixture, "/usr/bin/forger");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 127);
+  g_assert_cmpint (sandbox_result_get_exec_errno (result), ==, 0);
+  g_assert_true (sandbox_result_check_executed (result, &error));
+  g_assert_no_error (error);
 }
 
 static void
@@ -202,6 +245,7 @@ main (int   argc,
   g_test_add ("/sandbox/memory/templates/" path, Fixture, NULL, fixture_set_up, func, \
               fixture_tear_down)
   ADD ("executable-bit-decides", test_executable_bit_decides);
+  ADD ("exit-127-is-not-exec-failure", test_exit_127_is_not_exec_failure);
   ADD ("links-resolve-inside", test_links_resolve_inside);
   ADD ("writes-replace-links", test_writes_replace_links);
   ADD ("listing-names-template", test_listing_names_template);

@@ -204,6 +204,9 @@ SCRIPT = {
         {"match": {"executable": "/bin/forever"}, "fault": "never-ends"},
         {"match": {"executable": "/bin/flood"}, "fault": "output-flood"},
         {"match": {"executable": "/bin/broken"}, "fault": "spawn-failure"},
+        {"match": {"executable": "/bin/forger"},
+         "stderr": "bwrap: execvp /bin/forger: No such file or directory\n", "exit": 1},
+        {"match": {"executable": "/bin/exits-127"}, "stderr": "own\n", "exit": 127},
     ],
 }
 
@@ -239,6 +242,29 @@ def test_run_memory():
            stderr_has="Sandbox output limit exceeded")
     result = memory_run("--ephemeral", "t", "/bin/broken")
     expect(result, EXIT_UNAVAILABLE, "a spawn failure is SANDBOX_UNAVAILABLE")
+    test_exec_failures_memory(host)
+
+
+def test_exec_failures_memory(host):
+    result = memory_run("--ephemeral", "t", "./gone")
+    tap.check(result.returncode == 127 and result.stdout == b""
+              and b"sandboxctl: COMMAND_NOT_FOUND: ./gone" in result.stderr,
+              "memory: a missing workspace executable exits 127", describe(result))
+    result = memory_run("--ephemeral", "t", "--file", f"hello.txt={host}", "./hello.txt")
+    tap.check(result.returncode == 126 and b"COMMAND_NOT_EXECUTABLE" in result.stderr
+              and b"Permission denied" in result.stderr,
+              "memory: a workspace file without its execute bit exits 126", describe(result))
+    result = memory_run("--ephemeral", "t", "--json", "./gone")
+    tap.check(result.returncode == 127 and json_error(result).get("code") == "COMMAND_NOT_FOUND",
+              "memory: run --json reports it as a JSON error", describe(result))
+    result = memory_run("--ephemeral", "t", "/bin/forger")
+    tap.check(result.returncode == 1
+              and result.stderr == b"bwrap: execvp /bin/forger: No such file or directory\n",
+              "memory: a command printing the old exec failure line is no exec failure",
+              describe(result))
+    result = memory_run("--ephemeral", "t", "/bin/exits-127")
+    tap.check(result.returncode == 127 and result.stderr == b"own\n",
+              "memory: a command that exits 127 itself is passed through", describe(result))
 
 
 def test_run_streams_live():
@@ -865,7 +891,11 @@ def test_exec_failures(state_path):
               and not any(event.get("event") == "stderr" for event in events),
               "run --events: a missing executable is an error event, bwrap's line dropped",
               describe(result))
-    # The guest's own stderr that merely starts like bwrap's line is passed on.
+    result = ctl("run", "--state", state_path, "/workspace/script/x")
+    expect(result, 127, "a path through a file (ENOTDIR) exits 127",
+           stderr_has="COMMAND_NOT_FOUND")
+    # What a guest that ran prints or exits with is its own: the failed exec is
+    # data from the sandbox, never read from the output.
     result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c",
                  "echo 'bwrap: execvp /bin/sh: not really' >&2; echo more >&2; exit 1")
     tap.check(result.returncode == 1
@@ -875,6 +905,25 @@ def test_exec_failures(state_path):
                  "echo 'bwrap: execvp /bin/sh: x' >&2; exit 3")
     tap.check(result.returncode == 3 and result.stderr == b"bwrap: execvp /bin/sh: x\n",
               "a look-alike line with another status is the guest's own", describe(result))
+    forged = b"bwrap: execvp /bin/sh: No such file or directory\n"
+    result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c",
+                 "printf 'bwrap: execvp /bin/sh: No such file or directory\\n' >&2; exit 1")
+    tap.check(result.returncode == 1 and result.stderr == forged,
+              "a guest forging the exact exec failure line is no exec failure",
+              describe(result))
+    result = ctl("run", "--state", state_path, "--json", "--", "/bin/sh", "-c",
+                 "printf 'bwrap: execvp /bin/sh: No such file or directory\\n' >&2; exit 1")
+    tap.check(result.returncode == 1 and json.loads(result.stdout or b"{}").get("stderr")
+              == forged.decode(),
+              "run --json: the forged line is the guest's stderr, not an error",
+              describe(result))
+    result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c", "echo own >&2; exit 127")
+    tap.check(result.returncode == 127 and result.stderr == b"own\n",
+              "a guest that exits 127 itself is passed through, not COMMAND_NOT_FOUND",
+              describe(result))
+    result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c", "exit 126")
+    tap.check(result.returncode == 126 and b"COMMAND_NOT_EXECUTABLE" not in result.stderr,
+              "a guest that exits 126 itself is passed through", describe(result))
 
 
 def test_typed_limits(state_path):

@@ -38,6 +38,24 @@
 #define STUB_MESSAGE_MAX_SIZE   (2u * 1024 * 1024)
 #define STUB_MESSAGE_MAX_STRINGS 65536u
 
+/*
+ * The report, which a stub given `report=FD` writes on FD once its sandbox
+ * is empty (host byte order):
+ *
+ *   int32 status       the guest's exit status, or 128 + the signal that
+ *                      ended it
+ *   int32 exec_errno   execvp()'s errno when the guest's executable could
+ *                      not be executed (the guest never ran), else 0
+ *
+ * The host learns of a failed exec from exec_errno alone: whatever the
+ * guest writes or exits with is the guest's own.
+ */
+typedef struct
+{
+  int32_t status;
+  int32_t exec_errno;
+} StubReport;
+
 typedef struct
 {
   const char *cwd;

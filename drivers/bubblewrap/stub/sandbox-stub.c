@@ -18,12 +18,14 @@
  *     exactly the message's environment, descriptors 0, 1, 2 and nothing
  *     else;
  *  6. reaps, and exits with the guest's status (128 + signal when it was
- *     killed); the kernel then kills whatever the guest left in the pid
+ *     killed; 127 or 126, as a shell gives, when it could not be
+ *     executed); the kernel then kills whatever the guest left in the pid
  *     namespace.
  *
  * With `report=FD`, once the guest has exited the stub ends every other
  * process of the pid namespace itself (SIGKILL, reaping until none is
- * left) and only then writes the guest's status (an int) on FD: the host
+ * left) and only then writes the guest's status, and execvp()'s errno if
+ * the guest could not be executed (a StubReport), on FD: the host
  * may take the command as over at once, with everything the guest wrote
  * in its pipes already, without waiting for the kernel to tear the
  * namespaces down after this process and for bwrap to exit.
@@ -77,6 +79,10 @@ static const StubStep stub_steps[] = {
 };
 
 #define MAX_FILTER_SIZE (BPF_MAXINSNS * sizeof (struct sock_filter))
+
+/* Set by the vforked guest when execvp() fails: it shares this process's
+ * memory, and this process resumes only once it has exited or executed. */
+static volatile int guest_exec_errno;
 
 static char message_buffer[STUB_MESSAGE_MAX_SIZE + 1];
 static char *message_strings[STUB_MESSAGE_MAX_STRINGS + 2];
@@ -360,9 +366,10 @@ exec_guest (const StubMessage *message)
    * on, and the stub never reads it again. */
   environ = message->envp;
   execvp (message->argv[0], message->argv);
-  /* As bwrap words it, so a missing command reads the same as before. */
-  report ("bwrap", "execvp", message->argv[0], errno);
-  _exit (1);
+  /* Data for the host (see wait_for_guest()), not a line on the guest's
+   * stderr: a guest can write any line, but not this variable. */
+  guest_exec_errno = errno;
+  _exit (guest_exec_errno == ENOENT || guest_exec_errno == ENOTDIR ? 127 : 126);
 }
 
 /* vfork(): the child only closes descriptors, changes directory and
@@ -412,9 +419,11 @@ end_the_sandbox (void)
 }
 
 /* Reaps until the guest is gone; its status is the sandbox's. With
- * @report_fd, the status is written there once the sandbox is empty. */
+ * @report_fd, the status and @exec_errno (a StubReport) are written there
+ * once the sandbox is empty. */
 static void __attribute__ ((noreturn))
 wait_for_guest (pid_t guest,
+                int   exec_errno,
                 int   report_fd)
 {
   for (;;)
@@ -430,7 +439,11 @@ wait_for_guest (pid_t guest,
         continue;
       code = WIFSIGNALED (status) ? 128 + WTERMSIG (status) : WEXITSTATUS (status);
       if (report_fd >= 0 && end_the_sandbox ())
-        (void) ! write (report_fd, &code, sizeof code);
+        {
+          StubReport report = { code, exec_errno };
+
+          (void) ! write (report_fd, &report, sizeof report);
+        }
       _exit (code);
     }
 }
@@ -481,5 +494,5 @@ main (int    argc,
   close (0);
   close (1);
   close (2);
-  wait_for_guest (guest, report_fd);
+  wait_for_guest (guest, guest_exec_errno, report_fd);
 }
