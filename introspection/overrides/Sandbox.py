@@ -437,9 +437,11 @@ Command = _override(Command)
 
 
 class Result(Sandbox.Result):
-    """A finished command: exit_status, and stdout/stderr as bytes."""
+    """A finished command: exit_status, exec_errno (0 unless the executable
+    could not be executed), and stdout/stderr as bytes."""
 
     exit_status = property(lambda self: self.get_exit_status())
+    exec_errno = property(lambda self: self.get_exec_errno())
     stdout = property(lambda self: self.get_stdout_bytes())
     stderr = property(lambda self: self.get_stderr_bytes())
 
