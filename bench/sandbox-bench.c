@@ -545,6 +545,58 @@ bench_command_hot (void)
   delete_session (handle);
 }
 
+/* An allow-all command's network: its own namespace joined to the outside
+ * by slirp4netns (drivers/bubblewrap/sandbox-bubblewrap-network.c) against
+ * a deny-all one's, cold (every command starts bwrap and slirp4netns) and
+ * hot (a ready sandbox has both before its command). Alternating, in one
+ * run. */
+static void
+bench_command_allow_all (void)
+{
+  g_autofree char *state = g_build_filename (state_root, "command-allow-all", NULL);
+  g_autoptr(SandboxBackend) cold_backend = new_backend_with_ready (state, 8, 0, "auto");
+  g_autoptr(SandboxBackend) hot_backend = new_backend_with_ready (state, 8, 8, "auto");
+  g_autofree char *key = prewarm_small (cold_backend, "bench-command-allow-all");
+  g_autoptr(SandboxNetworkPolicy) deny_all = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxNetworkPolicy) allow_all = sandbox_network_policy_new_allow_all ();
+  SandboxHandle *handles[4] = {
+    create_session (cold_backend, key, deny_all), create_session (cold_backend, key, allow_all),
+    create_session (hot_backend, key, deny_all), create_session (hot_backend, key, allow_all),
+  };
+  g_autoptr(SandboxCommand) true_command = sandbox_command_new ("/usr/bin/true");
+  Samples *samples[4] = { samples_new (), samples_new (), samples_new (), samples_new () };
+  static const char * const names[2] = { "cold", "hot" };
+  guint rounds = quick ? 15 : 60;
+
+  g_printerr ("allow-all vs deny-all: run true, cold and hot (%u rounds)\n", rounds);
+  for (guint i = 0; i < G_N_ELEMENTS (handles); i++)
+    api_run (sandbox_handle_get_session (handles[i]), true_command);
+  for (guint round = 0; round < rounds; round++)
+    for (guint i = 0; i < G_N_ELEMENTS (handles); i++)
+      {
+        /* Think time, so a ready sandbox (and its slirp4netns) is up. */
+        g_usleep (THINK_TIME_US);
+        samples_add (samples[i], api_run (sandbox_handle_get_session (handles[i]),
+                                          true_command));
+      }
+  for (guint mode = 0; mode < 2; mode++)
+    {
+      Samples *deny = samples[2 * mode], *allow = samples[2 * mode + 1];
+      double ratio = samples_median (allow) / samples_median (deny);
+      g_autofree char *name = g_strdup_printf ("%s: run true, allow-all (slirp4netns) vs deny-all",
+                                               names[mode]);
+
+      add_row (name, format_time (allow), format_time (deny), g_strdup_printf ("%.3fx", ratio),
+               "informational: the cost of allow-all's own network", FALSE, TRUE);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (handles); i++)
+    {
+      delete_session (handles[i]);
+      g_object_unref (handles[i]);
+      samples_free (samples[i]);
+    }
+}
+
 static void
 bench_command (void)
 {
@@ -1768,6 +1820,7 @@ main (int   argc,
       bench_command ();
       bench_command_hot ();
       bench_command_cold_default ();
+      bench_command_allow_all ();
     }
   if (section_enabled ("io"))
     bench_io ();

@@ -8,6 +8,7 @@
 #include "sandbox-bubblewrap-private.h"
 #include "sandbox-bubblewrap-keeper-private.h"
 #include "sandbox-bubblewrap-guest-private.h"
+#include "sandbox-bubblewrap-network-private.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,8 @@ G_BEGIN_DECLS
  * @enter_pid: the keeper whose namespaces bwrap starts in, or 0 (the
  *   session's keeper outlives its commands, and it is the host's child,
  *   reaped only after them: the pid cannot name another process)
+ * @network: (nullable): an allow-all sandbox's network, to attach once
+ *   bwrap runs (the launcher takes it)
  *
  * A bwrap command line under construction, in the manner of flatpak's
  * FlatpakBwrap.
@@ -30,6 +33,7 @@ typedef struct
   GArray *fds;
   SandboxBubblewrapGuestView *guest_view;
   pid_t enter_pid;
+  SandboxBubblewrapNetwork *network;
 } SandboxBubblewrapArgs;
 
 /**
@@ -48,6 +52,7 @@ typedef struct
  * @cgroup_root: (nullable): where the cgroup part of @limits is enforced
  * @guest: (nullable): who guests are on the host; %NULL: the host itself
  * @etc: (nullable): the guest's /etc; %NULL: none, as the reference
+ * @host_loopback: whether an allow-all guest reaches the host's loopback
  *
  * What a command line is built from.
  */
@@ -64,6 +69,7 @@ typedef struct
   SandboxBubblewrapCgroupRoot *cgroup_root;
   const SandboxBubblewrapGuest *guest;
   const SandboxBubblewrapEtc *etc;
+  gboolean host_loopback;
 } SandboxBubblewrapArgsInput;
 
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new      (const char             *executable);

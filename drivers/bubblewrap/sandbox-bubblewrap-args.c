@@ -64,6 +64,7 @@ sandbox_bubblewrap_args_free (SandboxBubblewrapArgs *self)
   g_ptr_array_unref (self->argv);
   g_array_unref (self->fds);
   sandbox_bubblewrap_guest_view_free (self->guest_view);
+  sandbox_bubblewrap_network_free (self->network);
   g_free (self);
 }
 
@@ -421,6 +422,38 @@ add_stub (SandboxBubblewrapArgs            *self,
   return separator;
 }
 
+/* An allow-all guest's network: a namespace of its own like deny-all's
+ * (--unshare-all), which slirp4netns joins while bwrap waits (see
+ * sandbox-bubblewrap-network.c), and a resolv.conf naming its DNS. */
+static gboolean
+add_own_network (SandboxBubblewrapArgs             *self,
+                 const SandboxBubblewrapArgsInput  *input,
+                 GError                           **error)
+{
+  char info_arg[16], block_arg[16];
+  int info_fd, block_fd;
+
+  self->network = sandbox_bubblewrap_network_new (input->host_loopback, &info_fd, &block_fd,
+                                                  error);
+  if (self->network == NULL)
+    return FALSE;
+  g_snprintf (info_arg, sizeof info_arg, "%d", sandbox_bubblewrap_args_take_fd (self, info_fd));
+  g_snprintf (block_arg, sizeof block_arg, "%d", sandbox_bubblewrap_args_take_fd (self, block_fd));
+  sandbox_bubblewrap_args_add_many (self, "--info-fd", info_arg, "--block-fd", block_arg, NULL);
+  if (input->etc == NULL)
+    {
+      static const char resolv_conf[] = SANDBOX_BUBBLEWRAP_NETWORK_RESOLV_CONF;
+      int fd = sandbox_bubblewrap_sealed_memfd_new ("sandbox-resolv", resolv_conf,
+                                                    sizeof resolv_conf - 1);
+      char fd_arg[16];
+
+      g_snprintf (fd_arg, sizeof fd_arg, "%d", sandbox_bubblewrap_args_take_fd (self, fd));
+      sandbox_bubblewrap_args_add_many (self, "--perms", "0644", "--ro-bind-data", fd_arg,
+                                        "/etc/resolv.conf", NULL);
+    }
+  return TRUE;
+}
+
 /**
  * sandbox_bubblewrap_args_new_for_sandbox:
  * @input: the session's setup; its command, if any, is only logged
@@ -533,12 +566,15 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", input->gateway_socket,
                                       SANDBOX_GATEWAY_GUEST_SOCKET, NULL);
   sandbox_bubblewrap_args_add (self, "--clearenv");
-  /* The curated /etc binds resolv.conf itself, before it is read-only. */
-  if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL)
-    sandbox_bubblewrap_args_add (self, "--share-net");
-  if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL && input->etc == NULL)
-    sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
-                                      NULL);
+  /* The curated /etc writes resolv.conf itself, before it is read-only. */
+  if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL &&
+      !add_own_network (self, input, error))
+    {
+      sandbox_bubblewrap_fd_close (seccomp_fd);
+      sandbox_bubblewrap_fd_close (control_fd);
+      sandbox_bubblewrap_fd_close (report_fd);
+      return NULL;
+    }
   /* The root's tmpfs is the guest's as much as /tmp is, and unbounded:
    * read-only once every mount point on it is made (as flatpak does). */
   sandbox_bubblewrap_args_add_many (self, "--remount-ro", "/", NULL);

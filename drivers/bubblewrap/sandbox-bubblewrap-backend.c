@@ -82,6 +82,7 @@ enum {
   PROP_LAYERING,
   PROP_WORKSPACE_LAYERING,
   PROP_LANDLOCK_ABI,
+  PROP_HOST_LOOPBACK,
   PROP_WORKSPACE_QUOTA_BYTES,
   PROP_MAX_READY_SANDBOXES,
   PROP_READY_IDLE_TIMEOUT_MS,
@@ -608,6 +609,9 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     case PROP_WORKSPACE_QUOTA_BYTES:
       g_value_set_uint64 (value, self->workspace_quota_bytes);
       break;
+    case PROP_HOST_LOOPBACK:
+      g_value_set_boolean (value, self->hardening.host_loopback);
+      break;
     case PROP_EXECUTABLE:
       g_value_set_string (value, self->executable);
       break;
@@ -670,6 +674,9 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
     {
     case PROP_WORKSPACE_QUOTA_BYTES:
       self->workspace_quota_bytes = g_value_get_uint64 (value);
+      break;
+    case PROP_HOST_LOOPBACK:
+      self->hardening.host_loopback = g_value_get_boolean (value);
       break;
     case PROP_LAYERING:
       g_free (self->layering);
@@ -1006,11 +1013,27 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
    * The Landlock ABI of the host's kernel, 0 without Landlock. From 6
    * (Linux 6.12) every sandbox's first process scopes itself and the
    * guest: no abstract UNIX socket made outside the sandbox can be
-   * connected to, and no process outside it signalled — which matters
-   * under an allow-all policy, where the guest shares the host's network
-   * namespace and so its abstract sockets (an X11 display's, a session
-   * bus's). Below 6 an allow-all guest reaches them.
+   * connected to, and no process outside it signalled. (Every guest has a
+   * network namespace of its own, which holds its abstract sockets apart
+   * already: this is the second wall.)
    */
+  /**
+   * SandboxBubblewrapBackend:host-loopback:
+   *
+   * Whether guests under an allow-all policy reach the host's loopback, at
+   * 10.0.2.2. An allow-all guest has a network namespace of its own,
+   * joined to the outside by slirp4netns (user-mode networking: Debian's
+   * package `slirp4netns`, and `/dev/net/tun` usable by the host's user),
+   * so it reaches whatever a host program could reach but the services
+   * bound to the host's loopback and the host's abstract UNIX sockets —
+   * unless this is %TRUE, which opens the former (a database or
+   * development server of the host's, say). %FALSE by default. Without
+   * slirp4netns an allow-all command fails with %SANDBOX_ERROR_UNAVAILABLE.
+   */
+  g_object_class_install_property (object_class, PROP_HOST_LOOPBACK,
+    g_param_spec_boolean ("host-loopback", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
   g_object_class_install_property (object_class, PROP_LANDLOCK_ABI,
     g_param_spec_uint ("landlock-abi", NULL, NULL, 0, G_MAXUINT, 0,
                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));

@@ -10,7 +10,7 @@
 /*
  * What SandboxCodingTools needs from a bubblewrap session, as the
  * reference's createSandboxCodingAdapter: grade() restrictions (network-denied
- * only under deny-all), the policy revision every set_network_policy bumps,
+ * only under deny-all; host-ipc-isolated, resources-bounded beyond it), the policy revision every set_network_policy bumps,
  * the active check, a contained directory listing, and spawning a prepared
  * launch through the driver's own admission so shell calls and direct
  * commands share max-concurrent-commands. The revision check happens at
@@ -55,6 +55,12 @@ sandbox_bubblewrap_coding_get_restrictions (SandboxCodingBinding *binding,
   kind = sandbox_bubblewrap_driver_get_policy_kind (self->driver, revision);
   if (kind == SANDBOX_NETWORK_POLICY_DENY_ALL)
     g_strv_builder_add (builder, SANDBOX_RESTRICTION_NETWORK_DENIED);
+  /* No service on the host's loopback, no abstract socket of the host:
+   * every guest has a network namespace of its own, but an allow-all one
+   * of a backend with host-loopback reaches the loopback on purpose. */
+  if (kind != SANDBOX_NETWORK_POLICY_ALLOW_ALL ||
+      !sandbox_bubblewrap_driver_get_host_loopback (self->driver))
+    g_strv_builder_add (builder, "host-ipc-isolated");
   g_strv_builder_add (builder, SANDBOX_RESTRICTION_WRITE_CONTAINED);
   g_strv_builder_add (builder, SANDBOX_RESTRICTION_SECRETS_HIDDEN);
   g_strv_builder_add (builder, SANDBOX_RESTRICTION_PROCESS_CONTAINED);

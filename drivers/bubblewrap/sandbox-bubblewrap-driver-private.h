@@ -48,6 +48,7 @@ void                     sandbox_bubblewrap_driver_set_handle     (SandboxBubble
                                                                    SandboxHandle           *handle);
 gboolean                 sandbox_bubblewrap_driver_get_syscalls_filtered (SandboxBubblewrapDriver *self);
 gboolean                 sandbox_bubblewrap_driver_get_resources_bounded (SandboxBubblewrapDriver *self);
+gboolean                 sandbox_bubblewrap_driver_get_host_loopback (SandboxBubblewrapDriver *self);
 gboolean                 sandbox_bubblewrap_driver_get_layered (SandboxBubblewrapDriver *self);
 
 G_END_DECLS

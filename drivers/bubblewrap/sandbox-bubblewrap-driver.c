@@ -54,6 +54,7 @@ struct _SandboxBubblewrapDriver
   SandboxBubblewrapLimits limits;
   SandboxBubblewrapCgroupRoot *cgroup_root;   /* NULL: no cgroup limits */
   SandboxBubblewrapGuest guest;               /* who guests are on the host */
+  gboolean host_loopback;                     /* allow-all guests reach the host's loopback */
   SandboxBubblewrapEtc etc;                   /* the guests' /etc */
 
   GWeakRef backend;           /* receives gateway-error */
@@ -263,6 +264,7 @@ session_input (SandboxBubblewrapDriver *self)
     .cgroup_root = self->cgroup_root,
     .guest = &self->guest,
     .etc = self->etc.curated ? &self->etc : NULL,
+    .host_loopback = self->host_loopback,
   };
 }
 
@@ -482,6 +484,21 @@ sandbox_bubblewrap_driver_get_resources_bounded (SandboxBubblewrapDriver *self)
 }
 
 /**
+ * sandbox_bubblewrap_driver_get_host_loopback:
+ * @self: a driver
+ *
+ * For the coding binding's `host-ipc-isolated` restriction.
+ *
+ * Returns: whether the session's allow-all guests reach the host's
+ *   loopback (the backend's host-loopback)
+ */
+gboolean
+sandbox_bubblewrap_driver_get_host_loopback (SandboxBubblewrapDriver *self)
+{
+  return self->host_loopback;
+}
+
+/**
  * sandbox_bubblewrap_driver_get_layered:
  * @self: a driver
  *
@@ -664,6 +681,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   if (hardening->cgroup_root != NULL)
     self->cgroup_root = sandbox_bubblewrap_cgroup_root_ref (hardening->cgroup_root);
   self->guest = hardening->guest;
+  self->host_loopback = hardening->host_loopback;
   sandbox_bubblewrap_etc_copy (&self->etc, &hardening->etc);
   if (hardening->ready_pool != NULL)
     self->ready_pool = sandbox_bubblewrap_ready_pool_ref (hardening->ready_pool);

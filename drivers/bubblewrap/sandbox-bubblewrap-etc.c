@@ -298,7 +298,8 @@ localtime_target (void)
  * @uid: the guest's uid as the guest sees it
  * @gid: the guest's gid as the guest sees it
  * @etc: the backend's /etc settings
- * @resolv_conf: whether to bind the host's `/etc/resolv.conf` (allow-all)
+ * @resolv_conf: whether to write a `/etc/resolv.conf` naming the DNS of an
+ *   allow-all guest's network (see sandbox-bubblewrap-network.c)
  *
  * Adds the curated /etc: the host entries of `etc_host_entries` that exist
  * (bound, or copied: see add_host_copy()),
@@ -333,8 +334,7 @@ sandbox_bubblewrap_etc_add (SandboxBubblewrapArgs *self,
         sandbox_bubblewrap_args_add_many (self, "--ro-bind-try", path, path, NULL);
     }
   if (resolv_conf)
-    sandbox_bubblewrap_args_add_many (self, "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
-                                      NULL);
+    add_data_file (self, "/etc/resolv.conf", SANDBOX_BUBBLEWRAP_NETWORK_RESOLV_CONF);
   sandbox_bubblewrap_args_add_many (self, "--symlink", zone, "/etc/localtime", NULL);
 
   /* The guest first (a root host's guests are the overflow ids, which are

@@ -7,6 +7,7 @@
 
 #include "sandbox-bubblewrap-private.h"
 #include "sandbox-bubblewrap-guest-private.h"
+#include "sandbox-bubblewrap-network-private.h"
 
 G_BEGIN_DECLS
 
@@ -20,8 +21,12 @@ G_BEGIN_DECLS
  * @enter_pid: a layered session's keeper (a child of this process, not
  *   reaped), whose user and mount namespaces bwrap is started in (see
  *   sandbox-bubblewrap-keeper.c), or 0
+ * @network: (nullable): where an allow-all sandbox's network is, to attach
+ *   to bwrap's sandbox once bwrap runs: the launcher takes it then (and
+ *   sets *@network to %NULL)
  *
- * What the launcher does in bwrap's process before exec, on request.
+ * What the launcher does in bwrap's process before exec, and just after,
+ * on request.
  */
 typedef struct
 {
@@ -29,9 +34,10 @@ typedef struct
   GArray *cgroup_procs_fds;
   const SandboxBubblewrapGuestView *guest_view;
   pid_t enter_pid;
+  SandboxBubblewrapNetwork **network;
 } SandboxBubblewrapSpawnExtras;
 
-#define SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT { NULL, NULL, NULL, 0 }
+#define SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT { NULL, NULL, NULL, 0, NULL }
 
 /**
  * SandboxBubblewrapLaunched:

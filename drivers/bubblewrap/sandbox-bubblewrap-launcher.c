@@ -916,6 +916,9 @@ sandbox_bubblewrap_launcher_start (const char * const                 *argv,
                    "Sandbox process could not start: pidfd_open: %s", g_strerror (saved_errno));
       goto fail;
     }
+  if (extras != NULL && extras->network != NULL && *extras->network != NULL)
+    sandbox_bubblewrap_network_attach (g_steal_pointer (extras->network), launched->pid,
+                                       launched->pidfd);
   return TRUE;
 
 fail:

@@ -161,6 +161,8 @@ typedef struct
  * @etc: the guests' /etc
  * @ready_pool: (nullable): the bound on the backend's ready sandboxes, or
  *   %NULL when it keeps none (max-ready-sandboxes 0)
+ * @host_loopback: whether allow-all guests reach the host's loopback (the
+ *   backend's `host-loopback`)
  *
  * What a backend adds to the reference's isolation, for every command of
  * its sessions. Owned by the backend; drivers take their own references.
@@ -174,6 +176,7 @@ typedef struct
   SandboxBubblewrapGuest guest;
   SandboxBubblewrapEtc etc;
   struct _SandboxBubblewrapReadyPool *ready_pool;
+  gboolean host_loopback;
 } SandboxBubblewrapHardening;
 
 /* Dynamic type registration, called from g_io_module_load(). */

@@ -728,6 +728,7 @@ start_cold (SandboxBubblewrapProcess   *self,
   extras.limits = &self->limits;
   extras.guest_view = self->args->guest_view;
   extras.enter_pid = self->args->enter_pid;
+  extras.network = &self->args->network;
   extras.cgroup_procs_fds = self->cgroup != NULL
                             ? sandbox_bubblewrap_cgroup_get_procs_fds (self->cgroup) : NULL;
   started = sandbox_bubblewrap_launcher_start ((const char * const *) self->args->argv->pdata,

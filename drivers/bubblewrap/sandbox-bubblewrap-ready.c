@@ -56,6 +56,7 @@ typedef struct
   SandboxBubblewrapEtc etc;
   guint has_guest : 1;
   guint has_etc : 1;
+  guint host_loopback : 1;
 } ReadySetup;
 
 struct _SandboxBubblewrapReadyPool
@@ -155,6 +156,7 @@ setup_new (const SandboxBubblewrapArgsInput *input)
   setup->keeper = input->keeper;
   setup->gateway_socket = g_strdup (input->gateway_socket);
   setup->policy_kind = input->policy_kind;
+  setup->host_loopback = input->host_loopback;
   if (input->seccomp_program != NULL)
     setup->seccomp_program = g_bytes_ref (input->seccomp_program);
   setup->has_guest = input->guest != NULL;
@@ -284,6 +286,7 @@ build_locked (SandboxBubblewrapReady  *self,
     .limits = &self->limits,
     .guest = setup->has_guest ? &setup->guest : NULL,
     .etc = setup->has_etc ? &setup->etc : NULL,
+    .host_loopback = setup->host_loopback,
   };
   SandboxBubblewrapArgs *args;
   int status_pipe[2];
@@ -358,6 +361,7 @@ launch_cb (gpointer data)
       extras.limits = &self->limits;
       extras.guest_view = args->guest_view;
       extras.enter_pid = args->enter_pid;
+      extras.network = &args->network;
     }
   if (args == NULL ||
       !sandbox_bubblewrap_launcher_start ((const char * const *) args->argv->pdata, args->fds,

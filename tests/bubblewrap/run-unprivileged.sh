@@ -15,6 +15,13 @@ fi
 uid=$(id -u "$user")
 gid=$(id -g "$user")
 
+# An allow-all guest's slirp4netns opens /dev/net/tun as the host's user.
+# Debian's udev makes it mode 0666 (50-udev-default.rules); a container's
+# /dev may not, so give it the mode a Debian host has.
+if [ -c /dev/net/tun ] && [ "$(stat -c %a /dev/net/tun)" != 666 ]; then
+  chmod 0666 /dev/net/tun
+fi
+
 scratch=$(mktemp -d /tmp/sandbox-unprivileged-XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 chown "$uid:$gid" "$scratch"

@@ -8,7 +8,7 @@
  * ready sandbox first (tests/bubblewrap/test-ready.c, policy-change-discards,
  * which also runs the next command cold under the new policy). So it is
  * tested here on its own, against the driver's internal library: a sandbox
- * built at revision 1 under allow-all (the host's network namespace) is not
+ * built at revision 1 under allow-all (slirp4netns's way out) is not
  * taken for a command at revision 2, and is gone at once; one built at the
  * command's revision is taken and runs the command. Run as root and,
  * through run-unprivileged.sh, as an unprivileged user.

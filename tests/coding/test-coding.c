@@ -72,7 +72,12 @@ fixture_set_up (Fixture       *fixture,
 
   fixture->state_directory = g_dir_make_tmp ("sandbox-coding-XXXXXX", &error);
   g_assert_no_error (error);
-  fixture->backend = sandbox_test_bubblewrap_new (fixture->state_directory, &error, NULL);
+  /* @data: a boolean backend property to set, or NULL. */
+  if (data != NULL)
+    fixture->backend = sandbox_test_bubblewrap_new (fixture->state_directory, &error,
+                                                    (const char *) data, "true", NULL);
+  else
+    fixture->backend = sandbox_test_bubblewrap_new (fixture->state_directory, &error, NULL);
   g_assert_no_error (error);
   sandbox_template_add_file (template_, "hello.txt", hello, &error);
   g_assert_no_error (error);
@@ -1513,6 +1518,32 @@ test_containment (Fixture       *fixture,
   }
 }
 
+/* host-ipc-isolated holds under every policy, but allow-all on a backend
+ * whose host-loopback opens the host's loopback to it (the fixture's
+ * data). */
+static void
+test_host_ipc_isolated (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  static const char * const policies[] = { "\"deny-all\"",
+                                           "{\"allow\":[{\"origin\":\"http://127.0.0.1:9/\"}]}",
+                                           "\"allow-all\"" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (policies); i++)
+    {
+      g_auto(GStrv) restrictions = NULL;
+      g_autofree char *grade = NULL;
+      g_autoptr(GError) error = NULL;
+      gboolean open_loopback = i == 2;
+
+      set_policy (fixture, policies[i]);
+      grade = sandbox_coding_tools_probe (fixture->tools, &restrictions, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (g_strv_contains ((const char * const *) restrictions, "host-ipc-isolated"),
+                       ==, !open_loopback);
+    }
+}
+
 static void
 test_required_network_denied (Fixture       *fixture,
                               gconstpointer  data)
@@ -1545,6 +1576,7 @@ test_required_network_denied (Fixture       *fixture,
   g_assert_no_error (error);
   g_assert_false (g_strv_contains ((const char * const *) restrictions, "network-denied"));
   g_assert_true (g_strv_contains ((const char * const *) restrictions, "write-contained"));
+  g_assert_true (g_strv_contains ((const char * const *) restrictions, "host-ipc-isolated"));
   g_clear_pointer (&restrictions, g_strfreev);
   g_assert_cmpuint (fixture->tool_errors->len, ==, 0);
   result = invoke (fixture, "shell", "{\"command\":\"touch ran\"}");
@@ -2176,6 +2208,8 @@ main (int   argc,
   ADD ("list-files", test_list_files);
   ADD ("containment", test_containment);
   ADD ("required-network-denied", test_required_network_denied);
+  g_test_add ("/coding/host-ipc-isolated-but-host-loopback", Fixture, "host-loopback",
+              fixture_set_up, test_host_ipc_isolated, fixture_tear_down);
   ADD ("stale-launch", test_stale_launch);
   ADD ("admission-shared", test_admission_shared);
   ADD ("refusal-after-stop", test_refusal_after_stop);

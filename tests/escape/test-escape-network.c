@@ -1,0 +1,294 @@
+/* test-escape-network.c — an allow-all guest reaches out, not the host
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Users read "allow-all" as internet egress, not host IPC. An allow-all
+ * guest that shared the host's network namespace reached every service
+ * bound to the host's loopback (a database, a development server, a cloud
+ * metadata proxy) and every abstract UNIX socket of the host. Here a host
+ * listener on loopback must see no connection from the guest, whichever
+ * address the guest tries (its own 127.0.0.1, slirp4netns's gateway
+ * 10.0.2.2), while `curl` to an address off the loopback — this host's own
+ * non-loopback address, where a LAN or internet service would be — still
+ * works; and the backend's host-loopback opens the gateway on purpose.
+ * Each is run twice in one session: the first command starts cold, the
+ * second takes the ready sandbox started ahead of it.
+ *
+ * To see it fail: make add_own_network() (drivers/bubblewrap/
+ * sandbox-bubblewrap-args.c) add `--share-net` instead; the loopback test
+ * then connects.
+ */
+
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <sandbox.h>
+
+#include "escape-common.h"
+
+#define ANSWER "HTTP/1.0 200 OK\r\nContent-Length: 14\r\nConnection: close\r\n\r\nfrom the host\n"
+
+/* A TCP listener of the host's that answers every connection with ANSWER
+ * and counts them. */
+typedef struct
+{
+  int fd;
+  guint16 port;
+  char *address;
+  GThread *thread;
+  gint accepted;
+  gint stopping;
+} HostListener;
+
+static gpointer
+serve (gpointer data)
+{
+  HostListener *l = data;
+
+  for (;;)
+    {
+      int client = accept4 (l->fd, NULL, NULL, SOCK_CLOEXEC);
+      char buffer[1024];
+
+      if (client < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;
+        }
+      if (g_atomic_int_get (&l->stopping))
+        {
+          close (client);
+          break;
+        }
+      g_atomic_int_inc (&l->accepted);
+      /* The request's first bytes, then the answer. */
+      if (read (client, buffer, sizeof buffer) > 0 &&
+          write (client, ANSWER, strlen (ANSWER)) < 0)
+        g_debug ("answer: %s", g_strerror (errno));
+      close (client);
+    }
+  return NULL;
+}
+
+static void
+host_listener_start (HostListener *l,
+                     const char   *address)
+{
+  struct sockaddr_in sin = { .sin_family = AF_INET };
+  socklen_t length = sizeof sin;
+
+  g_assert_cmpint (inet_pton (AF_INET, address, &sin.sin_addr), ==, 1);
+  l->fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  g_assert_cmpint (l->fd, >=, 0);
+  g_assert_cmpint (bind (l->fd, (struct sockaddr *) &sin, sizeof sin), ==, 0);
+  g_assert_cmpint (listen (l->fd, 16), ==, 0);
+  g_assert_cmpint (getsockname (l->fd, (struct sockaddr *) &sin, &length), ==, 0);
+  l->port = ntohs (sin.sin_port);
+  l->address = g_strdup (address);
+  l->thread = g_thread_new ("host-listener", serve, l);
+}
+
+static void
+host_listener_stop (HostListener *l)
+{
+  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons (l->port) };
+  int waker = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  /* accept() returns for this connection, and the thread sees stopping. */
+  g_atomic_int_set (&l->stopping, 1);
+  inet_pton (AF_INET, l->address, &sin.sin_addr);
+  g_assert_cmpint (connect (waker, (struct sockaddr *) &sin, sizeof sin), ==, 0);
+  g_thread_join (l->thread);
+  close (waker);
+  close (l->fd);
+  g_free (l->address);
+}
+
+/* This host's first IPv4 address off the loopback, or NULL. */
+static char *
+host_outside_address (void)
+{
+  struct ifaddrs *addresses = NULL;
+  char *found = NULL;
+
+  if (getifaddrs (&addresses) < 0)
+    return NULL;
+  for (struct ifaddrs *a = addresses; a != NULL && found == NULL; a = a->ifa_next)
+    {
+      char text[INET_ADDRSTRLEN];
+
+      if (a->ifa_addr == NULL || a->ifa_addr->sa_family != AF_INET ||
+          (a->ifa_flags & IFF_LOOPBACK) != 0 || (a->ifa_flags & IFF_UP) == 0)
+        continue;
+      inet_ntop (AF_INET, &((struct sockaddr_in *) a->ifa_addr)->sin_addr, text, sizeof text);
+      found = g_strdup (text);
+    }
+  freeifaddrs (addresses);
+  return found;
+}
+
+static void
+allow_all (EscapeSession *s)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_allow_all ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_session_set_network_policy (s->session, policy, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* curl's exit status fetching http://@address:@port/, its body in @out. */
+static int
+guest_curl (EscapeSession *s,
+            const char    *address,
+            guint16        port,
+            char         **out)
+{
+  g_autofree char *script = g_strdup_printf ("exec curl -sS --max-time 10 http://%s:%u/",
+                                             address, (guint) port);
+  g_autofree char *err = NULL;
+
+  return escape_sh_status (s->session, script, out, &err);
+}
+
+/* curl's status for a host address the guest must not reach: 7 is
+ * "could not connect". */
+static void
+assert_unreachable (EscapeSession *s,
+                    const char    *address,
+                    HostListener  *l)
+{
+  g_autofree char *out = NULL;
+  int status = guest_curl (s, address, l->port, &out);
+
+  if (status == 0)
+    g_error ("the guest reached the host's loopback through %s:%u: %s", address,
+             (guint) l->port, out);
+  g_assert_cmpint (status, ==, 7);
+}
+
+static void
+test_no_host_loopback (void)
+{
+  EscapeSession s = { 0 };
+  HostListener l = { 0 };
+
+  host_listener_start (&l, "127.0.0.1");
+  escape_session_open (&s, NULL);
+  allow_all (&s);
+  for (int round = 0; round < 2; round++)
+    {
+      assert_unreachable (&s, "127.0.0.1", &l);
+      assert_unreachable (&s, "10.0.2.2", &l);
+    }
+  g_assert_cmpint (g_atomic_int_get (&l.accepted), ==, 0);
+  escape_session_close (&s);
+  host_listener_stop (&l);
+}
+
+static void
+test_outside_reachable (void)
+{
+  g_autofree char *address = host_outside_address ();
+  EscapeSession s = { 0 };
+  HostListener l = { 0 };
+
+  if (address == NULL)
+    {
+      g_test_skip ("this host has no IPv4 address off the loopback to serve from");
+      return;
+    }
+  host_listener_start (&l, address);
+  escape_session_open (&s, NULL);
+  allow_all (&s);
+  for (int round = 0; round < 2; round++)
+    {
+      g_autofree char *out = NULL;
+
+      g_assert_cmpint (guest_curl (&s, address, l.port, &out), ==, 0);
+      g_assert_cmpstr (out, ==, "from the host\n");
+    }
+  g_assert_cmpint (g_atomic_int_get (&l.accepted), ==, 2);
+  escape_session_close (&s);
+  host_listener_stop (&l);
+}
+
+/* The guest's resolver is slirp4netns's, not the host's file (which may
+ * name a resolver on the host's loopback the guest cannot reach). */
+static void
+test_resolver (void)
+{
+  EscapeSession s = { 0 };
+  g_autofree char *out = NULL;
+
+  escape_session_open (&s, NULL);
+  allow_all (&s);
+  out = escape_sh (s.session, "cat /etc/resolv.conf");
+  g_assert_nonnull (strstr (out, "nameserver 10.0.2.3\n"));
+  escape_session_close (&s);
+}
+
+static void
+test_host_loopback_opt_in (void)
+{
+  EscapeSession s = { 0 };
+  HostListener l = { 0 };
+  gboolean host_loopback = FALSE;
+
+  host_listener_start (&l, "127.0.0.1");
+  escape_session_open (&s, "host-loopback", "true", NULL);
+  g_object_get (s.backend, "host-loopback", &host_loopback, NULL);
+  g_assert_true (host_loopback);
+  allow_all (&s);
+  for (int round = 0; round < 2; round++)
+    {
+      g_autofree char *out = NULL;
+
+      g_assert_cmpint (guest_curl (&s, "10.0.2.2", l.port, &out), ==, 0);
+      g_assert_cmpstr (out, ==, "from the host\n");
+    }
+  /* The guest's own loopback is still its own. */
+  assert_unreachable (&s, "127.0.0.1", &l);
+  g_assert_cmpint (g_atomic_int_get (&l.accepted), ==, 2);
+  escape_session_close (&s);
+  host_listener_stop (&l);
+}
+
+/* Every allow-all sandbox's slirp4netns ends with it. */
+static void
+test_no_slirp_left (void)
+{
+  EscapeSession s = { 0 };
+  g_autofree char *needle = NULL;
+
+  escape_session_open (&s, NULL);
+  allow_all (&s);
+  g_free (escape_sh (s.session, "true"));
+  g_free (escape_sh (s.session, "true"));
+  /* Its state directory is in no argument of slirp4netns: count them all,
+   * before and after, since this suite runs alone (is_parallel: false). */
+  escape_session_close (&s);
+  escape_wait_until_no_process_with ("slirp4netns");
+  g_assert_cmpuint (escape_count_processes_with_arg ("slirp4netns"), ==, 0);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sandbox/escape/network/no-host-loopback", test_no_host_loopback);
+  g_test_add_func ("/sandbox/escape/network/outside-reachable", test_outside_reachable);
+  g_test_add_func ("/sandbox/escape/network/resolver", test_resolver);
+  g_test_add_func ("/sandbox/escape/network/host-loopback-opt-in", test_host_loopback_opt_in);
+  g_test_add_func ("/sandbox/escape/network/no-slirp-left", test_no_slirp_left);
+  return g_test_run ();
+}
