@@ -20,12 +20,18 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <string.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -280,15 +286,144 @@ test_no_slirp_left (void)
   g_assert_cmpuint (escape_count_processes_with_arg ("slirp4netns"), ==, 0);
 }
 
+/* Host crashes ------------------------------------------------------------ */
+
+#define CRASH_TRIALS 12
+#define KILL_WINDOW_US (60 * 1000)
+#define ORPHANS_GRACE_MS 5000
+
+static gpointer
+killer_thread (gpointer data)
+{
+  g_usleep (GPOINTER_TO_UINT (data));
+  kill (getpid (), SIGKILL);
+  return NULL;
+}
+
+/* Helper mode: an allow-all session on @state_directory that starts a
+ * long command, and a thread that SIGKILLs this process @kill_after µs
+ * after the spawn begins: before, while or after bwrap and slirp4netns
+ * start. */
+static int
+helper_crash (const char *state_directory,
+              const char *kill_after)
+{
+  g_autoptr(SandboxBackend) backend = escape_backend_new (state_directory, NULL);
+  g_autofree char *key = escape_prewarm (backend);
+  g_autoptr(SandboxHandle) handle = escape_create (backend, key);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_allow_all ();
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/sleep");
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_session_set_network_policy (sandbox_handle_get_session (handle), policy,
+                                                     NULL, &error));
+  g_assert_no_error (error);
+  sandbox_command_add_arg (command, "1000");
+  g_thread_unref (g_thread_new ("killer", killer_thread,
+                                GUINT_TO_POINTER ((guint) g_ascii_strtoull (kill_after, NULL, 10))));
+  process = sandbox_session_spawn (sandbox_handle_get_session (handle), command, NULL, &error);
+  g_assert_no_error (error);
+  for (;;)
+    g_main_context_iteration (NULL, TRUE);
+  return 1;
+}
+
+/* The names of this process's children, for a failure message. */
+static char *
+describe_children (void)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  GString *names = g_string_new (NULL);
+  const char *name;
+
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/%s/stat", name);
+      g_autofree char *stat = NULL;
+      const char *close_paren;
+      int ppid = 0;
+
+      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &stat, NULL, NULL))
+        continue;
+      close_paren = strrchr (stat, ')');
+      if (close_paren != NULL && sscanf (close_paren + 2, "%*c %d", &ppid) == 1 &&
+          ppid == getpid ())
+        g_string_append_printf (names, " %s", stat);
+    }
+  return g_string_free (names, FALSE);
+}
+
+/* Waits for every child of this process to exit, reaping them; FALSE if
+ * one is left after the grace time. */
+static gboolean
+reap_all_children (void)
+{
+  gint64 deadline = g_get_monotonic_time () + ORPHANS_GRACE_MS * 1000;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      pid_t pid = waitpid (-1, NULL, WNOHANG);
+
+      if (pid < 0 && errno == ECHILD)
+        return TRUE;
+      if (pid == 0)
+        g_usleep (10 * 1000);
+    }
+  return FALSE;
+}
+
+/* A host killed at any moment of an allow-all command leaves nothing: its
+ * slirp4netns ends with it (its exit descriptor closes), as bwrap and the
+ * guest do. This process is the subreaper of its helpers, so whatever
+ * outlives one is reparented here and found. Drop --exit-fd from
+ * spawn_slirp() (drivers/bubblewrap/sandbox-bubblewrap-network.c) to see
+ * slirp4netns left. */
+static void
+test_host_crash_leaves_no_slirp (void)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *directory = escape_state_directory_new ();
+
+  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), ==, 0);
+  for (guint trial = 0; trial < CRASH_TRIALS; trial++)
+    {
+      g_autofree char *kill_after = g_strdup_printf ("%u", g_random_int_range (0, KILL_WINDOW_US));
+      const char *argv[] = { self, "--helper-crash", directory, kill_after, NULL };
+      g_autoptr(GError) error = NULL;
+      int status = 0;
+      GPid pid = 0;
+
+      g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid,
+                     &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+      if (!WIFSIGNALED (status) || WTERMSIG (status) != SIGKILL)
+        g_error ("trial %u: the host helper was not killed (wait status %d)", trial, status);
+      if (!reap_all_children ())
+        {
+          g_autofree char *left = describe_children ();
+
+          g_error ("trial %u (kill after %s us): the killed host left%s", trial, kill_after, left);
+        }
+    }
+  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), ==, 0);
+  escape_state_directory_remove (directory);
+}
+
 int
 main (int    argc,
       char **argv)
 {
+  if (argc == 4 && g_str_equal (argv[1], "--helper-crash"))
+    return helper_crash (argv[2], argv[3]);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sandbox/escape/network/no-host-loopback", test_no_host_loopback);
   g_test_add_func ("/sandbox/escape/network/outside-reachable", test_outside_reachable);
   g_test_add_func ("/sandbox/escape/network/resolver", test_resolver);
   g_test_add_func ("/sandbox/escape/network/host-loopback-opt-in", test_host_loopback_opt_in);
   g_test_add_func ("/sandbox/escape/network/no-slirp-left", test_no_slirp_left);
+  g_test_add_func ("/sandbox/escape/network/host-crash-leaves-no-slirp",
+                   test_host_crash_leaves_no_slirp);
   return g_test_run ();
 }
