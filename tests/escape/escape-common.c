@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,4 +434,27 @@ escape_wait_until_no_process_with (const char *needle)
   for (guint i = 0; i < 1000 && escape_count_processes_with_arg (needle) > 0; i++)
     g_usleep (10 * 1000);
   g_assert_cmpuint (escape_count_processes_with_arg (needle), ==, 0);
+}
+
+static gpointer
+killer_thread (gpointer data)
+{
+  g_usleep (GPOINTER_TO_UINT (data));
+  kill (getpid (), SIGKILL);
+  return NULL;
+}
+
+/**
+ * escape_kill_self_after:
+ * @delay_us: decimal microseconds
+ *
+ * Starts a thread that SIGKILLs this process @delay_us from now: a host
+ * crashing at a chosen moment of what it does next.
+ */
+void
+escape_kill_self_after (const char *delay_us)
+{
+  guint delay = (guint) g_ascii_strtoull (delay_us, NULL, 10);
+
+  g_thread_unref (g_thread_new ("killer", killer_thread, GUINT_TO_POINTER (delay)));
 }

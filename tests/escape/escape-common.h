@@ -65,4 +65,6 @@ int             escape_probe_errno            (SandboxSession *session,
 guint           escape_count_processes_with_arg (const char *needle);
 void            escape_wait_until_no_process_with (const char *needle);
 
+void            escape_kill_self_after        (const char *delay_us);
+
 G_END_DECLS

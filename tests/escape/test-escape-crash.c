@@ -46,6 +46,7 @@
 
 #include <sandbox.h>
 
+#include "escape-common.h"
 #include "sandbox-test-backend.h"
 
 #define DEFAULT_TRIALS 200
@@ -353,14 +354,6 @@ read_line (int fd)
 
 /* Kill around spawn ------------------------------------------------------------ */
 
-static gpointer
-killer_thread (gpointer data)
-{
-  g_usleep (GPOINTER_TO_UINT (data));
-  kill (getpid (), SIGKILL);
-  return NULL;
-}
-
 /* Helper mode: creates a session, prints its id and waits for a line on
  * stdin, then starts a thread that SIGKILLs this process @kill_after_us
  * later, and enters spawn() SPAWN_AFTER_US after that thread started. */
@@ -381,8 +374,7 @@ helper_kill_around_spawn (const char *state_directory,
   printf ("%s\n", sandbox_state_get_session_id (state));
   fflush (stdout);
   go = read_line (STDIN_FILENO);
-  g_thread_unref (g_thread_new ("killer", killer_thread,
-                                GUINT_TO_POINTER ((guint) g_ascii_strtoull (kill_after, NULL, 10))));
+  escape_kill_self_after (kill_after);
   g_usleep (SPAWN_AFTER_US);
   process = sandbox_session_spawn (sandbox_handle_get_session (handle), command, NULL, &error);
   g_assert_no_error (error);

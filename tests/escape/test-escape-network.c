@@ -292,14 +292,6 @@ test_no_slirp_left (void)
 #define KILL_WINDOW_US (60 * 1000)
 #define ORPHANS_GRACE_MS 5000
 
-static gpointer
-killer_thread (gpointer data)
-{
-  g_usleep (GPOINTER_TO_UINT (data));
-  kill (getpid (), SIGKILL);
-  return NULL;
-}
-
 /* Helper mode: an allow-all session on @state_directory that starts a
  * long command, and a thread that SIGKILLs this process @kill_after µs
  * after the spawn begins: before, while or after bwrap and slirp4netns
@@ -320,8 +312,7 @@ helper_crash (const char *state_directory,
                                                      NULL, &error));
   g_assert_no_error (error);
   sandbox_command_add_arg (command, "1000");
-  g_thread_unref (g_thread_new ("killer", killer_thread,
-                                GUINT_TO_POINTER ((guint) g_ascii_strtoull (kill_after, NULL, 10))));
+  escape_kill_self_after (kill_after);
   process = sandbox_session_spawn (sandbox_handle_get_session (handle), command, NULL, &error);
   g_assert_no_error (error);
   for (;;)
