@@ -70,6 +70,8 @@ gboolean                  sandbox_gateway_connection_is_current (SandboxGatewayC
 
 gboolean                  sandbox_gateway_connection_is_in_head (SandboxGatewayConnection             *self);
 gboolean                  sandbox_gateway_connection_has_spoken (SandboxGatewayConnection             *self);
+gboolean                  sandbox_gateway_connection_waits_for_head (SandboxGatewayConnection         *self);
+gint64                    sandbox_gateway_connection_get_deadline_us (SandboxGatewayConnection        *self);
 gboolean                  sandbox_gateway_connection_target_is_origin_form (SandboxGatewayConnection *self);
 gboolean                  sandbox_gateway_connection_track_body (SandboxGatewayConnection             *self,
                                                                  SoupServerMessage                    *msg);

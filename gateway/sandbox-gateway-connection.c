@@ -309,6 +309,16 @@ sandbox_gateway_connection_is_in_head (SandboxGatewayConnection *self)
   return self->stream != NULL && sandbox_gateway_stream_is_in_head (self->stream);
 }
 
+/* A byte the guest sent that nobody has read yet. */
+static gboolean
+has_unread_bytes (SandboxGatewayConnection *self)
+{
+  char byte;
+
+  return self->socket != NULL && !g_socket_is_closed (self->socket) &&
+         recv (g_socket_get_fd (self->socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
 /*
  * sandbox_gateway_connection_has_spoken:
  *
@@ -322,13 +332,39 @@ sandbox_gateway_connection_is_in_head (SandboxGatewayConnection *self)
 gboolean
 sandbox_gateway_connection_has_spoken (SandboxGatewayConnection *self)
 {
-  char byte;
-
   if (self->stream != NULL && sandbox_gateway_stream_has_received (self->stream))
     return TRUE;
 
-  return self->socket != NULL && !g_socket_is_closed (self->socket) &&
-         recv (g_socket_get_fd (self->socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+  return has_unread_bytes (self);
+}
+
+/*
+ * sandbox_gateway_connection_waits_for_head:
+ *
+ * Whether the connection waits for a request of which nothing has come: a
+ * kept-alive one between its requests (or a new one), with no byte of the
+ * next head read and none waiting in the socket.
+ *
+ * Returns: %TRUE if closing it now cuts no request short
+ */
+gboolean
+sandbox_gateway_connection_waits_for_head (SandboxGatewayConnection *self)
+{
+  return self->phase == SANDBOX_GATEWAY_PHASE_HEADERS &&
+         !sandbox_gateway_connection_is_in_head (self) && !has_unread_bytes (self);
+}
+
+/*
+ * sandbox_gateway_connection_get_deadline_us:
+ *
+ * Returns: the monotonic time its current phase must end by, -1 if none:
+ *   of two connections waiting for a head, the one that has waited longer
+ *   has the earlier
+ */
+gint64
+sandbox_gateway_connection_get_deadline_us (SandboxGatewayConnection *self)
+{
+  return self->deadline_us;
 }
 
 /* libsoup takes a target not starting with "/" for an absolute URI (or

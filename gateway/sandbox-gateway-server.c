@@ -28,7 +28,8 @@
 
 /* A guest holding this many connections open is refused new ones, so a
  * guest cannot exhaust the host's file descriptors; unless one of them has
- * sent nothing yet, which is closed instead (evict_quiet_connection()). */
+ * sent nothing yet, or nothing since its last answer, which is closed
+ * instead (evict_quiet_connection(), evict_idle_connection()). */
 #define MAX_CONNECTIONS 256
 
 struct _SandboxGatewayServer
@@ -254,6 +255,47 @@ evict_quiet_connection (SandboxGatewayServer *self)
   return FALSE;
 }
 
+/* Failing a quiet one: the kept-alive connection that has waited longest
+ * for its next request, having sent nothing of it (a client's pool of idle
+ * connections, 256 of which locked the gateway as the quiet ones did). The
+ * guest's HTTP client retries on a new connection, as it does whenever a
+ * server closes an idle one. A scan, at the cap only.
+ *
+ * Returns: %TRUE if a connection was closed to make room */
+static gboolean
+evict_idle_connection (SandboxGatewayServer *self)
+{
+  SandboxGatewayConnection *oldest = NULL;
+  GHashTableIter iter;
+  gpointer key;
+
+  if (g_hash_table_size (self->evicted) >= MAX_CONNECTIONS)
+    return FALSE;
+
+  g_hash_table_iter_init (&iter, self->connections);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      SandboxGatewayConnection *connection = key;
+
+      if (g_hash_table_contains (self->evicted, connection) ||
+          !sandbox_gateway_connection_waits_for_head (connection))
+        continue;
+      if (oldest == NULL || sandbox_gateway_connection_get_deadline_us (connection) <
+                            sandbox_gateway_connection_get_deadline_us (oldest))
+        oldest = connection;
+    }
+  if (oldest == NULL)
+    return FALSE;
+
+  g_debug ("Closing the kept-alive connection idle longest, to make room");
+  g_hash_table_add (self->evicted, oldest);
+  sandbox_gateway_connection_drop (oldest);
+  sandbox_gateway_exchanges_report (&self->exchanges, &(SandboxGatewayAuditRecord) {
+    .decision = SANDBOX_GATEWAY_DECISION_BUSY, .reason = "idle-connection-evicted",
+  });
+  return TRUE;
+}
+
 static void
 accept_connection (SandboxGatewayServer *self,
                    GSocket              *socket)
@@ -262,7 +304,8 @@ accept_connection (SandboxGatewayServer *self,
   SandboxGatewayConnection *connection;
   guint open = g_hash_table_size (self->connections) - g_hash_table_size (self->evicted);
 
-  if (open >= MAX_CONNECTIONS && !evict_quiet_connection (self))
+  if (open >= MAX_CONNECTIONS &&
+      !evict_quiet_connection (self) && !evict_idle_connection (self))
     {
       g_debug ("Refusing a connection: %u are open", g_hash_table_size (self->connections));
       /* The guest learns why rather than seeing a reset; the socket is not

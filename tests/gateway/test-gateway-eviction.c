@@ -5,7 +5,10 @@
  * out) must not make its next request wait for the header deadline to close
  * them: at the cap, the oldest connection that has sent nothing is closed to
  * make room. Connections that have sent something are never closed for a
- * newcomer; when every one has, the newcomer is refused with 503.
+ * newcomer; when every one has, the newcomer is refused with 503. Failing
+ * a quiet one, the kept-alive connection idle longest (served, and nothing
+ * of its next request sent) is closed: a client's pool of idle keep-alive
+ * connections locked the gateway as well.
  *
  * The header deadline is 30 s here, so nothing in these tests is ended by
  * it. The kit's upstream on 127.0.0.1, in its own thread, answers every
@@ -20,7 +23,10 @@
  * served, and busy-connections-skipped finds connection 0 closed); or take
  * the newest quiet connection in evict_quiet_connection() (g_queue_pop_tail:
  * quiet-connection-evicted and busy-connections-skipped find the oldest
- * still open).
+ * still open); make evict_idle_connection() return FALSE (the newcomer
+ * of kept-alive-connection-evicted is answered 503), or
+ * sandbox_gateway_connection_waits_for_head() ignore a begun head
+ * (next-request-begun-refused is served).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -305,6 +311,70 @@ test_busy_connections_skipped (Fixture       *fixture,
   assert_forwarded (g_ptr_array_index (fixture->base.events, 3));
 }
 
+/* Opens @n connections and makes a request on each, in turn, reading its
+ * answer: @n kept-alive connections, idle. */
+static GPtrArray *
+guest_keep_alive_many (Fixture *fixture,
+                       guint    n)
+{
+  GPtrArray *sockets = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < n; i++)
+    {
+      GSocket *socket = guest_request (fixture);
+
+      g_assert_cmpuint (guest_read_status (socket), ==, 200);
+      g_ptr_array_add (sockets, socket);
+    }
+  return sockets;
+}
+
+/* At the cap, with every connection served and idle, a new connection's
+ * request is served at once; the one idle longest (the first) was closed
+ * to make room, audited, and every other one stays open. */
+static void
+test_kept_alive_connection_evicted (Fixture       *fixture,
+                                    gconstpointer  data)
+{
+  g_autoptr(GPtrArray) idle = guest_keep_alive_many (fixture, CAP);
+  g_autoptr(GSocket) newcomer = guest_request (fixture);
+
+  g_assert_cmpuint (guest_read_status (newcomer), ==, 200);
+  g_assert_cmpint ((gint) sandbox_test_upstream_count (fixture->base.upstream), ==, CAP + 1);
+
+  assert_closed (g_ptr_array_index (idle, 0));
+  for (guint i = 1; i < CAP; i++)
+    assert_open (g_ptr_array_index (idle, i));
+
+  wait_for_exactly (fixture, CAP + 2);
+  assert_connection_event (g_ptr_array_index (fixture->base.events, CAP), "idle-connection-evicted",
+                           0);
+  assert_forwarded (g_ptr_array_index (fixture->base.events, CAP + 1));
+}
+
+/* A served connection that has begun its next request is busy again: at
+ * the cap, with every one so, the newcomer is refused. */
+static void
+test_next_request_begun_refused (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  g_autoptr(GPtrArray) busy = guest_keep_alive_many (fixture, CAP);
+  g_autoptr(GSocket) newcomer = NULL;
+
+  for (guint i = 0; i < CAP; i++)
+    guest_send (g_ptr_array_index (busy, i), PARTIAL_HEAD);
+  /* Read by the gateway yet or still in its socket, a begun head makes a
+   * connection busy. */
+  newcomer = guest_request (fixture);
+  g_assert_cmpuint (guest_read_status (newcomer), ==, 503);
+  for (guint i = 0; i < CAP; i++)
+    assert_open (g_ptr_array_index (busy, i));
+
+  wait_for_exactly (fixture, CAP + 1);
+  assert_connection_event (g_ptr_array_index (fixture->base.events, CAP), "too-many-connections",
+                           503);
+}
+
 static void
 add_fixture_test (const char *path,
                   void      (*test) (Fixture *, gconstpointer))
@@ -324,6 +394,10 @@ main (int   argc,
                     test_busy_connections_refused);
   add_fixture_test ("/sandbox/gateway/eviction/busy-connections-skipped",
                     test_busy_connections_skipped);
+  add_fixture_test ("/sandbox/gateway/eviction/kept-alive-connection-evicted",
+                    test_kept_alive_connection_evicted);
+  add_fixture_test ("/sandbox/gateway/eviction/next-request-begun-refused",
+                    test_next_request_begun_refused);
 
   return g_test_run ();
 }

@@ -357,10 +357,12 @@ guest_try_request (Fixture    *fixture,
   return sandbox_test_guest_read_response (connection);
 }
 
-/* Past 256 open connections a new one is answered 503, with the gateway's
- * body and Sandbox-Error, before it is closed; once the guest lets go of its
- * connections, new ones are served again. (Without answer_directly() at the
- * cap, the connection was closed silently: status 0 here.) */
+/* Past 256 open connections, every one with a request under way, a new
+ * one is answered 503, with the gateway's body and Sandbox-Error, before it
+ * is closed; once the guest lets go of its connections, new ones are served
+ * again. (Without answer_directly() at the cap, the connection was closed
+ * silently: status 0 here. Idle connections would be closed to make room
+ * instead: test-gateway-eviction.c.) */
 static void
 test_connection_cap_answered (Fixture       *fixture,
                               gconstpointer  data)
@@ -370,13 +372,15 @@ test_connection_cap_answered (Fixture       *fixture,
   g_autofree char *request = g_strdup_printf ("GET /ok HTTP/1.1\r\nHost: %s\r\n\r\n",
                                               fixture->host);
   const char *denied = "GET /x HTTP/1.1\r\nHost: denied.example\r\n\r\n";
+  const char *begun = "GET /next HTTP/1.1\r\nHost: ";
   gint64 deadline;
 
   /* Idle connections stay open for the whole test. */
   sandbox_test_gateway_start (fixture, policy, 30000, 30000);
 
   /* Each connection answered is one the gateway holds (a denial keeps the
-   * connection alive, and costs the upstream nothing). */
+   * connection alive, and costs the upstream nothing), busy with the head
+   * of its next request. */
   for (guint i = 0; i < 256; i++)
     {
       GSocketConnection *connection = sandbox_test_guest_connect (fixture);
@@ -386,6 +390,7 @@ test_connection_cap_answered (Fixture       *fixture,
       sandbox_test_guest_send (connection, denied, strlen (denied));
       response = sandbox_test_guest_read_response (connection);
       g_assert_cmpuint (response->status, ==, 403);
+      sandbox_test_guest_send (connection, begun, strlen (begun));
     }
 
   {
