@@ -18,7 +18,7 @@
  *   path) and CVE-2021-43860-style host-side trust in sandbox files;
  * - a FIFO or socket at a path the host reads: the host blocks forever.
  * The SandboxWorkspace primitives are tested against host-side plants and
- * races in tests/workspace-fs/test-workspace-fs.c (read/fifo,
+ * races in tests/workspace-fs/test-workspace-fs-*.c (read/fifo,
  * read/symlink-to-host-file, race/directory-symlink-swap, …); here the
  * guest itself plants them through real bubblewrap, aiming at the store.
  * Concurrent resumes that must lose no write are
