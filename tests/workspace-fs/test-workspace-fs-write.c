@@ -441,7 +441,11 @@ test_crash_during_writes_leaves_no_debris (Fixture       *fixture,
   if (data == NAMED_TEMPORARIES)
     g_assert_cmpuint (left, >, 0);   /* the fallback does leave them: recovery's job */
   else
-    g_assert_cmpuint (left, <=, CRASH_TRIALS / 10);
+    /* A kill lands in the link-to-rename window only when the writer is
+     * preempted there: a few per 50 on a loaded host (6 seen with the
+     * whole suite running), against 43–46 of the named fallback. A
+     * quarter tells the two apart without betting on the scheduler. */
+    g_assert_cmpuint (left, <=, CRASH_TRIALS / 4);
   removed = sandbox_workspace_remove_temporaries (fixture->ws);
   g_assert_cmpuint (removed, ==, left);
   g_assert_cmpuint (count_temporaries (fixture->workspace), ==, 0);
