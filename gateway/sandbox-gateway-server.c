@@ -212,6 +212,23 @@ static const SandboxGatewayConnectionEvents connection_events = {
 
 /* Accepting connections */
 
+/* Closes @connection to make room, without an answer, and audits it; @why
+ * names which connection it is, for the debug log. */
+static void
+evict_connection (SandboxGatewayServer     *self,
+                  SandboxGatewayConnection *connection,
+                  const char               *why)
+{
+  g_debug ("Closing %s, to make room", why);
+  g_hash_table_add (self->evicted, connection);
+  /* A shutdown: libsoup lets go of the connection later, and
+   * on_connection_closed() runs then, not from here. */
+  sandbox_gateway_connection_drop (connection);
+  sandbox_gateway_exchanges_report (&self->exchanges, &(SandboxGatewayAuditRecord) {
+    .decision = SANDBOX_GATEWAY_DECISION_BUSY, .reason = "idle-connection-evicted",
+  });
+}
+
 /* Connections a guest opened and sent nothing on (a client's spare ones, or
  * a guest locking itself out) must not make its next request wait at the
  * cap until their header deadline closes them: the oldest is closed now,
@@ -241,14 +258,7 @@ evict_quiet_connection (SandboxGatewayServer *self)
       if (sandbox_gateway_connection_has_spoken (connection))
         continue;
 
-      g_debug ("Closing the oldest connection that has sent nothing, to make room");
-      g_hash_table_add (self->evicted, connection);
-      /* A shutdown: libsoup lets go of the connection later, and
-       * on_connection_closed() runs then, not from here. */
-      sandbox_gateway_connection_drop (connection);
-      sandbox_gateway_exchanges_report (&self->exchanges, &(SandboxGatewayAuditRecord) {
-        .decision = SANDBOX_GATEWAY_DECISION_BUSY, .reason = "idle-connection-evicted",
-      });
+      evict_connection (self, connection, "the oldest connection that has sent nothing");
       return TRUE;
     }
 
@@ -287,12 +297,7 @@ evict_idle_connection (SandboxGatewayServer *self)
   if (oldest == NULL)
     return FALSE;
 
-  g_debug ("Closing the kept-alive connection idle longest, to make room");
-  g_hash_table_add (self->evicted, oldest);
-  sandbox_gateway_connection_drop (oldest);
-  sandbox_gateway_exchanges_report (&self->exchanges, &(SandboxGatewayAuditRecord) {
-    .decision = SANDBOX_GATEWAY_DECISION_BUSY, .reason = "idle-connection-evicted",
-  });
+  evict_connection (self, oldest, "the kept-alive connection idle longest");
   return TRUE;
 }
 
