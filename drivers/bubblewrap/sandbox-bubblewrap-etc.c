@@ -59,20 +59,9 @@ sandbox_bubblewrap_sealed_memfd_new (const char *name,
                                      gsize       size)
 {
   g_auto(SandboxBubblewrapFd) fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  gsize written = 0;
 
-  if (fd < 0)
+  if (fd < 0 || !sandbox_bubblewrap_write_fully (fd, data, size))
     return -1;
-  while (written < size)
-    {
-      gssize n = write (fd, data + written, size - written);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return -1;
-      written += n;
-    }
   if (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0 ||
       lseek (fd, 0, SEEK_SET) < 0)
     return -1;
@@ -139,10 +128,8 @@ add_host_copy (SandboxBubblewrapArgs *self,
   data = g_malloc (st.st_size + 1);
   while (size < (gsize) st.st_size)
     {
-      gssize n = read (fd, data + size, st.st_size - size);
+      gssize n = TEMP_FAILURE_RETRY (read (fd, data + size, st.st_size - size));
 
-      if (n < 0 && errno == EINTR)
-        continue;
       if (n < 0)
         return FALSE;
       if (n == 0)

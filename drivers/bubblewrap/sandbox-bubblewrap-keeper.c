@@ -431,8 +431,7 @@ sandbox_bubblewrap_keeper_stop (SandboxBubblewrapKeeper *self)
   if (self->launched.pid != 0)
     {
       kill (self->launched.pid, SIGKILL);
-      while (waitpid (self->launched.pid, NULL, 0) < 0 && errno == EINTR)
-        ;
+      TEMP_FAILURE_RETRY (waitpid (self->launched.pid, NULL, 0));
       self->launched.pid = 0;
     }
   sandbox_bubblewrap_launched_close_pipes (&self->launched);

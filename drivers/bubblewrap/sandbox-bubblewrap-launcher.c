@@ -623,8 +623,7 @@ static pid_t
 reap_intermediate (ChildSetup *setup,
                    pid_t       intermediate)
 {
-  while (waitpid (intermediate, NULL, 0) < 0 && errno == EINTR)
-    ;
+  TEMP_FAILURE_RETRY (waitpid (intermediate, NULL, 0));
   return setup->entered_pid;
 }
 
@@ -679,9 +678,7 @@ spawn_child (ChildSetup  *setup,
   if (setup->enter_pidfd >= 0)
     pid = reap_intermediate (setup, pid);
 
-  do
-    got = read (report_pipe[0], &report, sizeof report);
-  while (got < 0 && errno == EINTR);
+  got = TEMP_FAILURE_RETRY (read (report_pipe[0], &report, sizeof report));
   close (report_pipe[0]);
   if (got > 0 || pid == 0)
     {
@@ -852,8 +849,7 @@ sandbox_bubblewrap_launched_kill_and_reap (SandboxBubblewrapLaunched *launched)
   if (launched->pid != 0)
     {
       pidfd_send_signal (launched->pidfd, SIGKILL, NULL, 0);
-      while (waitpid (launched->pid, NULL, 0) < 0 && errno == EINTR)
-        ;
+      TEMP_FAILURE_RETRY (waitpid (launched->pid, NULL, 0));
       launched->pid = 0;
     }
   sandbox_bubblewrap_clear_fd (&launched->pidfd);

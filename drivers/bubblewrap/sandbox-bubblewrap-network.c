@@ -218,13 +218,7 @@ release_guest (SandboxBubblewrapNetwork *self,
                gboolean                  configured)
 {
   if (configured && self->block_fd >= 0)
-    {
-      gssize n;
-
-      do
-        n = write (self->block_fd, "1", 1);
-      while (n < 0 && errno == EINTR);
-    }
+    sandbox_bubblewrap_write_fully (self->block_fd, "1", 1);
   clear_fd (&self->block_fd);
 }
 
@@ -262,9 +256,7 @@ ready_cb (int          fd,
   char byte = 0;
   gssize n;
 
-  do
-    n = read (self->ready_fd, &byte, 1);
-  while (n < 0 && errno == EINTR);
+  n = TEMP_FAILURE_RETRY (read (self->ready_fd, &byte, 1));
   if (n < 0 && errno == EAGAIN)
     return G_SOURCE_CONTINUE;
   if (n == 1 && byte == '1')
@@ -440,9 +432,7 @@ info_cb (int          fd,
   char buffer[1024];
   gssize n;
 
-  do
-    n = read (self->info_fd, buffer, sizeof buffer);
-  while (n < 0 && errno == EINTR);
+  n = TEMP_FAILURE_RETRY (read (self->info_fd, buffer, sizeof buffer));
   if (n < 0 && errno == EAGAIN)
     return G_SOURCE_CONTINUE;
   if (n > 0 && self->info->len < INFO_LIMIT)

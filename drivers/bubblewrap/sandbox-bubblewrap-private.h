@@ -55,6 +55,43 @@ sandbox_bubblewrap_clear_fd (int *fd_ptr)
 }
 
 /**
+ * sandbox_bubblewrap_write_fully:
+ * @fd: a blocking descriptor
+ * @data: what to write
+ * @size: its size in bytes
+ *
+ * Writes all of @data, through as many write()s as it takes, retrying the
+ * ones a signal interrupts. (One read() or waitpid() retried so is glibc's
+ * `TEMP_FAILURE_RETRY`.)
+ *
+ * Returns: %TRUE, or %FALSE with errno set (`EIO` when write() took
+ *   nothing); how much was written then is unknown
+ */
+static inline gboolean
+sandbox_bubblewrap_write_fully (int         fd,
+                                const void *data,
+                                gsize       size)
+{
+  const guint8 *next = data;
+
+  while (size > 0)
+    {
+      gssize n = TEMP_FAILURE_RETRY (write (fd, next, size));
+
+      if (n < 0)
+        return FALSE;
+      if (n == 0)
+        {
+          errno = EIO;
+          return FALSE;
+        }
+      next += n;
+      size -= n;
+    }
+  return TRUE;
+}
+
+/**
  * SANDBOX_BUBBLEWRAP_DEFAULT_EXECUTABLE:
  *
  * Where bwrap is looked for unless the backend's `executable` says otherwise.

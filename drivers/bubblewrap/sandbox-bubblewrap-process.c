@@ -414,9 +414,7 @@ read_chunk (SandboxBubblewrapProcess *self,
   guint8 buffer[READ_CHUNK_SIZE];
   gssize n;
 
-  do
-    n = read (fd, buffer, sizeof buffer);
-  while (n < 0 && errno == EINTR);
+  n = TEMP_FAILURE_RETRY (read (fd, buffer, sizeof buffer));
 
   /* Past the cap the base class kills; keep draining to reach EOF. */
   if (n > 0 && !self->output_capped &&
@@ -496,15 +494,14 @@ write_stdin (SandboxBubblewrapProcess *self)
 
   while (self->stdin_written < size)
     {
-      gssize n = write (self->stdin_fd, data + self->stdin_written, size - self->stdin_written);
+      gssize n = TEMP_FAILURE_RETRY (write (self->stdin_fd, data + self->stdin_written,
+                                            size - self->stdin_written));
 
       if (n >= 0)
         {
           self->stdin_written += n;
           continue;
         }
-      if (errno == EINTR)
-        continue;
       if (errno == EAGAIN)
         return TRUE;
       if (errno == EPIPE)
@@ -591,9 +588,7 @@ read_status (SandboxBubblewrapProcess *self)
   gssize n;
   pid_t child_pid;
 
-  do
-    n = read (self->status_fd, buffer, sizeof buffer);
-  while (n < 0 && errno == EINTR);
+  n = TEMP_FAILURE_RETRY (read (self->status_fd, buffer, sizeof buffer));
 
   if (n < 0 && errno == EAGAIN)
     return TRUE;
@@ -670,9 +665,7 @@ bwrap_exited_cb (int          fd,
   int wait_status = 0;
   pid_t reaped;
 
-  do
-    reaped = waitpid (self->bwrap_pid, &wait_status, WNOHANG);
-  while (reaped < 0 && errno == EINTR);
+  reaped = TEMP_FAILURE_RETRY (waitpid (self->bwrap_pid, &wait_status, WNOHANG));
 
   if (reaped == 0)
     return G_SOURCE_CONTINUE;
@@ -750,9 +743,7 @@ read_report (SandboxBubblewrapProcess *self)
   StubReport report;
   gssize n;
 
-  do
-    n = read (self->report_fd, &report, sizeof report);
-  while (n < 0 && errno == EINTR);
+  n = TEMP_FAILURE_RETRY (read (self->report_fd, &report, sizeof report));
   if (n < 0 && errno == EAGAIN)
     return FALSE;
 
@@ -798,10 +789,9 @@ deliver_message (SandboxBubblewrapProcess *self)
 
   while (sent < size)
     {
-      gssize n = send (self->control_fd, data + sent, size - sent, MSG_NOSIGNAL);
+      gssize n = TEMP_FAILURE_RETRY (send (self->control_fd, data + sent, size - sent,
+                                           MSG_NOSIGNAL));
 
-      if (n < 0 && errno == EINTR)
-        continue;
       if (n <= 0)
         {
           int saved_errno = errno;

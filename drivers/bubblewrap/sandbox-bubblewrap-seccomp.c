@@ -291,20 +291,11 @@ sandbox_bubblewrap_seccomp_open_program_fd (GBytes  *program,
                                                  MFD_CLOEXEC | MFD_ALLOW_SEALING);
   gsize size;
   const guint8 *data = g_bytes_get_data (program, &size);
-  gsize written = 0;
 
   if (fd < 0)
     return set_seccomp_error (error, -errno, "memfd_create"), -1;
-  while (written < size)
-    {
-      gssize n = write (fd, data + written, size - written);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return set_seccomp_error (error, n < 0 ? -errno : -EIO, "write"), -1;
-      written += n;
-    }
+  if (!sandbox_bubblewrap_write_fully (fd, data, size))
+    return set_seccomp_error (error, -errno, "write"), -1;
   if (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0 ||
       lseek (fd, 0, SEEK_SET) < 0)
     return set_seccomp_error (error, -errno, "seal"), -1;

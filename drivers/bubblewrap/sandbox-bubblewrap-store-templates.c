@@ -143,24 +143,14 @@ copy_template_contents (SandboxTemplate  *template_,
     {
       gssize n = g_input_stream_read (contents, buffer, TEMPLATE_COPY_BUFFER_SIZE,
                                       cancellable, error);
-      const guint8 *data = buffer;
 
       if (n < 0)
         return FALSE;
       if (n == 0)
         return TRUE;
-      while (n > 0)
-        {
-          gssize written = write (fd, data, n);
-
-          if (written < 0 && errno == EINTR)
-            continue;
-          if (written < 0)
-            return set_errno_error (error, errno, "Could not write template file",
-                                    sandbox_path_relative (canonical));
-          data += written;
-          n -= written;
-        }
+      if (!sandbox_bubblewrap_write_fully (fd, buffer, n))
+        return set_errno_error (error, errno, "Could not write template file",
+                                sandbox_path_relative (canonical));
     }
 }
 
@@ -609,9 +599,8 @@ sandbox_bubblewrap_store_lock_template (SandboxBubblewrapStore  *self,
 
   if (fd < 0)
     return -1;
-  while (flock (fd, LOCK_SH) < 0)
-    if (errno != EINTR)
-      return set_errno_error (error, errno, "Could not lock template", key), -1;
+  if (TEMP_FAILURE_RETRY (flock (fd, LOCK_SH)) < 0)
+    return set_errno_error (error, errno, "Could not lock template", key), -1;
   return g_steal_fd (&fd);
 }
 

@@ -88,22 +88,12 @@ sandbox_bubblewrap_store_write_new_file (const char  *path,
                                          GError     **error)
 {
   g_auto(SandboxBubblewrapFd) fd = -1;
-  gsize length = strlen (contents);
-  gsize written = 0;
 
   fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0)
     return set_errno_error (error, errno, "Could not create", path);
-  while (written < length)
-    {
-      gssize n = write (fd, contents + written, length - written);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return set_errno_error (error, errno, "Could not write", path);
-      written += n;
-    }
+  if (!sandbox_bubblewrap_write_fully (fd, contents, strlen (contents)))
+    return set_errno_error (error, errno, "Could not write", path);
   return !durable || sync_fd (fd, path, error);
 }
 
