@@ -100,7 +100,9 @@ clear_fd (int *fd)
  * sandbox_bubblewrap_network_check:
  * @error: return location for a #GError
  *
- * Whether this host can give allow-all guests their own network.
+ * Whether this host can give allow-all guests their own network. A
+ * success holds for the rest of the process; a failure is checked again
+ * on the next call.
  *
  * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_UNAVAILABLE naming what is
  *   missing
@@ -108,8 +110,18 @@ clear_fd (int *fd)
 gboolean
 sandbox_bubblewrap_network_check (GError **error)
 {
-  g_autofree char *program = g_find_program_in_path (SLIRP4NETNS);
+  /* Every cold allow-all command asks, and each answer costs a PATH
+   * search and an access(): once the host has passed, it passes for the
+   * rest of the process (a slirp4netns gone later fails that sandbox's
+   * start, which log_failure() reports). A failure is not kept, so
+   * installing slirp4netns or opening up TUN_DEVICE later takes effect
+   * without a restart. Any thread. */
+  static gint passed = FALSE;
+  g_autofree char *program = NULL;
 
+  if (g_atomic_int_get (&passed))
+    return TRUE;
+  program = g_find_program_in_path (SLIRP4NETNS);
   if (program == NULL)
     {
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
@@ -127,6 +139,7 @@ sandbox_bubblewrap_network_check (GError **error)
                    "makes it mode 0666)", g_strerror (saved_errno));
       return FALSE;
     }
+  g_atomic_int_set (&passed, TRUE);
   return TRUE;
 }
 
