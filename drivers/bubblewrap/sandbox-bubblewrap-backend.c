@@ -18,6 +18,7 @@
 #include "sandbox-bubblewrap-quota-private.h"
 #include "sandbox-bubblewrap-ready-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
+#include "sandbox-bubblewrap-guest-ids-private.h"
 #include "sandbox-bubblewrap-store-private.h"
 
 /**
@@ -32,7 +33,8 @@
  * resource limits (`max-file-size`,
  * `max-open-files`, `max-address-space`, and where a cgroup is delegated
  * `memory-limit`, `max-processes`, `cpu-percent`), the host identity of
- * guests (`guest-uid`, `guest-gid`: never root), the guests' curated
+ * guests (never root: `guest-id-range`, each session's own ids by default,
+ * or `guest-uid`, `guest-gid` for all), the guests' curated
  * `/etc` (`curated-etc`, `git-user-name`, `git-user-email`), sandboxes
  * started ahead of a session's next command (`max-ready-sandboxes`,
  * `ready-idle-timeout-ms`), and
@@ -56,6 +58,8 @@ struct _SandboxBubblewrapBackend
   guint64 workspace_quota_bytes;
   gint64 guest_uid;   /* as set; -1: automatic */
   gint64 guest_gid;
+  char *guest_id_range;   /* as set; NULL: the default */
+  gboolean per_session_guests;   /* what init() found: each session's own ids */
 
   SandboxBubblewrapStore *store;   /* set by init() */
   SandboxBubblewrapHardening hardening;   /* set by init() */
@@ -75,6 +79,7 @@ enum {
   PROP_CPU_PERCENT,
   PROP_GUEST_UID,
   PROP_GUEST_GID,
+  PROP_GUEST_ID_RANGE,
   PROP_CURATED_ETC,
   PROP_GIT_USER_NAME,
   PROP_GIT_USER_EMAIL,
@@ -157,13 +162,15 @@ read_overflow_id (const char *path)
   return id > 0 && id <= GUEST_ID_MAX ? (guint32) id : 65534;
 }
 
-/* Whether @id is mapped in this process's user namespace by the map at
- * @path (/proc/self/uid_map or gid_map: "inside outside count" lines). A
- * root that is root only of a user namespace (a container) can switch to
- * mapped ids only. Without the file (no user namespaces) every id is. */
+/* Whether @n_ids ids from @id are mapped in this process's user namespace
+ * by the map at @path (/proc/self/uid_map or gid_map: "inside outside
+ * count" lines), by one line. A root that is root only of a user namespace
+ * (a container) can switch to mapped ids only. Without the file (no user
+ * namespaces) every id is. */
 static gboolean
-id_is_mapped (const char *path,
-              guint32     id)
+ids_are_mapped (const char *path,
+                guint32     id,
+                guint32     n_ids)
 {
   g_autofree char *contents = NULL;
   g_auto(GStrv) lines = NULL;
@@ -177,7 +184,7 @@ id_is_mapped (const char *path,
 
       if (sscanf (lines[i], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
                   &inside, &outside, &count) == 3 &&
-          id >= inside && id - inside < count)
+          id >= inside && (guint64) id - inside + n_ids <= count)
         return TRUE;
     }
   return FALSE;
@@ -188,47 +195,26 @@ id_is_mapped (const char *path,
  * global root uid in places that ignore capabilities (sysctl permissions,
  * files owned by root), so a guest that is root without capabilities is one
  * missed file away from the host. A host that runs as root starts every
- * bwrap as the guest ids (see the launcher), by default the overflow ids;
- * an operator should name a service user of its own instead, since other
- * services may run as "nobody" too and could then reach guests (signals,
- * ptrace, /proc/PID/root). A host that is not root can only start bwrap as
- * itself, so its guests have its ids, as before.
+ * bwrap as the guest ids (see the launcher). By default each session's
+ * guest has ids of its own, from guest-id-range (issue 31: one uid for all
+ * sessions shared what the kernel keys by uid — signals, ptrace, /proc,
+ * RLIMIT_NPROC — between them); an operator may name one service user for
+ * all instead (guest-uid, guest-gid). A host that is not root can only
+ * start bwrap as itself, so its guests have its ids, as before.
  */
 static gboolean
-resolve_guest_ids (SandboxBubblewrapBackend  *self,
-                   GError                   **error)
+resolve_shared_guest (SandboxBubblewrapBackend  *self,
+                      GError                   **error)
 {
   SandboxBubblewrapGuest *guest = &self->hardening.guest;
-  uid_t euid = geteuid ();
-  gid_t egid = getegid ();
 
-  if (self->guest_uid == 0 || self->guest_gid == 0)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                           "guest-uid and guest-gid must not be 0: guests never run as host root");
-      return FALSE;
-    }
-  if (euid != 0)
-    {
-      if ((self->guest_uid >= 0 && self->guest_uid != euid) ||
-          (self->guest_gid >= 0 && self->guest_gid != egid))
-        {
-          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                       "Guests can run as other ids than the host's only when the host runs "
-                       "as root; this host runs as %u:%u",
-                       (guint) euid, (guint) egid);
-          return FALSE;
-        }
-      *guest = (SandboxBubblewrapGuest) { euid, egid, FALSE };
-      return TRUE;
-    }
   guest->uid = self->guest_uid >= 0 ? (uid_t) self->guest_uid
                                     : read_overflow_id ("/proc/sys/kernel/overflowuid");
   guest->gid = self->guest_gid >= 0 ? (gid_t) self->guest_gid
                                     : read_overflow_id ("/proc/sys/kernel/overflowgid");
   guest->switched = TRUE;
-  if (!id_is_mapped ("/proc/self/uid_map", guest->uid) ||
-      !id_is_mapped ("/proc/self/gid_map", guest->gid))
+  if (!ids_are_mapped ("/proc/self/uid_map", guest->uid, 1) ||
+      !ids_are_mapped ("/proc/self/gid_map", guest->gid, 1))
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
                    "The guest ids %u:%u are not mapped in this process's user namespace; "
@@ -237,6 +223,83 @@ resolve_guest_ids (SandboxBubblewrapBackend  *self,
       return FALSE;
     }
   return TRUE;
+}
+
+/* Each session's own ids, from guest-id-range. The default range not
+ * mapped here (a container's root) falls back to one shared guest, said in
+ * the log; a range the operator named must be mapped. The overflow ids
+ * stay the backend's own guest, which only the layering probe runs as. */
+static gboolean
+resolve_guest_range (SandboxBubblewrapBackend     *self,
+                     SandboxBubblewrapGuestRange  *range,
+                     GError                      **error)
+{
+  const char *text = self->guest_id_range != NULL ? self->guest_id_range
+                                                  : SANDBOX_BUBBLEWRAP_GUEST_ID_RANGE_DEFAULT;
+
+  if (!sandbox_bubblewrap_guest_range_parse (text, "/etc/subuid", "/etc/subgid", range, error))
+    return FALSE;
+  if (ids_are_mapped ("/proc/self/uid_map", range->uid_start, range->count) &&
+      ids_are_mapped ("/proc/self/gid_map", range->gid_start, range->count))
+    {
+      self->per_session_guests = TRUE;
+      return resolve_shared_guest (self, error);
+    }
+  if (self->guest_id_range != NULL)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "guest-id-range “%s” is not mapped in this process's user namespace; "
+                   "name mapped ids", text);
+      return FALSE;
+    }
+  g_log_structured ("Sandbox", G_LOG_LEVEL_MESSAGE,
+                    "SANDBOX_EVENT", "guest-ids",
+                    "SANDBOX_DRIVER", "bubblewrap",
+                    "MESSAGE", "Guests of all sessions share the overflow ids: the default "
+                    "guest-id-range %s is not mapped in this user namespace",
+                    SANDBOX_BUBBLEWRAP_GUEST_ID_RANGE_DEFAULT);
+  return resolve_shared_guest (self, error);
+}
+
+static gboolean
+resolve_guest_ids (SandboxBubblewrapBackend     *self,
+                   SandboxBubblewrapGuestRange  *range,
+                   GError                      **error)
+{
+  uid_t euid = geteuid ();
+  gid_t egid = getegid ();
+  gboolean shared = self->guest_uid >= 0 || self->guest_gid >= 0;
+
+  if (self->guest_uid == 0 || self->guest_gid == 0)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "guest-uid and guest-gid must not be 0: guests never run as host root");
+      return FALSE;
+    }
+  if (shared && self->guest_id_range != NULL)
+    {
+      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                           "guest-id-range gives each session ids of its own, guest-uid and "
+                           "guest-gid one pair for all: set one or the other");
+      return FALSE;
+    }
+  if (euid != 0)
+    {
+      if ((self->guest_uid >= 0 && self->guest_uid != euid) ||
+          (self->guest_gid >= 0 && self->guest_gid != egid) || self->guest_id_range != NULL)
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       "Guests can run as other ids than the host's only when the host runs "
+                       "as root; this host runs as %u:%u",
+                       (guint) euid, (guint) egid);
+          return FALSE;
+        }
+      self->hardening.guest = (SandboxBubblewrapGuest) { euid, egid, FALSE };
+      return TRUE;
+    }
+  if (shared)
+    return resolve_shared_guest (self, error);
+  return resolve_guest_range (self, range, error);
 }
 
 /* A value written into /etc/gitconfig between quotes: one line of
@@ -298,6 +361,7 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
 {
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (base);
   const char *state_directory = sandbox_backend_base_get_state_directory (base);
+  SandboxBubblewrapGuestRange guest_range = { 0 };
 
   if (self->executable == NULL || !g_path_is_absolute (self->executable))
     {
@@ -313,7 +377,7 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
       return FALSE;
     }
 
-  if (!resolve_guest_ids (self, error))
+  if (!resolve_guest_ids (self, &guest_range, error))
     return FALSE;
   if (!check_git_value ("git-user-name", self->hardening.etc.git_name, error) ||
       !check_git_value ("git-user-email", self->hardening.etc.git_email, error))
@@ -366,6 +430,8 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
                                                self->durable, &self->hardening.guest, error);
   if (self->store == NULL)
     return FALSE;
+  if (self->per_session_guests)
+    sandbox_bubblewrap_store_set_guest_range (self->store, &guest_range);
   if (!choose_layering (self, error))
     return FALSE;
   if (!sandbox_bubblewrap_quota_check (sandbox_bubblewrap_store_get_root (self->store),
@@ -422,13 +488,16 @@ start_session (SandboxBubblewrapBackend  *self,
   g_autoptr(SandboxBubblewrapLease) owned = lease;
   g_autoptr(SandboxBubblewrapDriver) driver = NULL;
   g_autoptr(GError) local_error = NULL;
+  SandboxBubblewrapHardening hardening = self->hardening;
 
+  /* The session's own guest (sandbox-bubblewrap-guest-ids.c). */
+  hardening.guest = lease->guest;
   driver = sandbox_bubblewrap_driver_new (self->executable, lease->workspace, lease->lower,
                                           lease->layers,
                                           sandbox_backend_base_get_max_concurrent_commands (
                                             SANDBOX_BACKEND_BASE (self)),
                                           policy,
-                                          SANDBOX_BACKEND (self), &self->hardening, &local_error);
+                                          SANDBOX_BACKEND (self), &hardening, &local_error);
   if (driver == NULL ||
       !sandbox_bubblewrap_driver_prove_isolation (driver, cancellable, &local_error))
     {
@@ -643,13 +712,21 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
       g_value_set_uint (value, self->limits.cpu_percent);
       break;
     case PROP_GUEST_UID:
-      /* The ids in force once init() has run. */
-      g_value_set_int64 (value, self->store != NULL ? (gint64) self->hardening.guest.uid
-                                                    : self->guest_uid);
+      /* The ids in force once init() has run; -1 when each session has its
+       * own. */
+      g_value_set_int64 (value, self->store == NULL ? self->guest_uid
+                                : self->per_session_guests ? -1
+                                : (gint64) self->hardening.guest.uid);
       break;
     case PROP_GUEST_GID:
-      g_value_set_int64 (value, self->store != NULL ? (gint64) self->hardening.guest.gid
-                                                    : self->guest_gid);
+      g_value_set_int64 (value, self->store == NULL ? self->guest_gid
+                                : self->per_session_guests ? -1
+                                : (gint64) self->hardening.guest.gid);
+      break;
+    case PROP_GUEST_ID_RANGE:
+      g_value_set_string (value, self->guest_id_range != NULL ? self->guest_id_range
+                                 : self->per_session_guests
+                                 ? SANDBOX_BUBBLEWRAP_GUEST_ID_RANGE_DEFAULT : NULL);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -724,6 +801,10 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
     case PROP_GUEST_GID:
       self->guest_gid = g_value_get_int64 (value);
       break;
+    case PROP_GUEST_ID_RANGE:
+      g_free (self->guest_id_range);
+      self->guest_id_range = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -741,6 +822,7 @@ sandbox_bubblewrap_backend_finalize (GObject *object)
   sandbox_bubblewrap_etc_clear (&self->hardening.etc);
   g_free (self->executable);
   g_free (self->layering);
+  g_free (self->guest_id_range);
 
   G_OBJECT_CLASS (sandbox_bubblewrap_backend_parent_class)->finalize (object);
 }
@@ -869,19 +951,20 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   /**
    * SandboxBubblewrapBackend:guest-uid:
    *
-   * The host uid guest commands run as, never 0. -1 (the default) is
-   * automatic: when the host runs as root, the kernel's overflow uid
-   * (`/proc/sys/kernel/overflowuid`, 65534, "nobody" on Debian); otherwise
-   * the host's own uid, the only one it can start bwrap as (naming another
-   * fails with %SANDBOX_ERROR_UNAVAILABLE, as do ids a root of a user
-   * namespace, such as a container's, has not mapped). A root host should name a
-   * service user of its own: other services may run as "nobody" and could
-   * then signal or trace guests. Guests of all sessions share these ids and
-   * the kernel's per-user limits that go with them (inotify instances, …). Workspaces and what the host writes into
-   * them belong to this uid; a workspace of another owner (an older
-   * version's, or before a change of this property) is given to it when its
-   * session is resumed. Reads back the uid in force once the backend is
-   * initialized.
+   * One host uid all guest commands run as, never 0. -1 (the default) is
+   * automatic: when the host runs as root, each session's guest has a uid
+   * and gid of its own (#SandboxBubblewrapBackend:guest-id-range);
+   * otherwise the host's own uid, the only one it can start bwrap as
+   * (naming another fails with %SANDBOX_ERROR_UNAVAILABLE, as do ids a
+   * root of a user namespace, such as a container's, has not mapped).
+   * Setting it (or guest-gid) on a root host makes guests of all sessions
+   * share these ids and the kernel's per-user limits that go with them
+   * (processes, inotify instances, …), and lets one session's guest signal
+   * another's processes it can name: the unset default is safer. Workspaces and what the
+   * host writes into them belong to the guest's uid; a workspace of another
+   * owner (an older version's, or before a change of this property) is
+   * given to it when its session is resumed. Reads back the uid in force
+   * once the backend is initialized: -1 when each session has its own.
    */
   g_object_class_install_property (object_class, PROP_GUEST_UID,
     g_param_spec_int64 ("guest-uid", NULL, NULL, -1, GUEST_ID_MAX, -1,
@@ -898,6 +981,31 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   g_object_class_install_property (object_class, PROP_GUEST_GID,
     g_param_spec_int64 ("guest-gid", NULL, NULL, -1, GUEST_ID_MAX, -1,
                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:guest-id-range:
+   *
+   * Where a root host takes each session's guest ids from (unless
+   * #SandboxBubblewrapBackend:guest-uid or guest-gid name one pair for
+   * all): `START:COUNT` (uid and gid alike), or a name whose first ranges
+   * in `/etc/subuid` and `/etc/subgid` are used. %NULL (the default) is
+   * `1879048192:65536`, a block systemd leaves unused. Each session keeps
+   * its ids from create to delete (across stop and resume), recorded in
+   * its state directory; an id is given to another session only once its
+   * session is deleted. Ids must not overlap any user's or another state
+   * directory's: reserve the range for this host's sessions (e.g. an
+   * `/etc/subuid` and `/etc/subgid` line `libsandbox:1879048192:65536`
+   * and `guest-id-range` `libsandbox`). Must not hold 0 or 65534
+   * (%SANDBOX_ERROR_INVALID); ids not mapped in this process's user
+   * namespace fail with %SANDBOX_ERROR_UNAVAILABLE, except that an unmapped
+   * default falls back to one shared pair, the overflow ids, said in the
+   * log. Setting it on a host that does not run as root fails with
+   * %SANDBOX_ERROR_UNAVAILABLE. Reads back the range in force, %NULL when
+   * sessions do not get ids of their own.
+   */
+  g_object_class_install_property (object_class, PROP_GUEST_ID_RANGE,
+    g_param_spec_string ("guest-id-range", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   /**
    * SandboxBubblewrapBackend:curated-etc:

@@ -23,8 +23,8 @@ typedef struct _SandboxBubblewrapGuestView SandboxBubblewrapGuestView;
 SandboxBubblewrapGuestView *sandbox_bubblewrap_guest_view_new   (const SandboxBubblewrapGuest *guest,
                                                                  const char                   *workspace,
                                                                  const char                   *gateway_socket);
-void                        sandbox_bubblewrap_guest_view_expose_directory (SandboxBubblewrapGuestView *view,
-                                                                            const char                 *path);
+void                        sandbox_bubblewrap_guest_view_expose_lower (SandboxBubblewrapGuestView *view,
+                                                                        const char                 *path);
 void                        sandbox_bubblewrap_guest_view_free  (SandboxBubblewrapGuestView   *view);
 
 /* In the child between fork and exec: async-signal-safe, FALSE with errno

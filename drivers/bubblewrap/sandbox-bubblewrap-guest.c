@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <fcntl.h>
+
+#include <glib-unix.h>
 #include <grp.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandbox-bubblewrap-guest-private.h"
@@ -151,6 +154,90 @@ add_cover (SandboxBubblewrapGuestView *view,
   g_array_append_val (view->covers, cover);
 }
 
+/* Writes "FROM TO 1" into /proc/@pid/@map. */
+static gboolean
+write_id_map (pid_t       pid,
+              const char *map,
+              guint32     from,
+              guint32     to)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/%s", (int) pid, map);
+  g_autofree char *line = g_strdup_printf ("%u %u 1\n", from, to);
+  g_auto(SandboxBubblewrapFd) fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  return fd >= 0 && write (fd, line, strlen (line)) == (ssize_t) strlen (line);
+}
+
+/* A user namespace that maps the host's ids to @view's (uid_map and
+ * gid_map "HOST GUEST 1"), as MOUNT_ATTR_IDMAP takes one: a child that
+ * makes it and waits until its namespace is open here. -1 with errno set.
+ * The child calls async-signal-safe functions only (this process has
+ * threads). */
+static int
+new_idmap_userns (const SandboxBubblewrapGuestView *view)
+{
+  g_auto(SandboxBubblewrapFd) ready_read = -1, ready_write = -1;
+  g_auto(SandboxBubblewrapFd) hold_read = -1, hold_write = -1;
+  int fds[2];
+  int userns_fd = -1;
+  int saved_errno = 0;
+  pid_t pid;
+  char byte;
+
+  if (!g_unix_open_pipe (fds, FD_CLOEXEC, NULL))
+    return -1;
+  ready_read = fds[0], ready_write = fds[1];
+  if (!g_unix_open_pipe (fds, FD_CLOEXEC, NULL))
+    return -1;
+  hold_read = fds[0], hold_write = fds[1];
+
+  pid = fork ();
+  if (pid < 0)
+    return -1;
+  if (pid == 0)
+    {
+      close (hold_write);
+      if (unshare (CLONE_NEWUSER) == 0)
+        (void) ! write (ready_write, "u", 1);
+      (void) ! read (hold_read, &byte, 1);
+      _exit (0);
+    }
+  sandbox_bubblewrap_clear_fd (&ready_write);
+  if (TEMP_FAILURE_RETRY (read (ready_read, &byte, 1)) == 1 &&
+      write_id_map (pid, "uid_map", getuid (), view->uid) &&
+      write_id_map (pid, "gid_map", getgid (), view->gid))
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/%d/ns/user", (int) pid);
+
+      userns_fd = open (path, O_RDONLY | O_CLOEXEC);
+    }
+  saved_errno = userns_fd < 0 ? (errno != 0 ? errno : EPERM) : 0;
+  sandbox_bubblewrap_clear_fd (&hold_write);
+  while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+  errno = saved_errno;
+  return userns_fd;
+}
+
+/* Makes the detached mount @tree_fd show what the host owns as owned by
+ * @view's ids (Linux 5.12; an overlay's lower layer may be one from 5.19),
+ * read-only: the keeper, which runs as those ids, could otherwise write
+ * the template through it. */
+static gboolean
+idmap_tree (const SandboxBubblewrapGuestView *view,
+            int                               tree_fd)
+{
+  g_auto(SandboxBubblewrapFd) userns_fd = new_idmap_userns (view);
+  struct mount_attr attr = {
+    .attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+  };
+
+  if (userns_fd < 0)
+    return FALSE;
+  attr.userns_fd = (guint64) userns_fd;
+  return mount_setattr (tree_fd, "", AT_EMPTY_PATH, &attr, sizeof attr) == 0;
+}
+
 /* Plans the way to @path: the first directory from / down that the guest
  * cannot pass is covered, the directories below it are made inside. A
  * directory that cannot be examined counts as closed. Two paths' first
@@ -159,7 +246,8 @@ add_cover (SandboxBubblewrapGuestView *view,
 static void
 plan_way (SandboxBubblewrapGuestView *view,
           const char                 *path,
-          gboolean                    is_directory)
+          gboolean                    is_directory,
+          gboolean                    idmapped)
 {
   g_autofree char *resolved = realpath (path, NULL);
   g_auto(GStrv) components = NULL;
@@ -190,13 +278,15 @@ plan_way (SandboxBubblewrapGuestView *view,
           covered = TRUE;
         }
     }
-  if (covered)
+  if (covered || idmapped)
     {
       Exposed exposed = { g_steal_pointer (&resolved), is_directory, -1, 0 };
 
       /* Here, in the host's namespace; it is attached in bwrap's. */
       exposed.tree_fd = open_tree (AT_FDCWD, exposed.path,
                                    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+      if (exposed.tree_fd >= 0 && idmapped && !idmap_tree (view, exposed.tree_fd))
+        sandbox_bubblewrap_clear_fd (&exposed.tree_fd);
       exposed.tree_errno = exposed.tree_fd < 0 ? errno : 0;
       g_array_append_val (view->exposed, exposed);
     }
@@ -247,26 +337,30 @@ sandbox_bubblewrap_guest_view_new (const SandboxBubblewrapGuest *guest,
   view->exposed = g_array_new (FALSE, TRUE, sizeof (Exposed));
   g_array_set_clear_func (view->exposed, exposed_clear);
   if (workspace != NULL)
-    plan_way (view, workspace, TRUE);
+    plan_way (view, workspace, TRUE, FALSE);
   if (gateway_socket != NULL)
-    plan_way (view, gateway_socket, FALSE);
+    plan_way (view, gateway_socket, FALSE, FALSE);
   return view;
 }
 
 /**
- * sandbox_bubblewrap_guest_view_expose_directory:
+ * sandbox_bubblewrap_guest_view_expose_lower:
  * @view: (nullable): a view
- * @path: another directory bwrap must reach (a layered session's lower
- *   layer)
+ * @path: a layered session's lower layer (its template's data, the
+ *   host's)
  *
- * Adds @path to what @view exposes; nothing without a view.
+ * Adds @path to what @view exposes, idmapped: what the host owns there
+ * shows as owned by the guest's ids, so that the keeper's overlay, in a
+ * user namespace that maps those ids only, can copy it up (see
+ * sandbox-bubblewrap-store-sessions.c). Nothing without a view (the guest
+ * is the host, which owns the template).
  */
 void
-sandbox_bubblewrap_guest_view_expose_directory (SandboxBubblewrapGuestView *view,
-                                                const char                 *path)
+sandbox_bubblewrap_guest_view_expose_lower (SandboxBubblewrapGuestView *view,
+                                            const char                 *path)
 {
   if (view != NULL)
-    plan_way (view, path, TRUE);
+    plan_way (view, path, TRUE, TRUE);
 }
 
 /**

@@ -231,7 +231,7 @@ keeper_view (const char                   *lower,
 {
   SandboxBubblewrapGuestView *view = sandbox_bubblewrap_guest_view_new (guest, layers, NULL);
 
-  sandbox_bubblewrap_guest_view_expose_directory (view, lower);
+  sandbox_bubblewrap_guest_view_expose_lower (view, lower);
   return view;
 }
 

@@ -7,7 +7,9 @@
  * with `userxattr`. Whether that works depends on the kernel (5.11 for
  * overlayfs in a user namespace, 5.8 for an unprivileged whiteout) and on
  * the state directory's filesystem (xattrs in the user namespace,
- * O_TMPFILE; not an overlay itself). So the backend tries, once, at
+ * O_TMPFILE; not an overlay itself), and on a root host on idmapped mounts
+ * (the lower layer shown as the guest's, 5.19 for an overlay's layer, and
+ * a filesystem that allows them). So the backend tries, once, at
  * construction: a keeper on a throw-away tree of the store, with a
  * whiteout and a copy-up made through its overlay as the host's file
  * calls make them. If anything fails, sessions are copied as before.
@@ -25,8 +27,9 @@
 #include "sandbox-bubblewrap-keeper-private.h"
 #include "sandbox-bubblewrap-layering-private.h"
 
-/* Makes the probe's tree under @top: lower/{f,d/}, layers/{upper,work}/,
- * the guest's on a root host, as a session's. */
+/* Makes the probe's tree under @top: lower/{f,d/}, the host's as a
+ * template's data, and layers/{upper,work}/, the guest's on a root host, as
+ * a session's. */
 static gboolean
 make_probe_tree (const char                   *top,
                  const SandboxBubblewrapGuest *guest,
@@ -35,9 +38,7 @@ make_probe_tree (const char                   *top,
   const char *directories[] = { "", "lower", "lower/d", "layers", "layers/upper",
                                 "layers/work" };
   g_autofree char *file = g_build_filename (top, "lower", "f", NULL);
-  g_autofree char *parent = g_path_get_dirname (top);
-  g_autofree char *name = g_path_get_basename (top);
-  g_auto(SandboxBubblewrapFd) parent_fd = -1;
+  g_auto(SandboxBubblewrapFd) top_fd = -1;
   SandboxWorkspaceOwner owner = { guest->uid, guest->gid };
 
   for (guint i = 0; i < G_N_ELEMENTS (directories); i++)
@@ -55,16 +56,16 @@ make_probe_tree (const char                   *top,
     }
   if (!g_file_set_contents (file, "", 0, error))
     return FALSE;
-  parent_fd = open (parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (parent_fd < 0)
+  top_fd = open (top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (top_fd < 0)
     {
       int saved_errno = errno;
 
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Could not open %s: %s", parent, g_strerror (saved_errno));
+                   "Could not open %s: %s", top, g_strerror (saved_errno));
       return FALSE;
     }
-  return !guest->switched || sandbox_workspace_give_tree_at (parent_fd, name, &owner, error);
+  return !guest->switched || sandbox_workspace_give_tree_at (top_fd, "layers", &owner, error);
 }
 
 static void

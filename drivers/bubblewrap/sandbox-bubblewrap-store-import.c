@@ -8,7 +8,9 @@
  * with its given id, then resumed by an ordinary create(). Only the
  * workspace's origin differs: the caller makes it in the new session
  * directory, under the session's lease, before state.json names the
- * session; it is then given to the guest like a template copy.
+ * session; it is then given to the guest like a template copy. Where each
+ * session's guest has ids of its own, those are claimed by the resume,
+ * which gives the workspace to them: it is left the host's here.
  */
 
 #include "config.h"
@@ -24,6 +26,14 @@ typedef struct
   gpointer                       user_data;
 } Import;
 
+/* Who an imported workspace is given to: the backend's one guest, or
+ * nobody yet (the host itself, or sessions with ids of their own). */
+static const SandboxWorkspaceOwner *
+shared_guest (SandboxBubblewrapStore *self)
+{
+  return self->give && !self->per_session ? &self->guest : NULL;
+}
+
 /* A session that was never checkpointed: a fresh copy of its template. */
 static gboolean
 copy_template (Import        *import,
@@ -37,8 +47,8 @@ copy_template (Import        *import,
   g_auto(SandboxBubblewrapFd) data_fd = open_directory (data, error);
 
   return data_fd >= 0 &&
-         sandbox_workspace_copy_tree_at (data_fd, parent_fd, name,
-                                         self->give ? &self->guest : NULL, cancellable, error);
+         sandbox_workspace_copy_tree_at (data_fd, parent_fd, name, shared_guest (self),
+                                         cancellable, error);
 }
 
 /* The workspace as @name in @parent_fd (a SandboxBubblewrapFillFunc). */
@@ -69,7 +79,7 @@ make_workspace (Import        *import,
     return FALSE;
   /* What the caller made is the host's: no guest saw it yet, so giving it
    * whole is safe (nothing runs in the session before create()). */
-  return import->populate == NULL || !self->give ||
+  return import->populate == NULL || shared_guest (self) == NULL ||
          sandbox_workspace_give_tree_at (session_fd, "workspace", &self->guest, error);
 }
 

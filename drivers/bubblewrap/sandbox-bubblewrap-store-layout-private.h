@@ -39,8 +39,10 @@ struct _SandboxBubblewrapStore
   char *templates;  /* base/templates */
   char *sessions;   /* base/sessions */
   gboolean durable; /* fsync before renames and state writes */
-  SandboxWorkspaceOwner guest;   /* who owns workspaces */
+  SandboxWorkspaceOwner guest;   /* who owns workspaces, unless @per_session */
   gboolean give;    /* whether that is not the host: workspaces are given to it */
+  gboolean per_session;   /* each session's guest has ids of its own, from: */
+  SandboxBubblewrapGuestRange range;
   gboolean overlay; /* whether new sessions are layered over their template */
   guint64 workspace_quota;   /* bytes each new session may hold (0: no limit) */
   /* Template key → its measure (guint64[2]: files, bytes), for reporting

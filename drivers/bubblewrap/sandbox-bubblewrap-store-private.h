@@ -7,6 +7,7 @@
 
 #include "sandbox-bubblewrap-private.h"
 #include "sandbox-bubblewrap-cluster-hook.h"
+#include "sandbox-bubblewrap-guest-ids-private.h"
 
 G_BEGIN_DECLS
 
@@ -30,6 +31,7 @@ typedef struct _SandboxBubblewrapStore SandboxBubblewrapStore;
  *   layer (the template's data); %NULL for a copy
  * @layers: (nullable): of a layered session, the host path of the
  *   directory holding the upper layer and overlayfs' work directory
+ * @guest: who the session's guest is on the host
  * @created: whether the session was created (rather than resumed)
  * @held: whether the lease is held
  * @lock_fd: the lease file, OFD-write-locked while @held
@@ -44,6 +46,7 @@ typedef struct
   char *workspace;
   char *lower;
   char *layers;
+  SandboxBubblewrapGuest guest;
   gboolean created;
   gboolean held;
   int lock_fd;
@@ -91,6 +94,8 @@ gboolean                sandbox_bubblewrap_store_query_lease_owner (SandboxBubbl
                                                                  GError                 **error);
 void                    sandbox_bubblewrap_store_set_layered    (SandboxBubblewrapStore  *self,
                                                                  gboolean                 layered);
+void                    sandbox_bubblewrap_store_set_guest_range (SandboxBubblewrapStore *self,
+                                                                  const SandboxBubblewrapGuestRange *range);
 void                    sandbox_bubblewrap_store_set_workspace_quota (SandboxBubblewrapStore *self,
                                                                       guint64                 quota_bytes);
 gboolean                sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore *self,

@@ -458,3 +458,63 @@ escape_kill_self_after (const char *delay_us)
 
   g_thread_unref (g_thread_new ("killer", killer_thread, GUINT_TO_POINTER (delay)));
 }
+
+/**
+ * escape_find_guest_pid:
+ * @argv0: a guest process's argv[0]
+ * @marker: its last argument
+ *
+ * Returns: the host pid of the process whose argv[0] is @argv0 and whose
+ *   last argument is @marker, or 0
+ */
+int
+escape_find_guest_pid (const char *argv0,
+                       const char *marker)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (proc);
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *cmdline = NULL;
+      gsize length = 0;
+      const char *last = NULL;
+
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      path = g_strdup_printf ("/proc/%s/cmdline", name);
+      if (!g_file_get_contents (path, &cmdline, &length, NULL) || length == 0 ||
+          strcmp (cmdline, argv0) != 0)
+        continue;
+      for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
+        last = cmdline + i;
+      if (last != NULL && strcmp (last, marker) == 0)
+        return atoi (name);
+    }
+  return 0;
+}
+
+/**
+ * escape_status_field:
+ * @pid: a host pid
+ * @key: a field of /proc/@pid/status
+ *
+ * Returns: (transfer full): the field's value, e.g. "Uid" → "0\t0\t0\t0"
+ */
+char *
+escape_status_field (int         pid,
+                     const char *key)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", pid);
+  g_autofree char *status = NULL;
+  g_autofree char *prefix = g_strdup_printf ("\n%s:\t", key);
+  const char *line;
+
+  g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
+  line = strstr (status, prefix);
+  g_assert_nonnull (line);
+  line += strlen (prefix);
+  return g_strndup (line, strcspn (line, "\n"));
+}

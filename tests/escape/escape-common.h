@@ -67,4 +67,9 @@ void            escape_wait_until_no_process_with (const char *needle);
 
 void            escape_kill_self_after        (const char *delay_us);
 
+int             escape_find_guest_pid         (const char *argv0,
+                                               const char *marker);
+char           *escape_status_field           (int         pid,
+                                               const char *key);
+
 G_END_DECLS

@@ -5,10 +5,12 @@
  * Attack class "identities" (issue 14, item 1, defence in depth): a guest
  * of a host that runs as root must not be host uid 0, so that a /proc file
  * the covering missed, a setuid-root file reachable by mistake or a kernel
- * bug that honours the euid does not hand out root. Guests run as the
- * backend's guest-uid/guest-gid (default: the overflow ids when the host
- * is root, the host's own otherwise); the workspace and whatever the host
- * creates in it belong to them, so guests can still change their files.
+ * bug that honours the euid does not hand out root. Guests run as their
+ * session's own ids from guest-id-range when the host is root (or the
+ * backend's guest-uid/guest-gid for all, if set), the host's own otherwise;
+ * the workspace and whatever the host creates in it belong to them, so
+ * guests can still change their files. test-escape-session-ids.c shows
+ * that two sessions' guests cannot reach each other.
  *
  * Stands for: runc/Docker's "containers run as root" class (user
  * namespaces and non-root container users as the fix, e.g. the runc
@@ -38,13 +40,21 @@
 #include "escape-common.h"
 #include "sandbox-test-backend.h"
 
-/* The ids a default backend gives guests, as documented. */
+/* The first id and the size of guest-id-range's default. */
+#define DEFAULT_RANGE_START 1879048192u
+#define DEFAULT_RANGE_COUNT 65536u
+
+/* The ids a default backend gives @s's guest, as documented: the host's
+ * own unless the host runs as root; then the session's own pair, recorded
+ * in its directory, from the default range, uid and gid alike. */
 static void
-expected_guest_ids (guint *uid,
-                    guint *gid)
+expected_guest_ids (EscapeSession *s,
+                    guint         *uid,
+                    guint         *gid)
 {
-  g_autofree char *overflow_uid = NULL;
-  g_autofree char *overflow_gid = NULL;
+  g_autofree char *directory = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *record = NULL;
 
   if (!escape_running_as_root ())
     {
@@ -52,12 +62,13 @@ expected_guest_ids (guint *uid,
       *gid = getgid ();
       return;
     }
-  g_assert_true (g_file_get_contents ("/proc/sys/kernel/overflowuid", &overflow_uid, NULL, NULL));
-  g_assert_true (g_file_get_contents ("/proc/sys/kernel/overflowgid", &overflow_gid, NULL, NULL));
-  *uid = (guint) g_ascii_strtoull (overflow_uid, NULL, 10);
-  *gid = (guint) g_ascii_strtoull (overflow_gid, NULL, 10);
-  g_assert_cmpuint (*uid, !=, 0);
-  g_assert_cmpuint (*gid, !=, 0);
+  directory = escape_session_directory (s);
+  path = g_build_filename (directory, "guest-ids", NULL);
+  g_assert_true (g_file_get_contents (path, &record, NULL, NULL));
+  g_assert_cmpint (sscanf (record, "%u:%u", uid, gid), ==, 2);
+  g_assert_cmpuint (*uid, >=, DEFAULT_RANGE_START);
+  g_assert_cmpuint (*uid - DEFAULT_RANGE_START, <, DEFAULT_RANGE_COUNT);
+  g_assert_cmpuint (*gid, ==, *uid);
 }
 
 static void
@@ -68,54 +79,6 @@ on_stdout_data (SandboxProcess *process,
   gboolean *ready = user_data;
 
   *ready = TRUE;
-}
-
-/* The host pid of the process whose argv[0] is @argv0 and whose last
- * argument is @marker, or 0. */
-static int
-find_guest_pid (const char *argv0,
-                const char *marker)
-{
-  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (proc);
-  while ((name = g_dir_read_name (proc)) != NULL)
-    {
-      g_autofree char *path = NULL;
-      g_autofree char *cmdline = NULL;
-      gsize length = 0;
-      const char *last = NULL;
-
-      if (!g_ascii_isdigit (name[0]))
-        continue;
-      path = g_strdup_printf ("/proc/%s/cmdline", name);
-      if (!g_file_get_contents (path, &cmdline, &length, NULL) || length == 0 ||
-          strcmp (cmdline, argv0) != 0)
-        continue;
-      for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
-        last = cmdline + i;
-      if (last != NULL && strcmp (last, marker) == 0)
-        return atoi (name);
-    }
-  return 0;
-}
-
-/* The fields of @key in /proc/@pid/status, e.g. "Uid" → "0\t0\t0\t0". */
-static char *
-status_field (int         pid,
-              const char *key)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%d/status", pid);
-  g_autofree char *status = NULL;
-  g_autofree char *prefix = g_strdup_printf ("\n%s:\t", key);
-  const char *line;
-
-  g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
-  line = strstr (status, prefix);
-  g_assert_nonnull (line);
-  line += strlen (prefix);
-  return g_strndup (line, strcspn (line, "\n"));
 }
 
 /* Seen from the host, a guest process runs with the guest ids: real,
@@ -138,8 +101,8 @@ test_guest_is_not_host_root (void)
   guint uid, gid;
   int pid;
 
-  expected_guest_ids (&uid, &gid);
   escape_session_open (&s, NULL);
+  expected_guest_ids (&s, &uid, &gid);
   sandbox_command_add_arg (command, "-c");
   sandbox_command_add_arg (command, "echo ready; sleep 60");
   sandbox_command_add_arg (command, marker);   /* the script's $0 */
@@ -150,11 +113,11 @@ test_guest_is_not_host_root (void)
     g_main_context_iteration (NULL, TRUE);
 
   /* The shell printed: it runs, with its arguments in place. */
-  pid = find_guest_pid ("/usr/bin/sh", marker);
+  pid = escape_find_guest_pid ("/usr/bin/sh", marker);
   g_assert_cmpint (pid, >, 0);
-  uids = status_field (pid, "Uid");
-  gids = status_field (pid, "Gid");
-  groups = status_field (pid, "Groups");
+  uids = escape_status_field (pid, "Uid");
+  gids = escape_status_field (pid, "Gid");
+  groups = escape_status_field (pid, "Groups");
   g_test_message ("guest pid %d: Uid %s, Gid %s, Groups '%s'", pid, uids, gids, groups);
   expected_uid = g_strdup_printf ("%u\t%u\t%u\t%u", uid, uid, uid, uid);
   expected_gid = g_strdup_printf ("%u\t%u\t%u\t%u", gid, gid, gid, gid);
@@ -196,8 +159,8 @@ test_workspace_owned_by_guest (void)
   };
   guint uid, gid;
 
-  expected_guest_ids (&uid, &gid);
   escape_session_open (&s, NULL);
+  expected_guest_ids (&s, &uid, &gid);
   g_assert_true (sandbox_session_write_bytes (s.session, "made/by/host.txt", data, NULL, &error));
   g_assert_no_error (error);
   /* A rewrite replaces the file: the new one is the guest's too. */
@@ -332,19 +295,30 @@ try_backend_with_ids (const char  *directory,
                                       "guest-gid", gid_text, NULL);
 }
 
-/* guest-uid and guest-gid read back as the ids in force. */
+/* guest-uid, guest-gid and guest-id-range read back as the ids in force:
+ * a root host's sessions each have their own (-1, and the default range),
+ * an unprivileged host's guests are the host. */
 static void
 test_default_ids_read_back (void)
 {
   g_autofree char *directory = escape_state_directory_new ();
   g_autoptr(SandboxBackend) backend = escape_backend_new (directory, NULL);
+  g_autofree char *range = NULL;
   gint64 uid = 0, gid = 0;
-  guint expected_uid, expected_gid;
 
-  expected_guest_ids (&expected_uid, &expected_gid);
-  g_object_get (backend, "guest-uid", &uid, "guest-gid", &gid, NULL);
-  g_assert_cmpint (uid, ==, expected_uid);
-  g_assert_cmpint (gid, ==, expected_gid);
+  g_object_get (backend, "guest-uid", &uid, "guest-gid", &gid, "guest-id-range", &range, NULL);
+  if (escape_running_as_root ())
+    {
+      g_assert_cmpint (uid, ==, -1);
+      g_assert_cmpint (gid, ==, -1);
+      g_assert_cmpstr (range, ==, "1879048192:65536");
+    }
+  else
+    {
+      g_assert_cmpint (uid, ==, getuid ());
+      g_assert_cmpint (gid, ==, getgid ());
+      g_assert_null (range);
+    }
   escape_state_directory_remove (directory);
 }
 
@@ -421,8 +395,8 @@ test_resume_reowns_root_workspace (void)
       g_test_skip ("only root can leave a root-owned workspace");
       return;
     }
-  expected_guest_ids (&uid, &gid);
   escape_session_open (&s, NULL);
+  expected_guest_ids (&s, &uid, &gid);
   workspace = escape_workspace_directory (&s);
   /* All of the session's own tree: of a layered session, layers/ (the
    * upper layer and overlayfs' work directory). */
@@ -480,6 +454,14 @@ test_unmapped_guest_refused_child (void)
                                  "state-directory", directory, NULL);
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
   g_assert_nonnull (strstr (error->message, "not mapped"));
+  g_assert_null (backend);
+  g_clear_error (&error);
+
+  /* A range the operator named must be mapped: no fallback then. */
+  backend = sandbox_backend_new ("bubblewrap", NULL, &error, "state-directory", directory,
+                                 "guest-id-range", "1879048192:16", NULL);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "guest-id-range"));
   g_assert_null (backend);
   escape_state_directory_remove (directory);
 }

@@ -53,8 +53,8 @@ sandbox_test_assert_layering (SandboxBackend *backend)
     g_assert_cmpstr (chosen, ==, "copy");
 }
 
-/* Sets @value from @text: "true"/"false" are booleans, digits a guint64,
- * anything else a string. GObject converts to the property's own type. */
+/* Sets @value from @text: "true"/"false" are booleans, only digits a
+ * guint64, anything else a string. GObject converts to the property's own type. */
 static void
 value_from_text (GValue     *value,
                  const char *text)
@@ -64,7 +64,7 @@ value_from_text (GValue     *value,
       g_value_init (value, G_TYPE_BOOLEAN);
       g_value_set_boolean (value, g_str_equal (text, "true"));
     }
-  else if (g_ascii_isdigit (text[0]))
+  else if (text[0] != '\0' && text[strspn (text, "0123456789")] == '\0')
     {
       g_value_init (value, G_TYPE_UINT64);
       g_value_set_uint64 (value, g_ascii_strtoull (text, NULL, 10));
