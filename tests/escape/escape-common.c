@@ -174,6 +174,47 @@ escape_session_open (EscapeSession *s,
 }
 
 /**
+ * escape_session_stop:
+ * @s: an open session
+ *
+ * Stops @s's session, keeping it.
+ *
+ * Returns: (transfer full): its state, for escape_session_resume()
+ */
+SandboxState *
+escape_session_stop (EscapeSession *s)
+{
+  g_autoptr(GError) error = NULL;
+  SandboxState *state = sandbox_handle_capture_state (s->handle, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (sandbox_handle_stop (s->handle, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_object (&s->handle);
+  s->session = NULL;
+  return state;
+}
+
+/**
+ * escape_session_resume:
+ * @s: a session stopped with escape_session_stop()
+ * @state: its state
+ *
+ * Resumes it, deny-all.
+ */
+void
+escape_session_resume (EscapeSession *s,
+                       SandboxState  *state)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GError) error = NULL;
+
+  s->handle = sandbox_backend_create (s->backend, s->template_key, state, policy, NULL, &error);
+  g_assert_no_error (error);
+  s->session = sandbox_handle_get_session (s->handle);
+}
+
+/**
  * escape_session_close:
  * @s: a session from escape_session_open()
  *

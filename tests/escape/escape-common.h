@@ -42,6 +42,9 @@ SandboxHandle  *escape_create                 (SandboxBackend *backend,
 void            escape_session_open           (EscapeSession *s,
                                                ...) G_GNUC_NULL_TERMINATED;
 void            escape_session_close          (EscapeSession *s);
+SandboxState   *escape_session_stop           (EscapeSession *s);
+void            escape_session_resume         (EscapeSession *s,
+                                               SandboxState  *state);
 char           *escape_session_directory      (EscapeSession *s);
 char           *escape_workspace_directory    (EscapeSession *s);
 

@@ -403,11 +403,7 @@ test_resume_reowns_root_workspace (void)
   session_directory = escape_session_directory (&s);
   layers = g_build_filename (session_directory, "layers", NULL);
   top = g_file_test (layers, G_FILE_TEST_IS_DIR) ? layers : workspace;
-  state = sandbox_handle_capture_state (s.handle, &error);
-  g_assert_no_error (error);
-  g_assert_true (sandbox_handle_stop (s.handle, NULL, &error));
-  g_assert_no_error (error);
-  g_clear_object (&s.handle);
+  state = escape_session_stop (&s);
 
   /* What an older version's root guest left behind. */
   outside = g_build_filename (s.state_directory, "host-file", NULL);
@@ -419,9 +415,7 @@ test_resume_reowns_root_workspace (void)
                              workspace, top);
   g_assert_cmpint (system (command), ==, 0);
 
-  s.handle = sandbox_backend_create (s.backend, s.template_key, state, policy, NULL, &error);
-  g_assert_no_error (error);
-  s.session = sandbox_handle_get_session (s.handle);
+  escape_session_resume (&s, state);
   out = escape_sh (s.session,
                    "set -e; cd /workspace; echo new >> old/dir/file; echo new >> hello.txt;"
                    "touch old/dir/more; echo ok");

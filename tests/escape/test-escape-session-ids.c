@@ -178,15 +178,45 @@ attack_as (const Victim *victim,
   return WEXITSTATUS (status);
 }
 
+/* Two victims in two sessions of one backend on a new state directory:
+ * with ids per session, or (@shared) one pair for all, the old default. */
+static char *
+start_two_victims (gboolean  shared,
+                   Victim   *a,
+                   Victim   *b)
+{
+  char *directory = escape_state_directory_new ();
+  g_autoptr(SandboxBackend) backend = NULL;
+  g_autofree char *key = NULL;
+
+  backend = shared ? escape_backend_new (directory, "guest-uid", "4242", "guest-gid", "4242", NULL)
+                   : escape_backend_new (directory, NULL);
+  key = escape_prewarm (backend);
+  victim_start (a, backend, key, directory);
+  victim_start (b, backend, key, directory);
+  g_test_message ("session a: %u:%u, session b: %u:%u", a->uid, a->gid, b->uid, b->gid);
+  g_assert_cmpint (a->private_fd, >=, 0);
+  return directory;
+}
+
+static void
+stop_two_victims (char   *directory,
+                  Victim *a,
+                  Victim *b)
+{
+  victim_stop (a);
+  victim_stop (b);
+  escape_state_directory_remove (directory);
+  g_free (directory);
+}
+
 /* Two sessions of one backend: their guests are different host ids, and
  * neither reaches the other's process or private file. */
 static void
 test_sessions_cannot_reach_each_other (void)
 {
-  g_autofree char *directory = NULL;
-  g_autoptr(SandboxBackend) backend = NULL;
-  g_autofree char *key = NULL;
   Victim a = { 0 }, b = { 0 };
+  char *directory;
   guint reached;
 
   if (!escape_running_as_root ())
@@ -194,15 +224,9 @@ test_sessions_cannot_reach_each_other (void)
       g_test_skip ("only a root host gives sessions ids of their own");
       return;
     }
-  directory = escape_state_directory_new ();
-  backend = escape_backend_new (directory, NULL);
-  key = escape_prewarm (backend);
-  victim_start (&a, backend, key, directory);
-  victim_start (&b, backend, key, directory);
-  g_test_message ("session a: %u:%u, session b: %u:%u", a.uid, a.gid, b.uid, b.gid);
+  directory = start_two_victims (FALSE, &a, &b);
   g_assert_cmpuint (a.uid, !=, b.uid);
   g_assert_cmpuint (a.gid, !=, b.gid);
-  g_assert_cmpint (a.private_fd, >=, 0);
 
   reached = attack_as (&a, b.uid, b.gid);
   g_assert_cmpuint (reached, ==, 0);
@@ -213,10 +237,7 @@ test_sessions_cannot_reach_each_other (void)
   reached = attack_as (&a, a.uid, a.gid);
   g_assert_cmpuint (reached & (REACHED_SIGNAL | REACHED_FILE), ==,
                     REACHED_SIGNAL | REACHED_FILE);
-
-  victim_stop (&a);
-  victim_stop (&b);
-  escape_state_directory_remove (directory);
+  stop_two_victims (directory, &a, &b);
 }
 
 /* The old default, one pair of ids for all (guest-uid, guest-gid set):
@@ -225,10 +246,8 @@ test_sessions_cannot_reach_each_other (void)
 static void
 test_shared_ids_reach_each_other (void)
 {
-  g_autofree char *directory = NULL;
-  g_autoptr(SandboxBackend) backend = NULL;
-  g_autofree char *key = NULL;
   Victim a = { 0 }, b = { 0 };
+  char *directory;
   guint reached;
 
   if (!escape_running_as_root ())
@@ -236,18 +255,12 @@ test_shared_ids_reach_each_other (void)
       g_test_skip ("only a root host gives guests other ids than its own");
       return;
     }
-  directory = escape_state_directory_new ();
-  backend = escape_backend_new (directory, "guest-uid", "4242", "guest-gid", "4242", NULL);
-  key = escape_prewarm (backend);
-  victim_start (&a, backend, key, directory);
-  victim_start (&b, backend, key, directory);
+  directory = start_two_victims (TRUE, &a, &b);
   g_assert_cmpuint (a.uid, ==, b.uid);
   reached = attack_as (&a, b.uid, b.gid);
   g_assert_cmpuint (reached & (REACHED_SIGNAL | REACHED_FILE), ==,
                     REACHED_SIGNAL | REACHED_FILE);
-  victim_stop (&a);
-  victim_stop (&b);
-  escape_state_directory_remove (directory);
+  stop_two_victims (directory, &a, &b);
 }
 
 /* The guest's uid as it sees it (its namespace maps its ids to
@@ -279,7 +292,6 @@ test_ids_kept_until_delete (void)
   EscapeSession s = { 0 };
   g_autoptr(GError) error = NULL;
   g_autoptr(SandboxState) state = NULL;
-  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autofree char *entry = NULL;
   guint before, after;
 
@@ -292,15 +304,8 @@ test_ids_kept_until_delete (void)
   before = guest_uid (s.session);
   entry = registry_entry (s.state_directory, before);
   g_assert_true (g_file_test (entry, G_FILE_TEST_IS_SYMLINK));
-  state = sandbox_handle_capture_state (s.handle, &error);
-  g_assert_no_error (error);
-  g_assert_true (sandbox_handle_stop (s.handle, NULL, &error));
-  g_assert_no_error (error);
-  g_clear_object (&s.handle);
-
-  s.handle = sandbox_backend_create (s.backend, s.template_key, state, policy, NULL, &error);
-  g_assert_no_error (error);
-  s.session = sandbox_handle_get_session (s.handle);
+  state = escape_session_stop (&s);
+  escape_session_resume (&s, state);
   after = guest_uid (s.session);
   g_assert_cmpuint (after, ==, before);
 
@@ -406,9 +411,7 @@ static void
 test_session_from_before_gets_ids (void)
 {
   EscapeSession s = { 0 };
-  g_autoptr(GError) error = NULL;
   g_autoptr(SandboxState) state = NULL;
-  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autofree char *session_directory = NULL;
   g_autofree char *record = NULL;
   g_autofree char *command = NULL;
@@ -423,11 +426,7 @@ test_session_from_before_gets_ids (void)
   escape_session_open (&s, NULL);
   before = guest_uid (s.session);
   session_directory = escape_session_directory (&s);
-  state = sandbox_handle_capture_state (s.handle, &error);
-  g_assert_no_error (error);
-  g_assert_true (sandbox_handle_stop (s.handle, NULL, &error));
-  g_assert_no_error (error);
-  g_clear_object (&s.handle);
+  state = escape_session_stop (&s);
 
   /* What an older version left: no record, all of it 65534's. */
   record = g_build_filename (session_directory, "guest-ids", NULL);
@@ -436,9 +435,7 @@ test_session_from_before_gets_ids (void)
                              session_directory, session_directory);
   g_assert_cmpint (system (command), ==, 0);
 
-  s.handle = sandbox_backend_create (s.backend, s.template_key, state, policy, NULL, &error);
-  g_assert_no_error (error);
-  s.session = sandbox_handle_get_session (s.handle);
+  escape_session_resume (&s, state);
   g_assert_true (g_file_test (record, G_FILE_TEST_IS_REGULAR));
   g_assert_cmpuint (guest_uid (s.session), !=, 65534);
   g_test_message ("before %u, after %u", before, guest_uid (s.session));
