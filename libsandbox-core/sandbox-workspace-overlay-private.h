@@ -2,9 +2,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * What sandbox-workspace-read.c, -write.c and -remove.c hand over to
- * sandbox-workspace-overlay.c when the workspace is an overlay (its
- * lower_fd is open). Paths are already checked; "." is left to the callers.
+ * The verbs of a layered workspace (its lower_fd is open), which
+ * sandbox-workspace.c puts in its SandboxWorkspaceOps when it opens one.
+ * Paths are already checked; "." is left to the callers.
  */
 
 #pragma once

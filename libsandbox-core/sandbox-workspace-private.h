@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The resolution primitives, error reporting and descriptor helpers of
- * sandbox-workspace.c, used by its -read, -write, -remove and -copy files.
+ * sandbox-workspace-fd.c, used by the -read, -write, -remove, -copy and
+ * -overlay files; the table of a workspace's verbs, plain or layered.
  */
 
 #pragma once
@@ -18,15 +19,59 @@
 
 G_BEGIN_DECLS
 
+/* What read, list, write and remove do for one form of workspace, plain
+ * (the -read, -write and -remove files) or layered (the -overlay file).
+ * sandbox-workspace.c chooses the table when it opens the workspace; the
+ * public verbs have checked the path (and a write its size) and left out
+ * "." where it is refused before they call through it. */
+typedef struct
+{
+  GBytes   *(*read)   (SandboxWorkspace  *self,
+                       const char        *relative,
+                       gsize              max_bytes,
+                       GError           **error);
+  GVariant *(*list)   (SandboxWorkspace  *self,
+                       const char        *relative,
+                       guint              max_entries,
+                       gboolean          *truncated,
+                       GError           **error);
+  gboolean  (*write)  (SandboxWorkspace  *self,
+                       const char        *relative,
+                       GBytes            *contents,
+                       GError           **error);
+  gboolean  (*remove) (SandboxWorkspace  *self,
+                       const char        *relative,
+                       GError           **error);
+} SandboxWorkspaceOps;
+
 /* Immutable once open; in a g_atomic_rc_box. */
 struct _SandboxWorkspace
 {
-  int                    fd;        /* O_PATH | O_DIRECTORY, the root (an
-                                     * overlay's upper layer) */
-  int                    lower_fd;  /* O_PATH | O_DIRECTORY, an overlay's
-                                     * lower layer, or -1 */
-  SandboxWorkspaceFlags  flags;
+  int                        fd;        /* O_PATH | O_DIRECTORY, the root (an
+                                         * overlay's upper layer) */
+  int                        lower_fd;  /* O_PATH | O_DIRECTORY, an overlay's
+                                         * lower layer, or -1 */
+  SandboxWorkspaceFlags      flags;
+  const SandboxWorkspaceOps *ops;       /* plain or overlay */
 };
+
+/* The plain verbs, of sandbox-workspace-read.c, -write.c and -remove.c. */
+GBytes   *sandbox_workspace_plain_read   (SandboxWorkspace  *self,
+                                          const char        *relative,
+                                          gsize              max_bytes,
+                                          GError           **error);
+GVariant *sandbox_workspace_plain_list   (SandboxWorkspace  *self,
+                                          const char        *relative,
+                                          guint              max_entries,
+                                          gboolean          *truncated,
+                                          GError           **error);
+gboolean  sandbox_workspace_plain_write  (SandboxWorkspace  *self,
+                                          const char        *relative,
+                                          GBytes            *contents,
+                                          GError           **error);
+gboolean  sandbox_workspace_plain_remove (SandboxWorkspace  *self,
+                                          const char        *relative,
+                                          GError           **error);
 
 /* The listing buffer of one getdents64() call. */
 #define SANDBOX_WORKSPACE_DIRENT_BUFFER_SIZE (32 * 1024)
@@ -72,7 +117,8 @@ gboolean sandbox_workspace_write_all       (int           fd,
                                             const guint8 *data,
                                             gsize         size);
 
-/* Shared by the plain and the overlay forms (sandbox-workspace-overlay.c). */
+/* What the plain verbs' files give the overlay (sandbox-workspace-overlay.c)
+ * too. */
 gboolean sandbox_workspace_set_read_open_error (GError    **error,
                                                 int         saved_errno,
                                                 const char *relative);

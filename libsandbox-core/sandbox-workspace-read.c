@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "sandbox-error.h"
-#include "sandbox-workspace-overlay-private.h"
+#include "sandbox-workspace-private.h"
 
 /*
  * read_bounded:
@@ -167,16 +167,23 @@ sandbox_workspace_read (SandboxWorkspace  *self,
                         gsize              max_bytes,
                         GError           **error)
 {
-  g_auto(SandboxWorkspaceFd) fd = -1;
-
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (max_bytes < G_MAXSIZE, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!sandbox_workspace_check_relative (relative, error))
     return NULL;
-  if (self->lower_fd >= 0)
-    return sandbox_workspace_overlay_read (self, relative, max_bytes, error);
+  return self->ops->read (self, relative, max_bytes, error);
+}
+
+/* The read of a plain workspace: what sandbox_workspace_read() says. */
+GBytes *
+sandbox_workspace_plain_read (SandboxWorkspace  *self,
+                              const char        *relative,
+                              gsize              max_bytes,
+                              GError           **error)
+{
+  g_auto(SandboxWorkspaceFd) fd = -1;
 
   /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. */
   fd = sandbox_workspace_open_beneath (self->fd, relative, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
@@ -227,12 +234,6 @@ sandbox_workspace_list (SandboxWorkspace  *self,
                         gboolean          *truncated,
                         GError           **error)
 {
-  g_auto(SandboxWorkspaceFd) fd = -1;
-  g_autofree guint8 *buffer = NULL;
-  SandboxWorkspaceDirents dirents;
-  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sst)"));
-  guint count = 0;
-
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (max_entries > 0, NULL);
   g_return_val_if_fail (truncated != NULL, NULL);
@@ -241,8 +242,22 @@ sandbox_workspace_list (SandboxWorkspace  *self,
   *truncated = FALSE;
   if (!sandbox_workspace_check_relative (relative, error))
     return NULL;
-  if (self->lower_fd >= 0)
-    return sandbox_workspace_overlay_list (self, relative, max_entries, truncated, error);
+  return self->ops->list (self, relative, max_entries, truncated, error);
+}
+
+/* The listing of a plain workspace: what sandbox_workspace_list() says. */
+GVariant *
+sandbox_workspace_plain_list (SandboxWorkspace  *self,
+                              const char        *relative,
+                              guint              max_entries,
+                              gboolean          *truncated,
+                              GError           **error)
+{
+  g_auto(SandboxWorkspaceFd) fd = -1;
+  g_autofree guint8 *buffer = NULL;
+  SandboxWorkspaceDirents dirents;
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sst)"));
+  guint count = 0;
 
   /* O_DIRECTORY: a FIFO or socket fails at once instead of blocking. */
   fd = sandbox_workspace_open_beneath (self->fd, relative,

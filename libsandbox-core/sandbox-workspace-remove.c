@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "sandbox-error.h"
-#include "sandbox-workspace-overlay-private.h"
+#include "sandbox-workspace-private.h"
 
 /* How many times a directory that filled up again while it was being
  * emptied is rescanned before removal gives up. */
@@ -345,10 +345,6 @@ sandbox_workspace_remove (SandboxWorkspace  *self,
                           const char        *relative,
                           GError           **error)
 {
-  g_auto(SandboxWorkspaceFd) parent_fd = -1;
-  g_autofree char *parent = NULL;
-  const char *name;
-
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -357,8 +353,19 @@ sandbox_workspace_remove (SandboxWorkspace  *self,
 
   if (strcmp (relative, ".") == 0)
     return sandbox_set_error_workspace_root (error);
-  if (self->lower_fd >= 0)
-    return sandbox_workspace_overlay_remove (self, relative, error);
+  return self->ops->remove (self, relative, error);
+}
+
+/* The removal of a plain workspace: what sandbox_workspace_remove() says
+ * once the path is checked and is not ".". */
+gboolean
+sandbox_workspace_plain_remove (SandboxWorkspace  *self,
+                                const char        *relative,
+                                GError           **error)
+{
+  g_auto(SandboxWorkspaceFd) parent_fd = -1;
+  g_autofree char *parent = NULL;
+  const char *name;
 
   name = sandbox_workspace_split_parent (relative, &parent);
   if (parent != NULL)

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "sandbox-error.h"
-#include "sandbox-workspace-overlay-private.h"
+#include "sandbox-workspace-private.h"
 
 /*
  * sandbox_workspace_owner_of_root:
@@ -512,14 +512,6 @@ sandbox_workspace_write (SandboxWorkspace  *self,
                          gsize              max_bytes,
                          GError           **error)
 {
-  g_auto(SandboxWorkspaceFd) parent_fd = -1;
-  g_autofree char *parent = NULL;
-  SandboxWorkspaceOwner root_owner;
-  const SandboxWorkspaceOwner *owner;
-  SandboxWorkspaceFsIds fs_ids;
-  gboolean written;
-  const char *name;
-
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (contents != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -536,8 +528,24 @@ sandbox_workspace_write (SandboxWorkspace  *self,
                            "Cannot write ‘.’: it is the workspace directory");
       return FALSE;
     }
-  if (self->lower_fd >= 0)
-    return sandbox_workspace_overlay_write (self, relative, contents, error);
+  return self->ops->write (self, relative, contents, error);
+}
+
+/* The write of a plain workspace: what sandbox_workspace_write() says once
+ * the path and the size are checked. */
+gboolean
+sandbox_workspace_plain_write (SandboxWorkspace  *self,
+                               const char        *relative,
+                               GBytes            *contents,
+                               GError           **error)
+{
+  g_auto(SandboxWorkspaceFd) parent_fd = -1;
+  g_autofree char *parent = NULL;
+  SandboxWorkspaceOwner root_owner;
+  const SandboxWorkspaceOwner *owner;
+  SandboxWorkspaceFsIds fs_ids;
+  gboolean written;
+  const char *name;
 
   owner = sandbox_workspace_owner_of_root (self->fd, &root_owner) ? &root_owner : NULL;
   name = sandbox_workspace_split_parent (relative, &parent);

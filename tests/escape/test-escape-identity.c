@@ -24,7 +24,7 @@
  * drop the credential switch and keep the chown (guest_view in
  * sandbox-bubblewrap-launcher.c) and bwrap cannot reach the workspace;
  * make sandbox_workspace_give_to_owner() in libsandbox-core/
- * sandbox-workspace.c do nothing and the guest can no longer write what
+ * sandbox-workspace-fd.c do nothing and the guest can no longer write what
  * the host wrote (host-written-files-writable).
  */
 

@@ -132,7 +132,7 @@ static const char * const planted_removals[] = {
  * store files are byte for byte what they were and the session resumes.
  *
  * To see it fail: in sandbox_workspace_open_beneath() (libsandbox-core/
- * sandbox-workspace.c) resolve with RESOLVE_NO_XDEV alone, without
+ * sandbox-workspace-fd.c) resolve with RESOLVE_NO_XDEV alone, without
  * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS: the host then reads the
  * session's state.json through rel-state (verified; the absolute links
  * stay refused there only because the test's / and $TMPDIR are different
