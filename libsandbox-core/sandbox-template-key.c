@@ -5,7 +5,6 @@
 
 #include "config.h"
 
-#include <limits.h>
 #include <string.h>
 
 #include "sandbox-digest-private.h"
@@ -27,25 +26,6 @@ check_text (const char  *value,
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
                    "%s: Too small: expected string to have >=1 characters", what);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* What a symbolic link may point to: text the key can hold, short enough
- * for symlink(2). Absolute targets are fine, they resolve in the guest. */
-gboolean
-sandbox_template_check_symlink_target (const char  *canonical,
-                                       const char  *target,
-                                       GError     **error)
-{
-  gsize length = strlen (target);
-
-  if (length == 0 || length >= PATH_MAX || !g_utf8_validate (target, length, NULL))
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "Template symbolic link %s: expected a UTF-8 target of 1 to %d bytes",
-                   canonical, PATH_MAX - 1);
       return FALSE;
     }
   return TRUE;

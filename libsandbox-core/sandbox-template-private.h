@@ -90,16 +90,13 @@ gboolean sandbox_template_entry_is_listed (SandboxTemplate      *self,
                                            const char           *canonical,
                                            SandboxTemplateEntry *entry);
 
-/* Checks a symbolic link's target: UTF-8 text, 1 … PATH_MAX - 1 bytes. */
-gboolean sandbox_template_check_symlink_target (const char  *canonical,
-                                                const char  *target,
-                                                GError     **error);
-
-/* Opens a stream over an imported file that fails if the file is no
- * longer what was imported: at its opening if its stamp differs, at its
- * end if it does not have the imported size, or the digest of an earlier
- * read. At its end, the digest of a file read for the first time becomes
- * the entry's. It reports its progress to @owner (if not NULL). */
+/* sandbox-template-stream.c, for sandbox_template_read_file()
+ * (sandbox-template-files.c): opens a stream over an imported file that
+ * fails if the file is no longer what was imported: at its opening if its
+ * stamp differs, at its end if it does not have the imported size, or the
+ * digest of an earlier read. At its end, the digest of a file read for the
+ * first time becomes the entry's. It reports its progress to @owner (if
+ * not NULL). */
 GInputStream *sandbox_template_file_stream_new (SandboxTemplate       *owner,
                                                 SandboxTemplateEntry  *entry,
                                                 const char            *canonical,
