@@ -56,6 +56,36 @@ operation_data_free (OperationData *data)
   g_free (data);
 }
 
+/* Logs a session opened (or refused) by @self. The log is handed what its
+ * context is made of: the session's state and the objects that report its
+ * later events (the handle, its session, the session's driver and its
+ * coding binding), so it never asks the handle. */
+static void
+log_session_opened (SandboxBackend        *self,
+                    const char            *event,
+                    const char            *template_key,
+                    SandboxState          *state,
+                    SandboxNetworkPolicy  *policy,
+                    SandboxHandle         *handle,
+                    GError               **error)
+{
+  g_autoptr(SandboxState) opened = NULL;
+  gpointer objects[5] = { NULL, };
+
+  if (handle != NULL)
+    {
+      SandboxSession *session = sandbox_handle_get_session (handle);
+
+      g_object_get (handle, "state", &opened, NULL);
+      objects[0] = handle;
+      objects[1] = session;
+      objects[2] = sandbox_session_get_driver (session);
+      objects[3] = sandbox_handle_get_coding_binding (handle);   /* or NULL */
+    }
+  sandbox_log_session_opened (self, event, template_key, opened != NULL ? opened : state, policy,
+                              handle != NULL ? objects : NULL, error);
+}
+
 typedef struct
 {
   char *key;
@@ -156,9 +186,8 @@ session_thread (GTask        *task,
                                                                   data->template_key,
                                                                   data->state, data->policy,
                                                                   cancellable, &error);
-      sandbox_log_session_opened (source_object, data->state != NULL ? "resume" : "create",
-                                  data->template_key, data->state, data->policy, handle,
-                                  &error);
+      log_session_opened (source_object, data->state != NULL ? "resume" : "create",
+                          data->template_key, data->state, data->policy, handle, &error);
     }
   sandbox_signal_scope_end (&scope);
   if (handle == NULL)
@@ -513,8 +542,8 @@ sandbox_backend_create (SandboxBackend        *self,
 
   handle = SANDBOX_BACKEND_GET_IFACE (self)->create (self, template_key, state, policy,
                                                      cancellable, error);
-  sandbox_log_session_opened (self, state != NULL ? "resume" : "create", template_key, state,
-                              policy, handle, error);
+  log_session_opened (self, state != NULL ? "resume" : "create", template_key, state, policy,
+                      handle, error);
   return handle;
 }
 
@@ -610,8 +639,8 @@ sandbox_backend_recover_session (SandboxBackend        *self,
 
   handle = SANDBOX_BACKEND_GET_IFACE (self)->recover_session (self, state, policy,
                                                               cancellable, error);
-  sandbox_log_session_opened (self, "recover", sandbox_state_get_template_key (state), state,
-                              policy, handle, error);
+  log_session_opened (self, "recover", sandbox_state_get_template_key (state), state, policy,
+                      handle, error);
   return handle;
 }
 

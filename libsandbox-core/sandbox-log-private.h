@@ -43,7 +43,7 @@ void sandbox_log_session_opened  (SandboxBackend        *backend,
                                   const char            *template_key,
                                   SandboxState          *state,
                                   SandboxNetworkPolicy  *policy,
-                                  SandboxHandle         *handle,
+                                  gpointer const        *objects,
                                   GError               **error);
 void sandbox_log_handle_event    (SandboxHandle         *handle,
                                   const char            *event,

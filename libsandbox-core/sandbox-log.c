@@ -177,16 +177,20 @@ log_fields_add_policy (LogFields            *self,
  * @backend: the backend asked
  * @event: "create", "resume" or "recover"
  * @template_key: the template key asked for
- * @state: (nullable): the state asked to resume
+ * @state: (nullable): the session's state: the returned handle's, or else
+ *   the state asked to resume
  * @policy: the network policy asked for
- * @handle: (nullable): the handle it returned, or %NULL
- * @error: (nullable): where the backend put its error when @handle is %NULL
- *   (read, never changed)
+ * @objects: (nullable) (array zero-terminated=1): the handle returned, then
+ *   the other objects that report events of its session (its session, the
+ *   session's driver, its coding binding), or %NULL if none was returned
+ * @error: (nullable): where the backend put its error when no handle was
+ *   returned (read, never changed)
  *
  * Logs a session's creation, resumption or recovery (a dead owner's session
  * taken over: at info level) or the refusal, with its network policy
- * (redacted), and gives @handle, its session, its driver and its coding
- * binding the log context every later event of theirs carries.
+ * (redacted), and gives each of @objects the log context every later event
+ * of theirs carries. The caller hands over what the context is made of;
+ * the log never asks the handle.
  */
 void
 sandbox_log_session_opened (SandboxBackend        *backend,
@@ -194,28 +198,22 @@ sandbox_log_session_opened (SandboxBackend        *backend,
                             const char            *template_key,
                             SandboxState          *state,
                             SandboxNetworkPolicy  *policy,
-                            SandboxHandle         *handle,
+                            gpointer const        *objects,
                             GError               **error)
 {
   g_autofree char *redacted = sandbox_network_policy_to_redacted_json (policy);
-  g_autoptr(SandboxState) opened = NULL;
   LogContext *context = g_atomic_rc_box_new0 (LogContext);
-  SandboxSession *session;
   char n_rules[16];
   LogFields fields;
 
   context->driver = driver_name_of (backend);
-  if (handle != NULL)
-    g_object_get (handle, "state", &opened, NULL);
-  if (opened == NULL)
-    opened = state != NULL ? g_object_ref (state) : NULL;
-  context->session_id = opened != NULL ? g_strdup (sandbox_state_get_session_id (opened)) : NULL;
-  context->template_key = g_strdup (opened != NULL ? sandbox_state_get_template_key (opened)
-                                                   : template_key);
+  context->session_id = state != NULL ? g_strdup (sandbox_state_get_session_id (state)) : NULL;
+  context->template_key = g_strdup (state != NULL ? sandbox_state_get_template_key (state)
+                                                  : template_key);
   log_fields_init (&fields, event, context);
   log_fields_add_policy (&fields, policy, n_rules);
 
-  if (handle == NULL)
+  if (objects == NULL || objects[0] == NULL)
     {
       log_fields_add_error (&fields, error != NULL ? *error : NULL);
       log_fields_emit (&fields, G_LOG_LEVEL_DEBUG, "Could not %s a %s session: %s",
@@ -223,12 +221,8 @@ sandbox_log_session_opened (SandboxBackend        *backend,
     }
   else
     {
-      session = sandbox_handle_get_session (handle);
-      log_context_bind (handle, context);
-      log_context_bind (session, context);
-      log_context_bind (sandbox_session_get_driver (session), context);
-      if (sandbox_handle_get_coding_binding (handle) != NULL)
-        log_context_bind (sandbox_handle_get_coding_binding (handle), context);
+      for (gsize i = 0; objects[i] != NULL; i++)
+        log_context_bind (objects[i], context);
       log_fields_emit (&fields, g_str_equal (event, "recover") ? G_LOG_LEVEL_INFO
                                                                : G_LOG_LEVEL_DEBUG,
                        "%s %s session %s from template %s with network policy %s",
