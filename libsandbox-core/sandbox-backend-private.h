@@ -9,15 +9,15 @@
 
 G_BEGIN_DECLS
 
-/* sandbox-backend-store.c: the defaults of the store's own view. */
+/* sandbox-backend-unsupported.c: the defaults of the store's own view. */
 void sandbox_backend_install_store_defaults (SandboxBackendInterface *iface);
 
-/* sandbox-backend-store.c: the name of the driver @type belongs to (a
+/* sandbox-backend-unsupported.c: the name of the driver @type belongs to (a
  * backend type or another type its module registered), for messages and
  * logs; the type's own name when no driver registered it. */
 const char *sandbox_driver_name_of_type (GType type);
 
-/* sandbox-backend-store.c: G_IO_ERROR_NOT_SUPPORTED for an optional
+/* sandbox-backend-unsupported.c: G_IO_ERROR_NOT_SUPPORTED for an optional
  * operation @type's driver lacks, naming the driver; for the backend's
  * defaults and SandboxHandle's. */
 gboolean sandbox_set_error_not_supported (GType        type,
