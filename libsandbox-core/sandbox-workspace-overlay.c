@@ -680,11 +680,11 @@ open_regular_fast (SandboxWorkspace *self,
   return -1;
 }
 
-GBytes *
-sandbox_workspace_overlay_read (SandboxWorkspace  *self,
-                                const char        *relative,
-                                gsize              max_bytes,
-                                GError           **error)
+static GBytes *
+overlay_read (SandboxWorkspace  *self,
+              const char        *relative,
+              gsize              max_bytes,
+              GError           **error)
 {
   g_autoptr(GArray) levels = NULL;
   g_autofree char *name = NULL;
@@ -772,12 +772,12 @@ list_layer (int              dir_fd,
     }
 }
 
-GVariant *
-sandbox_workspace_overlay_list (SandboxWorkspace  *self,
-                                const char        *relative,
-                                guint              max_entries,
-                                gboolean          *truncated,
-                                GError           **error)
+static GVariant *
+overlay_list (SandboxWorkspace  *self,
+              const char        *relative,
+              guint              max_entries,
+              gboolean          *truncated,
+              GError           **error)
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sst)"));
   g_autoptr(GArray) levels = NULL;
@@ -809,11 +809,11 @@ sandbox_workspace_overlay_list (SandboxWorkspace  *self,
   return g_variant_ref_sink (g_variant_builder_end (&builder));
 }
 
-gboolean
-sandbox_workspace_overlay_write (SandboxWorkspace  *self,
-                                 const char        *relative,
-                                 GBytes            *contents,
-                                 GError           **error)
+static gboolean
+overlay_write (SandboxWorkspace  *self,
+               const char        *relative,
+               GBytes            *contents,
+               GError           **error)
 {
   g_autoptr(GArray) levels = NULL;
   g_autofree char *name = NULL;
@@ -856,10 +856,10 @@ sandbox_workspace_overlay_write (SandboxWorkspace  *self,
                                          inherited_mode, relative, owner, error);
 }
 
-gboolean
-sandbox_workspace_overlay_remove (SandboxWorkspace  *self,
-                                  const char        *relative,
-                                  GError           **error)
+static gboolean
+overlay_remove (SandboxWorkspace  *self,
+                const char        *relative,
+                GError           **error)
 {
   g_autoptr(GArray) levels = NULL;
   g_autofree char *name = NULL;
@@ -886,3 +886,10 @@ sandbox_workspace_overlay_remove (SandboxWorkspace  *self,
     return sandbox_workspace_set_errno_error (error, errno, "remove", relative);
   return TRUE;
 }
+
+const SandboxWorkspaceOps sandbox_workspace_overlay_ops = {
+  .read = overlay_read,
+  .list = overlay_list,
+  .write = overlay_write,
+  .remove = overlay_remove,
+};

@@ -62,20 +62,13 @@
 G_DEFINE_BOXED_TYPE (SandboxWorkspace, sandbox_workspace, sandbox_workspace_ref,
                      sandbox_workspace_unref)
 
-/* A workspace of one directory. */
+/* A workspace of one directory; a layered one has the overlay's table
+ * (sandbox_workspace_overlay_ops). */
 static const SandboxWorkspaceOps plain_ops = {
   .read = sandbox_workspace_plain_read,
   .list = sandbox_workspace_plain_list,
   .write = sandbox_workspace_plain_write,
   .remove = sandbox_workspace_plain_remove,
-};
-
-/* The merged view of an upper and a lower directory. */
-static const SandboxWorkspaceOps overlay_ops = {
-  .read = sandbox_workspace_overlay_read,
-  .list = sandbox_workspace_overlay_list,
-  .write = sandbox_workspace_overlay_write,
-  .remove = sandbox_workspace_overlay_remove,
 };
 
 static void
@@ -232,7 +225,7 @@ sandbox_workspace_open_overlay (const char             *upper,
   if (below == NULL)
     return NULL;
   self->lower_fd = g_steal_fd (&below->fd);
-  self->ops = &overlay_ops;
+  self->ops = &sandbox_workspace_overlay_ops;
   return g_steal_pointer (&self);
 }
 

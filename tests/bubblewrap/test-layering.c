@@ -760,8 +760,8 @@ test_guest_whiteouts_refused (Fixture       *fixture,
  * merged directory, at a new name — are in the upper layer; the host reads
  * each promptly as not a regular file (O_NONBLOCK, no writer needed),
  * writes a file in place of one, and removes one. Take O_NONBLOCK out of
- * sandbox_workspace_overlay_read()'s open (and open_regular_fast()'s) to
- * see the alarm end the test. */
+ * overlay_read()'s open (and open_regular_fast()'s) in libsandbox-core/
+ * sandbox-workspace-overlay.c to see the alarm end the test. */
 static void
 test_guest_fifos_never_block (Fixture       *fixture,
                               gconstpointer  data)
