@@ -24,6 +24,8 @@ import re
 import subprocess
 import sys
 
+import sandbox_tap
+
 # An object of the core in the archive: meson names it after its source path,
 # e.g. `.._libsandbox-core_sandbox-workspace.c.o`, or plainly
 # `sandbox-json.c.o` for the static helpers' objects.
@@ -180,15 +182,7 @@ def main():
                   and not circles(parse(PLANTED_RING)), ring))
     one_way = rings(parse(PLANTED_RING.replace("U sandbox_a", "U g_free")))
     cases.append(("a chain one way is no ring", not one_way, one_way))
-    failed = 0
-    for number, (description, holds, details) in enumerate(cases, 1):
-        print(("ok %d - %s" if holds else "not ok %d - %s") % (number, description))
-        if not holds:
-            failed += 1
-            for detail in details:
-                print("# " + detail)
-    print("1..%d" % len(cases))
-    return 1 if failed else 0
+    return sandbox_tap.report(cases)
 
 
 if __name__ == "__main__":

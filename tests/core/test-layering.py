@@ -29,6 +29,8 @@ import shutil
 import sys
 import tempfile
 
+import sandbox_tap
+
 SRCDIR = sys.argv[1]
 CORE = "libsandbox-core"
 UPPER_LAYERS = ["gateway", "drivers", "conformance", "tools", "lib"]
@@ -178,15 +180,7 @@ def main():
         cases.append(("planted %s in drivers/%s is reported" % (description, driver),
                       any(finding.startswith("drivers/%s/" % driver) and says in finding
                           for finding in found), found))
-    failed = 0
-    for number, (description, holds, details) in enumerate(cases, 1):
-        print(("ok %d - %s" if holds else "not ok %d - %s") % (number, description))
-        if not holds:
-            failed += 1
-            for detail in details:
-                print("# " + detail)
-    print("1..%d" % len(cases))
-    return 1 if failed else 0
+    return sandbox_tap.report(cases)
 
 
 if __name__ == "__main__":
