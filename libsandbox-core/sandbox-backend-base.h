@@ -43,12 +43,17 @@ struct _SandboxBackendBaseClass
 
   /*< private >*/
   const char *default_name;
-  gpointer _padding[8];
+  const char *inner_driver;
+  gpointer _padding[7];
 };
 
 SANDBOX_AVAILABLE_IN_ALL
 void         sandbox_backend_base_class_set_default_name   (SandboxBackendBaseClass *klass,
                                                             const char              *name);
+
+SANDBOX_AVAILABLE_IN_ALL
+void         sandbox_backend_base_class_set_inner_driver   (SandboxBackendBaseClass *klass,
+                                                            const char              *driver);
 
 SANDBOX_AVAILABLE_IN_ALL
 const char  *sandbox_backend_base_get_name                 (SandboxBackendBase      *self);
@@ -59,5 +64,12 @@ void         sandbox_backend_base_set_state_directory      (SandboxBackendBase  
                                                             const char              *directory);
 SANDBOX_AVAILABLE_IN_ALL
 guint        sandbox_backend_base_get_max_concurrent_commands (SandboxBackendBase   *self);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxBackend *sandbox_backend_base_new_inner             (SandboxBackendBase      *self,
+                                                            guint                    n_properties,
+                                                            const char             **names,
+                                                            const GValue            *values,
+                                                            GCancellable            *cancellable,
+                                                            GError                 **error);
 
 G_END_DECLS

@@ -12,6 +12,10 @@ G_BEGIN_DECLS
 /* sandbox-backend-unsupported.c: the defaults of the store's own view. */
 void sandbox_backend_install_store_defaults (SandboxBackendInterface *iface);
 
+/* sandbox-backend-unsupported.c: the defaults of moving sessions and
+ * templates in and out (sandbox-backend-transfer.c). */
+void sandbox_backend_install_transfer_defaults (SandboxBackendInterface *iface);
+
 /* sandbox-backend-unsupported.c: the name of the driver @type belongs to (a
  * backend type or another type its module registered), for messages and
  * logs; the type's own name when no driver registered it. */
@@ -24,5 +28,12 @@ gboolean sandbox_set_error_not_supported (GType        type,
                                           const char  *what,
                                           gboolean     plural,
                                           GError     **error);
+
+/* sandbox-modules.c: the settable property @name names for @type's
+ * backends, its own or (`DRIVER.NAME`) that of the driver @type wraps;
+ * @owner_type: whose it is. NULL if there is none. */
+GParamSpec *sandbox_backend_find_settable_property (GType       type,
+                                                    const char *name,
+                                                    GType      *owner_type);
 
 G_END_DECLS

@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "sandbox-backend.h"
+#include "sandbox-backend-private.h"
 #include "sandbox-error.h"
 
 /* The text as it is quoted in an error: control characters (a terminal
@@ -371,7 +372,9 @@ parse_value (const PropertyText  *input,
  * - flags by nick (or name), separated by commas or `|`;
  * - string lists (#GStrv) separated by commas.
  *
- * Properties of any other type cannot be given as text.
+ * Properties of any other type cannot be given as text. A driver built on
+ * another takes that driver's properties as `DRIVER.NAME`
+ * ([method@Sandbox.BackendBaseClass.set_inner_driver]).
  *
  * Returns: %TRUE with @value set; %FALSE with %SANDBOX_ERROR_INVALID naming
  *   the property and what is wrong: an unknown or read-only property (the
@@ -396,8 +399,8 @@ sandbox_backend_parse_property (GType        backend_type,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   klass = g_type_class_ref (backend_type);
-  input.pspec = g_object_class_find_property (G_OBJECT_CLASS (klass), name);
-  if (input.pspec == NULL || !(input.pspec->flags & G_PARAM_WRITABLE))
+  input.pspec = sandbox_backend_find_settable_property (backend_type, name, &input.backend_type);
+  if (input.pspec == NULL)
     {
       g_autofree char *names = settable_property_names (G_OBJECT_CLASS (klass));
       g_autofree char *quoted = quote_text (name);

@@ -3,7 +3,8 @@
  * The name of the driver a type belongs to (for messages and logs), the
  * G_IO_ERROR_NOT_SUPPORTED that names it for an optional operation a
  * driver lacks (its backend's or its handle's), and the defaults of the
- * backend's store view, which say the backend has none. Below the backend
+ * backend's store view and of its transfers, which say the backend has
+ * none. Below the backend
  * (sandbox-backend.c installs the defaults), its store view, its handles
  * and the log; it calls none of them.
  *
@@ -141,4 +142,48 @@ sandbox_backend_install_store_defaults (SandboxBackendInterface *iface)
   iface->lookup_state = sandbox_backend_real_lookup_state;
   iface->query_lease_owner = sandbox_backend_real_query_lease_owner;
   iface->delete_template = sandbox_backend_real_delete_template;
+}
+
+/* Moving sessions and templates in and out (sandbox-backend-transfer.c). */
+
+static gboolean
+sandbox_backend_real_import_session (SandboxBackend           *self,
+                                     SandboxState             *state,
+                                     SandboxWorkspaceFillFunc  fill,
+                                     gpointer                  user_data,
+                                     GCancellable             *cancellable,
+                                     GError                  **error)
+{
+  return sandbox_set_error_not_supported (G_OBJECT_TYPE (self), "Importing sessions", FALSE,
+                                          error);
+}
+
+static int
+sandbox_backend_real_open_session_files (SandboxBackend  *self,
+                                         const char      *session_id,
+                                         GCancellable    *cancellable,
+                                         GError         **error)
+{
+  sandbox_set_error_not_supported (G_OBJECT_TYPE (self), "Opening a session's files", FALSE,
+                                   error);
+  return -1;
+}
+
+static int
+sandbox_backend_real_open_template_files (SandboxBackend  *self,
+                                          const char      *template_key,
+                                          GCancellable    *cancellable,
+                                          GError         **error)
+{
+  sandbox_set_error_not_supported (G_OBJECT_TYPE (self), "Opening a template's files", FALSE,
+                                   error);
+  return -1;
+}
+
+void
+sandbox_backend_install_transfer_defaults (SandboxBackendInterface *iface)
+{
+  iface->import_session = sandbox_backend_real_import_session;
+  iface->open_session_files = sandbox_backend_real_open_session_files;
+  iface->open_template_files = sandbox_backend_real_open_template_files;
 }

@@ -260,6 +260,7 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
   iface->create_finish = sandbox_backend_real_create_finish;
   iface->recover_session = sandbox_backend_real_recover_session;
   sandbox_backend_install_store_defaults (iface);
+  sandbox_backend_install_transfer_defaults (iface);
 
   /**
    * SandboxBackend:name:

@@ -44,6 +44,27 @@ G_BEGIN_DECLS
  */
 #define SANDBOX_MAX_CONCURRENT_COMMANDS_LIMIT 1024
 
+/**
+ * SandboxWorkspaceFillFunc:
+ * @parent_fd: a directory of the backend's store
+ * @name: the entry of @parent_fd to make: the workspace's directory, which
+ *   does not exist yet
+ * @user_data: (closure): the caller's data
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Makes a session's workspace for [method@Sandbox.Backend.import_session]
+ * (the `cluster` driver materialises a checkpoint with it). What it makes
+ * is the host's; the backend gives it to the session's guest afterwards.
+ *
+ * Returns: %TRUE when @name holds the workspace
+ */
+typedef gboolean (*SandboxWorkspaceFillFunc) (int            parent_fd,
+                                              const char    *name,
+                                              gpointer       user_data,
+                                              GCancellable  *cancellable,
+                                              GError       **error);
+
 #define SANDBOX_TYPE_BACKEND (sandbox_backend_get_type ())
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -77,11 +98,21 @@ G_DECLARE_INTERFACE (SandboxBackend, sandbox_backend, SANDBOX, BACKEND, GObject)
  *   when nobody does (blocking, thread-safe)
  * @delete_template: removes a stored template that no stored session was
  *   created from (blocking, thread-safe)
+ * @import_session: stores the session a state describes with a workspace
+ *   made by a [callback@Sandbox.WorkspaceFillFunc] (blocking, thread-safe)
+ * @open_session_files: a directory descriptor of a stopped session's
+ *   files (blocking, thread-safe)
+ * @open_template_files: a directory descriptor of a stored template's
+ *   files (blocking, thread-safe)
  *
  * The store's own view (@list_sessions, @list_templates, @lookup_state,
  * @query_lease_owner, @delete_template) is optional: the defaults fail with
  * %G_IO_ERROR_NOT_SUPPORTED. It is how tools ask a backend about what it
- * stores without knowing where or how it stores it.
+ * stores without knowing where or how it stores it. So are the ways a
+ * driver built on another backend (the `cluster` driver over `bubblewrap`)
+ * moves sessions and templates in and out of it (@import_session,
+ * @open_session_files, @open_template_files; see
+ * [method@Sandbox.Backend.import_session]).
  *
  * What a driver module implements. Implementations also implement
  * #GInitable, and validate their properties in init() with
@@ -153,8 +184,23 @@ struct _SandboxBackendInterface
                                        GCancellable        *cancellable,
                                        GError             **error);
 
+  gboolean       (*import_session)    (SandboxBackend           *self,
+                                       SandboxState             *state,
+                                       SandboxWorkspaceFillFunc  fill,
+                                       gpointer                  user_data,
+                                       GCancellable             *cancellable,
+                                       GError                  **error);
+  int            (*open_session_files)  (SandboxBackend      *self,
+                                         const char          *session_id,
+                                         GCancellable        *cancellable,
+                                         GError             **error);
+  int            (*open_template_files) (SandboxBackend      *self,
+                                         const char          *template_key,
+                                         GCancellable        *cancellable,
+                                         GError             **error);
+
   /*< private >*/
-  gpointer _padding[6];
+  gpointer _padding[3];
 };
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -284,6 +330,23 @@ void             sandbox_backend_delete_template_async (SandboxBackend *self,
 SANDBOX_AVAILABLE_IN_ALL
 gboolean         sandbox_backend_delete_template_finish (SandboxBackend *self,
                                                  GAsyncResult          *result,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean         sandbox_backend_import_session (SandboxBackend        *self,
+                                                 SandboxState          *state,
+                                                 SandboxWorkspaceFillFunc fill,
+                                                 gpointer               user_data,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+int              sandbox_backend_open_session_files (SandboxBackend    *self,
+                                                 const char            *session_id,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+int              sandbox_backend_open_template_files (SandboxBackend   *self,
+                                                 const char            *template_key,
+                                                 GCancellable          *cancellable,
                                                  GError               **error);
 SANDBOX_AVAILABLE_IN_ALL
 void             sandbox_backend_emit_gateway_error (SandboxBackend    *self,

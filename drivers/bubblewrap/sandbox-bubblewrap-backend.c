@@ -555,43 +555,40 @@ sandbox_bubblewrap_backend_recover_session (SandboxBackend        *backend,
   return start_session (self, lease, policy, cancellable, error);
 }
 
-/* The cluster driver's private hook (sandbox-bubblewrap-cluster-hook.h). */
+/* Sessions and templates in and out (sandbox-backend-transfer.c): the
+ * cluster driver's way to move them between hosts. */
 
 static gboolean
-cluster_import_session (SandboxBackend                 *backend,
-                        SandboxState                   *state,
-                        SandboxBubblewrapPopulateFunc   populate,
-                        gpointer                        user_data,
-                        GCancellable                   *cancellable,
-                        GError                        **error)
+sandbox_bubblewrap_backend_import_session (SandboxBackend            *backend,
+                                           SandboxState              *state,
+                                           SandboxWorkspaceFillFunc   fill,
+                                           gpointer                   user_data,
+                                           GCancellable              *cancellable,
+                                           GError                   **error)
 {
   return sandbox_bubblewrap_store_import_session (SANDBOX_BUBBLEWRAP_BACKEND (backend)->store,
-                                                  state, populate, user_data, cancellable, error);
+                                                  state, fill, user_data, cancellable, error);
 }
 
 static int
-cluster_open_workspace (SandboxBackend  *backend,
-                        const char      *session_id,
-                        GError         **error)
+sandbox_bubblewrap_backend_open_session_files (SandboxBackend  *backend,
+                                               const char      *session_id,
+                                               GCancellable    *cancellable,
+                                               GError         **error)
 {
   return sandbox_bubblewrap_store_open_workspace (SANDBOX_BUBBLEWRAP_BACKEND (backend)->store,
                                                   session_id, error);
 }
 
 static int
-cluster_open_template (SandboxBackend  *backend,
-                       const char      *template_key,
-                       GError         **error)
+sandbox_bubblewrap_backend_open_template_files (SandboxBackend  *backend,
+                                                const char      *template_key,
+                                                GCancellable    *cancellable,
+                                                GError         **error)
 {
   return sandbox_bubblewrap_store_open_template (SANDBOX_BUBBLEWRAP_BACKEND (backend)->store,
                                                  template_key, error);
 }
-
-static const SandboxBubblewrapClusterHook cluster_hook = {
-  cluster_import_session,
-  cluster_open_workspace,
-  cluster_open_template,
-};
 
 /* The store's own view: the state directory's layout stays the store's. */
 
@@ -838,9 +835,6 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
   object_class->finalize = sandbox_bubblewrap_backend_finalize;
   base_class->init_backend = sandbox_bubblewrap_backend_init_backend;
   sandbox_backend_base_class_set_default_name (base_class, SANDBOX_BUBBLEWRAP_DEFAULT_NAME);
-  g_type_set_qdata (G_TYPE_FROM_CLASS (klass),
-                    g_quark_from_static_string (SANDBOX_BUBBLEWRAP_CLUSTER_HOOK),
-                    (gpointer) &cluster_hook);
 
   /**
    * SandboxBubblewrapBackend:executable:
@@ -1207,6 +1201,9 @@ sandbox_bubblewrap_backend_backend_iface_init (SandboxBackendInterface *iface)
   iface->lookup_state = sandbox_bubblewrap_backend_lookup_state;
   iface->query_lease_owner = sandbox_bubblewrap_backend_query_lease_owner;
   iface->delete_template = sandbox_bubblewrap_backend_delete_template;
+  iface->import_session = sandbox_bubblewrap_backend_import_session;
+  iface->open_session_files = sandbox_bubblewrap_backend_open_session_files;
+  iface->open_template_files = sandbox_bubblewrap_backend_open_template_files;
 }
 
 /**

@@ -2,8 +2,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The store side of the cluster driver's hook
- * (sandbox-bubblewrap-cluster-hook.h): a session resumed on this host from
+ * The store side of sandbox_backend_import_session() and
+ * sandbox_backend_open_session_files(), which the cluster driver uses: a
+ * session resumed on this host from
  * a checkpoint taken on another is stored as if it had been created here,
  * with its given id, then resumed by an ordinary create(). Only the
  * workspace's origin differs: the caller makes it in the new session
@@ -22,7 +23,7 @@ typedef struct
 {
   SandboxBubblewrapStore        *store;
   const char                    *template_key;
-  SandboxBubblewrapPopulateFunc  populate;
+  SandboxWorkspaceFillFunc       populate;
   gpointer                       user_data;
 } Import;
 
@@ -130,14 +131,14 @@ check_identity (SandboxBubblewrapStore  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * See #SandboxBubblewrapClusterHook.import_session.
+ * See sandbox_backend_import_session().
  *
  * Returns: %TRUE when the session is stored, unleased
  */
 gboolean
 sandbox_bubblewrap_store_import_session (SandboxBubblewrapStore         *self,
                                          SandboxState                   *state,
-                                         SandboxBubblewrapPopulateFunc   populate,
+                                         SandboxWorkspaceFillFunc        populate,
                                          gpointer                        user_data,
                                          GCancellable                   *cancellable,
                                          GError                        **error)
@@ -185,7 +186,7 @@ sandbox_bubblewrap_store_import_session (SandboxBubblewrapStore         *self,
  * @session_id: a stored session
  * @error: return location for a #GError
  *
- * See #SandboxBubblewrapClusterHook.open_workspace.
+ * See sandbox_backend_open_session_files().
  *
  * Returns: an O_PATH directory descriptor, or -1 with @error set
  */
@@ -208,7 +209,12 @@ sandbox_bubblewrap_store_open_workspace (SandboxBubblewrapStore  *self,
   session_fd = open (directory, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   fd = session_fd < 0 ? -1 : openat (session_fd, "workspace",
                                      O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
+  if (fd < 0 && errno == ENOENT && session_fd >= 0 &&
+      faccessat (session_fd, SESSION_LAYERS, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                 "Session %s is layered over its template: its files are no one directory",
+                 session_id);
+  else if (fd < 0)
     {
       if (errno == ENOENT)
         g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,

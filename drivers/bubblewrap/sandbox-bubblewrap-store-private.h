@@ -6,7 +6,6 @@
 #pragma once
 
 #include "sandbox-bubblewrap-private.h"
-#include "sandbox-bubblewrap-cluster-hook.h"
 #include "sandbox-bubblewrap-guest-ids-private.h"
 
 G_BEGIN_DECLS
@@ -103,7 +102,7 @@ gboolean                sandbox_bubblewrap_store_delete_template (SandboxBubblew
                                                                  GError                 **error);
 gboolean                sandbox_bubblewrap_store_import_session (SandboxBubblewrapStore *self,
                                                                  SandboxState           *state,
-                                                                 SandboxBubblewrapPopulateFunc populate,
+                                                                 SandboxWorkspaceFillFunc fill,
                                                                  gpointer                user_data,
                                                                  GCancellable           *cancellable,
                                                                  GError                **error);

@@ -533,7 +533,7 @@ sandbox_bubblewrap_store_read_template_name (SandboxBubblewrapStore  *self,
  * @key: a stored template's key
  * @error: return location for a #GError
  *
- * See #SandboxBubblewrapClusterHook.open_template.
+ * For sandbox_backend_open_template_files().
  *
  * Returns: an O_PATH directory descriptor, or -1 with @error set
  */

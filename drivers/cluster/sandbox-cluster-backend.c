@@ -17,7 +17,7 @@
  * at the record's checkpoint (a marker written after each commit here and
  * removed while the session is live) — or import the checkpoint (or a
  * fresh template copy, for a session never checkpointed) through the
- * bubblewrap store's private hook; then bubblewrap resumes it (taking over
+ * backend's sandbox_backend_import_session(); then bubblewrap resumes it (taking over
  * a lease a crashed process of this host left: etcd's claim already
  * excludes every other owner).
  * stop and checkpoint: see sandbox-cluster-handle.c. delete: claim again, fenced delete of
@@ -36,7 +36,6 @@
 
 #include <glib/gstdio.h>
 
-#include "sandbox-bubblewrap-cluster-hook.h"
 #include "sandbox-cluster-checkpoint-private.h"
 #include "sandbox-cluster-handle-private.h"
 #include "sandbox-cluster-owner-private.h"
@@ -57,12 +56,10 @@ struct _SandboxClusterBackend
   char *host_id;
   guint lease_ttl;
   char *checkpoint_store;
-  char *executable;
   guint session_slots;
 
   /* from init */
   SandboxBackend *bubblewrap;
-  const SandboxBubblewrapClusterHook *hook;
   SandboxClusterEtcd *etcd;
   SandboxClusterHost *host;
   SandboxClusterBlobStore *blobs;
@@ -83,7 +80,6 @@ enum
   PROP_HOST_ID,
   PROP_LEASE_TTL,
   PROP_CHECKPOINT_STORE,
-  PROP_EXECUTABLE,
   PROP_SESSION_SLOTS,
 };
 
@@ -234,7 +230,7 @@ checkpoint_and_commit (SandboxClusterBackend  *self,
   g_autofree char *digest = NULL;
   int fd;
 
-  fd = self->hook->open_workspace (self->bubblewrap, session_id, error);
+  fd = sandbox_backend_open_session_files (self->bubblewrap, session_id, cancellable, error);
   if (fd < 0)
     return NULL;
   digest = sandbox_cluster_checkpoint_create (self->blobs, fd, NULL, cancellable, error);
@@ -316,7 +312,7 @@ static SandboxClusterTemplateShare
 share_of (SandboxClusterBackend *self)
 {
   SandboxClusterTemplateShare share = {
-    self->host, self->blobs, self->bubblewrap, self->hook, self->incoming,
+    self->host, self->blobs, self->bubblewrap, self->incoming,
   };
 
   return share;
@@ -388,7 +384,7 @@ create_session (SandboxClusterBackend  *self,
   return handle;
 }
 
-/* The bubblewrap hook's populate: the checkpoint, materialised. */
+/* The import's SandboxWorkspaceFillFunc: the checkpoint, materialised. */
 static gboolean
 materialise_checkpoint (int            parent_fd,
                         const char    *name,
@@ -428,7 +424,7 @@ bring_local_copy (SandboxClusterBackend  *self,
   g_autoptr(SandboxState) local = sandbox_backend_lookup_state (self->bubblewrap, session_id,
                                                                 cancellable, NULL);
   gconstpointer args[] = { self, digest };
-  SandboxBubblewrapPopulateFunc populate = digest != NULL ? materialise_checkpoint : NULL;
+  SandboxWorkspaceFillFunc populate = digest != NULL ? materialise_checkpoint : NULL;
   g_autoptr(GError) local_error = NULL;
 
   if (local != NULL && marker != NULL &&
@@ -445,13 +441,13 @@ bring_local_copy (SandboxClusterBackend  *self,
       if (stale == NULL || !sandbox_handle_stop (stale, cancellable, error))
         return FALSE;
     }
-  if (self->hook->import_session (self->bubblewrap, state, populate, (gpointer) args,
-                                  cancellable, &local_error))
+  if (sandbox_backend_import_session (self->bubblewrap, state, populate, (gpointer) args,
+                                      cancellable, &local_error))
     return TRUE;
   if (fetched_missing_template (self, sandbox_state_get_template_key (state), cancellable,
                                 &local_error) &&
-      self->hook->import_session (self->bubblewrap, state, populate, (gpointer) args,
-                                  cancellable, &local_error))
+      sandbox_backend_import_session (self->bubblewrap, state, populate, (gpointer) args,
+                                      cancellable, &local_error))
     return TRUE;
   g_propagate_error (error, g_steal_pointer (&local_error));
   return FALSE;
@@ -658,10 +654,12 @@ sandbox_cluster_backend_list_hosts (SandboxClusterBackend *self)
 
 /* Construction --------------------------------------------------------------- */
 
-/* The inner bubblewrap backend, named like this one, in its own directory.
- * Its workspaces are whole copies ("layering" "copy"): a checkpoint walks
- * the workspace directory, and a layered one holds only the session's own
- * changes, the template's files being below it. */
+/* The inner bubblewrap backend, named like this one, in its own directory,
+ * with the `bubblewrap.*` properties this backend was given
+ * (sandbox_backend_base_new_inner()). Its workspaces are whole copies
+ * ("layering" "copy"): a checkpoint walks the workspace directory, and a
+ * layered one holds only the session's own changes, the template's files
+ * being below it. */
 static gboolean
 make_bubblewrap (SandboxClusterBackend  *self,
                  const char             *state_directory,
@@ -670,10 +668,8 @@ make_bubblewrap (SandboxClusterBackend  *self,
 {
   SandboxBackendBase *base = SANDBOX_BACKEND_BASE (self);
   g_autofree char *directory = g_build_filename (state_directory, "bubblewrap", NULL);
-  const char *names[] = { "name", "state-directory", "max-concurrent-commands", "layering",
-                          "executable" };
+  const char *names[] = { "name", "state-directory", "max-concurrent-commands", "layering" };
   GValue values[G_N_ELEMENTS (names)] = { G_VALUE_INIT, };
-  guint n = self->executable != NULL ? 5 : 4;
 
   g_value_init (&values[0], G_TYPE_STRING);
   g_value_set_string (&values[0], sandbox_backend_base_get_name (base));
@@ -683,24 +679,12 @@ make_bubblewrap (SandboxClusterBackend  *self,
   g_value_set_uint (&values[2], sandbox_backend_base_get_max_concurrent_commands (base));
   g_value_init (&values[3], G_TYPE_STRING);
   g_value_set_string (&values[3], "copy");
-  g_value_init (&values[4], G_TYPE_STRING);
-  g_value_set_string (&values[4], self->executable);
 
-  self->bubblewrap = sandbox_backend_newv ("bubblewrap", n, names, values, cancellable, error);
+  self->bubblewrap = sandbox_backend_base_new_inner (base, G_N_ELEMENTS (names), names, values,
+                                                     cancellable, error);
   for (guint i = 0; i < G_N_ELEMENTS (values); i++)
     g_value_unset (&values[i]);
-  if (self->bubblewrap == NULL)
-    return FALSE;
-
-  self->hook = g_type_get_qdata (G_OBJECT_TYPE (self->bubblewrap),
-                                 g_quark_from_static_string (SANDBOX_BUBBLEWRAP_CLUSTER_HOOK));
-  if (self->hook == NULL)
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                           "The bubblewrap driver loaded has no cluster hook (a different version?)");
-      return FALSE;
-    }
-  return TRUE;
+  return self->bubblewrap != NULL;
 }
 
 typedef struct
@@ -856,9 +840,6 @@ sandbox_cluster_backend_get_property (GObject    *object,
     case PROP_CHECKPOINT_STORE:
       g_value_set_string (value, self->checkpoint_store);
       break;
-    case PROP_EXECUTABLE:
-      g_value_set_string (value, self->executable);
-      break;
     case PROP_SESSION_SLOTS:
       g_value_set_uint (value, self->session_slots);
       break;
@@ -896,10 +877,6 @@ sandbox_cluster_backend_set_property (GObject      *object,
       g_free (self->checkpoint_store);
       self->checkpoint_store = g_value_dup_string (value);
       break;
-    case PROP_EXECUTABLE:
-      g_free (self->executable);
-      self->executable = g_value_dup_string (value);
-      break;
     case PROP_SESSION_SLOTS:
       self->session_slots = g_value_get_uint (value);
       break;
@@ -932,7 +909,6 @@ sandbox_cluster_backend_finalize (GObject *object)
   g_free (self->prefix);
   g_free (self->host_id);
   g_free (self->checkpoint_store);
-  g_free (self->executable);
 
   G_OBJECT_CLASS (sandbox_cluster_backend_parent_class)->finalize (object);
 }
@@ -948,6 +924,9 @@ sandbox_cluster_backend_class_init (SandboxClusterBackendClass *klass)
   object_class->finalize = sandbox_cluster_backend_finalize;
   base_class->init_backend = sandbox_cluster_backend_init_backend;
   sandbox_backend_base_class_set_default_name (base_class, SANDBOX_CLUSTER_DEFAULT_NAME);
+  /* The bubblewrap backend underneath takes its properties as
+   * `bubblewrap.NAME` (`bubblewrap.executable`, `bubblewrap.tmp-size`). */
+  sandbox_backend_base_class_set_inner_driver (base_class, "bubblewrap");
 
   /**
    * SandboxClusterBackend:endpoints:
@@ -999,16 +978,6 @@ sandbox_cluster_backend_class_init (SandboxClusterBackendClass *klass)
    */
   g_object_class_install_property (object_class, PROP_CHECKPOINT_STORE,
     g_param_spec_string ("checkpoint-store", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
-
-  /**
-   * SandboxClusterBackend:executable:
-   *
-   * The bwrap executable of the bubblewrap backend underneath (its
-   * default when unset).
-   */
-  g_object_class_install_property (object_class, PROP_EXECUTABLE,
-    g_param_spec_string ("executable", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   /**

@@ -21,7 +21,6 @@
 # error "sandbox-cluster-template-share-private.h is private to the cluster driver."
 #endif
 
-#include "sandbox-bubblewrap-cluster-hook.h"
 #include "sandbox-cluster-blob-store-private.h"
 #include "sandbox-cluster-owner-private.h"
 
@@ -32,7 +31,6 @@ typedef struct
   SandboxClusterHost *host;
   SandboxClusterBlobStore *blobs;
   SandboxBackend *bubblewrap;
-  const SandboxBubblewrapClusterHook *hook;
   const char *incoming;   /* this host's scratch directory for fetches */
 } SandboxClusterTemplateShare;
 

@@ -131,7 +131,7 @@ sandbox_cluster_template_publish (const SandboxClusterTemplateShare  *share,
       return FALSE;
     }
 
-  fd = share->hook->open_template (share->bubblewrap, template_key, error);
+  fd = sandbox_backend_open_template_files (share->bubblewrap, template_key, NULL, error);
   if (fd < 0)
     return FALSE;
   digest = sandbox_cluster_checkpoint_create (share->blobs, fd, &stats, cancellable, error);

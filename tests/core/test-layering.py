@@ -13,7 +13,10 @@ header the core's build generates, or config.h.
 
 A driver (drivers/*/) includes no private core header but the ones
 DRIVER_HELPERS grants it, and its meson.build does not define
-SANDBOX_COMPILATION (which every other private core header asks for).
+SANDBOX_COMPILATION (which every other private core header asks for). No
+driver includes another driver's header, nor names another driver's
+directory in its meson.build: a driver built on another (cluster on
+bubblewrap) reaches it through the public backend API only.
 
 The check proves it can fail: it plants each kind of upward include in a
 scratch copy of the core and expects a report. To see the first case fail on
@@ -93,27 +96,47 @@ def findings(srcdir, core_dir):
     return result
 
 
-def driver_findings(srcdir, drivers_dir):
-    """Every private core header a driver includes without being given it."""
-    core_private = {name for name in os.listdir(os.path.join(srcdir, CORE))
-                    if name.endswith("-private.h")}
-    result = []
+def driver_headers(drivers_dir):
+    """Maps each driver to the names of the headers of its directory tree."""
+    headers = {}
     for driver in sorted(os.listdir(drivers_dir)):
         directory = os.path.join(drivers_dir, driver)
-        if not os.path.isdir(directory):
-            continue
+        if os.path.isdir(directory):
+            headers[driver] = {name for _root, _dirs, files in os.walk(directory)
+                               for name in files if name.endswith(".h")}
+    return headers
+
+
+def driver_findings(srcdir, drivers_dir):
+    """Every private core header a driver includes without being given it,
+    and every way one driver reaches into another."""
+    core_private = {name for name in os.listdir(os.path.join(srcdir, CORE))
+                    if name.endswith("-private.h")}
+    headers = driver_headers(drivers_dir)
+    result = []
+    for driver in headers:
+        directory = os.path.join(drivers_dir, driver)
         allowed = DRIVER_HELPERS.get(driver, set())
+        others = {name: other for other in headers if other != driver
+                  for name in headers[other] - headers[driver]}
         for name, number, _quote, target in includes(directory):
             base = os.path.basename(target)
             if base in core_private and base not in allowed:
                 result.append("drivers/%s/%s:%d: includes %s, private to the core"
                               % (driver, name, number, target))
+            elif base in others:
+                result.append("drivers/%s/%s:%d: includes %s, a header of drivers/%s"
+                              % (driver, name, number, target, others[base]))
         build_file = os.path.join(directory, "meson.build")
         if os.path.exists(build_file):
             with open(build_file, encoding="utf-8") as f:
-                if "-DSANDBOX_COMPILATION" in f.read():
-                    result.append("drivers/%s/meson.build: builds with -DSANDBOX_COMPILATION"
-                                  % driver)
+                build = f.read()
+            if "-DSANDBOX_COMPILATION" in build:
+                result.append("drivers/%s/meson.build: builds with -DSANDBOX_COMPILATION"
+                              % driver)
+            for other in headers:
+                if other != driver and re.search(r"['\"]\.\./%s['/\"]" % re.escape(other), build):
+                    result.append("drivers/%s/meson.build: names drivers/%s" % (driver, other))
     return result
 
 
@@ -165,8 +188,8 @@ def main():
                       any(finding.startswith(CORE + "/sandbox-path.c:") and says in finding
                           for finding in found), found))
     drivers = driver_findings(SRCDIR, os.path.join(SRCDIR, "drivers"))
-    cases.append(("the drivers include no private core header they are not given",
-                  not drivers, drivers))
+    cases.append(("the drivers include no private core header they are not given, "
+                  "nor each other's", not drivers, drivers))
     driver_plants = [
         ("memory", "a core private header", False, '#include "sandbox-json-private.h"',
          "private to the core"),
@@ -174,6 +197,12 @@ def main():
          '#include "sandbox-context-thread-private.h"', "private to the core"),
         ("memory", "-DSANDBOX_COMPILATION", True, "planted = ['-DSANDBOX_COMPILATION']",
          "builds with -DSANDBOX_COMPILATION"),
+        ("cluster", "a bubblewrap private header", False,
+         '#include "sandbox-bubblewrap-store-private.h"', "a header of drivers/bubblewrap"),
+        ("memory", "a cluster header", False, '#include "sandbox-cluster-etcd-private.h"',
+         "a header of drivers/cluster"),
+        ("cluster", "bubblewrap's directory", True,
+         "planted = include_directories('../bubblewrap')", "names drivers/bubblewrap"),
     ]
     for driver, description, into_build_file, line, says in driver_plants:
         found = planted_in_driver(SRCDIR, driver, into_build_file, line)

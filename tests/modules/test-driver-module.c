@@ -49,11 +49,40 @@ test_backend_create (SandboxBackend *backend, const char *template_key, SandboxS
   return NULL;
 }
 
+#ifdef TEST_INNER_DRIVER
+/* A driver built on another (tests/modules/wrapper): it makes a backend of
+ * TEST_INNER_DRIVER named "inner", with the `TEST_INNER_DRIVER.NAME`
+ * properties it was given, and keeps it as the object data "inner". */
+static gboolean
+test_backend_init_backend (SandboxBackendBase  *base,
+                           GCancellable        *cancellable,
+                           GError             **error)
+{
+  const char *names[] = { "name" };
+  GValue values[1] = { G_VALUE_INIT };
+  SandboxBackend *inner;
+
+  g_value_init (&values[0], G_TYPE_STRING);
+  g_value_set_static_string (&values[0], "inner");
+  inner = sandbox_backend_base_new_inner (base, 1, names, values, cancellable, error);
+  g_value_unset (&values[0]);
+  if (inner == NULL)
+    return FALSE;
+  g_object_set_data_full (G_OBJECT (base), "inner", inner, g_object_unref);
+  return TRUE;
+}
+#endif
+
 static void
 test_backend_class_init (TestBackendClass *klass)
 {
   sandbox_backend_base_class_set_default_name (SANDBOX_BACKEND_BASE_CLASS (klass),
                                                TEST_DRIVER_NAME);
+#ifdef TEST_INNER_DRIVER
+  sandbox_backend_base_class_set_inner_driver (SANDBOX_BACKEND_BASE_CLASS (klass),
+                                               TEST_INNER_DRIVER);
+  SANDBOX_BACKEND_BASE_CLASS (klass)->init_backend = test_backend_init_backend;
+#endif
 }
 
 static void

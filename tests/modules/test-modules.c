@@ -186,6 +186,95 @@ test_bad_configuration_is_invalid (void)
   g_test_trap_assert_passed ();
 }
 
+/* A driver built on another (tests/modules/wrapper over alpha) takes the
+ * inner driver's properties as `alpha.NAME`, through newv(), new() and
+ * parse_property(); they reach the inner backend. One naming a property
+ * the wrapper sets itself, one the inner driver lacks, and another
+ * driver's prefix are refused with an error naming them, never a warning. */
+static void
+test_inner_driver_properties (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *alpha = module_dir ("alpha");
+      g_autofree char *wrapper = module_dir ("wrapper");
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SandboxBackend) backend = NULL;
+      const char *names[] = { "alpha.max-concurrent-commands" };
+      const char *const refused[] = { "alpha.name", "alpha.no-such-property", "beta.name",
+                                      "alpha.", ".name", "wrapper.name" };
+      GValue values[1] = { G_VALUE_INIT };
+      GType type;
+      SandboxBackend *inner;
+
+      use_driver_path (alpha, wrapper, NULL);
+
+      g_value_init (&values[0], G_TYPE_UINT);
+      g_value_set_uint (&values[0], 3);
+      backend = sandbox_backend_newv ("wrapper", 1, names, values, NULL, &error);
+      g_assert_no_error (error);
+      inner = g_object_get_data (G_OBJECT (backend), "inner");
+      g_assert_nonnull (inner);
+      g_assert_cmpstr (sandbox_backend_get_name (inner), ==, "inner");
+      g_assert_cmpuint (sandbox_backend_get_max_concurrent_commands (inner), ==, 3);
+      /* The wrapper's own is its own. */
+      g_assert_cmpuint (sandbox_backend_get_max_concurrent_commands (backend), ==,
+                        SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS);
+      g_clear_object (&backend);
+
+      for (gsize i = 0; i < G_N_ELEMENTS (refused); i++)
+        {
+          const char *one[] = { refused[i] };
+          GValue text = G_VALUE_INIT;
+
+          g_value_init (&text, G_TYPE_STRING);
+          g_value_set_static_string (&text, "x");
+          g_assert_null (sandbox_backend_newv ("wrapper", 1, one, &text, NULL, &error));
+          g_test_message ("%s: %s", refused[i], error != NULL ? error->message : "accepted");
+          g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+          g_assert_nonnull (strstr (error->message, refused[i]));
+          g_clear_error (&error);
+          g_value_unset (&text);
+        }
+
+      /* The varargs form: collected by the inner property's type. */
+      backend = sandbox_backend_new ("wrapper", NULL, &error,
+                                     "alpha.max-concurrent-commands", 4u, NULL);
+      g_assert_no_error (error);
+      inner = g_object_get_data (G_OBJECT (backend), "inner");
+      g_assert_cmpuint (sandbox_backend_get_max_concurrent_commands (inner), ==, 4);
+      g_clear_object (&backend);
+      g_assert_null (sandbox_backend_new ("wrapper", NULL, &error, "alpha.nope", 1u, NULL));
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      g_clear_error (&error);
+
+      /* As text, the way sandboxctl's --driver-option gives it. */
+      type = sandbox_lookup_driver ("wrapper", &error);
+      g_assert_no_error (error);
+      g_value_unset (&values[0]);
+      g_assert_true (sandbox_backend_parse_property (type, "alpha.max-concurrent-commands", "5",
+                                                     &values[0], &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (g_value_get_uint (&values[0]), ==, 5);
+      g_value_unset (&values[0]);
+      g_assert_false (sandbox_backend_parse_property (type, "alpha.max-concurrent-commands",
+                                                      "five", &values[0], &error));
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      g_clear_error (&error);
+      /* alpha itself wraps nothing. */
+      type = sandbox_lookup_driver ("alpha", &error);
+      g_assert_false (sandbox_backend_parse_property (type, "alpha.name", "x", &values[0],
+                                                      &error));
+      g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr_unmatched ("*CRITICAL*");
+  g_test_trap_assert_stderr_unmatched ("*WARNING*");
+}
+
 static void
 test_newv_checks_names_and_types (void)
 {
@@ -445,6 +534,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sandbox/modules/broken-module-is-reported", test_broken_module_is_reported);
   g_test_add_func ("/sandbox/modules/bad-configuration-is-invalid", test_bad_configuration_is_invalid);
   g_test_add_func ("/sandbox/modules/newv-checks-names-and-types", test_newv_checks_names_and_types);
+  g_test_add_func ("/sandbox/modules/inner-driver-properties", test_inner_driver_properties);
   g_test_add_func ("/sandbox/modules/first-directory-wins", test_first_directory_wins);
   g_test_add_func ("/sandbox/modules/first-provider-of-a-driver-wins",
                    test_first_provider_of_a_driver_wins);

@@ -1250,6 +1250,17 @@ def test_cluster_commands(endpoint):
     expect(result, 0, "cluster run on host b sees the template (an executable, a link, an empty "
            "directory) and a's file",
            stdout_has="hello\nwritten onran\nhello\nempty\n".replace("written on", "written on a"))
+    # The bubblewrap backend underneath takes its properties as bubblewrap.NAME.
+    result = cluster_ctl("b", endpoint, "--driver-option", "bubblewrap.max-open-files=48", "run",
+                         "--state", state_path, "/bin/sh", "-c", "ulimit -n")
+    expect(result, 0, "--driver-option bubblewrap.max-open-files=48 reaches the guest through "
+           "the cluster", stdout_has="48\n")
+    result = cluster_ctl("b", endpoint, "--driver-option", "bubblewrap.name=other", "list")
+    expect(result, EXIT_INVALID, "a bubblewrap.NAME the cluster sets itself is SANDBOX_INVALID",
+           stderr_has="bubblewrap.name")
+    result = cluster_ctl("b", endpoint, "--driver-option", "bubblewrap.no-such=1", "list")
+    expect(result, EXIT_INVALID, "an unknown bubblewrap.NAME is SANDBOX_INVALID",
+           stderr_has="bubblewrap.no-such")
     result = cluster_ctl("b", endpoint, "prewarm", "--template", "cluster-cli", "--dir", tree,
                          "--json")
     tap.check(json.loads(result.stdout or b"{}").get("reused") is True,
