@@ -175,6 +175,18 @@ open_way_for_guests (const char *state_directory,
     }
 }
 
+/* On a root host each session's guest has ids of its own (guest-id-range):
+ * the floor's bwrap runs as the ids the session's workspace belongs to, as
+ * the driver's does. */
+static void
+floor_runs_as_owner_of (const char *workspace)
+{
+  struct stat st;
+
+  if (geteuid () == 0 && stat (workspace, &st) == 0 && st.st_uid != 0)
+    bench_floor_set_guest_ids (st.st_uid, st.st_gid);
+}
+
 /* The host path of a bubblewrap session's workspace, from the documented
  * store layout. */
 static char *
@@ -188,6 +200,7 @@ workspace_of (const char    *state_directory,
 
   g_autofree char *session = NULL;
   g_autofree char *layers = NULL;
+  g_autofree char *workspace = NULL;
 
   check (error, "capture state");
   open_way_for_guests (real, base, sandbox_state_get_session_id (state));
@@ -195,9 +208,11 @@ workspace_of (const char    *state_directory,
   /* A layered session's own directory: the floor binds it as a plain
    * directory (the template's files are not in it). */
   layers = g_build_filename (session, "layers", NULL);
-  if (g_file_test (layers, G_FILE_TEST_IS_DIR))
-    return g_build_filename (layers, "upper", NULL);
-  return g_build_filename (session, "workspace", NULL);
+  workspace = g_file_test (layers, G_FILE_TEST_IS_DIR) ? g_build_filename (layers, "upper", NULL)
+                                                       : g_build_filename (session, "workspace",
+                                                                           NULL);
+  floor_runs_as_owner_of (workspace);
+  return g_steal_pointer (&workspace);
 }
 
 static char *
