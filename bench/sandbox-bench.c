@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include <glib/gstdio.h>
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 #include <sandbox-gateway.h>
 
 #include "bench-common.h"

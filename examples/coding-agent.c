@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include <json-glib/json-glib.h>
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 /* What the model "answers", one tool call per turn. */
 static const struct

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 static int
 fail (GError *error)

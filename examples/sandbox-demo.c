@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 /* The memory driver runs nothing: it answers commands from a script. */
 static const char memory_script[] =

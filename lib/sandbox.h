@@ -4,7 +4,8 @@
  * includes the gateway's header as well as the core's: the core never
  * includes upward (tests/core/test-layering.py). It installs with the other
  * public headers into $includedir/sandbox-1/, so applications, out-of-tree
- * drivers and the GIR include <sandbox.h> as before.
+ * drivers and the GIR include <sandbox.h> as before. What only drivers
+ * need is in <sandbox-backend-driver.h>, which includes this one.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -30,7 +31,6 @@ G_BEGIN_DECLS
 # include "sandbox-session-info.h"
 # include "sandbox-template-info.h"
 # include "sandbox-process.h"
-# include "sandbox-session-gate.h"
 # include "sandbox-driver.h"
 # include "sandbox-session.h"
 # include "sandbox-handle.h"
@@ -39,8 +39,6 @@ G_BEGIN_DECLS
 # include "sandbox-coding-launch.h"
 # include "sandbox-coding-tools.h"
 # include "sandbox-backend.h"
-# include "sandbox-backend-base.h"
-# include "sandbox-workspace.h"
 # include "sandbox-gateway.h"
 #undef SANDBOX_INSIDE
 

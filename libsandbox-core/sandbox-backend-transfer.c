@@ -14,7 +14,7 @@
 
 #include "config.h"
 
-#include "sandbox-backend.h"
+#include "sandbox-backend-transfer.h"
 
 /**
  * sandbox_backend_import_session:

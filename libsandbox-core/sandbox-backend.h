@@ -332,23 +332,6 @@ gboolean         sandbox_backend_delete_template_finish (SandboxBackend *self,
                                                  GAsyncResult          *result,
                                                  GError               **error);
 SANDBOX_AVAILABLE_IN_ALL
-gboolean         sandbox_backend_import_session (SandboxBackend        *self,
-                                                 SandboxState          *state,
-                                                 SandboxWorkspaceFillFunc fill,
-                                                 gpointer               user_data,
-                                                 GCancellable          *cancellable,
-                                                 GError               **error);
-SANDBOX_AVAILABLE_IN_ALL
-int              sandbox_backend_open_session_files (SandboxBackend    *self,
-                                                 const char            *session_id,
-                                                 GCancellable          *cancellable,
-                                                 GError               **error);
-SANDBOX_AVAILABLE_IN_ALL
-int              sandbox_backend_open_template_files (SandboxBackend   *self,
-                                                 const char            *template_key,
-                                                 GCancellable          *cancellable,
-                                                 GError               **error);
-SANDBOX_AVAILABLE_IN_ALL
 void             sandbox_backend_emit_gateway_error (SandboxBackend    *self,
                                                  const GError          *cause);
 SANDBOX_AVAILABLE_IN_ALL

@@ -62,8 +62,8 @@
 
 #pragma once
 
-#if !defined(SANDBOX_INSIDE) && !defined(SANDBOX_COMPILATION)
-# error "Only <sandbox.h> can be included directly."
+#if !defined(SANDBOX_DRIVER_INSIDE) && !defined(SANDBOX_COMPILATION)
+# error "Only <sandbox-backend-driver.h> can be included directly."
 #endif
 
 #include <sys/types.h>

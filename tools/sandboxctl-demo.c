@@ -21,6 +21,8 @@
 
 #include <libsoup/soup.h>
 
+#include <sandbox-backend-driver.h>
+
 #include "sandboxctl.h"
 
 #define DEMO_TOKEN_VARIABLE "SANDBOX_DEMO_TOKEN"

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 G_BEGIN_DECLS
 

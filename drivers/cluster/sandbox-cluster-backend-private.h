@@ -9,7 +9,7 @@
 # error "sandbox-cluster-backend-private.h is private to the cluster driver."
 #endif
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 G_BEGIN_DECLS
 

@@ -20,7 +20,7 @@
 # error "sandbox-cluster-blob-store-private.h is private to the cluster driver."
 #endif
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 G_BEGIN_DECLS
 

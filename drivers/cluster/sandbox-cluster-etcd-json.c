@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #include "sandbox-cluster-etcd-call-private.h"
 #include "sandbox-json-private.h"

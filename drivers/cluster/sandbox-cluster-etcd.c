@@ -21,7 +21,7 @@
 
 #include <libsoup/soup.h>
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #include "sandbox-cluster-etcd-call-private.h"
 #include "sandbox-context-thread-private.h"

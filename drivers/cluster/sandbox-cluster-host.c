@@ -19,7 +19,7 @@
 
 #include <string.h>
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #include "sandbox-cluster-host-private.h"
 #include "sandbox-context-thread-private.h"

@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #include "sandbox-cluster-host-private.h"
 #include "sandbox-json-private.h"

@@ -11,7 +11,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #include "sandbox-cluster-placement-private.h"
 

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #include "sandbox-memory-backend.h"
 #include "sandbox-memory-driver.h"

@@ -15,4 +15,4 @@
 # error "This header is private to the memory driver."
 #endif
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>

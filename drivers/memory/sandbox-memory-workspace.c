@@ -23,7 +23,7 @@
 
 #include <string.h>
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #include "sandbox-memory-workspace.h"
 

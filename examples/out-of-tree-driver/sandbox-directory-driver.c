@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include <glib/gstdio.h>
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #define DEFAULT_NAME "directory"
 

@@ -10,7 +10,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #define TEST_TYPE_BASED_BACKEND (test_based_backend_get_type ())
 G_DECLARE_FINAL_TYPE (TestBasedBackend, test_based_backend, TEST, BASED_BACKEND,

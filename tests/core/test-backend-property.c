@@ -10,7 +10,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 /* An enum and flags of this test's own, by nick and by name. */
 typedef enum { TEST_COLOUR_RED, TEST_COLOUR_GREEN } TestColour;

@@ -167,8 +167,32 @@ def planted(srcdir, line):
         return findings(srcdir, core_copy)
 
 
+# The driver kit: what only drivers include, through lib/sandbox-backend-driver.h.
+KIT_HEADERS = ["sandbox-workspace.h", "sandbox-session-gate.h", "sandbox-backend-base.h",
+               "sandbox-backend-transfer.h"]
+
+
+def kit_findings(srcdir, umbrella_text):
+    """Every way the application umbrella reaches the driver kit, and every
+    kit header an application could include by itself."""
+    result = ["lib/sandbox.h: includes %s, a driver-kit header" % header
+              for header in KIT_HEADERS if '"%s"' % header in umbrella_text]
+    for header in KIT_HEADERS:
+        with open(os.path.join(srcdir, CORE, header), encoding="utf-8") as f:
+            if "!defined(SANDBOX_DRIVER_INSIDE)" not in f.read():
+                result.append("%s/%s: not guarded for <sandbox-backend-driver.h>" % (CORE, header))
+    return result
+
+
 def main():
     cases = []
+    with open(os.path.join(SRCDIR, "lib", "sandbox.h"), encoding="utf-8") as f:
+        umbrella = f.read()
+    kit = kit_findings(SRCDIR, umbrella)
+    cases.append(("<sandbox.h> leaves the driver kit to <sandbox-backend-driver.h>", not kit, kit))
+    planted_kit = kit_findings(SRCDIR, umbrella + '# include "sandbox-workspace.h"\n')
+    cases.append(("planted kit header in <sandbox.h> is reported",
+                  any("sandbox-workspace.h" in finding for finding in planted_kit), planted_kit))
     tree = findings(SRCDIR, os.path.join(SRCDIR, CORE))
     cases.append(("no core file includes a header of a layer above it", not tree, tree))
     # (what is planted, the line, what the report must say)

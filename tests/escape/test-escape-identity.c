@@ -35,7 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #include "escape-common.h"
 #include "sandbox-test-backend.h"

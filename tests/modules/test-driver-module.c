@@ -7,7 +7,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #ifndef TEST_DRIVER_NAME
 # error "TEST_DRIVER_NAME must be defined"

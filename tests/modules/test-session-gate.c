@@ -7,7 +7,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <sandbox.h>
+#include <sandbox-backend-driver.h>
 
 #define TEST_TYPE_PROCESS (test_process_get_type ())
 G_DECLARE_FINAL_TYPE (TestProcess, test_process, TEST, PROCESS, SandboxProcess)
