@@ -28,6 +28,7 @@
 #define BUSY_BODY "Sandbox broker busy"
 #define FAILED_BODY "Sandbox upstream request failed"
 #define BAD_REQUEST_BODY "Sandbox bad request"
+#define TUNNEL_BODY "CONNECT tunnels are not served yet"
 
 /*
  * sandbox_gateway_answer_error_for:
@@ -61,6 +62,8 @@ body_for (guint status)
       return DENIED_BODY;
     case SOUP_STATUS_SERVICE_UNAVAILABLE:
       return BUSY_BODY;
+    case SOUP_STATUS_NOT_IMPLEMENTED:
+      return TUNNEL_BODY;
     case SOUP_STATUS_BAD_REQUEST:
     case SOUP_STATUS_REQUEST_URI_TOO_LONG:
     case STATUS_HEADER_FIELDS_TOO_LARGE:

@@ -11,6 +11,8 @@
 
 #include <libsoup/soup.h>
 
+#include "sandbox-gateway-event.h"
+
 G_BEGIN_DECLS
 
 typedef struct _SandboxGatewayConnection SandboxGatewayConnection;
@@ -47,6 +49,7 @@ typedef struct
 } SandboxGatewayConnectionEvents;
 
 SandboxGatewayConnection *sandbox_gateway_connection_new        (GSocket                              *socket,
+                                                                 SandboxGatewayArrival                 arrival,
                                                                  guint                                 header_timeout_ms,
                                                                  const SandboxGatewayConnectionEvents *events,
                                                                  gpointer                              user_data);
@@ -72,6 +75,7 @@ gboolean                  sandbox_gateway_connection_is_in_head (SandboxGatewayC
 gboolean                  sandbox_gateway_connection_has_spoken (SandboxGatewayConnection             *self);
 gboolean                  sandbox_gateway_connection_waits_for_head (SandboxGatewayConnection         *self);
 gint64                    sandbox_gateway_connection_get_deadline_us (SandboxGatewayConnection        *self);
+SandboxGatewayArrival     sandbox_gateway_connection_get_arrival (SandboxGatewayConnection           *self);
 gboolean                  sandbox_gateway_connection_target_is_origin_form (SandboxGatewayConnection *self);
 gboolean                  sandbox_gateway_connection_track_body (SandboxGatewayConnection             *self,
                                                                  SoupServerMessage                    *msg);

@@ -47,6 +47,7 @@ struct _SandboxGatewayConnection
   SandboxGatewayPhase phase;
   SoupServerMessage *current;   /* borrowed, the message the phase is about */
   gboolean input_refused;       /* a request cut short or too slow was audited */
+  SandboxGatewayArrival arrival; /* the listener it was accepted on */
 };
 
 static GQuark
@@ -187,6 +188,7 @@ connection_free (gpointer data)
 /*
  * sandbox_gateway_connection_new:
  * @socket: a connection just accepted
+ * @arrival: the kind of listener it was accepted on
  * @events: (not nullable): how to report what happens; must outlive the
  *   connection, or be detached first
  *
@@ -195,6 +197,7 @@ connection_free (gpointer data)
  */
 SandboxGatewayConnection *
 sandbox_gateway_connection_new (GSocket                              *socket,
+                                SandboxGatewayArrival                 arrival,
                                 guint                                 header_timeout_ms,
                                 const SandboxGatewayConnectionEvents *events,
                                 gpointer                              user_data)
@@ -204,6 +207,7 @@ sandbox_gateway_connection_new (GSocket                              *socket,
 
   self->events = events;
   self->user_data = user_data;
+  self->arrival = arrival;
   g_set_weak_pointer (&self->socket, socket);
   self->address = g_inet_socket_address_new (loopback, 0);
   self->deadline = g_source_new (&deadline_funcs, sizeof (GSource));
@@ -365,6 +369,13 @@ gint64
 sandbox_gateway_connection_get_deadline_us (SandboxGatewayConnection *self)
 {
   return self->deadline_us;
+}
+
+/* A connection of no listener (none: a test's message) is the socket's. */
+SandboxGatewayArrival
+sandbox_gateway_connection_get_arrival (SandboxGatewayConnection *self)
+{
+  return self != NULL ? self->arrival : SANDBOX_GATEWAY_ARRIVAL_SOCKET;
 }
 
 /* libsoup takes a target not starting with "/" for an absolute URI (or

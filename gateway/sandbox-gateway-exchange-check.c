@@ -13,6 +13,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "sandbox-error.h"
 #include "sandbox-network-policy-private.h"
 #include "sandbox-gateway-answer-private.h"
@@ -105,6 +107,75 @@ on_got_chunk (SoupServerMessage *msg,
   g_byte_array_append (exchange->chunked_body, data, length);
 }
 
+/* The rule for a CONNECT's @hostname and @port: one whose origin has both,
+ * whatever its scheme (the tunnel will carry its TLS). */
+static const SandboxNetworkRule *
+find_rule_for_authority (SandboxNetworkPolicy *policy,
+                         const char           *hostname,
+                         guint16               port)
+{
+  guint n_rules = sandbox_network_policy_get_n_rules (policy);
+
+  for (guint i = 0; i < n_rules; i++)
+    {
+      const SandboxNetworkRule *rule = sandbox_network_policy_get_rule (policy, i);
+      const char *name = rule->hostname;
+      gsize length = strlen (name);
+
+      /* The rule keeps an IPv6 literal's brackets; the URI does not. */
+      if (name[0] == '[' && length >= 2)
+        {
+          name++;
+          length -= 2;
+        }
+      if (rule->port == port && strlen (hostname) == length &&
+          g_ascii_strncasecmp (name, hostname, length) == 0)
+        return rule;
+    }
+
+  return NULL;
+}
+
+/* A CONNECT on a proxy listener: refused (403) unless an allowed origin has
+ * its host and port, and otherwise answered 501, since tunnels are not
+ * served yet. Either way nothing of the connection is relayed: the answer
+ * closes it. */
+static void
+check_connect (SandboxGatewayExchanges *exchanges,
+               SoupServerMessage       *msg,
+               SandboxNetworkPolicy    *policy,
+               gint64                   started_us)
+{
+  g_autofree char *hostname = NULL;
+  g_autofree char *authority = NULL;
+  SandboxGatewayRefusal refusal;
+  guint16 port;
+
+  if (!sandbox_gateway_http_check_connect (msg, &hostname, &port, &refusal))
+    {
+      sandbox_gateway_exchanges_refuse (exchanges, msg, NULL, NULL, started_us, &refusal);
+      return;
+    }
+  authority = strchr (hostname, ':') != NULL ? g_strdup_printf ("[%s]:%u", hostname, port)
+                                             : g_strdup_printf ("%s:%u", hostname, port);
+  if (sandbox_network_policy_get_kind (policy) != SANDBOX_NETWORK_POLICY_ALLOW_LIST ||
+      find_rule_for_authority (policy, hostname, port) == NULL)
+    {
+      refusal = (SandboxGatewayRefusal) {
+        SOUP_STATUS_FORBIDDEN, SANDBOX_GATEWAY_DECISION_DENIED, "host-not-allowed",
+      };
+      refuse_early (exchanges, msg, authority, NULL, started_us, &refusal,
+                    sandbox_gateway_answer_error_for (refusal.decision), TRUE);
+      return;
+    }
+
+  refusal = (SandboxGatewayRefusal) {
+    SOUP_STATUS_NOT_IMPLEMENTED, SANDBOX_GATEWAY_DECISION_DENIED, "tunnel-not-served",
+  };
+  refuse_early (exchanges, msg, authority, NULL, started_us, &refusal,
+                sandbox_error_code_name (SANDBOX_ERROR_UNAVAILABLE), TRUE);
+}
+
 /*
  * sandbox_gateway_exchange_check:
  * @connection: (nullable): the connection @msg came on
@@ -133,6 +204,7 @@ sandbox_gateway_exchange_check (SandboxGatewayExchanges  *exchanges,
   const char *host = NULL;
   SandboxGatewayExchange *exchange;
   gboolean origin_form;
+  gboolean proxy = sandbox_gateway_connection_get_arrival (connection) == SANDBOX_GATEWAY_ARRIVAL_PROXY;
 
   /* Asked before the stream moves on to the body. */
   origin_form = sandbox_gateway_connection_target_is_origin_form (connection);
@@ -145,7 +217,12 @@ sandbox_gateway_exchange_check (SandboxGatewayExchanges  *exchanges,
       sandbox_gateway_exchanges_refuse (exchanges, msg, NULL, NULL, started_us, &refusal);
       return NULL;
     }
-  if (!sandbox_gateway_http_check_request (msg, origin_form, &host, &target, &refusal))
+  if (proxy && soup_server_message_get_method (msg) == SOUP_METHOD_CONNECT)
+    {
+      check_connect (exchanges, msg, policy, started_us);
+      return NULL;
+    }
+  if (!sandbox_gateway_http_check_request (msg, origin_form, proxy, &host, &target, &refusal))
     {
       sandbox_gateway_exchanges_refuse (exchanges, msg, host, target, started_us, &refusal);
       return NULL;

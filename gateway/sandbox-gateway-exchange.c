@@ -62,6 +62,7 @@ sandbox_gateway_exchanges_audit (SandboxGatewayExchanges   *self,
                                  SandboxGatewayAuditRecord *record)
 {
   record->method = soup_server_message_get_method (msg);
+  record->arrival = sandbox_gateway_connection_get_arrival (sandbox_gateway_connection_of (msg));
   record->duration_us = started_us > 0 ? g_get_monotonic_time () - started_us : 0;
   g_object_set_qdata (G_OBJECT (msg), audited_quark (), GINT_TO_POINTER (TRUE));
   sandbox_gateway_exchanges_report (self, record);

@@ -31,8 +31,13 @@ gboolean    sandbox_gateway_http_check_head      (SoupMessageHeaders     *header
                                                   SandboxGatewayRefusal  *refusal);
 gboolean    sandbox_gateway_http_check_request   (SoupServerMessage      *msg,
                                                   gboolean                origin_form,
+                                                  gboolean                proxy,
                                                   const char            **host,
                                                   char                  **target,
+                                                  SandboxGatewayRefusal  *refusal);
+gboolean    sandbox_gateway_http_check_connect   (SoupServerMessage      *msg,
+                                                  char                  **authority,
+                                                  guint16                *port,
                                                   SandboxGatewayRefusal  *refusal);
 gboolean    sandbox_gateway_http_target_is_clean (const char             *target);
 gboolean    sandbox_gateway_http_value_is_clean  (const char             *value);

@@ -296,6 +296,8 @@ sandbox_gateway_http_check_head (SoupMessageHeaders     *headers,
  * @msg: a request whose headers have been read
  * @origin_form: whether the guest sent the target in origin form (starting
  *   with "/"), rather than absolute (or "*")
+ * @proxy: whether @msg came on a proxy listener, where an absolute-form
+ *   target naming the Host's own authority is what a client sends
  * @host: (out) (transfer none): the single Host header, or NULL
  * @target: (out) (transfer full): the origin-form path and query, or NULL
  * @refusal: (out caller-allocates): why the request is refused
@@ -309,6 +311,7 @@ sandbox_gateway_http_check_head (SoupMessageHeaders     *headers,
 gboolean
 sandbox_gateway_http_check_request (SoupServerMessage      *msg,
                                     gboolean                origin_form,
+                                    gboolean                proxy,
                                     const char            **host,
                                     char                  **target,
                                     SandboxGatewayRefusal  *refusal)
@@ -325,10 +328,12 @@ sandbox_gateway_http_check_request (SoupServerMessage      *msg,
   if (method == NULL || !sandbox_gateway_http_method_is_allowed (method))
     return denied (refusal, "method-not-allowed");
 
-  /* The target must start with "/", as the contract says: an absolute-form
-   * target is a routing attempt, not a framing problem, and is denied like a
-   * disallowed host, even when it names the Host's own authority. */
-  if (!origin_form || uri == NULL || !authority_matches_host (uri, *host))
+  /* On the socket the target must start with "/", as the contract says: an
+   * absolute-form target is a routing attempt, not a framing problem, and is
+   * denied like a disallowed host, even when it names the Host's own
+   * authority. A proxy's clients send absolute-form targets: one naming the
+   * Host's own authority goes on, as its origin-form twin would. */
+  if ((!origin_form && !proxy) || uri == NULL || !authority_matches_host (uri, *host))
     return denied (refusal, "absolute-target");
   if (g_uri_get_fragment (uri) != NULL)
     return bad_request (refusal, "invalid-target");
@@ -337,5 +342,48 @@ sandbox_gateway_http_check_request (SoupServerMessage      *msg,
   if (!sandbox_gateway_http_target_is_clean (*target))
     return bad_request (refusal, "invalid-target");
 
+  return TRUE;
+}
+
+/*
+ * sandbox_gateway_http_check_connect:
+ * @msg: a CONNECT request whose headers have been read
+ * @authority: (out) (transfer full): the target's host (an IPv6 literal
+ *   without brackets), or NULL
+ * @port: (out): the target's port
+ * @refusal: (out caller-allocates): why the request is refused
+ *
+ * A CONNECT's target is an authority, host and port, which libsoup made the
+ * request URI of. The body framing must be unambiguous, as for any request;
+ * a Host header is not needed (clients differ), but must be well formed if
+ * there is one.
+ *
+ * Returns: whether the request may go on to the policy
+ */
+gboolean
+sandbox_gateway_http_check_connect (SoupServerMessage      *msg,
+                                    char                  **authority,
+                                    guint16                *port,
+                                    SandboxGatewayRefusal  *refusal)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  GUri *uri = soup_server_message_get_uri (msg);
+  HeaderCensus census = { 0 };
+
+  *authority = NULL;
+  *port = 0;
+  soup_message_headers_foreach (headers, count_header, &census);
+  if (!framing_is_unambiguous (&census))
+    return bad_request (refusal, "ambiguous-framing");
+  if (census.hosts > 1)
+    return bad_request (refusal, "duplicate-host");
+  if (census.hosts == 1 && !host_is_well_formed (census.host))
+    return bad_request (refusal, "invalid-host");
+  if (uri == NULL || g_uri_get_host (uri) == NULL || g_uri_get_userinfo (uri) != NULL ||
+      g_uri_get_port (uri) <= 0 || !host_is_well_formed (g_uri_get_host (uri)))
+    return bad_request (refusal, "invalid-target");
+
+  *authority = g_strdup (g_uri_get_host (uri));
+  *port = (guint16) g_uri_get_port (uri);
   return TRUE;
 }

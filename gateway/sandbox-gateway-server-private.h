@@ -37,6 +37,10 @@ SandboxGatewayServer *sandbox_gateway_server_new        (GSocket                
 SandboxNetworkPolicy *sandbox_gateway_server_dup_policy (SandboxGatewayServer                *self);
 void                  sandbox_gateway_server_set_policy (SandboxGatewayServer                *self,
                                                          SandboxNetworkPolicy                *policy);
+guint                 sandbox_gateway_server_add_proxy_listener    (SandboxGatewayServer *self,
+                                                                    GSocket              *listener);
+void                  sandbox_gateway_server_remove_proxy_listener (SandboxGatewayServer *self,
+                                                                    guint                 id);
 void                  sandbox_gateway_server_free       (SandboxGatewayServer                *self);
 
 G_END_DECLS

@@ -8,6 +8,11 @@
  * into calls on the right exchange: the checks and the forwarding are the
  * exchange's, the answers sandbox-gateway-answer.c's.
  *
+ * Besides the Unix socket it accepts on proxy listeners a driver adds (a
+ * TCP socket a sandbox's stub bound inside the sandbox's network namespace):
+ * their connections are marked SANDBOX_GATEWAY_ARRIVAL_PROXY, which is all
+ * that differs, and the checks allow them absolute-form targets and CONNECT.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
@@ -46,6 +51,9 @@ struct _SandboxGatewayServer
   /* Everything below belongs to the gateway thread. */
   GSocket *listener;
   GSource *accept_source;
+  /* Proxy listeners by id (GUINT_TO_POINTER), each a ProxyListener. */
+  GHashTable *proxy_listeners;
+  guint last_proxy_id;
   SoupServer *soup;
   GSocketAddress *stand_in_address;
   SandboxGatewayExchanges exchanges;
@@ -135,6 +143,7 @@ refuse_input (SandboxGatewayServer     *self,
     /* A head refused before libsoup made a request of it: there is no
      * method, host or target to report. */
     sandbox_gateway_exchanges_report (&self->exchanges, &(SandboxGatewayAuditRecord) {
+      .arrival = sandbox_gateway_connection_get_arrival (connection),
       .decision = SANDBOX_GATEWAY_DECISION_BAD_REQUEST, .reason = reason, .status = status,
     });
 }
@@ -225,6 +234,7 @@ evict_connection (SandboxGatewayServer     *self,
    * on_connection_closed() runs then, not from here. */
   sandbox_gateway_connection_drop (connection);
   sandbox_gateway_exchanges_report (&self->exchanges, &(SandboxGatewayAuditRecord) {
+    .arrival = sandbox_gateway_connection_get_arrival (connection),
     .decision = SANDBOX_GATEWAY_DECISION_BUSY, .reason = "idle-connection-evicted",
   });
 }
@@ -302,8 +312,9 @@ evict_idle_connection (SandboxGatewayServer *self)
 }
 
 static void
-accept_connection (SandboxGatewayServer *self,
-                   GSocket              *socket)
+accept_connection (SandboxGatewayServer  *self,
+                   GSocket               *socket,
+                   SandboxGatewayArrival  arrival)
 {
   g_autoptr(GError) error = NULL;
   SandboxGatewayConnection *connection;
@@ -318,26 +329,25 @@ accept_connection (SandboxGatewayServer *self,
       sandbox_gateway_answer_directly (socket, SOUP_STATUS_SERVICE_UNAVAILABLE);
       g_socket_close (socket, NULL);
       sandbox_gateway_exchanges_report (&self->exchanges, &(SandboxGatewayAuditRecord) {
-        .decision = SANDBOX_GATEWAY_DECISION_BUSY, .reason = "too-many-connections",
-        .status = SOUP_STATUS_SERVICE_UNAVAILABLE,
+        .arrival = arrival, .decision = SANDBOX_GATEWAY_DECISION_BUSY,
+        .reason = "too-many-connections", .status = SOUP_STATUS_SERVICE_UNAVAILABLE,
       });
       return;
     }
 
-  connection = sandbox_gateway_connection_new (socket, self->header_timeout_ms, &connection_events, self);
+  connection = sandbox_gateway_connection_new (socket, arrival, self->header_timeout_ms,
+                                               &connection_events, self);
   g_queue_push_tail (&self->quiet, connection);
   g_hash_table_insert (self->connections, connection, g_queue_peek_tail_link (&self->quiet));
   if (!sandbox_gateway_connection_serve (connection, self->soup, self->stand_in_address, &error))
     g_debug ("Could not serve a connection: %s", error->message);
 }
 
-static gboolean
-on_listener_ready (GSocket      *listener,
-                   GIOCondition  condition,
-                   gpointer      user_data)
+static void
+accept_all (SandboxGatewayServer  *self,
+            GSocket               *listener,
+            SandboxGatewayArrival  arrival)
 {
-  SandboxGatewayServer *self = user_data;
-
   for (;;)
     {
       g_autoptr(GError) error = NULL;
@@ -350,10 +360,132 @@ on_listener_ready (GSocket      *listener,
           break;
         }
 
-      accept_connection (self, socket);
+      accept_connection (self, socket, arrival);
     }
+}
 
+static gboolean
+on_listener_ready (GSocket      *listener,
+                   GIOCondition  condition,
+                   gpointer      user_data)
+{
+  accept_all (user_data, listener, SANDBOX_GATEWAY_ARRIVAL_SOCKET);
   return G_SOURCE_CONTINUE;
+}
+
+/* Proxy listeners */
+
+typedef struct
+{
+  SandboxGatewayServer *server;
+  GSocket *socket;
+  GSource *source;
+} ProxyListener;
+
+static void
+proxy_listener_free (gpointer data)
+{
+  ProxyListener *listener = data;
+
+  g_source_destroy (listener->source);
+  g_source_unref (listener->source);
+  g_socket_close (listener->socket, NULL);
+  g_object_unref (listener->socket);
+  g_free (listener);
+}
+
+static gboolean
+on_proxy_listener_ready (GSocket      *socket,
+                         GIOCondition  condition,
+                         gpointer      user_data)
+{
+  ProxyListener *listener = user_data;
+
+  accept_all (listener->server, socket, SANDBOX_GATEWAY_ARRIVAL_PROXY);
+  return G_SOURCE_CONTINUE;
+}
+
+static GSource *
+watch_listener (GSocket           *socket,
+                GSocketSourceFunc  func,
+                gpointer           user_data,
+                const char        *name)
+{
+  GSource *source = g_socket_create_source (socket, G_IO_IN, NULL);
+
+  g_socket_set_blocking (socket, FALSE);
+  g_source_set_callback (source, G_SOURCE_FUNC (func), user_data, NULL);
+  g_source_set_static_name (source, name);
+  g_source_attach (source, g_main_context_get_thread_default ());
+  return source;
+}
+
+typedef struct
+{
+  SandboxGatewayServer *server;
+  GSocket *socket;
+  guint id;
+} ProxyCall;
+
+static gboolean
+add_proxy_on_gateway_thread (gpointer user_data)
+{
+  ProxyCall *call = user_data;
+  SandboxGatewayServer *self = call->server;
+  ProxyListener *listener;
+
+  if (self->closed)
+    return G_SOURCE_REMOVE;
+  listener = g_new0 (ProxyListener, 1);
+  listener->server = self;
+  listener->socket = g_object_ref (call->socket);
+  listener->source = watch_listener (listener->socket, on_proxy_listener_ready, listener,
+                                     "[sandbox] gateway proxy accept");
+  /* 0 is no id: after 2^32 listeners the count wraps past it. */
+  do
+    call->id = ++self->last_proxy_id;
+  while (call->id == 0 || g_hash_table_contains (self->proxy_listeners, GUINT_TO_POINTER (call->id)));
+  g_hash_table_insert (self->proxy_listeners, GUINT_TO_POINTER (call->id), listener);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+remove_proxy_on_gateway_thread (gpointer user_data)
+{
+  ProxyCall *call = user_data;
+
+  if (call->server->proxy_listeners != NULL)
+    g_hash_table_remove (call->server->proxy_listeners, GUINT_TO_POINTER (call->id));
+  return G_SOURCE_REMOVE;
+}
+
+/*
+ * sandbox_gateway_server_add_proxy_listener:
+ * @listener: a listening stream socket
+ *
+ * Accepts connections on @listener too, as proxy connections, until
+ * sandbox_gateway_server_remove_proxy_listener() or the server's end, which
+ * close it. Connections accepted on it live on after.
+ *
+ * Returns: its id, or 0 when the server is closing
+ */
+guint
+sandbox_gateway_server_add_proxy_listener (SandboxGatewayServer *self,
+                                           GSocket              *listener)
+{
+  ProxyCall call = { self, listener, 0 };
+
+  sandbox_gateway_loop_invoke_sync (add_proxy_on_gateway_thread, &call);
+  return call.id;
+}
+
+void
+sandbox_gateway_server_remove_proxy_listener (SandboxGatewayServer *self,
+                                              guint                 id)
+{
+  ProxyCall call = { self, NULL, id };
+
+  sandbox_gateway_loop_invoke_sync (remove_proxy_on_gateway_thread, &call);
 }
 
 /* libsoup handlers */
@@ -541,6 +673,7 @@ start_on_gateway_thread (gpointer user_data)
                                   self->request_timeout_ms, self->header_timeout_ms);
   self->connections = g_hash_table_new (NULL, NULL);
   self->evicted = g_hash_table_new (NULL, NULL);
+  self->proxy_listeners = g_hash_table_new_full (NULL, NULL, NULL, proxy_listener_free);
 
   /* raw-paths: the handler must see the target as sent, not decoded. */
   self->soup = soup_server_new ("raw-paths", TRUE, "server-header", NULL, NULL);
@@ -553,11 +686,8 @@ start_on_gateway_thread (gpointer user_data)
   if (!listen_unreachably (self->soup, self->listener, &call->error))
     return G_SOURCE_REMOVE;
 
-  g_socket_set_blocking (self->listener, FALSE);
-  self->accept_source = g_socket_create_source (self->listener, G_IO_IN, NULL);
-  g_source_set_callback (self->accept_source, G_SOURCE_FUNC (on_listener_ready), self, NULL);
-  g_source_set_static_name (self->accept_source, "[sandbox] gateway accept");
-  g_source_attach (self->accept_source, g_main_context_get_thread_default ());
+  self->accept_source = watch_listener (self->listener, on_listener_ready, self,
+                                        "[sandbox] gateway accept");
 
   call->ok = TRUE;
   return G_SOURCE_REMOVE;
@@ -576,6 +706,7 @@ stop_on_gateway_thread (gpointer user_data)
     g_source_destroy (self->accept_source);
   g_clear_pointer (&self->accept_source, g_source_unref);
   g_socket_close (self->listener, NULL);
+  g_clear_pointer (&self->proxy_listeners, g_hash_table_unref);
 
   sandbox_gateway_exchanges_abort_all (&self->exchanges);
 

@@ -29,8 +29,9 @@
  *
  * The socket lives in a fresh directory of mode 0700 and has mode 0600; a
  * driver binds it into the guest. Each request must name an allowed origin's
- * host in a single `Host` header and use an origin-form target; `CONNECT` and
- * methods other than GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS are
+ * host in a single `Host` header and use an origin-form target (on a proxy
+ * listener, see [method@Sandbox.Gateway.add_proxy_listener], also an
+ * absolute-form one); `CONNECT` and methods other than GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS are
  * refused with 403, more than 16 requests in flight with 503, and malformed or
  * ambiguous requests with 400 — before anything is forwarded. Upstream
  * requests carry only the guest's `Content-Type` and `Accept` plus the rule's
@@ -806,6 +807,76 @@ sandbox_gateway_get_dropped_events (SandboxGateway *self)
   g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), 0);
 
   return self->relay != NULL ? relay_get_dropped (self->relay) : 0;
+}
+
+/**
+ * sandbox_gateway_add_proxy_listener:
+ * @self: a [class@Sandbox.Gateway]
+ * @listener: a bound, listening stream socket
+ * @error: return location for a #GError
+ *
+ * Serves @listener too, as an HTTP proxy: the listening socket a sandbox's
+ * trusted init bound on the loopback interface of the sandbox's own network
+ * namespace and handed to the host (the bubblewrap driver's stub does), so
+ * that the guest's clients reach the gateway through `http_proxy` and the
+ * guest can neither kill nor replace what listens there.
+ *
+ * Requests on it are checked and forwarded exactly as on the Unix socket,
+ * with two additions: an absolute-form target (`GET http://host/x`) is
+ * accepted when its authority is the request's `Host`, and `CONNECT
+ * host:port` is checked against the policy's origins — refused with 403
+ * when none has that host and port, and otherwise answered 501 (tunnels are
+ * not served yet); nothing is ever relayed for a `CONNECT`. Their audit
+ * events' arrival is %SANDBOX_GATEWAY_ARRIVAL_PROXY.
+ *
+ * The gateway owns @listener from now on: it closes it on
+ * [method@Sandbox.Gateway.remove_proxy_listener] or
+ * [method@Sandbox.Gateway.close]. Connections accepted on it are served to
+ * their end either way.
+ *
+ * Returns: an id for [method@Sandbox.Gateway.remove_proxy_listener], or 0
+ *   with %G_IO_ERROR_CLOSED after [method@Sandbox.Gateway.close]
+ */
+guint
+sandbox_gateway_add_proxy_listener (SandboxGateway  *self,
+                                    GSocket         *listener,
+                                    GError         **error)
+{
+  guint id = 0;
+
+  g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), 0);
+  g_return_val_if_fail (G_IS_SOCKET (listener), 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
+
+  g_mutex_lock (&self->lock);
+  if (self->server != NULL)
+    id = sandbox_gateway_server_add_proxy_listener (self->server, listener);
+  g_mutex_unlock (&self->lock);
+
+  if (id == 0)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "The gateway is closed");
+  return id;
+}
+
+/**
+ * sandbox_gateway_remove_proxy_listener:
+ * @self: a [class@Sandbox.Gateway]
+ * @id: what [method@Sandbox.Gateway.add_proxy_listener] returned
+ *
+ * Stops serving the proxy listener @id and closes it; connections accepted
+ * on it already are served to their end. Does nothing for an id removed
+ * already, or after [method@Sandbox.Gateway.close].
+ */
+void
+sandbox_gateway_remove_proxy_listener (SandboxGateway *self,
+                                       guint           id)
+{
+  g_return_if_fail (SANDBOX_IS_GATEWAY (self));
+
+  g_mutex_lock (&self->lock);
+  if (self->server != NULL && id != 0)
+    sandbox_gateway_server_remove_proxy_listener (self->server, id);
+  g_mutex_unlock (&self->lock);
 }
 
 /**

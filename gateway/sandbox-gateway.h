@@ -59,6 +59,13 @@ guint                 sandbox_gateway_get_header_timeout_ms  (SandboxGateway *se
 SANDBOX_AVAILABLE_IN_ALL
 guint64               sandbox_gateway_get_dropped_events (SandboxGateway     *self);
 SANDBOX_AVAILABLE_IN_ALL
+guint                 sandbox_gateway_add_proxy_listener    (SandboxGateway  *self,
+                                                             GSocket         *listener,
+                                                             GError         **error);
+SANDBOX_AVAILABLE_IN_ALL
+void                  sandbox_gateway_remove_proxy_listener (SandboxGateway  *self,
+                                                             guint            id);
+SANDBOX_AVAILABLE_IN_ALL
 void                  sandbox_gateway_close           (SandboxGateway        *self);
 
 G_END_DECLS

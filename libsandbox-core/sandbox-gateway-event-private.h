@@ -21,6 +21,7 @@ typedef struct
   const char *host;
   const char *method;
   const char *path;
+  SandboxGatewayArrival arrival;
   SandboxGatewayDecision decision;
   const char *reason;
   guint status;

@@ -16,6 +16,7 @@ struct _SandboxGatewayEvent
   char *host;
   char *method;
   char *path;
+  SandboxGatewayArrival arrival;
   SandboxGatewayDecision decision;
   const char *reason;
   guint status;
@@ -31,6 +32,10 @@ G_DEFINE_ENUM_TYPE (SandboxGatewayDecision, sandbox_gateway_decision,
   G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_DECISION_BUSY, "busy"),
   G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_DECISION_FAILED, "failed"),
   G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_DECISION_BAD_REQUEST, "bad-request"))
+
+G_DEFINE_ENUM_TYPE (SandboxGatewayArrival, sandbox_gateway_arrival,
+  G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_ARRIVAL_SOCKET, "socket"),
+  G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_ARRIVAL_PROXY, "proxy"))
 
 G_DEFINE_BOXED_TYPE (SandboxGatewayEvent, sandbox_gateway_event,
                      sandbox_gateway_event_ref, sandbox_gateway_event_unref)
@@ -55,6 +60,7 @@ sandbox_gateway_event_new (const SandboxGatewayAuditRecord *record)
   self->host = dup_as_utf8 (record->host);
   self->method = dup_as_utf8 (record->method);
   self->path = dup_as_utf8 (record->path);
+  self->arrival = record->arrival;
   self->decision = record->decision;
   self->reason = record->reason;
   self->status = record->status;
@@ -150,6 +156,23 @@ sandbox_gateway_event_get_path (SandboxGatewayEvent *self)
 }
 
 /**
+ * sandbox_gateway_event_get_arrival:
+ * @self: a [struct@Sandbox.GatewayEvent]
+ *
+ * Gets how the request reached the gateway: on its Unix socket, or on a
+ * proxy listener, where the guest's HTTP clients find it through
+ * `http_proxy` and may send absolute-form targets and `CONNECT`.
+ *
+ * Returns: how the request arrived
+ */
+SandboxGatewayArrival
+sandbox_gateway_event_get_arrival (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, SANDBOX_GATEWAY_ARRIVAL_SOCKET);
+  return self->arrival;
+}
+
+/**
  * sandbox_gateway_event_get_decision:
  * @self: a [struct@Sandbox.GatewayEvent]
  *
@@ -202,6 +225,11 @@ sandbox_gateway_event_get_decision (SandboxGatewayEvent *self)
  *   request body
  * - "request-trailers" (a bad request, 400): a chunked request body that
  *   ends with trailer fields
+ * - "tunnel-not-served" (denied, 501): a `CONNECT` on a proxy listener to
+ *   the host and port of an allowed origin; tunnels are not served yet, and
+ *   nothing was relayed. A `CONNECT` to any other is "host-not-allowed"
+ *   (403). Both are reported with the `CONNECT`'s authority as the host and
+ *   an empty path.
  *
  * A streamed answer cut short keeps the upstream's status, and its reason
  * is "response-too-large" (past the rule's byte limit), "idle-timeout",

@@ -20,7 +20,9 @@ G_BEGIN_DECLS
  * @SANDBOX_GATEWAY_DECISION_ALLOWED: forwarded upstream; the upstream's
  *   response was returned to the guest
  * @SANDBOX_GATEWAY_DECISION_DENIED: refused by the policy or the method rules
- *   (403, `Sandbox-Error: SANDBOX_NETWORK_DENIED`)
+ *   (403, `Sandbox-Error: SANDBOX_NETWORK_DENIED`), or a `CONNECT` to an
+ *   allowed origin, which is not served yet (501, `Sandbox-Error:
+ *   SANDBOX_UNAVAILABLE`)
  * @SANDBOX_GATEWAY_DECISION_BUSY: refused because too many requests were in
  *   flight (503, `Sandbox-Error: SANDBOX_BUSY`)
  * @SANDBOX_GATEWAY_DECISION_FAILED: allowed, but the upstream exchange failed
@@ -44,11 +46,30 @@ SANDBOX_AVAILABLE_IN_ALL
 GType sandbox_gateway_decision_get_type (void) G_GNUC_CONST;
 
 /**
+ * SandboxGatewayArrival:
+ * @SANDBOX_GATEWAY_ARRIVAL_SOCKET: on the gateway's Unix socket, the
+ *   reference way in
+ * @SANDBOX_GATEWAY_ARRIVAL_PROXY: on a proxy listener (the guest's
+ *   `http_proxy`), see [method@Sandbox.Gateway.add_proxy_listener]
+ *
+ * How a request reached the gateway.
+ */
+typedef enum
+{
+  SANDBOX_GATEWAY_ARRIVAL_SOCKET,
+  SANDBOX_GATEWAY_ARRIVAL_PROXY,
+} SandboxGatewayArrival;
+
+#define SANDBOX_TYPE_GATEWAY_ARRIVAL (sandbox_gateway_arrival_get_type ())
+SANDBOX_AVAILABLE_IN_ALL
+GType sandbox_gateway_arrival_get_type (void) G_GNUC_CONST;
+
+/**
  * SandboxGatewayEvent:
  *
  * An immutable record of one request the gateway decided on: host, method,
- * path and query, decision, reason, upstream status, bytes each way and
- * duration. It never holds a header value.
+ * path and query, how it arrived, decision, reason, upstream status, bytes
+ * each way and duration. It never holds a header value.
  */
 typedef struct _SandboxGatewayEvent SandboxGatewayEvent;
 
@@ -66,6 +87,8 @@ SANDBOX_AVAILABLE_IN_ALL
 const char             *sandbox_gateway_event_get_method         (SandboxGatewayEvent *self);
 SANDBOX_AVAILABLE_IN_ALL
 const char             *sandbox_gateway_event_get_path           (SandboxGatewayEvent *self);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxGatewayArrival   sandbox_gateway_event_get_arrival        (SandboxGatewayEvent *self);
 SANDBOX_AVAILABLE_IN_ALL
 SandboxGatewayDecision  sandbox_gateway_event_get_decision       (SandboxGatewayEvent *self);
 SANDBOX_AVAILABLE_IN_ALL

@@ -221,6 +221,80 @@ sandbox_test_guest_connect (SandboxTestGatewayFixture *fixture)
   return connection;
 }
 
+/**
+ * sandbox_test_gateway_add_proxy:
+ *
+ * Gives the fixture's gateway a proxy listener, as a sandbox's stub would:
+ * a TCP socket listening on 127.0.0.1, on a port of the kernel's choice
+ * (in @fixture->proxy_port).
+ *
+ * Returns: the listener's id
+ */
+guint
+sandbox_test_gateway_add_proxy (SandboxTestGatewayFixture *fixture)
+{
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GSocket) listener = NULL;
+  g_autoptr(GError) error = NULL;
+  guint id;
+
+  listener = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_socket_bind (listener, address, FALSE, &error);
+  g_assert_no_error (error);
+  g_socket_listen (listener, &error);
+  g_assert_no_error (error);
+  bound = g_socket_get_local_address (listener, &error);
+  g_assert_no_error (error);
+  fixture->proxy_port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+
+  id = sandbox_gateway_add_proxy_listener (fixture->gateway, listener, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (id, !=, 0);
+  return id;
+}
+
+/* A guest's connection to the proxy listener. */
+GSocketConnection *
+sandbox_test_proxy_connect (SandboxTestGatewayFixture *fixture)
+{
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, fixture->proxy_port);
+  g_autoptr(GError) error = NULL;
+  GSocketConnection *connection;
+
+  g_assert_cmpuint (fixture->proxy_port, !=, 0);
+  /* No GProxyResolver: it would read GSettings. */
+  g_socket_client_set_enable_proxy (client, FALSE);
+  connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
+  g_assert_no_error (error);
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), 10);
+
+  return connection;
+}
+
+/* Sends a request on a fresh connection to the proxy listener and reads
+ * one response. */
+SandboxTestResponse *
+sandbox_test_proxy_request (SandboxTestGatewayFixture *fixture,
+                            const char                *format,
+                            ...)
+{
+  g_autoptr(GSocketConnection) connection = sandbox_test_proxy_connect (fixture);
+  g_autofree char *request = NULL;
+  va_list args;
+
+  va_start (args, format);
+  request = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  sandbox_test_guest_send (connection, request, strlen (request));
+  return sandbox_test_guest_read_response (connection);
+}
+
 void
 sandbox_test_guest_send (GSocketConnection *connection,
                          const char        *data,

@@ -30,6 +30,7 @@ typedef struct
   GPtrArray *events;   /* SandboxGatewayEvent, as audited */
   GPtrArray *errors;   /* GError, as "upstream-error" gave them */
   char *host;          /* the upstream's host as a Host header names it */
+  guint16 proxy_port;  /* a proxy listener's on 127.0.0.1, once added */
 } SandboxTestGatewayFixture;
 
 /* One answer as a guest read it. */
@@ -72,6 +73,11 @@ void                  sandbox_test_assert_refused_head     (SandboxGatewayEvent 
                                                             guint                      status);
 
 GSocketConnection    *sandbox_test_guest_connect           (SandboxTestGatewayFixture *fixture);
+guint                 sandbox_test_gateway_add_proxy       (SandboxTestGatewayFixture *fixture);
+GSocketConnection    *sandbox_test_proxy_connect           (SandboxTestGatewayFixture *fixture);
+SandboxTestResponse  *sandbox_test_proxy_request           (SandboxTestGatewayFixture *fixture,
+                                                            const char                *format,
+                                                            ...) G_GNUC_PRINTF (2, 3);
 void                  sandbox_test_guest_send              (GSocketConnection         *connection,
                                                             const char                *data,
                                                             gsize                      length);
