@@ -236,8 +236,8 @@ floor_spawn (const char         *workspace,
       args = reference_args (workspace, argv_command);
     }
   else
-    args = sandbox_bubblewrap_args_new_for_command (&input, status_pipe[1], seccomp_fd, -1, NULL,
-                                                   NULL);
+    args = sandbox_bubblewrap_args_new_for_command (&input, status_pipe[1], seccomp_fd, -1, -1,
+                                                   NULL, NULL);
   if (args == NULL)
     return FALSE;
   if (args->argv->len == 0 || g_ptr_array_index (args->argv, args->argv->len - 1) != NULL)

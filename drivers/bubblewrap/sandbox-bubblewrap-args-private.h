@@ -44,6 +44,8 @@ typedef struct
  * @keeper: (nullable): of a layered session, its keeper (see
  *   sandbox-bubblewrap-keeper.c): /workspace is then its overlay
  * @gateway_socket: (nullable): the host path of the gateway socket, if any
+ * @gateway: (nullable): the session's gateway, if any, which serves the
+ *   proxy listener of each of its allow-list sandboxes
  * @policy_kind: the session's network policy kind
  * @command: (nullable): the validated command, with a canonical cwd; %NULL
  *   for a sandbox started before its command is known
@@ -62,6 +64,7 @@ typedef struct
   const char *workspace;
   SandboxBubblewrapKeeper *keeper;
   const char *gateway_socket;
+  SandboxGateway *gateway;
   SandboxNetworkPolicyKind policy_kind;
   SandboxCommand *command;
   GBytes *seccomp_program;
@@ -86,11 +89,13 @@ SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_sandbox (const SandboxBub
                                                                 int                                seccomp_fd,
                                                                 int                                control_fd,
                                                                 int                                report_fd,
+                                                                int                                handoff_fd,
                                                                 GError                           **error);
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *input,
                                                                 int                                status_fd,
                                                                 int                                seccomp_fd,
                                                                 int                                report_fd,
+                                                                int                                handoff_fd,
                                                                 GBytes                            *message,
                                                                 GError                           **error);
 

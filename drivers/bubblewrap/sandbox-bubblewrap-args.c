@@ -403,7 +403,8 @@ add_stub (SandboxBubblewrapArgs            *self,
           int                               stub_fd,
           int                               control_fd,
           int                               seccomp_fd,
-          int                               report_fd)
+          int                               report_fd,
+          int                               handoff_fd)
 {
   g_autofree char *stub_arg = NULL;
   g_autofree char *control_arg = NULL;
@@ -419,6 +420,16 @@ add_stub (SandboxBubblewrapArgs            *self,
     add_stub_fd_option (self, "seccomp", seccomp_fd);
   if (report_fd >= 0)
     add_stub_fd_option (self, "report", report_fd);
+  if (handoff_fd >= 0)
+    add_stub_fd_option (self, "handoff", handoff_fd);
+  /* The proxy's listener, which the stub hands over (see
+   * stub/sandbox-stub-proxy.c). */
+  if (handoff_fd >= 0 && input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
+    {
+      g_autofree char *proxy_arg = g_strdup_printf ("proxy=%u", SANDBOX_BUBBLEWRAP_PROXY_PORT);
+
+      sandbox_bubblewrap_args_add (self, proxy_arg);
+    }
   return separator;
 }
 
@@ -466,6 +477,11 @@ add_own_network (SandboxBubblewrapArgs             *self,
  * @report_fd: (transfer full): where the stub reports, once the guest has
  *   exited, that no process of the sandbox is left (`report=`; see
  *   stub/sandbox-stub.c), or -1 for no report
+ * @handoff_fd: (transfer full): the stub's end of the socket on which it
+ *   hands descriptors to the host (`handoff=`, see
+ *   sandbox_bubblewrap_stub_handoff_open()), or -1 for none; under an
+ *   allow-list the stub then binds the proxy's listener and hands it over
+ *   (`proxy=`%SANDBOX_BUBBLEWRAP_PROXY_PORT)
  * @error: return location for a #GError
  *
  * Builds `bwrap --json-status-fd N <reference bubblewrapArgs> --as-pid-1 --
@@ -520,6 +536,7 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
                                          int                                seccomp_fd,
                                          int                                control_fd,
                                          int                                report_fd,
+                                         int                                handoff_fd,
                                          GError                           **error)
 {
   g_autoptr(SandboxBubblewrapArgs) self = sandbox_bubblewrap_args_new (input->executable);
@@ -533,6 +550,7 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
       sandbox_bubblewrap_fd_close (seccomp_fd);
       sandbox_bubblewrap_fd_close (control_fd);
       sandbox_bubblewrap_fd_close (report_fd);
+      sandbox_bubblewrap_fd_close (handoff_fd);
       return NULL;
     }
 
@@ -573,12 +591,13 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
       sandbox_bubblewrap_fd_close (seccomp_fd);
       sandbox_bubblewrap_fd_close (control_fd);
       sandbox_bubblewrap_fd_close (report_fd);
+      sandbox_bubblewrap_fd_close (handoff_fd);
       return NULL;
     }
   /* The root's tmpfs is the guest's as much as /tmp is, and unbounded:
    * read-only once every mount point on it is made (as flatpak does). */
   sandbox_bubblewrap_args_add_many (self, "--remount-ro", "/", NULL);
-  separator = add_stub (self, input, stub_fd, control_fd, seccomp_fd, report_fd);
+  separator = add_stub (self, input, stub_fd, control_fd, seccomp_fd, report_fd, handoff_fd);
   if (!add_lock (self, input, error))
     return NULL;
   log_command_line (self, input->command);
@@ -614,6 +633,7 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
  * @status_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
  * @seccomp_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
  * @report_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
+ * @handoff_fd: (transfer full): as for sandbox_bubblewrap_args_new_for_sandbox()
  * @message: (nullable): the command's stub message, if made already
  * @error: return location for a #GError
  *
@@ -628,12 +648,14 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *inpu
                                          int                                status_fd,
                                          int                                seccomp_fd,
                                          int                                report_fd,
+                                         int                                handoff_fd,
                                          GBytes                            *message,
                                          GError                           **error)
 {
+  gboolean proxy = handoff_fd >= 0 && input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST;
   g_autoptr(GBytes) made = message != NULL ? g_bytes_ref (message)
                                            : sandbox_bubblewrap_stub_message_new (input->command,
-                                                                                  error);
+                                                                                  proxy, error);
   int control_fd;
 
   if (made == NULL)
@@ -641,6 +663,7 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *inpu
       sandbox_bubblewrap_fd_close (status_fd);
       sandbox_bubblewrap_fd_close (seccomp_fd);
       sandbox_bubblewrap_fd_close (report_fd);
+      sandbox_bubblewrap_fd_close (handoff_fd);
       return NULL;
     }
   /* A failed memfd is passed as -1, which the launcher refuses to spawn with. */
@@ -648,5 +671,5 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *inpu
                                                     g_bytes_get_data (made, NULL),
                                                     g_bytes_get_size (made));
   return sandbox_bubblewrap_args_new_for_sandbox (input, status_fd, seccomp_fd, control_fd,
-                                                  report_fd, error);
+                                                  report_fd, handoff_fd, error);
 }

@@ -324,6 +324,8 @@ spawn_process (SandboxBubblewrapDriver  *self,
   if (prepared_revision != NULL)
     revision = *prepared_revision;
   input.gateway_socket = gateway_socket;
+  /* It takes the proxy listener the command's stub hands over. */
+  input.gateway = gateway_socket != NULL ? self->gateway : NULL;
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;

@@ -58,6 +58,15 @@
  * a reported sandbox (its stub exiting, the kernel tearing its namespaces
  * down, bwrap) is reaped after; its #SandboxBubblewrapTrees counts it until
  * then, so that a stopping session can wait for it.
+ *
+ * Under an allow-list the stub hands the host descriptors on a handoff
+ * socket (see stub/sandbox-stub-message.h): the proxy's listener, bound on
+ * the sandbox's 127.0.0.1 before the guest ran. A cold sandbox's stub sends
+ * it as it starts, a ready one's when it started; either way it waits in
+ * the socket until the launcher thread takes it and gives it to the
+ * session's gateway, which accepts on it until the command is over (guest
+ * connections made meanwhile wait in its backlog). Then it is removed from
+ * the gateway, which closes it.
  */
 
 #define READ_CHUNK_SIZE 65536
@@ -72,6 +81,8 @@ struct _SandboxBubblewrapProcess
   SandboxBubblewrapLaunched taken;   /* a ready sandbox's bwrap; pid 0 when cold */
   int control_fd;                    /* its stub's control socket */
   int report_fd;                     /* where the stub reports, or -1 */
+  int handoff_fd;                    /* where the stub hands over descriptors, or -1 */
+  SandboxGateway *gateway;           /* the session's, under an allow-list */
   GBytes *message;                   /* the command, for that stub */
   GBytes *stdin_bytes;
   GObject *owner;             /* the driver, kept alive until completion */
@@ -89,7 +100,9 @@ struct _SandboxBubblewrapProcess
   GSource *stderr_source;
   GSource *status_source;
   GSource *report_source;
+  GSource *handoff_source;
   GSource *bwrap_source;
+  guint proxy_listener_id;    /* in @gateway, 0 when none */
   gsize stdin_written;
   GString *status;
   int exit_status;
@@ -238,9 +251,21 @@ complete_now (SandboxBubblewrapProcess *self)
     sandbox_process_complete (SANDBOX_PROCESS (self), self->exit_status);
 }
 
+/* The sandbox's proxy listener stops serving: its command is over. */
+static void
+close_handoff (SandboxBubblewrapProcess *self)
+{
+  sandbox_bubblewrap_source_destroy (&self->handoff_source);
+  sandbox_bubblewrap_clear_fd (&self->handoff_fd);
+  if (self->proxy_listener_id != 0)
+    sandbox_gateway_remove_proxy_listener (self->gateway, self->proxy_listener_id);
+  self->proxy_listener_id = 0;
+}
+
 static void
 close_everything (SandboxBubblewrapProcess *self)
 {
+  close_handoff (self);
   sandbox_bubblewrap_source_destroy (&self->stdin_source);
   sandbox_bubblewrap_source_destroy (&self->stdout_source);
   sandbox_bubblewrap_source_destroy (&self->stderr_source);
@@ -277,6 +302,7 @@ end_command (SandboxBubblewrapProcess *self)
     read_report (self);
   sandbox_bubblewrap_source_destroy (&self->status_source);
   sandbox_bubblewrap_clear_fd (&self->status_fd);
+  close_handoff (self);
   finish_stdin (self);
   /* Before @finished: until then sandbox_bubblewrap_process_mark_started()
    * cannot complete the process, which lets the owner go. */
@@ -776,6 +802,53 @@ report_cb (int          fd,
   return G_SOURCE_REMOVE;
 }
 
+/* Launcher thread: what the stub handed over. The proxy's listener goes to
+ * the gateway; anything else, or a second listener, means a broken stub,
+ * and the socket is closed (the guest then has no proxy). */
+static gboolean
+handoff_cb (int          fd,
+            GIOCondition condition,
+            gpointer     data)
+{
+  SandboxBubblewrapProcess *self = data;
+
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GSocket) listener = NULL;
+      guint32 kind;
+      int handed;
+
+      handed = sandbox_bubblewrap_stub_handoff_receive (self->handoff_fd, &kind, &error);
+      if (handed < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        return G_SOURCE_CONTINUE;
+      if (handed >= 0 && (self->gateway == NULL || self->proxy_listener_id != 0))
+        {
+          close (handed);
+          g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                               "The sandbox stub handed over a listener nobody asked for");
+        }
+      else if (handed >= 0)
+        {
+          listener = g_socket_new_from_fd (handed, &error);
+          if (listener == NULL)
+            close (handed);
+        }
+      if (listener != NULL)
+        self->proxy_listener_id = sandbox_gateway_add_proxy_listener (self->gateway, listener,
+                                                                      &error);
+      if (self->proxy_listener_id == 0 || error != NULL)
+        {
+          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED))
+            g_debug ("No proxy for a sandbox: %s", error != NULL ? error->message : "none");
+          /* Not close_handoff(): a listener given already serves on. */
+          sandbox_bubblewrap_source_destroy (&self->handoff_source);
+          sandbox_bubblewrap_clear_fd (&self->handoff_fd);
+          return G_SOURCE_REMOVE;
+        }
+    }
+}
+
 /* A command in a ready sandbox: its stub gets the message, then EOF, and
  * reports back on the same socket. The message is at most
  * SANDBOX_BUBBLEWRAP_READY_MESSAGE_MAX, which the socket takes without
@@ -874,6 +947,9 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
   else if (write_stdin (self))
     self->stdin_source = watch_fd (self, self->stdin_fd, G_IO_OUT | G_IO_HUP | G_IO_ERR,
                                    stdin_cb, "[sandbox] command stdin");
+  if (self->handoff_fd >= 0)
+    self->handoff_source = watch_fd (self, self->handoff_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                     handoff_cb, "[sandbox] stub handoff");
   if (hot)
     deliver_message (self);
   else if (self->report_fd >= 0)
@@ -970,6 +1046,8 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
   SandboxBubblewrapTaken taken;
   int status_pipe[2];
   int report_pipe[2] = { -1, -1 };
+  int handoff[2] = { -1, -1 };
+  gboolean proxy = input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST && input->gateway != NULL;
   int seccomp_fd = -1;
   GBytes *stdin_bytes;
 
@@ -980,7 +1058,8 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
   stdin_bytes = sandbox_command_get_stdin (input->command);
   self->stdin_bytes = stdin_bytes != NULL ? g_bytes_ref (stdin_bytes) : NULL;
   self->owner = owner != NULL ? g_object_ref (owner) : NULL;
-  self->message = sandbox_bubblewrap_stub_message_new (input->command, error);
+  self->gateway = input->gateway != NULL ? g_object_ref (input->gateway) : NULL;
+  self->message = sandbox_bubblewrap_stub_message_new (input->command, proxy, error);
   if (self->message == NULL)
     {
       sandbox_bubblewrap_ready_discard (ready);
@@ -999,6 +1078,7 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
       self->taken = taken.launched;
       self->status_fd = taken.status_fd;
       self->control_fd = taken.control_fd;
+      self->handoff_fd = taken.handoff_fd;
       return g_steal_pointer (&self);
     }
 
@@ -1033,8 +1113,20 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
       return NULL;
     }
   self->report_fd = report_pipe[0];
+  if (proxy)
+    {
+      if (!sandbox_bubblewrap_stub_handoff_open (handoff, error))
+        {
+          close (status_pipe[1]);
+          close (report_pipe[1]);
+          sandbox_bubblewrap_fd_close (seccomp_fd);
+          return NULL;
+        }
+      self->handoff_fd = handoff[0];
+    }
   self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd,
-                                                        report_pipe[1], self->message, error);
+                                                        report_pipe[1], handoff[1], self->message,
+                                                        error);
   if (self->args == NULL)
     return NULL;
   sandbox_bubblewrap_args_finish (self->args);
@@ -1056,6 +1148,7 @@ sandbox_bubblewrap_process_finalize (GObject *object)
   g_clear_pointer (&self->trees, sandbox_bubblewrap_trees_unref);
   g_clear_pointer (&self->stdin_bytes, g_bytes_unref);
   g_clear_object (&self->owner);
+  g_clear_object (&self->gateway);
   g_string_free (self->status, TRUE);
   g_mutex_clear (&self->lock);
 
@@ -1089,6 +1182,7 @@ sandbox_bubblewrap_process_init (SandboxBubblewrapProcess *self)
   self->bwrap_pidfd = -1;
   self->control_fd = -1;
   self->report_fd = -1;
+  self->handoff_fd = -1;
   self->taken = (SandboxBubblewrapLaunched) SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
 }
 

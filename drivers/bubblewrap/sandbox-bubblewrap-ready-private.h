@@ -39,6 +39,9 @@ typedef struct _SandboxBubblewrapReady SandboxBubblewrapReady;
  * @control_fd: our end of the stub's control socket, where the stub also
  *   reports the end of its sandbox: the guest's status, as an int, once
  *   no process of it is left (EOF without it: see the pidfd)
+ * @handoff_fd: our end of the stub's handoff socket, or -1 (not under an
+ *   allow-list): the proxy's listener waits there, handed over as the
+ *   sandbox started
  *
  * A ready sandbox handed over to the command that will run in it.
  */
@@ -47,7 +50,10 @@ typedef struct
   SandboxBubblewrapLaunched launched;
   int status_fd;
   int control_fd;
+  int handoff_fd;
 } SandboxBubblewrapTaken;
+
+#define SANDBOX_BUBBLEWRAP_TAKEN_INIT { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1, -1 }
 
 SandboxBubblewrapReadyPool *sandbox_bubblewrap_ready_pool_new   (guint max_ready,
                                                                  guint idle_timeout_ms);

@@ -16,6 +16,7 @@
 
 #include "sandbox-bubblewrap-ready-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
+#include "sandbox-bubblewrap-stub-private.h"
 
 /*
  * A ready sandbox is a fresh bwrap started for a session ahead of its next
@@ -194,6 +195,7 @@ ready_clear (gpointer data)
   g_clear_pointer (&self->setup, setup_free);
   sandbox_bubblewrap_clear_fd (&self->sandbox.status_fd);
   sandbox_bubblewrap_clear_fd (&self->sandbox.control_fd);
+  sandbox_bubblewrap_clear_fd (&self->sandbox.handoff_fd);
   sandbox_bubblewrap_ready_pool_unref (self->pool);
   g_mutex_clear (&self->lock);
 }
@@ -226,6 +228,7 @@ kill_locked (SandboxBubblewrapReady *self)
   sandbox_bubblewrap_launched_kill_and_reap (&self->sandbox.launched);
   sandbox_bubblewrap_clear_fd (&self->sandbox.status_fd);
   sandbox_bubblewrap_clear_fd (&self->sandbox.control_fd);
+  sandbox_bubblewrap_clear_fd (&self->sandbox.handoff_fd);
   finish_locked (self);
 }
 
@@ -291,17 +294,30 @@ build_locked (SandboxBubblewrapReady  *self,
   SandboxBubblewrapArgs *args;
   int status_pipe[2];
   int control[2];
+  int handoff[2] = { -1, -1 };
   int seccomp_fd = -1;
   int report_fd;
 
+  /* Under an allow-list the stub hands the proxy's listener over as it
+   * starts: it waits in the socket for the command that takes the sandbox. */
+  if (setup->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
+    {
+      if (!sandbox_bubblewrap_stub_handoff_open (handoff, error))
+        return NULL;
+      self->sandbox.handoff_fd = handoff[0];
+    }
   if (!sandbox_bubblewrap_launcher_open_pipe (status_pipe, TRUE, FALSE, error))
-    return NULL;
+    {
+      sandbox_bubblewrap_fd_close (handoff[1]);
+      return NULL;
+    }
   self->sandbox.status_fd = status_pipe[0];
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) < 0)
     {
       int saved_errno = errno;
 
       close (status_pipe[1]);
+      sandbox_bubblewrap_fd_close (handoff[1]);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                    "Could not create the stub's control socket: %s", g_strerror (saved_errno));
       return NULL;
@@ -314,6 +330,7 @@ build_locked (SandboxBubblewrapReady  *self,
         {
           close (status_pipe[1]);
           close (control[1]);
+          sandbox_bubblewrap_fd_close (handoff[1]);
           return NULL;
         }
     }
@@ -327,12 +344,13 @@ build_locked (SandboxBubblewrapReady  *self,
       close (status_pipe[1]);
       close (control[1]);
       sandbox_bubblewrap_fd_close (seccomp_fd);
+      sandbox_bubblewrap_fd_close (handoff[1]);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                    "Could not duplicate the stub's control socket: %s", g_strerror (saved_errno));
       return NULL;
     }
   args = sandbox_bubblewrap_args_new_for_sandbox (&input, status_pipe[1], seccomp_fd, control[1],
-                                                  report_fd, error);
+                                                  report_fd, handoff[1], error);
   if (args != NULL)
     sandbox_bubblewrap_args_finish (args);
   return args;
@@ -417,7 +435,7 @@ sandbox_bubblewrap_ready_start (SandboxBubblewrapReadyPool       *pool,
   self->pool = sandbox_bubblewrap_ready_pool_ref (pool);
   self->slot_held = TRUE;
   self->revision = revision;
-  self->sandbox = (SandboxBubblewrapTaken) { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  self->sandbox = (SandboxBubblewrapTaken) SANDBOX_BUBBLEWRAP_TAKEN_INIT;
   if (input->limits != NULL)
     self->limits = *input->limits;
   self->setup = setup_new (input);
@@ -479,7 +497,7 @@ sandbox_bubblewrap_ready_take (SandboxBubblewrapReady *self,
   if (usable)
     {
       *taken = self->sandbox;
-      self->sandbox = (SandboxBubblewrapTaken) { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+      self->sandbox = (SandboxBubblewrapTaken) SANDBOX_BUBBLEWRAP_TAKEN_INIT;
       finish_locked (self);
     }
   else if (!self->finished)

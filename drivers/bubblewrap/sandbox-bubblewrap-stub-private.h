@@ -17,9 +17,27 @@ G_BEGIN_DECLS
  */
 #define SANDBOX_BUBBLEWRAP_STUB_NAME "sandbox-stub"
 
+/**
+ * SANDBOX_BUBBLEWRAP_PROXY_PORT:
+ *
+ * The port on the sandbox's own 127.0.0.1 where, under an allow-list, the
+ * guest's HTTP clients reach the gateway: every command gets
+ * `http_proxy=http://127.0.0.1:3128` (and its kin), and the stub binds the
+ * listener there before the guest runs (stub/sandbox-stub-proxy.c). 3128 is
+ * the port HTTP proxies customarily use. Fixed: each sandbox has a network
+ * namespace of its own, so no two ever compete for it.
+ */
+#define SANDBOX_BUBBLEWRAP_PROXY_PORT 3128
+
 const char *sandbox_bubblewrap_stub_get_path       (GError         **error);
 int         sandbox_bubblewrap_stub_open           (GError         **error);
 GBytes     *sandbox_bubblewrap_stub_message_new    (SandboxCommand  *command,
+                                                    gboolean         proxy,
+                                                    GError         **error);
+gboolean    sandbox_bubblewrap_stub_handoff_open   (int              fds[2],
+                                                    GError         **error);
+int         sandbox_bubblewrap_stub_handoff_receive (int             channel,
+                                                    guint32         *kind,
                                                     GError         **error);
 
 G_END_DECLS

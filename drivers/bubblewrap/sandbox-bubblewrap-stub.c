@@ -8,6 +8,9 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/socket.h>
+
+#include <glib-unix.h>
 
 #include "sandbox-bubblewrap-stub-private.h"
 #include "stub/sandbox-stub-message.h"
@@ -133,18 +136,34 @@ append_string (GByteArray *message,
   g_byte_array_append (message, (const guint8 *) string, strlen (string) + 1);
 }
 
+/* Where an allow-list guest's HTTP clients look for their proxy: curl,
+ * Python, pip, git, npm and Go read one spelling or the other. */
+static const char * const proxy_variables[] = {
+  "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+};
+
 /* The guest's environment as bwrap built it before the stub: PATH and HOME,
- * the command's (a key given again replaces the earlier value in place),
- * and PWD, which bwrap set to the directory it entered. */
+ * with @proxy the proxy variables, the command's (a key given again
+ * replaces the earlier value in place), and PWD, which bwrap set to the
+ * directory it entered. */
 static char **
 guest_environment (SandboxCommand *command,
-                   const char     *cwd)
+                   const char     *cwd,
+                   gboolean        proxy)
 {
   g_auto(GStrv) pairs = sandbox_command_get_environment (command);
   char **environment = g_new0 (char *, 1);
 
   environment = g_environ_setenv (environment, "PATH", "/usr/bin:/bin", TRUE);
   environment = g_environ_setenv (environment, "HOME", SANDBOX_WORKSPACE, TRUE);
+  if (proxy)
+    {
+      g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", SANDBOX_BUBBLEWRAP_PROXY_PORT);
+
+      for (gsize i = 0; i < G_N_ELEMENTS (proxy_variables); i++)
+        environment = g_environ_setenv (environment, proxy_variables[i], url, TRUE);
+      environment = g_environ_setenv (environment, "no_proxy", "localhost,127.0.0.1", TRUE);
+    }
   for (guint i = 0; pairs != NULL && pairs[i] != NULL; i++)
     {
       const char *equals = strchr (pairs[i], '=');
@@ -162,6 +181,9 @@ guest_environment (SandboxCommand *command,
 /**
  * sandbox_bubblewrap_stub_message_new:
  * @command: a validated command
+ * @proxy: whether the command's sandbox has the proxy listener (an
+ *   allow-list's): its environment then names it (`http_proxy` and its
+ *   kin, `no_proxy` for the loopback), unless the command sets them itself
  * @error: return location for a #GError
  *
  * Returns: (transfer full): @command as the stub reads it, or %NULL with
@@ -170,6 +192,7 @@ guest_environment (SandboxCommand *command,
  */
 GBytes *
 sandbox_bubblewrap_stub_message_new (SandboxCommand  *command,
+                                     gboolean         proxy,
                                      GError         **error)
 {
   const char * const *args = sandbox_command_get_args (command);
@@ -186,7 +209,7 @@ sandbox_bubblewrap_stub_message_new (SandboxCommand  *command,
                                    ? sandbox_command_get_cwd (command) : ".", error);
   if (cwd == NULL)
     return NULL;
-  environment = guest_environment (command, cwd);
+  environment = guest_environment (command, cwd, proxy);
   envc = g_strv_length (environment);
 
   append_u32 (message, STUB_MESSAGE_MAGIC);
@@ -213,4 +236,111 @@ sandbox_bubblewrap_stub_message_new (SandboxCommand  *command,
   length = message->len - STUB_MESSAGE_HEADER_SIZE;
   memcpy (message->data + 4 * sizeof (guint32), &length, sizeof length);
   return g_byte_array_free_to_bytes (g_steal_pointer (&message));
+}
+
+/**
+ * sandbox_bubblewrap_stub_handoff_open:
+ * @fds: (out caller-allocates): the host's end, then the stub's
+ * @error: return location for a #GError
+ *
+ * The socket on which a stub hands descriptors to the host (its
+ * `handoff=FD`; the format is in stub/sandbox-stub-message.h): a
+ * close-on-exec SOCK_SEQPACKET pair, so that each handoff is one datagram.
+ * The host's end is non-blocking.
+ *
+ * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_UNAVAILABLE
+ */
+gboolean
+sandbox_bubblewrap_stub_handoff_open (int      fds[2],
+                                      GError **error)
+{
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: no handoff socket: %s", g_strerror (errno));
+      return FALSE;
+    }
+  if (!g_unix_set_fd_nonblocking (fds[0], TRUE, NULL))
+    {
+      int saved_errno = errno;
+
+      close (fds[0]);
+      close (fds[1]);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: no handoff socket: %s",
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_stub_handoff_receive:
+ * @channel: the host's end of a handoff socket
+ * @kind: (out): what the descriptor is, a StubHandoffKind
+ * @error: return location for a #GError
+ *
+ * Takes the next handoff, without blocking. A datagram that is not exactly
+ * a StubHandoff of a known kind with one descriptor is refused, and any
+ * descriptor that came with it closed.
+ *
+ * Returns: the descriptor (close-on-exec), or -1 with
+ *   %G_IO_ERROR_WOULD_BLOCK when none waits, %G_IO_ERROR_CLOSED when the
+ *   stub is gone, %G_IO_ERROR_INVALID_DATA for a malformed handoff and
+ *   another #GIOErrorEnum when the socket fails
+ */
+int
+sandbox_bubblewrap_stub_handoff_receive (int       channel,
+                                         guint32  *kind,
+                                         GError  **error)
+{
+  StubHandoff handoff;
+  struct iovec part = { &handoff, sizeof handoff };
+  union
+  {
+    char buffer[CMSG_SPACE (4 * sizeof (int))];
+    struct cmsghdr align;
+  } control;
+  struct msghdr message = {
+    .msg_iov = &part,
+    .msg_iovlen = 1,
+    .msg_control = control.buffer,
+    .msg_controllen = sizeof control.buffer,
+  };
+  g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
+  gssize n;
+  int fd;
+
+  n = TEMP_FAILURE_RETRY (recvmsg (channel, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC));
+  if (n < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not receive from the sandbox stub: %s", g_strerror (saved_errno));
+      return -1;
+    }
+  for (struct cmsghdr *header = CMSG_FIRSTHDR (&message); header != NULL;
+       header = CMSG_NXTHDR (&message, header))
+    if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS)
+      g_array_append_vals (fds, CMSG_DATA (header),
+                           (header->cmsg_len - CMSG_LEN (0)) / sizeof (int));
+  if (n == 0 && fds->len == 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "The sandbox stub is gone");
+      return -1;
+    }
+  if (n != sizeof handoff || (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 ||
+      fds->len != 1 || handoff.magic != STUB_HANDOFF_MAGIC ||
+      handoff.kind != STUB_HANDOFF_PROXY_LISTENER)
+    {
+      for (guint i = 0; i < fds->len; i++)
+        close (g_array_index (fds, int, i));
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           "The sandbox stub handed over something malformed");
+      return -1;
+    }
+  fd = g_array_index (fds, int, 0);
+  *kind = handoff.kind;
+  return fd;
 }

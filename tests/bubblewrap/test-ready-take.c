@@ -137,7 +137,7 @@ run_in_taken (SandboxBubblewrapTaken *taken)
 
   sandbox_command_add_arg (command, "/proc/self/ns/net");
   sandbox_command_set_cwd (command, SANDBOX_WORKSPACE);
-  message = sandbox_bubblewrap_stub_message_new (command, &error);
+  message = sandbox_bubblewrap_stub_message_new (command, FALSE, &error);
   g_assert_no_error (error);
   data = g_bytes_get_data (message, &size);
   g_assert_cmpint (send (taken->control_fd, data, size, MSG_NOSIGNAL), ==, (gssize) size);
@@ -169,7 +169,7 @@ static void
 test_older_revision_not_taken (Fixture       *f,
                                gconstpointer  data)
 {
-  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapTaken taken = SANDBOX_BUBBLEWRAP_TAKEN_INIT;
   SandboxBubblewrapReady *ready = start_ready (f, SANDBOX_NETWORK_POLICY_ALLOW_ALL, 1);
   struct pollfd exited = { .events = POLLIN };
   g_autoptr(GArray) after = NULL;
@@ -193,7 +193,7 @@ static void
 test_same_revision_taken (Fixture       *f,
                           gconstpointer  data)
 {
-  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapTaken taken = SANDBOX_BUBBLEWRAP_TAKEN_INIT;
   SandboxBubblewrapReady *ready = start_ready (f, SANDBOX_NETWORK_POLICY_DENY_ALL, 2);
   g_autofree char *host_net = g_file_read_link ("/proc/self/ns/net", NULL);
   g_autofree char *guest_net = NULL;
@@ -216,7 +216,7 @@ static void
 test_unlaunchable_gives_slot_back (Fixture       *f,
                                    gconstpointer  data)
 {
-  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapTaken taken = SANDBOX_BUBBLEWRAP_TAKEN_INIT;
   SandboxBubblewrapReady *ready = start_ready_with (f, "/nonexistent/bwrap",
                                                     SANDBOX_NETWORK_POLICY_DENY_ALL, 1);
 
@@ -253,7 +253,7 @@ static void
 test_queued_launched_at_take (Fixture       *f,
                               gconstpointer  data)
 {
-  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapTaken taken = SANDBOX_BUBBLEWRAP_TAKEN_INIT;
   SandboxBubblewrapReady *ready = start_ready (f, SANDBOX_NETWORK_POLICY_DENY_ALL, 1);
   g_autofree char *guest_net = NULL;
 
@@ -272,7 +272,7 @@ static void
 test_queued_older_revision_never_launched (Fixture       *f,
                                            gconstpointer  data)
 {
-  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapTaken taken = SANDBOX_BUBBLEWRAP_TAKEN_INIT;
   SandboxBubblewrapReady *ready = start_ready (f, SANDBOX_NETWORK_POLICY_ALLOW_ALL, 1);
 
   g_assert_false (sandbox_bubblewrap_ready_take (ready, 2, &taken));
@@ -297,7 +297,7 @@ static void
 test_queued_launch_and_take_race (Fixture       *f,
                                   gconstpointer  data)
 {
-  SandboxBubblewrapTaken taken = { SANDBOX_BUBBLEWRAP_LAUNCHED_INIT, -1, -1 };
+  SandboxBubblewrapTaken taken = SANDBOX_BUBBLEWRAP_TAKEN_INIT;
   SandboxBubblewrapReady *ready = NULL;
   g_autofree char *guest_net = NULL;
 

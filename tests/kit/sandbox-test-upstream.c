@@ -371,7 +371,8 @@ static gboolean
 listen_here (SandboxTestUpstream  *upstream,
              GError              **error)
 {
-  SoupServerListenOptions options = SOUP_SERVER_LISTEN_IPV4_ONLY;
+  gboolean ipv6 = (upstream->flags & SANDBOX_TEST_UPSTREAM_IPV6) != 0;
+  SoupServerListenOptions options = ipv6 ? SOUP_SERVER_LISTEN_IPV6_ONLY : SOUP_SERVER_LISTEN_IPV4_ONLY;
   gboolean tls = (upstream->flags & SANDBOX_TEST_UPSTREAM_TLS) != 0;
   GSList *uris;
 
@@ -387,7 +388,8 @@ listen_here (SandboxTestUpstream  *upstream,
   uris = soup_server_get_uris (upstream->server);
   upstream->port = g_uri_get_port (uris->data);
   g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  upstream->origin = g_strdup_printf ("%s://127.0.0.1:%u", tls ? "https" : "http", upstream->port);
+  upstream->origin = g_strdup_printf ("%s://%s:%u", tls ? "https" : "http",
+                                      ipv6 ? "[::1]" : "127.0.0.1", upstream->port);
   return TRUE;
 }
 
@@ -536,7 +538,7 @@ sandbox_test_upstream_stop (SandboxTestUpstream *upstream)
   g_free (upstream);
 }
 
-/** sandbox_test_upstream_get_port: Returns: the port it listens on, on 127.0.0.1 */
+/** sandbox_test_upstream_get_port: Returns: the port it listens on, on 127.0.0.1 (::1 with %SANDBOX_TEST_UPSTREAM_IPV6) */
 guint16
 sandbox_test_upstream_get_port (SandboxTestUpstream *upstream)
 {

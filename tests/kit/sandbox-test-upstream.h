@@ -28,6 +28,10 @@ typedef enum
   /* HTTPS with a certificate for 127.0.0.1 signed by a CA made for this
    * upstream alone (sandbox_test_upstream_get_ca_file()). */
   SANDBOX_TEST_UPSTREAM_TLS       = 1 << 1,
+  /* On ::1 instead of 127.0.0.1: an origin ("http://[::1]:PORT") that a
+   * sandbox's no_proxy (localhost, 127.0.0.1) does not exempt from its
+   * proxy, so that the guest's clients go through the gateway. */
+  SANDBOX_TEST_UPSTREAM_IPV6      = 1 << 2,
 } SandboxTestUpstreamFlags;
 
 /* One request as the upstream received it. */

@@ -56,6 +56,34 @@ typedef struct
   int32_t exec_errno;
 } StubReport;
 
+/*
+ * A handoff: a descriptor the stub made inside the sandbox — where only it
+ * can make it before the guest runs — and gives the host, on the
+ * `handoff=FD` socket (SOCK_SEQPACKET, one datagram per descriptor):
+ *
+ *   uint32 magic   STUB_HANDOFF_MAGIC
+ *   uint32 kind    what the descriptor is, a StubHandoffKind
+ *
+ * with exactly one descriptor attached (SCM_RIGHTS). The stub keeps no copy
+ * and the guest never gets one. The host takes a datagram that deviates —
+ * short, long, another magic, an unknown kind, no descriptor or more than
+ * one — for a broken stub, and closes whatever came with it.
+ */
+#define STUB_HANDOFF_MAGIC 0x48584253u   /* "SBXH" */
+
+typedef enum
+{
+  /* A TCP socket listening on 127.0.0.1 in the sandbox's network
+   * namespace, on the port of the stub's `proxy=PORT` step. */
+  STUB_HANDOFF_PROXY_LISTENER = 1,
+} StubHandoffKind;
+
+typedef struct
+{
+  uint32_t magic;
+  uint32_t kind;
+} StubHandoff;
+
 typedef struct
 {
   const char *cwd;

@@ -28,7 +28,18 @@ typedef struct
   int (*run) (const char *value);
 } StubStep;
 
+#include <stdint.h>
+
 /* sandbox-stub.c: the workspace lock every sandbox holds while it lives. */
 int stub_step_lock_workspace (const char *value);
 int stub_step_lock_descriptor (const char *value);
+
+/* sandbox-stub-proxy.c: the proxy's listening socket, handed to the host. */
+int stub_step_proxy_listener (const char *value);
+
+/* sandbox-stub.c: gives @fd (a StubHandoffKind @kind, see
+ * sandbox-stub-message.h) to the host on the `handoff=FD` socket, and
+ * closes it here. Returns 0, or -1 with errno set (EBADF without one). */
+int stub_handoff (uint32_t kind,
+                  int      fd);
 

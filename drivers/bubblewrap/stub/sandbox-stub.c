@@ -6,7 +6,9 @@
  *  1. makes itself non-dumpable, so that no guest process can reach it
  *     through /proc/1/mem, ptrace or process_vm_writev;
  *  2. runs the pre-exec steps (stub_steps[] below: the workspace lock, and
- *     what a driver feature adds), then drops every capability;
+ *     what a driver feature adds, such as the proxy's listener, which it
+ *     hands to the host on its `handoff=FD` socket), then drops every
+ *     capability;
  *  3. scopes itself and so the guest with Landlock, where the kernel has
  *     scoping (ABI 6, Linux 6.12): no abstract UNIX socket or process made
  *     outside the sandbox can be connected to or signalled;
@@ -35,7 +37,8 @@
  * running anything. Plain C against libc, statically linked, and no
  * allocation: the message lives in static buffers.
  *
- * Usage: sandbox-stub control=FD [seccomp=FD] [report=FD] [STEP-OPTION=VALUE…]
+ * Usage: sandbox-stub control=FD [seccomp=FD] [report=FD] [handoff=FD]
+ *                     [STEP-OPTION=VALUE…]
  *
  * Or, as a layered session's keeper of its one overlay mount, which is
  * no sandbox's init: sandbox-stub keep-overlay=NAME lower=DIR layers=DIR
@@ -58,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -69,13 +73,14 @@
 
 /* The options of the stub itself; the steps' follow. */
 static const char * const stub_options[] = {
-  "control", "seccomp", "report",
+  "control", "seccomp", "report", "handoff",
 };
 
 /* The pre-exec steps, in order. */
 static const StubStep stub_steps[] = {
   { "lock", stub_step_lock_workspace },
   { "lock-fd", stub_step_lock_descriptor },
+  { "proxy", stub_step_proxy_listener },
 };
 
 #define MAX_FILTER_SIZE (BPF_MAXINSNS * sizeof (struct sock_filter))
@@ -83,6 +88,10 @@ static const StubStep stub_steps[] = {
 /* Set by the vforked guest when execvp() fails: it shares this process's
  * memory, and this process resumes only once it has exited or executed. */
 static volatile int guest_exec_errno;
+
+/* The `handoff=FD` socket, or -1. Kept open in this process only: the
+ * guest gets descriptors 0, 1 and 2. */
+static int handoff_fd = -1;
 
 static char message_buffer[STUB_MESSAGE_MAX_SIZE + 1];
 static char *message_strings[STUB_MESSAGE_MAX_STRINGS + 2];
@@ -235,6 +244,52 @@ stub_step_lock_descriptor (const char *value)
   if (fcntl (fd, F_SETFD, FD_CLOEXEC) < 0)
     return -1;
   return fcntl (fd, F_SETLK, &lock);
+}
+
+/* One datagram, a StubHandoff with @fd attached (see
+ * sandbox-stub-message.h); @fd is closed here whatever happens. */
+int
+stub_handoff (uint32_t kind,
+              int      fd)
+{
+  StubHandoff handoff = { STUB_HANDOFF_MAGIC, kind };
+  struct iovec part = { &handoff, sizeof handoff };
+  union
+  {
+    char buffer[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } control;
+  struct msghdr message = {
+    .msg_iov = &part,
+    .msg_iovlen = 1,
+    .msg_control = control.buffer,
+    .msg_controllen = sizeof control.buffer,
+  };
+  struct cmsghdr *header = CMSG_FIRSTHDR (&message);
+  ssize_t sent;
+  int saved_errno;
+
+  if (handoff_fd < 0)
+    {
+      close (fd);
+      errno = EBADF;
+      return -1;
+    }
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (header), &fd, sizeof (int));
+  do
+    sent = sendmsg (handoff_fd, &message, MSG_NOSIGNAL);
+  while (sent < 0 && errno == EINTR);
+  saved_errno = errno;
+  close (fd);
+  if (sent != (ssize_t) sizeof handoff)
+    {
+      errno = sent < 0 ? saved_errno : EMSGSIZE;
+      return -1;
+    }
+  return 0;
 }
 
 static void
@@ -474,7 +529,9 @@ main (int    argc,
       (find_option (argv, "seccomp") != NULL &&
        (seccomp_fd = parse_fd (find_option (argv, "seccomp"))) < 0) ||
       (find_option (argv, "report") != NULL &&
-       (report_fd = parse_fd (find_option (argv, "report"))) < 0))
+       (report_fd = parse_fd (find_option (argv, "report"))) < 0) ||
+      (find_option (argv, "handoff") != NULL &&
+       (handoff_fd = parse_fd (find_option (argv, "handoff"))) < 0))
     {
       errno = EBADF;
       fail ("usage: sandbox-stub control=FD [seccomp=FD] [OPTION=VALUE…]");
