@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
@@ -131,6 +133,7 @@ typedef struct
   char *err;
   gboolean reported;   /* with a report descriptor: whether a report came */
   StubReport report;
+  int handoff;         /* our end of the stub's handoff socket, fd 6 in bwrap */
 } Run;
 
 static void
@@ -142,6 +145,7 @@ run_clear (Run *run)
   g_free (run->workspace);
   g_free (run->out);
   g_free (run->err);
+  close (run->handoff);
 }
 
 static int
@@ -160,7 +164,8 @@ memfd_with (const void *data,
  * stub as pid 1, @message on its control fd 3, @stub_args after the
  * stub's path (NULL: "control=3 lock=/workspace") and @bwrap_extra before
  * `--`. A pipe's write end is fd 5, for a "report=5" among @stub_args;
- * what comes out of it is @run's report. */
+ * what comes out of it is @run's report. A SOCK_SEQPACKET socket is fd 6,
+ * for a "handoff=6": @run->handoff is its other end. */
 static void
 run_stub (Run                *run,
           GByteArray         *message,
@@ -168,6 +173,7 @@ run_stub (Run                *run,
           const char * const *bwrap_extra)
 {
   int report_pipe[2];
+  int handoff[2];
   const char *stub = g_getenv ("SANDBOX_BUBBLEWRAP_STUB");
   const char *default_args[] = { "control=3", "lock=/workspace", NULL };
   g_autoptr(GError) error = NULL;
@@ -208,6 +214,9 @@ run_stub (Run                *run,
   g_subprocess_launcher_take_fd (launcher, stub_fd, 4);
   g_assert_cmpint (pipe2 (report_pipe, O_CLOEXEC), ==, 0);
   g_subprocess_launcher_take_fd (launcher, report_pipe[1], 5);
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handoff), ==, 0);
+  g_subprocess_launcher_take_fd (launcher, handoff[1], 6);
+  run->handoff = handoff[0];
   process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
   g_clear_object (&launcher);   /* closes our copy of the write end */
@@ -294,6 +303,82 @@ test_stub_refuses_malformed_arguments (void)
       g_assert_false (ran (&run));
       run_clear (&run);
     }
+}
+
+/* The proxy step needs its handoff socket and a port; without either the
+ * stub refuses to run the command. */
+static void
+test_stub_refuses_proxy_without_handoff (void)
+{
+  g_autoptr(GByteArray) message = marking_message (0);
+  const char *no_handoff[] = { "control=3", "proxy=3128", NULL };
+  const char *no_port[] = { "control=3", "handoff=6", "proxy=0", NULL };
+  const char *bad_port[] = { "control=3", "handoff=6", "proxy=65536", NULL };
+  const char * const *cases[] = { no_handoff, no_port, bad_port };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Run run = { 0 };
+
+      run_stub (&run, message, cases[i], NULL);
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_false (ran (&run));
+      g_assert_nonnull (strstr (run.err, "sandbox-stub: proxy"));
+      run_clear (&run);
+    }
+}
+
+/* The handoff: one datagram, a StubHandoff with the listening socket
+ * attached, bound on 127.0.0.1:PORT inside the sandbox (in a namespace of
+ * its own: bwrap's --unshare-net brought its loopback up). */
+static void
+test_stub_hands_over_proxy_listener (void)
+{
+  g_autoptr(GByteArray) message = marking_message (0);
+  const char *args[] = { "control=3", "handoff=6", "proxy=3128", NULL };
+  Run run = { 0 };
+  StubHandoff handoff = { 0 };
+  struct iovec part = { &handoff, sizeof handoff + 1 };
+  union
+  {
+    char buffer[CMSG_SPACE (2 * sizeof (int))];
+    struct cmsghdr align;
+  } control;
+  struct msghdr received = {
+    .msg_iov = &part, .msg_iovlen = 1,
+    .msg_control = control.buffer, .msg_controllen = sizeof control.buffer,
+  };
+  struct cmsghdr *header;
+  struct sockaddr_in address;
+  socklen_t length = sizeof address;
+  int listening = 0;
+  socklen_t option_length = sizeof listening;
+  int fd;
+
+  run_stub (&run, message, args, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (ran (&run));
+  g_assert_cmpint (recvmsg (run.handoff, &received, MSG_DONTWAIT | MSG_CMSG_CLOEXEC), ==,
+                   sizeof handoff);
+  g_assert_cmphex (handoff.magic, ==, STUB_HANDOFF_MAGIC);
+  g_assert_cmpuint (handoff.kind, ==, STUB_HANDOFF_PROXY_LISTENER);
+  header = CMSG_FIRSTHDR (&received);
+  g_assert_nonnull (header);
+  g_assert_cmpint (header->cmsg_type, ==, SCM_RIGHTS);
+  g_assert_cmpuint (header->cmsg_len, ==, CMSG_LEN (sizeof (int)));
+  memcpy (&fd, CMSG_DATA (header), sizeof fd);
+  g_assert_null (CMSG_NXTHDR (&received, header));
+
+  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &address, &length), ==, 0);
+  g_assert_cmpint (address.sin_family, ==, AF_INET);
+  g_assert_cmphex (ntohl (address.sin_addr.s_addr), ==, INADDR_LOOPBACK);
+  g_assert_cmpuint (ntohs (address.sin_port), ==, 3128);
+  g_assert_cmpint (getsockopt (fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &option_length), ==, 0);
+  g_assert_true (listening);
+  /* One handoff, no more. */
+  g_assert_cmpint (recv (run.handoff, &handoff, sizeof handoff, MSG_DONTWAIT), <=, 0);
+  close (fd);
+  run_clear (&run);
 }
 
 /* A filter the stub cannot read whole is refused. */
@@ -506,6 +591,9 @@ main (int   argc,
   g_test_add_func ("/sandbox/stub/refuses-malformed-arguments",
                    test_stub_refuses_malformed_arguments);
   g_test_add_func ("/sandbox/stub/refuses-malformed-filter", test_stub_refuses_malformed_filter);
+  g_test_add_func ("/sandbox/stub/refuses-proxy-without-handoff",
+                   test_stub_refuses_proxy_without_handoff);
+  g_test_add_func ("/sandbox/stub/hands-over-proxy-listener", test_stub_hands_over_proxy_listener);
   g_test_add_func ("/sandbox/stub/drops-capabilities", test_stub_drops_capabilities);
   g_test_add_func ("/sandbox/stub/unreachable-from-guest", test_stub_unreachable_from_guest);
   g_test_add_func ("/sandbox/stub/guest-is-child-with-stdio-only",
