@@ -188,6 +188,33 @@ test_shell_ready_sandbox (Fixture       *fixture,
   close (pidfd);
 }
 
+/* Under an allow-list the shell's commands find the gateway as every
+ * command does, through http_proxy (tests/bubblewrap/test-proxy.c has the
+ * rest): a host no rule allows gets the gateway's 403 through it. */
+static void
+test_shell_proxy (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy =
+    sandbox_network_policy_new_from_json ("{\"allow\":[{\"origin\":\"https://api.example.com\"}]}",
+                                          &error);
+  g_autoptr(JsonObject) result = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (sandbox_session_set_network_policy (fixture->session, policy, NULL, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < 2; i++)
+    {
+      result = invoke (fixture, "shell", "{\"command\":\"echo $http_proxy $no_proxy; "
+                                         "curl -s -o /dev/null -w '%{http_code}' http://example.com/\"}");
+      assert_ok (result);
+      g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==,
+                       "http://127.0.0.1:3128 localhost,127.0.0.1\n403");
+      g_clear_pointer (&result, json_object_unref);
+    }
+}
+
 static void
 test_shell_truncation (Fixture       *fixture,
                        gconstpointer  data)
@@ -562,6 +589,7 @@ main (int   argc,
 
   ADD ("shell", test_shell);
   ADD ("shell-ready-sandbox", test_shell_ready_sandbox);
+  ADD ("shell-proxy", test_shell_proxy);
   ADD ("shell-truncation", test_shell_truncation);
   ADD ("shell-invalid-utf8", test_shell_invalid_utf8);
   ADD ("shell-timeout", test_shell_timeout);
