@@ -161,32 +161,6 @@ spawn_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* The descriptor a GUnixFDMessage among @messages carries, or -1. */
-static int
-steal_passed_fd (GSocketControlMessage **messages,
-                 gint                    n_messages)
-{
-  int fd = -1;
-
-  for (gint i = 0; i < n_messages; i++)
-    {
-      if (fd < 0 && G_IS_UNIX_FD_MESSAGE (messages[i]))
-        {
-          gint n_fds = 0;
-          g_autofree int *fds = g_unix_fd_message_steal_fds (G_UNIX_FD_MESSAGE (messages[i]),
-                                                             &n_fds);
-
-          for (gint k = 0; k < n_fds; k++)
-            if (k == 0)
-              fd = fds[k];
-            else
-              sandbox_bubblewrap_fd_close (fds[k]);
-        }
-      g_object_unref (messages[i]);
-    }
-  return fd;
-}
-
 /* Reads the keeper's answer on @socket_fd (taken): the overlay's root, or
  * -1 with @error. */
 static int
@@ -210,7 +184,7 @@ receive_root (int      socket_fd,
   g_socket_set_timeout (socket, KEEPER_ANSWER_TIMEOUT_S);
   got = g_socket_receive_message (socket, NULL, &vector, 1, &messages, &n_messages, NULL, NULL,
                                   &cause);
-  fd = steal_passed_fd (messages, n_messages);
+  fd = sandbox_bubblewrap_stub_steal_passed_fd (messages, n_messages, NULL);
   if (got == 1 && buffer[0] == 'K' && fd >= 0)
     return fd;
   sandbox_bubblewrap_fd_close (fd);

@@ -81,7 +81,7 @@ struct _SandboxBubblewrapProcess
   SandboxBubblewrapLaunched taken;   /* a ready sandbox's bwrap; pid 0 when cold */
   int control_fd;                    /* its stub's control socket */
   int report_fd;                     /* where the stub reports, or -1 */
-  int handoff_fd;                    /* where the stub hands over descriptors, or -1 */
+  GSocket *handoff;                  /* where the stub hands over descriptors, or NULL */
   SandboxGateway *gateway;           /* the session's, under an allow-list */
   GBytes *message;                   /* the command, for that stub */
   GBytes *stdin_bytes;
@@ -256,7 +256,7 @@ static void
 close_handoff (SandboxBubblewrapProcess *self)
 {
   sandbox_bubblewrap_source_destroy (&self->handoff_source);
-  sandbox_bubblewrap_clear_fd (&self->handoff_fd);
+  g_clear_object (&self->handoff);
   if (self->proxy_listener_id != 0)
     sandbox_gateway_remove_proxy_listener (self->gateway, self->proxy_listener_id);
   self->proxy_listener_id = 0;
@@ -819,7 +819,7 @@ handoff_cb (int          fd,
       guint32 kind;
       int handed;
 
-      handed = sandbox_bubblewrap_stub_handoff_receive (self->handoff_fd, &kind, &error);
+      handed = sandbox_bubblewrap_stub_handoff_receive (self->handoff, &kind, &error);
       if (handed < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
         return G_SOURCE_CONTINUE;
       if (handed >= 0 && (self->gateway == NULL || self->proxy_listener_id != 0))
@@ -843,10 +843,30 @@ handoff_cb (int          fd,
             g_debug ("No proxy for a sandbox: %s", error != NULL ? error->message : "none");
           /* Not close_handoff(): a listener given already serves on. */
           sandbox_bubblewrap_source_destroy (&self->handoff_source);
-          sandbox_bubblewrap_clear_fd (&self->handoff_fd);
+          g_clear_object (&self->handoff);
           return G_SOURCE_REMOVE;
         }
     }
+}
+
+/* Our end of the stub's handoff socket (@fd, taken), non-blocking. */
+static gboolean
+take_handoff (SandboxBubblewrapProcess  *self,
+              int                        fd,
+              GError                   **error)
+{
+  g_autoptr(GError) cause = NULL;
+
+  self->handoff = g_socket_new_from_fd (fd, &cause);
+  if (self->handoff == NULL)
+    {
+      close (fd);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: %s", cause->message);
+      return FALSE;
+    }
+  g_socket_set_blocking (self->handoff, FALSE);
+  return TRUE;
 }
 
 /* A command in a ready sandbox: its stub gets the message, then EOF, and
@@ -947,9 +967,10 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
   else if (write_stdin (self))
     self->stdin_source = watch_fd (self, self->stdin_fd, G_IO_OUT | G_IO_HUP | G_IO_ERR,
                                    stdin_cb, "[sandbox] command stdin");
-  if (self->handoff_fd >= 0)
-    self->handoff_source = watch_fd (self, self->handoff_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
-                                     handoff_cb, "[sandbox] stub handoff");
+  if (self->handoff != NULL)
+    self->handoff_source = watch_fd (self, g_socket_get_fd (self->handoff),
+                                     G_IO_IN | G_IO_HUP | G_IO_ERR, handoff_cb,
+                                     "[sandbox] stub handoff");
   if (hot)
     deliver_message (self);
   else if (self->report_fd >= 0)
@@ -1078,7 +1099,8 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
       self->taken = taken.launched;
       self->status_fd = taken.status_fd;
       self->control_fd = taken.control_fd;
-      self->handoff_fd = taken.handoff_fd;
+      if (taken.handoff_fd >= 0 && !take_handoff (self, taken.handoff_fd, error))
+        return NULL;
       return g_steal_pointer (&self);
     }
 
@@ -1122,7 +1144,14 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
           sandbox_bubblewrap_fd_close (seccomp_fd);
           return NULL;
         }
-      self->handoff_fd = handoff[0];
+      if (!take_handoff (self, handoff[0], error))
+        {
+          close (status_pipe[1]);
+          close (report_pipe[1]);
+          close (handoff[1]);
+          sandbox_bubblewrap_fd_close (seccomp_fd);
+          return NULL;
+        }
     }
   self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd,
                                                         report_pipe[1], handoff[1], self->message,
@@ -1182,7 +1211,6 @@ sandbox_bubblewrap_process_init (SandboxBubblewrapProcess *self)
   self->bwrap_pidfd = -1;
   self->control_fd = -1;
   self->report_fd = -1;
-  self->handoff_fd = -1;
   self->taken = (SandboxBubblewrapLaunched) SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
 }
 

@@ -34,9 +34,12 @@ int         sandbox_bubblewrap_stub_open           (GError         **error);
 GBytes     *sandbox_bubblewrap_stub_message_new    (SandboxCommand  *command,
                                                     gboolean         proxy,
                                                     GError         **error);
+int         sandbox_bubblewrap_stub_steal_passed_fd (GSocketControlMessage **messages,
+                                                     gint                    n_messages,
+                                                     guint                  *n_fds);
 gboolean    sandbox_bubblewrap_stub_handoff_open   (int              fds[2],
                                                     GError         **error);
-int         sandbox_bubblewrap_stub_handoff_receive (int             channel,
+int         sandbox_bubblewrap_stub_handoff_receive (GSocket        *channel,
                                                     guint32         *kind,
                                                     GError         **error);
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <glib-unix.h>
+#include <gio/gunixfdmessage.h>
 
 #include "sandbox-bubblewrap-stub-private.h"
 #include "stub/sandbox-stub-message.h"
@@ -239,6 +239,47 @@ sandbox_bubblewrap_stub_message_new (SandboxCommand  *command,
 }
 
 /**
+ * sandbox_bubblewrap_stub_steal_passed_fd:
+ * @messages: (array length=n_messages): the control messages
+ *   g_socket_receive_message() gave; each is unreffed here, the array is
+ *   the caller's
+ * @n_fds: (out) (optional): how many descriptors came with them in all
+ *
+ * The host's side of stub/sandbox-stub-descriptor.c, for the keeper's
+ * answer and the stub's handoffs alike.
+ *
+ * Returns: the first descriptor passed (close-on-exec), or -1; every other
+ *   one is closed
+ */
+int
+sandbox_bubblewrap_stub_steal_passed_fd (GSocketControlMessage **messages,
+                                         gint                    n_messages,
+                                         guint                  *n_fds)
+{
+  guint count = 0;
+  int fd = -1;
+
+  for (gint i = 0; i < n_messages; i++)
+    {
+      if (G_IS_UNIX_FD_MESSAGE (messages[i]))
+        {
+          gint n = 0;
+          g_autofree int *fds = g_unix_fd_message_steal_fds (G_UNIX_FD_MESSAGE (messages[i]), &n);
+
+          for (gint k = 0; k < n; k++, count++)
+            if (fd < 0)
+              fd = fds[k];
+            else
+              sandbox_bubblewrap_fd_close (fds[k]);
+        }
+      g_object_unref (messages[i]);
+    }
+  if (n_fds != NULL)
+    *n_fds = count;
+  return fd;
+}
+
+/**
  * sandbox_bubblewrap_stub_handoff_open:
  * @fds: (out caller-allocates): the host's end, then the stub's
  * @error: return location for a #GError
@@ -246,7 +287,6 @@ sandbox_bubblewrap_stub_message_new (SandboxCommand  *command,
  * The socket on which a stub hands descriptors to the host (its
  * `handoff=FD`; the format is in stub/sandbox-stub-message.h): a
  * close-on-exec SOCK_SEQPACKET pair, so that each handoff is one datagram.
- * The host's end is non-blocking.
  *
  * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_UNAVAILABLE
  */
@@ -260,23 +300,12 @@ sandbox_bubblewrap_stub_handoff_open (int      fds[2],
                    "Sandbox process could not start: no handoff socket: %s", g_strerror (errno));
       return FALSE;
     }
-  if (!g_unix_set_fd_nonblocking (fds[0], TRUE, NULL))
-    {
-      int saved_errno = errno;
-
-      close (fds[0]);
-      close (fds[1]);
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Sandbox process could not start: no handoff socket: %s",
-                   g_strerror (saved_errno));
-      return FALSE;
-    }
   return TRUE;
 }
 
 /**
  * sandbox_bubblewrap_stub_handoff_receive:
- * @channel: the host's end of a handoff socket
+ * @channel: the host's end of a handoff socket, non-blocking
  * @kind: (out): what the descriptor is, a StubHandoffKind
  * @error: return location for a #GError
  *
@@ -290,57 +319,43 @@ sandbox_bubblewrap_stub_handoff_open (int      fds[2],
  *   another #GIOErrorEnum when the socket fails
  */
 int
-sandbox_bubblewrap_stub_handoff_receive (int       channel,
+sandbox_bubblewrap_stub_handoff_receive (GSocket  *channel,
                                          guint32  *kind,
                                          GError  **error)
 {
-  StubHandoff handoff;
-  struct iovec part = { &handoff, sizeof handoff };
+  /* One byte more than a handoff, to see a longer datagram. */
   union
   {
-    char buffer[CMSG_SPACE (4 * sizeof (int))];
-    struct cmsghdr align;
-  } control;
-  struct msghdr message = {
-    .msg_iov = &part,
-    .msg_iovlen = 1,
-    .msg_control = control.buffer,
-    .msg_controllen = sizeof control.buffer,
-  };
-  g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
-  gssize n;
+    StubHandoff handoff;
+    char bytes[sizeof (StubHandoff) + 1];
+  } buffer;
+  GInputVector vector = { &buffer, sizeof buffer };
+  g_autofree GSocketControlMessage **messages = NULL;
+  gint n_messages = 0;
+  gint flags = 0;
+  guint n_fds = 0;
+  gssize got;
   int fd;
 
-  n = TEMP_FAILURE_RETRY (recvmsg (channel, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC));
-  if (n < 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Could not receive from the sandbox stub: %s", g_strerror (saved_errno));
-      return -1;
-    }
-  for (struct cmsghdr *header = CMSG_FIRSTHDR (&message); header != NULL;
-       header = CMSG_NXTHDR (&message, header))
-    if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS)
-      g_array_append_vals (fds, CMSG_DATA (header),
-                           (header->cmsg_len - CMSG_LEN (0)) / sizeof (int));
-  if (n == 0 && fds->len == 0)
+  got = g_socket_receive_message (channel, NULL, &vector, 1, &messages, &n_messages, &flags,
+                                  NULL, error);
+  fd = sandbox_bubblewrap_stub_steal_passed_fd (messages, n_messages, &n_fds);
+  if (got < 0)
+    return -1;
+  if (got == 0 && n_fds == 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "The sandbox stub is gone");
       return -1;
     }
-  if (n != sizeof handoff || (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 ||
-      fds->len != 1 || handoff.magic != STUB_HANDOFF_MAGIC ||
-      handoff.kind != STUB_HANDOFF_PROXY_LISTENER)
+  if (got != sizeof (StubHandoff) || (flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n_fds != 1 ||
+      buffer.handoff.magic != STUB_HANDOFF_MAGIC ||
+      buffer.handoff.kind != STUB_HANDOFF_PROXY_LISTENER)
     {
-      for (guint i = 0; i < fds->len; i++)
-        close (g_array_index (fds, int, i));
+      sandbox_bubblewrap_fd_close (fd);
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                            "The sandbox stub handed over something malformed");
       return -1;
     }
-  fd = g_array_index (fds, int, 0);
-  *kind = handoff.kind;
+  *kind = buffer.handoff.kind;
   return fd;
 }

@@ -63,6 +63,18 @@ send_with_pipes (int         channel,
     close (writers[i]);
 }
 
+/* The host's end, as a command's process holds it. */
+static GSocket *
+host_end (int fd)
+{
+  g_autoptr(GError) error = NULL;
+  GSocket *channel = g_socket_new_from_fd (fd, &error);
+
+  g_assert_no_error (error);
+  g_socket_set_blocking (channel, FALSE);
+  return channel;
+}
+
 /* Whether every writer of @reader is closed (not: EAGAIN). */
 static gboolean
 sees_eof (int reader)
@@ -76,6 +88,7 @@ static void
 test_takes_a_handoff (void)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(GSocket) channel = NULL;
   StubHandoff handoff = { STUB_HANDOFF_MAGIC, STUB_HANDOFF_PROXY_LISTENER };
   int fds[2], reader;
   guint32 kind = 0;
@@ -83,13 +96,14 @@ test_takes_a_handoff (void)
 
   g_assert_true (sandbox_bubblewrap_stub_handoff_open (fds, &error));
   g_assert_no_error (error);
-  fd = sandbox_bubblewrap_stub_handoff_receive (fds[0], &kind, &error);
+  channel = host_end (fds[0]);
+  fd = sandbox_bubblewrap_stub_handoff_receive (channel, &kind, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK);
   g_assert_cmpint (fd, ==, -1);
   g_clear_error (&error);
 
   send_with_pipes (fds[1], &handoff, sizeof handoff, 1, &reader);
-  fd = sandbox_bubblewrap_stub_handoff_receive (fds[0], &kind, &error);
+  fd = sandbox_bubblewrap_stub_handoff_receive (channel, &kind, &error);
   g_assert_no_error (error);
   g_assert_cmpint (fd, >=, 0);
   g_assert_cmpuint (kind, ==, STUB_HANDOFF_PROXY_LISTENER);
@@ -99,9 +113,8 @@ test_takes_a_handoff (void)
   close (reader);
 
   close (fds[1]);
-  fd = sandbox_bubblewrap_stub_handoff_receive (fds[0], &kind, &error);
+  fd = sandbox_bubblewrap_stub_handoff_receive (channel, &kind, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CLOSED);
-  close (fds[0]);
 }
 
 static void
@@ -129,20 +142,21 @@ test_refuses_malformed (void)
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(GError) error = NULL;
+      g_autoptr(GSocket) channel = NULL;
       int fds[2], readers[2] = { -1, -1 };
       guint32 kind = 0;
 
       g_test_message ("case %" G_GSIZE_FORMAT, i);
       g_assert_true (sandbox_bubblewrap_stub_handoff_open (fds, NULL));
+      channel = host_end (fds[0]);
       send_with_pipes (fds[1], cases[i].data, cases[i].size, cases[i].n_fds, readers);
-      g_assert_cmpint (sandbox_bubblewrap_stub_handoff_receive (fds[0], &kind, &error), ==, -1);
+      g_assert_cmpint (sandbox_bubblewrap_stub_handoff_receive (channel, &kind, &error), ==, -1);
       g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
       for (guint j = 0; j < cases[i].n_fds; j++)
         {
           g_assert_true (sees_eof (readers[j]));
           close (readers[j]);
         }
-      close (fds[0]);
       close (fds[1]);
     }
 }

@@ -52,6 +52,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "sandbox-stub-descriptor.h"
 #include "sandbox-stub-keeper.h"
 
 #define ANSWER_FD 1
@@ -172,28 +173,7 @@ lock_session (void)
 static int
 send_root (int root_fd)
 {
-  char byte = 'K';
-  struct iovec part = { &byte, 1 };
-  union
-  {
-    char buffer[CMSG_SPACE (sizeof (int))];
-    struct cmsghdr align;
-  } control;
-  struct msghdr message = {
-    .msg_iov = &part,
-    .msg_iovlen = 1,
-    .msg_control = control.buffer,
-    .msg_controllen = sizeof control.buffer,
-  };
-  struct cmsghdr *header;
-
-  memset (control.buffer, 0, sizeof control.buffer);
-  header = CMSG_FIRSTHDR (&message);
-  header->cmsg_level = SOL_SOCKET;
-  header->cmsg_type = SCM_RIGHTS;
-  header->cmsg_len = CMSG_LEN (sizeof (int));
-  memcpy (CMSG_DATA (header), &root_fd, sizeof (int));
-  return sendmsg (ANSWER_FD, &message, MSG_NOSIGNAL) == 1 ? 0 : -1;
+  return stub_send_descriptor (ANSWER_FD, "K", 1, root_fd);
 }
 
 void

@@ -61,12 +61,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandbox-stub-descriptor.h"
 #include "sandbox-stub-keeper.h"
 #include "sandbox-stub-message.h"
 #include "sandbox-stub-steps.h"
@@ -253,21 +253,7 @@ stub_handoff (uint32_t kind,
               int      fd)
 {
   StubHandoff handoff = { STUB_HANDOFF_MAGIC, kind };
-  struct iovec part = { &handoff, sizeof handoff };
-  union
-  {
-    char buffer[CMSG_SPACE (sizeof (int))];
-    struct cmsghdr align;
-  } control;
-  struct msghdr message = {
-    .msg_iov = &part,
-    .msg_iovlen = 1,
-    .msg_control = control.buffer,
-    .msg_controllen = sizeof control.buffer,
-  };
-  struct cmsghdr *header = CMSG_FIRSTHDR (&message);
-  ssize_t sent;
-  int saved_errno;
+  int sent, saved_errno;
 
   if (handoff_fd < 0)
     {
@@ -275,21 +261,11 @@ stub_handoff (uint32_t kind,
       errno = EBADF;
       return -1;
     }
-  header->cmsg_level = SOL_SOCKET;
-  header->cmsg_type = SCM_RIGHTS;
-  header->cmsg_len = CMSG_LEN (sizeof (int));
-  memcpy (CMSG_DATA (header), &fd, sizeof (int));
-  do
-    sent = sendmsg (handoff_fd, &message, MSG_NOSIGNAL);
-  while (sent < 0 && errno == EINTR);
+  sent = stub_send_descriptor (handoff_fd, &handoff, sizeof handoff, fd);
   saved_errno = errno;
   close (fd);
-  if (sent != (ssize_t) sizeof handoff)
-    {
-      errno = sent < 0 ? saved_errno : EMSGSIZE;
-      return -1;
-    }
-  return 0;
+  errno = saved_errno;
+  return sent;
 }
 
 static void
