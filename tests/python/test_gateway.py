@@ -15,7 +15,7 @@ import sys
 import threading
 import unittest
 
-from sandboxtest import (GLib, Sandbox, SandboxTestCase, bubblewrap_usable, new_backend)
+from sandboxtest import (GLib, Gio, Sandbox, SandboxTestCase, bubblewrap_usable, new_backend)
 
 CREDENTIAL = 'Bearer host-held-secret'
 
@@ -129,6 +129,7 @@ class StandaloneGatewayTests(GatewayTestCase):
         self.assertEqual(len(events), 1)
         event = events[0]
         self.assertEqual(event.get_decision(), Sandbox.GatewayDecision.ALLOWED)
+        self.assertEqual(event.get_arrival(), Sandbox.GatewayArrival.SOCKET)
         self.assertEqual((event.get_method(), event.get_host()), ('GET', self.host))
         self.assertEqual(event.get_upstream_status(), 200)
 
@@ -147,6 +148,35 @@ class StandaloneGatewayTests(GatewayTestCase):
         self.drain()
         self.assertEqual([e.get_decision() for e in events],
                          [Sandbox.GatewayDecision.DENIED, Sandbox.GatewayDecision.DENIED])
+
+    def test_proxy_listener_takes_absolute_form(self):
+        gateway = Sandbox.Gateway.new(self.policy)
+        self.addCleanup(gateway.close)
+        events = []
+        gateway.connect('audit', lambda gateway, event: events.append(event))
+        listener = Gio.Socket.new(Gio.SocketFamily.IPV4, Gio.SocketType.STREAM,
+                                  Gio.SocketProtocol.TCP)
+        listener.bind(Gio.InetSocketAddress.new_from_string('127.0.0.1', 0), False)
+        listener.listen()
+        port = listener.get_local_address().get_port()
+        listener_id = gateway.add_proxy_listener(listener)
+        self.assertNotEqual(listener_id, 0)
+
+        connection = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
+        try:
+            connection.request('GET', 'http://%s/resource?x=1' % self.host,
+                               headers={'Host': self.host})
+            response = connection.getresponse()
+            self.assertEqual(response.status, 200)
+            self.assertTrue(json.loads(response.read())['authorized'])
+        finally:
+            connection.close()
+        gateway.remove_proxy_listener(listener_id)
+        with self.assertRaises(ConnectionRefusedError):
+            socket.create_connection(('127.0.0.1', port), timeout=10)
+
+        self.drain()
+        self.assertEqual([e.get_arrival() for e in events], [Sandbox.GatewayArrival.PROXY])
 
     def test_streamed_answer_arrives_as_it_comes(self):
         server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), EventUpstream)
