@@ -53,6 +53,34 @@ typedef struct
   gint stopping;
 } HostListener;
 
+/* Reads the request's head (through slirp it may come in pieces), answers,
+ * and reads to the client's end before closing: closing with unread bytes
+ * sends a reset, which can overtake the answer on its way to the guest
+ * (curl then fails with "connection reset", now and then). */
+static void
+answer_whole_request (int    client,
+                      char  *buffer,
+                      gsize  size)
+{
+  struct timeval timeout = { .tv_sec = 10 };
+  gsize got = 0;
+  ssize_t n;
+
+  setsockopt (client, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  while (got + 1 < size && (n = read (client, buffer + got, size - 1 - got)) > 0)
+    {
+      got += (gsize) n;
+      buffer[got] = '\0';
+      if (strstr (buffer, "\r\n\r\n") != NULL)
+        break;
+    }
+  if (write (client, ANSWER, strlen (ANSWER)) < 0)
+    g_debug ("answer: %s", g_strerror (errno));
+  shutdown (client, SHUT_WR);
+  while (read (client, buffer, size) > 0)
+    ;
+}
+
 static gpointer
 serve (gpointer data)
 {
@@ -75,10 +103,7 @@ serve (gpointer data)
           break;
         }
       g_atomic_int_inc (&l->accepted);
-      /* The request's first bytes, then the answer. */
-      if (read (client, buffer, sizeof buffer) > 0 &&
-          write (client, ANSWER, strlen (ANSWER)) < 0)
-        g_debug ("answer: %s", g_strerror (errno));
+      answer_whole_request (client, buffer, sizeof buffer);
       close (client);
     }
   return NULL;
