@@ -29,7 +29,7 @@ gboolean sandbox_set_error_not_supported (GType        type,
                                           gboolean     plural,
                                           GError     **error);
 
-/* sandbox-modules.c: the settable property @name names for @type's
+/* sandbox-backend-construct.c: the settable property @name names for @type's
  * backends, its own or (`DRIVER.NAME`) that of the driver @type wraps;
  * @owner_type: whose it is. NULL if there is none. */
 GParamSpec *sandbox_backend_find_settable_property (GType       type,
