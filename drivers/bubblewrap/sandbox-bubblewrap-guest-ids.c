@@ -16,7 +16,7 @@
  * a claim whose session directory is gone (a host that died between
  * removing a session and releasing its ids) can be taken over without
  * racing another taker or a release. The session also records its ids
- * itself (see sandbox-bubblewrap-store-sessions.c), so a resume keeps them.
+ * itself (see sandbox-bubblewrap-store-guests.c), so a resume keeps them.
  */
 
 #include "config.h"

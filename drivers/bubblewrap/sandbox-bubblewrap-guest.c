@@ -352,7 +352,7 @@ sandbox_bubblewrap_guest_view_new (const SandboxBubblewrapGuest *guest,
  * Adds @path to what @view exposes, idmapped: what the host owns there
  * shows as owned by the guest's ids, so that the keeper's overlay, in a
  * user namespace that maps those ids only, can copy it up (see
- * sandbox-bubblewrap-store-sessions.c). Nothing without a view (the guest
+ * sandbox-bubblewrap-store-guests.c). Nothing without a view (the guest
  * is the host, which owns the template).
  */
 void

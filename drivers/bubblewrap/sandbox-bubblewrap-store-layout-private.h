@@ -2,8 +2,9 @@
  *
  * The store is split by concern: the state directory and durability
  * (sandbox-bubblewrap-store.c), templates (-templates.c), sessions and
- * leases (-sessions.c), a dead owner's leftovers (-leftovers.c) and the
- * store's own view (-view.c). This is what they share.
+ * leases (-sessions.c), their guests' ids (-guests.c), a dead owner's
+ * leftovers (-leftovers.c) and the store's own view (-view.c). This is
+ * what they share.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -191,6 +192,22 @@ gboolean      sandbox_bubblewrap_store_measure_template (SandboxBubblewrapStore 
                                                          guint64                 *n_files,
                                                          guint64                 *n_bytes,
                                                          GError                 **error);
+/* sandbox-bubblewrap-store-guests.c */
+gboolean      sandbox_bubblewrap_store_read_guest_ids  (const char              *directory,
+                                                         SandboxBubblewrapGuest  *guest);
+void          sandbox_bubblewrap_store_release_guest_ids (SandboxBubblewrapStore *self,
+                                                         const char              *directory,
+                                                         const SandboxBubblewrapGuest *guest);
+gboolean      sandbox_bubblewrap_store_assign_guest    (SandboxBubblewrapStore  *self,
+                                                         SandboxBubblewrapLease  *lease,
+                                                         GError                 **error);
+const SandboxWorkspaceOwner *
+              sandbox_bubblewrap_lease_owner           (SandboxBubblewrapLease  *lease,
+                                                         SandboxWorkspaceOwner   *owner);
+gboolean      sandbox_bubblewrap_store_give_template_to_host (SandboxBubblewrapStore *self,
+                                                         const char              *template_key,
+                                                         GError                 **error);
+
 gboolean      sandbox_bubblewrap_lease_end_leftovers   (SandboxBubblewrapLease  *lease,
                                                          const char              *executable,
                                                          GError                 **error);

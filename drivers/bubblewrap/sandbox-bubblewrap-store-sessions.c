@@ -187,162 +187,6 @@ check_saved_state (SandboxBubblewrapLease  *lease,
   return TRUE;
 }
 
-/* Guest ids -------------------------------------------------------------- */
-
-/* Where a session records the ids its guest has on a root host that gives
- * each session its own (see sandbox-bubblewrap-guest-ids.c): "UID:GID". */
-#define SESSION_GUEST_IDS "guest-ids"
-
-/* The session in @directory as the guest id registry names it. */
-static const char *
-registry_name (SandboxBubblewrapStore *self,
-               const char             *directory)
-{
-  return directory + strlen (self->root) + 1;
-}
-
-static gboolean
-read_guest_ids (const char             *directory,
-                SandboxBubblewrapGuest *guest)
-{
-  g_autofree char *path = g_build_filename (directory, SESSION_GUEST_IDS, NULL);
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) fields = NULL;
-  guint64 uid, gid;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL) || !g_str_has_suffix (contents, "\n"))
-    return FALSE;
-  contents[strlen (contents) - 1] = '\0';
-  fields = g_strsplit (contents, ":", -1);
-  if (g_strv_length (fields) != 2 ||
-      !g_ascii_string_to_unsigned (fields[0], 10, 1, G_MAXUINT32 - 1, &uid, NULL) ||
-      !g_ascii_string_to_unsigned (fields[1], 10, 1, G_MAXUINT32 - 1, &gid, NULL))
-    return FALSE;
-  *guest = (SandboxBubblewrapGuest) { (uid_t) uid, (gid_t) gid, TRUE };
-  return TRUE;
-}
-
-/* Gives back the ids the session in @directory holds, once nothing of the
- * session runs any more. */
-static void
-release_guest_ids (SandboxBubblewrapStore       *self,
-                   const char                   *directory,
-                   const SandboxBubblewrapGuest *guest)
-{
-  g_auto(SandboxBubblewrapFd) root_fd = -1;
-
-  if (!self->per_session || !guest->switched)
-    return;
-  root_fd = open (self->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (root_fd >= 0)
-    sandbox_bubblewrap_guest_ids_release (root_fd, guest, registry_name (self, directory));
-}
-
-/* Claims new ids for the leased session and records them there. */
-static gboolean
-claim_guest_ids (SandboxBubblewrapStore  *self,
-                 SandboxBubblewrapLease  *lease,
-                 int                      root_fd,
-                 GError                 **error)
-{
-  const char *name = registry_name (self, lease->directory);
-  g_autofree char *path = g_build_filename (lease->directory, SESSION_GUEST_IDS, NULL);
-  g_autofree char *text = NULL;
-  SandboxBubblewrapGuest claimed;
-
-  if (!sandbox_bubblewrap_guest_ids_claim (root_fd, &self->range, name, &claimed, error))
-    return FALSE;
-  text = g_strdup_printf ("%u:%u\n", (guint) claimed.uid, (guint) claimed.gid);
-  if (!sandbox_bubblewrap_store_write_atomically (path, text, self->durable, error))
-    {
-      sandbox_bubblewrap_guest_ids_release (root_fd, &claimed, name);
-      return FALSE;
-    }
-  lease->guest = claimed;
-  return TRUE;
-}
-
-/* Who the leased session's guest is: the backend's one guest, or (a root
- * host's default) ids of the session's own: claimed for a new session;
- * on resume the ones it recorded, while the registry still gives them to
- * it and the range holds them. A session from before, one whose range
- * changed or whose state directory was copied gets new ones; its
- * workspace is given to them next (give_workspace_to_guest()). */
-static gboolean
-assign_guest (SandboxBubblewrapStore  *self,
-              SandboxBubblewrapLease  *lease,
-              GError                 **error)
-{
-  g_auto(SandboxBubblewrapFd) root_fd = -1;
-  const char *name = registry_name (self, lease->directory);
-  SandboxBubblewrapGuest recorded;
-
-  if (!self->per_session)
-    {
-      lease->guest = (SandboxBubblewrapGuest) { self->guest.uid, self->guest.gid, self->give };
-      return TRUE;
-    }
-  root_fd = open (self->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (root_fd < 0)
-    return set_errno_error (error, errno, "Could not open", self->root);
-  if (!lease->created && read_guest_ids (lease->directory, &recorded))
-    {
-      if (sandbox_bubblewrap_guest_range_holds (&self->range, &recorded) &&
-          sandbox_bubblewrap_guest_ids_is_held (root_fd, &recorded, name))
-        {
-          lease->guest = recorded;
-          return TRUE;
-        }
-      sandbox_bubblewrap_guest_ids_release (root_fd, &recorded, name);
-    }
-  return claim_guest_ids (self, lease, root_fd, error);
-}
-
-/* Who owns what the host makes in the leased session's workspace: its
- * guest, or nobody to give it to (the guest is the host). */
-static const SandboxWorkspaceOwner *
-lease_owner (SandboxBubblewrapLease *lease,
-             SandboxWorkspaceOwner  *owner)
-{
-  if (!lease->guest.switched)
-    return NULL;
-  *owner = (SandboxWorkspaceOwner) { lease->guest.uid, lease->guest.gid };
-  return owner;
-}
-
-/*
- * A layered session's lower layer is its template's data. Its keeper
- * mounts it idmapped, the host's root shown as the session's guest
- * (sandbox_bubblewrap_guest_view_expose_lower()): overlayfs in the guest's
- * user namespace refuses to copy up anything whose owner is not mapped
- * there (EOVERFLOW, the fix of CVE-2023-0386), and every session's guest
- * is another uid. A root host's templates are root's; one an older
- * version gave to its one guest uid is taken back, whole, the first time
- * a session needs it. An unprivileged host's guests are the host: nothing
- * to do.
- */
-static gboolean
-give_template_to_host (SandboxBubblewrapStore  *self,
-                       const char              *template_key,
-                       GError                 **error)
-{
-  g_autofree char *template_dir = g_build_filename (self->templates, template_key, NULL);
-  g_auto(SandboxBubblewrapFd) template_fd = -1;
-  SandboxWorkspaceOwner host = { getuid (), getgid () };
-  struct stat st;
-
-  if (!self->give)
-    return TRUE;
-  template_fd = open_directory (template_dir, error);
-  if (template_fd < 0)
-    return FALSE;
-  if (fstatat (template_fd, "data", &st, AT_SYMLINK_NOFOLLOW) < 0)
-    return set_errno_error (error, errno, "Could not examine", template_dir);
-  if (st.st_uid == host.uid && st.st_gid == host.gid)
-    return TRUE;
-  return sandbox_workspace_give_tree_at (template_fd, "data", &host, error);
-}
-
 /* Makes a layered session's layers/{upper,work}, the guest's from the
  * start: nothing of the template is copied. (Never with a quota: the
  * backend copies new sessions then.) */
@@ -362,7 +206,7 @@ make_layers (SandboxBubblewrapLease  *lease,
       mkdirat (layers_fd, "upper", 0755) < 0 ||
       mkdirat (layers_fd, "work", 0700) < 0)
     return set_errno_error (error, errno, "Could not create the layers of", directory);
-  return lease_owner (lease, &owner) == NULL ||
+  return sandbox_bubblewrap_lease_owner (lease, &owner) == NULL ||
          sandbox_workspace_give_tree_at (session_fd, SESSION_LAYERS, &owner, error);
 }
 
@@ -425,7 +269,7 @@ copy_template (SandboxBubblewrapStore  *self,
 {
   SandboxWorkspaceOwner owner;
   CopyReport report = { reporter, sandbox_state_get_session_id (lease->state), 0, 0,
-                        data_fd, lease_owner (lease, &owner), FALSE };
+                        data_fd, sandbox_bubblewrap_lease_owner (lease, &owner), FALSE };
 
   report.reported = reporter != NULL &&
                     g_signal_has_handler_pending (reporter,
@@ -463,7 +307,7 @@ populate_new_session (SandboxBubblewrapStore  *self,
     return FALSE;
   if (lease->layers != NULL)
     {
-      if (!give_template_to_host (self, template_key, error) ||
+      if (!sandbox_bubblewrap_store_give_template_to_host (self, template_key, error) ||
           !make_layers (lease, session_fd, error))
         return FALSE;
     }
@@ -513,6 +357,7 @@ give_workspace_to_guest (SandboxBubblewrapStore  *self,
                          GError                 **error)
 {
   const char *name = lease->layers != NULL ? SESSION_LAYERS : "workspace";
+  const char *template_key = sandbox_state_get_template_key (lease->state);
   g_auto(SandboxBubblewrapFd) session_fd = -1;
   g_auto(SandboxBubblewrapFd) top_fd = -1;
   g_auto(SandboxBubblewrapFd) lock_fd = -1;
@@ -520,7 +365,7 @@ give_workspace_to_guest (SandboxBubblewrapStore  *self,
   SandboxWorkspaceOwner owner;
   struct stat st;
 
-  if (lease_owner (lease, &owner) == NULL)
+  if (sandbox_bubblewrap_lease_owner (lease, &owner) == NULL)
     return TRUE;
   session_fd = open_directory (lease->directory, error);
   if (session_fd < 0)
@@ -540,7 +385,7 @@ give_workspace_to_guest (SandboxBubblewrapStore  *self,
   if (lease->layers != NULL && !layers_lock_is_free (lease->layers))
     return sandbox_set_error_previous_owner_live (error);
   if (lease->layers != NULL &&
-      !give_template_to_host (self, sandbox_state_get_template_key (lease->state), error))
+      !sandbox_bubblewrap_store_give_template_to_host (self, template_key, error))
     return FALSE;
   return sandbox_workspace_give_tree_at (session_fd, name, &owner, error);
 }
@@ -635,10 +480,10 @@ prepare_session (SandboxBubblewrapStore  *self,
                  GError                 **error)
 {
   if (lease->created)
-    return assign_guest (self, lease, error) &&
+    return sandbox_bubblewrap_store_assign_guest (self, lease, error) &&
            populate_new_session (self, lease, template_key, reporter, cancellable, error);
   return check_saved_state (lease, error) &&
-         assign_guest (self, lease, error) &&
+         sandbox_bubblewrap_store_assign_guest (self, lease, error) &&
          give_workspace_to_guest (self, lease, error);
 }
 
@@ -895,12 +740,12 @@ sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
   if (lock_fd < 0)
     return FALSE;
 
-  read_guest_ids (directory, &guest);
+  sandbox_bubblewrap_store_read_guest_ids (directory, &guest);
   sessions_fd = open_directory (self->sessions, &local_error);
   if (sessions_fd >= 0 && sandbox_workspace_remove_tree_at (sessions_fd, session_id, &local_error))
     {
       /* Its ids go once its directory is gone: nothing of it runs then. */
-      release_guest_ids (self, directory, &guest);
+      sandbox_bubblewrap_store_release_guest_ids (self, directory, &guest);
       return !self->durable || sync_fd (sessions_fd, self->sessions, error);
     }
 
@@ -951,7 +796,7 @@ sandbox_bubblewrap_lease_abandon (SandboxBubblewrapLease *lease)
         g_warning ("Could not remove the abandoned session %s: %s",
                    lease->directory, error->message);
       else
-        release_guest_ids (lease->store, lease->directory, &lease->guest);
+        sandbox_bubblewrap_store_release_guest_ids (lease->store, lease->directory, &lease->guest);
       lease->held = FALSE;   /* the lease went with the directory */
       sandbox_bubblewrap_clear_fd (&lease->lock_fd);
     }
