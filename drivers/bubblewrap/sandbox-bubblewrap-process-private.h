@@ -45,6 +45,8 @@ SandboxBubblewrapTrees *sandbox_bubblewrap_trees_new   (void);
 SandboxBubblewrapTrees *sandbox_bubblewrap_trees_ref   (SandboxBubblewrapTrees *trees);
 void                    sandbox_bubblewrap_trees_unref (SandboxBubblewrapTrees *trees);
 void                    sandbox_bubblewrap_trees_wait  (SandboxBubblewrapTrees *trees);
+void                    sandbox_bubblewrap_trees_enter (SandboxBubblewrapTrees *trees);
+void                    sandbox_bubblewrap_trees_leave (SandboxBubblewrapTrees *trees);
 
 SandboxBubblewrapProcess *sandbox_bubblewrap_process_new           (const SandboxBubblewrapArgsInput *input,
                                                                     GObject                   *owner,

@@ -17,7 +17,7 @@
 
 #include "sandbox-bubblewrap-launcher-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
-#include "sandbox-bubblewrap-process-private.h"
+#include "sandbox-bubblewrap-process-fields-private.h"
 #include "sandbox-bubblewrap-seccomp-private.h"
 #include "sandbox-bubblewrap-stub-private.h"
 #include "stub/sandbox-stub-message.h"
@@ -72,137 +72,6 @@
 #define READ_CHUNK_SIZE 65536
 #define STATUS_LIMIT 4096
 
-struct _SandboxBubblewrapProcess
-{
-  SandboxProcess parent_instance;
-
-  /* Set before the launch, then owned by the launcher thread. */
-  SandboxBubblewrapArgs *args;       /* a cold start's; NULL in a ready sandbox */
-  SandboxBubblewrapLaunched taken;   /* a ready sandbox's bwrap; pid 0 when cold */
-  int control_fd;                    /* its stub's control socket */
-  int report_fd;                     /* where the stub reports, or -1 */
-  GSocket *handoff;                  /* where the stub hands over descriptors, or NULL */
-  SandboxGateway *gateway;           /* the session's, under an allow-list */
-  GBytes *message;                   /* the command, for that stub */
-  GBytes *stdin_bytes;
-  GObject *owner;             /* the driver, kept alive until completion */
-  SandboxBubblewrapProcessExitedFunc exited_func;   /* nullable */
-  int status_fd;
-  SandboxBubblewrapLimits limits;
-  SandboxBubblewrapCgroup *cgroup;   /* NULL without cgroup limits */
-
-  /* Launcher thread only. */
-  int stdin_fd;
-  int stdout_fd;
-  int stderr_fd;
-  GSource *stdin_source;
-  GSource *stdout_source;
-  GSource *stderr_source;
-  GSource *status_source;
-  GSource *report_source;
-  GSource *handoff_source;
-  GSource *bwrap_source;
-  guint proxy_listener_id;    /* in @gateway, 0 when none */
-  gsize stdin_written;
-  GString *status;
-  int exit_status;
-  int exec_errno;             /* the stub's report: the guest could not be executed */
-  SandboxBubblewrapTrees *trees;     /* nullable; counts this one from launch to reap */
-  guint output_capped : 1;
-  guint reported : 1;         /* the stub reported its sandbox empty */
-  guint over : 1;             /* the command's end was handled */
-
-  GMutex lock;
-  /* Guarded by @lock. */
-  GPid bwrap_pid;
-  int bwrap_pidfd;
-  guint bwrap_reaped : 1;
-  guint kill_requested : 1;
-  guint isolated : 1;         /* bwrap reported a namespace child */
-  guint started : 1;
-  guint finished : 1;
-  guint completed : 1;
-};
-
-/* Trees ------------------------------------------------------------------ */
-
-struct _SandboxBubblewrapTrees
-{
-  GMutex lock;
-  GCond emptied;
-  guint n_trees;   /* guarded by @lock */
-};
-
-static void
-trees_clear (gpointer data)
-{
-  SandboxBubblewrapTrees *trees = data;
-
-  g_mutex_clear (&trees->lock);
-  g_cond_clear (&trees->emptied);
-}
-
-/**
- * sandbox_bubblewrap_trees_new:
- *
- * Returns: (transfer full): a count of launched sandboxes not reaped yet
- */
-SandboxBubblewrapTrees *
-sandbox_bubblewrap_trees_new (void)
-{
-  SandboxBubblewrapTrees *trees = g_atomic_rc_box_new0 (SandboxBubblewrapTrees);
-
-  g_mutex_init (&trees->lock);
-  g_cond_init (&trees->emptied);
-  return trees;
-}
-
-SandboxBubblewrapTrees *
-sandbox_bubblewrap_trees_ref (SandboxBubblewrapTrees *trees)
-{
-  return g_atomic_rc_box_acquire (trees);
-}
-
-void
-sandbox_bubblewrap_trees_unref (SandboxBubblewrapTrees *trees)
-{
-  g_atomic_rc_box_release_full (trees, trees_clear);
-}
-
-static void
-sandbox_bubblewrap_trees_enter (SandboxBubblewrapTrees *trees)
-{
-  g_mutex_lock (&trees->lock);
-  trees->n_trees++;
-  g_mutex_unlock (&trees->lock);
-}
-
-static void
-sandbox_bubblewrap_trees_leave (SandboxBubblewrapTrees *trees)
-{
-  g_mutex_lock (&trees->lock);
-  if (--trees->n_trees == 0)
-    g_cond_broadcast (&trees->emptied);
-  g_mutex_unlock (&trees->lock);
-}
-
-/**
- * sandbox_bubblewrap_trees_wait:
- * @trees: a count
- *
- * Blocks until every sandbox it counts is reaped. Not on the launcher
- * thread, which reaps them.
- */
-void
-sandbox_bubblewrap_trees_wait (SandboxBubblewrapTrees *trees)
-{
-  g_assert (!sandbox_bubblewrap_launcher_is_current ());
-  g_mutex_lock (&trees->lock);
-  while (trees->n_trees > 0)
-    g_cond_wait (&trees->emptied, &trees->lock);
-  g_mutex_unlock (&trees->lock);
-}
-
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxBubblewrapProcess, sandbox_bubblewrap_process,
                                 SANDBOX_TYPE_PROCESS, G_TYPE_FLAG_FINAL, {})
 
@@ -251,21 +120,10 @@ complete_now (SandboxBubblewrapProcess *self)
     sandbox_process_complete (SANDBOX_PROCESS (self), self->exit_status);
 }
 
-/* The sandbox's proxy listener stops serving: its command is over. */
-static void
-close_handoff (SandboxBubblewrapProcess *self)
-{
-  sandbox_bubblewrap_source_destroy (&self->handoff_source);
-  g_clear_object (&self->handoff);
-  if (self->proxy_listener_id != 0)
-    sandbox_gateway_remove_proxy_listener (self->gateway, self->proxy_listener_id);
-  self->proxy_listener_id = 0;
-}
-
 static void
 close_everything (SandboxBubblewrapProcess *self)
 {
-  close_handoff (self);
+  sandbox_bubblewrap_process_close_handoff (self);
   sandbox_bubblewrap_source_destroy (&self->stdin_source);
   sandbox_bubblewrap_source_destroy (&self->stdout_source);
   sandbox_bubblewrap_source_destroy (&self->stderr_source);
@@ -302,7 +160,7 @@ end_command (SandboxBubblewrapProcess *self)
     read_report (self);
   sandbox_bubblewrap_source_destroy (&self->status_source);
   sandbox_bubblewrap_clear_fd (&self->status_fd);
-  close_handoff (self);
+  sandbox_bubblewrap_process_close_handoff (self);
   finish_stdin (self);
   /* Before @finished: until then sandbox_bubblewrap_process_mark_started()
    * cannot complete the process, which lets the owner go. */
@@ -802,73 +660,6 @@ report_cb (int          fd,
   return G_SOURCE_REMOVE;
 }
 
-/* Launcher thread: what the stub handed over. The proxy's listener goes to
- * the gateway; anything else, or a second listener, means a broken stub,
- * and the socket is closed (the guest then has no proxy). */
-static gboolean
-handoff_cb (int          fd,
-            GIOCondition condition,
-            gpointer     data)
-{
-  SandboxBubblewrapProcess *self = data;
-
-  for (;;)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GSocket) listener = NULL;
-      guint32 kind;
-      int handed;
-
-      handed = sandbox_bubblewrap_stub_handoff_receive (self->handoff, &kind, &error);
-      if (handed < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-        return G_SOURCE_CONTINUE;
-      if (handed >= 0 && (self->gateway == NULL || self->proxy_listener_id != 0))
-        {
-          close (handed);
-          g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                               "The sandbox stub handed over a listener nobody asked for");
-        }
-      else if (handed >= 0)
-        {
-          listener = g_socket_new_from_fd (handed, &error);
-          if (listener == NULL)
-            close (handed);
-        }
-      if (listener != NULL)
-        self->proxy_listener_id = sandbox_gateway_add_proxy_listener (self->gateway, listener,
-                                                                      &error);
-      if (self->proxy_listener_id == 0 || error != NULL)
-        {
-          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED))
-            g_debug ("No proxy for a sandbox: %s", error != NULL ? error->message : "none");
-          /* Not close_handoff(): a listener given already serves on. */
-          sandbox_bubblewrap_source_destroy (&self->handoff_source);
-          g_clear_object (&self->handoff);
-          return G_SOURCE_REMOVE;
-        }
-    }
-}
-
-/* Our end of the stub's handoff socket (@fd, taken), non-blocking. */
-static gboolean
-take_handoff (SandboxBubblewrapProcess  *self,
-              int                        fd,
-              GError                   **error)
-{
-  g_autoptr(GError) cause = NULL;
-
-  self->handoff = g_socket_new_from_fd (fd, &cause);
-  if (self->handoff == NULL)
-    {
-      close (fd);
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Sandbox process could not start: %s", cause->message);
-      return FALSE;
-    }
-  g_socket_set_blocking (self->handoff, FALSE);
-  return TRUE;
-}
-
 /* A command in a ready sandbox: its stub gets the message, then EOF, and
  * reports back on the same socket. The message is at most
  * SANDBOX_BUBBLEWRAP_READY_MESSAGE_MAX, which the socket takes without
@@ -969,7 +760,8 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
                                    stdin_cb, "[sandbox] command stdin");
   if (self->handoff != NULL)
     self->handoff_source = watch_fd (self, g_socket_get_fd (self->handoff),
-                                     G_IO_IN | G_IO_HUP | G_IO_ERR, handoff_cb,
+                                     G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                     sandbox_bubblewrap_process_handoff_cb,
                                      "[sandbox] stub handoff");
   if (hot)
     deliver_message (self);
@@ -1014,152 +806,6 @@ sandbox_bubblewrap_process_launch (SandboxBubblewrapProcess  *self,
       return FALSE;
     }
   return TRUE;
-}
-
-/* Its bwrap command line was logged when the ready sandbox started (see
- * log_command_line() in sandbox-bubblewrap-args.c); the command, quoted,
- * at debug level when it is delivered. */
-static void
-log_ready_command (SandboxCommand *command)
-{
-  g_autoptr(GString) line = g_string_new ("ready sandbox: --");
-  const char * const *args = sandbox_command_get_args (command);
-  g_autofree char *executable = g_shell_quote (sandbox_command_get_executable (command));
-
-  g_string_append_printf (line, " %s", executable);
-  for (guint i = 0; args != NULL && args[i] != NULL; i++)
-    {
-      g_autofree char *quoted = g_shell_quote (args[i]);
-
-      g_string_append_printf (line, " %s", quoted);
-    }
-  g_log_structured ("Sandbox", G_LOG_LEVEL_DEBUG,
-                    "SANDBOX_EVENT", "ready-command",
-                    "SANDBOX_DRIVER", "bubblewrap",
-                    "MESSAGE", "%s", line->str);
-}
-
-/**
- * sandbox_bubblewrap_process_new:
- * @input: the session's setup and the validated command
- * @owner: (nullable): the driver, kept alive until the process completes
- * @ready: (transfer full) (nullable): the session's ready sandbox, if it
- *   has one
- * @revision: the policy revision @input was built from
- * @error: return location for a #GError
- *
- * Prepares a command without starting it: in @ready when it can be taken
- * (see sandbox_bubblewrap_ready_take()) and the command's message is small
- * enough, else cold (@ready is then discarded). Must be called in the
- * thread whose thread-default main context receives the output signals.
- *
- * Returns: (transfer full): the process, or %NULL with
- *   %SANDBOX_ERROR_UNAVAILABLE
- */
-SandboxBubblewrapProcess *
-sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
-                                GObject                           *owner,
-                                SandboxBubblewrapReady            *ready,
-                                guint64                            revision,
-                                GError                           **error)
-{
-  g_autoptr(SandboxBubblewrapProcess) self = NULL;
-  SandboxBubblewrapTaken taken;
-  int status_pipe[2];
-  int report_pipe[2] = { -1, -1 };
-  int handoff[2] = { -1, -1 };
-  gboolean proxy = input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST && input->gateway != NULL;
-  int seccomp_fd = -1;
-  GBytes *stdin_bytes;
-
-  self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_PROCESS,
-                       "timeout-ms", sandbox_command_get_timeout_ms (input->command),
-                       "max-output-bytes", (guint64) sandbox_command_get_max_output_bytes (input->command),
-                       NULL);
-  stdin_bytes = sandbox_command_get_stdin (input->command);
-  self->stdin_bytes = stdin_bytes != NULL ? g_bytes_ref (stdin_bytes) : NULL;
-  self->owner = owner != NULL ? g_object_ref (owner) : NULL;
-  self->gateway = input->gateway != NULL ? g_object_ref (input->gateway) : NULL;
-  self->message = sandbox_bubblewrap_stub_message_new (input->command, proxy, error);
-  if (self->message == NULL)
-    {
-      sandbox_bubblewrap_ready_discard (ready);
-      return NULL;
-    }
-  if (input->limits != NULL)
-    self->limits = *input->limits;
-
-  /* cgroups are joined before bwrap's exec: a ready sandbox has none. */
-  if (ready != NULL && (input->cgroup_root != NULL ||
-                        g_bytes_get_size (self->message) > SANDBOX_BUBBLEWRAP_READY_MESSAGE_MAX))
-    g_clear_pointer (&ready, sandbox_bubblewrap_ready_discard);
-  if (ready != NULL && sandbox_bubblewrap_ready_take (ready, revision, &taken))
-    {
-      log_ready_command (input->command);
-      self->taken = taken.launched;
-      self->status_fd = taken.status_fd;
-      self->control_fd = taken.control_fd;
-      if (taken.handoff_fd >= 0 && !take_handoff (self, taken.handoff_fd, error))
-        return NULL;
-      return g_steal_pointer (&self);
-    }
-
-  if (!sandbox_bubblewrap_launcher_open_pipe (status_pipe, TRUE, FALSE, error))
-    return NULL;
-  self->status_fd = status_pipe[0];
-  if (input->cgroup_root != NULL)
-    {
-      self->cgroup = sandbox_bubblewrap_cgroup_new (input->cgroup_root, &self->limits, error);
-      if (self->cgroup == NULL)
-        {
-          close (status_pipe[1]);
-          return NULL;
-        }
-    }
-  if (input->seccomp_program != NULL)
-    {
-      seccomp_fd = sandbox_bubblewrap_seccomp_open_program_fd (input->seccomp_program, error);
-      if (seccomp_fd < 0)
-        {
-          close (status_pipe[1]);
-          return NULL;
-        }
-    }
-  /* A cgroup-limited command's stub reports too, for a failed exec; but
-   * the host waits for its whole tree, the stub and bwrap included, to
-   * leave the cgroup (see read_report()). */
-  if (!sandbox_bubblewrap_launcher_open_pipe (report_pipe, TRUE, FALSE, error))
-    {
-      close (status_pipe[1]);
-      sandbox_bubblewrap_fd_close (seccomp_fd);
-      return NULL;
-    }
-  self->report_fd = report_pipe[0];
-  if (proxy)
-    {
-      if (!sandbox_bubblewrap_stub_handoff_open (handoff, error))
-        {
-          close (status_pipe[1]);
-          close (report_pipe[1]);
-          sandbox_bubblewrap_fd_close (seccomp_fd);
-          return NULL;
-        }
-      if (!take_handoff (self, handoff[0], error))
-        {
-          close (status_pipe[1]);
-          close (report_pipe[1]);
-          close (handoff[1]);
-          sandbox_bubblewrap_fd_close (seccomp_fd);
-          return NULL;
-        }
-    }
-  self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd,
-                                                        report_pipe[1], handoff[1], self->message,
-                                                        error);
-  if (self->args == NULL)
-    return NULL;
-  sandbox_bubblewrap_args_finish (self->args);
-  return g_steal_pointer (&self);
 }
 
 static void

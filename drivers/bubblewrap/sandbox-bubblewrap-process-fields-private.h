@@ -1,0 +1,80 @@
+/* sandbox-bubblewrap-process-fields-private.h — what a bwrap process holds, for its files
+ *
+ * sandbox-bubblewrap-process.c (its launch, its pipes and its end),
+ * sandbox-bubblewrap-process-prepare.c (making one ready to launch) and
+ * sandbox-bubblewrap-process-handoff.c (the stub's handoff socket) share
+ * it; nothing else sees a process's fields.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "sandbox-bubblewrap-launcher-private.h"
+#include "sandbox-bubblewrap-limits-private.h"
+#include "sandbox-bubblewrap-process-private.h"
+
+G_BEGIN_DECLS
+
+struct _SandboxBubblewrapProcess
+{
+  SandboxProcess parent_instance;
+
+  /* Set before the launch, then owned by the launcher thread. */
+  SandboxBubblewrapArgs *args;       /* a cold start's; NULL in a ready sandbox */
+  SandboxBubblewrapLaunched taken;   /* a ready sandbox's bwrap; pid 0 when cold */
+  int control_fd;                    /* its stub's control socket */
+  int report_fd;                     /* where the stub reports, or -1 */
+  GSocket *handoff;                  /* where the stub hands over descriptors, or NULL */
+  SandboxGateway *gateway;           /* the session's, under an allow-list */
+  GBytes *message;                   /* the command, for that stub */
+  GBytes *stdin_bytes;
+  GObject *owner;             /* the driver, kept alive until completion */
+  SandboxBubblewrapProcessExitedFunc exited_func;   /* nullable */
+  int status_fd;
+  SandboxBubblewrapLimits limits;
+  SandboxBubblewrapCgroup *cgroup;   /* NULL without cgroup limits */
+
+  /* Launcher thread only. */
+  int stdin_fd;
+  int stdout_fd;
+  int stderr_fd;
+  GSource *stdin_source;
+  GSource *stdout_source;
+  GSource *stderr_source;
+  GSource *status_source;
+  GSource *report_source;
+  GSource *handoff_source;
+  GSource *bwrap_source;
+  guint proxy_listener_id;    /* in @gateway, 0 when none */
+  gsize stdin_written;
+  GString *status;
+  int exit_status;
+  int exec_errno;             /* the stub's report: the guest could not be executed */
+  SandboxBubblewrapTrees *trees;     /* nullable; counts this one from launch to reap */
+  guint output_capped : 1;
+  guint reported : 1;         /* the stub reported its sandbox empty */
+  guint over : 1;             /* the command's end was handled */
+
+  GMutex lock;
+  /* Guarded by @lock. */
+  GPid bwrap_pid;
+  int bwrap_pidfd;
+  guint bwrap_reaped : 1;
+  guint kill_requested : 1;
+  guint isolated : 1;         /* bwrap reported a namespace child */
+  guint started : 1;
+  guint finished : 1;
+  guint completed : 1;
+};
+
+/* sandbox-bubblewrap-process-handoff.c */
+gboolean sandbox_bubblewrap_process_take_handoff  (SandboxBubblewrapProcess  *self,
+                                                   int                        fd,
+                                                   GError                   **error);
+gboolean sandbox_bubblewrap_process_handoff_cb    (int                        fd,
+                                                   GIOCondition               condition,
+                                                   gpointer                   data);
+void     sandbox_bubblewrap_process_close_handoff (SandboxBubblewrapProcess  *self);
+
+G_END_DECLS
