@@ -507,7 +507,7 @@ sandbox_bubblewrap_guest_switch_ids (const SandboxBubblewrapGuestView *view)
    * the clone. The child has one thread; the plain calls change it. */
   /* In a keeper's user namespace, which denies setgroups(), the groups
    * were dropped before entering it (see intermediate_entry() in
-   * sandbox-bubblewrap-launcher.c). */
+   * sandbox-bubblewrap-launcher-child.c). */
   if ((syscall (SYS_getgroups, 0, NULL) != 0 && syscall (SYS_setgroups, 0, NULL) < 0) ||
       syscall (SYS_setresgid, view->gid, view->gid, view->gid) < 0 ||
       syscall (SYS_setresuid, view->uid, view->uid, view->uid) < 0)

@@ -34,7 +34,7 @@
  * user and mount namespace of its own) from create or resume until stop:
  *
  * - each command's bwrap is started in the keeper's namespaces (the
- *   launcher's setns(), see sandbox-bubblewrap-launcher.c) and binds
+ *   launcher's setns(), see sandbox-bubblewrap-launcher-child.c) and binds
  *   /workspace from layers/mount, which is that overlay there;
  * - the host's file calls go through the descriptor on the overlay's root
  *   the keeper sends back, with SandboxWorkspace's containment as for a
