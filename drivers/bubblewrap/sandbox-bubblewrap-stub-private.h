@@ -27,7 +27,7 @@ G_BEGIN_DECLS
  * the port HTTP proxies customarily use. Fixed: each sandbox has a network
  * namespace of its own, so no two ever compete for it.
  */
-#define SANDBOX_BUBBLEWRAP_PROXY_PORT 3128
+#define SANDBOX_BUBBLEWRAP_PROXY_PORT 3128u
 
 const char *sandbox_bubblewrap_stub_get_path       (GError         **error);
 int         sandbox_bubblewrap_stub_open           (GError         **error);
