@@ -8,9 +8,9 @@
  * metadata proxy) and every abstract UNIX socket of the host. Here a host
  * listener on loopback must see no connection from the guest, whichever
  * address the guest tries (its own 127.0.0.1, slirp4netns's gateway
- * 10.0.2.2), while `curl` to an address off the loopback — this host's own
- * non-loopback address, where a LAN or internet service would be — still
- * works; and the backend's host-loopback opens the gateway on purpose.
+ * 10.0.2.2), while `curl` to a server outside still works (an "outside"
+ * the test builds: a network namespace of its own behind a veth pair, see
+ * escape-outside.c); and the backend's host-loopback opens the gateway on purpose.
  * Each is run twice in one session: the first command starts cold, the
  * second takes the ready sandbox started ahead of it.
  *
@@ -21,8 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <string.h>
@@ -38,6 +36,7 @@
 #include <sandbox.h>
 
 #include "escape-common.h"
+#include "escape-outside.h"
 
 #define ANSWER "HTTP/1.0 200 OK\r\nContent-Length: 14\r\nConnection: close\r\n\r\nfrom the host\n"
 
@@ -143,29 +142,6 @@ host_listener_stop (HostListener *l)
   g_free (l->address);
 }
 
-/* This host's first IPv4 address off the loopback, or NULL. */
-static char *
-host_outside_address (void)
-{
-  struct ifaddrs *addresses = NULL;
-  char *found = NULL;
-
-  if (getifaddrs (&addresses) < 0)
-    return NULL;
-  for (struct ifaddrs *a = addresses; a != NULL && found == NULL; a = a->ifa_next)
-    {
-      char text[INET_ADDRSTRLEN];
-
-      if (a->ifa_addr == NULL || a->ifa_addr->sa_family != AF_INET ||
-          (a->ifa_flags & IFF_LOOPBACK) != 0 || (a->ifa_flags & IFF_UP) == 0)
-        continue;
-      inet_ntop (AF_INET, &((struct sockaddr_in *) a->ifa_addr)->sin_addr, text, sizeof text);
-      found = g_strdup (text);
-    }
-  freeifaddrs (addresses);
-  return found;
-}
-
 static void
 allow_all (EscapeSession *s)
 {
@@ -225,31 +201,34 @@ test_no_host_loopback (void)
   host_listener_stop (&l);
 }
 
+/* In a subprocess: the outside moves the process into networks of its own,
+ * which the rest of the tests must not see. */
 static void
 test_outside_reachable (void)
 {
-  g_autofree char *address = host_outside_address ();
+  EscapeOutside outside = { 0 };
   EscapeSession s = { 0 };
-  HostListener l = { 0 };
 
-  if (address == NULL)
+  if (!g_test_subprocess ())
     {
-      g_test_skip ("this host has no IPv4 address off the loopback to serve from");
+      g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC,
+                              G_TEST_SUBPROCESS_INHERIT_STDOUT |
+                              G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
       return;
     }
-  host_listener_start (&l, address);
+  escape_outside_start (&outside);
   escape_session_open (&s, NULL);
   allow_all (&s);
   for (int round = 0; round < 2; round++)
     {
       g_autofree char *out = NULL;
 
-      g_assert_cmpint (guest_curl (&s, address, l.port, &out), ==, 0);
-      g_assert_cmpstr (out, ==, "from the host\n");
+      g_assert_cmpint (guest_curl (&s, ESCAPE_OUTSIDE_ADDRESS, outside.port, &out), ==, 0);
+      g_assert_cmpstr (out, ==, ESCAPE_OUTSIDE_BODY);
     }
-  g_assert_cmpint (g_atomic_int_get (&l.accepted), ==, 2);
   escape_session_close (&s);
-  host_listener_stop (&l);
+  g_assert_cmpuint (escape_outside_stop (&outside), ==, 2);
 }
 
 /* The guest's resolver is slirp4netns's, not the host's file (which may
