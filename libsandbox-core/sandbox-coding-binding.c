@@ -202,3 +202,26 @@ sandbox_coding_binding_get_workspace_layering (SandboxCodingBinding *self)
                 G_OBJECT_TYPE_NAME (self), layering ? layering : "(null)");
   return SANDBOX_WORKSPACE_LAYERING_COPY;
 }
+
+/**
+ * sandbox_coding_binding_get_landlock_abi:
+ * @self: a [iface@Sandbox.CodingBinding]
+ *
+ * The Landlock ABI the session's sandboxes are scoped with: from 6 on,
+ * abstract UNIX sockets made outside a sandbox refuse its guest and
+ * processes outside it cannot be signalled from it, a wall beside the
+ * namespaces. 0 when the backend applies no Landlock scoping (an older
+ * kernel, or a backend that does not say).
+ *
+ * Returns: the Landlock ABI, or 0
+ */
+guint
+sandbox_coding_binding_get_landlock_abi (SandboxCodingBinding *self)
+{
+  SandboxCodingBindingInterface *iface;
+
+  g_return_val_if_fail (SANDBOX_IS_CODING_BINDING (self), 0);
+
+  iface = SANDBOX_CODING_BINDING_GET_IFACE (self);
+  return iface->get_landlock_abi != NULL ? iface->get_landlock_abi (self) : 0;
+}

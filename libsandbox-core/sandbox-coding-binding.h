@@ -92,6 +92,9 @@ G_DECLARE_INTERFACE (SandboxCodingBinding, sandbox_coding_binding, SANDBOX, CODI
  *   %SANDBOX_WORKSPACE_LAYERING_OVERLAY or %SANDBOX_WORKSPACE_LAYERING_COPY.
  *   Optional: a binding without it reports %SANDBOX_WORKSPACE_LAYERING_COPY.
  *   Thread-safe, never blocks.
+ * @get_landlock_abi: the Landlock ABI the session's sandboxes are scoped
+ *   with, 0 for none. Optional: a binding without it reports 0.
+ *   Thread-safe, never blocks.
  *
  * The host-only binding a backend's live session offers to
  * [class@Sandbox.CodingTools]. It is never serialized and never reaches a model.
@@ -116,9 +119,10 @@ struct _SandboxCodingBindingInterface
                                        GCancellable          *cancellable,
                                        GError               **error);
   const char     *(*get_workspace_layering) (SandboxCodingBinding *self);
+  guint           (*get_landlock_abi) (SandboxCodingBinding  *self);
 
   /*< private >*/
-  gpointer _padding[7];
+  gpointer _padding[6];
 };
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -142,5 +146,7 @@ SandboxProcess *sandbox_coding_binding_spawn            (SandboxCodingBinding  *
                                                          GError               **error);
 SANDBOX_AVAILABLE_IN_ALL
 const char     *sandbox_coding_binding_get_workspace_layering (SandboxCodingBinding *self);
+SANDBOX_AVAILABLE_IN_ALL
+guint           sandbox_coding_binding_get_landlock_abi (SandboxCodingBinding  *self);
 
 G_END_DECLS

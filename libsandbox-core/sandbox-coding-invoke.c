@@ -303,6 +303,50 @@ sandbox_coding_tools_probe_full (SandboxCodingTools   *self,
 }
 
 /**
+ * sandbox_coding_tools_probe_report:
+ * @self: a [class@Sandbox.CodingTools]
+ * @error: return location for a #GError
+ *
+ * Everything the probe knows, as one dictionary (`a{sv}`) an operator can
+ * log or a program can read by name, and that can grow without a new
+ * out argument:
+ *
+ * - `grade` (`s`): as [method@Sandbox.CodingTools.probe];
+ * - `restrictions` (`as`): as [method@Sandbox.CodingTools.probe];
+ * - `workspace-layering` (`s`): as [method@Sandbox.CodingTools.probe_full];
+ * - `landlock-abi` (`u`): the Landlock ABI the session's sandboxes are
+ *   scoped with (abstract sockets and signals outside a sandbox refuse
+ *   its guest), 0 for none; see
+ *   [method@Sandbox.CodingBinding.get_landlock_abi].
+ *
+ * A stopped session is refused as by [method@Sandbox.CodingTools.probe].
+ *
+ * Returns: (transfer full): the report, or %NULL with @error set
+ */
+GVariant *
+sandbox_coding_tools_probe_report (SandboxCodingTools  *self,
+                                   GError             **error)
+{
+  g_auto(GStrv) restrictions = NULL;
+  g_autofree char *grade = NULL;
+  const char *layering = NULL;
+  GVariantDict report;
+
+  grade = sandbox_coding_tools_probe_full (self, &restrictions, &layering, error);
+  if (grade == NULL)
+    return NULL;
+  g_variant_dict_init (&report, NULL);
+  g_variant_dict_insert (&report, "grade", "s", grade);
+  g_variant_dict_insert_value (&report, "restrictions",
+                               g_variant_new_strv ((const char *const *) restrictions, -1));
+  g_variant_dict_insert (&report, "workspace-layering", "s", layering);
+  g_variant_dict_insert (&report, "landlock-abi", "u",
+                         sandbox_coding_binding_get_landlock_abi (
+                           sandbox_coding_tools_get_binding (self)));
+  return g_variant_ref_sink (g_variant_dict_end (&report));
+}
+
+/**
  * sandbox_coding_tools_prepare:
  * @self: a [class@Sandbox.CodingTools]
  * @command: the command to launch

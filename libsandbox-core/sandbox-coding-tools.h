@@ -129,6 +129,9 @@ char                *sandbox_coding_tools_probe_full           (SandboxCodingToo
                                                                 const char          **workspace_layering,
                                                                 GError              **error);
 SANDBOX_AVAILABLE_IN_ALL
+GVariant            *sandbox_coding_tools_probe_report         (SandboxCodingTools   *self,
+                                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
 SandboxCodingLaunch *sandbox_coding_tools_prepare              (SandboxCodingTools   *self,
                                                                 SandboxCommand       *command,
                                                                 const char * const   *required,

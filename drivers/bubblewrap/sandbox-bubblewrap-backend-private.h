@@ -13,4 +13,10 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SandboxBubblewrapBackend, sandbox_bubblewrap_backend,
                       SANDBOX, BUBBLEWRAP_BACKEND, SandboxBackendBase)
 
+/* The Landlock ABI from which the stub scopes every sandbox (abstract
+ * sockets and signals); the stub has its own copy of the number. */
+#define SANDBOX_BUBBLEWRAP_LANDLOCK_SCOPING_ABI 6
+
+guint sandbox_bubblewrap_kernel_landlock_abi (void);
+
 G_END_DECLS

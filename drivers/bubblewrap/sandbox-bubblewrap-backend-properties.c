@@ -45,10 +45,17 @@ enum {
   PROP_READY_IDLE_TIMEOUT_MS,
 };
 
-/* What landlock_create_ruleset() says of the kernel's Landlock ABI: the
- * stub scopes sandboxes from 6 on (stub/sandbox-stub.c). */
-static guint
-landlock_abi (void)
+/**
+ * sandbox_bubblewrap_kernel_landlock_abi:
+ *
+ * What landlock_create_ruleset() says of the kernel's Landlock ABI: the
+ * stub scopes sandboxes from %SANDBOX_BUBBLEWRAP_LANDLOCK_SCOPING_ABI on
+ * (stub/sandbox-stub.c).
+ *
+ * Returns: the ABI, 0 without Landlock
+ */
+guint
+sandbox_bubblewrap_kernel_landlock_abi (void)
 {
   long abi = syscall (__NR_landlock_create_ruleset, NULL, 0, 1U /* …_VERSION */);
 
@@ -113,7 +120,7 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
                                                : SANDBOX_BUBBLEWRAP_LAYERING_COPY);
       break;
     case PROP_LANDLOCK_ABI:
-      g_value_set_uint (value, landlock_abi ());
+      g_value_set_uint (value, sandbox_bubblewrap_kernel_landlock_abi ());
       break;
     case PROP_WORKSPACE_QUOTA_BYTES:
       g_value_set_uint64 (value, self->workspace_quota_bytes);

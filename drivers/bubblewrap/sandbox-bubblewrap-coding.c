@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "sandbox-bubblewrap-coding.h"
+#include "sandbox-bubblewrap-backend-private.h"
 
 /*
  * What SandboxCodingTools needs from a bubblewrap session, as the
@@ -108,6 +109,15 @@ sandbox_bubblewrap_coding_get_workspace_layering (SandboxCodingBinding *binding)
                                                               : SANDBOX_WORKSPACE_LAYERING_COPY;
 }
 
+static guint
+sandbox_bubblewrap_coding_get_landlock_abi (SandboxCodingBinding *binding)
+{
+  guint abi = sandbox_bubblewrap_kernel_landlock_abi ();
+
+  /* Below the scoping ABI the stub applies no Landlock at all. */
+  return abi >= SANDBOX_BUBBLEWRAP_LANDLOCK_SCOPING_ABI ? abi : 0;
+}
+
 /**
  * sandbox_bubblewrap_coding_new:
  * @driver: the session's driver
@@ -157,6 +167,7 @@ sandbox_bubblewrap_coding_iface_init (SandboxCodingBindingInterface *iface)
   iface->list_directory = sandbox_bubblewrap_coding_list_directory;
   iface->spawn = sandbox_bubblewrap_coding_spawn;
   iface->get_workspace_layering = sandbox_bubblewrap_coding_get_workspace_layering;
+  iface->get_landlock_abi = sandbox_bubblewrap_coding_get_landlock_abi;
 }
 
 /**

@@ -256,6 +256,52 @@ test_landlock_abi_reported (void)
   escape_state_directory_remove (directory);
 }
 
+/* …and so does the coding tools' probe, which is what an agent platform
+ * reads of a session: the ABI the sandboxes are scoped with, 0 below the
+ * scoping ABI 6 (where the stub applies no Landlock). To see it fail:
+ * report sandbox_bubblewrap_kernel_landlock_abi () unconditionally in
+ * sandbox_bubblewrap_coding_get_landlock_abi() on a kernel below 6, or drop
+ * the binding's get_landlock_abi (the report then says 0 here). */
+static void
+test_landlock_abi_in_probe (void)
+{
+  EscapeSession s = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxCodingTools) tools = NULL;
+  g_autoptr(GVariant) report = NULL;
+  g_auto(GStrv) restrictions = NULL;
+  g_autofree char *grade = NULL;
+  const char *layering = NULL;
+  const char *reported_grade = NULL;
+  const char *reported_layering = NULL;
+  g_autofree const char **reported_restrictions = NULL;
+  guint expected = landlock_abi () >= 6 ? (guint) landlock_abi () : 0;
+  guint abi = G_MAXUINT;
+
+  escape_session_open (&s, NULL);
+  tools = sandbox_coding_tools_new (s.handle, &error);
+  g_assert_no_error (error);
+  report = sandbox_coding_tools_probe_report (tools, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_variant_is_of_type (report, G_VARIANT_TYPE_VARDICT));
+  g_assert_true (g_variant_lookup (report, "landlock-abi", "u", &abi));
+  g_assert_cmpuint (abi, ==, expected);
+
+  /* The rest says what probe_full() says. */
+  grade = sandbox_coding_tools_probe_full (tools, &restrictions, &layering, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_variant_lookup (report, "grade", "&s", &reported_grade));
+  g_assert_cmpstr (reported_grade, ==, grade);
+  g_assert_true (g_variant_lookup (report, "workspace-layering", "&s", &reported_layering));
+  g_assert_cmpstr (reported_layering, ==, layering);
+  g_assert_true (g_variant_lookup (report, "restrictions", "^a&s", &reported_restrictions));
+  g_assert_true (g_strv_equal ((const char *const *) restrictions,
+                               (const char *const *) reported_restrictions));
+
+  g_clear_object (&tools);
+  escape_session_close (&s);
+}
+
 /* Reads the host path of the gateway socket bound into @session's guest
  * from its mountinfo (the root of the mount at the guest socket path). */
 static char *
@@ -337,6 +383,7 @@ main (int   argc,
                    test_cwd_is_never_a_descriptor);
   g_test_add_func ("/sandbox/escape/fds/host-abstract-socket", test_host_abstract_socket);
   g_test_add_func ("/sandbox/escape/fds/landlock-abi-reported", test_landlock_abi_reported);
+  g_test_add_func ("/sandbox/escape/fds/landlock-abi-in-probe", test_landlock_abi_in_probe);
   g_test_add_func ("/sandbox/escape/fds/other-session-gateway", test_other_session_gateway);
 
   return g_test_run ();

@@ -85,6 +85,12 @@ class CodingToolsTest(SandboxTestCase):
         self.assertIn('network-denied', restrictions)
         full = self.tools.probe_full()
         self.assertEqual(full, (grade, restrictions, 'overlay'))
+        report = self.tools.probe_report().unpack()
+        self.assertEqual(report['grade'], grade)
+        self.assertEqual(report['restrictions'], restrictions)
+        self.assertEqual(report['workspace-layering'], 'overlay')
+        self.assertEqual(report['landlock-abi'], self.backend.props.landlock_abi
+                         if self.backend.props.landlock_abi >= 6 else 0)
 
         copying = new_backend('bubblewrap', state_directory=self.state_directory,
                               layering='copy')
