@@ -189,6 +189,100 @@ check_command_live_output (ConformanceRun  *run,
   return TRUE;
 }
 
+/* Runs the thread-default context until @collected holds @wanted or 10 s
+ * pass. */
+static gboolean
+wait_for_output (GByteArray *collected,
+                 const char *wanted)
+{
+  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (collected->len < strlen (wanted) && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (context, FALSE))
+      g_usleep (1000);
+  return collected->len == strlen (wanted) &&
+         memcmp (collected->data, wanted, collected->len) == 0;
+}
+
+/* A streamed stdin: cat echoes the first line before the second is
+ * written (so input reaches it as it goes, not at the end), closing the
+ * stream ends its input, and the result has both lines. */
+static gboolean
+check_command_stdin_stream (ConformanceRun  *run,
+                            GError         **error)
+{
+  g_autoptr(SandboxCommand) cat = conformance_probe_command ("/usr/bin/cat", NULL);
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GByteArray) collected = g_byte_array_new ();
+  GOutputStream *input;
+  GError *local_error = NULL;
+  gboolean echoed;
+
+  sandbox_command_set_stdin_stream (cat, TRUE);
+  process = sandbox_session_spawn (run->session, cat, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "spawn /usr/bin/cat with a stdin stream", error))
+    return FALSE;
+  input = sandbox_process_get_stdin_stream (process);
+  if (input == NULL)
+    return CHECK_FAILED (error, "a command spawned with stdin-stream has no stdin stream");
+  g_signal_connect (process, "stdout-data", G_CALLBACK (collect_output), collected);
+  g_output_stream_write_all (input, "one\n", 4, NULL, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "write to the stdin stream", error))
+    return FALSE;
+  echoed = wait_for_output (collected, "one\n");
+  g_signal_handlers_disconnect_by_func (process, collect_output, collected);
+  if (!echoed)
+    return CHECK_FAILED (error, "cat did not echo the first line before the stream was closed");
+  g_output_stream_write_all (input, "two\n", 4, NULL, run->cancellable, &local_error);
+  if (local_error == NULL)
+    g_output_stream_close (input, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "write and close the stdin stream", error))
+    return FALSE;
+  result = sandbox_process_wait (process, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "wait for cat", error))
+    return FALSE;
+  if (sandbox_result_get_exit_status (result) != 0)
+    return CHECK_FAILED (error, "cat exited %d after its stdin stream closed",
+                         sandbox_result_get_exit_status (result));
+  return conformance_expect_bytes (sandbox_result_get_stdout_bytes (result), "one\ntwo\n", 8,
+                                   "stdout of cat fed by a stream", error);
+}
+
+/* Once a command is over, its stdin stream refuses writes (rather than
+ * taking them into a void or blocking), and a command cannot have both
+ * stdin bytes and a stream. */
+static gboolean
+check_command_stdin_stream_ends (ConformanceRun  *run,
+                                 GError         **error)
+{
+  g_autoptr(SandboxCommand) command = conformance_probe_command ("/usr/bin/false", NULL);
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GBytes) input = g_bytes_new_static ("x", 1);
+  GError *local_error = NULL;
+
+  sandbox_command_set_stdin_stream (command, TRUE);
+  process = sandbox_session_spawn (run->session, command, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "spawn /usr/bin/false with a stdin stream", error))
+    return FALSE;
+  result = sandbox_process_wait (process, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "wait for /usr/bin/false", error))
+    return FALSE;
+  g_output_stream_write_all (sandbox_process_get_stdin_stream (process), "late", 4, NULL,
+                             run->cancellable, &local_error);
+  if (!conformance_expect_error (&local_error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE,
+                                 "write to the stdin stream of a command that is over", error))
+    return FALSE;
+
+  g_clear_object (&process);
+  sandbox_command_set_stdin (command, input);
+  process = sandbox_session_spawn (run->session, command, run->cancellable, &local_error);
+  return conformance_expect_error (&local_error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                                   "spawn with both stdin bytes and a stdin stream", error);
+}
+
 static gboolean
 check_command_invalid_utf8 (ConformanceRun  *run,
                             GError         **error)
@@ -404,6 +498,9 @@ const ConformanceCheck conformance_command_checks[] = {
   { "command/exec-failure", check_command_exec_failure, TRUE, CONFORMANCE_FIXTURE_SESSION },
   { "command/stdin", check_command_stdin, TRUE, CONFORMANCE_FIXTURE_SESSION },
   { "command/live-output", check_command_live_output, TRUE, CONFORMANCE_FIXTURE_SESSION },
+  { "command/stdin-stream", check_command_stdin_stream, TRUE, CONFORMANCE_FIXTURE_SESSION },
+  { "command/stdin-stream-ends", check_command_stdin_stream_ends,
+    TRUE, CONFORMANCE_FIXTURE_SESSION },
   { "command/invalid-utf8-replaced", check_command_invalid_utf8,
     TRUE, CONFORMANCE_FIXTURE_SESSION },
   { "command/cancel", check_command_cancel, TRUE, CONFORMANCE_FIXTURE_SESSION },

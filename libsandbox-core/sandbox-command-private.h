@@ -29,6 +29,7 @@ struct _SandboxCommand
   guint timeout_ms;
   guint64 max_output_bytes;
   GBytes *stdin_bytes;
+  gboolean stdin_stream;
 };
 
 G_END_DECLS

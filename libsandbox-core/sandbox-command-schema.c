@@ -102,6 +102,9 @@ sandbox_command_validate (SandboxCommand  *self,
                     SANDBOX_COMMAND_MAX_TIMEOUT_MS);
   if (self->max_output_bytes == 0)
     return invalid (error, "maxOutputBytes: Too small: expected number to be >0");
+  if (self->stdin_stream && self->stdin_bytes != NULL)
+    return invalid (error, "stdin: a command's standard input is either bytes (stdin) or "
+                           "a stream (stdin-stream), not both");
 
   return TRUE;
 }

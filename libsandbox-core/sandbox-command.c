@@ -31,6 +31,7 @@ enum {
   PROP_TIMEOUT_MS,
   PROP_MAX_OUTPUT_BYTES,
   PROP_STDIN,
+  PROP_STDIN_STREAM,
   N_PROPS
 };
 
@@ -81,6 +82,9 @@ sandbox_command_get_property (GObject    *object,
     case PROP_STDIN:
       g_value_set_boxed (value, self->stdin_bytes);
       break;
+    case PROP_STDIN_STREAM:
+      g_value_set_boolean (value, self->stdin_stream);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -113,6 +117,9 @@ sandbox_command_set_property (GObject      *object,
       break;
     case PROP_STDIN:
       sandbox_command_set_stdin (self, g_value_get_boxed (value));
+      break;
+    case PROP_STDIN_STREAM:
+      sandbox_command_set_stdin_stream (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -187,6 +194,20 @@ sandbox_command_class_init (SandboxCommandClass *klass)
     g_param_spec_boxed ("stdin", NULL, NULL, G_TYPE_BYTES,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SandboxCommand:stdin-stream:
+   *
+   * Whether the command's standard input is streamed while it runs: the
+   * spawned process's [method@Sandbox.Process.get_stdin_stream] takes the
+   * bytes as they come, and closing it gives the command end of file.
+   * Exclusive with [property@Sandbox.Command:stdin]. A command run to its
+   * end at once ([method@Sandbox.Session.run]) has no one to write: its
+   * input ends at once.
+   */
+  properties[PROP_STDIN_STREAM] =
+    g_param_spec_boolean ("stdin-stream", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -255,6 +276,7 @@ sandbox_command_copy (SandboxCommand *self)
   copy->timeout_ms = self->timeout_ms;
   copy->max_output_bytes = self->max_output_bytes;
   sandbox_command_set_stdin (copy, self->stdin_bytes);
+  copy->stdin_stream = self->stdin_stream;
   return copy;
 }
 
@@ -593,4 +615,39 @@ sandbox_command_set_stdin (SandboxCommand *self,
   if (stdin_bytes != NULL)
     self->stdin_bytes = g_bytes_ref (stdin_bytes);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STDIN]);
+}
+
+/**
+ * sandbox_command_get_stdin_stream:
+ * @self: a [class@Sandbox.Command]
+ *
+ * Returns: whether the command's standard input is streamed; see
+ *   [property@Sandbox.Command:stdin-stream]
+ */
+gboolean
+sandbox_command_get_stdin_stream (SandboxCommand *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_COMMAND (self), FALSE);
+
+  return self->stdin_stream;
+}
+
+/**
+ * sandbox_command_set_stdin_stream:
+ * @self: a [class@Sandbox.Command]
+ * @stdin_stream: %TRUE to stream the command's standard input
+ *
+ * Sets [property@Sandbox.Command:stdin-stream].
+ */
+void
+sandbox_command_set_stdin_stream (SandboxCommand *self,
+                                  gboolean        stdin_stream)
+{
+  g_return_if_fail (SANDBOX_IS_COMMAND (self));
+
+  stdin_stream = !!stdin_stream;
+  if (self->stdin_stream == stdin_stream)
+    return;
+  self->stdin_stream = stdin_stream;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STDIN_STREAM]);
 }

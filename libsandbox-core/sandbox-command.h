@@ -93,5 +93,10 @@ GBytes              *sandbox_command_get_stdin          (SandboxCommand        *
 SANDBOX_AVAILABLE_IN_ALL
 void                 sandbox_command_set_stdin          (SandboxCommand        *self,
                                                          GBytes                *stdin_bytes);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean             sandbox_command_get_stdin_stream   (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_set_stdin_stream   (SandboxCommand        *self,
+                                                         gboolean               stdin_stream);
 
 G_END_DECLS

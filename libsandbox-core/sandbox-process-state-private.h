@@ -2,8 +2,9 @@
  *
  * SandboxProcess is one class in three files: the object and how its output
  * reaches the owner context (sandbox-process.c), what drivers report
- * (sandbox-process-report.c) and waiting and stopping
- * (sandbox-process-wait.c). This is what they share; nothing else includes it.
+ * (sandbox-process-report.c), waiting and stopping
+ * (sandbox-process-wait.c) and a streamed standard input
+ * (sandbox-process-stdin.c). This is what they share; nothing else includes it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -54,6 +55,9 @@ typedef struct
   GPtrArray *waiters;
 
   SandboxSessionGate *gate;   /* holds the admission slot, if admitted */
+
+  /* The consumer's end of a streamed stdin (sandbox-process-stdin.c). */
+  GOutputStream *stdin_stream;
 
   guint started : 1;
   guint kill_requested : 1;

@@ -2,7 +2,8 @@
  *
  * This file holds the object, its kill and how its output and result reach
  * the owner context; what drivers report is in sandbox-process-report.c,
- * waiting and stopping in sandbox-process-wait.c.
+ * waiting and stopping in sandbox-process-wait.c, a streamed standard
+ * input in sandbox-process-stdin.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -74,6 +75,7 @@ sandbox_process_finalize (GObject *object)
   g_clear_object (&priv->cancellable);
   g_clear_object (&priv->result);
   g_clear_object (&priv->gate);
+  g_clear_object (&priv->stdin_stream);
   g_clear_error (&priv->failure);
   if (priv->deadline != NULL)
     {

@@ -97,6 +97,8 @@ SANDBOX_AVAILABLE_IN_ALL
 guint          sandbox_process_get_timeout_ms  (SandboxProcess       *self);
 SANDBOX_AVAILABLE_IN_ALL
 gsize          sandbox_process_get_max_output_bytes (SandboxProcess  *self);
+SANDBOX_AVAILABLE_IN_ALL
+GOutputStream *sandbox_process_get_stdin_stream (SandboxProcess      *self);
 
 /* For drivers: all of these are thread-safe. */
 SANDBOX_AVAILABLE_IN_ALL
@@ -116,5 +118,8 @@ void           sandbox_process_complete        (SandboxProcess       *self,
 SANDBOX_AVAILABLE_IN_ALL
 void           sandbox_process_complete_exec_failure (SandboxProcess *self,
                                                       int             exec_errno);
+SANDBOX_AVAILABLE_IN_ALL
+int            sandbox_process_open_stdin_stream (SandboxProcess     *self,
+                                                  GError            **error);
 
 G_END_DECLS

@@ -33,6 +33,37 @@ prepare_command (SandboxCommand  *command,
 
 /* ----- blocking forms ----- */
 
+/* A driver that cannot stream a command's input returns a process without
+ * the stream: the consumer would have nothing to write to, so the command
+ * is ended and refused rather than left waiting for input. Takes
+ * @process; returns it, or NULL with @error set. */
+static SandboxProcess *
+check_stdin_stream (SandboxCommand  *command,
+                    SandboxProcess  *process,
+                    GError         **error)
+{
+  g_autoptr(SandboxProcess) owned = process;
+
+  if (owned == NULL || !sandbox_command_get_stdin_stream (command) ||
+      sandbox_process_get_stdin_stream (owned) != NULL)
+    return g_steal_pointer (&owned);
+  sandbox_process_stop_async (owned, NULL, NULL, NULL);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+               "This backend cannot stream a command's standard input (stdin-stream)");
+  return NULL;
+}
+
+/* sandbox_session_run() has no one to write a streamed input: it ends at
+ * once, as the property says. */
+static void
+end_unwritten_stdin (SandboxProcess *process)
+{
+  GOutputStream *stdin_stream = sandbox_process_get_stdin_stream (process);
+
+  if (stdin_stream != NULL)
+    g_output_stream_close (stdin_stream, NULL, NULL);
+}
+
 /**
  * sandbox_session_spawn:
  * @self: a [class@Sandbox.Session]
@@ -62,7 +93,10 @@ sandbox_session_spawn (SandboxSession  *self,
   if (prepared == NULL)
     return NULL;
 
-  return sandbox_driver_spawn (sandbox_session_get_driver (self), prepared, cancellable, error);
+  return check_stdin_stream (prepared,
+                             sandbox_driver_spawn (sandbox_session_get_driver (self), prepared,
+                                                   cancellable, error),
+                             error);
 }
 
 /**
@@ -87,6 +121,7 @@ sandbox_session_run (SandboxSession  *self,
 
   if (process == NULL)
     return NULL;
+  end_unwritten_stdin (process);
 
   /* The spawn's cancellable already kills the command, so wait without one:
    * the result then carries G_IO_ERROR_CANCELLED once the command is gone. */
@@ -104,6 +139,7 @@ spawn_cb (GObject      *object,
   GError *error = NULL;
   SandboxProcess *process = sandbox_driver_spawn_finish (SANDBOX_DRIVER (object), result, &error);
 
+  process = check_stdin_stream (g_task_get_task_data (task), process, &error);
   if (process == NULL)
     g_task_return_error (task, error);
   else
@@ -143,6 +179,7 @@ sandbox_session_spawn_async (SandboxSession      *self,
       return;
     }
 
+  g_task_set_task_data (task, g_object_ref (prepared), g_object_unref);
   sandbox_driver_spawn_async (sandbox_session_get_driver (self), prepared, cancellable, spawn_cb,
                               g_steal_pointer (&task));
 }
@@ -197,6 +234,7 @@ run_spawn_cb (GObject      *object,
       g_task_return_error (task, error);
       return;
     }
+  end_unwritten_stdin (process);
 
   sandbox_process_wait_async (process, NULL, run_wait_cb, g_steal_pointer (&task));
 }

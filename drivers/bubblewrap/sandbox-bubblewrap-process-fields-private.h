@@ -1,14 +1,17 @@
 /* sandbox-bubblewrap-process-fields-private.h — what a bwrap process holds, for its files
  *
  * sandbox-bubblewrap-process.c (its launch, its pipes and its end),
- * sandbox-bubblewrap-process-prepare.c (making one ready to launch) and
- * sandbox-bubblewrap-process-handoff.c (the stub's handoff socket) share
+ * sandbox-bubblewrap-process-prepare.c (making one ready to launch),
+ * sandbox-bubblewrap-process-handoff.c (the stub's handoff socket) and
+ * sandbox-bubblewrap-process-stdin.c (the guest's standard input) share
  * it; nothing else sees a process's fields.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
 #pragma once
+
+#include <glib-unix.h>
 
 #include "sandbox-bubblewrap-launcher-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
@@ -28,7 +31,8 @@ struct _SandboxBubblewrapProcess
   GSocket *handoff;                  /* where the stub hands over descriptors, or NULL */
   SandboxGateway *gateway;           /* the session's, under an allow-list */
   GBytes *message;                   /* the command, for that stub */
-  GBytes *stdin_bytes;
+  GBytes *stdin_bytes;        /* stdin's bytes, or a streamed stdin's chunk */
+  int stdin_reader;           /* a streamed stdin's driver end, or -1 */
   GObject *owner;             /* the driver, kept alive until completion */
   SandboxBubblewrapProcessExitedFunc exited_func;   /* nullable */
   int status_fd;
@@ -40,6 +44,7 @@ struct _SandboxBubblewrapProcess
   int stdout_fd;
   int stderr_fd;
   GSource *stdin_source;
+  GSource *stdin_reader_source;
   GSource *stdout_source;
   GSource *stderr_source;
   GSource *status_source;
@@ -67,6 +72,20 @@ struct _SandboxBubblewrapProcess
   guint finished : 1;
   guint completed : 1;
 };
+
+/* sandbox-bubblewrap-process.c */
+GSource *sandbox_bubblewrap_process_watch_fd      (SandboxBubblewrapProcess  *self,
+                                                   int                        fd,
+                                                   GIOCondition               condition,
+                                                   GUnixFDSourceFunc          callback,
+                                                   const char                *name);
+
+/* sandbox-bubblewrap-process-stdin.c */
+gboolean sandbox_bubblewrap_process_open_stdin    (SandboxBubblewrapProcess  *self,
+                                                   SandboxCommand            *command,
+                                                   GError                   **error);
+void     sandbox_bubblewrap_process_start_stdin   (SandboxBubblewrapProcess  *self);
+void     sandbox_bubblewrap_process_finish_stdin  (SandboxBubblewrapProcess  *self);
 
 /* sandbox-bubblewrap-process-handoff.c */
 gboolean sandbox_bubblewrap_process_take_handoff  (SandboxBubblewrapProcess  *self,

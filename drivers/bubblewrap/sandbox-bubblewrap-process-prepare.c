@@ -74,14 +74,16 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
   int handoff[2] = { -1, -1 };
   gboolean proxy = input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST && input->gateway != NULL;
   int seccomp_fd = -1;
-  GBytes *stdin_bytes;
 
   self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_PROCESS,
                        "timeout-ms", sandbox_command_get_timeout_ms (input->command),
                        "max-output-bytes", (guint64) sandbox_command_get_max_output_bytes (input->command),
                        NULL);
-  stdin_bytes = sandbox_command_get_stdin (input->command);
-  self->stdin_bytes = stdin_bytes != NULL ? g_bytes_ref (stdin_bytes) : NULL;
+  if (!sandbox_bubblewrap_process_open_stdin (self, input->command, error))
+    {
+      sandbox_bubblewrap_ready_discard (ready);
+      return NULL;
+    }
   self->owner = owner != NULL ? g_object_ref (owner) : NULL;
   self->gateway = input->gateway != NULL ? g_object_ref (input->gateway) : NULL;
   self->message = sandbox_bubblewrap_stub_message_new (input->command, proxy, error);

@@ -124,7 +124,7 @@ static void
 close_everything (SandboxBubblewrapProcess *self)
 {
   sandbox_bubblewrap_process_close_handoff (self);
-  sandbox_bubblewrap_source_destroy (&self->stdin_source);
+  sandbox_bubblewrap_process_finish_stdin (self);
   sandbox_bubblewrap_source_destroy (&self->stdout_source);
   sandbox_bubblewrap_source_destroy (&self->stderr_source);
   sandbox_bubblewrap_source_destroy (&self->status_source);
@@ -132,7 +132,6 @@ close_everything (SandboxBubblewrapProcess *self)
   sandbox_bubblewrap_source_destroy (&self->bwrap_source);
   sandbox_bubblewrap_clear_fd (&self->control_fd);
   sandbox_bubblewrap_clear_fd (&self->report_fd);
-  sandbox_bubblewrap_clear_fd (&self->stdin_fd);
   sandbox_bubblewrap_clear_fd (&self->stdout_fd);
   sandbox_bubblewrap_clear_fd (&self->stderr_fd);
   sandbox_bubblewrap_clear_fd (&self->status_fd);
@@ -144,7 +143,6 @@ close_everything (SandboxBubblewrapProcess *self)
 
 static void drain_status (SandboxBubblewrapProcess *self);
 static gboolean read_report (SandboxBubblewrapProcess *self);
-static void finish_stdin (SandboxBubblewrapProcess *self);
 
 /* Launcher thread: the command is over. Tells the owner, then completes. */
 static void
@@ -161,7 +159,7 @@ end_command (SandboxBubblewrapProcess *self)
   sandbox_bubblewrap_source_destroy (&self->status_source);
   sandbox_bubblewrap_clear_fd (&self->status_fd);
   sandbox_bubblewrap_process_close_handoff (self);
-  finish_stdin (self);
+  sandbox_bubblewrap_process_finish_stdin (self);
   /* Before @finished: until then sandbox_bubblewrap_process_mark_started()
    * cannot complete the process, which lets the owner go. */
   if (self->exited_func != NULL && self->owner != NULL)
@@ -360,75 +358,6 @@ stderr_cb (int          fd,
   return read_output (self, SANDBOX_OUTPUT_STDERR, &self->stderr_fd, &self->stderr_source);
 }
 
-/* Standard input ------------------------------------------------------------- */
-
-static void
-finish_stdin (SandboxBubblewrapProcess *self)
-{
-  sandbox_bubblewrap_source_destroy (&self->stdin_source);
-  sandbox_bubblewrap_clear_fd (&self->stdin_fd);
-}
-
-/* Writes what the pipe takes. Returns FALSE when done (written, or failed). */
-static gboolean
-write_stdin (SandboxBubblewrapProcess *self)
-{
-  gsize size;
-  const guint8 *data = g_bytes_get_data (self->stdin_bytes, &size);
-
-  while (self->stdin_written < size)
-    {
-      gssize n = TEMP_FAILURE_RETRY (write (self->stdin_fd, data + self->stdin_written,
-                                            size - self->stdin_written));
-
-      if (n >= 0)
-        {
-          self->stdin_written += n;
-          continue;
-        }
-      if (errno == EAGAIN)
-        return TRUE;
-      if (errno == EPIPE)
-        {
-          /* The guest did not read it all: not an error. Consume the
-           * SIGPIPE the write left pending on this thread. */
-          sigset_t pipe_set;
-          struct timespec no_wait = { 0, 0 };
-
-          sigemptyset (&pipe_set);
-          sigaddset (&pipe_set, SIGPIPE);
-          sigtimedwait (&pipe_set, NULL, &no_wait);
-        }
-      else
-        {
-          int saved_errno = errno;
-          g_autoptr(GError) failure =
-            g_error_new (G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                         "Could not write the command's standard input: %s",
-                         g_strerror (saved_errno));
-
-          sandbox_process_abort (SANDBOX_PROCESS (self), failure);
-        }
-      break;
-    }
-
-  finish_stdin (self);
-  return FALSE;
-}
-
-static gboolean
-stdin_cb (int          fd,
-          GIOCondition condition,
-          gpointer     data)
-{
-  SandboxBubblewrapProcess *self = data;
-
-  if (write_stdin (self))
-    return G_SOURCE_CONTINUE;
-  /* finish_stdin() destroyed this source already. */
-  return G_SOURCE_REMOVE;
-}
-
 /* bwrap's status and the namespace's init ----------------------------------- */
 
 static gboolean
@@ -572,12 +501,22 @@ bwrap_exited_cb (int          fd,
 
 /* Launch ------------------------------------------------------------------ */
 
-static GSource *
-watch_fd (SandboxBubblewrapProcess *self,
-          int                       fd,
-          GIOCondition              condition,
-          GUnixFDSourceFunc         callback,
-          const char               *name)
+/**
+ * sandbox_bubblewrap_process_watch_fd:
+ * @self: a process
+ * @fd: the descriptor to watch
+ * @condition: for what
+ * @callback: called with @self
+ * @name: the source's name
+ *
+ * Returns: (transfer full): a source on the launcher thread's context
+ */
+GSource *
+sandbox_bubblewrap_process_watch_fd (SandboxBubblewrapProcess *self,
+                                     int                       fd,
+                                     GIOCondition              condition,
+                                     GUnixFDSourceFunc         callback,
+                                     const char               *name)
 {
   GSource *source = g_unix_fd_source_new (fd, condition);
 
@@ -699,7 +638,7 @@ deliver_message (SandboxBubblewrapProcess *self)
       return;
     }
   self->report_fd = g_steal_fd (&self->control_fd);
-  self->report_source = watch_fd (self, self->report_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+  self->report_source = sandbox_bubblewrap_process_watch_fd (self, self->report_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
                                   report_cb, "[sandbox] stub report");
 }
 
@@ -745,28 +684,24 @@ launch_on_launcher (SandboxBubblewrapProcess  *self,
   g_object_ref (self);
   if (self->trees != NULL)
     sandbox_bubblewrap_trees_enter (self->trees);
-  self->bwrap_source = watch_fd (self, pidfd, G_IO_IN, bwrap_exited_cb, "[sandbox] bwrap exit");
-  self->status_source = watch_fd (self, self->status_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+  self->bwrap_source = sandbox_bubblewrap_process_watch_fd (self, pidfd, G_IO_IN, bwrap_exited_cb, "[sandbox] bwrap exit");
+  self->status_source = sandbox_bubblewrap_process_watch_fd (self, self->status_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
                                   status_cb, "[sandbox] bwrap status");
-  self->stdout_source = watch_fd (self, self->stdout_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+  self->stdout_source = sandbox_bubblewrap_process_watch_fd (self, self->stdout_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
                                   stdout_cb, "[sandbox] command stdout");
-  self->stderr_source = watch_fd (self, self->stderr_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+  self->stderr_source = sandbox_bubblewrap_process_watch_fd (self, self->stderr_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
                                   stderr_cb, "[sandbox] command stderr");
 
-  if (self->stdin_bytes == NULL || g_bytes_get_size (self->stdin_bytes) == 0)
-    finish_stdin (self);
-  else if (write_stdin (self))
-    self->stdin_source = watch_fd (self, self->stdin_fd, G_IO_OUT | G_IO_HUP | G_IO_ERR,
-                                   stdin_cb, "[sandbox] command stdin");
+  sandbox_bubblewrap_process_start_stdin (self);
   if (self->handoff != NULL)
-    self->handoff_source = watch_fd (self, g_socket_get_fd (self->handoff),
+    self->handoff_source = sandbox_bubblewrap_process_watch_fd (self, g_socket_get_fd (self->handoff),
                                      G_IO_IN | G_IO_HUP | G_IO_ERR,
                                      sandbox_bubblewrap_process_handoff_cb,
                                      "[sandbox] stub handoff");
   if (hot)
     deliver_message (self);
   else if (self->report_fd >= 0)
-    self->report_source = watch_fd (self, self->report_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+    self->report_source = sandbox_bubblewrap_process_watch_fd (self, self->report_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
                                     report_cb, "[sandbox] stub report");
   return TRUE;
 }
@@ -852,6 +787,7 @@ sandbox_bubblewrap_process_init (SandboxBubblewrapProcess *self)
   self->status = g_string_new (NULL);
   self->status_fd = -1;
   self->stdin_fd = -1;
+  self->stdin_reader = -1;
   self->stdout_fd = -1;
   self->stderr_fd = -1;
   self->bwrap_pidfd = -1;

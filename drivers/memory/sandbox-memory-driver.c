@@ -200,8 +200,10 @@ sandbox_memory_driver_spawn (SandboxDriver   *driver,
     return NULL;
 
   rule = lookup_rule (self, command);
-  process = sandbox_memory_process_new (self, self->script, rule, self->workspace, command);
-  if (!sandbox_session_gate_admit (self->gate, SANDBOX_PROCESS (process), error))
+  process = sandbox_memory_process_new (self, self->script, rule, self->workspace, command,
+                                        error);
+  if (process == NULL ||
+      !sandbox_session_gate_admit (self->gate, SANDBOX_PROCESS (process), error))
     return NULL;
 
   if (rule->fault == SANDBOX_MEMORY_FAULT_SPAWN_FAILURE)

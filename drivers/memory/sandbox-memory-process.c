@@ -15,13 +15,21 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
 
 #include "sandbox-memory-process.h"
 #include "sandbox-memory-worker.h"
 
 /* The status of a command killed by SIGKILL: 128 + 9. */
 #define KILLED_EXIT_STATUS 137
+
+/* A streamed stdin is read this much at a time. */
+#define STDIN_CHUNK_BYTES  65536
 
 /* An output flood writes this much every FLOOD_INTERVAL_MS. */
 #define FLOOD_CHUNK_BYTES  65536
@@ -45,12 +53,15 @@ struct _SandboxMemoryProcess
   gboolean                 finished;
   guint                    next_chunk;
   GSource                 *timer;
+  int                      stdin_reader;   /* a streamed stdin, or -1 */
+  GSource                 *stdin_source;   /* reading it, for stdout-from-stdin */
 };
 
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxMemoryProcess, sandbox_memory_process,
                                 SANDBOX_TYPE_PROCESS, G_TYPE_FLAG_FINAL, {})
 
 static void sandbox_memory_process_continue_chunks (SandboxMemoryProcess *self);
+static void sandbox_memory_process_run_rest (SandboxMemoryProcess *self);
 
 static gboolean
 sandbox_memory_process_is_over (SandboxMemoryProcess *self)
@@ -100,6 +111,23 @@ sandbox_memory_process_queue (SandboxMemoryProcess *self,
   g_source_unref (source);
 }
 
+/* The command's input is over: a consumer still writing gets
+ * G_IO_ERROR_BROKEN_PIPE. Worker thread only. */
+static void
+sandbox_memory_process_close_stdin (SandboxMemoryProcess *self)
+{
+  if (self->stdin_source != NULL)
+    {
+      g_source_destroy (self->stdin_source);
+      g_clear_pointer (&self->stdin_source, g_source_unref);
+    }
+  if (self->stdin_reader >= 0)
+    {
+      close (self->stdin_reader);
+      self->stdin_reader = -1;
+    }
+}
+
 /* Marks the command over; FALSE if it already was. */
 static gboolean
 sandbox_memory_process_end (SandboxMemoryProcess *self)
@@ -109,6 +137,7 @@ sandbox_memory_process_end (SandboxMemoryProcess *self)
 
   self->finished = TRUE;
   sandbox_memory_process_clear_timer (self);
+  sandbox_memory_process_close_stdin (self);
   return TRUE;
 }
 
@@ -245,6 +274,47 @@ sandbox_memory_process_copy_file_arg (SandboxMemoryProcess *self)
   return sandbox_memory_process_write (self, SANDBOX_OUTPUT_STDOUT, contents);
 }
 
+static gboolean sandbox_memory_process_run_after_stdin (SandboxMemoryProcess *self);
+
+static gboolean
+sandbox_memory_process_stdin_readable_cb (int          fd,
+                                          GIOCondition condition,
+                                          gpointer     data)
+{
+  SandboxMemoryProcess *self = data;
+  g_autofree guint8 *chunk = NULL;
+  gssize n;
+
+  if (sandbox_memory_process_is_over (self))
+    return G_SOURCE_CONTINUE;   /* the kill's step closes it */
+  chunk = g_malloc (STDIN_CHUNK_BYTES);
+  n = TEMP_FAILURE_RETRY (read (fd, chunk, STDIN_CHUNK_BYTES));
+  if (n < 0 && errno == EAGAIN)
+    return G_SOURCE_CONTINUE;
+  if (n > 0)
+    {
+      sandbox_process_push_output (SANDBOX_PROCESS (self), SANDBOX_OUTPUT_STDOUT, chunk, n);
+      return G_SOURCE_CONTINUE;
+    }
+  /* End of file: the consumer closed the stream. */
+  sandbox_memory_process_close_stdin (self);
+  sandbox_memory_process_run_rest (self);
+  return G_SOURCE_CONTINUE;
+}
+
+/* stdout-from-stdin on a streamed stdin: echoes chunks as they come. */
+static void
+sandbox_memory_process_echo_stdin_stream (SandboxMemoryProcess *self)
+{
+  GSource *source = g_unix_fd_source_new (self->stdin_reader, G_IO_IN | G_IO_HUP | G_IO_ERR);
+
+  g_source_set_callback (source, G_SOURCE_FUNC (sandbox_memory_process_stdin_readable_cb),
+                         g_object_ref (self), g_object_unref);
+  g_source_set_static_name (source, "[sandbox-memory] command stdin");
+  self->stdin_source = source;
+  sandbox_memory_worker_attach (source);
+}
+
 /* Writes, then everything the command writes at once. Returns FALSE when
  * the command ended (or is being killed) on the way. */
 static gboolean
@@ -262,10 +332,26 @@ sandbox_memory_process_run_immediate (SandboxMemoryProcess *self)
   if (!sandbox_memory_process_apply_writes (self))
     return FALSE;
 
+  if (rule->stdout_from_stdin && self->stdin_reader >= 0)
+    {
+      /* Echoed as it comes; the rest runs at its end of file. */
+      sandbox_memory_process_echo_stdin_stream (self);
+      return FALSE;
+    }
   if (rule->stdout_from_stdin &&
       !sandbox_memory_process_write (self, SANDBOX_OUTPUT_STDOUT,
                                      sandbox_command_get_stdin (self->command)))
     return FALSE;
+
+  return sandbox_memory_process_run_after_stdin (self);
+}
+
+/* What a command writes at once after its stdin. Returns FALSE when the
+ * command ended (or is being killed) on the way. */
+static gboolean
+sandbox_memory_process_run_after_stdin (SandboxMemoryProcess *self)
+{
+  const SandboxMemoryRule *rule = self->rule;
 
   if (rule->stdout_from_file_arg && !sandbox_memory_process_copy_file_arg (self))
     return FALSE;
@@ -396,6 +482,14 @@ sandbox_memory_process_start_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* After a streamed stdin's end of file: the rest of the script. */
+static void
+sandbox_memory_process_run_rest (SandboxMemoryProcess *self)
+{
+  if (sandbox_memory_process_run_after_stdin (self) && !sandbox_memory_process_is_over (self))
+    sandbox_memory_process_continue_chunks (self);
+}
+
 static gboolean
 sandbox_memory_process_killed_cb (gpointer data)
 {
@@ -464,20 +558,23 @@ sandbox_memory_process_launch (SandboxMemoryProcess *self,
  * @rule: how to answer @command
  * @workspace: the session's workspace
  * @command: the validated command
+ * @error: return location for a #GError
  *
  * Creates a scripted command, not yet started; see
- * sandbox_memory_process_launch().
+ * sandbox_memory_process_launch(). A streamed stdin is open from here on.
  *
- * Returns: (transfer full): the new command
+ * Returns: (transfer full): the new command, or %NULL with
+ *   %SANDBOX_ERROR_UNAVAILABLE
  */
 SandboxMemoryProcess *
 sandbox_memory_process_new (SandboxMemoryDriver     *driver,
                             SandboxMemoryScript     *script,
                             const SandboxMemoryRule *rule,
                             SandboxMemoryWorkspace  *workspace,
-                            SandboxCommand          *command)
+                            SandboxCommand          *command,
+                            GError                 **error)
 {
-  SandboxMemoryProcess *self;
+  g_autoptr(SandboxMemoryProcess) self = NULL;
 
   g_return_val_if_fail (SANDBOX_IS_MEMORY_DRIVER (driver), NULL);
   g_return_val_if_fail (script != NULL && rule != NULL && workspace != NULL, NULL);
@@ -492,8 +589,15 @@ sandbox_memory_process_new (SandboxMemoryDriver     *driver,
   self->rule = rule;
   self->workspace = sandbox_memory_workspace_ref (workspace);
   self->command = g_object_ref (command);
+  if (sandbox_command_get_stdin_stream (command))
+    {
+      self->stdin_reader = sandbox_process_open_stdin_stream (SANDBOX_PROCESS (self), error);
+      if (self->stdin_reader < 0)
+        return NULL;
+      fcntl (self->stdin_reader, F_SETFL, O_NONBLOCK);
+    }
 
-  return self;
+  return g_steal_pointer (&self);
 }
 
 static void
@@ -508,6 +612,8 @@ sandbox_memory_process_finalize (GObject *object)
   g_clear_pointer (&self->script, sandbox_memory_script_unref);
   g_clear_pointer (&self->workspace, sandbox_memory_workspace_unref);
   g_clear_object (&self->command);
+  if (self->stdin_reader >= 0)
+    close (self->stdin_reader);
 
   G_OBJECT_CLASS (sandbox_memory_process_parent_class)->finalize (object);
 }
@@ -530,6 +636,7 @@ sandbox_memory_process_class_finalize (SandboxMemoryProcessClass *klass)
 static void
 sandbox_memory_process_init (SandboxMemoryProcess *self)
 {
+  self->stdin_reader = -1;
 }
 
 /**

@@ -22,7 +22,8 @@ SandboxMemoryProcess *sandbox_memory_process_new      (SandboxMemoryDriver     *
                                                        SandboxMemoryScript     *script,
                                                        const SandboxMemoryRule *rule,
                                                        SandboxMemoryWorkspace  *workspace,
-                                                       SandboxCommand          *command);
+                                                       SandboxCommand          *command,
+                                                       GError                 **error);
 void                  sandbox_memory_process_launch   (SandboxMemoryProcess    *self,
                                                        GCancellable            *cancellable);
 void                  sandbox_memory_process_kill     (SandboxMemoryProcess    *self);
