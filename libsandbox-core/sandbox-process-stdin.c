@@ -204,8 +204,9 @@ sandbox_process_open_stdin_stream (SandboxProcess  *self,
  * g_output_stream_splice()), and close it to give the command end of file.
  * Writes wait while the command does not read: at most about 64 KiB is
  * buffered on the way (plus what the driver holds, one pipe's worth at
- * most). Once the command's input is over (it exited, or closed its
- * standard input) writes fail with %G_IO_ERROR_BROKEN_PIPE.
+ * most). Once the command is over, writes fail with
+ * %G_IO_ERROR_BROKEN_PIPE; a command that only closes its standard input
+ * may hold writes back until it exits.
  *
  * Returns: (transfer none) (nullable): the stream, or %NULL when the
  *   command's input was not streamed
