@@ -621,6 +621,8 @@ sandbox_command_set_stdin (SandboxCommand *self,
  * sandbox_command_get_stdin_stream:
  * @self: a [class@Sandbox.Command]
  *
+ * Gets [property@Sandbox.Command:stdin-stream].
+ *
  * Returns: whether the command's standard input is streamed; see
  *   [property@Sandbox.Command:stdin-stream]
  */

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gio/gunixinputstream.h>
+
 #include "sandboxctl.h"
 
 typedef struct
@@ -95,14 +97,9 @@ build_command (RunOptions  *options,
       key = g_strndup (pair, equals - pair);
       sandbox_command_setenv (command, key, equals + 1);
     }
+  /* Streamed as it comes, so an interactive program answers line by line. */
   if (options->use_stdin)
-    {
-      g_autoptr(GBytes) input = sandboxctl_read_stdin (error);
-
-      if (input == NULL)
-        return NULL;
-      sandbox_command_set_stdin (command, input);
-    }
+    sandbox_command_set_stdin_stream (command, TRUE);
   if (!sandbox_command_validate (command, error))
     return NULL;
   return g_steal_pointer (&command);
@@ -469,6 +466,31 @@ report_result (RunOutput      *output,
   return status;
 }
 
+static void
+on_stdin_forwarded (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* A command that ends before our stdin does is no error of ours. */
+  if (g_output_stream_splice_finish (G_OUTPUT_STREAM (source), result, &error) < 0)
+    g_debug ("Our stdin stopped reaching the command: %s", error->message);
+}
+
+/* Copies our stdin to the command's as it arrives; our end of file closes
+ * the command's. Cancelling @cancellable stops it. */
+static void
+forward_our_stdin (SandboxProcess *process,
+                   GCancellable   *cancellable)
+{
+  g_autoptr(GInputStream) ours = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+
+  g_output_stream_splice_async (sandbox_process_get_stdin_stream (process), ours,
+                                G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT,
+                                cancellable, on_stdin_forwarded, NULL);
+}
+
 /**
  * run_in_session:
  * @ctx: the invocation
@@ -492,6 +514,7 @@ run_in_session (SandboxctlContext *ctx,
   g_autoptr(SandboxProcess) process = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_autoptr(GError) error = NULL;
+  g_autoptr(GCancellable) forwarding = g_cancellable_new ();
   RunWait wait = { ctx, loop, NULL, NULL };
   gulong audit_handler = 0;
   int status;
@@ -519,10 +542,13 @@ run_in_session (SandboxctlContext *ctx,
     }
   g_signal_connect (process, "stdout-data", G_CALLBACK (on_stdout_data), output);
   g_signal_connect (process, "stderr-data", G_CALLBACK (on_stderr_data), output);
+  if (sandbox_process_get_stdin_stream (process) != NULL)
+    forward_our_stdin (process, forwarding);
   /* No cancellable for the wait: cancelling the spawn kills the command,
    * and we wait for it to be gone. */
   sandbox_process_wait_async (process, NULL, on_wait_done, &wait);
   g_main_loop_run (loop);
+  g_cancellable_cancel (forwarding);
   g_signal_handlers_disconnect_by_data (process, output);
   g_clear_signal_handler (&audit_handler, handle);
 
@@ -603,7 +629,7 @@ sandboxctl_cmd_run (SandboxctlContext   *ctx,
     { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &options.environment,
       "Set an environment variable of the command (repeatable)", "KEY=VALUE" },
     { "stdin", 'i', 0, G_OPTION_ARG_NONE, &options.use_stdin,
-      "Pass our stdin (read to its end first) to the command", NULL },
+      "Stream our stdin to the command as it runs (end of file closes the command's)", NULL },
     { "events", 0, 0, G_OPTION_ARG_NONE, &options.events,
       "Stream JSON events, one a line: start, stdout, stderr, audit, exit or error", NULL },
     { "audit", 0, 0, G_OPTION_ARG_NONE, &options.audit,

@@ -16,6 +16,7 @@ import json
 import os
 import pty
 import re
+import select
 import shlex
 import shutil
 import signal
@@ -781,6 +782,7 @@ def test_bubblewrap():
     test_verbose_bwrap_argv(state_path)
     test_exec_failures(state_path)
     test_typed_limits(state_path)
+    test_run_stdin_streams(state_path)
 
     result = ctl("run", "--state", state_path, "--network", "deny-all", "/usr/bin/curl", "-sS",
                  "--max-time", "5", "http://127.0.0.1:9/")
@@ -924,6 +926,30 @@ def test_exec_failures(state_path):
     result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c", "exit 126")
     tap.check(result.returncode == 126 and b"COMMAND_NOT_EXECUTABLE" not in result.stderr,
               "a guest that exits 126 itself is passed through", describe(result))
+
+
+def test_run_stdin_streams(state_path):
+    """run --stdin streams: the command answers the first line before the
+    second is written (reading our stdin to its end first would block here
+    until the timeout), and our end of file is the command's."""
+    process = subprocess.Popen([SANDBOXCTL, "--state-dir", state_dir, "run", "--state", state_path,
+                                "--stdin", "--", "/bin/sh", "-c",
+                                'read a; echo "got $a"; read b; echo "got $b"; cat; echo end'],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    process.stdin.write(b"one\n")
+    process.stdin.flush()
+    ready, _, _ = select.select([process.stdout], [], [], 20)
+    first = process.stdout.readline() if ready else b""
+    process.stdin.write(b"two\nrest\n")
+    process.stdin.close()
+    rest = process.stdout.read()
+    err = process.stderr.read()
+    process.wait(timeout=30)
+    tap.check(first == b"got one\n" and rest == b"got two\nrest\nend\n"
+              and process.returncode == 0,
+              "run --stdin streams our stdin as the command runs",
+              f"first {first!r}, rest {rest!r}, exit {process.returncode}, stderr {err!r}")
 
 
 def test_typed_limits(state_path):

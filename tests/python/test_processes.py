@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+# A running command's streamed standard input, as Python writes it: a
+# Command made with stdin_stream=True, the process's Gio.OutputStream
+# written with plain Gio calls (blocking and async), output seen live
+# before the input ends, and close() as the command's end of file — over
+# the memory and the bubblewrap drivers alike.
+#
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import json
+import unittest
+
+from sandboxtest import GLib, Gio, Sandbox, SandboxTestCase, bubblewrap_usable
+
+MEMORY_SCRIPT = json.dumps({
+    'commands': [
+        {'match': {'executable': '/bin/sh'}, 'stdout-from-stdin': True},
+    ],
+})
+# What the bubblewrap guest runs; the memory driver echoes its stdin.
+ECHO = ['/bin/sh', '-c', 'cat']
+
+
+class StreamedStdinTests:
+    """The cases, for a driver: self.session."""
+
+    def spawn(self):
+        command = Sandbox.Command(ECHO, stdin_stream=True)
+        self.assertTrue(command.props.stdin_stream)
+        process = self.session.spawn(command, None)
+        self.seen = bytearray()
+        process.connect('stdout-data', lambda _p, data: self.seen.extend(data.get_data()))
+        return process
+
+    def wait_until_seen(self, wanted):
+        context = GLib.MainContext.default()
+        deadline = GLib.get_monotonic_time() + 20 * 1000 * 1000
+        while bytes(self.seen) != wanted and GLib.get_monotonic_time() < deadline:
+            context.iteration(False) or GLib.usleep(1000)
+        self.assertEqual(bytes(self.seen), wanted)
+
+    def test_input_reaches_the_command_as_it_is_written(self):
+        process = self.spawn()
+        stdin = process.get_stdin_stream()
+        self.assertIsInstance(stdin, Gio.OutputStream)
+        stdin.write_all(b'one\n', None)
+        self.wait_until_seen(b'one\n')
+        loop = GLib.MainLoop()
+        stdin.write_bytes_async(GLib.Bytes(b'two\n'), GLib.PRIORITY_DEFAULT, None,
+                                lambda stream, result: (stream.write_bytes_finish(result),
+                                                        loop.quit()))
+        loop.run()
+        stdin.close(None)
+        result = process.wait(None)
+        self.assertEqual(result.get_exit_status(), 0)
+        self.assertEqual(result.get_stdout_bytes().get_data(), b'one\ntwo\n')
+
+    def test_no_stream_unless_asked(self):
+        process = self.session.spawn(Sandbox.Command(ECHO, stdin=b'x'), None)
+        self.assertIsNone(process.get_stdin_stream())
+        self.assertEqual(process.wait(None).get_stdout_bytes().get_data(), b'x')
+
+    def test_bytes_and_stream_refused(self):
+        with self.assertRaises(GLib.Error) as raised:
+            self.session.spawn(Sandbox.Command(ECHO, stdin=b'x', stdin_stream=True), None)
+        self.assertSandboxError(raised, Sandbox.Error.INVALID)
+
+    def test_run_ends_an_unwritten_stream(self):
+        result = self.session.run(Sandbox.Command(ECHO, stdin_stream=True), None)
+        self.assertEqual(result.get_exit_status(), 0)
+        self.assertEqual(result.get_stdout_bytes().get_data(), b'')
+
+
+class ProcessesTestCase(SandboxTestCase):
+
+    def create_session(self, backend):
+        template = Sandbox.Template.new('processes')
+        template.add_file('hello.txt', b'hello\n')
+        key, _reused = backend.prewarm(template, None)
+        handle = backend.create(key, None, Sandbox.NetworkPolicy.new_deny_all(), None)
+        self.addCleanup(handle.delete, None)
+        return handle.get_session()
+
+
+class MemoryStreamedStdinTests(StreamedStdinTests, ProcessesTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.session = self.create_session(
+            Sandbox.Backend.new('memory', state_directory=self.state_directory,
+                                script=MEMORY_SCRIPT))
+
+
+class BubblewrapStreamedStdinTests(StreamedStdinTests, ProcessesTestCase):
+
+    def setUp(self):
+        super().setUp()
+        reason = bubblewrap_usable()
+        if reason:
+            self.skipTest(reason)
+        self.session = self.create_session(
+            Sandbox.Backend.new('bubblewrap', state_directory=self.state_directory))
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
