@@ -19,6 +19,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import asyncio
+import errno
 import functools
 import os
 
@@ -52,21 +53,104 @@ if not getattr(GLib.Error.__str__, '_sandbox_error_str', False):
     GLib.Error.__str__ = _sandbox_error_str
 
 
+_ERROR_CODES = Sandbox.Error   # the introspected enum; Error below carries its values
+_IO_ERROR_DOMAIN = GLib.quark_to_string(Gio.io_error_quark())
+
+
+class Error(GLib.Error):
+    """Every error of libsandbox's own domain, as raised from Python: one
+    subclass per code (Sandbox.BusyError, Sandbox.PathError, ...), each
+    also the built-in exception that fits where one does (a PathError is a
+    ValueError, a NetworkDeniedError a PermissionError). Still a
+    GLib.Error: error.matches(Sandbox.error_quark(), Sandbox.Error.BUSY),
+    .domain, .code and .message work as before, and so do the codes
+    themselves, Sandbox.Error.BUSY and the rest."""
+
+
+for _code in _ERROR_CODES.__enum_values__.values():
+    setattr(Error, _code.value_name[len('SANDBOX_ERROR_'):], _code)
+del _code
+
+_CODE_CLASSES = {}
+
+
+def _code_class(code, name, builtins, doc):
+    cls = type(name, (Error,) + builtins, {'__doc__': doc, '__module__': __name__})
+    _CODE_CLASSES[int(code)] = cls
+    globals()[name] = cls
+    return cls
+
+
+_code_class(_ERROR_CODES.BUSY, 'BusyError', (),
+            'SANDBOX_BUSY: another owner, the admission limit, or live commands.')
+_code_class(_ERROR_CODES.PATH, 'PathError', (ValueError,),
+            'SANDBOX_PATH: not a canonical workspace path.')
+_code_class(_ERROR_CODES.LIMIT, 'LimitError', (),
+            'SANDBOX_LIMIT: a deadline, output, file or body limit.')
+_code_class(_ERROR_CODES.UNAVAILABLE, 'UnavailableError', (),
+            'SANDBOX_UNAVAILABLE: isolation or a driver is not available.')
+_code_class(_ERROR_CODES.STOPPED, 'StoppedError', (),
+            'SANDBOX_STOPPED: the session is stopped or deleted.')
+_code_class(_ERROR_CODES.STATE_MISMATCH, 'StateMismatchError', (ValueError,),
+            'SANDBOX_STATE_MISMATCH: a saved state that does not match.')
+_code_class(_ERROR_CODES.NETWORK_DENIED, 'NetworkDeniedError', (PermissionError,),
+            'SANDBOX_NETWORK_DENIED: the network policy does not allow it.')
+_code_class(_ERROR_CODES.INVALID, 'InvalidError', (ValueError,),
+            'SANDBOX_INVALID: an input rejected by validation.')
+_code_class(_ERROR_CODES.NOT_FOUND, 'NotFoundError', (LookupError,),
+            'SANDBOX_NOT_FOUND: an unknown template or session.')
+
+# The host-side file API reports GIOErrorEnum codes: those with a built-in
+# OSError of their own become one (with its errno), still a GLib.Error.
+_IO_CLASSES = {}
+for _io_code, _builtin, _errno in (
+        (Gio.IOErrorEnum.NOT_FOUND, FileNotFoundError, errno.ENOENT),
+        (Gio.IOErrorEnum.EXISTS, FileExistsError, errno.EEXIST),
+        (Gio.IOErrorEnum.IS_DIRECTORY, IsADirectoryError, errno.EISDIR),
+        (Gio.IOErrorEnum.NOT_DIRECTORY, NotADirectoryError, errno.ENOTDIR),
+        (Gio.IOErrorEnum.PERMISSION_DENIED, PermissionError, errno.EACCES),
+        (Gio.IOErrorEnum.TIMED_OUT, TimeoutError, errno.ETIMEDOUT)):
+    _IO_CLASSES[int(_io_code)] = (type(_builtin.__name__, (GLib.Error, _builtin),
+                                       {'__module__': __name__,
+                                        '__doc__': 'A Gio.IOErrorEnum error that is also a '
+                                                   'Python %s.' % _builtin.__name__}),
+                                  _errno)
+    globals()[_builtin.__name__] = _IO_CLASSES[int(_io_code)][0]
+del _io_code, _builtin, _errno
+
+
+def _python_error(error):
+    """error as the subclass that names its code, or error itself."""
+    if type(error) is not GLib.Error:
+        return error
+    if error.domain == _ERROR_DOMAIN and error.code in _CODE_CLASSES:
+        return _CODE_CLASSES[error.code](error.message, error.domain, error.code)
+    if error.domain == _IO_ERROR_DOMAIN and error.code in _IO_CLASSES:
+        cls, number = _IO_CLASSES[error.code]
+        translated = cls(error.message, error.domain, error.code)
+        translated.errno = number
+        translated.strerror = error.message
+        return translated
+    return error
+
+
 def _sandbox_error(code, message):
-    return GLib.Error(message, _ERROR_DOMAIN, int(code))
+    return _CODE_CLASSES[int(code)](message, _ERROR_DOMAIN, int(code))
 
 
-class PropertyTypeError(GLib.Error, TypeError):
+class PropertyTypeError(Error, TypeError):
     """An unknown or unsettable backend property, or a value of the wrong
-    type: a Sandbox.Error.INVALID GLib.Error that is also a TypeError, as
+    type: a Sandbox.Error.INVALID error that is also a TypeError, as
     PyGObject raises for a bad keyword to a GObject constructor."""
 
 
-class PropertyValueError(GLib.Error, ValueError):
+class PropertyValueError(InvalidError):  # noqa: F821 (made by _code_class)
     """A backend property value outside its range: a Sandbox.Error.INVALID
-    GLib.Error that is also a ValueError."""
+    error that is also a ValueError."""
 
 
+__all__ += ['Error'] + [cls.__name__ for cls in _CODE_CLASSES.values()]
+__all__ += [cls.__name__ for cls, _number in _IO_CLASSES.values()]
 __all__ += ['PropertyTypeError', 'PropertyValueError']
 
 
@@ -147,6 +231,53 @@ def _bytes_method(method, function_info):
         kwargs = {name: _to_glib_bytes(value) if name in bytes_names else value
                   for name, value in kwargs.items()}
         return _from_glib_bytes(method(self, *args, **kwargs))
+
+    return wrapper
+
+
+# Files, optional cancellables and errors ------------------------------------
+
+def _is_gio_file(type_info):
+    interface = type_info.get_interface()
+    return (interface is not None and interface.get_namespace() == 'Gio'
+            and interface.get_name() == 'File')
+
+
+def _to_gio_file(value):
+    if isinstance(value, (str, os.PathLike)):
+        return Gio.File.new_for_path(os.fspath(value))
+    return value
+
+
+def _friendly_method(method, function_info):
+    """Wraps a method, where it needs it, to take a str or os.PathLike
+    wherever a Gio.File is taken, to let a trailing cancellable be left out,
+    and to raise the Python error that names its code (see Error)."""
+    names = [argument.get_name() for argument in _python_arguments(function_info)]
+    file_names = {argument.get_name() for argument in _python_arguments(function_info)
+                  if _is_gio_file(argument.get_type())}
+    optional_cancellable = (bool(names) and names[-1] == 'cancellable'
+                            and not function_info.get_name().endswith('_async'))
+    throws = function_info.can_throw_gerror()
+    if not (file_names or optional_cancellable or throws):
+        return method
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        args = [_to_gio_file(value) if index < len(names) and names[index] in file_names
+                else value
+                for index, value in enumerate(args)]
+        kwargs = {name: _to_gio_file(value) if name in file_names else value
+                  for name, value in kwargs.items()}
+        if optional_cancellable and len(args) == len(names) - 1 and 'cancellable' not in kwargs:
+            args.append(None)
+        try:
+            return method(self, *args, **kwargs)
+        except GLib.Error as error:
+            translated = _python_error(error)
+            if translated is error:
+                raise
+            raise translated.with_traceback(error.__traceback__) from None
 
     return wrapper
 
@@ -237,7 +368,7 @@ def _add_native_methods(cls):
         if name in cls.__dict__:
             continue
         method = getattr(cls.__mro__[1], name)
-        wrapped = method
+        wrapped = _friendly_method(method, function_info)
         if _takes_or_returns_bytes(function_info):
             wrapped = _bytes_method(wrapped, function_info)
         finish_name = name[:-len('_async')] + '_finish'
@@ -406,15 +537,38 @@ Handle = _override(Handle)
 
 # Commands and results ------------------------------------------------------
 
+def _argv_list(argv):
+    """argv as a list of str, or a TypeError/ValueError saying what is wrong:
+    a str is a sequence too, and Command('/bin/true') would otherwise run
+    ['/', 'b', 'i', 'n', ...]."""
+    if isinstance(argv, (str, bytes, os.PathLike)):
+        raise TypeError('Sandbox.Command takes argv as a list, not %s: write [%r]%s'
+                        % (type(argv).__name__, os.fspath(argv) if not isinstance(argv, bytes)
+                           else argv,
+                           ', or split a command line with shlex.split()'
+                           if isinstance(argv, str) and ' ' in argv else ''))
+    argv = list(argv)
+    if not argv:
+        raise ValueError('Sandbox.Command needs a non-empty argv')
+    for index, item in enumerate(argv):
+        if isinstance(item, os.PathLike):
+            argv[index] = item = os.fspath(item)
+        if not isinstance(item, str):
+            raise TypeError('argv[%d] of a Sandbox.Command must be a str, not %s'
+                            % (index, type(item).__name__))
+    return argv
+
+
 class Command(Sandbox.Command):
     """Sandbox.Command(['/usr/bin/cat', 'notes.txt'], cwd='src',
     environment={'LANG': 'C.UTF-8'}, timeout_ms=5000, stdin=b'...')."""
 
     def __init__(self, argv=None, environment=None, stdin=None, **properties):
+        if argv is None and 'executable' not in properties:
+            raise TypeError("Sandbox.Command needs an argv: a list such as ['/bin/true'] "
+                            "or ['/bin/sh', '-c', 'echo hi']")
         if argv is not None:
-            argv = list(argv)
-            if not argv:
-                raise ValueError('Sandbox.Command needs a non-empty argv')
+            argv = _argv_list(argv)
             properties['executable'] = argv[0]
             properties['args'] = argv[1:]
         if stdin is not None:

@@ -13,6 +13,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import asyncio
+import errno
 import json
 import pathlib
 import unittest
@@ -234,6 +235,29 @@ class CommandTests(OverridesTestCase):
         with self.assertRaises(ValueError):
             Sandbox.Command([])
 
+    def test_string_argv_is_a_type_error(self):
+        # A str is a sequence: without _argv_list() this ran ['/', 'b', ...].
+        with self.assertRaises(TypeError) as raised:
+            Sandbox.Command('/bin/true')
+        self.assertIn("['/bin/true']", str(raised.exception))
+        with self.assertRaises(TypeError) as raised:
+            Sandbox.Command('ls -l')
+        self.assertIn('shlex.split', str(raised.exception))
+
+    def test_no_argv_is_a_type_error(self):
+        # Without the check it failed only at run(), in the reference's words.
+        with self.assertRaises(TypeError) as raised:
+            Sandbox.Command(None)
+        self.assertIn('needs an argv', str(raised.exception))
+        self.assertEqual(Sandbox.Command(executable='/bin/true').get_executable(), '/bin/true')
+
+    def test_argv_items(self):
+        command = Sandbox.Command([pathlib.PurePosixPath('/usr/bin/cat'), 'a'])
+        self.assertEqual(command.get_executable(), '/usr/bin/cat')
+        with self.assertRaises(TypeError) as raised:
+            Sandbox.Command(['/usr/bin/cat', 3])
+        self.assertIn('argv[1]', str(raised.exception))
+
 
 class HandleContextTests(OverridesTestCase):
     """with/async with on handles (Handle.__exit__/__aexit__)."""
@@ -287,6 +311,74 @@ class ErrorStringTests(OverridesTestCase):
         error = raised.exception
         self.assertTrue(error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.NOT_FOUND))
         self.assertEqual(str(error), '%s: %s (%d)' % (error.domain, error.message, error.code))
+
+
+class ErrorClassTests(OverridesTestCase):
+    """Errors as Python exceptions (Error, _python_error, _friendly_method):
+    one class per code, the matching built-in where one fits, still
+    GLib.Error with the same domain, code and message."""
+
+    def test_one_class_per_code(self):
+        backend = self.memory_backend()
+        key, reused = backend.prewarm(self.template, None)
+        handle = backend.create(key, None, self.deny_all, None)
+        self.addCleanup(handle.delete, None)
+        with self.assertRaises(Sandbox.BusyError) as raised:
+            backend.create(key, handle.capture_state(), self.deny_all, None)
+        error = raised.exception
+        self.assertIsInstance(error, Sandbox.Error)
+        self.assertIsInstance(error, GLib.Error)
+        self.assertTrue(error.matches(Sandbox.error_quark(), Sandbox.Error.BUSY))
+        self.assertEqual(str(error), 'SANDBOX_BUSY: Sandbox session already has an owner')
+        with self.assertRaises(ValueError) as raised:
+            handle.get_session().read_bytes('../escape')
+        self.assertIsInstance(raised.exception, Sandbox.PathError)
+        self.assertEqual(raised.exception.code, Sandbox.Error.PATH)
+
+    def test_codes_stay_on_error(self):
+        self.assertEqual(int(Sandbox.Error.BUSY), 0)
+        self.assertEqual(Sandbox.error_code_name(Sandbox.Error.NOT_FOUND), 'SANDBOX_NOT_FOUND')
+        self.assertTrue(issubclass(Sandbox.NetworkDeniedError, PermissionError))
+        self.assertTrue(issubclass(Sandbox.NotFoundError, LookupError))
+
+    def test_missing_file_is_file_not_found(self):
+        session = self.create_handle().get_session()
+        with self.assertRaises(FileNotFoundError) as raised:
+            session.read_bytes('nope.txt')
+        error = raised.exception
+        self.assertEqual(error.errno, errno.ENOENT)
+        self.assertTrue(error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.NOT_FOUND))
+        self.assertIn('nope.txt', error.message)
+
+    def test_async_finish_raises_the_class(self):
+        session = self.create_handle().get_session()
+        loop = GLib.MainLoop()
+        outcome = {}
+
+        def done(source, result):
+            try:
+                source.read_bytes_finish(result)
+            except Exception as error:  # noqa: BLE001 (the test looks at it)
+                outcome['error'] = error
+            loop.quit()
+
+        session.read_bytes_async('nope.txt', None, done)
+        loop.run()
+        self.assertIsInstance(outcome['error'], FileNotFoundError)
+
+
+class FileArgumentTests(OverridesTestCase):
+    """str and os.PathLike where a Gio.File is taken, and a trailing
+    cancellable that may be left out (_friendly_method)."""
+
+    def test_add_directory_takes_a_path(self):
+        directory = pathlib.Path(self.state_directory) / 'source'
+        (directory / 'sub').mkdir(parents=True)
+        (directory / 'sub' / 'a.txt').write_bytes(b'a')
+        for given in (str(directory), directory):
+            template = Sandbox.Template.new('from-path')
+            self.assertTrue(template.add_directory(given))
+            self.assertEqual(template.get_n_files(), 1)
 
 
 @unittest.skipIf(gbulb is None, 'python3-gbulb is not installed')
