@@ -207,8 +207,7 @@ conformance_resume_session (ConformanceRun  *run,
 {
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
 
-  return sandbox_backend_create (run->backend, sandbox_state_get_template_key (state), state,
-                                 policy, run->cancellable, error);
+  return sandbox_backend_resume (run->backend, state, policy, run->cancellable, error);
 }
 
 /* Creates a session of @backend from @key, resuming @state when given; the

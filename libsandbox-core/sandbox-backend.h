@@ -272,6 +272,23 @@ SandboxHandle   *sandbox_backend_create_finish  (SandboxBackend        *self,
                                                  GAsyncResult          *result,
                                                  GError               **error);
 SANDBOX_AVAILABLE_IN_ALL
+SandboxHandle   *sandbox_backend_resume         (SandboxBackend        *self,
+                                                 SandboxState          *state,
+                                                 SandboxNetworkPolicy  *policy,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_resume_async   (SandboxBackend        *self,
+                                                 SandboxState          *state,
+                                                 SandboxNetworkPolicy  *policy,
+                                                 GCancellable          *cancellable,
+                                                 GAsyncReadyCallback    callback,
+                                                 gpointer               user_data);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxHandle   *sandbox_backend_resume_finish  (SandboxBackend        *self,
+                                                 GAsyncResult          *result,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
 SandboxHandle   *sandbox_backend_recover_session (SandboxBackend       *self,
                                                  SandboxState          *state,
                                                  SandboxNetworkPolicy  *policy,

@@ -270,9 +270,10 @@ class HandleContextTests(OverridesTestCase):
             self.assertEqual(handle.get_session().read_bytes('hello.txt'), b'hello')
             self.assertFalse(handle.is_stopped())
         self.assertTrue(handle.is_stopped())
-        # The lease is released: the session resumes.
-        resumed = backend.create(key, handle.capture_state(), self.deny_all, None)
-        resumed.stop(None)
+        # The lease is released: the session resumes, from its state alone.
+        resumed = backend.resume(handle.capture_state(), self.deny_all)
+        self.assertEqual(resumed.get_session().read_bytes('hello.txt'), b'hello')
+        resumed.stop()
 
     def test_with_stops_when_the_block_raises(self):
         handle = self.create_handle()
