@@ -19,6 +19,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import asyncio
+import collections
 import errno
 import functools
 import os
@@ -601,6 +602,129 @@ class Result(Sandbox.Result):
 
 
 Result = _override(Result)
+
+
+# Processes and sessions ------------------------------------------------------
+
+class _OutputChunks:
+    """A running command's output as it comes: iterate it (`for`) to run
+    the thread-default main context until each chunk arrives, or
+    `async for` it on an asyncio loop that runs that context. Ends when the
+    command does; a command that failed (deadline, output cap, ...) raises
+    its error once the chunks before it are through. Output that came
+    before it was made is not replayed: make it right after spawn()."""
+
+    def __init__(self, process, streams):
+        self._process = process
+        self._streams = streams
+        self._queue = collections.deque()
+        self._done = False
+        self._error = None
+        self._waiter = None
+        self.result = None
+        self._context = GLib.MainContext.ref_thread_default()
+        self._handlers = [process.connect('stdout-data', self._on_data, OutputStream.STDOUT),
+                          process.connect('stderr-data', self._on_data, OutputStream.STDERR)]
+        process.wait_async(None, self._on_done)
+
+    def _on_data(self, _process, data, stream):
+        if stream in self._streams:
+            self._queue.append((stream, bytes(data.get_data() or b'')))
+            self._wake()
+
+    def _on_done(self, process, result):
+        try:
+            self.result = process.wait_finish(result)
+        except GLib.Error as error:
+            self._error = error
+        self._done = True
+        self._wake()
+
+    def _wake(self):
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def _next_or_end(self):
+        if self._queue:
+            stream, data = self._queue.popleft()
+            return data if len(self._streams) == 1 else (stream, data)
+        for handler in self._handlers:
+            self._process.disconnect(handler)
+        self._handlers = []
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        return None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while not self._queue and not self._done:
+            self._context.iteration(True)
+        chunk = self._next_or_end()
+        if chunk is None:
+            raise StopIteration
+        return chunk
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        while not self._queue and not self._done:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        chunk = self._next_or_end()
+        if chunk is None:
+            raise StopAsyncIteration
+        return chunk
+
+
+OutputStream = Sandbox.OutputStream
+
+
+class Process(Sandbox.Process):
+    """A running command; its output also as iterators of bytes."""
+
+    def stdout_chunks(self):
+        """`for chunk in process.stdout_chunks():` (or `async for`): the
+        command's stdout as bytes, as it comes; see _OutputChunks."""
+        return _OutputChunks(self, (OutputStream.STDOUT,))
+
+    def stderr_chunks(self):
+        """The same for stderr."""
+        return _OutputChunks(self, (OutputStream.STDERR,))
+
+    def output_chunks(self):
+        """Both, as (Sandbox.OutputStream, bytes) pairs in arrival order."""
+        return _OutputChunks(self, (OutputStream.STDOUT, OutputStream.STDERR))
+
+
+Process = _override(Process)
+
+
+class Session(Sandbox.Session):
+    """A live session; run() also takes callbacks for live output."""
+
+    def run(self, command, cancellable=None, on_stdout=None, on_stderr=None):
+        """Runs command to its end and returns its Result. on_stdout and
+        on_stderr, when given, are called with each chunk (bytes) as it
+        arrives, while the thread-default main context runs."""
+        if on_stdout is None and on_stderr is None:
+            try:
+                return Sandbox.Session.run(self, command, cancellable)
+            except GLib.Error as error:
+                raise _python_error(error) from None
+        process = self.spawn(command, cancellable)
+        chunks = _OutputChunks(process, (OutputStream.STDOUT, OutputStream.STDERR))
+        callbacks = {OutputStream.STDOUT: on_stdout, OutputStream.STDERR: on_stderr}
+        for stream, data in chunks:
+            if callbacks[stream] is not None:
+                callbacks[stream](data)
+        return chunks.result
+
+
+Session = _override(Session)
 
 
 # Everything else with bytes or async methods -------------------------------

@@ -382,6 +382,67 @@ class FileArgumentTests(OverridesTestCase):
             self.assertEqual(template.get_n_files(), 1)
 
 
+class OutputChunkTests(OverridesTestCase):
+    """process.stdout_chunks() and run(on_stdout=) (_OutputChunks), over
+    bubblewrap, where output really comes in pieces."""
+
+    TWO_LINES = ['/bin/sh', '-c', 'echo one; sleep 0.5; echo two; echo err >&2']
+
+    def setUp(self):
+        super().setUp()
+        reason = bubblewrap_usable()
+        if reason:
+            self.skipTest(reason)
+        backend = Sandbox.Backend.new('bubblewrap', state_directory=self.state_directory)
+        self.session = self.create_handle(backend).get_session()
+
+    def test_for_chunk_in_stdout_chunks(self):
+        process = self.session.spawn(Sandbox.Command(self.TWO_LINES))
+        chunks = list(process.stdout_chunks())
+        self.assertEqual(chunks, [b'one\n', b'two\n'])
+        self.assertTrue(process.is_finished())
+
+    def test_output_chunks_pairs(self):
+        process = self.session.spawn(Sandbox.Command(self.TWO_LINES))
+        pairs = list(process.output_chunks())
+        self.assertIn((Sandbox.OutputStream.STDERR, b'err\n'), pairs)
+        self.assertEqual([data for stream, data in pairs
+                          if stream == Sandbox.OutputStream.STDOUT], [b'one\n', b'two\n'])
+
+    def test_chunks_raise_the_command_error_at_the_end(self):
+        command = Sandbox.Command(['/bin/sh', '-c', 'echo first; exec sleep 30'], timeout_ms=500)
+        chunks = self.session.spawn(command).stdout_chunks()
+        self.assertEqual(next(chunks), b'first\n')
+        with self.assertRaises(Sandbox.LimitError):
+            next(chunks)
+
+    def test_run_with_callbacks(self):
+        seen = []
+        result = self.session.run(Sandbox.Command(self.TWO_LINES),
+                                  on_stdout=lambda data: seen.append(('out', data)),
+                                  on_stderr=lambda data: seen.append(('err', data)))
+        self.assertEqual(result.exit_status, 0)
+        self.assertEqual([data for kind, data in seen if kind == 'out'], [b'one\n', b'two\n'])
+        self.assertIn(('err', b'err\n'), seen)
+        self.assertEqual(result.stdout, b'one\ntwo\n')
+
+    def test_run_without_callbacks_raises_the_class(self):
+        with self.assertRaises(Sandbox.InvalidError):
+            self.session.run(Sandbox.Command(['/bin/true'], timeout_ms=0))
+
+    @unittest.skipIf(gbulb is None, 'python3-gbulb is not installed')
+    def test_async_for(self):
+        loop = gbulb.GLibEventLoopPolicy().new_event_loop()
+        self.addCleanup(loop.close)
+
+        async def collect():
+            process = self.session.spawn(Sandbox.Command(self.TWO_LINES))
+            return [chunk async for chunk in process.stdout_chunks()]
+
+        self.assertEqual(loop.run_until_complete(asyncio.wait_for(collect(), 60)),
+                         [b'one\n', b'two\n'])
+
+
 @unittest.skipIf(gbulb is None, 'python3-gbulb is not installed')
 class GbulbAwaitableTests(OverridesTestCase):
     """await on _async methods with gbulb (_awaitable_method)."""
