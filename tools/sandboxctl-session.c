@@ -130,6 +130,10 @@ sandboxctl_session_load_state (SandboxctlSessionOptions  *options,
   return sandbox_state_new_from_json (json, error);
 }
 
+static void explain_busy (SandboxBackend  *backend,
+                          const char      *session_id,
+                          GError         **error);
+
 /**
  * sandboxctl_session_resume:
  * @ctx: the invocation, with its network options
@@ -164,8 +168,9 @@ sandboxctl_session_resume (SandboxctlContext         *ctx,
     return NULL;
 
   sandboxctl_install_signal_handlers (ctx);
-  handle = sandbox_backend_create (backend, sandbox_state_get_template_key (state), state,
-                                   policy, ctx->cancellable, error);
+  handle = sandbox_backend_resume (backend, state, policy, ctx->cancellable, error);
+  if (handle == NULL)
+    explain_busy (backend, sandbox_state_get_session_id (state), error);
   if (handle != NULL && backend_out != NULL)
     *backend_out = g_steal_pointer (&backend);
   return handle;
@@ -262,11 +267,13 @@ int
 sandboxctl_cmd_create (SandboxctlContext   *ctx,
                        char              ***argv)
 {
+  g_autofree char *template_arg = NULL;
   g_autofree char *template_key = NULL;
   g_autofree char *output = NULL;
   const GOptionEntry entries[] = {
-    { "template", 't', 0, G_OPTION_ARG_STRING, &template_key,
-      "The key of a stored template (as printed by prewarm)", "KEY" },
+    { "template", 't', 0, G_OPTION_ARG_STRING, &template_arg,
+      "A stored template: its key (as printed by prewarm) or the name it was prewarmed with",
+      "KEY|NAME" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "Also save the state JSON to FILE (mode 0600)", "FILE" },
     G_OPTION_ENTRY_NULL
@@ -289,14 +296,16 @@ sandboxctl_cmd_create (SandboxctlContext   *ctx,
     return SANDBOXCTL_EXIT_USAGE;
   if (!check_no_arguments (ctx, *argv, 0))
     return SANDBOXCTL_EXIT_USAGE;
-  if (template_key == NULL)
-    return sandboxctl_usage_error (ctx, "--template KEY is required");
+  if (template_arg == NULL)
+    return sandboxctl_usage_error (ctx, "--template KEY|NAME is required");
 
   policy = sandboxctl_network_build_policy (&ctx->network, &error);
   if (policy == NULL)
     return sandboxctl_report_error (ctx, error);
   backend = sandboxctl_open_backend (ctx, &error);
-  if (backend == NULL)
+  if (backend != NULL)
+    template_key = sandboxctl_resolve_template (ctx, backend, template_arg, &error);
+  if (template_key == NULL)
     return sandboxctl_report_error (ctx, error);
 
   sandboxctl_install_signal_handlers (ctx);
@@ -568,6 +577,30 @@ check_owner_is_sandboxctl (SandboxLeaseOwner  *owner,
       return FALSE;
     }
   return TRUE;
+}
+
+/* A resume refused as BUSY says who holds the session and what to do, as
+ * stop does: the holder's pid, whether its lease is stale (recover), on
+ * another host, or a sandboxctl that stop can ask to end. */
+static void
+explain_busy (SandboxBackend  *backend,
+              const char      *session_id,
+              GError         **error)
+{
+  g_autoptr(SandboxLeaseOwner) owner = NULL;
+  GError *explained = NULL;
+
+  if (error == NULL || !g_error_matches (*error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY) ||
+      !sandbox_backend_query_lease_owner (backend, session_id, &owner, NULL, NULL) ||
+      owner == NULL)
+    return;
+  if (check_owner_is_sandboxctl (owner, &explained))
+    explained = g_error_new (SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                             "Sandbox session already has an owner: pid %d, a sandboxctl; "
+                             "`sandboxctl stop` asks it to end",
+                             sandbox_lease_owner_get_pid (owner));
+  g_clear_error (error);
+  g_propagate_error (error, explained);
 }
 
 /* Asks the sandboxctl holding the session to stop: SIGTERM cancels its

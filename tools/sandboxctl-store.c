@@ -356,6 +356,58 @@ list_store (SandboxctlContext   *ctx,
   return SANDBOXCTL_EXIT_OK;
 }
 
+/**
+ * sandboxctl_resolve_template:
+ * @ctx: the invocation
+ * @backend: the backend whose store holds it
+ * @key_or_name: a template key, or the name a template was prewarmed with
+ * @error: return location for a #GError
+ *
+ * The key of the template @key_or_name names: itself when it has a key's
+ * form, else the one stored template prewarmed under that name.
+ *
+ * Returns: (transfer full): the key, or %NULL with %SANDBOX_ERROR_NOT_FOUND
+ *   (no such name) or %SANDBOX_ERROR_INVALID (a name several templates
+ *   share: the key must choose)
+ */
+char *
+sandboxctl_resolve_template (SandboxctlContext  *ctx,
+                             SandboxBackend     *backend,
+                             const char         *key_or_name,
+                             GError            **error)
+{
+  g_autoptr(GPtrArray) templates = NULL;
+  g_autoptr(GString) keys = g_string_new (NULL);
+  const char *found = NULL;
+  guint matches = 0;
+
+  if (sandbox_template_key_is_valid (key_or_name))
+    return g_strdup (key_or_name);
+  templates = sandbox_backend_list_templates (backend, ctx->cancellable, error);
+  if (templates == NULL)
+    return NULL;
+  for (guint i = 0; i < templates->len; i++)
+    {
+      SandboxTemplateInfo *info = g_ptr_array_index (templates, i);
+
+      if (g_strcmp0 (sandbox_template_info_get_name (info), key_or_name) != 0)
+        continue;
+      found = sandbox_template_info_get_key (info);
+      g_string_append_printf (keys, "%s%s", matches++ > 0 ? ", " : "", found);
+    }
+  if (matches == 1)
+    return g_strdup (found);
+  if (matches == 0)
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+                 "No stored template is named or keyed “%s” (sandboxctl templates lists them)",
+                 key_or_name);
+  else
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                 "%u stored templates are named “%s” (%s): give the key of one",
+                 matches, key_or_name, keys->str);
+  return NULL;
+}
+
 int
 sandboxctl_cmd_list (SandboxctlContext   *ctx,
                      char              ***argv)
@@ -386,13 +438,14 @@ sandboxctl_cmd_rm_template (SandboxctlContext   *ctx,
                             char              ***argv)
 {
   g_autoptr(GOptionContext) context =
-    sandboxctl_option_context_new (ctx, "KEY",
-                                   "Delete the stored template KEY. A template a stored session "
-                                   "was created from is SANDBOX_BUSY: delete those sessions first.",
+    sandboxctl_option_context_new (ctx, "KEY|NAME",
+                                   "Delete the stored template KEY (or the one template prewarmed "
+                                   "as NAME). A template a stored session was created from is "
+                                   "SANDBOX_BUSY: delete those sessions first.",
                                    NULL, FALSE);
   g_autoptr(SandboxBackend) backend = NULL;
   g_autoptr(GError) error = NULL;
-  const char *key;
+  g_autofree char *key = NULL;
 
   if (!sandboxctl_parse_options (ctx, context, argv))
     return SANDBOXCTL_EXIT_USAGE;
@@ -400,10 +453,11 @@ sandboxctl_cmd_rm_template (SandboxctlContext   *ctx,
     return sandboxctl_usage_error (ctx, "missing argument");
   if (g_strv_length (*argv) > 2)
     return sandboxctl_usage_error (ctx, "unexpected argument “%s”", (*argv)[2]);
-  key = (*argv)[1];
 
   backend = sandboxctl_open_backend (ctx, &error);
-  if (backend == NULL ||
+  if (backend != NULL)
+    key = sandboxctl_resolve_template (ctx, backend, (*argv)[1], &error);
+  if (key == NULL ||
       !sandbox_backend_delete_template (backend, key, ctx->cancellable, &error))
     return sandboxctl_report_error (ctx, error);
 

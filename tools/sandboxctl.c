@@ -63,6 +63,7 @@ print_usage (FILE *stream)
            "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (stream, "  %-9s %s\n", commands[i].name, commands[i].summary);
+  fprintf (stream, "  %-9s %s\n", "help", "This text, or “help COMMAND” for a command's options");
   fprintf (stream,
            "\n"
            "Global options (before or after the command):\n"
@@ -213,6 +214,22 @@ main (int    argc,
     }
   if (scan.version)
     return print_version (scan.json);
+  /* "help COMMAND" is "COMMAND --help". */
+  if (scan.command_index != 0 && g_str_equal (argv[scan.command_index], "help") &&
+      scan.command_index + 1 < argc && find_command (argv[scan.command_index + 1]) != NULL)
+    {
+      const SandboxctlCommand *helped = find_command (argv[scan.command_index + 1]);
+      g_auto(GStrv) help_argv = g_new0 (char *, 3);
+
+      help_argv[0] = g_strdup_printf ("sandboxctl %s", helped->name);
+      help_argv[1] = g_strdup ("--help");
+      g_set_prgname (help_argv[0]);
+      ctx.command_name = helped->name;
+      ctx.cancellable = g_cancellable_new ();
+      status = helped->func (&ctx, &help_argv);
+      sandboxctl_context_clear (&ctx);
+      return status;
+    }
   if (scan.command_index == 0 || g_str_equal (argv[scan.command_index], "help"))
     {
       if (scan.help || scan.command_index != 0)

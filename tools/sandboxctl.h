@@ -177,6 +177,11 @@ int            sandboxctl_session_finish          (SandboxctlContext        *ctx
 GBytes        *sandboxctl_read_stdin              (GError                  **error);
 
 /* The subcommands */
+char *sandboxctl_resolve_template (SandboxctlContext  *ctx,
+                                   SandboxBackend     *backend,
+                                   const char         *key_or_name,
+                                   GError            **error);
+
 int sandboxctl_cmd_drivers (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_prewarm (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_list    (SandboxctlContext *ctx, char ***argv);

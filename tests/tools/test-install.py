@@ -152,6 +152,45 @@ def check_completion(script, program):
     offered, errors = complete(script, program, ['sandboxctl', 'run', '--ephemeral', 't',
                                                  '/usr/bin/grep', '--'])
     tap.check(offered == [], 'the guest command line is left alone', (offered, errors))
+    offered, errors = complete(script, program, ['sandboxctl', 'help', 'cr'])
+    tap.check(offered == ['create'], 'help completes command names', (offered, errors))
+    check_store_completion(script, program)
+
+
+def check_store_completion(script, program):
+    """Session ids and template keys and names come from the store the
+    typed --state-dir names (the bubblewrap driver's, a real one)."""
+    state = tempfile.mkdtemp(prefix='sandboxctl-completion-')
+    try:
+        tree = os.path.join(state, 'tree')
+        os.makedirs(tree)
+        with open(os.path.join(tree, 'a.txt'), 'w') as f:
+            f.write('a\n')
+        key = run(program, '--state-dir', state, 'prewarm', '--template', 'comp-test',
+                  '--dir', tree).stdout.strip()
+        created = run(program, '--state-dir', state, 'create', '--template', key)
+        session = json.loads(created.stdout or '{}').get('sessionId', '')
+        if not tap.check(len(key) == 64 and len(session) == 64, 'a template and a session to '
+                         'complete from', (key, created.stdout, created.stderr)):
+            return
+        offered, errors = complete(script, program, ['sandboxctl', '--state-dir', state,
+                                                     'create', '--template', ''])
+        tap.check(set(offered) == {key, 'comp-test'},
+                  "create --template completes the store's keys and names", (offered, errors))
+        offered, errors = complete(script, program, ['sandboxctl', '--state-dir', state, 'stop',
+                                                     '--session', session[:3]])
+        tap.check(offered == [session], '--session completes session ids', (offered, errors))
+        offered, errors = complete(script, program, ['sandboxctl', '--state-dir', state,
+                                                     'rm-template', 'comp'])
+        tap.check(offered == ['comp-test'], 'rm-template completes names, not files',
+                  (offered, errors))
+        offered, errors = complete(script, program, ['sandboxctl', '--state-dir', state,
+                                                     'prewarm', '--template', ''])
+        tap.check(offered == [], "prewarm's --template is a new name: nothing offered",
+                  (offered, errors))
+        run(program, '--state-dir', state, 'delete', '--session', session)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
 
 
 def check_pkg_config(files):

@@ -122,6 +122,10 @@ def test_usage():
         expect(result, 0, f"{command} --help", stdout_has=f"sandboxctl {command}")
     result = ctl("help", state=False)
     expect(result, 0, "help lists every command", stdout_has="prewarm")
+    tap.check(b"\n  help " in result.stdout, "…and itself", describe(result))
+    result = ctl("help", "create", state=False)
+    expect(result, 0, "help COMMAND is COMMAND --help", stdout_has="sandboxctl create")
+    tap.check(b"KEY|NAME" in result.stdout, "…with the command's options", describe(result))
     result = ctl("frobnicate", state=False)
     expect(result, EXIT_USAGE, "an unknown command is a usage error", stderr_has="frobnicate")
     result = ctl("list", "--no-such-option")
@@ -466,7 +470,8 @@ def test_session_options():
     result = ctl("create", "--driver", "memory", "--template", "c" * 64)
     expect(result, EXIT_NOT_FOUND, "create from an unknown template is SANDBOX_NOT_FOUND")
     result = ctl("create", "--driver", "memory", "--template", "not-a-key")
-    expect(result, EXIT_INVALID, "create with a malformed key is SANDBOX_INVALID")
+    expect(result, EXIT_NOT_FOUND, "create --template with neither a key nor a stored name "
+           "is SANDBOX_NOT_FOUND and points at the listing", stderr_has="sandboxctl templates")
 
 
 def test_network_options():
@@ -548,7 +553,8 @@ def test_store_memory():
     expect(result, EXIT_NOT_FOUND, "rm-template of a template the driver does not store is "
            "SANDBOX_NOT_FOUND", stderr_has="Unknown sandbox template")
     result = ctl("rm-template", "--driver", "memory", "../../etc")
-    expect(result, EXIT_INVALID, "rm-template of something that is not a key is SANDBOX_INVALID")
+    expect(result, EXIT_NOT_FOUND, "rm-template of something neither a key nor a stored name "
+           "(a path) is SANDBOX_NOT_FOUND", stderr_has="sandboxctl templates")
     result = ctl("rm-template", "--driver", "memory")
     expect(result, EXIT_USAGE, "rm-template without KEY is a usage error")
     result = ctl("stop", "--driver", "memory", "--session", "a" * 64)
@@ -798,6 +804,7 @@ def test_bubblewrap():
     expect(result, EXIT_NOT_FOUND, "run --session of a deleted session is SANDBOX_NOT_FOUND")
     result = ctl("stop", "--state", state_path)
     expect(result, EXIT_NOT_FOUND, "stop of a deleted session is SANDBOX_NOT_FOUND")
+    test_template_names_bubblewrap(key)
     test_rm_template_bubblewrap(key)
 
     result = ctl("run", "--ephemeral", "one-shot", "--dir", tree, "/usr/bin/cat", "hello.txt")
@@ -856,6 +863,29 @@ def test_workspace_layering_report():
     result = ctl("--driver", "memory", "list", "--json")
     tap.check(result.returncode == 0 and "workspaceLayering" not in json.loads(result.stdout or b"{}"),
               "a backend that does not say has no workspaceLayering", describe(result))
+
+
+def test_template_names_bubblewrap(key):
+    """create and rm-template take a template's name where one stored
+    template has it (sandboxctl_resolve_template()); a shared name must be
+    chosen by key."""
+    result = ctl("create", "--template", "cli-test")
+    created = json.loads(result.stdout or b"{}")
+    tap.check(result.returncode == 0 and created.get("templateKey") == key,
+              "create --template takes the name the template was prewarmed with",
+              describe(result))
+    ctl("delete", "--session", created.get("sessionId", "x" * 64))
+    other = os.path.join(work, "other-tree")
+    os.makedirs(other, exist_ok=True)
+    write_file("other-tree/other.txt", "other\n")
+    result = ctl("prewarm", "--template", "cli-test", "--dir", other)
+    other_key = result.stdout.decode().strip()
+    result = ctl("create", "--template", "cli-test")
+    expect(result, EXIT_INVALID, "a name two templates share is SANDBOX_INVALID naming both keys",
+           stderr_has=other_key)
+    tap.check(key.encode() in result.stderr, "…and the first key", describe(result))
+    result = ctl("rm-template", other_key)
+    expect(result, 0, "rm-template by key", stdout_has="deleted")
 
 
 def test_rm_template_bubblewrap(key):
@@ -983,6 +1013,9 @@ def test_busy_and_stop(state_path, session_id):
     result = ctl("run", "--state", state_path, "/usr/bin/true")
     expect(result, EXIT_BUSY, "a second run while the lease is held is SANDBOX_BUSY",
            stderr_has="sandboxctl: SANDBOX_BUSY: Sandbox session already has an owner")
+    tap.check(f"pid {holder.pid}".encode() in result.stderr and b"sandboxctl stop" in result.stderr,
+              "…naming the holder's pid and that `sandboxctl stop` asks it to end",
+              describe(result))
     started = time.monotonic()
     result = ctl("stop", "--session", session_id)
     expect(result, 0, "stop asks the running sandboxctl to stop", stdout_has=str(holder.pid))
@@ -1029,7 +1062,8 @@ def test_stale_lease(state_path, session_id):
         expect(result, EXIT_BUSY, "stop refuses a stale lease and says how to recover",
                stderr_has="sandboxctl recover")
         result = ctl("run", "--state", state_path, "/usr/bin/true")
-        expect(result, EXIT_BUSY, "run still refuses a stale lease (nothing is taken over silently)")
+        expect(result, EXIT_BUSY, "run still refuses a stale lease (nothing is taken over "
+               "silently) and says how to recover", stderr_has="sandboxctl recover")
         result = ctl("recover", "--state", state_path)
         expect(result, 0, "recover takes over a stale lease whose owner left no processes")
         tap.check(not os.path.exists(lease) and
