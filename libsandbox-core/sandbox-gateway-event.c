@@ -37,6 +37,48 @@ G_DEFINE_ENUM_TYPE (SandboxGatewayArrival, sandbox_gateway_arrival,
   G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_ARRIVAL_SOCKET, "socket"),
   G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_ARRIVAL_PROXY, "proxy"))
 
+/* @value's nick in the enum @type: static types keep their class, so the
+ * string lives as long as the process. */
+static const char *
+enum_nick (GType type,
+           int   value)
+{
+  GEnumClass *klass = g_type_class_ref (type);
+  GEnumValue *found = g_enum_get_value (klass, value);
+
+  g_type_class_unref (klass);
+  return found != NULL ? found->value_nick : NULL;
+}
+
+/**
+ * sandbox_gateway_decision_to_string:
+ * @decision: a [enum@Sandbox.GatewayDecision]
+ *
+ * The decision's name as logs and JSON spell it: `allowed`, `denied`,
+ * `busy`, `failed` or `bad-request`.
+ *
+ * Returns: (nullable): the name, or %NULL for a value that is no decision
+ */
+const char *
+sandbox_gateway_decision_to_string (SandboxGatewayDecision decision)
+{
+  return enum_nick (SANDBOX_TYPE_GATEWAY_DECISION, decision);
+}
+
+/**
+ * sandbox_gateway_arrival_to_string:
+ * @arrival: a [enum@Sandbox.GatewayArrival]
+ *
+ * How a request arrived, as logs and JSON spell it: `socket`, `proxy`, …
+ *
+ * Returns: (nullable): the name, or %NULL for a value that is no arrival
+ */
+const char *
+sandbox_gateway_arrival_to_string (SandboxGatewayArrival arrival)
+{
+  return enum_nick (SANDBOX_TYPE_GATEWAY_ARRIVAL, arrival);
+}
+
 G_DEFINE_BOXED_TYPE (SandboxGatewayEvent, sandbox_gateway_event,
                      sandbox_gateway_event_ref, sandbox_gateway_event_unref)
 

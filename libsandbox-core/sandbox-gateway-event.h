@@ -44,6 +44,8 @@ typedef enum
 #define SANDBOX_TYPE_GATEWAY_DECISION (sandbox_gateway_decision_get_type ())
 SANDBOX_AVAILABLE_IN_ALL
 GType sandbox_gateway_decision_get_type (void) G_GNUC_CONST;
+SANDBOX_AVAILABLE_IN_ALL
+const char *sandbox_gateway_decision_to_string (SandboxGatewayDecision decision);
 
 /**
  * SandboxGatewayArrival:
@@ -63,6 +65,8 @@ typedef enum
 #define SANDBOX_TYPE_GATEWAY_ARRIVAL (sandbox_gateway_arrival_get_type ())
 SANDBOX_AVAILABLE_IN_ALL
 GType sandbox_gateway_arrival_get_type (void) G_GNUC_CONST;
+SANDBOX_AVAILABLE_IN_ALL
+const char *sandbox_gateway_arrival_to_string (SandboxGatewayArrival arrival);
 
 /**
  * SandboxGatewayEvent:

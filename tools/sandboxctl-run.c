@@ -297,8 +297,8 @@ static JsonNode *
 audit_event_to_node (SandboxGatewayEvent *event)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(GEnumClass) decisions = g_type_class_ref (SANDBOX_TYPE_GATEWAY_DECISION);
-  GEnumValue *decision = g_enum_get_value (decisions, sandbox_gateway_event_get_decision (event));
+  const char *decision =
+    sandbox_gateway_decision_to_string (sandbox_gateway_event_get_decision (event));
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "host");
@@ -308,7 +308,7 @@ audit_event_to_node (SandboxGatewayEvent *event)
   json_builder_set_member_name (builder, "path");
   json_builder_add_string_value (builder, sandbox_gateway_event_get_path (event));
   json_builder_set_member_name (builder, "decision");
-  json_builder_add_string_value (builder, decision != NULL ? decision->value_nick : "unknown");
+  json_builder_add_string_value (builder, decision != NULL ? decision : "unknown");
   json_builder_set_member_name (builder, "reason");
   json_builder_add_string_value (builder, sandbox_gateway_event_get_reason (event));
   json_builder_set_member_name (builder, "status");
