@@ -57,7 +57,8 @@ struct _SandboxCodingToolEntry
 
 const SandboxCodingToolEntry *sandbox_coding_schema_lookup          (const char                 *name);
 JsonNode                     *sandbox_coding_schema_unknown_tool    (void);
-char                         *sandbox_coding_schema_dup_definitions (const SandboxCodingLimits  *limits);
+char                         *sandbox_coding_schema_dup_definitions (const SandboxCodingLimits  *limits,
+                                                                     const char                 *schema_member);
 JsonNode                     *sandbox_coding_schema_parse           (SandboxCodingCall          *call,
                                                                      const char                 *arguments_json,
                                                                      const SandboxCodingLimits  *limits);

@@ -232,9 +232,11 @@ add_parameters_schema (JsonBuilder                  *builder,
   json_builder_end_object (builder);
 }
 
-/* What the model sees: the function-calling shape, strict schemas. */
+/* What the model sees: strict schemas, each under @schema_member
+ * ("parameters" for function calling, "input_schema" for Anthropic's). */
 char *
-sandbox_coding_schema_dup_definitions (const SandboxCodingLimits *limits)
+sandbox_coding_schema_dup_definitions (const SandboxCodingLimits *limits,
+                                       const char                *schema_member)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) root = NULL;
@@ -250,7 +252,7 @@ sandbox_coding_schema_dup_definitions (const SandboxCodingLimits *limits)
       json_builder_add_string_value (builder, tool->name);
       json_builder_set_member_name (builder, "description");
       json_builder_add_string_value (builder, described != NULL ? described : tool->description);
-      json_builder_set_member_name (builder, "parameters");
+      json_builder_set_member_name (builder, schema_member);
       add_parameters_schema (builder, tool, limits);
       json_builder_end_object (builder);
     }

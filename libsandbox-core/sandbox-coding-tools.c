@@ -620,12 +620,36 @@ sandbox_coding_tools_get_limits (SandboxCodingTools  *self,
 char *
 sandbox_coding_tools_get_definitions_json (SandboxCodingTools *self)
 {
+  return sandbox_coding_tools_get_definitions_json_full (self,
+                                                        SANDBOX_CODING_DEFINITION_SHAPE_PARAMETERS);
+}
+
+/**
+ * sandbox_coding_tools_get_definitions_json_full:
+ * @self: a [class@Sandbox.CodingTools]
+ * @shape: how each definition is spelled
+ *
+ * [method@Sandbox.CodingTools.get_definitions_json] in the shape a model's
+ * API takes: with %SANDBOX_CODING_DEFINITION_SHAPE_INPUT_SCHEMA each
+ * definition is `{"name", "description", "input_schema"}`, as the
+ * Anthropic Messages API's `tools` array wants it.
+ *
+ * Returns: (transfer full): the definitions as JSON
+ */
+char *
+sandbox_coding_tools_get_definitions_json_full (SandboxCodingTools           *self,
+                                                SandboxCodingDefinitionShape  shape)
+{
   SandboxCodingLimits limits;
 
   g_return_val_if_fail (SANDBOX_IS_CODING_TOOLS (self), NULL);
+  g_return_val_if_fail (shape == SANDBOX_CODING_DEFINITION_SHAPE_PARAMETERS ||
+                        shape == SANDBOX_CODING_DEFINITION_SHAPE_INPUT_SCHEMA, NULL);
 
   sandbox_coding_tools_get_limits (self, &limits);
-  return sandbox_coding_schema_dup_definitions (&limits);
+  return sandbox_coding_schema_dup_definitions (&limits,
+                                                shape == SANDBOX_CODING_DEFINITION_SHAPE_INPUT_SCHEMA
+                                                ? "input_schema" : "parameters");
 }
 
 static gboolean

@@ -21,6 +21,23 @@
 G_BEGIN_DECLS
 
 /**
+ * SandboxCodingDefinitionShape:
+ * @SANDBOX_CODING_DEFINITION_SHAPE_PARAMETERS: `{"name", "description",
+ *   "parameters"}`: the shape of OpenAI-style function calling, and of
+ *   [method@Sandbox.CodingTools.get_definitions_json]
+ * @SANDBOX_CODING_DEFINITION_SHAPE_INPUT_SCHEMA: `{"name", "description",
+ *   "input_schema"}`: the shape of the Anthropic Messages API's tools
+ *
+ * How [method@Sandbox.CodingTools.get_definitions_json_full] spells each
+ * tool's definition; the JSON Schema of its arguments is the same in both.
+ */
+typedef enum
+{
+  SANDBOX_CODING_DEFINITION_SHAPE_PARAMETERS,
+  SANDBOX_CODING_DEFINITION_SHAPE_INPUT_SCHEMA,
+} SandboxCodingDefinitionShape;
+
+/**
  * SANDBOX_CODING_DEFAULT_SHELL:
  *
  * The shell the `shell` tool runs commands with unless configured.
@@ -97,6 +114,9 @@ void                 sandbox_coding_tools_set_required_restrictions (SandboxCodi
 
 SANDBOX_AVAILABLE_IN_ALL
 char                *sandbox_coding_tools_get_definitions_json (SandboxCodingTools   *self);
+SANDBOX_AVAILABLE_IN_ALL
+char                *sandbox_coding_tools_get_definitions_json_full (SandboxCodingTools          *self,
+                                                                     SandboxCodingDefinitionShape shape);
 SANDBOX_AVAILABLE_IN_ALL
 char                *sandbox_coding_tools_invoke               (SandboxCodingTools   *self,
                                                                 const char           *name,

@@ -97,6 +97,42 @@ test_definitions (Fixture       *fixture,
   }
 }
 
+/* The Anthropic shape is the same definitions with the schema under
+ * "input_schema": parse both and compare them member by member. */
+static void
+test_definitions_input_schema (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autofree char *plain = sandbox_coding_tools_get_definitions_json (fixture->tools);
+  g_autofree char *shaped =
+    sandbox_coding_tools_get_definitions_json_full (fixture->tools,
+                                                    SANDBOX_CODING_DEFINITION_SHAPE_INPUT_SCHEMA);
+  g_autoptr(JsonNode) plain_root = json_from_string (plain, NULL);
+  g_autoptr(JsonNode) shaped_root = json_from_string (shaped, NULL);
+  JsonArray *plain_tools = json_node_get_array (plain_root);
+  JsonArray *shaped_tools = json_node_get_array (shaped_root);
+  g_autofree char *default_shape =
+    sandbox_coding_tools_get_definitions_json_full (fixture->tools,
+                                                    SANDBOX_CODING_DEFINITION_SHAPE_PARAMETERS);
+
+  g_assert_cmpstr (default_shape, ==, plain);
+  g_assert_cmpuint (json_array_get_length (shaped_tools), ==, json_array_get_length (plain_tools));
+  for (guint i = 0; i < json_array_get_length (plain_tools); i++)
+    {
+      JsonObject *a = json_array_get_object_element (plain_tools, i);
+      JsonObject *b = json_array_get_object_element (shaped_tools, i);
+
+      g_assert_cmpuint (json_object_get_size (b), ==, 3);
+      g_assert_false (json_object_has_member (b, "parameters"));
+      g_assert_cmpstr (json_object_get_string_member (a, "name"), ==,
+                       json_object_get_string_member (b, "name"));
+      g_assert_cmpstr (json_object_get_string_member (a, "description"), ==,
+                       json_object_get_string_member (b, "description"));
+      g_assert_true (json_node_equal (json_object_get_member (a, "parameters"),
+                                      json_object_get_member (b, "input_schema")));
+    }
+}
+
 /* The definitions the model sees are generated from the tool table; they
  * must stay byte-identical to what the hand-written JSON gave (the golden
  * copies in tests/coding/ were produced by that code). Change one character
@@ -442,6 +478,7 @@ main (int   argc,
 
   g_test_add_func ("/coding/no-binding", test_no_binding);
   ADD ("definitions", test_definitions);
+  ADD ("definitions-input-schema", test_definitions_input_schema);
   ADD ("definitions-golden", test_definitions_golden);
   ADD ("argument-messages", test_argument_messages);
   ADD ("authorization", test_authorization);
