@@ -76,6 +76,10 @@ gboolean                  sandbox_gateway_connection_has_spoken (SandboxGatewayC
 gboolean                  sandbox_gateway_connection_waits_for_head (SandboxGatewayConnection         *self);
 gint64                    sandbox_gateway_connection_get_deadline_us (SandboxGatewayConnection        *self);
 SandboxGatewayArrival     sandbox_gateway_connection_get_arrival (SandboxGatewayConnection           *self);
+void                      sandbox_gateway_connection_set_tunnel_origin (SandboxGatewayConnection *self,
+                                                                        const char               *origin);
+const char               *sandbox_gateway_connection_get_tunnel_origin (SandboxGatewayConnection *self);
+GSocket                  *sandbox_gateway_connection_get_socket (SandboxGatewayConnection            *self);
 gboolean                  sandbox_gateway_connection_target_is_origin_form (SandboxGatewayConnection *self);
 gboolean                  sandbox_gateway_connection_track_body (SandboxGatewayConnection             *self,
                                                                  SoupServerMessage                    *msg);

@@ -48,6 +48,7 @@ struct _SandboxGatewayConnection
   SoupServerMessage *current;   /* borrowed, the message the phase is about */
   gboolean input_refused;       /* a request cut short or too slow was audited */
   SandboxGatewayArrival arrival; /* the listener it was accepted on */
+  char *tunnel_origin;          /* a tunnel's: the origin its CONNECT named */
 };
 
 static GQuark
@@ -182,6 +183,7 @@ connection_free (gpointer data)
   g_source_unref (self->deadline);
   g_clear_weak_pointer (&self->socket);
   g_clear_weak_pointer (&self->stream);
+  g_free (self->tunnel_origin);
   g_free (self);
 }
 
@@ -376,6 +378,36 @@ SandboxGatewayArrival
 sandbox_gateway_connection_get_arrival (SandboxGatewayConnection *self)
 {
   return self != NULL ? self->arrival : SANDBOX_GATEWAY_ARRIVAL_SOCKET;
+}
+
+/*
+ * sandbox_gateway_connection_set_tunnel_origin:
+ * @origin: the allowed origin the tunnel's CONNECT named
+ *
+ * Marks a connection that carries a tunnel's requests: each must name
+ * @origin.
+ */
+void
+sandbox_gateway_connection_set_tunnel_origin (SandboxGatewayConnection *self,
+                                              const char               *origin)
+{
+  g_free (self->tunnel_origin);
+  self->tunnel_origin = g_strdup (origin);
+}
+
+/* Returns: (nullable): the origin a tunnel's connection is bound to */
+const char *
+sandbox_gateway_connection_get_tunnel_origin (SandboxGatewayConnection *self)
+{
+  return self != NULL ? self->tunnel_origin : NULL;
+}
+
+/* Returns: (nullable) (transfer none): the connection's socket, while
+ * libsoup has it */
+GSocket *
+sandbox_gateway_connection_get_socket (SandboxGatewayConnection *self)
+{
+  return self->socket;
 }
 
 /* libsoup takes a target not starting with "/" for an absolute URI (or

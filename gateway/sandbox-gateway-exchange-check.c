@@ -136,10 +136,44 @@ find_rule_for_authority (SandboxNetworkPolicy *policy,
   return NULL;
 }
 
-/* A CONNECT on a proxy listener: refused (403) unless an allowed origin has
- * its host and port, and otherwise answered 501, since tunnels are not
- * served yet. Either way nothing of the connection is relayed: the answer
- * closes it. */
+/* Answers an allowed CONNECT with 200 and has the server end the guest's
+ * TLS once the answer is written (sandbox-gateway-tunnel.c). */
+static void
+open_tunnel (SandboxGatewayExchanges  *exchanges,
+             SoupServerMessage        *msg,
+             const char               *hostname,
+             const char               *authority,
+             const SandboxNetworkRule *rule,
+             gint64                    started_us)
+{
+  soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+  soup_server_message_set_status (msg, SOUP_STATUS_OK, "Connection established");
+  sandbox_gateway_exchanges_audit (exchanges, msg, started_us, &(SandboxGatewayAuditRecord) {
+    .host = authority, .decision = SANDBOX_GATEWAY_DECISION_ALLOWED, .reason = "tunnel-opened",
+    .status = SOUP_STATUS_OK,
+  });
+  exchanges->open_tunnel (msg, hostname, rule->origin, exchanges->open_tunnel_data);
+}
+
+/* Why a CONNECT an origin allows is still not tunnelled, or NULL: the
+ * gateway makes certificates for host names of https origins only (an IP
+ * literal has no name to give the guest's TLS, and the tunnel's requests go
+ * upstream over https). */
+static const char *
+tunnel_refusal (const char               *hostname,
+                const SandboxNetworkRule *rule)
+{
+  if (g_hostname_is_ip_address (hostname))
+    return "tunnel-to-ip-literal";
+  if (g_strcmp0 (rule->scheme, "https") != 0)
+    return "tunnel-not-https";
+  return NULL;
+}
+
+/* A CONNECT on a proxy listener: refused (403) unless an allowed https
+ * origin has its host (a name) and port; then answered 200 and tunnelled,
+ * or 501 when the gateway has no CA to end TLS with. Nothing of the
+ * connection is ever relayed as it is: a refusal closes it. */
 static void
 check_connect (SandboxGatewayExchanges *exchanges,
                SoupServerMessage       *msg,
@@ -148,7 +182,9 @@ check_connect (SandboxGatewayExchanges *exchanges,
 {
   g_autofree char *hostname = NULL;
   g_autofree char *authority = NULL;
+  const SandboxNetworkRule *rule = NULL;
   SandboxGatewayRefusal refusal;
+  const char *reason;
   guint16 port;
 
   if (!sandbox_gateway_http_check_connect (msg, &hostname, &port, &refusal))
@@ -158,14 +194,23 @@ check_connect (SandboxGatewayExchanges *exchanges,
     }
   authority = strchr (hostname, ':') != NULL ? g_strdup_printf ("[%s]:%u", hostname, port)
                                              : g_strdup_printf ("%s:%u", hostname, port);
-  if (sandbox_network_policy_get_kind (policy) != SANDBOX_NETWORK_POLICY_ALLOW_LIST ||
-      find_rule_for_authority (policy, hostname, port) == NULL)
+  if (sandbox_network_policy_get_kind (policy) == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
+    rule = find_rule_for_authority (policy, hostname, port);
+  reason = rule == NULL ? "host-not-allowed"
+         : exchanges->open_tunnel != NULL ? tunnel_refusal (hostname, rule)
+         : NULL;
+  if (reason != NULL)
     {
       refusal = (SandboxGatewayRefusal) {
-        SOUP_STATUS_FORBIDDEN, SANDBOX_GATEWAY_DECISION_DENIED, "host-not-allowed",
+        SOUP_STATUS_FORBIDDEN, SANDBOX_GATEWAY_DECISION_DENIED, reason,
       };
       refuse_early (exchanges, msg, authority, NULL, started_us, &refusal,
                     sandbox_gateway_answer_error_for (refusal.decision), TRUE);
+      return;
+    }
+  if (exchanges->open_tunnel != NULL)
+    {
+      open_tunnel (exchanges, msg, hostname, authority, rule, started_us);
       return;
     }
 
@@ -202,6 +247,7 @@ sandbox_gateway_exchange_check (SandboxGatewayExchanges  *exchanges,
   SandboxGatewayRefusal refusal;
   g_autofree char *target = NULL;
   const char *host = NULL;
+  const char *tunnel_origin;
   SandboxGatewayExchange *exchange;
   gboolean origin_form;
   gboolean proxy = sandbox_gateway_connection_get_arrival (connection) == SANDBOX_GATEWAY_ARRIVAL_PROXY;
@@ -231,10 +277,15 @@ sandbox_gateway_exchange_check (SandboxGatewayExchanges  *exchanges,
   if (sandbox_network_policy_get_kind (policy) == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
     rule = sandbox_network_policy_find_rule (policy, host);
 
-  if (rule == NULL)
+  /* A tunnel's requests must name the origin its CONNECT named, whose
+   * certificate the guest's TLS was answered with: another, even an allowed
+   * one, is domain fronting. */
+  tunnel_origin = sandbox_gateway_connection_get_tunnel_origin (connection);
+  if (rule == NULL || (tunnel_origin != NULL && strcmp (rule->origin, tunnel_origin) != 0))
     {
       refusal = (SandboxGatewayRefusal) {
-        SOUP_STATUS_FORBIDDEN, SANDBOX_GATEWAY_DECISION_DENIED, "host-not-allowed",
+        SOUP_STATUS_FORBIDDEN, SANDBOX_GATEWAY_DECISION_DENIED,
+        rule == NULL ? "host-not-allowed" : "host-not-tunnel-origin",
       };
       sandbox_gateway_exchanges_refuse (exchanges, msg, host, target, started_us, &refusal);
       return NULL;

@@ -29,6 +29,13 @@ typedef enum
   SANDBOX_GATEWAY_EXCHANGE_ANSWERED,
 } SandboxGatewayExchangeState;
 
+/* Opens the tunnel an allowed CONNECT asked for, once its answer is
+ * written: @origin is the rule's, @hostname the CONNECT's host. */
+typedef void (*SandboxGatewayTunnelOpener) (SoupServerMessage *msg,
+                                            const char        *hostname,
+                                            const char        *origin,
+                                            gpointer           user_data);
+
 /* What the exchanges of one server share: the server owns it; everything
  * in it belongs to the gateway thread. */
 typedef struct
@@ -40,6 +47,10 @@ typedef struct
   GHashTable *table;          /* SoupServerMessage → SandboxGatewayExchange */
   SandboxUpstream *upstream;  /* made on the first forwarded request */
   guint n_forwarding;
+  /* NULL without a CA: an allowed CONNECT is then answered 501. */
+  SandboxGatewayTunnelOpener open_tunnel;
+  gpointer open_tunnel_data;
+  const char *upstream_ca_file; /* the server's; NULL: the system's store */
 } SandboxGatewayExchanges;
 
 void                     sandbox_gateway_exchanges_init    (SandboxGatewayExchanges             *self,

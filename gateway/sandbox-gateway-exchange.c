@@ -571,7 +571,8 @@ configure_easy (SandboxGatewayExchange *exchange,
   g_autofree char *url = g_strconcat (exchange->rule->origin, exchange->target, NULL);
 
   sandbox_gateway_request_configure (easy, url, soup_server_message_get_method (exchange->msg),
-                                     exchange->request_body, exchange->upstream_headers, remaining_ms);
+                                     exchange->request_body, exchange->upstream_headers, remaining_ms,
+                                     exchange->exchanges->upstream_ca_file);
   curl_easy_setopt (easy, CURLOPT_ERRORBUFFER, exchange->error_buffer);
   curl_easy_setopt (easy, CURLOPT_HEADERFUNCTION, on_upstream_header);
   curl_easy_setopt (easy, CURLOPT_HEADERDATA, exchange);

@@ -33,7 +33,8 @@ void               sandbox_gateway_request_configure (CURL                     *
                                                       const char               *method,
                                                       GBytes                   *body,
                                                       struct curl_slist        *headers,
-                                                      gint64                    remaining_ms);
+                                                      gint64                    remaining_ms,
+                                                      const char               *ca_file);
 void               sandbox_gateway_request_failure   (CURLcode                  result,
                                                       const char               *origin,
                                                       const char               *error_buffer,

@@ -118,6 +118,8 @@ set_method (CURL       *easy,
  * @headers: from sandbox_gateway_request_headers(), kept alive by the caller
  *   until the transfer ends
  * @remaining_ms: what is left of the request deadline
+ * @ca_file: (nullable): the CA certificates to trust for upstreams instead
+ *   of the system's
  *
  * Sets everything about @easy that is not the caller's own callbacks.
  */
@@ -127,9 +129,12 @@ sandbox_gateway_request_configure (CURL              *easy,
                                    const char        *method,
                                    GBytes            *body,
                                    struct curl_slist *headers,
-                                   gint64             remaining_ms)
+                                   gint64             remaining_ms,
+                                   const char        *ca_file)
 {
   curl_easy_setopt (easy, CURLOPT_URL, url);
+  if (ca_file != NULL)
+    curl_easy_setopt (easy, CURLOPT_CAINFO, ca_file);
   curl_easy_setopt (easy, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt (easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt (easy, CURLOPT_FOLLOWLOCATION, 0L);

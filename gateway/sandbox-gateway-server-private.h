@@ -13,6 +13,7 @@
 
 #include "sandbox-network-policy.h"
 #include "sandbox-gateway-event.h"
+#include "sandbox-gateway-ca-private.h"
 
 G_BEGIN_DECLS
 
@@ -31,6 +32,8 @@ SandboxGatewayServer *sandbox_gateway_server_new        (GSocket                
                                                          SandboxNetworkPolicy                *policy,
                                                          guint                                request_timeout_ms,
                                                          guint                                header_timeout_ms,
+                                                         SandboxGatewayCa                    *ca,
+                                                         const char                          *upstream_ca_file,
                                                          const SandboxGatewayServerCallbacks *callbacks,
                                                          gpointer                             user_data,
                                                          GError                             **error);

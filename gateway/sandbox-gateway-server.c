@@ -30,6 +30,7 @@
 #include "sandbox-gateway-exchange-private.h"
 #include "sandbox-gateway-loop-private.h"
 #include "sandbox-gateway-server-private.h"
+#include "sandbox-gateway-tunnel-private.h"
 
 /* A guest holding this many connections open is refused new ones, so a
  * guest cannot exhaust the host's file descriptors; unless one of them has
@@ -47,6 +48,9 @@ struct _SandboxGatewayServer
   guint header_timeout_ms;
   SandboxGatewayServerCallbacks callbacks;
   gpointer user_data;
+  SandboxGatewayCa *ca;             /* NULL: CONNECT is not tunnelled */
+  char *upstream_ca_file;
+  GCancellable *tunnels;            /* cancelled when the server stops */
 
   /* Everything below belongs to the gateway thread. */
   GSocket *listener;
@@ -311,10 +315,12 @@ evict_idle_connection (SandboxGatewayServer *self)
   return TRUE;
 }
 
+/* @tunnel_origin: (nullable): a tunnel's origin, for its plain side */
 static void
 accept_connection (SandboxGatewayServer  *self,
                    GSocket               *socket,
-                   SandboxGatewayArrival  arrival)
+                   SandboxGatewayArrival  arrival,
+                   const char            *tunnel_origin)
 {
   g_autoptr(GError) error = NULL;
   SandboxGatewayConnection *connection;
@@ -337,6 +343,8 @@ accept_connection (SandboxGatewayServer  *self,
 
   connection = sandbox_gateway_connection_new (socket, arrival, self->header_timeout_ms,
                                                &connection_events, self);
+  if (tunnel_origin != NULL)
+    sandbox_gateway_connection_set_tunnel_origin (connection, tunnel_origin);
   g_queue_push_tail (&self->quiet, connection);
   g_hash_table_insert (self->connections, connection, g_queue_peek_tail_link (&self->quiet));
   if (!sandbox_gateway_connection_serve (connection, self->soup, self->stand_in_address, &error))
@@ -360,7 +368,7 @@ accept_all (SandboxGatewayServer  *self,
           break;
         }
 
-      accept_connection (self, socket, arrival);
+      accept_connection (self, socket, arrival, NULL);
     }
 }
 
@@ -489,6 +497,42 @@ sandbox_gateway_server_remove_proxy_listener (SandboxGatewayServer *self,
 }
 
 /* libsoup handlers */
+
+/* Tunnels */
+
+static void
+on_tunnel_ready (GSocket    *plain,
+                 const char *origin,
+                 gpointer    user_data)
+{
+  accept_connection (user_data, plain, SANDBOX_GATEWAY_ARRIVAL_TUNNEL, origin);
+}
+
+/* The tunnel's connection leaves the server's accounting: it is libsoup's
+ * no more. */
+static void
+on_tunnel_taken (SandboxGatewayConnection *connection,
+                 gpointer                  user_data)
+{
+  on_connection_closed (connection, user_data);
+}
+
+static const SandboxGatewayTunnelHooks tunnel_hooks = {
+  .taken = on_tunnel_taken,
+  .ready = on_tunnel_ready,
+};
+
+static void
+open_tunnel (SoupServerMessage *msg,
+             const char        *hostname,
+             const char        *origin,
+             gpointer           user_data)
+{
+  SandboxGatewayServer *self = user_data;
+
+  sandbox_gateway_tunnel_open (msg, self->ca, hostname, origin, self->header_timeout_ms,
+                               self->tunnels, &tunnel_hooks, self);
+}
 
 static GQuark
 checked_quark (void)
@@ -671,6 +715,12 @@ start_on_gateway_thread (gpointer user_data)
   self->stand_in_address = g_inet_socket_address_new (loopback, 80);
   sandbox_gateway_exchanges_init (&self->exchanges, &self->callbacks, self->user_data,
                                   self->request_timeout_ms, self->header_timeout_ms);
+  self->exchanges.upstream_ca_file = self->upstream_ca_file;
+  if (self->ca != NULL)
+    {
+      self->exchanges.open_tunnel = open_tunnel;
+      self->exchanges.open_tunnel_data = self;
+    }
   self->connections = g_hash_table_new (NULL, NULL);
   self->evicted = g_hash_table_new (NULL, NULL);
   self->proxy_listeners = g_hash_table_new_full (NULL, NULL, NULL, proxy_listener_free);
@@ -701,6 +751,7 @@ stop_on_gateway_thread (gpointer user_data)
   SandboxGatewayConnection *connection;
 
   self->closed = TRUE;
+  g_cancellable_cancel (self->tunnels);
 
   if (self->accept_source != NULL)
     g_source_destroy (self->accept_source);
@@ -730,9 +781,25 @@ stop_on_gateway_thread (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+static void
+server_clear (SandboxGatewayServer *self)
+{
+  g_object_unref (self->listener);
+  g_object_unref (self->policy);
+  g_clear_pointer (&self->ca, sandbox_gateway_ca_unref);
+  g_free (self->upstream_ca_file);
+  g_object_unref (self->tunnels);
+  g_mutex_clear (&self->policy_lock);
+  g_free (self);
+}
+
 /*
  * sandbox_gateway_server_new:
  * @listener: a bound, listening socket
+ * @ca: (nullable): the CA to end tunnels' TLS with; %NULL answers an
+ *   allowed CONNECT 501
+ * @upstream_ca_file: (nullable): the CA certificates libcurl trusts for
+ *   upstreams; %NULL: the system's
  *
  * Starts serving @listener on the gateway thread, and returns once it is.
  */
@@ -741,12 +808,18 @@ sandbox_gateway_server_new (GSocket                              *listener,
                             SandboxNetworkPolicy                 *policy,
                             guint                                 request_timeout_ms,
                             guint                                 header_timeout_ms,
+                            SandboxGatewayCa                     *ca,
+                            const char                           *upstream_ca_file,
                             const SandboxGatewayServerCallbacks  *callbacks,
                             gpointer                              user_data,
                             GError                              **error)
 {
   SandboxGatewayServer *self = g_new0 (SandboxGatewayServer, 1);
   StartCall call = { self };
+
+  self->ca = ca != NULL ? sandbox_gateway_ca_ref (ca) : NULL;
+  self->upstream_ca_file = g_strdup (upstream_ca_file);
+  self->tunnels = g_cancellable_new ();
 
   g_mutex_init (&self->policy_lock);
   self->policy = g_object_ref (policy);
@@ -762,10 +835,7 @@ sandbox_gateway_server_new (GSocket                              *listener,
     {
       g_propagate_error (error, call.error);
       sandbox_gateway_loop_invoke_sync (stop_on_gateway_thread, self);
-      g_object_unref (self->listener);
-      g_object_unref (self->policy);
-      g_mutex_clear (&self->policy_lock);
-      g_free (self);
+      server_clear (self);
       return NULL;
     }
 
@@ -805,9 +875,5 @@ sandbox_gateway_server_free (SandboxGatewayServer *self)
     return;
 
   sandbox_gateway_loop_invoke_sync (stop_on_gateway_thread, self);
-
-  g_object_unref (self->listener);
-  g_object_unref (self->policy);
-  g_mutex_clear (&self->policy_lock);
-  g_free (self);
+  server_clear (self);
 }

@@ -15,6 +15,7 @@
 
 #include "sandbox-error.h"
 #include "sandbox-gateway.h"
+#include "sandbox-gateway-ca-private.h"
 #include "sandbox-gateway-relay-private.h"
 #include "sandbox-gateway-server-private.h"
 #include "sandbox-log-private.h"
@@ -33,7 +34,9 @@
  * host in a single `Host` header and use an origin-form target (on a proxy
  * listener, see [method@Sandbox.Gateway.add_proxy_listener], also an
  * absolute-form one); `CONNECT` and methods other than GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS are
- * refused with 403, more than 16 requests in flight with 503, and malformed or
+ * refused with 403 (on a proxy listener an allowed `CONNECT` opens a tunnel
+ * whose TLS the gateway ends, see [property@Sandbox.Gateway:ca-directory]),
+ * more than 16 requests in flight with 503, and malformed or
  * ambiguous requests with 400 — before anything is forwarded. Upstream
  * requests carry only the guest's `Content-Type` and `Accept` plus the rule's
  * headers, follow no redirect (a 3xx becomes 502), use no proxy, and are
@@ -65,6 +68,9 @@ struct _SandboxGateway
   SandboxNetworkPolicy *initial_policy;
   guint request_timeout_ms;
   guint header_timeout_ms;
+  char *ca_directory;
+  char *upstream_ca_file;
+  char *ca_file;
 
   GMutex lock;
   char *directory;
@@ -85,6 +91,8 @@ enum {
   PROP_REQUEST_TIMEOUT_MS,
   PROP_HEADER_TIMEOUT_MS,
   PROP_SOCKET_PATH,
+  PROP_CA_DIRECTORY,
+  PROP_UPSTREAM_CA_FILE,
   N_PROPS
 };
 
@@ -185,8 +193,17 @@ sandbox_gateway_initable_init (GInitable     *initable,
   g_autoptr(SandboxNetworkPolicy) policy = NULL;
   g_autoptr(GSocket) listener = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_autoptr(SandboxGatewayCa) ca = NULL;
 
   g_return_val_if_fail (self->server == NULL, FALSE);
+
+  if (self->ca_directory != NULL)
+    {
+      ca = sandbox_gateway_ca_open (self->ca_directory, error);
+      if (ca == NULL)
+        return FALSE;
+      self->ca_file = g_strdup (sandbox_gateway_ca_get_file (ca));
+    }
 
   policy = self->initial_policy != NULL ? g_object_ref (self->initial_policy)
                                         : sandbox_network_policy_new_deny_all ();
@@ -211,6 +228,7 @@ sandbox_gateway_initable_init (GInitable     *initable,
   self->relay = sandbox_gateway_relay_new (G_OBJECT (self), emit_signals);
   self->server = sandbox_gateway_server_new (listener, policy,
                                              self->request_timeout_ms, self->header_timeout_ms,
+                                             ca, self->upstream_ca_file,
                                              &server_callbacks, self->relay, error);
   if (self->server == NULL)
     {
@@ -243,6 +261,9 @@ sandbox_gateway_finalize (GObject *object)
     sandbox_gateway_relay_close (self->relay);
   g_clear_pointer (&self->relay, sandbox_gateway_relay_unref);
   g_free (self->socket_path);
+  g_free (self->ca_directory);
+  g_free (self->upstream_ca_file);
+  g_free (self->ca_file);
   g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (sandbox_gateway_parent_class)->finalize (object);
@@ -270,6 +291,12 @@ sandbox_gateway_get_property (GObject    *object,
     case PROP_SOCKET_PATH:
       g_value_set_string (value, self->socket_path);
       break;
+    case PROP_CA_DIRECTORY:
+      g_value_set_string (value, self->ca_directory);
+      break;
+    case PROP_UPSTREAM_CA_FILE:
+      g_value_set_string (value, self->upstream_ca_file);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -296,6 +323,12 @@ sandbox_gateway_set_property (GObject      *object,
       break;
     case PROP_HEADER_TIMEOUT_MS:
       self->header_timeout_ms = g_value_get_uint (value);
+      break;
+    case PROP_CA_DIRECTORY:
+      self->ca_directory = g_value_dup_string (value);
+      break;
+    case PROP_UPSTREAM_CA_FILE:
+      self->upstream_ca_file = g_value_dup_string (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -353,6 +386,31 @@ sandbox_gateway_class_init (SandboxGatewayClass *klass)
   properties[PROP_SOCKET_PATH] =
     g_param_spec_string ("socket-path", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SandboxGateway:ca-directory: (type filename)
+   *
+   * The directory of the certificate authority the gateway answers the
+   * guest's TLS with after an allowed `CONNECT` on a proxy listener, made
+   * there on first use (`ca.pem`, and `ca.key` of mode 0600, which must
+   * stay on the host); its parent must exist. Delete the directory to
+   * rotate the CA: the next gateway makes a new one. %NULL (the default)
+   * answers an allowed `CONNECT` 501 instead.
+   */
+  properties[PROP_CA_DIRECTORY] =
+    g_param_spec_string ("ca-directory", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SandboxGateway:upstream-ca-file: (type filename)
+   *
+   * A PEM file of the CA certificates the gateway trusts for `https`
+   * upstreams, instead of the system's store; %NULL (the default) uses the
+   * system's.
+   */
+  properties[PROP_UPSTREAM_CA_FILE] =
+    g_param_spec_string ("upstream-ca-file", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -459,6 +517,25 @@ sandbox_gateway_get_socket_path (SandboxGateway *self)
   g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), NULL);
 
   return self->socket_path;
+}
+
+/**
+ * sandbox_gateway_get_ca_file:
+ * @self: a [class@Sandbox.Gateway]
+ *
+ * Gets the certificate of the CA the gateway ends tunnels' TLS with, which
+ * a driver gives its guests to trust
+ * (see [property@Sandbox.Gateway:ca-directory]).
+ *
+ * Returns: (type filename) (nullable): the PEM file of the CA's
+ *   certificate, or %NULL if the gateway has no CA
+ */
+const char *
+sandbox_gateway_get_ca_file (SandboxGateway *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), NULL);
+
+  return self->ca_file;
 }
 
 /**

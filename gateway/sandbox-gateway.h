@@ -48,6 +48,8 @@ SandboxGateway       *sandbox_gateway_new_full        (SandboxNetworkPolicy  *po
 SANDBOX_AVAILABLE_IN_ALL
 const char           *sandbox_gateway_get_socket_path (SandboxGateway        *self);
 SANDBOX_AVAILABLE_IN_ALL
+const char           *sandbox_gateway_get_ca_file     (SandboxGateway        *self);
+SANDBOX_AVAILABLE_IN_ALL
 SandboxNetworkPolicy *sandbox_gateway_dup_policy      (SandboxGateway        *self);
 SANDBOX_AVAILABLE_IN_ALL
 void                  sandbox_gateway_set_policy      (SandboxGateway        *self,

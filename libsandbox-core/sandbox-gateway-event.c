@@ -35,7 +35,8 @@ G_DEFINE_ENUM_TYPE (SandboxGatewayDecision, sandbox_gateway_decision,
 
 G_DEFINE_ENUM_TYPE (SandboxGatewayArrival, sandbox_gateway_arrival,
   G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_ARRIVAL_SOCKET, "socket"),
-  G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_ARRIVAL_PROXY, "proxy"))
+  G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_ARRIVAL_PROXY, "proxy"),
+  G_DEFINE_ENUM_VALUE (SANDBOX_GATEWAY_ARRIVAL_TUNNEL, "tunnel"))
 
 /* @value's nick in the enum @type: static types keep their class, so the
  * string lives as long as the process. */

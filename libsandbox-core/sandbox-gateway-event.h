@@ -53,6 +53,8 @@ const char *sandbox_gateway_decision_to_string (SandboxGatewayDecision decision)
  *   reference way in
  * @SANDBOX_GATEWAY_ARRIVAL_PROXY: on a proxy listener (the guest's
  *   `http_proxy`), see [method@Sandbox.Gateway.add_proxy_listener]
+ * @SANDBOX_GATEWAY_ARRIVAL_TUNNEL: inside the TLS of a `CONNECT` tunnel on a
+ *   proxy listener, which the gateway ended itself
  *
  * How a request reached the gateway.
  */
@@ -60,6 +62,7 @@ typedef enum
 {
   SANDBOX_GATEWAY_ARRIVAL_SOCKET,
   SANDBOX_GATEWAY_ARRIVAL_PROXY,
+  SANDBOX_GATEWAY_ARRIVAL_TUNNEL,
 } SandboxGatewayArrival;
 
 #define SANDBOX_TYPE_GATEWAY_ARRIVAL (sandbox_gateway_arrival_get_type ())

@@ -66,11 +66,27 @@ sandbox_test_gateway_start (SandboxTestGatewayFixture *fixture,
                             guint                      header_timeout_ms)
 {
   g_autoptr(GError) error = NULL;
+  SandboxGateway *gateway = sandbox_gateway_new_full (policy, request_timeout_ms, header_timeout_ms,
+                                                      &error);
 
-  g_clear_object (&fixture->gateway);
-  fixture->gateway = sandbox_gateway_new_full (policy, request_timeout_ms, header_timeout_ms,
-                                               &error);
   g_assert_no_error (error);
+  sandbox_test_gateway_adopt (fixture, gateway);
+}
+
+/**
+ * sandbox_test_gateway_adopt:
+ * @gateway: (transfer full): a gateway the test made itself (with
+ *   properties sandbox_test_gateway_start() does not set)
+ *
+ * Makes @gateway the fixture's, replacing any, its audit events and
+ * upstream errors collected in the fixture.
+ */
+void
+sandbox_test_gateway_adopt (SandboxTestGatewayFixture *fixture,
+                            SandboxGateway            *gateway)
+{
+  g_clear_object (&fixture->gateway);
+  fixture->gateway = gateway;
   g_signal_connect (fixture->gateway, "audit", G_CALLBACK (on_audit), fixture);
   g_signal_connect (fixture->gateway, "upstream-error", G_CALLBACK (on_upstream_error), fixture);
 }

@@ -58,6 +58,8 @@ void                  sandbox_test_gateway_start           (SandboxTestGatewayFi
                                                             guint                      request_timeout_ms,
                                                             guint                      header_timeout_ms);
 
+void                  sandbox_test_gateway_adopt           (SandboxTestGatewayFixture *fixture,
+                                                            SandboxGateway            *gateway);
 void                  sandbox_test_gateway_wait_for_events (SandboxTestGatewayFixture *fixture,
                                                             guint                      count);
 void                  sandbox_test_gateway_wait_for_exactly (SandboxTestGatewayFixture *fixture,

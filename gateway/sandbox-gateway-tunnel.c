@@ -1,0 +1,328 @@
+/* sandbox-gateway-tunnel.c — the guest's TLS after an allowed CONNECT, ended by the gateway
+ *
+ * A CONNECT carries TLS the gateway could not see, so it never relays one:
+ * after an allowed CONNECT it answers the guest's TLS itself, with GIO's
+ * GTlsServerConnection and a certificate for the CONNECT's host from the
+ * backend's CA (sandbox-gateway-ca.c), and serves what comes out of it as
+ * HTTP.
+ *
+ * What comes out is not parsed here: it is handed, through a socket pair,
+ * to the gateway's server as a connection of its own (arrival "tunnel"), so
+ * every request in the tunnel goes through the same framing checks, the
+ * same deadlines, the same checks against the policy and the same upstream
+ * path as one on the gateway's socket; GIO's g_io_stream_splice_async()
+ * moves the bytes between the TLS connection and the pair. That connection
+ * is bound to the CONNECT's origin: a request in it naming another (domain
+ * fronting) is refused (sandbox-gateway-exchange-check.c).
+ *
+ * ALPN offers http/1.1 alone, so a client that negotiates protocols never
+ * picks h2; one that speaks HTTP/2 anyway (prior knowledge) is refused by
+ * the framing checks, as on the socket.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#undef G_LOG_DOMAIN
+#define G_LOG_DOMAIN "Sandbox-Gateway"
+
+#include "config.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sandbox-gateway-tunnel-private.h"
+
+typedef struct
+{
+  GTlsConnection *tls;
+  GCancellable *cancellable;      /* the server's: it stops every tunnel */
+  GCancellable *handshake;        /* the handshake's own, for its deadline */
+  GSource *deadline;
+  gulong cancelled_id;
+  char *origin;
+  const SandboxGatewayTunnelHooks *hooks;
+  gpointer user_data;
+} Tunnel;
+
+static void
+tunnel_free (Tunnel *tunnel)
+{
+  if (tunnel->deadline != NULL)
+    g_source_destroy (tunnel->deadline);
+  g_clear_pointer (&tunnel->deadline, g_source_unref);
+  if (tunnel->cancellable != NULL)
+    g_cancellable_disconnect (tunnel->cancellable, tunnel->cancelled_id);
+  g_clear_object (&tunnel->tls);
+  g_clear_object (&tunnel->cancellable);
+  g_clear_object (&tunnel->handshake);
+  g_free (tunnel->origin);
+  g_free (tunnel);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Tunnel, tunnel_free)
+
+static gboolean
+on_handshake_deadline (gpointer user_data)
+{
+  Tunnel *tunnel = user_data;
+
+  g_debug ("A guest's TLS handshake in a tunnel overran its deadline");
+  g_cancellable_cancel (tunnel->handshake);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_cancelled (GCancellable *cancellable,
+              gpointer      user_data)
+{
+  g_cancellable_cancel (user_data);
+}
+
+static void
+on_spliced (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* Either side's end (or failure) ends the tunnel; both were closed. */
+  if (!g_io_stream_splice_finish (result, &error))
+    g_debug ("A tunnel ended: %s", error->message);
+}
+
+/* Makes the pair whose one end the server reads as a connection of its
+ * own; the other is spliced to @tls. */
+static gboolean
+make_pair (GSocket  **plain,
+           GSocket  **inner,
+           GError   **error)
+{
+  int fds[2];
+
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+                   "Could not make a tunnel's socket pair: %s", g_strerror (errno));
+      return FALSE;
+    }
+  *plain = g_socket_new_from_fd (fds[0], error);
+  if (*plain == NULL)
+    {
+      close (fds[0]);
+      close (fds[1]);
+      return FALSE;
+    }
+  *inner = g_socket_new_from_fd (fds[1], error);
+  if (*inner == NULL)
+    {
+      close (fds[1]);
+      g_clear_object (plain);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+on_handshake_done (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(Tunnel) tunnel = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocket) plain = NULL;
+  g_autoptr(GSocket) inner = NULL;
+  g_autoptr(GSocketConnection) inner_stream = NULL;
+
+  if (!g_tls_connection_handshake_finish (tunnel->tls, result, &error))
+    {
+      g_debug ("A guest's TLS handshake in a tunnel failed: %s", error->message);
+      g_io_stream_close (G_IO_STREAM (tunnel->tls), NULL, NULL);
+      return;
+    }
+  if (g_cancellable_is_cancelled (tunnel->cancellable) || !make_pair (&plain, &inner, &error))
+    {
+      if (error != NULL)
+        g_debug ("%s", error->message);
+      g_io_stream_close (G_IO_STREAM (tunnel->tls), NULL, NULL);
+      return;
+    }
+
+  inner_stream = g_socket_connection_factory_create_connection (inner);
+  g_io_stream_splice_async (G_IO_STREAM (tunnel->tls), G_IO_STREAM (inner_stream),
+                            G_IO_STREAM_SPLICE_CLOSE_STREAM1 | G_IO_STREAM_SPLICE_CLOSE_STREAM2,
+                            G_PRIORITY_DEFAULT, tunnel->cancellable, on_spliced, NULL);
+  tunnel->hooks->ready (plain, tunnel->origin, tunnel->user_data);
+}
+
+/* Answers the guest's TLS on @socket, which the tunnel owns from now on.
+ * A handshake that fails, or does not end within @handshake_timeout_ms,
+ * closes the connection. */
+static void
+tunnel_start (GSocket                         *socket,
+              SandboxGatewayCa                *ca,
+              const char                      *hostname,
+              const char                      *origin,
+              guint                            handshake_timeout_ms,
+              GCancellable                    *cancellable,
+              const SandboxGatewayTunnelHooks *hooks,
+              gpointer                         user_data)
+{
+  static const char * const protocols[] = { "http/1.1", NULL };
+  g_autoptr(Tunnel) tunnel = g_new0 (Tunnel, 1);
+  g_autoptr(GSocketConnection) base = g_socket_connection_factory_create_connection (socket);
+  g_autoptr(GTlsCertificate) certificate = NULL;
+  g_autoptr(GIOStream) tls = NULL;
+  g_autoptr(GError) error = NULL;
+  GTlsConnection *connection;
+  GCancellable *handshake;
+
+  certificate = sandbox_gateway_ca_dup_leaf (ca, hostname, &error);
+  if (certificate != NULL)
+    tls = g_tls_server_connection_new (G_IO_STREAM (base), certificate, &error);
+  if (tls == NULL)
+    {
+      g_warning ("Could not answer a guest's TLS for %s: %s", hostname, error->message);
+      g_io_stream_close (G_IO_STREAM (base), NULL, NULL);
+      return;
+    }
+
+  tunnel->tls = G_TLS_CONNECTION (g_steal_pointer (&tls));
+  tunnel->cancellable = g_object_ref (cancellable);
+  tunnel->handshake = g_cancellable_new ();
+  tunnel->origin = g_strdup (origin);
+  tunnel->hooks = hooks;
+  tunnel->user_data = user_data;
+  g_tls_connection_set_advertised_protocols (tunnel->tls, protocols);
+  /* Clients close TLS without close_notify often enough (and the guest
+   * losing its own response is its own business). */
+  g_tls_connection_set_require_close_notify (tunnel->tls, FALSE);
+
+  tunnel->deadline = g_timeout_source_new (handshake_timeout_ms);
+  g_source_set_callback (tunnel->deadline, on_handshake_deadline, tunnel, NULL);
+  g_source_set_static_name (tunnel->deadline, "[sandbox] gateway tunnel handshake deadline");
+  g_source_attach (tunnel->deadline, g_main_context_get_thread_default ());
+  tunnel->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled),
+                                                g_object_ref (tunnel->handshake), g_object_unref);
+
+  connection = tunnel->tls;
+  handshake = tunnel->handshake;
+  g_tls_connection_handshake_async (connection, G_PRIORITY_DEFAULT, handshake,
+                                    on_handshake_done, g_steal_pointer (&tunnel));
+}
+
+/* Opening a tunnel after the CONNECT's answer */
+
+typedef struct
+{
+  SandboxGatewayCa *ca;
+  GCancellable *cancellable;    /* the server's: cancelled once it stopped */
+  const SandboxGatewayTunnelHooks *hooks;
+  gpointer user_data;
+  guint handshake_timeout_ms;
+  char *hostname;
+  char *origin;
+} TunnelRequest;
+
+static void
+tunnel_request_free (gpointer data,
+                     GClosure *closure)
+{
+  TunnelRequest *request = data;
+
+  sandbox_gateway_ca_unref (request->ca);
+  g_object_unref (request->cancellable);
+  g_free (request->hostname);
+  g_free (request->origin);
+  g_free (request);
+}
+
+/* A descriptor of the connection's own: libsoup closes the stream it hands
+ * back, and the socket with it. */
+static GSocket *
+take_socket (SandboxGatewayConnection *connection)
+{
+  GSocket *socket = connection != NULL ? sandbox_gateway_connection_get_socket (connection) : NULL;
+  g_autoptr(GError) error = NULL;
+  GSocket *own;
+  int fd = socket != NULL ? dup (g_socket_get_fd (socket)) : -1;
+
+  if (fd < 0)
+    {
+      g_debug ("Could not open a tunnel: %s", g_strerror (errno));
+      return NULL;
+    }
+  own = g_socket_new_from_fd (fd, &error);
+  if (own == NULL)
+    {
+      g_debug ("Could not open a tunnel: %s", error->message);
+      close (fd);
+    }
+  return own;
+}
+
+/* The 200 is written: the connection leaves libsoup and the server's
+ * accounting, and its socket goes to the tunnel. */
+static void
+on_answer_written (SoupServerMessage *msg,
+                   gpointer           user_data)
+{
+  TunnelRequest *request = user_data;
+  SandboxGatewayConnection *connection = sandbox_gateway_connection_of (msg);
+  g_autoptr(GIOStream) stolen = NULL;
+  g_autoptr(GSocket) socket = NULL;
+
+  /* The server stopped while the answer was being written. */
+  if (g_cancellable_is_cancelled (request->cancellable))
+    return;
+
+  socket = take_socket (connection);
+  if (socket == NULL)
+    {
+      if (connection != NULL)
+        sandbox_gateway_connection_drop (connection);
+      return;
+    }
+
+  request->hooks->taken (connection, request->user_data);
+  sandbox_gateway_connection_detach (connection);
+  stolen = soup_server_message_steal_connection (msg);
+  tunnel_start (socket, request->ca, request->hostname, request->origin,
+                request->handshake_timeout_ms, request->cancellable, request->hooks,
+                request->user_data);
+}
+
+/*
+ * sandbox_gateway_tunnel_open:
+ * @msg: an allowed CONNECT, being answered "200 Connection established"
+ * @hostname: the CONNECT's host, which the certificate names
+ * @origin: the allowed origin the CONNECT named, which every request in
+ *   the tunnel must name too
+ * @cancellable: the server's, cancelled when it stops
+ * @hooks: (not nullable): how to tell the server; must outlive the server
+ *
+ * Once the answer is written, takes the connection from libsoup and answers
+ * the guest's TLS on it.
+ */
+void
+sandbox_gateway_tunnel_open (SoupServerMessage               *msg,
+                             SandboxGatewayCa                *ca,
+                             const char                      *hostname,
+                             const char                      *origin,
+                             guint                            handshake_timeout_ms,
+                             GCancellable                    *cancellable,
+                             const SandboxGatewayTunnelHooks *hooks,
+                             gpointer                         user_data)
+{
+  TunnelRequest *request = g_new0 (TunnelRequest, 1);
+
+  request->ca = sandbox_gateway_ca_ref (ca);
+  request->cancellable = g_object_ref (cancellable);
+  request->hooks = hooks;
+  request->user_data = user_data;
+  request->handshake_timeout_ms = handshake_timeout_ms;
+  request->hostname = g_strdup (hostname);
+  request->origin = g_strdup (origin);
+  g_signal_connect_data (msg, "wrote-body", G_CALLBACK (on_answer_written), request,
+                         tunnel_request_free, 0);
+}
