@@ -55,6 +55,8 @@ typedef struct
  * @guest: (nullable): who guests are on the host; %NULL: the host itself
  * @etc: (nullable): the guest's /etc; %NULL: none, as the reference
  * @host_loopback: whether an allow-all guest reaches the host's loopback
+ * @gateway_ca: (nullable): with @gateway_socket, the PEM certificate of the
+ *   CA the gateway ends tunnels' TLS with: the only one the guest trusts
  *
  * What a command line is built from.
  */
@@ -73,6 +75,7 @@ typedef struct
   const SandboxBubblewrapGuest *guest;
   const SandboxBubblewrapEtc *etc;
   gboolean host_loopback;
+  GBytes *gateway_ca;
 } SandboxBubblewrapArgsInput;
 
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new      (const char             *executable);
@@ -107,6 +110,9 @@ void                   sandbox_bubblewrap_etc_add       (SandboxBubblewrapArgs  
                                                          gid_t                   gid,
                                                          const SandboxBubblewrapEtc *etc,
                                                          gboolean                resolv_conf);
+void                   sandbox_bubblewrap_etc_add_gateway_ca (SandboxBubblewrapArgs *self,
+                                                              GBytes                *pem,
+                                                              gboolean               curated);
 gboolean               sandbox_bubblewrap_etc_load_ca_bundle (SandboxBubblewrapEtc *etc,
                                                          GError                **error);
 void                   sandbox_bubblewrap_etc_copy      (SandboxBubblewrapEtc       *dest,

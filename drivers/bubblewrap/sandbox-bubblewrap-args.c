@@ -506,7 +506,8 @@ add_own_network (SandboxBubblewrapArgs             *self,
  * - The gateway socket is bound only when the session has a gateway
  *   (an allow-list policy). The reference binds it always; binding nothing
  *   under deny-all and allow-all is less attack surface.
- * - The socket appears at %SANDBOX_GATEWAY_GUEST_SOCKET.
+ * - The socket appears at %SANDBOX_GATEWAY_GUEST_SOCKET, and with it the
+ *   gateway's CA certificate (see sandbox_bubblewrap_etc_add_gateway_ca()).
  * - A curated read-only /etc and `--hostname sandbox`, unless the backend's
  *   curated-etc is off (see sandbox-bubblewrap-etc.c).
  * - `--as-pid-1` and the stub (stub/sandbox-stub.c) instead of bwrap's own
@@ -583,6 +584,8 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
   if (input->gateway_socket != NULL)
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", input->gateway_socket,
                                       SANDBOX_GATEWAY_GUEST_SOCKET, NULL);
+  if (input->gateway_socket != NULL && input->gateway_ca != NULL)
+    sandbox_bubblewrap_etc_add_gateway_ca (self, input->gateway_ca, input->etc != NULL);
   sandbox_bubblewrap_args_add (self, "--clearenv");
   /* The curated /etc writes resolv.conf itself, before it is read-only. */
   if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL &&

@@ -36,6 +36,7 @@ enum {
   PROP_GIT_USER_NAME,
   PROP_GIT_USER_EMAIL,
   PROP_EXTRA_CA_CERTIFICATES,
+  PROP_UPSTREAM_CA_FILE,
   PROP_LAYERING,
   PROP_WORKSPACE_LAYERING,
   PROP_LANDLOCK_ABI,
@@ -152,6 +153,9 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     case PROP_EXTRA_CA_CERTIFICATES:
       g_value_set_string (value, self->hardening.etc.extra_ca_path);
       break;
+    case PROP_UPSTREAM_CA_FILE:
+      g_value_set_string (value, self->hardening.upstream_ca_file);
+      break;
     case PROP_DURABLE:
       g_value_set_boolean (value, self->durable);
       break;
@@ -238,6 +242,10 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
     case PROP_EXTRA_CA_CERTIFICATES:
       g_free (self->hardening.etc.extra_ca_path);
       self->hardening.etc.extra_ca_path = g_value_dup_string (value);
+      break;
+    case PROP_UPSTREAM_CA_FILE:
+      g_free (self->hardening.upstream_ca_file);
+      self->hardening.upstream_ca_file = g_value_dup_string (value);
       break;
     case PROP_CPU_PERCENT:
       self->limits.cpu_percent = g_value_get_uint (value);
@@ -467,6 +475,18 @@ sandbox_bubblewrap_backend_install_properties (GObjectClass *object_class)
    */
   g_object_class_install_property (object_class, PROP_GIT_USER_EMAIL,
     g_param_spec_string ("git-user-email", NULL, NULL, "sandbox@sandbox.invalid",
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:upstream-ca-file:
+   *
+   * An absolute path to a PEM file of the CA certificates the sessions'
+   * gateways trust for `https` upstreams, instead of the system's store
+   * (tests use it for their own CA); %NULL, the default, uses the system's.
+   * Guests never see it.
+   */
+  g_object_class_install_property (object_class, PROP_UPSTREAM_CA_FILE,
+    g_param_spec_string ("upstream-ca-file", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
   /**

@@ -283,6 +283,15 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
     return FALSE;
   if (!sandbox_bubblewrap_etc_load_ca_bundle (&self->hardening.etc, error))
     return FALSE;
+  if (self->hardening.upstream_ca_file != NULL &&
+      (!g_path_is_absolute (self->hardening.upstream_ca_file) ||
+       !g_file_test (self->hardening.upstream_ca_file, G_FILE_TEST_IS_REGULAR)))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "upstream-ca-file must be the absolute path of a file, not “%s”",
+                   self->hardening.upstream_ca_file);
+      return FALSE;
+    }
 
   if (self->seccomp)
     {
@@ -361,6 +370,9 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
   sandbox_bubblewrap_store_set_workspace_quota (self->store, self->workspace_quota_bytes);
   /* Read back as resolved. */
   sandbox_backend_base_set_state_directory (base, sandbox_bubblewrap_store_get_root (self->store));
+  /* Beside the sessions, never inside a workspace: no guest sees it. */
+  self->hardening.gateway_ca_directory = g_build_filename (sandbox_bubblewrap_store_get_root (self->store),
+                                                           "gateway-ca", NULL);
   return TRUE;
 }
 
@@ -554,6 +566,8 @@ sandbox_bubblewrap_backend_finalize (GObject *object)
   g_clear_pointer (&self->hardening.seccomp_program, g_bytes_unref);
   g_clear_pointer (&self->hardening.cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
   g_clear_pointer (&self->hardening.ready_pool, sandbox_bubblewrap_ready_pool_unref);
+  g_clear_pointer (&self->hardening.gateway_ca_directory, g_free);
+  g_clear_pointer (&self->hardening.upstream_ca_file, g_free);
   sandbox_bubblewrap_etc_clear (&self->hardening.etc);
   g_free (self->executable);
   g_free (self->layering);

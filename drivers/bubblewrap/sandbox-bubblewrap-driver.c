@@ -56,6 +56,8 @@ struct _SandboxBubblewrapDriver
   SandboxBubblewrapGuest guest;               /* who guests are on the host */
   gboolean host_loopback;                     /* allow-all guests reach the host's loopback */
   SandboxBubblewrapEtc etc;                   /* the guests' /etc */
+  char *gateway_ca_directory;                 /* the backend's gateway CA */
+  char *upstream_ca_file;                     /* NULL: the system's store */
 
   GWeakRef backend;           /* receives gateway-error */
   GWeakRef handle;            /* relays the gateway's audit stream */
@@ -73,6 +75,7 @@ struct _SandboxBubblewrapDriver
   /* Set under the gate's lock (see apply_policy_locked()): read it after
    * reading an allow-list policy from the gate. */
   SandboxGateway *gateway;    /* NULL until the first allow-list */
+  GBytes *gateway_ca;         /* its CA's certificate, set with it */
 };
 
 static void sandbox_bubblewrap_driver_iface_init (SandboxDriverInterface *iface);
@@ -145,6 +148,24 @@ give_gateway_to_guest (SandboxBubblewrapDriver  *self,
   return FALSE;
 }
 
+/* The guests get the certificate of the gateway's CA as bytes, never a
+ * path into the state directory. */
+static gboolean
+read_gateway_ca (SandboxBubblewrapDriver  *self,
+                 GError                  **error)
+{
+  const char *path = sandbox_gateway_get_ca_file (self->gateway);
+  g_autofree char *pem = NULL;
+  gsize length = 0;
+
+  if (path == NULL)
+    return TRUE;
+  if (!g_file_get_contents (path, &pem, &length, error))
+    return FALSE;
+  self->gateway_ca = g_bytes_new_take (g_steal_pointer (&pem), length);
+  return TRUE;
+}
+
 /* Called with the gate's lock held (or before the gate exists): makes the
  * gateway follow @policy, starting it for the first allow-list. */
 static gboolean
@@ -158,10 +179,14 @@ apply_policy_locked (SandboxNetworkPolicy  *policy,
     sandbox_gateway_set_policy (self->gateway, policy);
   else if (sandbox_network_policy_get_kind (policy) == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
     {
-      self->gateway = sandbox_gateway_new (policy, error);
+      self->gateway = g_initable_new (SANDBOX_TYPE_GATEWAY, NULL, error,
+                                      "policy", policy,
+                                      "ca-directory", self->gateway_ca_directory,
+                                      "upstream-ca-file", self->upstream_ca_file,
+                                      NULL);
       if (self->gateway == NULL)
         return FALSE;
-      if (!give_gateway_to_guest (self, error))
+      if (!read_gateway_ca (self, error) || !give_gateway_to_guest (self, error))
         {
           sandbox_gateway_close (self->gateway);
           g_clear_object (&self->gateway);
@@ -227,6 +252,7 @@ sandbox_bubblewrap_driver_remove_path (SandboxDriver  *driver,
 static SandboxNetworkPolicyKind
 current_network (SandboxBubblewrapDriver  *self,
                  char                    **gateway_socket,
+                 GBytes                  **gateway_ca,
                  guint64                  *revision)
 {
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_session_gate_dup_policy (self->gate, revision);
@@ -235,6 +261,9 @@ current_network (SandboxBubblewrapDriver  *self,
   *gateway_socket = kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST
                     ? g_strdup (sandbox_gateway_get_socket_path (self->gateway))
                     : NULL;
+  *gateway_ca = kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST && self->gateway_ca != NULL
+                ? g_bytes_ref (self->gateway_ca)
+                : NULL;
   return kind;
 }
 
@@ -275,6 +304,7 @@ prepare_next_sandbox (SandboxBubblewrapDriver *self)
 {
   SandboxBubblewrapArgsInput input = session_input (self);
   g_autofree char *gateway_socket = NULL;
+  g_autoptr(GBytes) gateway_ca = NULL;
   guint64 revision;
 
   if (self->ready_pool == NULL || self->cgroup_root != NULL)
@@ -283,8 +313,9 @@ prepare_next_sandbox (SandboxBubblewrapDriver *self)
    * discards it, see sandbox_bubblewrap_driver_stop().) */
   if (sandbox_session_gate_is_stopped (self->gate))
     return;
-  input.policy_kind = current_network (self, &gateway_socket, &revision);
+  input.policy_kind = current_network (self, &gateway_socket, &gateway_ca, &revision);
   input.gateway_socket = gateway_socket;
+  input.gateway_ca = gateway_ca;
   g_mutex_lock (&self->ready_lock);
   if (self->ready == NULL && !self->ready_closed)
     self->ready = sandbox_bubblewrap_ready_start (self->ready_pool, &input, revision);
@@ -316,11 +347,13 @@ spawn_process (SandboxBubblewrapDriver  *self,
   g_autoptr(SandboxBubblewrapProcess) process = NULL;
   g_autoptr(GError) cause = NULL;
   g_autofree char *gateway_socket = NULL;
+  g_autoptr(GBytes) gateway_ca = NULL;
   guint64 revision;
   SandboxBubblewrapArgsInput input = session_input (self);
 
   input.command = command;
-  input.policy_kind = current_network (self, &gateway_socket, &revision);
+  input.policy_kind = current_network (self, &gateway_socket, &gateway_ca, &revision);
+  input.gateway_ca = gateway_ca;
   if (prepared_revision != NULL)
     revision = *prepared_revision;
   input.gateway_socket = gateway_socket;
@@ -684,6 +717,8 @@ sandbox_bubblewrap_driver_new (const char            *executable,
     self->cgroup_root = sandbox_bubblewrap_cgroup_root_ref (hardening->cgroup_root);
   self->guest = hardening->guest;
   self->host_loopback = hardening->host_loopback;
+  self->gateway_ca_directory = g_strdup (hardening->gateway_ca_directory);
+  self->upstream_ca_file = g_strdup (hardening->upstream_ca_file);
   sandbox_bubblewrap_etc_copy (&self->etc, &hardening->etc);
   if (hardening->ready_pool != NULL)
     self->ready_pool = sandbox_bubblewrap_ready_pool_ref (hardening->ready_pool);
@@ -713,6 +748,9 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   if (self->gateway != NULL)
     sandbox_gateway_close (self->gateway);
   g_clear_object (&self->gateway);
+  g_clear_pointer (&self->gateway_ca, g_bytes_unref);
+  g_free (self->gateway_ca_directory);
+  g_free (self->upstream_ca_file);
   g_weak_ref_clear (&self->backend);
   g_weak_ref_clear (&self->handle);
   g_clear_pointer (&self->seccomp_program, g_bytes_unref);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sandbox-bubblewrap-args-private.h"
+#include "sandbox-bubblewrap-stub-private.h"
 
 /*
  * Real tools need a little of /etc: the /etc/alternatives links that /usr/bin
@@ -180,6 +181,31 @@ read_extra_ca_certificates (const char  *path,
       return NULL;
     }
   return g_steal_pointer (&pem);
+}
+
+/**
+ * sandbox_bubblewrap_etc_add_gateway_ca:
+ * @pem: the certificate of the CA the gateway ends tunnels' TLS with
+ * @curated: whether the guest has the curated /etc
+ *
+ * Under an allow-list every TLS connection the guest makes goes through the
+ * gateway's proxy, which answers it with a certificate of this CA: the
+ * guest trusts it alone, at %SANDBOX_BUBBLEWRAP_GATEWAY_CA_FILE and, with
+ * the curated /etc, as `/etc/ssl/certs/ca-certificates.crt` (bound over the
+ * host's bundle, or the extra certificates'). Its key never enters the
+ * guest: only these bytes do.
+ */
+void
+sandbox_bubblewrap_etc_add_gateway_ca (SandboxBubblewrapArgs *self,
+                                       GBytes                *pem,
+                                       gboolean               curated)
+{
+  gsize size;
+  const char *data = g_bytes_get_data (pem, &size);
+
+  add_data (self, "--ro-bind-data", SANDBOX_BUBBLEWRAP_GATEWAY_CA_FILE, data, size);
+  if (curated && g_file_test (HOST_CA_BUNDLE, G_FILE_TEST_IS_REGULAR))
+    add_data (self, "--ro-bind-data", HOST_CA_BUNDLE, data, size);
 }
 
 /**

@@ -200,6 +200,10 @@ typedef struct
  *   %NULL when it keeps none (max-ready-sandboxes 0)
  * @host_loopback: whether allow-all guests reach the host's loopback (the
  *   backend's `host-loopback`)
+ * @gateway_ca_directory: where the CA the gateways end tunnels' TLS with
+ *   is kept (`<state-directory>/gateway-ca`)
+ * @upstream_ca_file: (nullable): the CA certificates the gateways trust for
+ *   upstreams (the backend's `upstream-ca-file`); %NULL: the system's
  *
  * What a backend adds to the reference's isolation, for every command of
  * its sessions. Owned by the backend; drivers take their own references.
@@ -214,6 +218,8 @@ typedef struct
   SandboxBubblewrapEtc etc;
   struct _SandboxBubblewrapReadyPool *ready_pool;
   gboolean host_loopback;
+  char *gateway_ca_directory;
+  char *upstream_ca_file;
 } SandboxBubblewrapHardening;
 
 /* Dynamic type registration, called from g_io_module_load(). */

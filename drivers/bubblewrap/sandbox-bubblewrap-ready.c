@@ -51,6 +51,7 @@ typedef struct
   char *workspace;
   SandboxBubblewrapKeeper *keeper;   /* the session's, which outlives this sandbox */
   char *gateway_socket;
+  GBytes *gateway_ca;
   SandboxNetworkPolicyKind policy_kind;
   GBytes *seccomp_program;
   SandboxBubblewrapGuest guest;
@@ -156,6 +157,8 @@ setup_new (const SandboxBubblewrapArgsInput *input)
   setup->workspace = g_strdup (input->workspace);
   setup->keeper = input->keeper;
   setup->gateway_socket = g_strdup (input->gateway_socket);
+  if (input->gateway_ca != NULL)
+    setup->gateway_ca = g_bytes_ref (input->gateway_ca);
   setup->policy_kind = input->policy_kind;
   setup->host_loopback = input->host_loopback;
   if (input->seccomp_program != NULL)
@@ -175,6 +178,7 @@ setup_free (ReadySetup *setup)
   g_free (setup->executable);
   g_free (setup->workspace);
   g_free (setup->gateway_socket);
+  g_clear_pointer (&setup->gateway_ca, g_bytes_unref);
   g_clear_pointer (&setup->seccomp_program, g_bytes_unref);
   sandbox_bubblewrap_etc_clear (&setup->etc);
   g_free (setup);
@@ -284,6 +288,7 @@ build_locked (SandboxBubblewrapReady  *self,
     .workspace = setup->workspace,
     .keeper = setup->keeper,
     .gateway_socket = setup->gateway_socket,
+    .gateway_ca = setup->gateway_ca,
     .policy_kind = setup->policy_kind,
     .seccomp_program = setup->seccomp_program,
     .limits = &self->limits,

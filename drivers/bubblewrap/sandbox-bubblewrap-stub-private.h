@@ -29,6 +29,15 @@ G_BEGIN_DECLS
  */
 #define SANDBOX_BUBBLEWRAP_PROXY_PORT 3128u
 
+/**
+ * SANDBOX_BUBBLEWRAP_GATEWAY_CA_FILE:
+ *
+ * Where, under an allow-list, the guest finds the certificate of the CA
+ * the gateway ends its TLS with (the proxy's tunnels): every command's
+ * `SSL_CERT_FILE`, `CURL_CA_BUNDLE` and their kin name it.
+ */
+#define SANDBOX_BUBBLEWRAP_GATEWAY_CA_FILE "/run/sandbox-gateway-ca.pem"
+
 const char *sandbox_bubblewrap_stub_get_path       (GError         **error);
 int         sandbox_bubblewrap_stub_open           (GError         **error);
 GBytes     *sandbox_bubblewrap_stub_message_new    (SandboxCommand  *command,

@@ -142,6 +142,14 @@ static const char * const proxy_variables[] = {
   "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
 };
 
+/* Where they look for the CAs they trust, which must name the gateway's:
+ * OpenSSL (and so Python's ssl, git, wget), Python requests, Node, git,
+ * curl and pip. */
+static const char * const ca_variables[] = {
+  "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO",
+  "CURL_CA_BUNDLE", "PIP_CERT",
+};
+
 /* The guest's environment as bwrap built it before the stub: PATH and HOME,
  * with @proxy the proxy variables, the command's (a key given again
  * replaces the earlier value in place), and PWD, which bwrap set to the
@@ -163,6 +171,9 @@ guest_environment (SandboxCommand *command,
       for (gsize i = 0; i < G_N_ELEMENTS (proxy_variables); i++)
         environment = g_environ_setenv (environment, proxy_variables[i], url, TRUE);
       environment = g_environ_setenv (environment, "no_proxy", "localhost,127.0.0.1", TRUE);
+      for (gsize i = 0; i < G_N_ELEMENTS (ca_variables); i++)
+        environment = g_environ_setenv (environment, ca_variables[i],
+                                        SANDBOX_BUBBLEWRAP_GATEWAY_CA_FILE, TRUE);
     }
   for (guint i = 0; pairs != NULL && pairs[i] != NULL; i++)
     {
@@ -183,7 +194,9 @@ guest_environment (SandboxCommand *command,
  * @command: a validated command
  * @proxy: whether the command's sandbox has the proxy listener (an
  *   allow-list's): its environment then names it (`http_proxy` and its
- *   kin, `no_proxy` for the loopback), unless the command sets them itself
+ *   kin, `no_proxy` for the loopback) and the gateway's CA
+ *   (`SSL_CERT_FILE` and its kin, %SANDBOX_BUBBLEWRAP_GATEWAY_CA_FILE),
+ *   unless the command sets them itself
  * @error: return location for a #GError
  *
  * Returns: (transfer full): @command as the stub reads it, or %NULL with
