@@ -388,7 +388,7 @@ sandbox_gateway_class_init (SandboxGatewayClass *klass)
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   /**
-   * SandboxGateway:ca-directory: (type filename)
+   * SandboxGateway:ca-directory:
    *
    * The directory of the certificate authority the gateway answers the
    * guest's TLS with after an allowed `CONNECT` on a proxy listener, made
@@ -402,7 +402,7 @@ sandbox_gateway_class_init (SandboxGatewayClass *klass)
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
-   * SandboxGateway:upstream-ca-file: (type filename)
+   * SandboxGateway:upstream-ca-file:
    *
    * A PEM file of the CA certificates the gateway trusts for `https`
    * upstreams, instead of the system's store; %NULL (the default) uses the

@@ -189,8 +189,9 @@ test_shell_ready_sandbox (Fixture       *fixture,
 }
 
 /* Under an allow-list the shell's commands find the gateway as every
- * command does, through http_proxy (tests/bubblewrap/test-proxy.c has the
- * rest): a host no rule allows gets the gateway's 403 through it. */
+ * command does, through http_proxy, and trust its CA through SSL_CERT_FILE
+ * (tests/bubblewrap/test-proxy.c and test-tunnel.c have the rest): a host
+ * no rule allows gets the gateway's 403 through it. */
 static void
 test_shell_proxy (Fixture       *fixture,
                   gconstpointer  data)
@@ -207,10 +208,12 @@ test_shell_proxy (Fixture       *fixture,
   for (guint i = 0; i < 2; i++)
     {
       result = invoke (fixture, "shell", "{\"command\":\"echo $http_proxy $no_proxy; "
+                                         "echo $SSL_CERT_FILE $(head -1 $SSL_CERT_FILE); "
                                          "curl -s -o /dev/null -w '%{http_code}' http://example.com/\"}");
       assert_ok (result);
       g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==,
-                       "http://127.0.0.1:3128 localhost,127.0.0.1\n403");
+                       "http://127.0.0.1:3128 localhost,127.0.0.1\n"
+                       "/run/sandbox-gateway-ca.pem -----BEGIN CERTIFICATE-----\n403");
       g_clear_pointer (&result, json_object_unref);
     }
 }
