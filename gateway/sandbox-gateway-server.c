@@ -517,9 +517,23 @@ on_tunnel_taken (SandboxGatewayConnection *connection,
   on_connection_closed (connection, user_data);
 }
 
+static void
+on_tunnel_refused (const char *host,
+                   const char *reason,
+                   gpointer    user_data)
+{
+  SandboxGatewayServer *self = user_data;
+
+  sandbox_gateway_exchanges_report (&self->exchanges, &(SandboxGatewayAuditRecord) {
+    .host = host, .arrival = SANDBOX_GATEWAY_ARRIVAL_TUNNEL,
+    .decision = SANDBOX_GATEWAY_DECISION_DENIED, .reason = reason,
+  });
+}
+
 static const SandboxGatewayTunnelHooks tunnel_hooks = {
   .taken = on_tunnel_taken,
   .ready = on_tunnel_ready,
+  .refused = on_tunnel_refused,
 };
 
 static void

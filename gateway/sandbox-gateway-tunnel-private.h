@@ -29,6 +29,11 @@ typedef struct
   void (*ready) (GSocket                  *plain,
                  const char               *origin,
                  gpointer                  user_data);
+  /* The guest's TLS was refused before the handshake: @reason, a static
+   * string, says why, and @host is what the guest asked for. */
+  void (*refused) (const char             *host,
+                   const char             *reason,
+                   gpointer                user_data);
 } SandboxGatewayTunnelHooks;
 
 void sandbox_gateway_tunnel_open (SoupServerMessage               *msg,

@@ -15,6 +15,10 @@
  * is bound to the CONNECT's origin: a request in it naming another (domain
  * fronting) is refused (sandbox-gateway-exchange-check.c).
  *
+ * The ClientHello must ask for the CONNECT's host, if for any
+ * (sandbox-gateway-sni.c): it is peeked before GIO's handshake starts, and
+ * a guest that asks for another is refused, audited, and closed.
+ *
  * ALPN offers http/1.1 alone, so a client that negotiates protocols never
  * picks h2; one that speaks HTTP/2 anyway (prior knowledge) is refused by
  * the framing checks, as on the socket.
@@ -28,14 +32,26 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "sandbox-gateway-sni-private.h"
 #include "sandbox-gateway-tunnel-private.h"
+
+/* A TLS record's largest plaintext, its header and some: a ClientHello
+ * larger than this is refused. */
+#define MAX_CLIENT_HELLO (16384 + 5 + 2048)
+/* How often a ClientHello that came in pieces is looked at again. */
+#define PEEK_RETRY_MS 10
 
 typedef struct
 {
+  GSocket *socket;                /* until the handshake starts */
+  char *hostname;                 /* the CONNECT's */
+  GSource *peek;
   GTlsConnection *tls;
+  SandboxGatewayCa *ca;
   GCancellable *cancellable;      /* the server's: it stops every tunnel */
   GCancellable *handshake;        /* the handshake's own, for its deadline */
   GSource *deadline;
@@ -48,12 +64,18 @@ typedef struct
 static void
 tunnel_free (Tunnel *tunnel)
 {
+  if (tunnel->peek != NULL)
+    g_source_destroy (tunnel->peek);
+  g_clear_pointer (&tunnel->peek, g_source_unref);
+  g_clear_object (&tunnel->socket);
+  g_free (tunnel->hostname);
   if (tunnel->deadline != NULL)
     g_source_destroy (tunnel->deadline);
   g_clear_pointer (&tunnel->deadline, g_source_unref);
   if (tunnel->cancellable != NULL)
     g_cancellable_disconnect (tunnel->cancellable, tunnel->cancelled_id);
   g_clear_object (&tunnel->tls);
+  g_clear_pointer (&tunnel->ca, sandbox_gateway_ca_unref);
   g_clear_object (&tunnel->cancellable);
   g_clear_object (&tunnel->handshake);
   g_free (tunnel->origin);
@@ -155,9 +177,128 @@ on_handshake_done (GObject      *source,
   tunnel->hooks->ready (plain, tunnel->origin, tunnel->user_data);
 }
 
-/* Answers the guest's TLS on @socket, which the tunnel owns from now on.
- * A handshake that fails, or does not end within @handshake_timeout_ms,
- * closes the connection. */
+/* The handshake, once the ClientHello passed */
+static void
+start_handshake (Tunnel *tunnel)
+{
+  static const char * const protocols[] = { "http/1.1", NULL };
+  g_autoptr(GSocketConnection) base = g_socket_connection_factory_create_connection (tunnel->socket);
+  g_autoptr(GTlsCertificate) certificate = NULL;
+  g_autoptr(GIOStream) tls = NULL;
+  g_autoptr(GError) error = NULL;
+
+  certificate = sandbox_gateway_ca_dup_leaf (tunnel->ca, tunnel->hostname, &error);
+  if (certificate != NULL)
+    tls = g_tls_server_connection_new (G_IO_STREAM (base), certificate, &error);
+  if (tls == NULL)
+    {
+      g_warning ("Could not answer a guest's TLS for %s: %s", tunnel->hostname, error->message);
+      g_io_stream_close (G_IO_STREAM (base), NULL, NULL);
+      tunnel_free (tunnel);
+      return;
+    }
+
+  g_clear_object (&tunnel->socket);
+  tunnel->tls = G_TLS_CONNECTION (g_steal_pointer (&tls));
+  g_tls_connection_set_advertised_protocols (tunnel->tls, protocols);
+  /* Clients close TLS without close_notify often enough (and the guest
+   * losing its own response is its own business). */
+  g_tls_connection_set_require_close_notify (tunnel->tls, FALSE);
+  g_tls_connection_handshake_async (tunnel->tls, G_PRIORITY_DEFAULT, tunnel->handshake,
+                                    on_handshake_done, tunnel);
+}
+
+/* A name and the CONNECT's host match as DNS names do: without regard to
+ * case, and to a root's trailing dot. */
+static gboolean
+names_match (const char *server_name,
+             const char *hostname)
+{
+  gsize length = strlen (server_name);
+
+  if (length > 0 && server_name[length - 1] == '.')
+    length--;
+  return length == strlen (hostname) && g_ascii_strncasecmp (server_name, hostname, length) == 0;
+}
+
+static void watch_client_hello (Tunnel *tunnel, guint delay_ms);
+static gboolean on_client_hello (gpointer user_data);
+
+static gboolean
+on_client_hello_ready (GSocket      *socket,
+                       GIOCondition  condition,
+                       gpointer      user_data)
+{
+  return on_client_hello (user_data);
+}
+
+/* Looks at what has come of the ClientHello, without reading it. */
+static gboolean
+on_client_hello (gpointer user_data)
+{
+  Tunnel *tunnel = user_data;
+  g_autofree guint8 *data = g_malloc (MAX_CLIENT_HELLO);
+  g_autofree char *server_name = NULL;
+  gssize length;
+  SandboxGatewaySniResult result;
+
+  g_clear_pointer (&tunnel->peek, g_source_unref);
+  if (g_cancellable_is_cancelled (tunnel->handshake))
+    {
+      tunnel_free (tunnel);
+      return G_SOURCE_REMOVE;
+    }
+  length = recv (g_socket_get_fd (tunnel->socket), data, MAX_CLIENT_HELLO, MSG_PEEK | MSG_DONTWAIT);
+  if (length < 0 && (errno == EAGAIN || errno == EINTR))
+    {
+      watch_client_hello (tunnel, 0);
+      return G_SOURCE_REMOVE;
+    }
+  result = length > 0 ? sandbox_gateway_sni_read (data, (gsize) length, &server_name)
+                      : SANDBOX_GATEWAY_SNI_INVALID;
+  if (result == SANDBOX_GATEWAY_SNI_INCOMPLETE && length < MAX_CLIENT_HELLO)
+    {
+      /* Readable as long as the peeked bytes are there: look again
+       * shortly, until the deadline. */
+      watch_client_hello (tunnel, PEEK_RETRY_MS);
+      return G_SOURCE_REMOVE;
+    }
+  if (result != SANDBOX_GATEWAY_SNI_READ)
+    {
+      g_debug ("A guest's tunnel to %s began with no ClientHello", tunnel->hostname);
+      tunnel->hooks->refused (tunnel->hostname, "invalid-client-hello", tunnel->user_data);
+      tunnel_free (tunnel);
+      return G_SOURCE_REMOVE;
+    }
+  if (server_name != NULL && !names_match (server_name, tunnel->hostname))
+    {
+      tunnel->hooks->refused (server_name, "sni-not-connect-host", tunnel->user_data);
+      tunnel_free (tunnel);
+      return G_SOURCE_REMOVE;
+    }
+
+  start_handshake (tunnel);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+watch_client_hello (Tunnel *tunnel,
+                    guint   delay_ms)
+{
+  tunnel->peek = delay_ms > 0 ? g_timeout_source_new (delay_ms)
+                              : g_socket_create_source (tunnel->socket, G_IO_IN, tunnel->handshake);
+  if (delay_ms > 0)
+    g_source_set_callback (tunnel->peek, on_client_hello, tunnel, NULL);
+  else
+    g_source_set_callback (tunnel->peek, G_SOURCE_FUNC (on_client_hello_ready), tunnel, NULL);
+  g_source_set_static_name (tunnel->peek, "[sandbox] gateway tunnel ClientHello");
+  g_source_attach (tunnel->peek, g_main_context_get_thread_default ());
+}
+
+/* Answers the guest's TLS on @socket, which the tunnel owns from now on,
+ * once its ClientHello asked for @hostname (or for no name). A handshake
+ * that fails, or does not end within @handshake_timeout_ms, closes the
+ * connection. */
 static void
 tunnel_start (GSocket                         *socket,
               SandboxGatewayCa                *ca,
@@ -168,35 +309,16 @@ tunnel_start (GSocket                         *socket,
               const SandboxGatewayTunnelHooks *hooks,
               gpointer                         user_data)
 {
-  static const char * const protocols[] = { "http/1.1", NULL };
-  g_autoptr(Tunnel) tunnel = g_new0 (Tunnel, 1);
-  g_autoptr(GSocketConnection) base = g_socket_connection_factory_create_connection (socket);
-  g_autoptr(GTlsCertificate) certificate = NULL;
-  g_autoptr(GIOStream) tls = NULL;
-  g_autoptr(GError) error = NULL;
-  GTlsConnection *connection;
-  GCancellable *handshake;
+  Tunnel *tunnel = g_new0 (Tunnel, 1);
 
-  certificate = sandbox_gateway_ca_dup_leaf (ca, hostname, &error);
-  if (certificate != NULL)
-    tls = g_tls_server_connection_new (G_IO_STREAM (base), certificate, &error);
-  if (tls == NULL)
-    {
-      g_warning ("Could not answer a guest's TLS for %s: %s", hostname, error->message);
-      g_io_stream_close (G_IO_STREAM (base), NULL, NULL);
-      return;
-    }
-
-  tunnel->tls = G_TLS_CONNECTION (g_steal_pointer (&tls));
+  tunnel->socket = g_object_ref (socket);
+  tunnel->ca = sandbox_gateway_ca_ref (ca);
+  tunnel->hostname = g_strdup (hostname);
   tunnel->cancellable = g_object_ref (cancellable);
   tunnel->handshake = g_cancellable_new ();
   tunnel->origin = g_strdup (origin);
   tunnel->hooks = hooks;
   tunnel->user_data = user_data;
-  g_tls_connection_set_advertised_protocols (tunnel->tls, protocols);
-  /* Clients close TLS without close_notify often enough (and the guest
-   * losing its own response is its own business). */
-  g_tls_connection_set_require_close_notify (tunnel->tls, FALSE);
 
   tunnel->deadline = g_timeout_source_new (handshake_timeout_ms);
   g_source_set_callback (tunnel->deadline, on_handshake_deadline, tunnel, NULL);
@@ -205,10 +327,7 @@ tunnel_start (GSocket                         *socket,
   tunnel->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled),
                                                 g_object_ref (tunnel->handshake), g_object_unref);
 
-  connection = tunnel->tls;
-  handshake = tunnel->handshake;
-  g_tls_connection_handshake_async (connection, G_PRIORITY_DEFAULT, handshake,
-                                    on_handshake_done, g_steal_pointer (&tunnel));
+  watch_client_hello (tunnel, 0);
 }
 
 /* Opening a tunnel after the CONNECT's answer */

@@ -350,6 +350,62 @@ test_connect_refused (Fixture       *fixture,
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->base.upstream), ==, 0);
 }
 
+/* A TLS client that asks for another host than its CONNECT named (even
+ * one the policy allows): refused before the handshake, audited with the
+ * name it asked for, and nothing goes upstream. */
+static void
+test_sni_not_connect_host (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  const char *names[] = { "other.example", "localhost.evil.example" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(GSocketConnection) connection = sandbox_test_proxy_connect (&fixture->base);
+      g_autofree char *request = g_strdup_printf ("CONNECT %s HTTP/1.1\r\n\r\n", fixture->authority);
+      g_autoptr(GSocketConnectable) identity = g_network_address_new (names[i], 443);
+      g_autoptr(GIOStream) tls = NULL;
+      g_autoptr(GError) error = NULL;
+      SandboxGatewayEvent *event;
+
+      sandbox_test_guest_send (connection, request, strlen (request));
+      g_assert_cmpuint (read_connect_answer (connection), ==, 200);
+      tls = g_tls_client_connection_new (G_IO_STREAM (connection), identity, &error);
+      g_assert_no_error (error);
+      g_signal_connect (tls, "accept-certificate", G_CALLBACK (accept_any), NULL);
+      g_assert_false (g_tls_connection_handshake (G_TLS_CONNECTION (tls), NULL, &error));
+      g_assert_nonnull (error);
+
+      /* The CONNECT's event, then the refusal's. */
+      sandbox_test_gateway_wait_for_events (&fixture->base, 2 * (i + 1));
+      event = sandbox_test_gateway_last_event (&fixture->base);
+      sandbox_test_assert_event (event, SANDBOX_GATEWAY_DECISION_DENIED, "sni-not-connect-host", 0);
+      g_assert_cmpstr (sandbox_gateway_event_get_host (event), ==, names[i]);
+      g_assert_cmpint (sandbox_gateway_event_get_arrival (event), ==, SANDBOX_GATEWAY_ARRIVAL_TUNNEL);
+    }
+  g_assert_cmpuint (sandbox_test_upstream_count (fixture->base.upstream), ==, 0);
+}
+
+/* A tunnel that carries no TLS (plain HTTP after the 200) is no way
+ * around the gateway's TLS: closed, audited, nothing relayed. */
+static void
+test_plain_bytes_in_tunnel (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(GSocketConnection) connection = sandbox_test_proxy_connect (&fixture->base);
+  g_autofree char *request = g_strdup_printf ("CONNECT %s HTTP/1.1\r\n\r\n", fixture->authority);
+  g_autofree char *inner = g_strdup_printf ("GET /x HTTP/1.1\r\nHost: %s\r\n\r\n", fixture->authority);
+
+  sandbox_test_guest_send (connection, request, strlen (request));
+  g_assert_cmpuint (read_connect_answer (connection), ==, 200);
+  sandbox_test_guest_send (connection, inner, strlen (inner));
+  g_assert_true (sandbox_test_guest_sees_eof (connection));
+  sandbox_test_gateway_wait_for_events (&fixture->base, 2);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (&fixture->base),
+                             SANDBOX_GATEWAY_DECISION_DENIED, "invalid-client-hello", 0);
+  g_assert_cmpuint (sandbox_test_upstream_count (fixture->base.upstream), ==, 0);
+}
+
 /* curl refused for an origin no rule allows: its CONNECT fails. */
 static void
 test_curl_refused (Fixture       *fixture,
@@ -445,6 +501,8 @@ main (int    argc,
   ADD ("ca-kept", test_ca_kept);
   ADD ("connect-refused", test_connect_refused);
   ADD ("curl-refused", test_curl_refused);
+  ADD ("sni-not-connect-host", test_sni_not_connect_host);
+  ADD ("plain-bytes-in-tunnel", test_plain_bytes_in_tunnel);
   ADD ("tunnel-requests-refused", test_tunnel_requests_refused);
 #undef ADD
 
