@@ -6,13 +6,15 @@
  * inside go through the same checks and upstream path as any other: the
  * rule's credential reaches the kit's HTTPS upstream (trusted through
  * SandboxGateway:upstream-ca-file, its own test CA). Clients: the real
- * curl, and GIO's TLS client for what curl will not send (another Host
- * inside the tunnel, HTTP/2's preface, ambiguous framing).
+ * curl, and GIO's TLS client for what curl will not send (another server
+ * name than the CONNECT's, another Host inside the tunnel, HTTP/2's
+ * preface, ambiguous framing), and raw bytes for a tunnel without TLS.
  *
  * The upstream's certificate names localhost and 127.0.0.1; the allowed
  * origins are https://localhost:PORT (tunnelled) and
  * https://127.0.0.1:PORT (an IP literal: never tunnelled, but a second
- * allowed origin to front with).
+ * allowed origin to front with); http://plain.example is never tunnelled
+ * either (its requests go upstream in the clear).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -53,7 +55,8 @@ set_up (Fixture       *fixture,
   fixture->origin = g_strdup_printf ("https://%s", fixture->authority);
   json = g_strdup_printf ("{\"allow\": ["
                           "{\"origin\": \"%s\", \"headers\": {\"Authorization\": \"" SECRET "\"}},"
-                          "{\"origin\": \"https://127.0.0.1:%u\"}]}",
+                          "{\"origin\": \"https://127.0.0.1:%u\"},"
+                          "{\"origin\": \"http://plain.example\"}]}",
                           fixture->origin, port);
   policy = sandbox_network_policy_new_from_json (json, &error);
   g_assert_no_error (error);
@@ -314,7 +317,7 @@ test_ca_kept (Fixture       *fixture,
 /* Refused */
 
 /* CONNECTs no tunnel may follow: a host no rule has, the allowed host on
- * another port, and an allowed origin's IP literal. Each is refused with
+ * another port, an allowed origin's IP literal, an http origin's host. Each is refused with
  * 403 before a byte is relayed, and audited. */
 static void
 test_connect_refused (Fixture       *fixture,
@@ -331,6 +334,7 @@ test_connect_refused (Fixture       *fixture,
     { "evil.example:443", "host-not-allowed" },
     { other_port, "host-not-allowed" },
     { literal, "tunnel-to-ip-literal" },
+    { "plain.example:80", "tunnel-not-https" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
