@@ -70,7 +70,8 @@ sandbox_gateway_decision_to_string (SandboxGatewayDecision decision)
  * sandbox_gateway_arrival_to_string:
  * @arrival: a [enum@Sandbox.GatewayArrival]
  *
- * How a request arrived, as logs and JSON spell it: `socket`, `proxy`, …
+ * How a request arrived, as logs and JSON spell it: `socket`, `proxy` or
+ * `tunnel`.
  *
  * Returns: (nullable): the name, or %NULL for a value that is no arrival
  */

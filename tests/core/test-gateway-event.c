@@ -33,6 +33,8 @@ test_arrival_names (void)
                    "socket");
   g_assert_cmpstr (sandbox_gateway_arrival_to_string (SANDBOX_GATEWAY_ARRIVAL_PROXY), ==,
                    "proxy");
+  g_assert_cmpstr (sandbox_gateway_arrival_to_string (SANDBOX_GATEWAY_ARRIVAL_TUNNEL), ==,
+                   "tunnel");
   g_assert_null (sandbox_gateway_arrival_to_string ((SandboxGatewayArrival) -1));
 }
 
