@@ -108,32 +108,25 @@ on_got_chunk (SoupServerMessage *msg,
 }
 
 /* The rule for a CONNECT's @hostname and @port: one whose origin has both,
- * whatever its scheme (the tunnel will carry its TLS). */
+ * whatever its scheme (the tunnel will carry its TLS); an exact origin
+ * before a pattern that covers them too. */
 static const SandboxNetworkRule *
 find_rule_for_authority (SandboxNetworkPolicy *policy,
                          const char           *hostname,
                          guint16               port)
 {
   guint n_rules = sandbox_network_policy_get_n_rules (policy);
+  const SandboxNetworkRule *found = NULL;
 
   for (guint i = 0; i < n_rules; i++)
     {
       const SandboxNetworkRule *rule = sandbox_network_policy_get_rule (policy, i);
-      const char *name = rule->hostname;
-      gsize length = strlen (name);
 
-      /* The rule keeps an IPv6 literal's brackets; the URI does not. */
-      if (name[0] == '[' && length >= 2)
-        {
-          name++;
-          length -= 2;
-        }
-      if (rule->port == port && strlen (hostname) == length &&
-          g_ascii_strncasecmp (name, hostname, length) == 0)
-        return rule;
+      if (sandbox_network_rule_covers (rule, hostname, port) && (found == NULL || found->pattern))
+        found = rule;
     }
 
-  return NULL;
+  return found;
 }
 
 /* Answers an allowed CONNECT with 200 and has the server end the guest's
@@ -146,13 +139,18 @@ open_tunnel (SandboxGatewayExchanges  *exchanges,
              const SandboxNetworkRule *rule,
              gint64                    started_us)
 {
+  /* As a Host header names it (without the scheme's default port): a
+   * pattern's rule gives the origin of the host it covered. */
+  g_autofree char *origin =
+    sandbox_network_rule_dup_origin_for (rule, rule->port == 443 ? hostname : authority);
+
   soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
   soup_server_message_set_status (msg, SOUP_STATUS_OK, "Connection established");
   sandbox_gateway_exchanges_audit (exchanges, msg, started_us, &(SandboxGatewayAuditRecord) {
     .host = authority, .decision = SANDBOX_GATEWAY_DECISION_ALLOWED, .reason = "tunnel-opened",
     .status = SOUP_STATUS_OK,
   });
-  exchanges->open_tunnel (msg, hostname, rule->origin, exchanges->open_tunnel_data);
+  exchanges->open_tunnel (msg, hostname, origin, exchanges->open_tunnel_data);
 }
 
 /* Why a CONNECT an origin allows is still not tunnelled, or NULL: the
@@ -248,6 +246,7 @@ sandbox_gateway_exchange_check (SandboxGatewayExchanges  *exchanges,
   g_autofree char *target = NULL;
   const char *host = NULL;
   const char *tunnel_origin;
+  g_autofree char *origin = NULL;
   SandboxGatewayExchange *exchange;
   gboolean origin_form;
   gboolean proxy = sandbox_gateway_connection_get_arrival (connection) == SANDBOX_GATEWAY_ARRIVAL_PROXY;
@@ -281,7 +280,9 @@ sandbox_gateway_exchange_check (SandboxGatewayExchanges  *exchanges,
    * certificate the guest's TLS was answered with: another, even an allowed
    * one, is domain fronting. */
   tunnel_origin = sandbox_gateway_connection_get_tunnel_origin (connection);
-  if (rule == NULL || (tunnel_origin != NULL && strcmp (rule->origin, tunnel_origin) != 0))
+  if (rule != NULL)
+    origin = sandbox_network_rule_dup_origin_for (rule, host);
+  if (rule == NULL || (tunnel_origin != NULL && g_ascii_strcasecmp (origin, tunnel_origin) != 0))
     {
       refusal = (SandboxGatewayRefusal) {
         SOUP_STATUS_FORBIDDEN, SANDBOX_GATEWAY_DECISION_DENIED,
@@ -294,12 +295,13 @@ sandbox_gateway_exchange_check (SandboxGatewayExchanges  *exchanges,
   if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
       soup_message_headers_get_content_length (headers) > SANDBOX_GATEWAY_MAX_BODY_BYTES)
     {
-      refuse_too_large_early (exchanges, msg, host, target, started_us, rule->origin);
+      refuse_too_large_early (exchanges, msg, host, target, started_us, origin);
       return NULL;
     }
 
-  exchange = sandbox_gateway_exchange_new (exchanges, msg, connection, policy, rule, generation,
-                           host, g_steal_pointer (&target), started_us);
+  exchange = sandbox_gateway_exchange_new (exchanges, msg, connection, policy, rule,
+                                           g_steal_pointer (&origin), generation, host,
+                                           g_steal_pointer (&target), started_us);
 
   /* A chunked body is counted as it arrives and never kept past the limit. */
   if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CHUNKED)

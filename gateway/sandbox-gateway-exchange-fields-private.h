@@ -27,6 +27,7 @@ struct _SandboxGatewayExchange
 
   SandboxNetworkPolicy *policy;
   const SandboxNetworkRule *rule;
+  char *origin;              /* where it goes: the rule's, or the host a pattern covered */
   guint policy_generation;
 
   char *host;
@@ -52,6 +53,7 @@ SandboxGatewayExchange *sandbox_gateway_exchange_new            (SandboxGatewayE
                                                                  SandboxGatewayConnection *connection,
                                                                  SandboxNetworkPolicy     *policy,
                                                                  const SandboxNetworkRule *rule,
+                                                                 char                     *origin,
                                                                  guint                     generation,
                                                                  const char               *host,
                                                                  char                     *target,

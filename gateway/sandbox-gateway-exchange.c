@@ -103,6 +103,7 @@ exchange_free (SandboxGatewayExchange *exchange)
   g_free (exchange->host);
   g_free (exchange->target);
   g_object_unref (exchange->msg);
+  g_free (exchange->origin);
   g_free (exchange);
 }
 
@@ -112,6 +113,7 @@ sandbox_gateway_exchange_new (SandboxGatewayExchanges  *exchanges,
                               SandboxGatewayConnection *connection,
                               SandboxNetworkPolicy     *policy,
                               const SandboxNetworkRule *rule,
+                              char                     *origin,
                               guint                     generation,
                               const char               *host,
                               char                     *target,
@@ -125,6 +127,7 @@ sandbox_gateway_exchange_new (SandboxGatewayExchanges  *exchanges,
   exchange->state = SANDBOX_GATEWAY_EXCHANGE_READING;
   exchange->policy = g_object_ref (policy);
   exchange->rule = rule;
+  exchange->origin = origin;
   exchange->policy_generation = generation;
   exchange->host = g_strdup (host);
   exchange->target = target;
@@ -289,7 +292,7 @@ stream_failure (SandboxGatewayExchange *exchange,
                 CURLcode                result)
 {
   SandboxGatewayStreamedAnswer *stream = exchange->stream;
-  const char *origin = exchange->rule->origin;
+  const char *origin = exchange->origin;
   SandboxGatewayFailure failure;
 
   switch (sandbox_gateway_streamed_answer_get_stop (stream))
@@ -377,7 +380,7 @@ fail_with_unexpected_status (SandboxGatewayExchange *exchange,
     "upstream-error", SANDBOX_GATEWAY_UPSTREAM_FAILED,
     g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                  "Sandbox upstream request to %s failed: unexpected status %ld",
-                 exchange->rule->origin, status),
+                 exchange->origin, status),
   };
 
   answer_failure (exchange, &failure);
@@ -501,7 +504,7 @@ on_upstream_done (CURL     *easy,
     {
       SandboxGatewayFailure failure;
 
-      sandbox_gateway_request_failure (result, exchange->rule->origin, exchange->error_buffer,
+      sandbox_gateway_request_failure (result, exchange->origin, exchange->error_buffer,
                                        exchange->redirected, exchange->response_too_large, &failure);
       answer_failure (exchange, &failure);
     }
@@ -568,7 +571,7 @@ configure_easy (SandboxGatewayExchange *exchange,
                 gint64                  remaining_ms)
 {
   CURL *easy = exchange->easy;
-  g_autofree char *url = g_strconcat (exchange->rule->origin, exchange->target, NULL);
+  g_autofree char *url = g_strconcat (exchange->origin, exchange->target, NULL);
 
   sandbox_gateway_request_configure (easy, url, soup_server_message_get_method (exchange->msg),
                                      exchange->request_body, exchange->upstream_headers, remaining_ms,
@@ -636,7 +639,7 @@ forward (SandboxGatewayExchange *exchange)
         "upstream-error", SANDBOX_GATEWAY_UPSTREAM_FAILED,
         g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
                      "Sandbox upstream request to %s could not be started",
-                     exchange->rule->origin),
+                     exchange->origin),
       };
 
       /* Nothing runs yet, so there is nothing to cancel. */
@@ -799,7 +802,7 @@ sandbox_gateway_exchange_run (SandboxGatewayExchange *self,
 {
   if (self->request_too_large)
     {
-      g_autoptr(GError) cause = sandbox_gateway_request_too_large_error (self->rule->origin, "sent");
+      g_autoptr(GError) cause = sandbox_gateway_request_too_large_error (self->origin, "sent");
 
       sandbox_gateway_answer (self->msg, SOUP_STATUS_BAD_GATEWAY,
                               sandbox_error_code_name (SANDBOX_ERROR_LIMIT), FALSE);

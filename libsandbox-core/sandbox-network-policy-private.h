@@ -56,14 +56,16 @@ typedef struct
   char *origin;
   char *scheme;
   char *host;
-  char *hostname;
+  char *hostname;               /* a pattern's begins with "*." */
   guint16 port;
+  gboolean pattern;             /* "*.example.com": one label more than its name */
   char **header_names;
   char **header_values;
   SandboxNetworkStream stream;
 } SandboxNetworkRule;
 
-/* The rule whose host equals @host (compared case-insensitively, as hosts are), or NULL. */
+/* The rule whose host equals @host (compared case-insensitively, as hosts
+ * are), else the first pattern's that covers it, or NULL. */
 const SandboxNetworkRule *sandbox_network_policy_find_rule (SandboxNetworkPolicy *self,
                                                             const char           *host);
 const SandboxNetworkRule *sandbox_network_policy_get_rule  (SandboxNetworkPolicy *self,
@@ -76,6 +78,13 @@ const SandboxNetworkRule *sandbox_network_policy_get_rule  (SandboxNetworkPolicy
 void                      sandbox_network_rule_free            (SandboxNetworkRule        *rule);
 SandboxNetworkRule       *sandbox_network_rule_new_from_origin (const char                *origin,
                                                                 GError                   **error);
+SandboxNetworkRule       *sandbox_network_rule_new_from_pattern (const char               *pattern,
+                                                                 GError                  **error);
+gboolean                  sandbox_network_rule_covers          (const SandboxNetworkRule  *rule,
+                                                                const char                *hostname,
+                                                                guint16                    port);
+char                     *sandbox_network_rule_dup_origin_for  (const SandboxNetworkRule  *rule,
+                                                                const char                *host);
 gboolean                  sandbox_network_rule_add_header      (SandboxNetworkRule        *rule,
                                                                 const char                *name,
                                                                 const char                *value,
@@ -86,7 +95,8 @@ gboolean                  sandbox_network_rule_set_stream      (SandboxNetworkRu
                                                                 guint                      timeout_ms,
                                                                 GError                   **error);
 SandboxNetworkRule       *sandbox_network_rule_copy            (const SandboxNetworkRule  *rule);
-/* In @rules, the rule whose host equals @host case-insensitively, or NULL. */
+/* In @rules, the rule whose host equals @host case-insensitively, else the
+ * first pattern's that covers it, or NULL. */
 const SandboxNetworkRule *sandbox_network_rules_find           (GPtrArray                 *rules,
                                                                 const char                *host);
 /* Adds @rule (taking it) unless @rules has its host already. */

@@ -259,13 +259,14 @@ rule_new_from_json (JsonNode    *node,
                     const char  *where,
                     GError     **error)
 {
-  static const char * const known[] = { "origin", "headers", "stream", NULL };
+  static const char * const known[] = { "origin", "pattern", "headers", "stream", NULL };
   g_autoptr(SandboxNetworkRule) rule = NULL;
-  g_autofree char *origin_where = g_strdup_printf ("%s.origin", where);
+  g_autofree char *origin_where = NULL;
   g_autofree char *headers_where = g_strdup_printf ("%s.headers", where);
   g_autofree char *stream_where = g_strdup_printf ("%s.stream", where);
   JsonObject *object;
   JsonNode *origin;
+  JsonNode *pattern;
   JsonNode *headers;
   JsonNode *stream;
   g_autoptr(GList) names = NULL;
@@ -276,7 +277,17 @@ rule_new_from_json (JsonNode    *node,
   if (!reject_unknown_members (object, known, where, error))
     return NULL;
 
-  origin = json_object_get_member (object, "origin");
+  /* "pattern" is the opt-in to a host of "*.example.com"; "origin" stays
+   * exact, as the reference validates it. */
+  pattern = json_object_get_member (object, "pattern");
+  origin = json_object_get_member (object, pattern != NULL ? "pattern" : "origin");
+  origin_where = g_strdup_printf ("%s.%s", where, pattern != NULL ? "pattern" : "origin");
+  if (pattern != NULL && json_object_has_member (object, "origin"))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "%s: Invalid input: a rule has an origin or a pattern, not both", where);
+      return NULL;
+    }
   if (!sandbox_json_node_is_string (origin))
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
@@ -284,7 +295,8 @@ rule_new_from_json (JsonNode    *node,
                    origin_where, sandbox_json_type_name (origin));
       return NULL;
     }
-  rule = sandbox_network_rule_new_from_origin (json_node_get_string (origin), error);
+  rule = pattern != NULL ? sandbox_network_rule_new_from_pattern (json_node_get_string (origin), error)
+                         : sandbox_network_rule_new_from_origin (json_node_get_string (origin), error);
   if (rule == NULL)
     return prefix_error (error, origin_where), NULL;
 
@@ -585,7 +597,7 @@ sandbox_network_policy_to_redacted_json (SandboxNetworkPolicy *self)
           const SandboxNetworkRule *rule = g_ptr_array_index (self->rules, i);
 
           json_builder_begin_object (builder);
-          json_builder_set_member_name (builder, "origin");
+          json_builder_set_member_name (builder, rule->pattern ? "pattern" : "origin");
           json_builder_add_string_value (builder, rule->origin);
           json_builder_set_member_name (builder, "headers");
           json_builder_begin_object (builder);
@@ -716,13 +728,51 @@ sandbox_network_policy_builder_add_origin (SandboxNetworkPolicyBuilder  *self,
   return sandbox_network_rules_add_once (self->rules, rule, error);
 }
 
-/* The rule of @origin, which must have been added. */
+/**
+ * sandbox_network_policy_builder_add_pattern:
+ * @self: a [class@Sandbox.NetworkPolicyBuilder]
+ * @pattern: an http or https origin whose host begins with `*.`: the
+ *   scheme, `://`, then a host such as `*.example.com`
+ * @error: return location for a #GError, or %NULL
+ *
+ * Allows HTTP requests to every host one DNS label deeper than the
+ * pattern's name (`api.example.com` for `*.example.com`; not
+ * `example.com`, not `a.b.example.com`), on the pattern's scheme and port.
+ * Never a bare `*`, an address, or a name of one label. A request to a
+ * host that an origin of the policy names exactly takes that origin's rule
+ * (and its headers). Headers are added with
+ * [method@Sandbox.NetworkPolicyBuilder.add_header] naming the pattern.
+ *
+ * Returns: %TRUE on success; %FALSE with %SANDBOX_ERROR_INVALID if @pattern
+ *   is no such pattern or was added already
+ */
+gboolean
+sandbox_network_policy_builder_add_pattern (SandboxNetworkPolicyBuilder  *self,
+                                            const char                   *pattern,
+                                            GError                      **error)
+{
+  SandboxNetworkRule *rule;
+
+  g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY_BUILDER (self), FALSE);
+  g_return_val_if_fail (pattern != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  rule = sandbox_network_rule_new_from_pattern (pattern, error);
+  if (rule == NULL)
+    return FALSE;
+
+  return sandbox_network_rules_add_once (self->rules, rule, error);
+}
+
+/* The rule of @origin (or pattern), which must have been added. */
 static SandboxNetworkRule *
 builder_find_rule (SandboxNetworkPolicyBuilder  *self,
                    const char                   *origin,
                    GError                      **error)
 {
-  g_autoptr(SandboxNetworkRule) parsed = sandbox_network_rule_new_from_origin (origin, error);
+  g_autoptr(SandboxNetworkRule) parsed =
+    strstr (origin, "://*.") != NULL ? sandbox_network_rule_new_from_pattern (origin, error)
+                                     : sandbox_network_rule_new_from_origin (origin, error);
 
   if (parsed == NULL)
     return NULL;

@@ -74,6 +74,10 @@ gboolean                     sandbox_network_policy_builder_add_origin (SandboxN
                                                                         const char                   *origin,
                                                                         GError                      **error);
 SANDBOX_AVAILABLE_IN_ALL
+gboolean                     sandbox_network_policy_builder_add_pattern (SandboxNetworkPolicyBuilder  *self,
+                                                                         const char                   *pattern,
+                                                                         GError                      **error);
+SANDBOX_AVAILABLE_IN_ALL
 gboolean                     sandbox_network_policy_builder_add_header (SandboxNetworkPolicyBuilder  *self,
                                                                         const char                   *origin,
                                                                         const char                   *name,

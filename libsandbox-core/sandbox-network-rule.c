@@ -165,19 +165,39 @@ normalize_hostname (const char *host)
   return dns_name_is_valid (lower) ? g_steal_pointer (&lower) : NULL;
 }
 
-SandboxNetworkRule *
-sandbox_network_rule_new_from_origin (const char  *origin,
-                                      GError     **error)
+/* A pattern's host name: "*." and then a DNS name of two labels or more
+ * ("*.com" would be a whole top-level domain), never an address
+ * ("*.0.0.1"); the wildcard stands for exactly one label. */
+static char *
+normalize_pattern (const char *host)
+{
+  g_autofree char *rest = NULL;
+
+  if (!g_str_has_prefix (host, "*."))
+    return NULL;
+  rest = g_ascii_strdown (host + 2, -1);
+  if (strchr (rest, '.') == NULL || last_label_is_numeric (rest) || !dns_name_is_valid (rest))
+    return NULL;
+  return g_strconcat ("*.", rest, NULL);
+}
+
+/* A rule from an origin, or from a pattern (an origin whose host is
+ * "*.example.com"),
+ * whose host name matches one label more than its name. */
+static SandboxNetworkRule *
+rule_new (const char  *text,
+          gboolean     pattern,
+          GError     **error)
 {
   g_autoptr(SandboxNetworkRule) rule = NULL;
   g_autoptr(GUri) uri = NULL;
   const char *path;
   int port;
 
-  if (!g_utf8_validate (origin, -1, NULL) || !origin_text_is_plain (origin))
+  if (!g_utf8_validate (text, -1, NULL) || !origin_text_is_plain (text))
     goto invalid;
 
-  uri = g_uri_parse (origin, G_URI_FLAGS_NONE, NULL);
+  uri = g_uri_parse (text, G_URI_FLAGS_NONE, NULL);
   if (uri == NULL)
     goto invalid;
 
@@ -195,7 +215,9 @@ sandbox_network_rule_new_from_origin (const char  *origin,
   if (!g_str_equal (rule->scheme, "http") && !g_str_equal (rule->scheme, "https"))
     goto invalid;
 
-  rule->hostname = normalize_hostname (g_uri_get_host (uri));
+  rule->pattern = pattern;
+  rule->hostname = pattern ? normalize_pattern (g_uri_get_host (uri))
+                           : normalize_hostname (g_uri_get_host (uri));
   if (rule->hostname == NULL)
     goto invalid;
 
@@ -211,10 +233,99 @@ sandbox_network_rule_new_from_origin (const char  *origin,
   return g_steal_pointer (&rule);
 
 invalid:
-  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                       HTTP_ORIGIN_MESSAGE " (http or https, a host and optional port, "
-                       "no credentials, path, query or fragment)");
+  if (pattern)
+    g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                         "Expected an HTTP origin pattern (http or https, “*.” and a "
+                         "host name of two labels or more, an optional port; never a bare “*”, "
+                         "an address or a wildcard anywhere else)");
+  else
+    g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                         HTTP_ORIGIN_MESSAGE " (http or https, a host and optional port, "
+                         "no credentials, path, query or fragment)");
   return NULL;
+}
+
+SandboxNetworkRule *
+sandbox_network_rule_new_from_origin (const char  *origin,
+                                      GError     **error)
+{
+  return rule_new (origin, FALSE, error);
+}
+
+SandboxNetworkRule *
+sandbox_network_rule_new_from_pattern (const char  *pattern,
+                                       GError     **error)
+{
+  return rule_new (pattern, TRUE, error);
+}
+
+/* Whether @hostname (no port) is one DNS label followed by the pattern
+ * @rule's name: "api.example.com" for "*.example.com", never
+ * "example.com" nor "a.b.example.com". */
+static gboolean
+pattern_matches_hostname (const SandboxNetworkRule *rule,
+                          const char               *hostname)
+{
+  const char *suffix = rule->hostname + 1;   /* ".example.com" */
+  gsize length = strlen (hostname);
+  gsize suffix_length = strlen (suffix);
+  g_autofree char *label = NULL;
+
+  if (length <= suffix_length ||
+      g_ascii_strcasecmp (hostname + length - suffix_length, suffix) != 0)
+    return FALSE;
+  label = g_strndup (hostname, length - suffix_length);
+  return strchr (label, '.') == NULL && dns_name_is_valid (label);
+}
+
+/**
+ * sandbox_network_rule_covers:
+ * @rule: a rule
+ * @hostname: a host name, without port and brackets, lower or upper case
+ * @port: the port a request goes to
+ *
+ * Returns: whether a request to @hostname:@port is @rule's: its own host,
+ *   or for a pattern, a host name it covers
+ */
+gboolean
+sandbox_network_rule_covers (const SandboxNetworkRule *rule,
+                             const char               *hostname,
+                             guint16                   port)
+{
+  const char *name = rule->hostname;
+  gsize length = strlen (name);
+
+  if (rule->port != port)
+    return FALSE;
+  if (rule->pattern)
+    return pattern_matches_hostname (rule, hostname);
+  /* The rule keeps an IPv6 literal's brackets. */
+  if (name[0] == '[' && length >= 2)
+    {
+      name++;
+      length -= 2;
+    }
+  return strlen (hostname) == length && g_ascii_strncasecmp (name, hostname, length) == 0;
+}
+
+/**
+ * sandbox_network_rule_dup_origin_for:
+ * @rule: a rule
+ * @host: a Host header's value the rule was found for
+ *
+ * Returns: (transfer full): where a request to @host goes: the rule's own
+ *   origin, or for a pattern, the origin of the host it covered
+ */
+char *
+sandbox_network_rule_dup_origin_for (const SandboxNetworkRule *rule,
+                                     const char               *host)
+{
+  g_autofree char *lower = NULL;
+
+  if (!rule->pattern)
+    return g_strdup (rule->origin);
+  lower = g_ascii_strdown (host, -1);
+  return g_strdup_printf ("%s://%s", rule->scheme, lower);
 }
 
 static gboolean
@@ -301,9 +412,9 @@ sandbox_network_rule_add_header (SandboxNetworkRule  *rule,
   return TRUE;
 }
 
-const SandboxNetworkRule *
-sandbox_network_rules_find (GPtrArray  *rules,
-                            const char *host)
+static const SandboxNetworkRule *
+find_exact (GPtrArray  *rules,
+            const char *host)
 {
   for (guint i = 0; i < rules->len; i++)
     {
@@ -315,12 +426,53 @@ sandbox_network_rules_find (GPtrArray  *rules,
   return NULL;
 }
 
+/* Whether the pattern @rule covers @host, a Host header's value: a name
+ * (never a bracketed address) and the port as the rule's host spells it
+ * (none for the scheme's default). */
+static gboolean
+pattern_covers_host (const SandboxNetworkRule *rule,
+                     const char               *host)
+{
+  const char *colon = strchr (host, ':');
+  g_autofree char *hostname = colon != NULL ? g_strndup (host, colon - host) : g_strdup (host);
+  guint64 port = default_port (rule->scheme);
+
+  if (host[0] == '[')
+    return FALSE;
+  if (colon != NULL &&
+      (colon[1] == '0' || !g_ascii_string_to_unsigned (colon + 1, 10, 1, G_MAXUINT16, &port, NULL)))
+    return FALSE;
+  /* "host:443" for https is not how the rule spells it: exact hosts are
+   * matched as written, and so are patterns. */
+  if (colon != NULL && port == default_port (rule->scheme))
+    return FALSE;
+  return sandbox_network_rule_covers (rule, hostname, (guint16) port);
+}
+
+/* An exact host first; else the first pattern that covers it. */
+const SandboxNetworkRule *
+sandbox_network_rules_find (GPtrArray  *rules,
+                            const char *host)
+{
+  const SandboxNetworkRule *rule = find_exact (rules, host);
+
+  for (guint i = 0; rule == NULL && i < rules->len; i++)
+    {
+      const SandboxNetworkRule *candidate = g_ptr_array_index (rules, i);
+
+      if (candidate->pattern && pattern_covers_host (candidate, host))
+        rule = candidate;
+    }
+  return rule;
+}
+
 gboolean
 sandbox_network_rules_add_once (GPtrArray           *rules,
                                 SandboxNetworkRule  *rule,
                                 GError             **error)
 {
-  if (sandbox_network_rules_find (rules, rule->host) != NULL)
+  /* A pattern and an exact host it covers may both be given. */
+  if (find_exact (rules, rule->host) != NULL)
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
                    DUPLICATE_HOST_MESSAGE " (“%s” appears twice)", rule->host);
@@ -370,6 +522,7 @@ sandbox_network_rule_copy (const SandboxNetworkRule *rule)
   copy->host = g_strdup (rule->host);
   copy->hostname = g_strdup (rule->hostname);
   copy->port = rule->port;
+  copy->pattern = rule->pattern;
   copy->header_names = g_strdupv (rule->header_names);
   copy->header_values = g_strdupv (rule->header_values);
   copy->stream = rule->stream;

@@ -177,6 +177,92 @@ test_find_rule_by_host (void)
   g_assert_null (sandbox_network_policy_find_rule (policy, NULL));
 }
 
+static void assert_json_refused (const char *json,
+                                 const char *message);
+
+/* "pattern" opts a rule into one leading wildcard label; "origin" stays
+ * exact (the reference refuses a wildcard host there). */
+static void
+test_patterns (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_from_json (
+    "{\"allow\": [{\"pattern\": \"https://*.Example.com/\", \"headers\": {\"X-A\": \"1\"}},"
+    " {\"origin\": \"https://api.example.com\"},"
+    " {\"pattern\": \"http://*.svc.test:8080\"}]}", &error);
+  g_autofree char *json = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (sandbox_network_policy_find_rule (policy, "www.example.com") ==
+                 sandbox_network_policy_get_rule (policy, 0));
+  g_assert_true (sandbox_network_policy_find_rule (policy, "WWW.EXAMPLE.COM") ==
+                 sandbox_network_policy_get_rule (policy, 0));
+  /* An exact origin wins over the pattern that covers it. */
+  g_assert_true (sandbox_network_policy_find_rule (policy, "api.example.com") ==
+                 sandbox_network_policy_get_rule (policy, 1));
+  g_assert_true (sandbox_network_policy_find_rule (policy, "a.svc.test:8080") ==
+                 sandbox_network_policy_get_rule (policy, 2));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "example.com"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "a.b.example.com"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "www.example.com:443"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "www.example.com:8443"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "www.example.com.evil.test"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "-x.example.com"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "a.svc.test"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "a.svc.test:08080"));
+  g_assert_null (sandbox_network_policy_find_rule (policy, "[::1]:8080"));
+
+  /* Its JSON says pattern again. */
+  json = sandbox_network_policy_to_redacted_json (policy);
+  g_assert_nonnull (strstr (json, "\"pattern\":\"https://*.example.com\""));
+}
+
+static void
+test_patterns_refused (void)
+{
+  const char *bad[] = {
+    "https://*", "https://*.com", "https://*.", "https://*.0.0.1", "https://*.[::1]",
+    "https://a.*.example.com", "https://*a.example.com", "https://**.example.com",
+    "https://api.example.com", "ftp://*.example.com", "https://*.example.com/path",
+    "https://user@*.example.com",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *json = g_strdup_printf ("{\"allow\": [{\"pattern\": \"%s\"}]}", bad[i]);
+
+      assert_json_refused (json, "allow[0].pattern: Expected an HTTP origin pattern");
+    }
+  /* The reference's own field stays exact. */
+  assert_json_refused ("{\"allow\": [{\"origin\": \"https://*.example.com\"}]}",
+                       "allow[0].origin: Expected an HTTP origin (");
+  assert_json_refused ("{\"allow\": [{\"origin\": \"https://a.test\","
+                       " \"pattern\": \"https://*.a.test\"}]}", "an origin or a pattern, not both");
+  assert_json_refused ("{\"allow\": [{\"pattern\": \"https://*.a.test\"},"
+                       " {\"pattern\": \"https://*.A.test\"}]}", "appears twice");
+}
+
+static void
+test_builder_adds_pattern (void)
+{
+  g_autoptr(SandboxNetworkPolicyBuilder) builder = sandbox_network_policy_builder_new ();
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_network_policy_builder_add_pattern (builder, "https://*.corp.test",
+                                                             &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_network_policy_builder_add_header (builder, "https://*.corp.test",
+                                                            "Authorization", "x", &error));
+  g_assert_no_error (error);
+  g_assert_false (sandbox_network_policy_builder_add_pattern (builder, "https://*", &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+  policy = sandbox_network_policy_builder_build (builder, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (sandbox_network_policy_find_rule (policy, "git.corp.test"));
+}
+
 static void
 test_redacted_json_hides_values (void)
 {
@@ -455,6 +541,9 @@ main (int   argc,
   g_test_add_func ("/sandbox/network-policy/stream-from-json", test_stream_from_json);
   g_test_add_func ("/sandbox/network-policy/stream-refuses-bad-limits", test_stream_refuses_bad_limits);
   g_test_add_func ("/sandbox/network-policy/builder-sets-stream", test_builder_sets_stream);
+  g_test_add_func ("/sandbox/network-policy/patterns", test_patterns);
+  g_test_add_func ("/sandbox/network-policy/patterns-refused", test_patterns_refused);
+  g_test_add_func ("/sandbox/network-policy/builder-adds-pattern", test_builder_adds_pattern);
 
   return g_test_run ();
 }

@@ -56,8 +56,9 @@ set_up (Fixture       *fixture,
   json = g_strdup_printf ("{\"allow\": ["
                           "{\"origin\": \"%s\", \"headers\": {\"Authorization\": \"" SECRET "\"}},"
                           "{\"origin\": \"https://127.0.0.1:%u\"},"
-                          "{\"origin\": \"http://plain.example\"}]}",
-                          fixture->origin, port);
+                          "{\"origin\": \"http://plain.example\"},"
+                          "{\"pattern\": \"https://*.pat.localhost:%u\"}]}",
+                          fixture->origin, port, port);
   policy = sandbox_network_policy_new_from_json (json, &error);
   g_assert_no_error (error);
 
@@ -486,6 +487,44 @@ test_tunnel_requests_refused (Fixture       *fixture,
   g_assert_cmpuint (sandbox_test_upstream_count (fixture->base.upstream), ==, 0);
 }
 
+/* A pattern's CONNECT opens a tunnel for the host it covers, with a
+ * certificate for that host; inside, only that host: another the same
+ * pattern covers is domain fronting too. Hosts it does not cover are
+ * refused before any tunnel. */
+static void
+test_pattern_tunnel (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  guint16 port = sandbox_test_upstream_get_port (fixture->base.upstream);
+  g_autofree char *covered = g_strdup_printf ("api.pat.localhost:%u", port);
+  g_autofree char *deeper = g_strdup_printf ("a.b.pat.localhost:%u", port);
+  g_autofree char *fronted = g_strdup_printf ("GET /x HTTP/1.1\r\nHost: other.pat.localhost:%u\r\n"
+                                              "Connection: close\r\n\r\n", port);
+  g_autoptr(GIOStream) tls = NULL;
+  g_autoptr(GIOStream) refused = NULL;
+  g_autofree char *answer = NULL;
+  GTlsCertificate *certificate;
+  g_autoptr(GSocketConnectable) identity = g_network_address_new ("api.pat.localhost", 443);
+  guint status;
+
+  refused = open_tunnel (fixture, deeper, NULL, &status);
+  g_assert_null (refused);
+  g_assert_cmpuint (status, ==, 403);
+
+  tls = open_tunnel (fixture, covered, "api.pat.localhost", &status);
+  g_assert_nonnull (tls);
+  certificate = g_tls_connection_get_peer_certificate (G_TLS_CONNECTION (tls));
+  g_assert_nonnull (certificate);
+  g_assert_cmpint (g_tls_certificate_verify (certificate, identity, NULL) &
+                   G_TLS_CERTIFICATE_BAD_IDENTITY, ==, 0);
+  answer = exchange_in_tunnel (tls, fronted);
+  g_assert_cmpuint (status_of (answer), ==, 403);
+  sandbox_test_gateway_wait_for_events (&fixture->base, fixture->base.events->len + 1);
+  sandbox_test_assert_event (sandbox_test_gateway_last_event (&fixture->base),
+                             SANDBOX_GATEWAY_DECISION_DENIED, "host-not-tunnel-origin", 403);
+  g_assert_cmpuint (sandbox_test_upstream_count (fixture->base.upstream), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -508,6 +547,7 @@ main (int    argc,
   ADD ("sni-not-connect-host", test_sni_not_connect_host);
   ADD ("plain-bytes-in-tunnel", test_plain_bytes_in_tunnel);
   ADD ("tunnel-requests-refused", test_tunnel_requests_refused);
+  ADD ("pattern-tunnel", test_pattern_tunnel);
 #undef ADD
 
   return g_test_run ();
