@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "sandbox-backend-base.h"
+#include "sandbox-backend-private.h"
 #include "sandbox-error.h"
 
 /**
@@ -337,4 +338,13 @@ sandbox_backend_base_get_max_concurrent_commands (SandboxBackendBase *self)
 
   priv = sandbox_backend_base_get_instance_private (self);
   return priv->max_concurrent_commands;
+}
+
+/* For the session protocol (sandbox-backend-protocol.c). */
+gboolean
+sandbox_backend_base_is_initialized (SandboxBackendBase *self)
+{
+  SandboxBackendBasePrivate *priv = sandbox_backend_base_get_instance_private (self);
+
+  return priv->initialized;
 }

@@ -30,8 +30,30 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  *   %SANDBOX_ERROR_INVALID for a bad configuration, or
  *   %SANDBOX_ERROR_UNAVAILABLE where the driver cannot work on this system.
  *   Optional.
+ * @check_policy: refuses a network policy the driver cannot enforce, before
+ *   anything is looked up (%SANDBOX_ERROR_UNAVAILABLE). Optional: without it
+ *   every policy is accepted.
+ * @has_template: whether a template is stored under a (well-formed) key.
+ * @has_session: whether a session is stored under a (well-formed) id.
+ * @take_lease: takes a stored session's exclusive lease: fails with
+ *   %SANDBOX_ERROR_BUSY (sandbox_set_error_has_owner()) while someone holds
+ *   it, %SANDBOX_ERROR_NOT_FOUND if the session went meanwhile.
+ * @release_lease: releases a lease @take_lease or @new_session took.
+ * @load_state: the saved #SandboxState of a session whose lease the caller
+ *   holds (%SANDBOX_ERROR_NOT_FOUND without one).
+ * @new_session: stores a new session named by a state (its id fresh, its
+ *   template stored) with its workspace a copy of the template's files,
+ *   and holds its lease; on failure leaves nothing behind.
+ * @new_handle: opens the leased session's workspace and gives the handle
+ *   that owns it, enforcing the policy; on failure the base releases the
+ *   lease.
+ * @remove_session: removes a session whose lease the caller holds, with
+ *   its workspace (templates stay).
  *
- * The class a driver's backend derives from.
+ * The class a driver's backend derives from. The hooks from @check_policy
+ * on are the steps of the session protocol the base runs in
+ * sandbox_backend_base_create() and sandbox_backend_base_delete_session();
+ * a driver that uses those implements all of them but @check_policy.
  */
 struct _SandboxBackendBaseClass
 {
@@ -44,6 +66,40 @@ struct _SandboxBackendBaseClass
   /*< private >*/
   const char *default_name;
   const char *inner_driver;
+
+  /*< public >*/
+  gboolean       (*check_policy)   (SandboxBackendBase    *self,
+                                    SandboxNetworkPolicy  *policy,
+                                    GError               **error);
+  gboolean       (*has_template)   (SandboxBackendBase    *self,
+                                    const char            *template_key);
+  gboolean       (*has_session)    (SandboxBackendBase    *self,
+                                    const char            *session_id);
+  gboolean       (*take_lease)     (SandboxBackendBase    *self,
+                                    const char            *session_id,
+                                    GError               **error);
+  void           (*release_lease)  (SandboxBackendBase    *self,
+                                    const char            *session_id);
+  SandboxState  *(*load_state)     (SandboxBackendBase    *self,
+                                    const char            *session_id,
+                                    GError               **error);
+  gboolean       (*new_session)    (SandboxBackendBase    *self,
+                                    SandboxState          *state,
+                                    GCancellable          *cancellable,
+                                    GError               **error);
+  SandboxHandle *(*new_handle)     (SandboxBackendBase    *self,
+                                    SandboxState          *state,
+                                    SandboxNetworkPolicy  *policy,
+                                    GCancellable          *cancellable,
+                                    GError               **error);
+  gboolean       (*remove_session) (SandboxBackendBase    *self,
+                                    const char            *session_id,
+                                    GError               **error);
+
+  /*< private >*/
+  /* The hooks came after the padding, not into it (the private fields
+   * above sit between): the class grew by nine pointers, and keeps its
+   * seven slots for what comes next. */
   gpointer _padding[7];
 };
 
@@ -69,6 +125,19 @@ SandboxBackend *sandbox_backend_base_new_inner             (SandboxBackendBase  
                                                             guint                    n_properties,
                                                             const char             **names,
                                                             const GValue            *values,
+                                                            GCancellable            *cancellable,
+                                                            GError                 **error);
+
+SANDBOX_AVAILABLE_IN_ALL
+SandboxHandle *sandbox_backend_base_create                 (SandboxBackend          *backend,
+                                                            const char              *template_key,
+                                                            SandboxState            *state,
+                                                            SandboxNetworkPolicy    *policy,
+                                                            GCancellable            *cancellable,
+                                                            GError                 **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_backend_base_delete_session           (SandboxBackendBase      *self,
+                                                            const char              *session_id,
                                                             GCancellable            *cancellable,
                                                             GError                 **error);
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sandbox-backend.h"
+#include "sandbox-backend-base.h"
 
 G_BEGIN_DECLS
 
@@ -35,5 +36,8 @@ gboolean sandbox_set_error_not_supported (GType        type,
 GParamSpec *sandbox_backend_find_settable_property (GType       type,
                                                     const char *name,
                                                     GType      *owner_type);
+
+/* sandbox-backend-base.c: whether g_initable_init() of @self succeeded. */
+gboolean sandbox_backend_base_is_initialized (SandboxBackendBase *self);
 
 G_END_DECLS

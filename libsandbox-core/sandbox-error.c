@@ -291,3 +291,41 @@ sandbox_set_error_write_limit (GError **error)
   return set_contract_error (error, SANDBOX_ERROR_LIMIT,
                              "Sandbox file write limit exceeded");
 }
+
+/**
+ * sandbox_set_error_unknown_template:
+ * @error: (out) (optional) (nullable): return location for a #GError
+ * @template_key: the key nothing is stored under
+ *
+ * Sets @error to %SANDBOX_ERROR_NOT_FOUND with the reference's message
+ * "Unknown sandbox template KEY": no template is stored under @template_key.
+ *
+ * Returns: %FALSE, so a caller can `return sandbox_set_error_unknown_template (error, key);`
+ */
+gboolean
+sandbox_set_error_unknown_template (GError     **error,
+                                    const char  *template_key)
+{
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+               "Unknown sandbox template %s", template_key);
+  return FALSE;
+}
+
+/**
+ * sandbox_set_error_unknown_session:
+ * @error: (out) (optional) (nullable): return location for a #GError
+ * @session_id: the id no session is stored under
+ *
+ * Sets @error to %SANDBOX_ERROR_NOT_FOUND with the reference's message
+ * "Unknown sandbox session ID": no session is stored under @session_id.
+ *
+ * Returns: %FALSE, so a caller can `return sandbox_set_error_unknown_session (error, id);`
+ */
+gboolean
+sandbox_set_error_unknown_session (GError     **error,
+                                   const char  *session_id)
+{
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
+               "Unknown sandbox session %s", session_id);
+  return FALSE;
+}

@@ -92,5 +92,11 @@ SANDBOX_AVAILABLE_IN_ALL
 gboolean     sandbox_set_error_read_limit          (GError **error);
 SANDBOX_AVAILABLE_IN_ALL
 gboolean     sandbox_set_error_write_limit         (GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_unknown_template    (GError     **error,
+                                                    const char  *template_key);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_set_error_unknown_session     (GError     **error,
+                                                    const char  *session_id);
 
 G_END_DECLS

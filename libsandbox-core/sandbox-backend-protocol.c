@@ -1,0 +1,223 @@
+/* sandbox-backend-protocol.c — the session protocol, once for every driver
+ *
+ * Opening a session is the same walk in every driver: the key is well
+ * formed, a saved state names this backend and this template, the template
+ * is stored, the session id is well formed, the session is stored, its
+ * lease is free, and what is stored is the state the caller saved. Each
+ * driver used to type that out again, in its own order and with its own
+ * texts. Here it is once, the way glib-networking's tls/base drives the
+ * TLS handshake and leaves small hooks to the backends: a driver derives
+ * from SandboxBackendBase, implements the hooks of its class (has_template,
+ * has_session, take_lease, release_lease, load_state, new_session,
+ * new_handle, remove_session; check_policy if it enforces only some
+ * policies) and points its SandboxBackend::create at
+ * sandbox_backend_base_create().
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "sandbox-backend-base.h"
+#include "sandbox-backend-private.h"
+#include "sandbox-error.h"
+
+/* The reference's texts for a malformed key or id. */
+static gboolean
+check_id (const char  *id,
+          const char  *what,
+          GError     **error)
+{
+  if (sandbox_template_key_is_valid (id))
+    return TRUE;
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+               "Expected a %s: 64 lowercase hexadecimal characters", what);
+  return FALSE;
+}
+
+static gboolean
+check_ready (SandboxBackendBase  *self,
+             GCancellable        *cancellable,
+             GError             **error)
+{
+  if (!sandbox_backend_base_is_initialized (self))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "The %s backend was not initialized; create it with sandbox_backend_new()",
+                   sandbox_driver_name_of_type (G_OBJECT_TYPE (self)));
+      return FALSE;
+    }
+  return !g_cancellable_set_error_if_cancelled (cancellable, error);
+}
+
+/* The lease is held: what comes next fails without it. */
+static SandboxHandle *
+new_handle_or_release (SandboxBackendBase    *self,
+                       SandboxState          *state,
+                       SandboxNetworkPolicy  *policy,
+                       GCancellable          *cancellable,
+                       GError               **error)
+{
+  SandboxBackendBaseClass *klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
+  SandboxHandle *handle = klass->new_handle (self, state, policy, cancellable, error);
+
+  if (handle == NULL)
+    klass->release_lease (self, sandbox_state_get_session_id (state));
+  return handle;
+}
+
+static SandboxHandle *
+resume_session (SandboxBackendBase    *self,
+                SandboxState          *saved,
+                SandboxNetworkPolicy  *policy,
+                GCancellable          *cancellable,
+                GError               **error)
+{
+  SandboxBackendBaseClass *klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
+  const char *session_id = sandbox_state_get_session_id (saved);
+  g_autoptr(SandboxState) stored = NULL;
+
+  if (!check_id (session_id, "session id", error))
+    return NULL;
+  if (!klass->has_session (self, session_id))
+    {
+      sandbox_set_error_unknown_session (error, session_id);
+      return NULL;
+    }
+  if (!klass->take_lease (self, session_id, error))
+    return NULL;
+  stored = klass->load_state (self, session_id, error);
+  if (stored == NULL || !sandbox_state_equal (stored, saved))
+    {
+      klass->release_lease (self, session_id);
+      if (stored != NULL)
+        sandbox_set_error_identity_mismatch (error);
+      return NULL;
+    }
+  return new_handle_or_release (self, saved, policy, cancellable, error);
+}
+
+static SandboxHandle *
+create_session (SandboxBackendBase    *self,
+                const char            *template_key,
+                SandboxNetworkPolicy  *policy,
+                GCancellable          *cancellable,
+                GError               **error)
+{
+  SandboxBackendBaseClass *klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *session_id = g_compute_checksum_for_string (G_CHECKSUM_SHA256, uuid, -1);
+  g_autoptr(SandboxState) state = NULL;
+
+  state = sandbox_state_new (sandbox_backend_base_get_name (self), session_id, template_key,
+                             error);
+  if (state == NULL || !klass->new_session (self, state, cancellable, error))
+    return NULL;
+  return new_handle_or_release (self, state, policy, cancellable, error);
+}
+
+/**
+ * sandbox_backend_base_create:
+ * @backend: a [class@Sandbox.BackendBase] implementing [iface@Sandbox.Backend]
+ * @template_key: the key [method@Sandbox.Backend.prewarm] returned
+ * @state: (nullable): a saved state to resume, or %NULL for a new session
+ * @policy: the session's network policy
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The session protocol of the reference, for a driver's
+ * [vfunc@Sandbox.Backend.create] (assign it there: its signature is the
+ * vfunc's). In this order: the backend is initialized
+ * (%SANDBOX_ERROR_INVALID) and the call not cancelled; @check_policy
+ * accepts @policy; @template_key is well formed (%SANDBOX_ERROR_INVALID);
+ * @state names this backend and @template_key
+ * (%SANDBOX_ERROR_STATE_MISMATCH); @has_template (%SANDBOX_ERROR_NOT_FOUND).
+ * A new session then gets the SHA-256 of a random UUID for its id and
+ * @new_session stores it. A resumed one's id is well formed
+ * (%SANDBOX_ERROR_INVALID), @has_session (%SANDBOX_ERROR_NOT_FOUND),
+ * @take_lease (%SANDBOX_ERROR_BUSY), and @load_state gives a state equal
+ * to @state (%SANDBOX_ERROR_IDENTITY_MISMATCH). Last @new_handle; the
+ * lease is released again on every failure after it was taken.
+ *
+ * Returns: (transfer full): the live session's handle, or %NULL with @error set
+ */
+SandboxHandle *
+sandbox_backend_base_create (SandboxBackend        *backend,
+                             const char            *template_key,
+                             SandboxState          *state,
+                             SandboxNetworkPolicy  *policy,
+                             GCancellable          *cancellable,
+                             GError               **error)
+{
+  SandboxBackendBase *self = SANDBOX_BACKEND_BASE (backend);
+  SandboxBackendBaseClass *klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
+
+  g_return_val_if_fail (template_key != NULL, NULL);
+  g_return_val_if_fail (state == NULL || SANDBOX_IS_STATE (state), NULL);
+
+  if (!check_ready (self, cancellable, error))
+    return NULL;
+  /* A refused policy never takes a lease. */
+  if (klass->check_policy != NULL && !klass->check_policy (self, policy, error))
+    return NULL;
+  if (!check_id (template_key, "template key", error))
+    return NULL;
+  if (state != NULL &&
+      (g_strcmp0 (sandbox_state_get_backend (state), sandbox_backend_base_get_name (self)) != 0 ||
+       g_strcmp0 (sandbox_state_get_template_key (state), template_key) != 0))
+    {
+      sandbox_set_error_state_mismatch (error);
+      return NULL;
+    }
+  if (!klass->has_template (self, template_key))
+    {
+      sandbox_set_error_unknown_template (error, template_key);
+      return NULL;
+    }
+  if (state != NULL)
+    return resume_session (self, state, policy, cancellable, error);
+  return create_session (self, template_key, policy, cancellable, error);
+}
+
+/**
+ * sandbox_backend_base_delete_session:
+ * @self: a [class@Sandbox.BackendBase]
+ * @session_id: the session to delete
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Deletes a stored session as the reference does, for a driver's
+ * [vfunc@Sandbox.Handle.delete_session]: the caller has released its own
+ * lease; a session that is gone is not an error; otherwise @take_lease
+ * (%SANDBOX_ERROR_BUSY when someone attached meanwhile), then
+ * @remove_session.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ */
+gboolean
+sandbox_backend_base_delete_session (SandboxBackendBase  *self,
+                                     const char          *session_id,
+                                     GCancellable        *cancellable,
+                                     GError             **error)
+{
+  SandboxBackendBaseClass *klass;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (SANDBOX_IS_BACKEND_BASE (self), FALSE);
+  g_return_val_if_fail (session_id != NULL, FALSE);
+
+  klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  if (!klass->has_session (self, session_id))
+    return TRUE;
+  if (!klass->take_lease (self, session_id, &local_error))
+    {
+      /* Gone meanwhile: deleted all the same. */
+      if (g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  return klass->remove_session (self, session_id, error);
+}
