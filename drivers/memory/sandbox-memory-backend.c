@@ -118,41 +118,97 @@ sandbox_memory_backend_prewarm (SandboxBackend   *backend,
   return sandbox_memory_store_prewarm (self->store, template_, reused, error);
 }
 
-static SandboxHandle *
-sandbox_memory_backend_create (SandboxBackend        *backend,
-                               const char            *template_key,
-                               SandboxState          *state,
-                               SandboxNetworkPolicy  *policy,
-                               GCancellable          *cancellable,
-                               GError               **error)
+/* The steps of the core's session protocol (sandbox-backend-protocol.c),
+ * which sandbox_backend_base_create() runs in the reference's order. */
+
+#define STORE_OF(base) (SANDBOX_MEMORY_BACKEND (base)->store)
+
+/* Before the store, as the reference validates the policy first: a
+ * refused policy never takes a lease. */
+static gboolean
+sandbox_memory_backend_check_policy (SandboxBackendBase    *base,
+                                     SandboxNetworkPolicy  *policy,
+                                     GError               **error)
 {
-  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (backend);
+  return sandbox_memory_driver_check_network_policy (policy, error);
+}
+
+static gboolean
+sandbox_memory_backend_has_template (SandboxBackendBase *base,
+                                     const char         *template_key)
+{
+  return sandbox_memory_store_has_template (STORE_OF (base), template_key);
+}
+
+static gboolean
+sandbox_memory_backend_has_session (SandboxBackendBase *base,
+                                    const char         *session_id)
+{
+  return sandbox_memory_store_has_session (STORE_OF (base), session_id);
+}
+
+static gboolean
+sandbox_memory_backend_take_lease (SandboxBackendBase  *base,
+                                   const char          *session_id,
+                                   GError             **error)
+{
+  return sandbox_memory_store_take_lease (STORE_OF (base), session_id, error);
+}
+
+static void
+sandbox_memory_backend_release_lease (SandboxBackendBase *base,
+                                      const char         *session_id)
+{
+  sandbox_memory_store_release_lease (STORE_OF (base), session_id);
+}
+
+static SandboxState *
+sandbox_memory_backend_load_state (SandboxBackendBase  *base,
+                                   const char          *session_id,
+                                   GError             **error)
+{
+  return sandbox_memory_store_lookup_state (STORE_OF (base), session_id, error);
+}
+
+static gboolean
+sandbox_memory_backend_new_session (SandboxBackendBase  *base,
+                                    SandboxState        *state,
+                                    GCancellable        *cancellable,
+                                    GError             **error)
+{
+  return sandbox_memory_store_new_session (STORE_OF (base), state, error);
+}
+
+static SandboxHandle *
+sandbox_memory_backend_new_handle (SandboxBackendBase    *base,
+                                   SandboxState          *state,
+                                   SandboxNetworkPolicy  *policy,
+                                   GCancellable          *cancellable,
+                                   GError               **error)
+{
+  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (base);
+  const char *session_id = sandbox_state_get_session_id (state);
   g_autoptr(SandboxMemoryWorkspace) workspace = NULL;
-  g_autoptr(SandboxState) session_state = NULL;
   g_autoptr(SandboxMemoryDriver) driver = NULL;
   g_autoptr(SandboxSession) session = NULL;
 
-  if (!check_ready (self, cancellable, error))
-    return NULL;
-
-  /* Before the store, as the reference validates the policy first: a
-   * refused policy never takes a lease. */
-  if (!sandbox_memory_driver_check_network_policy (policy, error))
-    return NULL;
-
-  workspace = sandbox_memory_store_open_session (self->store, template_key, state,
-                                                 &session_state, error);
+  workspace = sandbox_memory_store_dup_workspace (self->store, session_id, error);
   if (workspace == NULL)
     return NULL;
-
   driver = sandbox_memory_driver_new (workspace, self->script,
-                                      sandbox_backend_base_get_max_concurrent_commands (
-                                        SANDBOX_BACKEND_BASE (self)),
+                                      sandbox_backend_base_get_max_concurrent_commands (base),
                                       policy);
-  session = sandbox_session_new (sandbox_state_get_session_id (session_state),
-                                 SANDBOX_DRIVER (driver), NULL);
+  session = sandbox_session_new (session_id, SANDBOX_DRIVER (driver), NULL);
+  return sandbox_memory_handle_new (session, state, driver, base);
+}
 
-  return sandbox_memory_handle_new (session, session_state, driver, self->store);
+static gboolean
+sandbox_memory_backend_remove_session (SandboxBackendBase  *base,
+                                       const char          *session_id,
+                                       GError             **error)
+{
+  sandbox_memory_store_remove_session (STORE_OF (base), session_id);
+  return TRUE;
 }
 
 /* The store's own view: what this backend's store holds in memory. */
@@ -314,6 +370,15 @@ sandbox_memory_backend_class_init (SandboxMemoryBackendClass *klass)
   object_class->get_property = sandbox_memory_backend_get_property;
   object_class->set_property = sandbox_memory_backend_set_property;
   base_class->init_backend = sandbox_memory_backend_init_backend;
+  base_class->check_policy = sandbox_memory_backend_check_policy;
+  base_class->has_template = sandbox_memory_backend_has_template;
+  base_class->has_session = sandbox_memory_backend_has_session;
+  base_class->take_lease = sandbox_memory_backend_take_lease;
+  base_class->release_lease = sandbox_memory_backend_release_lease;
+  base_class->load_state = sandbox_memory_backend_load_state;
+  base_class->new_session = sandbox_memory_backend_new_session;
+  base_class->new_handle = sandbox_memory_backend_new_handle;
+  base_class->remove_session = sandbox_memory_backend_remove_session;
   sandbox_backend_base_class_set_default_name (base_class, DEFAULT_BACKEND_NAME);
 
   /**
@@ -360,7 +425,7 @@ static void
 sandbox_memory_backend_backend_iface_init (SandboxBackendInterface *iface)
 {
   iface->prewarm = sandbox_memory_backend_prewarm;
-  iface->create = sandbox_memory_backend_create;
+  iface->create = sandbox_backend_base_create;
   iface->list_sessions = sandbox_memory_backend_list_sessions;
   iface->list_templates = sandbox_memory_backend_list_templates;
   iface->lookup_state = sandbox_memory_backend_lookup_state;

@@ -1,9 +1,10 @@
 /* sandbox-memory-handle.c — the owner of a live memory session
  *
- * Holds the session's lease in its store. Stop kills the live commands,
- * waits for them and releases the lease, keeping the workspace; delete
- * (which the base class runs after stop) re-acquires the lease and removes
- * the session, keeping templates.
+ * Holds the session's lease in its backend's store. Stop kills the live
+ * commands, waits for them and releases the lease, keeping the workspace;
+ * delete (which the base class runs after stop) is the core's
+ * sandbox_backend_base_delete_session(): it re-acquires the lease and
+ * removes the session, keeping templates.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,7 +16,7 @@ struct _SandboxMemoryHandle
   SandboxHandle        parent_instance;
 
   SandboxMemoryDriver *driver;
-  SandboxMemoryStore  *store;
+  SandboxBackendBase  *backend;
   char                *session_id;
 };
 
@@ -32,7 +33,7 @@ sandbox_memory_handle_stop (SandboxHandle  *handle,
   /* Not cancellable: a half-done stop would leave commands running and the
    * lease held, and the wait is bounded by the kills. */
   sandbox_memory_driver_stop (self->driver);
-  sandbox_memory_store_release_lease (self->store, self->session_id);
+  SANDBOX_BACKEND_BASE_GET_CLASS (self->backend)->release_lease (self->backend, self->session_id);
 
   return TRUE;
 }
@@ -44,10 +45,8 @@ sandbox_memory_handle_delete_session (SandboxHandle  *handle,
 {
   SandboxMemoryHandle *self = SANDBOX_MEMORY_HANDLE (handle);
 
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
-
-  return sandbox_memory_store_delete_session (self->store, self->session_id, error);
+  return sandbox_backend_base_delete_session (self->backend, self->session_id, cancellable,
+                                              error);
 }
 
 /**
@@ -55,7 +54,8 @@ sandbox_memory_handle_delete_session (SandboxHandle  *handle,
  * @session: the live session over @driver
  * @state: the session's state
  * @driver: the session's driver
- * @store: the store holding the session's lease, which the handle now owns
+ * @backend: the backend whose store holds the session's lease, which the
+ *   handle now owns
  *
  * Creates the handle of a live memory session.
  *
@@ -65,21 +65,21 @@ SandboxHandle *
 sandbox_memory_handle_new (SandboxSession      *session,
                            SandboxState        *state,
                            SandboxMemoryDriver *driver,
-                           SandboxMemoryStore  *store)
+                           SandboxBackendBase  *backend)
 {
   SandboxMemoryHandle *self;
 
   g_return_val_if_fail (SANDBOX_IS_SESSION (session), NULL);
   g_return_val_if_fail (SANDBOX_IS_STATE (state), NULL);
   g_return_val_if_fail (SANDBOX_IS_MEMORY_DRIVER (driver), NULL);
-  g_return_val_if_fail (store != NULL, NULL);
+  g_return_val_if_fail (SANDBOX_IS_BACKEND_BASE (backend), NULL);
 
   self = g_object_new (SANDBOX_TYPE_MEMORY_HANDLE,
                        "session", session,
                        "state", state,
                        NULL);
   self->driver = g_object_ref (driver);
-  self->store = sandbox_memory_store_ref (store);
+  self->backend = g_object_ref (backend);
   self->session_id = g_strdup (sandbox_state_get_session_id (state));
 
   return SANDBOX_HANDLE (self);
@@ -92,7 +92,7 @@ sandbox_memory_handle_finalize (GObject *object)
 
   /* The base class's dispose has stopped the session by now. */
   g_clear_object (&self->driver);
-  g_clear_pointer (&self->store, sandbox_memory_store_unref);
+  g_clear_object (&self->backend);
   g_clear_pointer (&self->session_id, g_free);
 
   G_OBJECT_CLASS (sandbox_memory_handle_parent_class)->finalize (object);

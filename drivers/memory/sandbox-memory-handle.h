@@ -8,7 +8,6 @@
 #include "sandbox-memory-private.h"
 
 #include "sandbox-memory-driver.h"
-#include "sandbox-memory-store.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +19,6 @@ void           sandbox_memory_handle_register (GTypeModule         *module);
 SandboxHandle *sandbox_memory_handle_new      (SandboxSession      *session,
                                                SandboxState        *state,
                                                SandboxMemoryDriver *driver,
-                                               SandboxMemoryStore  *store);
+                                               SandboxBackendBase  *backend);
 
 G_END_DECLS

@@ -3,11 +3,10 @@
  * The memory driver's stand-in for the bubblewrap driver's state directory:
  * templates under their content-addressed keys, sessions under their ids,
  * each session with its workspace, its saved #SandboxState and its lease.
- * The checks and their order follow the reference's storage, so a test over
+ * The checks and their order are the core's session protocol
+ * (sandbox-backend-protocol.c), which calls the steps below, so a test over
  * the memory driver sees the errors an application would see with
- * bubblewrap: %SANDBOX_ERROR_INVALID for a malformed key,
- * %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND for an unknown
- * template or session, %SANDBOX_ERROR_BUSY for a held lease.
+ * bubblewrap.
  *
  * A store without a state directory belongs to one backend object. Stores
  * with a state directory are shared by every memory backend of the process
@@ -274,141 +273,148 @@ sandbox_memory_store_prewarm (SandboxMemoryStore  *self,
   return g_steal_pointer (&key);
 }
 
-static gboolean
-check_key (const char  *key,
-           const char  *what,
-           GError     **error)
-{
-  if (sandbox_template_key_is_valid (key))
-    return TRUE;
+/* The session protocol's steps (sandbox-backend-protocol.c runs them in
+ * the reference's order; each takes the lock on its own). ---------------- */
 
-  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-               "Expected a %s of 64 lowercase hexadecimal digits, got “%s”", what, key);
-  return FALSE;
-}
-
-static SandboxMemoryWorkspace *
-resume_session_locked (SandboxMemoryStore  *self,
-                       SandboxState        *saved,
+static SessionRecord *
+lookup_session_locked (SandboxMemoryStore  *self,
+                       const char          *session_id,
                        GError             **error)
 {
-  const char *session_id = sandbox_state_get_session_id (saved);
   SessionRecord *record = g_hash_table_lookup (self->sessions, session_id);
 
   if (record == NULL)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                   "Unknown sandbox session “%s”", session_id);
-      return NULL;
-    }
-  if (record->leased)
-    {
-      sandbox_set_error_has_owner (error);
-      return NULL;
-    }
-  if (!sandbox_state_equal (record->state, saved))
-    {
-      sandbox_set_error_identity_mismatch (error);
-      return NULL;
-    }
-
-  record->leased = TRUE;
-  return sandbox_memory_workspace_ref (record->workspace);
-}
-
-static SandboxMemoryWorkspace *
-new_session_locked (SandboxMemoryStore      *self,
-                    const char              *template_key,
-                    SandboxMemoryWorkspace  *template_workspace,
-                    SandboxState           **state,
-                    GError                 **error)
-{
-  g_autofree char *uuid = g_uuid_string_random ();
-  g_autofree char *session_id = g_compute_checksum_for_string (G_CHECKSUM_SHA256, uuid, -1);
-  SessionRecord *record;
-
-  *state = sandbox_state_new (self->backend_name, session_id, template_key, error);
-  if (*state == NULL)
-    return NULL;
-
-  record = g_new0 (SessionRecord, 1);
-  record->state = g_object_ref (*state);
-  record->workspace = sandbox_memory_workspace_copy (template_workspace);
-  record->leased = TRUE;
-  g_hash_table_insert (self->sessions, g_steal_pointer (&session_id), record);
-
-  return sandbox_memory_workspace_ref (record->workspace);
+    sandbox_set_error_unknown_session (error, session_id);
+  return record;
 }
 
 /**
- * sandbox_memory_store_open_session:
+ * sandbox_memory_store_has_template:
  * @self: a store
- * @template_key: the key of a stored template
- * @saved: (nullable): the state of a session to resume, or %NULL to create
- *   a new session from the template
- * @state: (out) (transfer full): the session's state
- * @error: return location for a #GError, or %NULL
+ * @template_key: a template key
  *
- * Takes the lease of a session: a new one, whose workspace is a copy of the
- * template and whose id is the SHA-256 of a random UUID, or the one @saved
- * names. Release it with sandbox_memory_store_release_lease().
- *
- * Returns: (transfer full): the session's workspace, or %NULL with @error
- *   set: %SANDBOX_ERROR_INVALID (malformed key or id),
- *   %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND (unknown template
- *   or session) or %SANDBOX_ERROR_BUSY (the lease is held)
+ * Returns: whether a template is stored under @template_key
  */
-SandboxMemoryWorkspace *
-sandbox_memory_store_open_session (SandboxMemoryStore  *self,
-                                   const char          *template_key,
-                                   SandboxState        *saved,
-                                   SandboxState       **state,
-                                   GError             **error)
+gboolean
+sandbox_memory_store_has_template (SandboxMemoryStore *self,
+                                   const char         *template_key)
 {
-  SandboxMemoryWorkspace *template_workspace;
-  SandboxMemoryWorkspace *workspace;
-
-  g_return_val_if_fail (self != NULL, NULL);
-  g_return_val_if_fail (template_key != NULL, NULL);
-  g_return_val_if_fail (saved == NULL || SANDBOX_IS_STATE (saved), NULL);
-  g_return_val_if_fail (state != NULL && *state == NULL, NULL);
-
-  if (!check_key (template_key, "template key", error))
-    return NULL;
-
-  if (saved != NULL &&
-      (!g_str_equal (sandbox_state_get_backend (saved), self->backend_name) ||
-       !g_str_equal (sandbox_state_get_template_key (saved), template_key)))
-    {
-      sandbox_set_error_state_mismatch (error);
-      return NULL;
-    }
+  gboolean found;
 
   g_mutex_lock (&self->lock);
-
-  template_workspace = g_hash_table_lookup (self->templates, template_key);
-  if (template_workspace == NULL)
-    {
-      g_mutex_unlock (&self->lock);
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                   "Unknown sandbox template “%s”", template_key);
-      return NULL;
-    }
-
-  if (saved != NULL)
-    {
-      if (!check_key (sandbox_state_get_session_id (saved), "session id", error))
-        workspace = NULL;
-      else if ((workspace = resume_session_locked (self, saved, error)) != NULL)
-        *state = g_object_ref (saved);
-    }
-  else
-    {
-      workspace = new_session_locked (self, template_key, template_workspace, state, error);
-    }
-
+  found = g_hash_table_contains (self->templates, template_key);
   g_mutex_unlock (&self->lock);
+  return found;
+}
 
+/**
+ * sandbox_memory_store_has_session:
+ * @self: a store
+ * @session_id: a session id
+ *
+ * Returns: whether a session is stored under @session_id
+ */
+gboolean
+sandbox_memory_store_has_session (SandboxMemoryStore *self,
+                                  const char         *session_id)
+{
+  gboolean found;
+
+  g_mutex_lock (&self->lock);
+  found = g_hash_table_contains (self->sessions, session_id);
+  g_mutex_unlock (&self->lock);
+  return found;
+}
+
+/**
+ * sandbox_memory_store_take_lease:
+ * @self: a store
+ * @session_id: a session id
+ * @error: return location for a #GError, or %NULL
+ *
+ * Takes a session's lease; release it with
+ * sandbox_memory_store_release_lease().
+ *
+ * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_NOT_FOUND or
+ *   %SANDBOX_ERROR_BUSY (the lease is held)
+ */
+gboolean
+sandbox_memory_store_take_lease (SandboxMemoryStore  *self,
+                                 const char          *session_id,
+                                 GError             **error)
+{
+  SessionRecord *record;
+  gboolean taken;
+
+  g_mutex_lock (&self->lock);
+  record = lookup_session_locked (self, session_id, error);
+  taken = record != NULL && !record->leased;
+  if (taken)
+    record->leased = TRUE;
+  else if (record != NULL)
+    sandbox_set_error_has_owner (error);
+  g_mutex_unlock (&self->lock);
+  return taken;
+}
+
+/**
+ * sandbox_memory_store_new_session:
+ * @self: a store
+ * @state: the new session's state, naming a stored template
+ * @error: return location for a #GError, or %NULL
+ *
+ * Stores a new session under @state's id, its workspace a copy of the
+ * template's, with its lease held.
+ *
+ * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_NOT_FOUND (the template
+ *   was deleted meanwhile)
+ */
+gboolean
+sandbox_memory_store_new_session (SandboxMemoryStore  *self,
+                                  SandboxState        *state,
+                                  GError             **error)
+{
+  const char *template_key = sandbox_state_get_template_key (state);
+  SandboxMemoryWorkspace *template_workspace;
+  SessionRecord *record = NULL;
+
+  g_mutex_lock (&self->lock);
+  template_workspace = g_hash_table_lookup (self->templates, template_key);
+  if (template_workspace != NULL)
+    {
+      record = g_new0 (SessionRecord, 1);
+      record->state = g_object_ref (state);
+      record->workspace = sandbox_memory_workspace_copy (template_workspace);
+      record->leased = TRUE;
+      g_hash_table_insert (self->sessions, g_strdup (sandbox_state_get_session_id (state)),
+                           record);
+    }
+  g_mutex_unlock (&self->lock);
+  return record != NULL || sandbox_set_error_unknown_template (error, template_key);
+}
+
+/**
+ * sandbox_memory_store_dup_workspace:
+ * @self: a store
+ * @session_id: a session id
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full): the session's workspace, or %NULL with
+ *   %SANDBOX_ERROR_NOT_FOUND
+ */
+SandboxMemoryWorkspace *
+sandbox_memory_store_dup_workspace (SandboxMemoryStore  *self,
+                                    const char          *session_id,
+                                    GError             **error)
+{
+  SessionRecord *record;
+  SandboxMemoryWorkspace *workspace = NULL;
+
+  g_mutex_lock (&self->lock);
+  record = lookup_session_locked (self, session_id, error);
+  if (record != NULL)
+    workspace = sandbox_memory_workspace_ref (record->workspace);
+  g_mutex_unlock (&self->lock);
   return workspace;
 }
 
@@ -437,39 +443,19 @@ sandbox_memory_store_release_lease (SandboxMemoryStore *self,
 }
 
 /**
- * sandbox_memory_store_delete_session:
+ * sandbox_memory_store_remove_session:
  * @self: a store
- * @session_id: the session to delete
- * @error: return location for a #GError, or %NULL
+ * @session_id: a session whose lease the caller holds
  *
- * Removes a session and its workspace, keeping templates. The caller must
- * have released its own lease: like the reference, delete re-acquires it,
- * so a session someone else attached to meanwhile is refused. A session that
- * is already gone is not an error.
- *
- * Returns: %TRUE on success, or %FALSE with %SANDBOX_ERROR_BUSY set
+ * Removes a session and its workspace, keeping templates.
  */
-gboolean
-sandbox_memory_store_delete_session (SandboxMemoryStore  *self,
-                                     const char          *session_id,
-                                     GError             **error)
+void
+sandbox_memory_store_remove_session (SandboxMemoryStore *self,
+                                     const char         *session_id)
 {
-  SessionRecord *record;
-
-  g_return_val_if_fail (self != NULL, FALSE);
-  g_return_val_if_fail (session_id != NULL, FALSE);
-
   g_mutex_lock (&self->lock);
-  record = g_hash_table_lookup (self->sessions, session_id);
-  if (record != NULL && record->leased)
-    {
-      g_mutex_unlock (&self->lock);
-      return sandbox_set_error_has_owner (error);
-    }
   g_hash_table_remove (self->sessions, session_id);
   g_mutex_unlock (&self->lock);
-
-  return TRUE;
 }
 
 /* The store's own view ------------------------------------------------------ */
@@ -561,19 +547,6 @@ sandbox_memory_store_list_templates (SandboxMemoryStore *self)
   return templates;
 }
 
-static SessionRecord *
-lookup_session_locked (SandboxMemoryStore  *self,
-                       const char          *session_id,
-                       GError             **error)
-{
-  SessionRecord *record = g_hash_table_lookup (self->sessions, session_id);
-
-  if (record == NULL)
-    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                 "Unknown sandbox session “%s”", session_id);
-  return record;
-}
-
 /**
  * sandbox_memory_store_lookup_state:
  * @self: a store
@@ -656,11 +629,7 @@ sandbox_memory_store_delete_template (SandboxMemoryStore  *self,
   g_mutex_unlock (&self->lock);
 
   if (!found)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                   "Unknown sandbox template “%s”", template_key);
-      return FALSE;
-    }
+    return sandbox_set_error_unknown_template (error, template_key);
   if (n_sessions > 0)
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
