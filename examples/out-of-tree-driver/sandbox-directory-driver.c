@@ -40,12 +40,6 @@
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static char *
-sha256_hex (const char *text)
-{
-  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
-}
-
 /* rm -rf of @path, never following a link; a missing @path is fine. */
 static gboolean
 remove_tree (const char  *path,
@@ -253,42 +247,11 @@ struct _SandboxDirectoryHandle
 {
   SandboxHandle           parent_instance;
   SandboxDirectoryDriver *driver;
-  char                   *session_directory;
+  SandboxBackendBase     *backend;
 };
 
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxDirectoryHandle, sandbox_directory_handle,
                                 SANDBOX_TYPE_HANDLE, G_TYPE_FLAG_FINAL, {})
-
-static gboolean
-acquire_lease (const char  *session_directory,
-               GError     **error)
-{
-  g_autofree char *lease = g_build_filename (session_directory, "lease", NULL);
-  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
-  int fd = open (lease, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  int saved_errno = errno;
-
-  if (fd < 0 && saved_errno == EEXIST)
-    return sandbox_set_error_has_owner (error);
-  if (fd < 0)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Could not create the lease %s: %s", lease, g_strerror (saved_errno));
-      return FALSE;
-    }
-  if (write (fd, pid, strlen (pid)) < 0)
-    g_warning ("Could not record the owner in %s: %s", lease, g_strerror (errno));
-  close (fd);
-  return TRUE;
-}
-
-static void
-release_lease (const char *session_directory)
-{
-  g_autofree char *lease = g_build_filename (session_directory, "lease", NULL);
-
-  g_unlink (lease);
-}
 
 static gboolean
 sandbox_directory_handle_stop (SandboxHandle  *handle,
@@ -300,23 +263,22 @@ sandbox_directory_handle_stop (SandboxHandle  *handle,
   /* No commands to kill and no gateway to close: refuse further work and
    * release the lease. The workspace stays. */
   g_atomic_int_set (&self->driver->stopped, TRUE);
-  release_lease (self->session_directory);
+  SANDBOX_BACKEND_BASE_GET_CLASS (self->backend)->release_lease (
+    self->backend, sandbox_session_get_id (sandbox_handle_get_session (handle)));
   return TRUE;
 }
 
+/* The core's protocol: the lease again (a newer owner makes this BUSY),
+ * then remove_session. */
 static gboolean
 sandbox_directory_handle_delete_session (SandboxHandle  *handle,
                                          GCancellable   *cancellable,
                                          GError        **error)
 {
   SandboxDirectoryHandle *self = SANDBOX_DIRECTORY_HANDLE (handle);
+  const char *session_id = sandbox_session_get_id (sandbox_handle_get_session (handle));
 
-  /* Deleting needs the lease: a newer owner makes this BUSY. */
-  if (!g_file_test (self->session_directory, G_FILE_TEST_IS_DIR))
-    return TRUE;
-  if (!acquire_lease (self->session_directory, error))
-    return FALSE;
-  return remove_tree (self->session_directory, error);
+  return sandbox_backend_base_delete_session (self->backend, session_id, cancellable, error);
 }
 
 static void
@@ -325,7 +287,7 @@ sandbox_directory_handle_finalize (GObject *object)
   SandboxDirectoryHandle *self = SANDBOX_DIRECTORY_HANDLE (object);
 
   g_clear_object (&self->driver);
-  g_free (self->session_directory);
+  g_clear_object (&self->backend);
   G_OBJECT_CLASS (sandbox_directory_handle_parent_class)->finalize (object);
 }
 
@@ -399,7 +361,8 @@ sandbox_directory_backend_init_backend (SandboxBackendBase  *base,
                    g_strerror (saved_errno));
       return FALSE;
     }
-  name_hash = sha256_hex (sandbox_backend_base_get_name (base));
+  name_hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256,
+                                            sandbox_backend_base_get_name (base), -1);
   self->root = g_build_filename (resolved, name_hash, NULL);
   return TRUE;
 }
@@ -498,12 +461,134 @@ sandbox_directory_backend_prewarm (SandboxBackend   *backend,
   return g_steal_pointer (&key);
 }
 
-static SandboxHandle *
-new_handle (const char    *session_directory,
-            SandboxState  *state,
-            GError       **error)
+/* The steps of the core's session protocol, which
+ * sandbox_backend_base_create() runs in the reference's order. */
+
+static char *
+session_directory (SandboxBackendBase *base,
+                   const char         *session_id)
 {
-  g_autofree char *workspace_directory = g_build_filename (session_directory, "workspace", NULL);
+  return g_build_filename (SANDBOX_DIRECTORY_BACKEND (base)->root, "sessions", session_id, NULL);
+}
+
+static gboolean
+sandbox_directory_backend_check_policy (SandboxBackendBase    *base,
+                                        SandboxNetworkPolicy  *policy,
+                                        GError               **error)
+{
+  return check_policy (policy, error);
+}
+
+static gboolean
+sandbox_directory_backend_has_template (SandboxBackendBase *base,
+                                        const char         *template_key)
+{
+  g_autofree char *ready = g_build_filename (SANDBOX_DIRECTORY_BACKEND (base)->root, "templates",
+                                             template_key, "ready", NULL);
+
+  return g_file_test (ready, G_FILE_TEST_IS_REGULAR);
+}
+
+static gboolean
+sandbox_directory_backend_has_session (SandboxBackendBase *base,
+                                       const char         *session_id)
+{
+  g_autofree char *directory = session_directory (base, session_id);
+
+  return g_file_test (directory, G_FILE_TEST_IS_DIR);
+}
+
+/* The lease is a file made with O_EXCL, holding the owner's pid. */
+static gboolean
+sandbox_directory_backend_take_lease (SandboxBackendBase  *base,
+                                      const char          *session_id,
+                                      GError             **error)
+{
+  g_autofree char *directory = session_directory (base, session_id);
+  g_autofree char *lease = g_build_filename (directory, "lease", NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  int fd = open (lease, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  int saved_errno = errno;
+
+  if (fd < 0 && saved_errno == EEXIST)
+    return sandbox_set_error_has_owner (error);
+  if (fd < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not create the lease %s: %s", lease, g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (write (fd, pid, strlen (pid)) < 0)
+    g_warning ("Could not record the owner in %s: %s", lease, g_strerror (errno));
+  close (fd);
+  return TRUE;
+}
+
+static void
+sandbox_directory_backend_release_lease (SandboxBackendBase *base,
+                                         const char         *session_id)
+{
+  g_autofree char *directory = session_directory (base, session_id);
+  g_autofree char *lease = g_build_filename (directory, "lease", NULL);
+
+  g_unlink (lease);
+}
+
+static SandboxState *
+sandbox_directory_backend_load_state (SandboxBackendBase  *base,
+                                      const char          *session_id,
+                                      GError             **error)
+{
+  g_autofree char *directory = session_directory (base, session_id);
+  g_autofree char *path = g_build_filename (directory, "state.json", NULL);
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, error))
+    return NULL;
+  return sandbox_state_new_from_json (contents, error);
+}
+
+/* The session directory with its lease, a copy of the template's data and
+ * the state; nothing of it is left on failure. */
+static gboolean
+sandbox_directory_backend_new_session (SandboxBackendBase  *base,
+                                       SandboxState        *state,
+                                       GCancellable        *cancellable,
+                                       GError             **error)
+{
+  g_autofree char *directory = session_directory (base, sandbox_state_get_session_id (state));
+  g_autofree char *data_directory = g_build_filename (SANDBOX_DIRECTORY_BACKEND (base)->root,
+                                                      "templates",
+                                                      sandbox_state_get_template_key (state),
+                                                      "data", NULL);
+  g_autofree char *state_path = g_build_filename (directory, "state.json", NULL);
+  g_autofree char *json = sandbox_state_to_json (state);
+  g_autoptr(SandboxWorkspace) data = NULL;
+  g_autoptr(SandboxWorkspace) session = make_directory (directory, error);
+
+  if (session == NULL)
+    return FALSE;
+  if (!sandbox_directory_backend_take_lease (base, sandbox_state_get_session_id (state), error)
+      || (data = sandbox_workspace_open (data_directory, SANDBOX_WORKSPACE_FLAGS_NONE,
+                                         error)) == NULL
+      || !sandbox_workspace_copy_tree (data, session, "workspace", NULL, cancellable, error)
+      || !write_file (state_path, json, error))
+    {
+      remove_tree (directory, NULL);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static SandboxHandle *
+sandbox_directory_backend_new_handle (SandboxBackendBase    *base,
+                                      SandboxState          *state,
+                                      SandboxNetworkPolicy  *policy,
+                                      GCancellable          *cancellable,
+                                      GError               **error)
+{
+  g_autofree char *directory = session_directory (base, sandbox_state_get_session_id (state));
+  g_autofree char *workspace_directory = g_build_filename (directory, "workspace", NULL);
   g_autoptr(SandboxWorkspace) workspace = NULL;
   SandboxDirectoryDriver *driver;
   g_autoptr(SandboxSession) session = NULL;
@@ -511,133 +596,32 @@ new_handle (const char    *session_directory,
 
   workspace = sandbox_workspace_open (workspace_directory, SANDBOX_WORKSPACE_FLAGS_NONE, error);
   if (workspace == NULL)
-    {
-      release_lease (session_directory);
-      return NULL;
-    }
+    return NULL;
   driver = g_object_new (SANDBOX_TYPE_DIRECTORY_DRIVER, NULL);
   driver->workspace = g_steal_pointer (&workspace);
   session = sandbox_session_new (sandbox_state_get_session_id (state), SANDBOX_DRIVER (driver),
                                  NULL);
   handle = g_object_new (SANDBOX_TYPE_DIRECTORY_HANDLE, "session", session, "state", state, NULL);
   handle->driver = driver;
-  handle->session_directory = g_strdup (session_directory);
+  handle->backend = g_object_ref (base);
   return SANDBOX_HANDLE (handle);
 }
 
-static SandboxHandle *
-sandbox_directory_backend_create (SandboxBackend        *backend,
-                                  const char            *template_key,
-                                  SandboxState          *saved,
-                                  SandboxNetworkPolicy  *policy,
-                                  GCancellable          *cancellable,
-                                  GError               **error)
+static gboolean
+sandbox_directory_backend_remove_session (SandboxBackendBase  *base,
+                                          const char          *session_id,
+                                          GError             **error)
 {
-  SandboxDirectoryBackend *self = SANDBOX_DIRECTORY_BACKEND (backend);
-  const char *name = sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (backend));
-  g_autoptr(SandboxState) state = NULL;
-  g_autofree char *template_directory = NULL;
-  g_autofree char *ready = NULL;
-  g_autofree char *session_directory = NULL;
-  g_autofree char *state_path = NULL;
-  g_autofree char *session_id = NULL;
+  g_autofree char *directory = session_directory (base, session_id);
 
-  if (!sandbox_template_key_is_valid (template_key))
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID, "Invalid template key “%s”",
-                   template_key);
-      return NULL;
-    }
-  if (!check_policy (policy, error))
-    return NULL;
-  if (saved != NULL && (g_strcmp0 (sandbox_state_get_backend (saved), name) != 0
-                        || g_strcmp0 (sandbox_state_get_template_key (saved), template_key) != 0))
-    {
-      sandbox_set_error_state_mismatch (error);
-      return NULL;
-    }
-
-  template_directory = g_build_filename (self->root, "templates", template_key, NULL);
-  ready = g_build_filename (template_directory, "ready", NULL);
-  if (!g_file_test (ready, G_FILE_TEST_IS_REGULAR))
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND, "Unknown template %s",
-                   template_key);
-      return NULL;
-    }
-
-  if (saved != NULL)
-    {
-      g_autofree char *contents = NULL;
-      g_autoptr(SandboxState) existing = NULL;
-
-      if (!sandbox_template_key_is_valid (sandbox_state_get_session_id (saved)))
-        {
-          g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                               "Unknown sandbox session");
-          return NULL;
-        }
-      session_directory = g_build_filename (self->root, "sessions",
-                                            sandbox_state_get_session_id (saved), NULL);
-      state_path = g_build_filename (session_directory, "state.json", NULL);
-      if (!g_file_test (state_path, G_FILE_TEST_IS_REGULAR))
-        {
-          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                       "Unknown sandbox session %s", sandbox_state_get_session_id (saved));
-          return NULL;
-        }
-      if (!acquire_lease (session_directory, error))
-        return NULL;
-      if (!g_file_get_contents (state_path, &contents, NULL, error)
-          || (existing = sandbox_state_new_from_json (contents, error)) == NULL)
-        {
-          release_lease (session_directory);
-          return NULL;
-        }
-      if (!sandbox_state_equal (existing, saved))
-        {
-          release_lease (session_directory);
-          sandbox_set_error_identity_mismatch (error);
-          return NULL;
-        }
-      return new_handle (session_directory, saved, error);
-    }
-
-  {
-    g_autofree char *uuid = g_uuid_string_random ();
-    g_autofree char *json = NULL;
-    g_autofree char *data_directory = g_build_filename (template_directory, "data", NULL);
-    g_autoptr(SandboxWorkspace) data = NULL;
-    g_autoptr(SandboxWorkspace) session = NULL;
-
-    session_id = sha256_hex (uuid);
-    state = sandbox_state_new (name, session_id, template_key, error);
-    if (state == NULL)
-      return NULL;
-    session_directory = g_build_filename (self->root, "sessions", session_id, NULL);
-    session = make_directory (session_directory, error);
-    if (session == NULL)
-      return NULL;
-    json = sandbox_state_to_json (state);
-    state_path = g_build_filename (session_directory, "state.json", NULL);
-    if (!acquire_lease (session_directory, error)
-        || (data = sandbox_workspace_open (data_directory, SANDBOX_WORKSPACE_FLAGS_NONE,
-                                           error)) == NULL
-        || !sandbox_workspace_copy_tree (data, session, "workspace", NULL, cancellable, error)
-        || !write_file (state_path, json, error))
-      {
-        remove_tree (session_directory, NULL);
-        return NULL;
-      }
-    return new_handle (session_directory, state, error);
-  }
+  return remove_tree (directory, error);
 }
 
 static void
 sandbox_directory_backend_iface_init (SandboxBackendInterface *iface)
 {
   iface->prewarm = sandbox_directory_backend_prewarm;
-  iface->create = sandbox_directory_backend_create;
+  iface->create = sandbox_backend_base_create;
 }
 
 static void
@@ -656,6 +640,15 @@ sandbox_directory_backend_class_init (SandboxDirectoryBackendClass *klass)
 
   G_OBJECT_CLASS (klass)->finalize = sandbox_directory_backend_finalize;
   base_class->init_backend = sandbox_directory_backend_init_backend;
+  base_class->check_policy = sandbox_directory_backend_check_policy;
+  base_class->has_template = sandbox_directory_backend_has_template;
+  base_class->has_session = sandbox_directory_backend_has_session;
+  base_class->take_lease = sandbox_directory_backend_take_lease;
+  base_class->release_lease = sandbox_directory_backend_release_lease;
+  base_class->load_state = sandbox_directory_backend_load_state;
+  base_class->new_session = sandbox_directory_backend_new_session;
+  base_class->new_handle = sandbox_directory_backend_new_handle;
+  base_class->remove_session = sandbox_directory_backend_remove_session;
   sandbox_backend_base_class_set_default_name (base_class, DEFAULT_NAME);
 }
 
