@@ -129,6 +129,10 @@ SandboxBackend *sandbox_backend_base_new_inner             (SandboxBackendBase  
                                                             GError                 **error);
 
 SANDBOX_AVAILABLE_IN_ALL
+gboolean     sandbox_backend_base_check_ready              (SandboxBackendBase      *self,
+                                                            GCancellable            *cancellable,
+                                                            GError                 **error);
+SANDBOX_AVAILABLE_IN_ALL
 SandboxHandle *sandbox_backend_base_create                 (SandboxBackend          *backend,
                                                             const char              *template_key,
                                                             SandboxState            *state,

@@ -35,11 +35,26 @@ check_id (const char  *id,
   return FALSE;
 }
 
-static gboolean
-check_ready (SandboxBackendBase  *self,
-             GCancellable        *cancellable,
-             GError             **error)
+/**
+ * sandbox_backend_base_check_ready:
+ * @self: a [class@Sandbox.BackendBase]
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * What every operation of a backend checks first: that g_initable_init()
+ * succeeded (%SANDBOX_ERROR_INVALID: the backend was made with
+ * g_object_new() instead of [func@Sandbox.Backend.new]) and that
+ * @cancellable is not cancelled.
+ *
+ * Returns: %TRUE if the operation may go on, %FALSE with @error set
+ */
+gboolean
+sandbox_backend_base_check_ready (SandboxBackendBase  *self,
+                                  GCancellable        *cancellable,
+                                  GError             **error)
 {
+  g_return_val_if_fail (SANDBOX_IS_BACKEND_BASE (self), FALSE);
+
   if (!sandbox_backend_base_is_initialized (self))
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
@@ -155,7 +170,7 @@ sandbox_backend_base_create (SandboxBackend        *backend,
   g_return_val_if_fail (template_key != NULL, NULL);
   g_return_val_if_fail (state == NULL || SANDBOX_IS_STATE (state), NULL);
 
-  if (!check_ready (self, cancellable, error))
+  if (!sandbox_backend_base_check_ready (self, cancellable, error))
     return NULL;
   /* A refused policy never takes a lease. */
   if (klass->check_policy != NULL && !klass->check_policy (self, policy, error))

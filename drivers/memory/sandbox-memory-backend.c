@@ -60,7 +60,6 @@ struct _SandboxMemoryBackend
   char                *script_file;
 
   /* Set by init(), immutable afterwards. */
-  gboolean             initialized;
   SandboxMemoryScript *script;
   SandboxMemoryStore  *store;
 };
@@ -82,26 +81,8 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxMemoryBackend, sandbox_memory_backend,
 
 static const char * const supported_network_policies[] = { "deny-all", NULL };
 
-static gboolean
-check_initialized (SandboxMemoryBackend  *self,
-                   GError               **error)
-{
-  if (self->initialized)
-    return TRUE;
-
-  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                       "The memory backend was not initialized; create it with sandbox_backend_new()");
-  return FALSE;
-}
-
-static gboolean
-check_ready (SandboxMemoryBackend  *self,
-             GCancellable          *cancellable,
-             GError               **error)
-{
-  return check_initialized (self, error) &&
-         !g_cancellable_set_error_if_cancelled (cancellable, error);
-}
+#define check_ready(self, cancellable, error) \
+  sandbox_backend_base_check_ready (SANDBOX_BACKEND_BASE (self), (cancellable), (error))
 
 static char *
 sandbox_memory_backend_prewarm (SandboxBackend   *backend,
@@ -295,7 +276,6 @@ sandbox_memory_backend_init_backend (SandboxBackendBase  *base,
   self->store = state_directory != NULL
     ? sandbox_memory_store_get_shared (state_directory, name)
     : sandbox_memory_store_new (name);
-  self->initialized = TRUE;
 
   return TRUE;
 }

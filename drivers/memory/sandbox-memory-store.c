@@ -288,13 +288,7 @@ lookup_session_locked (SandboxMemoryStore  *self,
   return record;
 }
 
-/**
- * sandbox_memory_store_has_template:
- * @self: a store
- * @template_key: a template key
- *
- * Returns: whether a template is stored under @template_key
- */
+/* Whether a template is stored under @template_key. */
 gboolean
 sandbox_memory_store_has_template (SandboxMemoryStore *self,
                                    const char         *template_key)
@@ -307,13 +301,7 @@ sandbox_memory_store_has_template (SandboxMemoryStore *self,
   return found;
 }
 
-/**
- * sandbox_memory_store_has_session:
- * @self: a store
- * @session_id: a session id
- *
- * Returns: whether a session is stored under @session_id
- */
+/* Whether a session is stored under @session_id. */
 gboolean
 sandbox_memory_store_has_session (SandboxMemoryStore *self,
                                   const char         *session_id)
@@ -326,18 +314,7 @@ sandbox_memory_store_has_session (SandboxMemoryStore *self,
   return found;
 }
 
-/**
- * sandbox_memory_store_take_lease:
- * @self: a store
- * @session_id: a session id
- * @error: return location for a #GError, or %NULL
- *
- * Takes a session's lease; release it with
- * sandbox_memory_store_release_lease().
- *
- * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_NOT_FOUND or
- *   %SANDBOX_ERROR_BUSY (the lease is held)
- */
+/* Takes a session's lease: NOT_FOUND, or BUSY while it is held. */
 gboolean
 sandbox_memory_store_take_lease (SandboxMemoryStore  *self,
                                  const char          *session_id,
@@ -357,18 +334,8 @@ sandbox_memory_store_take_lease (SandboxMemoryStore  *self,
   return taken;
 }
 
-/**
- * sandbox_memory_store_new_session:
- * @self: a store
- * @state: the new session's state, naming a stored template
- * @error: return location for a #GError, or %NULL
- *
- * Stores a new session under @state's id, its workspace a copy of the
- * template's, with its lease held.
- *
- * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_NOT_FOUND (the template
- *   was deleted meanwhile)
- */
+/* Stores a new session under @state's id, its workspace a copy of the
+ * template's, with its lease held; NOT_FOUND if the template went meanwhile. */
 gboolean
 sandbox_memory_store_new_session (SandboxMemoryStore  *self,
                                   SandboxState        *state,
@@ -393,15 +360,7 @@ sandbox_memory_store_new_session (SandboxMemoryStore  *self,
   return record != NULL || sandbox_set_error_unknown_template (error, template_key);
 }
 
-/**
- * sandbox_memory_store_dup_workspace:
- * @self: a store
- * @session_id: a session id
- * @error: return location for a #GError, or %NULL
- *
- * Returns: (transfer full): the session's workspace, or %NULL with
- *   %SANDBOX_ERROR_NOT_FOUND
- */
+/* The session's workspace; NOT_FOUND without the session. */
 SandboxMemoryWorkspace *
 sandbox_memory_store_dup_workspace (SandboxMemoryStore  *self,
                                     const char          *session_id,
@@ -418,14 +377,7 @@ sandbox_memory_store_dup_workspace (SandboxMemoryStore  *self,
   return workspace;
 }
 
-/**
- * sandbox_memory_store_release_lease:
- * @self: a store
- * @session_id: a session whose lease the caller holds
- *
- * Releases a session's lease, so it can be resumed (or deleted) again. A
- * deleted session is ignored.
- */
+/* Releases a session's lease; a deleted session is ignored. */
 void
 sandbox_memory_store_release_lease (SandboxMemoryStore *self,
                                     const char         *session_id)
@@ -442,13 +394,7 @@ sandbox_memory_store_release_lease (SandboxMemoryStore *self,
   g_mutex_unlock (&self->lock);
 }
 
-/**
- * sandbox_memory_store_remove_session:
- * @self: a store
- * @session_id: a session whose lease the caller holds
- *
- * Removes a session and its workspace, keeping templates.
- */
+/* Removes a session whose lease the caller holds, keeping templates. */
 void
 sandbox_memory_store_remove_session (SandboxMemoryStore *self,
                                      const char         *session_id)
