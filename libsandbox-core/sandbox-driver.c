@@ -6,7 +6,9 @@
 #include "config.h"
 
 #include "sandbox-driver.h"
+#include "sandbox-error.h"
 #include "sandbox-log-private.h"
+#include "sandbox-path.h"
 #include "sandbox-signal-context-private.h"
 
 /**
@@ -22,6 +24,45 @@
  */
 
 G_DEFINE_INTERFACE (SandboxDriver, sandbox_driver, G_TYPE_OBJECT)
+
+/* ----- the file-operation ritual, once for every driver ----- */
+
+/* The reference's checks before a file operation, in its order: the size
+ * of what is written (@contents, NULL for a read or a removal), the
+ * session's gate, the path. Returns the canonical path the driver gets. */
+static char *
+begin_file_operation (SandboxDriver  *self,
+                      const char     *path,
+                      GBytes         *contents,
+                      gboolean        removal,
+                      GCancellable   *cancellable,
+                      GError        **error)
+{
+  SandboxDriverInterface *iface = SANDBOX_DRIVER_GET_IFACE (self);
+  g_autofree char *canonical = NULL;
+
+  if (contents != NULL && g_bytes_get_size (contents) > SANDBOX_MAX_FILE_BYTES)
+    return sandbox_set_error_write_limit (error), NULL;
+  if (iface->check_active != NULL && !iface->check_active (self, cancellable, error))
+    return NULL;
+  canonical = sandbox_path_canonicalize (path, error);
+  if (canonical != NULL && removal && g_str_equal (canonical, SANDBOX_WORKSPACE))
+    return sandbox_set_error_workspace_root (error), NULL;
+  return g_steal_pointer (&canonical);
+}
+
+/* And after a read: its size. */
+static GBytes *
+end_read (GBytes  *bytes,
+          GError **error)
+{
+  if (bytes != NULL && g_bytes_get_size (bytes) > SANDBOX_MAX_FILE_BYTES)
+    {
+      g_bytes_unref (bytes);
+      return sandbox_set_error_read_limit (error), NULL;
+    }
+  return bytes;
+}
 
 /* ----- the default async forms: the blocking vfunc in a thread ----- */
 
@@ -90,8 +131,7 @@ read_bytes_thread (GTask        *task,
 {
   DriverCall *call = task_data;
   GError *error = NULL;
-  GBytes *bytes = SANDBOX_DRIVER_GET_IFACE (source_object)->read_bytes (source_object, call->path,
-                                                                        cancellable, &error);
+  GBytes *bytes = sandbox_driver_read_bytes (source_object, call->path, cancellable, &error);
 
   if (bytes == NULL)
     g_task_return_error (task, error);
@@ -107,9 +147,8 @@ write_bytes_thread (GTask        *task,
 {
   DriverCall *call = task_data;
   GError *error = NULL;
-  gboolean ok = SANDBOX_DRIVER_GET_IFACE (source_object)->write_bytes (source_object, call->path,
-                                                                       call->contents,
-                                                                       cancellable, &error);
+  gboolean ok = sandbox_driver_write_bytes (source_object, call->path, call->contents,
+                                            cancellable, &error);
 
   return_boolean (task, ok, error);
 }
@@ -122,8 +161,7 @@ remove_path_thread (GTask        *task,
 {
   DriverCall *call = task_data;
   GError *error = NULL;
-  gboolean ok = SANDBOX_DRIVER_GET_IFACE (source_object)->remove_path (source_object, call->path,
-                                                                       cancellable, &error);
+  gboolean ok = sandbox_driver_remove_path (source_object, call->path, cancellable, &error);
 
   return_boolean (task, ok, error);
 }
@@ -270,11 +308,12 @@ sandbox_driver_default_init (SandboxDriverInterface *iface)
 /**
  * sandbox_driver_read_bytes:
  * @self: a [iface@Sandbox.Driver]
- * @path: a canonical workspace path
+ * @path: a workspace path (made canonical here)
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Reads the whole workspace file at the canonical @path. Blocking.
+ * Reads the whole workspace file at @path, after the checks every file
+ * operation runs (see #SandboxDriverInterface). Blocking.
  *
  * Returns: (transfer full): the file's contents, or NULL with @error set
  */
@@ -284,21 +323,28 @@ sandbox_driver_read_bytes (SandboxDriver  *self,
                            GCancellable   *cancellable,
                            GError        **error)
 {
+  g_autofree char *canonical = NULL;
+
   g_return_val_if_fail (SANDBOX_IS_DRIVER (self), NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
-  return SANDBOX_DRIVER_GET_IFACE (self)->read_bytes (self, path, cancellable, error);
+  canonical = begin_file_operation (self, path, NULL, FALSE, cancellable, error);
+  if (canonical == NULL)
+    return NULL;
+  return end_read (SANDBOX_DRIVER_GET_IFACE (self)->read_bytes (self, canonical, cancellable,
+                                                                error),
+                   error);
 }
 
 /**
  * sandbox_driver_read_bytes_async:
  * @self: a [iface@Sandbox.Driver]
- * @path: a canonical workspace path
+ * @path: a workspace path (made canonical here)
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
- * Reads the whole workspace file at the canonical @path.
+ * Reads the whole workspace file at @path.
  */
 void
 sandbox_driver_read_bytes_async (SandboxDriver       *self,
@@ -337,12 +383,12 @@ sandbox_driver_read_bytes_finish (SandboxDriver  *self,
 /**
  * sandbox_driver_write_bytes:
  * @self: a [iface@Sandbox.Driver]
- * @path: a canonical workspace path
+ * @path: a workspace path (made canonical here)
  * @contents: the new contents
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Replaces the workspace file at the canonical @path with @contents, creating parent directories. Blocking.
+ * Replaces the workspace file at @path with @contents, creating parent directories. Blocking.
  *
  * Returns: %TRUE on success, or FALSE with @error set
  */
@@ -353,23 +399,28 @@ sandbox_driver_write_bytes (SandboxDriver  *self,
                             GCancellable   *cancellable,
                             GError        **error)
 {
+  g_autofree char *canonical = NULL;
+
   g_return_val_if_fail (SANDBOX_IS_DRIVER (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (contents != NULL, FALSE);
 
-  return SANDBOX_DRIVER_GET_IFACE (self)->write_bytes (self, path, contents, cancellable, error);
+  canonical = begin_file_operation (self, path, contents, FALSE, cancellable, error);
+  return canonical != NULL &&
+         SANDBOX_DRIVER_GET_IFACE (self)->write_bytes (self, canonical, contents, cancellable,
+                                                       error);
 }
 
 /**
  * sandbox_driver_write_bytes_async:
  * @self: a [iface@Sandbox.Driver]
- * @path: a canonical workspace path
+ * @path: a workspace path (made canonical here)
  * @contents: the new contents
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
- * Replaces the workspace file at the canonical @path with @contents, creating parent directories.
+ * Replaces the workspace file at @path with @contents, creating parent directories.
  */
 void
 sandbox_driver_write_bytes_async (SandboxDriver       *self,
@@ -411,11 +462,11 @@ sandbox_driver_write_bytes_finish (SandboxDriver  *self,
 /**
  * sandbox_driver_remove_path:
  * @self: a [iface@Sandbox.Driver]
- * @path: a canonical workspace path
+ * @path: a workspace path (made canonical here)
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Removes the file or directory tree at the canonical @path; a missing path is not an error. Blocking.
+ * Removes the file or directory tree at @path; a missing path is not an error. Blocking.
  *
  * Returns: %TRUE on success, or FALSE with @error set
  */
@@ -425,21 +476,25 @@ sandbox_driver_remove_path (SandboxDriver  *self,
                             GCancellable   *cancellable,
                             GError        **error)
 {
+  g_autofree char *canonical = NULL;
+
   g_return_val_if_fail (SANDBOX_IS_DRIVER (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  return SANDBOX_DRIVER_GET_IFACE (self)->remove_path (self, path, cancellable, error);
+  canonical = begin_file_operation (self, path, NULL, TRUE, cancellable, error);
+  return canonical != NULL &&
+         SANDBOX_DRIVER_GET_IFACE (self)->remove_path (self, canonical, cancellable, error);
 }
 
 /**
  * sandbox_driver_remove_path_async:
  * @self: a [iface@Sandbox.Driver]
- * @path: a canonical workspace path
+ * @path: a workspace path (made canonical here)
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when done
  * @user_data: data for @callback
  *
- * Removes the file or directory tree at the canonical @path; a missing path is not an error.
+ * Removes the file or directory tree at @path; a missing path is not an error.
  */
 void
 sandbox_driver_remove_path_async (SandboxDriver       *self,

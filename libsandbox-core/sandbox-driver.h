@@ -54,6 +54,18 @@ G_DECLARE_INTERFACE (SandboxDriver, sandbox_driver, SANDBOX, DRIVER, GObject)
  * @set_network_policy_async: async form of @set_network_policy; the default
  *   runs it in a thread
  * @set_network_policy_finish: finishes @set_network_policy_async
+ * @check_active: refuses a file operation on a stopped session
+ *   (%SANDBOX_ERROR_STOPPED) or with @cancellable cancelled; usually
+ *   sandbox_session_gate_check_active() of the driver's gate. Optional.
+ *
+ * Every workspace file operation runs the reference's ritual in the public
+ * wrappers ([method@Sandbox.Driver.read_bytes] and the others, which the
+ * async defaults run too), once for every driver: the size of what is
+ * written (%SANDBOX_ERROR_LIMIT), @check_active, the path (made canonical,
+ * %SANDBOX_ERROR_PATH; a removal never names the workspace root), the
+ * driver's operation with the canonical path, and last the size of what
+ * was read (%SANDBOX_ERROR_LIMIT). @read_bytes, @write_bytes and
+ * @remove_path do only the operation.
  *
  * What a backend implements for one live session. Every path it receives is
  * canonical (see [func@Sandbox.path_canonicalize]) and every command has been
@@ -128,8 +140,12 @@ struct _SandboxDriverInterface
                                                 GAsyncResult          *result,
                                                 GError               **error);
 
+  gboolean        (*check_active)              (SandboxDriver         *self,
+                                                GCancellable          *cancellable,
+                                                GError               **error);
+
   /*< private >*/
-  gpointer _padding[12];
+  gpointer _padding[11];
 };
 
 SANDBOX_AVAILABLE_IN_ALL

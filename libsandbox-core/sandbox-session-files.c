@@ -1,8 +1,9 @@
 /* sandbox-session-files.c — the session's workspace files: read, write, remove
  *
- * Paths are canonicalized here, once for every backend, before the driver
- * sees them; text is converted here too. The blocking and the async form of
- * each operation check their input with the same function.
+ * Text is converted here, once for every backend; paths, sizes and the
+ * session's state are checked by the driver's public wrappers
+ * (sandbox-driver.c), which run the file-operation ritual in the
+ * reference's order for every form of every operation.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -51,42 +52,6 @@ encode_text (const char *text)
   return g_bytes_new (text, strlen (text));
 }
 
-/* ----- path checks ----- */
-
-/* How an operation turns its @path into the canonical path the driver gets. */
-typedef char *(*PathCheck) (const char  *path,
-                            GError     **error);
-
-static char *
-canonicalize_removable (const char  *path,
-                        GError     **error)
-{
-  g_autofree char *canonical = sandbox_path_canonicalize (path, error);
-
-  if (canonical != NULL && g_str_equal (canonical, SANDBOX_WORKSPACE))
-    {
-      sandbox_set_error_workspace_root (error);
-      return NULL;
-    }
-
-  return g_steal_pointer (&canonical);
-}
-
-/* The async forms' refusal: the canonical form of @path as @check gives it,
- * or %NULL with @task answered by the error. */
-static char *
-canonicalize_for_task (GTask      *task,
-                       PathCheck   check,
-                       const char *path)
-{
-  GError *error = NULL;
-  char *canonical = check (path, &error);
-
-  if (canonical == NULL)
-    g_task_return_error (task, error);
-  return canonical;
-}
-
 /* ----- blocking forms ----- */
 
 /**
@@ -106,16 +71,10 @@ sandbox_session_read_bytes (SandboxSession  *self,
                             GCancellable    *cancellable,
                             GError         **error)
 {
-  g_autofree char *canonical = NULL;
-
   g_return_val_if_fail (SANDBOX_IS_SESSION (self), NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
-  canonical = sandbox_path_canonicalize (path, error);
-  if (canonical == NULL)
-    return NULL;
-
-  return sandbox_driver_read_bytes (sandbox_session_get_driver (self), canonical,
+  return sandbox_driver_read_bytes (sandbox_session_get_driver (self), path,
                                     cancellable, error);
 }
 
@@ -164,17 +123,11 @@ sandbox_session_write_bytes (SandboxSession  *self,
                              GCancellable    *cancellable,
                              GError         **error)
 {
-  g_autofree char *canonical = NULL;
-
   g_return_val_if_fail (SANDBOX_IS_SESSION (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (contents != NULL, FALSE);
 
-  canonical = sandbox_path_canonicalize (path, error);
-  if (canonical == NULL)
-    return FALSE;
-
-  return sandbox_driver_write_bytes (sandbox_session_get_driver (self), canonical, contents,
+  return sandbox_driver_write_bytes (sandbox_session_get_driver (self), path, contents,
                                      cancellable, error);
 }
 
@@ -223,16 +176,10 @@ sandbox_session_remove_path (SandboxSession  *self,
                              GCancellable    *cancellable,
                              GError         **error)
 {
-  g_autofree char *canonical = NULL;
-
   g_return_val_if_fail (SANDBOX_IS_SESSION (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  canonical = canonicalize_removable (path, error);
-  if (canonical == NULL)
-    return FALSE;
-
-  return sandbox_driver_remove_path (sandbox_session_get_driver (self), canonical,
+  return sandbox_driver_remove_path (sandbox_session_get_driver (self), path,
                                      cancellable, error);
 }
 
@@ -271,18 +218,13 @@ sandbox_session_read_bytes_async (SandboxSession      *self,
                                   gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autofree char *canonical = NULL;
 
   g_return_if_fail (SANDBOX_IS_SESSION (self));
   g_return_if_fail (path != NULL);
 
   task = sandbox_session_task_new (self, cancellable, callback, user_data,
                                    sandbox_session_read_bytes_async, "[sandbox] read bytes");
-  canonical = canonicalize_for_task (task, sandbox_path_canonicalize, path);
-  if (canonical == NULL)
-    return;
-
-  sandbox_driver_read_bytes_async (sandbox_session_get_driver (self), canonical, cancellable,
+  sandbox_driver_read_bytes_async (sandbox_session_get_driver (self), path, cancellable,
                                    read_bytes_cb, g_steal_pointer (&task));
 }
 
@@ -397,7 +339,6 @@ sandbox_session_write_bytes_async (SandboxSession      *self,
                                    gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autofree char *canonical = NULL;
 
   g_return_if_fail (SANDBOX_IS_SESSION (self));
   g_return_if_fail (path != NULL);
@@ -405,12 +346,8 @@ sandbox_session_write_bytes_async (SandboxSession      *self,
 
   task = sandbox_session_task_new (self, cancellable, callback, user_data,
                                    sandbox_session_write_bytes_async, "[sandbox] write bytes");
-  canonical = canonicalize_for_task (task, sandbox_path_canonicalize, path);
-  if (canonical == NULL)
-    return;
-
   g_task_set_task_data (task, sandbox_driver_write_bytes_finish, NULL);
-  sandbox_driver_write_bytes_async (sandbox_session_get_driver (self), canonical, contents,
+  sandbox_driver_write_bytes_async (sandbox_session_get_driver (self), path, contents,
                                     cancellable, sandbox_session_return_boolean_cb,
                                     g_steal_pointer (&task));
 }
@@ -518,19 +455,14 @@ sandbox_session_remove_path_async (SandboxSession      *self,
                                    gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autofree char *canonical = NULL;
 
   g_return_if_fail (SANDBOX_IS_SESSION (self));
   g_return_if_fail (path != NULL);
 
   task = sandbox_session_task_new (self, cancellable, callback, user_data,
                                    sandbox_session_remove_path_async, "[sandbox] remove path");
-  canonical = canonicalize_for_task (task, canonicalize_removable, path);
-  if (canonical == NULL)
-    return;
-
   g_task_set_task_data (task, sandbox_driver_remove_path_finish, NULL);
-  sandbox_driver_remove_path_async (sandbox_session_get_driver (self), canonical, cancellable,
+  sandbox_driver_remove_path_async (sandbox_session_get_driver (self), path, cancellable,
                                     sandbox_session_return_boolean_cb, g_steal_pointer (&task));
 }
 

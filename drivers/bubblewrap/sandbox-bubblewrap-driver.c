@@ -200,7 +200,17 @@ apply_policy_locked (SandboxNetworkPolicy  *policy,
   return TRUE;
 }
 
-/* File I/O -------------------------------------------------------------- */
+/* File I/O: the ritual (size, gate, path, limit) is the core's
+ * (sandbox-driver.c); these get a canonical path. The workspace kit still
+ * gets the bound, so that it never reads more than that. -------------- */
+
+static gboolean
+sandbox_bubblewrap_driver_iface_check_active (SandboxDriver  *driver,
+                                              GCancellable   *cancellable,
+                                              GError        **error)
+{
+  return check_active (SANDBOX_BUBBLEWRAP_DRIVER (driver), cancellable, error);
+}
 
 static GBytes *
 sandbox_bubblewrap_driver_read_bytes (SandboxDriver  *driver,
@@ -208,12 +218,8 @@ sandbox_bubblewrap_driver_read_bytes (SandboxDriver  *driver,
                                       GCancellable   *cancellable,
                                       GError        **error)
 {
-  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
-
-  if (!check_active (self, cancellable, error))
-    return NULL;
-  return sandbox_workspace_read (self->files, sandbox_path_relative (path),
-                                 SANDBOX_MAX_FILE_BYTES, error);
+  return sandbox_workspace_read (SANDBOX_BUBBLEWRAP_DRIVER (driver)->files,
+                                 sandbox_path_relative (path), SANDBOX_MAX_FILE_BYTES, error);
 }
 
 static gboolean
@@ -223,11 +229,8 @@ sandbox_bubblewrap_driver_write_bytes (SandboxDriver  *driver,
                                        GCancellable   *cancellable,
                                        GError        **error)
 {
-  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
-
-  if (!check_active (self, cancellable, error))
-    return FALSE;
-  return sandbox_workspace_write (self->files, sandbox_path_relative (path), contents,
+  return sandbox_workspace_write (SANDBOX_BUBBLEWRAP_DRIVER (driver)->files,
+                                  sandbox_path_relative (path), contents,
                                   SANDBOX_MAX_FILE_BYTES, error);
 }
 
@@ -237,11 +240,8 @@ sandbox_bubblewrap_driver_remove_path (SandboxDriver  *driver,
                                        GCancellable   *cancellable,
                                        GError        **error)
 {
-  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
-
-  if (!check_active (self, cancellable, error))
-    return FALSE;
-  return sandbox_workspace_remove (self->files, sandbox_path_relative (path), error);
+  return sandbox_workspace_remove (SANDBOX_BUBBLEWRAP_DRIVER (driver)->files,
+                                   sandbox_path_relative (path), error);
 }
 
 /* Commands -------------------------------------------------------------- */
@@ -776,6 +776,7 @@ sandbox_bubblewrap_driver_class_finalize (SandboxBubblewrapDriverClass *klass)
 static void
 sandbox_bubblewrap_driver_iface_init (SandboxDriverInterface *iface)
 {
+  iface->check_active = sandbox_bubblewrap_driver_iface_check_active;
   iface->read_bytes = sandbox_bubblewrap_driver_read_bytes;
   iface->write_bytes = sandbox_bubblewrap_driver_write_bytes;
   iface->remove_path = sandbox_bubblewrap_driver_remove_path;

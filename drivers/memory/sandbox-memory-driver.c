@@ -37,27 +37,15 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxMemoryDriver, sandbox_memory_driver, G_TY
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_DRIVER,
                                                                sandbox_memory_driver_iface_init))
 
+/* The file-operation ritual (size, gate, path, limit) is the core's
+ * (sandbox-driver.c): the operations below get a canonical path. */
 static gboolean
-check_active (SandboxMemoryDriver  *self,
-              GCancellable         *cancellable,
-              GError              **error)
+sandbox_memory_driver_check_active (SandboxDriver  *driver,
+                                    GCancellable   *cancellable,
+                                    GError        **error)
 {
-  return sandbox_session_gate_check_active (self->gate, cancellable, error);
-}
-
-/* The session only passes canonical paths, but the driver interface is
- * public: check again rather than trust a direct caller. Returns the
- * workspace-relative form. */
-static char *
-relative_path (const char  *path,
-               GError     **error)
-{
-  g_autofree char *canonical = sandbox_path_canonicalize (path, error);
-
-  if (canonical == NULL)
-    return NULL;
-
-  return g_strdup (sandbox_path_relative (canonical));
+  return sandbox_session_gate_check_active (SANDBOX_MEMORY_DRIVER (driver)->gate, cancellable,
+                                            error);
 }
 
 static GBytes *
@@ -66,25 +54,8 @@ sandbox_memory_driver_read_bytes (SandboxDriver  *driver,
                                   GCancellable   *cancellable,
                                   GError        **error)
 {
-  SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
-  g_autoptr(GBytes) contents = NULL;
-  g_autofree char *relative = NULL;
-
-  if (!check_active (self, cancellable, error) ||
-      (relative = relative_path (path, error)) == NULL)
-    return NULL;
-
-  contents = sandbox_memory_workspace_read (self->workspace, relative, error);
-  if (contents == NULL)
-    return NULL;
-
-  if (g_bytes_get_size (contents) > SANDBOX_MAX_FILE_BYTES)
-    {
-      sandbox_set_error_read_limit (error);
-      return NULL;
-    }
-
-  return g_steal_pointer (&contents);
+  return sandbox_memory_workspace_read (SANDBOX_MEMORY_DRIVER (driver)->workspace,
+                                        sandbox_path_relative (path), error);
 }
 
 static gboolean
@@ -94,18 +65,8 @@ sandbox_memory_driver_write_bytes (SandboxDriver  *driver,
                                    GCancellable   *cancellable,
                                    GError        **error)
 {
-  SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
-  g_autofree char *relative = NULL;
-
-  /* The size is checked first, as the reference does. */
-  if (g_bytes_get_size (contents) > SANDBOX_MAX_FILE_BYTES)
-    return sandbox_set_error_write_limit (error);
-
-  if (!check_active (self, cancellable, error) ||
-      (relative = relative_path (path, error)) == NULL)
-    return FALSE;
-
-  return sandbox_memory_workspace_write (self->workspace, relative, contents, error);
+  return sandbox_memory_workspace_write (SANDBOX_MEMORY_DRIVER (driver)->workspace,
+                                         sandbox_path_relative (path), contents, error);
 }
 
 static gboolean
@@ -114,14 +75,8 @@ sandbox_memory_driver_remove_path (SandboxDriver  *driver,
                                    GCancellable   *cancellable,
                                    GError        **error)
 {
-  SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
-  g_autofree char *relative = NULL;
-
-  if (!check_active (self, cancellable, error) ||
-      (relative = relative_path (path, error)) == NULL)
-    return FALSE;
-
-  return sandbox_memory_workspace_remove (self->workspace, relative, error);
+  return sandbox_memory_workspace_remove (SANDBOX_MEMORY_DRIVER (driver)->workspace,
+                                          sandbox_path_relative (path), error);
 }
 
 /* The workspace path @executable names as execve() in the guest would see
@@ -346,6 +301,7 @@ sandbox_memory_driver_finalize (GObject *object)
 static void
 sandbox_memory_driver_iface_init (SandboxDriverInterface *iface)
 {
+  iface->check_active = sandbox_memory_driver_check_active;
   iface->read_bytes = sandbox_memory_driver_read_bytes;
   iface->write_bytes = sandbox_memory_driver_write_bytes;
   iface->remove_path = sandbox_memory_driver_remove_path;

@@ -130,19 +130,25 @@ check_live (SandboxDirectoryDriver  *self,
   return sandbox_set_error_stopped (error);
 }
 
-/* @path is canonical (the session checked it): "/workspace" or "/workspace/…". */
+/* The core runs the file-operation ritual (size, this check, the path,
+ * the read limit) around the operations below; @path is canonical. */
+static gboolean
+sandbox_directory_driver_check_active (SandboxDriver  *driver,
+                                       GCancellable   *cancellable,
+                                       GError        **error)
+{
+  return check_live (SANDBOX_DIRECTORY_DRIVER (driver), error) &&
+         !g_cancellable_set_error_if_cancelled (cancellable, error);
+}
+
 static GBytes *
 sandbox_directory_driver_read_bytes (SandboxDriver  *driver,
                                      const char     *path,
                                      GCancellable   *cancellable,
                                      GError        **error)
 {
-  SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
-
-  if (!check_live (self, error))
-    return NULL;
-  return sandbox_workspace_read (self->workspace, sandbox_path_relative (path),
-                                 SANDBOX_MAX_FILE_BYTES, error);
+  return sandbox_workspace_read (SANDBOX_DIRECTORY_DRIVER (driver)->workspace,
+                                 sandbox_path_relative (path), SANDBOX_MAX_FILE_BYTES, error);
 }
 
 static gboolean
@@ -152,11 +158,8 @@ sandbox_directory_driver_write_bytes (SandboxDriver  *driver,
                                       GCancellable   *cancellable,
                                       GError        **error)
 {
-  SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
-
-  if (!check_live (self, error))
-    return FALSE;
-  return sandbox_workspace_write (self->workspace, sandbox_path_relative (path), contents,
+  return sandbox_workspace_write (SANDBOX_DIRECTORY_DRIVER (driver)->workspace,
+                                  sandbox_path_relative (path), contents,
                                   SANDBOX_MAX_FILE_BYTES, error);
 }
 
@@ -166,11 +169,8 @@ sandbox_directory_driver_remove_path (SandboxDriver  *driver,
                                       GCancellable   *cancellable,
                                       GError        **error)
 {
-  SandboxDirectoryDriver *self = SANDBOX_DIRECTORY_DRIVER (driver);
-
-  if (!check_live (self, error))
-    return FALSE;
-  return sandbox_workspace_remove (self->workspace, sandbox_path_relative (path), error);
+  return sandbox_workspace_remove (SANDBOX_DIRECTORY_DRIVER (driver)->workspace,
+                                   sandbox_path_relative (path), error);
 }
 
 static SandboxProcess *
@@ -205,6 +205,7 @@ sandbox_directory_driver_set_network_policy (SandboxDriver         *driver,
 static void
 sandbox_directory_driver_iface_init (SandboxDriverInterface *iface)
 {
+  iface->check_active = sandbox_directory_driver_check_active;
   iface->read_bytes = sandbox_directory_driver_read_bytes;
   iface->write_bytes = sandbox_directory_driver_write_bytes;
   iface->remove_path = sandbox_directory_driver_remove_path;
