@@ -37,6 +37,12 @@ GParamSpec *sandbox_backend_find_settable_property (GType       type,
                                                     const char *name,
                                                     GType      *owner_type);
 
+/* sandbox-backend-store.c: INVALID with the reference's text unless @id is
+ * a well-formed session id or template key (@what says which). */
+gboolean sandbox_backend_check_id (const char  *id,
+                                   const char  *what,
+                                   GError     **error);
+
 /* sandbox-backend-base.c: whether g_initable_init() of @self succeeded. */
 gboolean sandbox_backend_base_is_initialized (SandboxBackendBase *self);
 

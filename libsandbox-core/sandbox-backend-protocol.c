@@ -22,19 +22,6 @@
 #include "sandbox-backend-private.h"
 #include "sandbox-error.h"
 
-/* The reference's texts for a malformed key or id. */
-static gboolean
-check_id (const char  *id,
-          const char  *what,
-          GError     **error)
-{
-  if (sandbox_template_key_is_valid (id))
-    return TRUE;
-  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-               "Expected a %s: 64 lowercase hexadecimal characters", what);
-  return FALSE;
-}
-
 /**
  * sandbox_backend_base_check_ready:
  * @self: a [class@Sandbox.BackendBase]
@@ -92,7 +79,7 @@ resume_session (SandboxBackendBase    *self,
   const char *session_id = sandbox_state_get_session_id (saved);
   g_autoptr(SandboxState) stored = NULL;
 
-  if (!check_id (session_id, "session id", error))
+  if (!sandbox_backend_check_id (session_id, "session id", error))
     return NULL;
   if (!klass->has_session (self, session_id))
     {
@@ -175,7 +162,7 @@ sandbox_backend_base_create (SandboxBackend        *backend,
   /* A refused policy never takes a lease. */
   if (klass->check_policy != NULL && !klass->check_policy (self, policy, error))
     return NULL;
-  if (!check_id (template_key, "template key", error))
+  if (!sandbox_backend_check_id (template_key, "template key", error))
     return NULL;
   if (state != NULL &&
       (g_strcmp0 (sandbox_state_get_backend (state), sandbox_backend_base_get_name (self)) != 0 ||

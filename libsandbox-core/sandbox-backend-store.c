@@ -17,11 +17,13 @@
 #include "sandbox-backend-private.h"
 #include "sandbox-error.h"
 
-/* Session ids and template keys have the same form: lowercase hex SHA-256. */
-static gboolean
-check_id (const char  *id,
-          const char  *what,
-          GError     **error)
+/* Session ids and template keys have the same form: lowercase hex SHA-256.
+ * The reference's text; the session protocol (sandbox-backend-protocol.c)
+ * checks with it too. */
+gboolean
+sandbox_backend_check_id (const char  *id,
+                          const char  *what,
+                          GError     **error)
 {
   if (sandbox_template_key_is_valid (id))
     return TRUE;
@@ -214,7 +216,7 @@ sandbox_backend_lookup_state (SandboxBackend  *self,
   g_return_val_if_fail (session_id != NULL, NULL);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
 
-  if (!check_id (session_id, "session id", error))
+  if (!sandbox_backend_check_id (session_id, "session id", error))
     return NULL;
   return SANDBOX_BACKEND_GET_IFACE (self)->lookup_state (self, session_id, cancellable, error);
 }
@@ -253,7 +255,7 @@ sandbox_backend_query_lease_owner (SandboxBackend     *self,
   g_return_val_if_fail (owner == NULL || *owner == NULL, FALSE);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
 
-  if (!check_id (session_id, "session id", error) ||
+  if (!sandbox_backend_check_id (session_id, "session id", error) ||
       !SANDBOX_BACKEND_GET_IFACE (self)->query_lease_owner (self, session_id, &found,
                                                             cancellable, error))
     return FALSE;
@@ -292,7 +294,7 @@ sandbox_backend_delete_template (SandboxBackend  *self,
   g_return_val_if_fail (template_key != NULL, FALSE);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
 
-  if (!check_id (template_key, "template key", error))
+  if (!sandbox_backend_check_id (template_key, "template key", error))
     return FALSE;
   return SANDBOX_BACKEND_GET_IFACE (self)->delete_template (self, template_key, cancellable,
                                                             error);

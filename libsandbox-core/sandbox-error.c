@@ -292,6 +292,16 @@ sandbox_set_error_write_limit (GError **error)
                              "Sandbox file write limit exceeded");
 }
 
+/* NOT_FOUND: nothing stored under @name. */
+static gboolean
+set_unknown_error (GError     **error,
+                   const char  *what,
+                   const char  *name)
+{
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND, "Unknown sandbox %s %s", what, name);
+  return FALSE;
+}
+
 /**
  * sandbox_set_error_unknown_template:
  * @error: (out) (optional) (nullable): return location for a #GError
@@ -306,9 +316,7 @@ gboolean
 sandbox_set_error_unknown_template (GError     **error,
                                     const char  *template_key)
 {
-  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-               "Unknown sandbox template %s", template_key);
-  return FALSE;
+  return set_unknown_error (error, "template", template_key);
 }
 
 /**
@@ -325,7 +333,5 @@ gboolean
 sandbox_set_error_unknown_session (GError     **error,
                                    const char  *session_id)
 {
-  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-               "Unknown sandbox session %s", session_id);
-  return FALSE;
+  return set_unknown_error (error, "session", session_id);
 }

@@ -118,14 +118,14 @@ static gboolean
 sandbox_memory_backend_has_template (SandboxBackendBase *base,
                                      const char         *template_key)
 {
-  return sandbox_memory_store_has_template (STORE_OF (base), template_key);
+  return sandbox_memory_store_has (STORE_OF (base), FALSE, template_key);
 }
 
 static gboolean
 sandbox_memory_backend_has_session (SandboxBackendBase *base,
                                     const char         *session_id)
 {
-  return sandbox_memory_store_has_session (STORE_OF (base), session_id);
+  return sandbox_memory_store_has (STORE_OF (base), TRUE, session_id);
 }
 
 static gboolean
@@ -148,7 +148,7 @@ sandbox_memory_backend_load_state (SandboxBackendBase  *base,
                                    const char          *session_id,
                                    GError             **error)
 {
-  return sandbox_memory_store_lookup_state (STORE_OF (base), session_id, error);
+  return sandbox_memory_store_lookup_state (STORE_OF (base), session_id, NULL, error);
 }
 
 static gboolean
@@ -172,9 +172,10 @@ sandbox_memory_backend_new_handle (SandboxBackendBase    *base,
   g_autoptr(SandboxMemoryWorkspace) workspace = NULL;
   g_autoptr(SandboxMemoryDriver) driver = NULL;
   g_autoptr(SandboxSession) session = NULL;
+  g_autoptr(SandboxState) stored = sandbox_memory_store_lookup_state (self->store, session_id,
+                                                                      &workspace, error);
 
-  workspace = sandbox_memory_store_dup_workspace (self->store, session_id, error);
-  if (workspace == NULL)
+  if (stored == NULL)
     return NULL;
   driver = sandbox_memory_driver_new (workspace, self->script,
                                       sandbox_backend_base_get_max_concurrent_commands (base),
@@ -226,7 +227,7 @@ sandbox_memory_backend_lookup_state (SandboxBackend  *backend,
 
   if (!check_ready (self, cancellable, error))
     return NULL;
-  return sandbox_memory_store_lookup_state (self->store, session_id, error);
+  return sandbox_memory_store_lookup_state (self->store, session_id, NULL, error);
 }
 
 static gboolean

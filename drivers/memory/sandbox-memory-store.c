@@ -288,28 +288,16 @@ lookup_session_locked (SandboxMemoryStore  *self,
   return record;
 }
 
-/* Whether a template is stored under @template_key. */
+/* Whether a template (@sessions FALSE) or a session is stored under @key. */
 gboolean
-sandbox_memory_store_has_template (SandboxMemoryStore *self,
-                                   const char         *template_key)
+sandbox_memory_store_has (SandboxMemoryStore *self,
+                          gboolean            sessions,
+                          const char         *key)
 {
   gboolean found;
 
   g_mutex_lock (&self->lock);
-  found = g_hash_table_contains (self->templates, template_key);
-  g_mutex_unlock (&self->lock);
-  return found;
-}
-
-/* Whether a session is stored under @session_id. */
-gboolean
-sandbox_memory_store_has_session (SandboxMemoryStore *self,
-                                  const char         *session_id)
-{
-  gboolean found;
-
-  g_mutex_lock (&self->lock);
-  found = g_hash_table_contains (self->sessions, session_id);
+  found = g_hash_table_contains (sessions ? self->sessions : self->templates, key);
   g_mutex_unlock (&self->lock);
   return found;
 }
@@ -358,23 +346,6 @@ sandbox_memory_store_new_session (SandboxMemoryStore  *self,
     }
   g_mutex_unlock (&self->lock);
   return record != NULL || sandbox_set_error_unknown_template (error, template_key);
-}
-
-/* The session's workspace; NOT_FOUND without the session. */
-SandboxMemoryWorkspace *
-sandbox_memory_store_dup_workspace (SandboxMemoryStore  *self,
-                                    const char          *session_id,
-                                    GError             **error)
-{
-  SessionRecord *record;
-  SandboxMemoryWorkspace *workspace = NULL;
-
-  g_mutex_lock (&self->lock);
-  record = lookup_session_locked (self, session_id, error);
-  if (record != NULL)
-    workspace = sandbox_memory_workspace_ref (record->workspace);
-  g_mutex_unlock (&self->lock);
-  return workspace;
 }
 
 /* Releases a session's lease; a deleted session is ignored. */
@@ -497,15 +468,17 @@ sandbox_memory_store_list_templates (SandboxMemoryStore *self)
  * sandbox_memory_store_lookup_state:
  * @self: a store
  * @session_id: a session id
+ * @workspace: (out) (optional) (transfer full): set to the session's workspace
  * @error: return location for a #GError
  *
  * Returns: (transfer full): the session's state, or %NULL with
  *   %SANDBOX_ERROR_NOT_FOUND
  */
 SandboxState *
-sandbox_memory_store_lookup_state (SandboxMemoryStore  *self,
-                                   const char          *session_id,
-                                   GError             **error)
+sandbox_memory_store_lookup_state (SandboxMemoryStore       *self,
+                                   const char               *session_id,
+                                   SandboxMemoryWorkspace  **workspace,
+                                   GError                  **error)
 {
   SessionRecord *record;
   SandboxState *state = NULL;
@@ -514,6 +487,8 @@ sandbox_memory_store_lookup_state (SandboxMemoryStore  *self,
   record = lookup_session_locked (self, session_id, error);
   if (record != NULL)
     state = g_object_ref (record->state);
+  if (record != NULL && workspace != NULL)
+    *workspace = sandbox_memory_workspace_ref (record->workspace);
   g_mutex_unlock (&self->lock);
   return state;
 }

@@ -22,10 +22,9 @@ char                   *sandbox_memory_store_prewarm        (SandboxMemoryStore 
                                                              SandboxTemplate     *template_,
                                                              gboolean            *reused,
                                                              GError             **error);
-gboolean                sandbox_memory_store_has_template   (SandboxMemoryStore  *self,
-                                                             const char          *template_key);
-gboolean                sandbox_memory_store_has_session    (SandboxMemoryStore  *self,
-                                                             const char          *session_id);
+gboolean                sandbox_memory_store_has            (SandboxMemoryStore  *self,
+                                                             gboolean             sessions,
+                                                             const char          *key);
 gboolean                sandbox_memory_store_take_lease     (SandboxMemoryStore  *self,
                                                              const char          *session_id,
                                                              GError             **error);
@@ -34,15 +33,13 @@ void                    sandbox_memory_store_release_lease  (SandboxMemoryStore 
 gboolean                sandbox_memory_store_new_session    (SandboxMemoryStore  *self,
                                                              SandboxState        *state,
                                                              GError             **error);
-SandboxMemoryWorkspace *sandbox_memory_store_dup_workspace  (SandboxMemoryStore  *self,
-                                                             const char          *session_id,
-                                                             GError             **error);
 void                    sandbox_memory_store_remove_session (SandboxMemoryStore  *self,
                                                              const char          *session_id);
 GPtrArray              *sandbox_memory_store_list_sessions  (SandboxMemoryStore  *self);
 GPtrArray              *sandbox_memory_store_list_templates (SandboxMemoryStore  *self);
 SandboxState           *sandbox_memory_store_lookup_state   (SandboxMemoryStore  *self,
                                                              const char          *session_id,
+                                                             SandboxMemoryWorkspace **workspace,
                                                              GError             **error);
 gboolean                sandbox_memory_store_query_lease_owner (SandboxMemoryStore *self,
                                                              const char          *session_id,
