@@ -33,7 +33,9 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  * @check_policy: refuses a network policy the driver cannot enforce, before
  *   anything is looked up (%SANDBOX_ERROR_UNAVAILABLE). Optional: without it
  *   every policy is accepted.
- * @has_template: whether a template is stored under a (well-formed) key.
+ * @check_template: that a template is stored under a (well-formed) key:
+ *   %SANDBOX_ERROR_NOT_FOUND (sandbox_set_error_unknown_template()) or
+ *   whatever else makes it unusable.
  * @has_session: whether a session is stored under a (well-formed) id.
  * @take_lease: takes a stored session's exclusive lease: fails with
  *   %SANDBOX_ERROR_BUSY (sandbox_set_error_has_owner()) while someone holds
@@ -71,8 +73,9 @@ struct _SandboxBackendBaseClass
   gboolean       (*check_policy)   (SandboxBackendBase    *self,
                                     SandboxNetworkPolicy  *policy,
                                     GError               **error);
-  gboolean       (*has_template)   (SandboxBackendBase    *self,
-                                    const char            *template_key);
+  gboolean       (*check_template) (SandboxBackendBase    *self,
+                                    const char            *template_key,
+                                    GError               **error);
   gboolean       (*has_session)    (SandboxBackendBase    *self,
                                     const char            *session_id);
   gboolean       (*take_lease)     (SandboxBackendBase    *self,
@@ -137,6 +140,11 @@ SandboxHandle *sandbox_backend_base_create                 (SandboxBackend      
                                                             const char              *template_key,
                                                             SandboxState            *state,
                                                             SandboxNetworkPolicy    *policy,
+                                                            GCancellable            *cancellable,
+                                                            GError                 **error);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxState *sandbox_backend_base_lookup_state            (SandboxBackend          *backend,
+                                                            const char              *session_id,
                                                             GCancellable            *cancellable,
                                                             GError                 **error);
 SANDBOX_AVAILABLE_IN_ALL

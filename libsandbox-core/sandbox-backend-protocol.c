@@ -7,7 +7,7 @@
  * driver used to type that out again, in its own order and with its own
  * texts. Here it is once, the way glib-networking's tls/base drives the
  * TLS handshake and leaves small hooks to the backends: a driver derives
- * from SandboxBackendBase, implements the hooks of its class (has_template,
+ * from SandboxBackendBase, implements the hooks of its class (check_template,
  * has_session, take_lease, release_lease, load_state, new_session,
  * new_handle, remove_session; check_policy if it enforces only some
  * policies) and points its SandboxBackend::create at
@@ -133,7 +133,7 @@ create_session (SandboxBackendBase    *self,
  * (%SANDBOX_ERROR_INVALID) and the call not cancelled; @check_policy
  * accepts @policy; @template_key is well formed (%SANDBOX_ERROR_INVALID);
  * @state names this backend and @template_key
- * (%SANDBOX_ERROR_STATE_MISMATCH); @has_template (%SANDBOX_ERROR_NOT_FOUND).
+ * (%SANDBOX_ERROR_STATE_MISMATCH); @check_template (%SANDBOX_ERROR_NOT_FOUND).
  * A new session then gets the SHA-256 of a random UUID for its id and
  * @new_session stores it. A resumed one's id is well formed
  * (%SANDBOX_ERROR_INVALID), @has_session (%SANDBOX_ERROR_NOT_FOUND),
@@ -171,11 +171,8 @@ sandbox_backend_base_create (SandboxBackend        *backend,
       sandbox_set_error_state_mismatch (error);
       return NULL;
     }
-  if (!klass->has_template (self, template_key))
-    {
-      sandbox_set_error_unknown_template (error, template_key);
-      return NULL;
-    }
+  if (!klass->check_template (self, template_key, error))
+    return NULL;
   if (state != NULL)
     return resume_session (self, state, policy, cancellable, error);
   return create_session (self, template_key, policy, cancellable, error);
@@ -222,4 +219,37 @@ sandbox_backend_base_delete_session (SandboxBackendBase  *self,
       return FALSE;
     }
   return klass->remove_session (self, session_id, error);
+}
+
+/**
+ * sandbox_backend_base_lookup_state:
+ * @backend: a [class@Sandbox.BackendBase] implementing [iface@Sandbox.Backend]
+ * @session_id: a well-formed session id (the interface checked it)
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The store's view of one session's state, for a driver's
+ * [vfunc@Sandbox.Backend.lookup_state] (assign it there): @has_session
+ * (%SANDBOX_ERROR_NOT_FOUND without it), then the @load_state hook of the
+ * protocol.
+ *
+ * Returns: (transfer full): the session's saved state, or %NULL with @error set
+ */
+SandboxState *
+sandbox_backend_base_lookup_state (SandboxBackend  *backend,
+                                   const char      *session_id,
+                                   GCancellable    *cancellable,
+                                   GError         **error)
+{
+  SandboxBackendBase *self = SANDBOX_BACKEND_BASE (backend);
+  SandboxBackendBaseClass *klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
+
+  if (!sandbox_backend_base_check_ready (self, cancellable, error))
+    return NULL;
+  if (!klass->has_session (self, session_id))
+    {
+      sandbox_set_error_unknown_session (error, session_id);
+      return NULL;
+    }
+  return klass->load_state (self, session_id, error);
 }

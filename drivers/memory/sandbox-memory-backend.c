@@ -115,10 +115,12 @@ sandbox_memory_backend_check_policy (SandboxBackendBase    *base,
 }
 
 static gboolean
-sandbox_memory_backend_has_template (SandboxBackendBase *base,
-                                     const char         *template_key)
+sandbox_memory_backend_check_template (SandboxBackendBase  *base,
+                                       const char          *template_key,
+                                       GError             **error)
 {
-  return sandbox_memory_store_has (STORE_OF (base), FALSE, template_key);
+  return sandbox_memory_store_has (STORE_OF (base), FALSE, template_key) ||
+         sandbox_set_error_unknown_template (error, template_key);
 }
 
 static gboolean
@@ -215,19 +217,6 @@ sandbox_memory_backend_list_templates (SandboxBackend  *backend,
 
   return check_ready (self, cancellable, error) ? sandbox_memory_store_list_templates (self->store)
                                                 : NULL;
-}
-
-static SandboxState *
-sandbox_memory_backend_lookup_state (SandboxBackend  *backend,
-                                     const char      *session_id,
-                                     GCancellable    *cancellable,
-                                     GError         **error)
-{
-  SandboxMemoryBackend *self = SANDBOX_MEMORY_BACKEND (backend);
-
-  if (!check_ready (self, cancellable, error))
-    return NULL;
-  return sandbox_memory_store_lookup_state (self->store, session_id, NULL, error);
 }
 
 static gboolean
@@ -352,7 +341,7 @@ sandbox_memory_backend_class_init (SandboxMemoryBackendClass *klass)
   object_class->set_property = sandbox_memory_backend_set_property;
   base_class->init_backend = sandbox_memory_backend_init_backend;
   base_class->check_policy = sandbox_memory_backend_check_policy;
-  base_class->has_template = sandbox_memory_backend_has_template;
+  base_class->check_template = sandbox_memory_backend_check_template;
   base_class->has_session = sandbox_memory_backend_has_session;
   base_class->take_lease = sandbox_memory_backend_take_lease;
   base_class->release_lease = sandbox_memory_backend_release_lease;
@@ -409,7 +398,7 @@ sandbox_memory_backend_backend_iface_init (SandboxBackendInterface *iface)
   iface->create = sandbox_backend_base_create;
   iface->list_sessions = sandbox_memory_backend_list_sessions;
   iface->list_templates = sandbox_memory_backend_list_templates;
-  iface->lookup_state = sandbox_memory_backend_lookup_state;
+  iface->lookup_state = sandbox_backend_base_lookup_state;
   iface->query_lease_owner = sandbox_memory_backend_query_lease_owner;
   iface->delete_template = sandbox_memory_backend_delete_template;
 }

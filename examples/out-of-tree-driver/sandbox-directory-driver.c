@@ -481,13 +481,15 @@ sandbox_directory_backend_check_policy (SandboxBackendBase    *base,
 }
 
 static gboolean
-sandbox_directory_backend_has_template (SandboxBackendBase *base,
-                                        const char         *template_key)
+sandbox_directory_backend_check_template (SandboxBackendBase  *base,
+                                          const char          *template_key,
+                                          GError             **error)
 {
   g_autofree char *ready = g_build_filename (SANDBOX_DIRECTORY_BACKEND (base)->root, "templates",
                                              template_key, "ready", NULL);
 
-  return g_file_test (ready, G_FILE_TEST_IS_REGULAR);
+  return g_file_test (ready, G_FILE_TEST_IS_REGULAR) ||
+         sandbox_set_error_unknown_template (error, template_key);
 }
 
 static gboolean
@@ -623,6 +625,7 @@ sandbox_directory_backend_iface_init (SandboxBackendInterface *iface)
 {
   iface->prewarm = sandbox_directory_backend_prewarm;
   iface->create = sandbox_backend_base_create;
+  iface->lookup_state = sandbox_backend_base_lookup_state;
 }
 
 static void
@@ -642,7 +645,7 @@ sandbox_directory_backend_class_init (SandboxDirectoryBackendClass *klass)
   G_OBJECT_CLASS (klass)->finalize = sandbox_directory_backend_finalize;
   base_class->init_backend = sandbox_directory_backend_init_backend;
   base_class->check_policy = sandbox_directory_backend_check_policy;
-  base_class->has_template = sandbox_directory_backend_has_template;
+  base_class->check_template = sandbox_directory_backend_check_template;
   base_class->has_session = sandbox_directory_backend_has_session;
   base_class->take_lease = sandbox_directory_backend_take_lease;
   base_class->release_lease = sandbox_directory_backend_release_lease;
