@@ -201,8 +201,7 @@ sandbox_bubblewrap_store_open_workspace (SandboxBubblewrapStore  *self,
 
   if (!sandbox_template_key_is_valid (session_id))
     {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                   "Unknown sandbox session %s", session_id);
+      sandbox_set_error_unknown_session (error, session_id);
       return -1;
     }
   directory = g_build_filename (self->sessions, session_id, NULL);
@@ -217,8 +216,7 @@ sandbox_bubblewrap_store_open_workspace (SandboxBubblewrapStore  *self,
   else if (fd < 0)
     {
       if (errno == ENOENT)
-        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                     "Unknown sandbox session %s", session_id);
+        sandbox_set_error_unknown_session (error, session_id);
       else
         set_errno_error (error, errno, "Could not open", directory);
     }

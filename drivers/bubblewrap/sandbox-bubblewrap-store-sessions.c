@@ -163,8 +163,7 @@ sandbox_bubblewrap_store_read_state (const char  *directory,
   if (!g_file_get_contents (path, &contents, NULL, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                     "Unknown sandbox session %s", session_id);
+        sandbox_set_error_unknown_session (error, session_id);
       else
         g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
@@ -566,8 +565,7 @@ open_session (SandboxBubblewrapStore  *self,
     {
       /* The reference would create an empty directory here and then fail;
        * we leave nothing behind. */
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                   "Unknown sandbox session %s", session_id);
+      sandbox_set_error_unknown_session (error, session_id);
       return NULL;
     }
 

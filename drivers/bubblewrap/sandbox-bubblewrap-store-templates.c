@@ -483,8 +483,7 @@ read_template_record (SandboxBubblewrapStore  *self,
   if (!g_file_get_contents (ready, &contents, NULL, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                     "Unknown sandbox template %s", key);
+        sandbox_set_error_unknown_template (error, key);
       else
         g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
@@ -547,8 +546,7 @@ sandbox_bubblewrap_store_open_template (SandboxBubblewrapStore  *self,
 
   if (!sandbox_template_key_is_valid (key))
     {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                   "Unknown sandbox template %s", key);
+      sandbox_set_error_unknown_template (error, key);
       return -1;
     }
   if (!read_template_record (self, key, NULL, error))
@@ -556,8 +554,7 @@ sandbox_bubblewrap_store_open_template (SandboxBubblewrapStore  *self,
   data = g_build_filename (self->templates, key, "data", NULL);
   fd = open (data, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT)
-    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                 "Unknown sandbox template %s", key);
+    sandbox_set_error_unknown_template (error, key);
   else if (fd < 0)
     set_errno_error (error, errno, "Could not open", data);
   return fd;
@@ -582,8 +579,7 @@ open_template_ready (SandboxBubblewrapStore  *self,
   int fd = open (ready, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
   if (fd < 0 && errno == ENOENT)
-    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                 "Unknown sandbox template %s", key);
+    sandbox_set_error_unknown_template (error, key);
   else if (fd < 0)
     set_errno_error (error, errno, "Could not open", ready);
   return fd;

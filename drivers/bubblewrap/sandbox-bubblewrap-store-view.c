@@ -345,8 +345,7 @@ check_session_exists (SandboxBubblewrapStore  *self,
 {
   if (g_file_test (directory, G_FILE_TEST_IS_DIR))
     return TRUE;
-  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-               "Unknown sandbox session %s", session_id);
+  sandbox_set_error_unknown_session (error, session_id);
   return FALSE;
 }
 

@@ -452,8 +452,7 @@ resume_session (SandboxClusterBackend  *self,
 
   record = sandbox_cluster_host_read_session (self->host, session_id, cancellable, &local_error);
   if (record != NULL && record->template_key == NULL)
-    g_set_error (&local_error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                 "Unknown sandbox session %s", session_id);
+    sandbox_set_error_unknown_session (&local_error, session_id);
   else if (record != NULL && g_strcmp0 (record->template_key, template_key) != 0)
     sandbox_set_error_state_mismatch (&local_error);
 
@@ -563,8 +562,7 @@ sandbox_cluster_backend_lookup_state (SandboxBackend  *backend,
     return NULL;
   if (record->template_key == NULL)
     {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND,
-                   "Unknown sandbox session %s", session_id);
+      sandbox_set_error_unknown_session (error, session_id);
       return NULL;
     }
   return sandbox_state_new (sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (self)),
