@@ -54,7 +54,8 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  *
  * The class a driver's backend derives from. The hooks from @check_policy
  * on are the steps of the session protocol the base runs in
- * sandbox_backend_base_create() and sandbox_backend_base_delete_session();
+ * sandbox_backend_base_implement_sessions() and
+ * sandbox_backend_base_delete_session();
  * a driver that uses those implements all of them but @check_policy.
  */
 struct _SandboxBackendBaseClass
@@ -136,17 +137,7 @@ gboolean     sandbox_backend_base_check_ready              (SandboxBackendBase  
                                                             GCancellable            *cancellable,
                                                             GError                 **error);
 SANDBOX_AVAILABLE_IN_ALL
-SandboxHandle *sandbox_backend_base_create                 (SandboxBackend          *backend,
-                                                            const char              *template_key,
-                                                            SandboxState            *state,
-                                                            SandboxNetworkPolicy    *policy,
-                                                            GCancellable            *cancellable,
-                                                            GError                 **error);
-SANDBOX_AVAILABLE_IN_ALL
-SandboxState *sandbox_backend_base_lookup_state            (SandboxBackend          *backend,
-                                                            const char              *session_id,
-                                                            GCancellable            *cancellable,
-                                                            GError                 **error);
+void         sandbox_backend_base_implement_sessions       (SandboxBackendInterface *iface);
 SANDBOX_AVAILABLE_IN_ALL
 gboolean     sandbox_backend_base_delete_session           (SandboxBackendBase      *self,
                                                             const char              *session_id,

@@ -10,8 +10,9 @@
  * from SandboxBackendBase, implements the hooks of its class (check_template,
  * has_session, take_lease, release_lease, load_state, new_session,
  * new_handle, remove_session; check_policy if it enforces only some
- * policies) and points its SandboxBackend::create at
- * sandbox_backend_base_create().
+ * policies) and calls sandbox_backend_base_implement_sessions() from its
+ * interface init, which makes SandboxBackend::create and ::lookup_state
+ * the protocol's.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -99,64 +100,22 @@ resume_session (SandboxBackendBase    *self,
   return new_handle_or_release (self, saved, policy, cancellable, error);
 }
 
+/* SandboxBackend::create: see sandbox_backend_base_implement_sessions(). */
 static SandboxHandle *
-create_session (SandboxBackendBase    *self,
-                const char            *template_key,
-                SandboxNetworkPolicy  *policy,
-                GCancellable          *cancellable,
-                GError               **error)
-{
-  SandboxBackendBaseClass *klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
-  g_autofree char *uuid = g_uuid_string_random ();
-  g_autofree char *session_id = g_compute_checksum_for_string (G_CHECKSUM_SHA256, uuid, -1);
-  g_autoptr(SandboxState) state = NULL;
-
-  state = sandbox_state_new (sandbox_backend_base_get_name (self), session_id, template_key,
-                             error);
-  if (state == NULL || !klass->new_session (self, state, cancellable, error))
-    return NULL;
-  return new_handle_or_release (self, state, policy, cancellable, error);
-}
-
-/**
- * sandbox_backend_base_create:
- * @backend: a [class@Sandbox.BackendBase] implementing [iface@Sandbox.Backend]
- * @template_key: the key [method@Sandbox.Backend.prewarm] returned
- * @state: (nullable): a saved state to resume, or %NULL for a new session
- * @policy: the session's network policy
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * The session protocol of the reference, for a driver's
- * [vfunc@Sandbox.Backend.create] (assign it there: its signature is the
- * vfunc's). In this order: the backend is initialized
- * (%SANDBOX_ERROR_INVALID) and the call not cancelled; @check_policy
- * accepts @policy; @template_key is well formed (%SANDBOX_ERROR_INVALID);
- * @state names this backend and @template_key
- * (%SANDBOX_ERROR_STATE_MISMATCH); @check_template (%SANDBOX_ERROR_NOT_FOUND).
- * A new session then gets the SHA-256 of a random UUID for its id and
- * @new_session stores it. A resumed one's id is well formed
- * (%SANDBOX_ERROR_INVALID), @has_session (%SANDBOX_ERROR_NOT_FOUND),
- * @take_lease (%SANDBOX_ERROR_BUSY), and @load_state gives a state equal
- * to @state (%SANDBOX_ERROR_IDENTITY_MISMATCH). Last @new_handle; the
- * lease is released again on every failure after it was taken.
- *
- * Returns: (transfer full): the live session's handle, or %NULL with @error set
- */
-SandboxHandle *
-sandbox_backend_base_create (SandboxBackend        *backend,
-                             const char            *template_key,
-                             SandboxState          *state,
-                             SandboxNetworkPolicy  *policy,
-                             GCancellable          *cancellable,
-                             GError               **error)
+protocol_create (SandboxBackend        *backend,
+                 const char            *template_key,
+                 SandboxState          *state,
+                 SandboxNetworkPolicy  *policy,
+                 GCancellable          *cancellable,
+                 GError               **error)
 {
   SandboxBackendBase *self = SANDBOX_BACKEND_BASE (backend);
   SandboxBackendBaseClass *klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
+  g_autofree char *uuid = NULL;
+  g_autofree char *session_id = NULL;
+  g_autoptr(SandboxState) created = NULL;
 
-  g_return_val_if_fail (template_key != NULL, NULL);
-  g_return_val_if_fail (state == NULL || SANDBOX_IS_STATE (state), NULL);
-
+  /* sandbox_backend_create() checked the arguments. */
   if (!sandbox_backend_base_check_ready (self, cancellable, error))
     return NULL;
   /* A refused policy never takes a lease. */
@@ -175,7 +134,14 @@ sandbox_backend_base_create (SandboxBackend        *backend,
     return NULL;
   if (state != NULL)
     return resume_session (self, state, policy, cancellable, error);
-  return create_session (self, template_key, policy, cancellable, error);
+
+  uuid = g_uuid_string_random ();
+  session_id = g_compute_checksum_for_string (G_CHECKSUM_SHA256, uuid, -1);
+  created = sandbox_state_new (sandbox_backend_base_get_name (self), session_id, template_key,
+                               error);
+  if (created == NULL || !klass->new_session (self, created, cancellable, error))
+    return NULL;
+  return new_handle_or_release (self, created, policy, cancellable, error);
 }
 
 /**
@@ -221,25 +187,13 @@ sandbox_backend_base_delete_session (SandboxBackendBase  *self,
   return klass->remove_session (self, session_id, error);
 }
 
-/**
- * sandbox_backend_base_lookup_state:
- * @backend: a [class@Sandbox.BackendBase] implementing [iface@Sandbox.Backend]
- * @session_id: a well-formed session id (the interface checked it)
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * The store's view of one session's state, for a driver's
- * [vfunc@Sandbox.Backend.lookup_state] (assign it there): @has_session
- * (%SANDBOX_ERROR_NOT_FOUND without it), then the @load_state hook of the
- * protocol.
- *
- * Returns: (transfer full): the session's saved state, or %NULL with @error set
- */
-SandboxState *
-sandbox_backend_base_lookup_state (SandboxBackend  *backend,
-                                   const char      *session_id,
-                                   GCancellable    *cancellable,
-                                   GError         **error)
+/* SandboxBackend::lookup_state, the store's view of one session's state
+ * (the interface checked the id): has_session, then load_state. */
+static SandboxState *
+protocol_lookup_state (SandboxBackend  *backend,
+                       const char      *session_id,
+                       GCancellable    *cancellable,
+                       GError         **error)
 {
   SandboxBackendBase *self = SANDBOX_BACKEND_BASE (backend);
   SandboxBackendBaseClass *klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
@@ -252,4 +206,30 @@ sandbox_backend_base_lookup_state (SandboxBackend  *backend,
       return NULL;
     }
   return klass->load_state (self, session_id, error);
+}
+
+/**
+ * sandbox_backend_base_implement_sessions: (skip)
+ * @iface: the [iface@Sandbox.Backend] of a [class@Sandbox.BackendBase]
+ *   subclass, in the driver's interface init function
+ *
+ * Makes the base's session protocol the driver's
+ * [vfunc@Sandbox.Backend.create] and [vfunc@Sandbox.Backend.lookup_state].
+ * create runs, in the reference's order and with its codes and texts:
+ * sandbox_backend_base_check_ready(); @check_policy; the template key is
+ * well formed (%SANDBOX_ERROR_INVALID); a saved state names this backend
+ * and that template (%SANDBOX_ERROR_STATE_MISMATCH); @check_template. A new
+ * session then gets the SHA-256 of a random UUID for its id and
+ * @new_session stores it; a resumed one's id is well formed
+ * (%SANDBOX_ERROR_INVALID), @has_session (%SANDBOX_ERROR_NOT_FOUND),
+ * @take_lease (%SANDBOX_ERROR_BUSY), and @load_state gives a state equal to
+ * the saved one (%SANDBOX_ERROR_STATE_MISMATCH, sandbox_set_error_identity_mismatch()). Last @new_handle; the
+ * lease is released again on every failure after it was taken.
+ * lookup_state is @has_session (%SANDBOX_ERROR_NOT_FOUND) then @load_state.
+ */
+void
+sandbox_backend_base_implement_sessions (SandboxBackendInterface *iface)
+{
+  iface->create = protocol_create;
+  iface->lookup_state = protocol_lookup_state;
 }

@@ -100,7 +100,8 @@ sandbox_memory_backend_prewarm (SandboxBackend   *backend,
 }
 
 /* The steps of the core's session protocol (sandbox-backend-protocol.c),
- * which sandbox_backend_base_create() runs in the reference's order. */
+ * which the base's create (sandbox_backend_base_implement_sessions())
+ * runs in the reference's order. */
 
 #define STORE_OF(base) (SANDBOX_MEMORY_BACKEND (base)->store)
 
@@ -395,10 +396,9 @@ static void
 sandbox_memory_backend_backend_iface_init (SandboxBackendInterface *iface)
 {
   iface->prewarm = sandbox_memory_backend_prewarm;
-  iface->create = sandbox_backend_base_create;
+  sandbox_backend_base_implement_sessions (iface);
   iface->list_sessions = sandbox_memory_backend_list_sessions;
   iface->list_templates = sandbox_memory_backend_list_templates;
-  iface->lookup_state = sandbox_backend_base_lookup_state;
   iface->query_lease_owner = sandbox_memory_backend_query_lease_owner;
   iface->delete_template = sandbox_memory_backend_delete_template;
 }

@@ -462,8 +462,9 @@ sandbox_directory_backend_prewarm (SandboxBackend   *backend,
   return g_steal_pointer (&key);
 }
 
-/* The steps of the core's session protocol, which
- * sandbox_backend_base_create() runs in the reference's order. */
+/* The steps of the core's session protocol, which the base's create
+ * (sandbox_backend_base_implement_sessions()) runs in the reference's
+ * order. */
 
 static char *
 session_directory (SandboxBackendBase *base,
@@ -624,8 +625,7 @@ static void
 sandbox_directory_backend_iface_init (SandboxBackendInterface *iface)
 {
   iface->prewarm = sandbox_directory_backend_prewarm;
-  iface->create = sandbox_backend_base_create;
-  iface->lookup_state = sandbox_backend_base_lookup_state;
+  sandbox_backend_base_implement_sessions (iface);   /* create, lookup_state */
 }
 
 static void
