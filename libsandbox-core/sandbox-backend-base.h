@@ -34,15 +34,15 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  *   anything is looked up (%SANDBOX_ERROR_UNAVAILABLE). Optional: without it
  *   every policy is accepted.
  * @check_template: that a template is stored under a (well-formed) key:
- *   %SANDBOX_ERROR_NOT_FOUND (sandbox_set_error_unknown_template()) or
+ *   %SANDBOX_ERROR_NOT_FOUND ([func@Sandbox.set_error_unknown_template]) or
  *   whatever else makes it unusable.
  * @has_session: whether a session is stored under a (well-formed) id.
  * @take_lease: takes a stored session's exclusive lease: fails with
- *   %SANDBOX_ERROR_BUSY (sandbox_set_error_has_owner()) while someone holds
- *   it, %SANDBOX_ERROR_NOT_FOUND if the session went meanwhile.
+ *   %SANDBOX_ERROR_BUSY ([func@Sandbox.set_error_has_owner]) while someone
+ *   holds it, %SANDBOX_ERROR_NOT_FOUND if the session went meanwhile.
  * @release_lease: releases a lease @take_lease or @new_session took.
- * @load_state: the saved #SandboxState of a session whose lease the caller
- *   holds (%SANDBOX_ERROR_NOT_FOUND without one).
+ * @load_state: the saved [class@Sandbox.State] of a session whose lease the
+ *   caller holds (%SANDBOX_ERROR_NOT_FOUND without one).
  * @new_session: stores a new session named by a state (its id fresh, its
  *   template stored) with its workspace a copy of the template's files,
  *   and holds its lease; on failure leaves nothing behind.
@@ -54,9 +54,9 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  *
  * The class a driver's backend derives from. The hooks from @check_policy
  * on are the steps of the session protocol the base runs in
- * sandbox_backend_base_implement_sessions() and
- * sandbox_backend_base_delete_session();
- * a driver that uses those implements all of them but @check_policy.
+ * `sandbox_backend_base_implement_sessions()` and
+ * [method@Sandbox.BackendBase.delete_session]; a driver that uses those
+ * implements all of them but @check_policy.
  */
 struct _SandboxBackendBaseClass
 {

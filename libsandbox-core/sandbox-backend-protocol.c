@@ -216,15 +216,16 @@ protocol_lookup_state (SandboxBackend  *backend,
  * Makes the base's session protocol the driver's
  * [vfunc@Sandbox.Backend.create] and [vfunc@Sandbox.Backend.lookup_state].
  * create runs, in the reference's order and with its codes and texts:
- * sandbox_backend_base_check_ready(); @check_policy; the template key is
- * well formed (%SANDBOX_ERROR_INVALID); a saved state names this backend
- * and that template (%SANDBOX_ERROR_STATE_MISMATCH); @check_template. A new
- * session then gets the SHA-256 of a random UUID for its id and
- * @new_session stores it; a resumed one's id is well formed
+ * [method@Sandbox.BackendBase.check_ready]; @check_policy; the template
+ * key is well formed (%SANDBOX_ERROR_INVALID); a saved state names this
+ * backend and that template (%SANDBOX_ERROR_STATE_MISMATCH);
+ * @check_template. A new session then gets the SHA-256 of a random UUID
+ * for its id and @new_session stores it; a resumed one's id is well formed
  * (%SANDBOX_ERROR_INVALID), @has_session (%SANDBOX_ERROR_NOT_FOUND),
  * @take_lease (%SANDBOX_ERROR_BUSY), and @load_state gives a state equal to
- * the saved one (%SANDBOX_ERROR_STATE_MISMATCH, sandbox_set_error_identity_mismatch()). Last @new_handle; the
- * lease is released again on every failure after it was taken.
+ * the saved one (%SANDBOX_ERROR_STATE_MISMATCH,
+ * [func@Sandbox.set_error_identity_mismatch]). Last @new_handle; the lease
+ * is released again on every failure after it was taken.
  * lookup_state is @has_session (%SANDBOX_ERROR_NOT_FOUND) then @load_state.
  */
 void

@@ -313,7 +313,7 @@ sandbox_driver_default_init (SandboxDriverInterface *iface)
  * @error: return location for a #GError
  *
  * Reads the whole workspace file at @path, after the checks every file
- * operation runs (see #SandboxDriverInterface). Blocking.
+ * operation runs (see [struct@Sandbox.DriverInterface]). Blocking.
  *
  * Returns: (transfer full): the file's contents, or NULL with @error set
  */

@@ -56,7 +56,7 @@ G_DECLARE_INTERFACE (SandboxDriver, sandbox_driver, SANDBOX, DRIVER, GObject)
  * @set_network_policy_finish: finishes @set_network_policy_async
  * @check_active: refuses a file operation on a stopped session
  *   (%SANDBOX_ERROR_STOPPED) or with @cancellable cancelled; usually
- *   sandbox_session_gate_check_active() of the driver's gate. Optional.
+ *   [method@Sandbox.SessionGate.check_active] of the driver's gate. Optional.
  *
  * Every workspace file operation runs the reference's ritual in the public
  * wrappers ([method@Sandbox.Driver.read_bytes] and the others, which the
