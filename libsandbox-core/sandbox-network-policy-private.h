@@ -70,6 +70,8 @@ const SandboxNetworkRule *sandbox_network_policy_find_rule (SandboxNetworkPolicy
                                                             const char           *host);
 const SandboxNetworkRule *sandbox_network_policy_get_rule  (SandboxNetworkPolicy *self,
                                                             guint                 index);
+/* An allow-list of @rules (a reference is taken), for the builder. */
+SandboxNetworkPolicy     *sandbox_network_policy_new_allow_list (GPtrArray        *rules);
 
 /* The rules themselves (sandbox-network-rule.c), for the policy and its
  * builder. Errors never echo a header value or an origin. */
