@@ -28,7 +28,9 @@ fi
 ninja -C "$build" -j "$jobs" lib/libsandbox-internal.a >/dev/null
 
 mkdir -p "$build/fuzz"
-deps="gio-unix-2.0 gmodule-2.0 json-glib-1.0 libsoup-3.0 libcurl libcrypto"
+# What libsandbox-internal.a links against (gateway_deps and sandbox_deps in
+# the meson build): keep the two lists alike.
+deps="gio-unix-2.0 gmodule-2.0 json-glib-1.0 libsoup-3.0 libcurl libcrypto libssl"
 # shellcheck disable=SC2046
 read -r -a pkg_cflags <<<"$(pkg-config --cflags $deps)"
 read -r -a pkg_libs <<<"$(pkg-config --libs $deps)"
