@@ -8,6 +8,10 @@
 # which the guest never sees; and each refused when its origin is not
 # allowed (nothing reaches the upstream).
 #
+# npm is not in ./dev's list: Debian's npm conflicts with the nodejs that
+# ships its own (NodeSource's); the npm case runs wherever /usr/bin/npm is
+# and is skipped, saying so, elsewhere.
+#
 # The upstream's certificate names localhost, which the guest's no_proxy
 # exempts from the proxy: the guest's commands clear no_proxy (a real
 # registry is no localhost).
