@@ -295,43 +295,7 @@ watch_client_hello (Tunnel *tunnel,
   g_source_attach (tunnel->peek, g_main_context_get_thread_default ());
 }
 
-/* Answers the guest's TLS on @socket, which the tunnel owns from now on,
- * once its ClientHello asked for @hostname (or for no name). A handshake
- * that fails, or does not end within @handshake_timeout_ms, closes the
- * connection. */
-static void
-tunnel_start (GSocket                         *socket,
-              SandboxGatewayCa                *ca,
-              const char                      *hostname,
-              const char                      *origin,
-              guint                            handshake_timeout_ms,
-              GCancellable                    *cancellable,
-              const SandboxGatewayTunnelHooks *hooks,
-              gpointer                         user_data)
-{
-  Tunnel *tunnel = g_new0 (Tunnel, 1);
-
-  tunnel->socket = g_object_ref (socket);
-  tunnel->ca = sandbox_gateway_ca_ref (ca);
-  tunnel->hostname = g_strdup (hostname);
-  tunnel->cancellable = g_object_ref (cancellable);
-  tunnel->handshake = g_cancellable_new ();
-  tunnel->origin = g_strdup (origin);
-  tunnel->hooks = hooks;
-  tunnel->user_data = user_data;
-
-  tunnel->deadline = g_timeout_source_new (handshake_timeout_ms);
-  g_source_set_callback (tunnel->deadline, on_handshake_deadline, tunnel, NULL);
-  g_source_set_static_name (tunnel->deadline, "[sandbox] gateway tunnel handshake deadline");
-  g_source_attach (tunnel->deadline, g_main_context_get_thread_default ());
-  tunnel->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled),
-                                                g_object_ref (tunnel->handshake), g_object_unref);
-
-  watch_client_hello (tunnel, 0);
-}
-
-/* Opening a tunnel after the CONNECT's answer */
-
+/* What a CONNECT's answer carries to the tunnel it opens. */
 typedef struct
 {
   SandboxGatewayCa *ca;
@@ -342,6 +306,38 @@ typedef struct
   char *hostname;
   char *origin;
 } TunnelRequest;
+
+/* Answers the guest's TLS on @socket, which the tunnel owns from now on,
+ * once its ClientHello asked for @request's host name (or for no name). A
+ * handshake that fails, or does not end within the request's deadline,
+ * closes the connection. */
+static void
+tunnel_start (GSocket             *socket,
+              const TunnelRequest *request)
+{
+  Tunnel *tunnel = g_new0 (Tunnel, 1);
+
+  tunnel->socket = g_object_ref (socket);
+  tunnel->ca = sandbox_gateway_ca_ref (request->ca);
+  tunnel->hostname = g_strdup (request->hostname);
+  tunnel->cancellable = g_object_ref (request->cancellable);
+  tunnel->handshake = g_cancellable_new ();
+  tunnel->origin = g_strdup (request->origin);
+  tunnel->hooks = request->hooks;
+  tunnel->user_data = request->user_data;
+
+  tunnel->deadline = g_timeout_source_new (request->handshake_timeout_ms);
+  g_source_set_callback (tunnel->deadline, on_handshake_deadline, tunnel, NULL);
+  g_source_set_static_name (tunnel->deadline, "[sandbox] gateway tunnel handshake deadline");
+  g_source_attach (tunnel->deadline, g_main_context_get_thread_default ());
+  tunnel->cancelled_id = g_cancellable_connect (request->cancellable, G_CALLBACK (on_cancelled),
+                                                g_object_ref (tunnel->handshake), g_object_unref);
+
+  watch_client_hello (tunnel, 0);
+}
+
+/* Opening a tunnel after the CONNECT's answer */
+
 
 static void
 tunnel_request_free (gpointer data,
@@ -406,9 +402,7 @@ on_answer_written (SoupServerMessage *msg,
   request->hooks->taken (connection, request->user_data);
   sandbox_gateway_connection_detach (connection);
   stolen = soup_server_message_steal_connection (msg);
-  tunnel_start (socket, request->ca, request->hostname, request->origin,
-                request->handshake_timeout_ms, request->cancellable, request->hooks,
-                request->user_data);
+  tunnel_start (socket, request);
 }
 
 /*
