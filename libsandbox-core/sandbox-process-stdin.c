@@ -159,12 +159,13 @@ int
 sandbox_process_open_stdin_stream (SandboxProcess  *self,
                                    GError         **error)
 {
-  SandboxProcessPrivate *priv = sandbox_process_get_private (self);
+  SandboxProcessPrivate *priv;
   g_autoptr(GOutputStream) stream = NULL;
   int buffer = STDIN_SEND_BUFFER_BYTES;
   int fds[2];
 
   g_return_val_if_fail (SANDBOX_IS_PROCESS (self), -1);
+  priv = sandbox_process_get_private (self);
   g_return_val_if_fail (priv->stdin_stream == NULL, -1);
 
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
