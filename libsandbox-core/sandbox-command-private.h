@@ -1,7 +1,8 @@
-/* sandbox-command-private.h — the command's fields, for its two files
+/* sandbox-command-private.h — the command's fields, for its three files
  *
- * SandboxCommand is the object and its accessors (sandbox-command.c) and
- * what the reference's schema accepts: validation and the strict JSON form
+ * SandboxCommand is the object and its accessors (sandbox-command.c), the
+ * terminal it may ask for (sandbox-command-terminal.c) and what the
+ * reference's schema accepts: validation and the strict JSON form
  * (sandbox-command-schema.c). Nothing else includes this.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -17,6 +18,7 @@
 
 G_BEGIN_DECLS
 
+
 struct _SandboxCommand
 {
   GObject parent_instance;
@@ -30,6 +32,10 @@ struct _SandboxCommand
   guint64 max_output_bytes;
   GBytes *stdin_bytes;
   gboolean stdin_stream;
+  gboolean terminal;
+  guint terminal_rows;
+  guint terminal_columns;
+  char *terminal_type;
 };
 
 G_END_DECLS

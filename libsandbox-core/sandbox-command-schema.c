@@ -47,6 +47,39 @@ check_utf8 (const char  *value,
   return invalid (error, "%s: Invalid input: expected a valid UTF-8 string", what);
 }
 
+/* A terminal type names a terminfo entry: a file name, so no `/`. */
+static gboolean
+terminal_type_is_valid (const char *type)
+{
+  gsize length = strlen (type);
+
+  if (length == 0 || length > 64)
+    return FALSE;
+  for (const char *c = type; *c != '\0'; c++)
+    if (!g_ascii_isalnum (*c) && strchr ("._+-", *c) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+validate_terminal (SandboxCommand  *self,
+                   GError         **error)
+{
+  if (self->stdin_bytes != NULL)
+    return invalid (error, "stdin: a terminal's input is what is typed on it "
+                           "(the process's stdin stream), not bytes (stdin)");
+  if (self->terminal_rows == 0 || self->terminal_rows > G_MAXUINT16)
+    return invalid (error, "terminalRows: expected a number from 1 to 65535, got %u",
+                    self->terminal_rows);
+  if (self->terminal_columns == 0 || self->terminal_columns > G_MAXUINT16)
+    return invalid (error, "terminalColumns: expected a number from 1 to 65535, got %u",
+                    self->terminal_columns);
+  if (!terminal_type_is_valid (self->terminal_type))
+    return invalid (error, "terminalType: expected 1 to 64 letters, digits, “.”, “_”, "
+                           "“+” or “-”");
+  return TRUE;
+}
+
 /**
  * sandbox_command_validate:
  * @self: a [class@Sandbox.Command]
@@ -54,7 +87,8 @@ check_utf8 (const char  *value,
  *
  * Checks that @self can be run: a non-empty executable, valid UTF-8 in every
  * string, a deadline of 1 … %SANDBOX_COMMAND_MAX_TIMEOUT_MS, an output cap of
- * at least 1, and environment keys that are non-empty and contain no `=`.
+ * at least 1, environment keys that are non-empty and contain no `=`, and,
+ * for a terminal, its size and type and no stdin bytes.
  * The working directory is checked later, when a session canonicalizes it.
  *
  * Returns: %TRUE if @self is valid; %FALSE with %SANDBOX_ERROR_INVALID
@@ -106,7 +140,7 @@ sandbox_command_validate (SandboxCommand  *self,
     return invalid (error, "stdin: a command's standard input is either bytes (stdin) or "
                            "a stream (stdin-stream), not both");
 
-  return TRUE;
+  return !self->terminal || validate_terminal (self, error);
 }
 
 /* ---- JSON --------------------------------------------------------------- */

@@ -32,6 +32,10 @@ enum {
   PROP_MAX_OUTPUT_BYTES,
   PROP_STDIN,
   PROP_STDIN_STREAM,
+  PROP_TERMINAL,
+  PROP_TERMINAL_ROWS,
+  PROP_TERMINAL_COLUMNS,
+  PROP_TERMINAL_TYPE,
   N_PROPS
 };
 
@@ -50,6 +54,7 @@ sandbox_command_finalize (GObject *object)
   g_clear_pointer (&self->env_keys, g_ptr_array_unref);
   g_clear_pointer (&self->env_values, g_ptr_array_unref);
   g_clear_pointer (&self->stdin_bytes, g_bytes_unref);
+  g_clear_pointer (&self->terminal_type, g_free);
 
   G_OBJECT_CLASS (sandbox_command_parent_class)->finalize (object);
 }
@@ -84,6 +89,18 @@ sandbox_command_get_property (GObject    *object,
       break;
     case PROP_STDIN_STREAM:
       g_value_set_boolean (value, self->stdin_stream);
+      break;
+    case PROP_TERMINAL:
+      g_value_set_boolean (value, self->terminal);
+      break;
+    case PROP_TERMINAL_ROWS:
+      g_value_set_uint (value, self->terminal_rows);
+      break;
+    case PROP_TERMINAL_COLUMNS:
+      g_value_set_uint (value, self->terminal_columns);
+      break;
+    case PROP_TERMINAL_TYPE:
+      g_value_set_string (value, self->terminal_type);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -120,6 +137,18 @@ sandbox_command_set_property (GObject      *object,
       break;
     case PROP_STDIN_STREAM:
       sandbox_command_set_stdin_stream (self, g_value_get_boolean (value));
+      break;
+    case PROP_TERMINAL:
+      sandbox_command_set_terminal (self, g_value_get_boolean (value));
+      break;
+    case PROP_TERMINAL_ROWS:
+      sandbox_command_set_terminal_size (self, g_value_get_uint (value), self->terminal_columns);
+      break;
+    case PROP_TERMINAL_COLUMNS:
+      sandbox_command_set_terminal_size (self, self->terminal_rows, g_value_get_uint (value));
+      break;
+    case PROP_TERMINAL_TYPE:
+      sandbox_command_set_terminal_type (self, g_value_get_string (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -208,6 +237,58 @@ sandbox_command_class_init (SandboxCommandClass *klass)
     g_param_spec_boolean ("stdin-stream", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SandboxCommand:terminal:
+   *
+   * Whether the command runs on a pseudo-terminal made inside its sandbox:
+   * its standard input, output and error are that terminal, and it is the
+   * terminal's controlling process, as a login shell is. What the command
+   * writes arrives as [signal@Sandbox.Process::stdout-data] (nothing on
+   * stderr: the terminal merges them); what the consumer writes to
+   * [method@Sandbox.Process.get_stdin_stream] is typed on it, and closing
+   * that stream types the terminal's end-of-file character (Ctrl-D).
+   * [method@Sandbox.Process.resize_terminal] resizes it. Exclusive with
+   * [property@Sandbox.Command:stdin]. `TERM` is
+   * [property@Sandbox.Command:terminal-type] unless the command's
+   * environment sets it.
+   */
+  properties[PROP_TERMINAL] =
+    g_param_spec_boolean ("terminal", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SandboxCommand:terminal-rows:
+   *
+   * The terminal's height in character cells when the command starts,
+   * 1 … 65535 (a zero is stored and refused by
+   * [method@Sandbox.Command.validate]).
+   */
+  properties[PROP_TERMINAL_ROWS] =
+    g_param_spec_uint ("terminal-rows", NULL, NULL, 0, G_MAXUINT,
+                       SANDBOX_COMMAND_DEFAULT_TERMINAL_ROWS,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SandboxCommand:terminal-columns:
+   *
+   * The terminal's width in character cells when the command starts,
+   * 1 … 65535.
+   */
+  properties[PROP_TERMINAL_COLUMNS] =
+    g_param_spec_uint ("terminal-columns", NULL, NULL, 0, G_MAXUINT,
+                       SANDBOX_COMMAND_DEFAULT_TERMINAL_COLUMNS,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SandboxCommand:terminal-type:
+   *
+   * The terminal's type, the command's `TERM` (unless its environment
+   * sets one): 1 to 64 letters, digits, `.`, `_`, `+` or `-`.
+   */
+  properties[PROP_TERMINAL_TYPE] =
+    g_param_spec_string ("terminal-type", NULL, NULL, SANDBOX_COMMAND_DEFAULT_TERMINAL_TYPE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -230,6 +311,9 @@ sandbox_command_init (SandboxCommand *self)
   self->env_values = g_ptr_array_new_with_free_func (g_free);
   self->timeout_ms = SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS;
   self->max_output_bytes = SANDBOX_COMMAND_DEFAULT_MAX_OUTPUT_BYTES;
+  self->terminal_rows = SANDBOX_COMMAND_DEFAULT_TERMINAL_ROWS;
+  self->terminal_columns = SANDBOX_COMMAND_DEFAULT_TERMINAL_COLUMNS;
+  self->terminal_type = g_strdup (SANDBOX_COMMAND_DEFAULT_TERMINAL_TYPE);
 }
 
 /**
@@ -277,6 +361,11 @@ sandbox_command_copy (SandboxCommand *self)
   copy->max_output_bytes = self->max_output_bytes;
   sandbox_command_set_stdin (copy, self->stdin_bytes);
   copy->stdin_stream = self->stdin_stream;
+  copy->terminal = self->terminal;
+  copy->terminal_rows = self->terminal_rows;
+  copy->terminal_columns = self->terminal_columns;
+  g_free (copy->terminal_type);
+  copy->terminal_type = g_strdup (self->terminal_type);
   return copy;
 }
 

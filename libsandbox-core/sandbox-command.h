@@ -36,6 +36,27 @@ G_BEGIN_DECLS
  */
 #define SANDBOX_COMMAND_DEFAULT_MAX_OUTPUT_BYTES 1048576
 
+/**
+ * SANDBOX_COMMAND_DEFAULT_TERMINAL_ROWS:
+ *
+ * A terminal's height when the command does not say (24 rows).
+ */
+#define SANDBOX_COMMAND_DEFAULT_TERMINAL_ROWS 24
+
+/**
+ * SANDBOX_COMMAND_DEFAULT_TERMINAL_COLUMNS:
+ *
+ * A terminal's width when the command does not say (80 columns).
+ */
+#define SANDBOX_COMMAND_DEFAULT_TERMINAL_COLUMNS 80
+
+/**
+ * SANDBOX_COMMAND_DEFAULT_TERMINAL_TYPE:
+ *
+ * A terminal's type when the command does not say: `xterm-256color`.
+ */
+#define SANDBOX_COMMAND_DEFAULT_TERMINAL_TYPE "xterm-256color"
+
 #define SANDBOX_TYPE_COMMAND (sandbox_command_get_type ())
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -98,5 +119,23 @@ gboolean             sandbox_command_get_stdin_stream   (SandboxCommand        *
 SANDBOX_AVAILABLE_IN_ALL
 void                 sandbox_command_set_stdin_stream   (SandboxCommand        *self,
                                                          gboolean               stdin_stream);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean             sandbox_command_get_terminal       (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_set_terminal       (SandboxCommand        *self,
+                                                         gboolean               terminal);
+SANDBOX_AVAILABLE_IN_ALL
+guint                sandbox_command_get_terminal_rows  (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+guint                sandbox_command_get_terminal_columns (SandboxCommand      *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_set_terminal_size  (SandboxCommand        *self,
+                                                         guint                  rows,
+                                                         guint                  columns);
+SANDBOX_AVAILABLE_IN_ALL
+const char          *sandbox_command_get_terminal_type  (SandboxCommand        *self);
+SANDBOX_AVAILABLE_IN_ALL
+void                 sandbox_command_set_terminal_type  (SandboxCommand        *self,
+                                                         const char            *terminal_type);
 
 G_END_DECLS

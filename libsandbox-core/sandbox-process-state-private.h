@@ -3,8 +3,8 @@
  * SandboxProcess is one class in three files: the object and how its output
  * reaches the owner context (sandbox-process.c), what drivers report
  * (sandbox-process-report.c), waiting and stopping
- * (sandbox-process-wait.c) and a streamed standard input
- * (sandbox-process-stdin.c). This is what they share; nothing else includes it.
+ * (sandbox-process-wait.c), a streamed standard input
+ * (sandbox-process-stdin.c) and a terminal (sandbox-process-terminal.c). This is what they share; nothing else includes it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -59,6 +59,7 @@ typedef struct
   /* The consumer's end of a streamed stdin (sandbox-process-stdin.c). */
   GOutputStream *stdin_stream;
 
+  guint terminal : 1;   /* sandbox_process_open_terminal() made its input */
   guint started : 1;
   guint kill_requested : 1;
   guint completed : 1;

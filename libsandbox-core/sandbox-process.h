@@ -60,8 +60,15 @@ struct _SandboxProcessClass
   void (*stderr_data) (SandboxProcess *self,
                        GBytes         *data);
 
+  gboolean (*send_signal)     (SandboxProcess  *self,
+                               int              signum,
+                               GError         **error);
+  void     (*resize_terminal) (SandboxProcess  *self,
+                               guint            rows,
+                               guint            columns);
+
   /*< private >*/
-  gpointer _padding[12];
+  gpointer _padding[10];
 };
 
 /* For consumers */
@@ -99,6 +106,17 @@ SANDBOX_AVAILABLE_IN_ALL
 gsize          sandbox_process_get_max_output_bytes (SandboxProcess  *self);
 SANDBOX_AVAILABLE_IN_ALL
 GOutputStream *sandbox_process_get_stdin_stream (SandboxProcess      *self);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean       sandbox_process_send_signal     (SandboxProcess       *self,
+                                                int                   signum,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean       sandbox_process_has_terminal    (SandboxProcess       *self);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean       sandbox_process_resize_terminal (SandboxProcess       *self,
+                                                guint                 rows,
+                                                guint                 columns,
+                                                GError              **error);
 
 /* For drivers: all of these are thread-safe. */
 SANDBOX_AVAILABLE_IN_ALL
@@ -121,5 +139,8 @@ void           sandbox_process_complete_exec_failure (SandboxProcess *self,
 SANDBOX_AVAILABLE_IN_ALL
 int            sandbox_process_open_stdin_stream (SandboxProcess     *self,
                                                   GError            **error);
+SANDBOX_AVAILABLE_IN_ALL
+int            sandbox_process_open_terminal   (SandboxProcess       *self,
+                                                GError              **error);
 
 G_END_DECLS

@@ -28,28 +28,36 @@ prepare_command (SandboxCommand  *command,
 
   prepared = sandbox_command_copy (command);
   sandbox_command_set_cwd (prepared, cwd);
+  if (sandbox_command_get_terminal (prepared) && sandbox_command_getenv (prepared, "TERM") == NULL)
+    sandbox_command_setenv (prepared, "TERM", sandbox_command_get_terminal_type (prepared));
   return g_steal_pointer (&prepared);
 }
 
 /* ----- blocking forms ----- */
 
-/* A driver that cannot stream a command's input returns a process without
- * the stream: the consumer would have nothing to write to, so the command
- * is ended and refused rather than left waiting for input. Takes
- * @process; returns it, or NULL with @error set. */
+/* A driver that cannot stream a command's input, or give it a terminal,
+ * returns a process without them: the consumer would have nothing to
+ * write to, so the command is ended and refused rather than left waiting
+ * for input. Takes @process; returns it, or NULL with @error set. */
 static SandboxProcess *
 check_stdin_stream (SandboxCommand  *command,
                     SandboxProcess  *process,
                     GError         **error)
 {
   g_autoptr(SandboxProcess) owned = process;
+  const char *missing = NULL;
 
-  if (owned == NULL || !sandbox_command_get_stdin_stream (command) ||
-      sandbox_process_get_stdin_stream (owned) != NULL)
+  if (owned == NULL)
+    return NULL;
+  if (sandbox_command_get_terminal (command) && !sandbox_process_has_terminal (owned))
+    missing = "give a command a terminal (terminal)";
+  else if (sandbox_command_get_stdin_stream (command) &&
+           sandbox_process_get_stdin_stream (owned) == NULL)
+    missing = "stream a command's standard input (stdin-stream)";
+  if (missing == NULL)
     return g_steal_pointer (&owned);
   sandbox_process_stop_async (owned, NULL, NULL, NULL);
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-               "This backend cannot stream a command's standard input (stdin-stream)");
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "This backend cannot %s", missing);
   return NULL;
 }
 

@@ -2,6 +2,7 @@
  *
  *   sandboxctl run (--state FILE | --session ID) [OPTION…] [--] EXECUTABLE [ARG…]
  *   sandboxctl run --ephemeral NAME [--dir HOSTDIR] [--file PATH=HOSTFILE…] [--] …
+ *   sandboxctl shell (--state FILE | --session ID) [OPTION…] [--] [EXECUTABLE [ARG…]]
  *
  * Output is written to our stdout and stderr as it arrives, and we exit with
  * the command's own status (128+N for a signal). When the library fails
@@ -38,6 +39,7 @@ typedef struct
   char   *cwd;
   char  **environment;
   gboolean use_stdin;
+  gboolean terminal;
   gboolean events;
   gboolean audit;
   char  **command_line;
@@ -98,7 +100,9 @@ build_command (RunOptions  *options,
       sandbox_command_setenv (command, key, equals + 1);
     }
   /* Streamed as it comes, so an interactive program answers line by line. */
-  if (options->use_stdin)
+  if (options->terminal)
+    sandboxctl_terminal_prepare (command);
+  else if (options->use_stdin)
     sandbox_command_set_stdin_stream (command, TRUE);
   if (!sandbox_command_validate (command, error))
     return NULL;
@@ -516,6 +520,7 @@ run_in_session (SandboxctlContext *ctx,
   g_autoptr(GError) error = NULL;
   g_autoptr(GCancellable) forwarding = g_cancellable_new ();
   RunWait wait = { ctx, loop, NULL, NULL };
+  SandboxctlTerminal *terminal = NULL;
   gulong audit_handler = 0;
   int status;
 
@@ -542,12 +547,15 @@ run_in_session (SandboxctlContext *ctx,
     }
   g_signal_connect (process, "stdout-data", G_CALLBACK (on_stdout_data), output);
   g_signal_connect (process, "stderr-data", G_CALLBACK (on_stderr_data), output);
+  if (sandbox_process_has_terminal (process))
+    terminal = sandboxctl_terminal_attach (process);
   if (sandbox_process_get_stdin_stream (process) != NULL)
     forward_our_stdin (process, forwarding);
   /* No cancellable for the wait: cancelling the spawn kills the command,
    * and we wait for it to be gone. */
   sandbox_process_wait_async (process, NULL, on_wait_done, &wait);
   g_main_loop_run (loop);
+  g_clear_pointer (&terminal, sandboxctl_terminal_detach);
   g_cancellable_cancel (forwarding);
   g_signal_handlers_disconnect_by_data (process, output);
   g_clear_signal_handler (&audit_handler, handle);
@@ -611,9 +619,18 @@ run_ephemeral (SandboxctlContext         *ctx,
   return sandboxctl_session_finish (ctx, handle, status);
 }
 
-int
-sandboxctl_cmd_run (SandboxctlContext   *ctx,
-                    char              ***argv)
+/* An interactive shell's deadline unless --timeout-ms says otherwise: a
+ * day, where a one-shot command's is SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS. */
+#define SHELL_DEFAULT_TIMEOUT_MS (24 * 3600 * 1000)
+
+static const char * const default_shell[] = { "/bin/bash", "-l", NULL };
+
+/* run, and shell (@shell): run -t with a login shell unless told which
+ * program, and a deadline for a person at a keyboard. */
+static int
+run_command (SandboxctlContext   *ctx,
+             char              ***argv,
+             gboolean             shell)
 {
   g_auto(SandboxctlSessionOptions) session_options = { 0 };
   g_auto(SandboxctlTemplateOptions) template_options = { 0 };
@@ -630,6 +647,9 @@ sandboxctl_cmd_run (SandboxctlContext   *ctx,
       "Set an environment variable of the command (repeatable)", "KEY=VALUE" },
     { "stdin", 'i', 0, G_OPTION_ARG_NONE, &options.use_stdin,
       "Stream our stdin to the command as it runs (end of file closes the command's)", NULL },
+    { "tty", 't', 0, G_OPTION_ARG_NONE, &options.terminal,
+      "Run the command on a terminal inside the sandbox, ours relayed to it (raw mode, "
+      "resized with our window)", NULL },
     { "events", 0, 0, G_OPTION_ARG_NONE, &options.events,
       "Stream JSON events, one a line: start, stdout, stderr, audit, exit or error", NULL },
     { "audit", 0, 0, G_OPTION_ARG_NONE, &options.audit,
@@ -645,13 +665,20 @@ sandboxctl_cmd_run (SandboxctlContext   *ctx,
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GOptionContext) context =
-    sandboxctl_option_context_new (ctx, "[--] EXECUTABLE [ARGUMENT…]",
-                                   "Run EXECUTABLE (an absolute path inside the sandbox) in a "
-                                   "session, stream its output live and exit with its status. "
-                                   "With --json, print {exitStatus, stdout, stderr} at the end "
-                                   "instead of streaming; with --events, stream JSON events. "
-                                   "A command that is not there exits 127, one that cannot be "
-                                   "executed 126.", entries, TRUE);
+    shell ? sandboxctl_option_context_new (ctx, "[--] [EXECUTABLE [ARGUMENT…]]",
+                                           "Open an interactive shell in a session: /bin/bash -l "
+                                           "(or EXECUTABLE) on a terminal inside the sandbox, "
+                                           "ours relayed to it, and exit with its status. Its "
+                                           "deadline is a day unless --timeout-ms says otherwise.",
+                                           entries, TRUE)
+          : sandboxctl_option_context_new (ctx, "[--] EXECUTABLE [ARGUMENT…]",
+                                           "Run EXECUTABLE (an absolute path inside the sandbox) in "
+                                           "a session, stream its output live and exit with its "
+                                           "status. With --json, print {exitStatus, stdout, "
+                                           "stderr} at the end instead of streaming; with "
+                                           "--events, stream JSON events. A command that is not "
+                                           "there exits 127, one that cannot be executed 126.",
+                                           entries, TRUE);
   g_autoptr(SandboxHandle) handle = NULL;
   g_autoptr(SandboxCommand) command = NULL;
   g_autoptr(GError) error = NULL;
@@ -665,8 +692,22 @@ sandboxctl_cmd_run (SandboxctlContext   *ctx,
     return SANDBOXCTL_EXIT_USAGE;
   /* --events is machine output: every error from here on is an error event. */
   ctx->events = options.events;
+  if (shell)
+    {
+      options.terminal = TRUE;
+      if (options.timeout_ms == 0)
+        options.timeout_ms = SHELL_DEFAULT_TIMEOUT_MS;
+      if (options.command_line == NULL || options.command_line[0] == NULL)
+        {
+          g_strfreev (options.command_line);
+          options.command_line = g_strdupv ((char **) default_shell);
+        }
+    }
   if (options.command_line == NULL || options.command_line[0] == NULL)
     return sandboxctl_usage_error (ctx, "missing EXECUTABLE");
+  if (options.terminal && (options.events || ctx->json))
+    return sandboxctl_usage_error (ctx, "a terminal (--tty, shell) shows the command as it "
+                                        "draws itself: it excludes --json and --events");
 
   ephemeral = sandboxctl_template_options_given (&template_options);
   if (ephemeral && template_options.name == NULL)
@@ -690,4 +731,18 @@ sandboxctl_cmd_run (SandboxctlContext   *ctx,
     return sandboxctl_report_error (ctx, error);
   status = run_in_session (ctx, handle, command, &output);
   return sandboxctl_session_finish (ctx, handle, status);
+}
+
+int
+sandboxctl_cmd_run (SandboxctlContext   *ctx,
+                    char              ***argv)
+{
+  return run_command (ctx, argv, FALSE);
+}
+
+int
+sandboxctl_cmd_shell (SandboxctlContext   *ctx,
+                      char              ***argv)
+{
+  return run_command (ctx, argv, TRUE);
 }

@@ -29,6 +29,7 @@ static const SandboxctlCommand commands[] = {
   { "prewarm", sandboxctl_cmd_prewarm, "Store a template from files or a host directory; print its key" },
   { "create",  sandboxctl_cmd_create,  "Create a session from a template; print its state JSON" },
   { "run",     sandboxctl_cmd_run,     "Run a command in a session, streaming its output" },
+  { "shell",   sandboxctl_cmd_shell,   "Open an interactive shell in a session, on a terminal" },
   { "read",    sandboxctl_cmd_read,    "Print a workspace file" },
   { "write",   sandboxctl_cmd_write,   "Write a workspace file from stdin, a host file or text" },
   { "rm",      sandboxctl_cmd_rm,      "Remove a workspace file or directory" },

@@ -176,6 +176,13 @@ int            sandboxctl_session_finish          (SandboxctlContext        *ctx
                                                    int                       status);
 GBytes        *sandboxctl_read_stdin              (GError                  **error);
 
+/* sandboxctl-terminal.c: run -t and shell */
+typedef struct _SandboxctlTerminal SandboxctlTerminal;
+
+void                sandboxctl_terminal_prepare (SandboxCommand     *command);
+SandboxctlTerminal *sandboxctl_terminal_attach  (SandboxProcess     *process);
+void                sandboxctl_terminal_detach  (SandboxctlTerminal *terminal);
+
 /* The subcommands */
 char *sandboxctl_resolve_template (SandboxctlContext  *ctx,
                                    SandboxBackend     *backend,
@@ -189,6 +196,7 @@ int sandboxctl_cmd_templates (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_rm_template (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_create  (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_run     (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_shell   (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_read    (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_write   (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_rm      (SandboxctlContext *ctx, char ***argv);

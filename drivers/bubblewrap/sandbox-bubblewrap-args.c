@@ -430,6 +430,16 @@ add_stub (SandboxBubblewrapArgs            *self,
 
       sandbox_bubblewrap_args_add (self, proxy_arg);
     }
+  /* A terminal the stub makes in the sandbox's own devpts and hands over
+   * (see stub/sandbox-stub-terminal.c). */
+  if (handoff_fd >= 0 && input->command != NULL && sandbox_command_get_terminal (input->command))
+    {
+      g_autofree char *terminal_arg =
+        g_strdup_printf ("terminal=%ux%u", sandbox_command_get_terminal_rows (input->command),
+                         sandbox_command_get_terminal_columns (input->command));
+
+      sandbox_bubblewrap_args_add (self, terminal_arg);
+    }
   return separator;
 }
 

@@ -2,8 +2,7 @@
  *
  * sandbox_bubblewrap_process_new() makes a SandboxBubblewrapProcess ready
  * to launch: in the session's ready sandbox when it can take the command,
- * else cold, with bwrap's status and the stub's report (and, under an
- * allow-list, handoff) channels, its cgroup, its seccomp program and its
+ * else cold, with bwrap's status and the stub's report and handoff channels, its cgroup, its seccomp program and its
  * command line. Launching it and following it to its end is
  * sandbox-bubblewrap-process.c's.
  *
@@ -95,8 +94,9 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
   if (input->limits != NULL)
     self->limits = *input->limits;
 
-  /* cgroups are joined before bwrap's exec: a ready sandbox has none. */
-  if (ready != NULL && (input->cgroup_root != NULL ||
+  /* cgroups are joined before bwrap's exec: a ready sandbox has none; nor
+   * has it a terminal, which its stub makes as it starts. */
+  if (ready != NULL && (input->cgroup_root != NULL || self->wants_terminal ||
                         g_bytes_get_size (self->message) > SANDBOX_BUBBLEWRAP_READY_MESSAGE_MAX))
     g_clear_pointer (&ready, sandbox_bubblewrap_ready_discard);
   if (ready != NULL && sandbox_bubblewrap_ready_take (ready, revision, &taken))
@@ -141,23 +141,20 @@ sandbox_bubblewrap_process_new (const SandboxBubblewrapArgsInput  *input,
       return NULL;
     }
   self->report_fd = report_pipe[0];
-  if (proxy)
+  if (!sandbox_bubblewrap_stub_handoff_open (handoff, error))
     {
-      if (!sandbox_bubblewrap_stub_handoff_open (handoff, error))
-        {
-          close (status_pipe[1]);
-          close (report_pipe[1]);
-          sandbox_bubblewrap_fd_close (seccomp_fd);
-          return NULL;
-        }
-      if (!sandbox_bubblewrap_process_take_handoff (self, handoff[0], error))
-        {
-          close (status_pipe[1]);
-          close (report_pipe[1]);
-          close (handoff[1]);
-          sandbox_bubblewrap_fd_close (seccomp_fd);
-          return NULL;
-        }
+      close (status_pipe[1]);
+      close (report_pipe[1]);
+      sandbox_bubblewrap_fd_close (seccomp_fd);
+      return NULL;
+    }
+  if (!sandbox_bubblewrap_process_take_handoff (self, handoff[0], error))
+    {
+      close (status_pipe[1]);
+      close (report_pipe[1]);
+      close (handoff[1]);
+      sandbox_bubblewrap_fd_close (seccomp_fd);
+      return NULL;
     }
   self->args = sandbox_bubblewrap_args_new_for_command (input, status_pipe[1], seccomp_fd,
                                                         report_pipe[1], handoff[1], self->message,

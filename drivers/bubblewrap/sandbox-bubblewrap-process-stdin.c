@@ -2,7 +2,8 @@
  *
  * The guest's standard input is always a pipe of ours (cold or from a
  * ready sandbox alike, and so the guest holds no socket: see
- * tests/escape/test-escape-fds.c). Into it go either the command's stdin
+ * tests/escape/test-escape-fds.c), or the terminal the stub made for it
+ * (sandbox-bubblewrap-process-live.c), whose master we write to. Into it go either the command's stdin
  * bytes, or, for a streamed input, what the consumer writes to the
  * process's stdin stream (sandbox_process_open_stdin_stream()): relayed one
  * chunk at a time, and the next chunk read only once the pipe took the
@@ -72,6 +73,8 @@ write_chunk (SandboxBubblewrapProcess *self)
         return CHUNK_WAITS;
       if (saved_errno == EPIPE)
         consume_sigpipe ();
+      else if (saved_errno == EIO && self->terminal_fd >= 0)
+        ;   /* the terminal is hung up: nobody in the sandbox reads it */
       else
         {
           g_autoptr(GError) failure =
@@ -152,7 +155,9 @@ reader_readable_cb (int          fd,
     return G_SOURCE_CONTINUE;
   if (n <= 0)
     {
-      /* The consumer closed the stream (or it broke): end of file. */
+      /* The consumer closed the stream (or it broke): end of file, which
+       * a terminal gets as its end-of-file character. */
+      sandbox_bubblewrap_process_type_eof (self);
       sandbox_bubblewrap_process_finish_stdin (self);
       return G_SOURCE_CONTINUE;
     }
@@ -180,9 +185,13 @@ sandbox_bubblewrap_process_open_stdin (SandboxBubblewrapProcess  *self,
   GBytes *stdin_bytes = sandbox_command_get_stdin (command);
 
   self->stdin_bytes = stdin_bytes != NULL ? g_bytes_ref (stdin_bytes) : NULL;
-  if (!sandbox_command_get_stdin_stream (command))
+  self->wants_terminal = sandbox_command_get_terminal (command);
+  if (self->wants_terminal)
+    self->stdin_reader = sandbox_process_open_terminal (SANDBOX_PROCESS (self), error);
+  else if (sandbox_command_get_stdin_stream (command))
+    self->stdin_reader = sandbox_process_open_stdin_stream (SANDBOX_PROCESS (self), error);
+  else
     return TRUE;
-  self->stdin_reader = sandbox_process_open_stdin_stream (SANDBOX_PROCESS (self), error);
   if (self->stdin_reader < 0)
     return FALSE;
   fcntl (self->stdin_reader, F_SETFL, O_NONBLOCK);
@@ -193,11 +202,15 @@ sandbox_bubblewrap_process_open_stdin (SandboxBubblewrapProcess  *self,
  * sandbox_bubblewrap_process_start_stdin:
  * @self: a process whose bwrap was just launched
  *
- * Starts feeding the guest's standard input. Launcher thread.
+ * Starts feeding the guest's standard input, or, for a terminal, waits
+ * for it. Launcher thread.
  */
 void
 sandbox_bubblewrap_process_start_stdin (SandboxBubblewrapProcess *self)
 {
+  /* A terminal's input starts once the stub handed it over. */
+  if (self->wants_terminal)
+    return;
   if (self->stdin_reader >= 0)
     watch (self, &self->stdin_reader_source, self->stdin_reader, G_IO_IN | G_IO_HUP | G_IO_ERR,
            reader_readable_cb, "[sandbox] command stdin stream");
@@ -221,4 +234,23 @@ sandbox_bubblewrap_process_finish_stdin (SandboxBubblewrapProcess *self)
   sandbox_bubblewrap_source_destroy (&self->stdin_reader_source);
   sandbox_bubblewrap_clear_fd (&self->stdin_fd);
   sandbox_bubblewrap_clear_fd (&self->stdin_reader);
+}
+
+/**
+ * sandbox_bubblewrap_process_stdin_to_terminal:
+ * @self: a process whose terminal the stub just handed over
+ *
+ * What the consumer writes goes to the terminal from now on; the pipe
+ * bwrap was given as the stub's standard input is closed (the guest reads
+ * the terminal). Launcher thread.
+ */
+void
+sandbox_bubblewrap_process_stdin_to_terminal (SandboxBubblewrapProcess *self)
+{
+  sandbox_bubblewrap_clear_fd (&self->stdin_fd);
+  if (self->stdin_reader < 0)
+    return;
+  self->stdin_fd = fcntl (self->terminal_fd, F_DUPFD_CLOEXEC, 3);
+  watch (self, &self->stdin_reader_source, self->stdin_reader, G_IO_IN | G_IO_HUP | G_IO_ERR,
+         reader_readable_cb, "[sandbox] command terminal input");
 }

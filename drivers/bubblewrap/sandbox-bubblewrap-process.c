@@ -124,6 +124,7 @@ static void
 close_everything (SandboxBubblewrapProcess *self)
 {
   sandbox_bubblewrap_process_close_handoff (self);
+  sandbox_bubblewrap_process_close_live (self);
   sandbox_bubblewrap_process_finish_stdin (self);
   sandbox_bubblewrap_source_destroy (&self->stdout_source);
   sandbox_bubblewrap_source_destroy (&self->stderr_source);
@@ -201,6 +202,8 @@ maybe_finish (SandboxBubblewrapProcess *self)
   g_mutex_unlock (&self->lock);
   if (!reaped && !self->reported)
     return;
+  /* The sandbox is empty: what its terminal shows is all there will be. */
+  sandbox_bubblewrap_process_drain_terminal (self);
 
   if (!self->over)
     {
@@ -305,11 +308,23 @@ read_chunk (SandboxBubblewrapProcess *self,
   return n;
 }
 
-static gboolean
-read_output (SandboxBubblewrapProcess *self,
-             SandboxOutputStream       stream,
-             int                      *fd,
-             GSource                 **source)
+/**
+ * sandbox_bubblewrap_process_read_output:
+ * @self: a launched process
+ * @stream: which output @fd carries
+ * @fd: an output descriptor, non-blocking
+ * @source: its watch
+ *
+ * Reads once from @fd; at its end (EOF, or an error such as a terminal's
+ * EIO) closes it and destroys @source. Launcher thread.
+ *
+ * Returns: whether @source stays
+ */
+gboolean
+sandbox_bubblewrap_process_read_output (SandboxBubblewrapProcess *self,
+                                        SandboxOutputStream       stream,
+                                        int                      *fd,
+                                        GSource                 **source)
 {
   gssize n = read_chunk (self, stream, *fd);
 
@@ -323,13 +338,21 @@ read_output (SandboxBubblewrapProcess *self,
   return G_SOURCE_REMOVE;
 }
 
-/* Reads what the pipe holds (non-blocking) and closes it: once the stub
- * reported its sandbox empty, no writer of it is left but bwrap. */
-static void
-drain_output (SandboxBubblewrapProcess *self,
-              SandboxOutputStream       stream,
-              int                      *fd,
-              GSource                 **source)
+/**
+ * sandbox_bubblewrap_process_drain_output:
+ * @self: a process whose sandbox is empty
+ * @stream: which output @fd carries
+ * @fd: an output descriptor, non-blocking, or -1
+ * @source: its watch
+ *
+ * Reads what @fd holds and closes it: once the stub reported its sandbox
+ * empty, no writer of it is left but bwrap. Launcher thread.
+ */
+void
+sandbox_bubblewrap_process_drain_output (SandboxBubblewrapProcess *self,
+                                         SandboxOutputStream       stream,
+                                         int                      *fd,
+                                         GSource                 **source)
 {
   sandbox_bubblewrap_source_destroy (source);
   if (*fd >= 0)
@@ -345,7 +368,8 @@ stdout_cb (int          fd,
 {
   SandboxBubblewrapProcess *self = data;
 
-  return read_output (self, SANDBOX_OUTPUT_STDOUT, &self->stdout_fd, &self->stdout_source);
+  return sandbox_bubblewrap_process_read_output (self, SANDBOX_OUTPUT_STDOUT,
+                                                 &self->stdout_fd, &self->stdout_source);
 }
 
 static gboolean
@@ -355,7 +379,8 @@ stderr_cb (int          fd,
 {
   SandboxBubblewrapProcess *self = data;
 
-  return read_output (self, SANDBOX_OUTPUT_STDERR, &self->stderr_fd, &self->stderr_source);
+  return sandbox_bubblewrap_process_read_output (self, SANDBOX_OUTPUT_STDERR,
+                                                 &self->stderr_fd, &self->stderr_source);
 }
 
 /* bwrap's status and the namespace's init ----------------------------------- */
@@ -579,8 +604,10 @@ read_report (SandboxBubblewrapProcess *self)
     return TRUE;
   self->reported = TRUE;
   self->exit_status = report.status;
-  drain_output (self, SANDBOX_OUTPUT_STDOUT, &self->stdout_fd, &self->stdout_source);
-  drain_output (self, SANDBOX_OUTPUT_STDERR, &self->stderr_fd, &self->stderr_source);
+  sandbox_bubblewrap_process_drain_output (self, SANDBOX_OUTPUT_STDOUT,
+                                           &self->stdout_fd, &self->stdout_source);
+  sandbox_bubblewrap_process_drain_output (self, SANDBOX_OUTPUT_STDERR,
+                                           &self->stderr_fd, &self->stderr_source);
   return TRUE;
 }
 
@@ -773,6 +800,8 @@ sandbox_bubblewrap_process_class_init (SandboxBubblewrapProcessClass *klass)
 
   object_class->finalize = sandbox_bubblewrap_process_finalize;
   process_class->kill = sandbox_bubblewrap_process_kill;
+  process_class->send_signal = sandbox_bubblewrap_process_send_signal;
+  process_class->resize_terminal = sandbox_bubblewrap_process_resize_terminal;
 }
 
 static void
@@ -790,6 +819,9 @@ sandbox_bubblewrap_process_init (SandboxBubblewrapProcess *self)
   self->stdin_reader = -1;
   self->stdout_fd = -1;
   self->stderr_fd = -1;
+  self->terminal_fd = -1;
+  self->terminal_control_fd = -1;
+  self->guest_pidfd = -1;
   self->bwrap_pidfd = -1;
   self->control_fd = -1;
   self->report_fd = -1;

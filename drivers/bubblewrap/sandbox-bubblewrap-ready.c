@@ -304,13 +304,11 @@ build_locked (SandboxBubblewrapReady  *self,
   int report_fd;
 
   /* Under an allow-list the stub hands the proxy's listener over as it
-   * starts: it waits in the socket for the command that takes the sandbox. */
-  if (setup->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
-    {
-      if (!sandbox_bubblewrap_stub_handoff_open (handoff, error))
-        return NULL;
-      self->sandbox.handoff_fd = handoff[0];
-    }
+   * starts: it waits in the socket for the command that takes the sandbox,
+   * and so does the guest's pidfd, once it is spawned. */
+  if (!sandbox_bubblewrap_stub_handoff_open (handoff, error))
+    return NULL;
+  self->sandbox.handoff_fd = handoff[0];
   if (!sandbox_bubblewrap_launcher_open_pipe (status_pipe, TRUE, FALSE, error))
     {
       sandbox_bubblewrap_fd_close (handoff[1]);

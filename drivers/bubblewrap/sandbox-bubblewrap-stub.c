@@ -362,7 +362,9 @@ sandbox_bubblewrap_stub_handoff_receive (GSocket  *channel,
     }
   if (got != sizeof (StubHandoff) || (flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n_fds != 1 ||
       buffer.handoff.magic != STUB_HANDOFF_MAGIC ||
-      buffer.handoff.kind != STUB_HANDOFF_PROXY_LISTENER)
+      (buffer.handoff.kind != STUB_HANDOFF_PROXY_LISTENER &&
+       buffer.handoff.kind != STUB_HANDOFF_TERMINAL &&
+       buffer.handoff.kind != STUB_HANDOFF_GUEST))
     {
       sandbox_bubblewrap_fd_close (fd);
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -328,15 +329,12 @@ test_stub_refuses_proxy_without_handoff (void)
     }
 }
 
-/* The handoff: one datagram, a StubHandoff with the listening socket
- * attached, bound on 127.0.0.1:PORT inside the sandbox (in a namespace of
- * its own: bwrap's --unshare-net brought its loopback up). */
-static void
-test_stub_hands_over_proxy_listener (void)
+/* The next handoff on @channel: one datagram, a StubHandoff of @kind with
+ * exactly one descriptor attached, which is returned. */
+static int
+receive_handoff (int      channel,
+                 guint32  kind)
 {
-  g_autoptr(GByteArray) message = marking_message (0);
-  const char *args[] = { "control=3", "handoff=6", "proxy=3128", NULL };
-  Run run = { 0 };
   StubHandoff handoff = { 0 };
   struct iovec part = { &handoff, sizeof handoff + 1 };
   union
@@ -349,6 +347,46 @@ test_stub_hands_over_proxy_listener (void)
     .msg_control = control.buffer, .msg_controllen = sizeof control.buffer,
   };
   struct cmsghdr *header;
+  int fd;
+
+  g_assert_cmpint (recvmsg (channel, &received, MSG_DONTWAIT | MSG_CMSG_CLOEXEC), ==,
+                   sizeof handoff);
+  g_assert_cmphex (handoff.magic, ==, STUB_HANDOFF_MAGIC);
+  g_assert_cmpuint (handoff.kind, ==, kind);
+  header = CMSG_FIRSTHDR (&received);
+  g_assert_nonnull (header);
+  g_assert_cmpint (header->cmsg_type, ==, SCM_RIGHTS);
+  g_assert_cmpuint (header->cmsg_len, ==, CMSG_LEN (sizeof (int)));
+  memcpy (&fd, CMSG_DATA (header), sizeof fd);
+  g_assert_null (CMSG_NXTHDR (&received, header));
+  return fd;
+}
+
+/* Once the guest is spawned, the stub hands over a pidfd of it, and
+ * nothing after. */
+static void
+assert_guest_handed_last (Run *run)
+{
+  StubHandoff handoff;
+  int pidfd = receive_handoff (run->handoff, STUB_HANDOFF_GUEST);
+  char path[64];
+  g_autofree char *target = NULL;
+
+  g_snprintf (path, sizeof path, "/proc/self/fd/%d", pidfd);
+  target = g_file_read_link (path, NULL);
+  g_assert_cmpstr (target, ==, "anon_inode:[pidfd]");
+  close (pidfd);
+  g_assert_cmpint (recv (run->handoff, &handoff, sizeof handoff, MSG_DONTWAIT), <=, 0);
+}
+
+/* The proxy's listener, bound on 127.0.0.1:PORT inside the sandbox (in a
+ * namespace of its own: bwrap's --unshare-net brought its loopback up). */
+static void
+test_stub_hands_over_proxy_listener (void)
+{
+  g_autoptr(GByteArray) message = marking_message (0);
+  const char *args[] = { "control=3", "handoff=6", "proxy=3128", NULL };
+  Run run = { 0 };
   struct sockaddr_in address;
   socklen_t length = sizeof address;
   int listening = 0;
@@ -358,27 +396,76 @@ test_stub_hands_over_proxy_listener (void)
   run_stub (&run, message, args, NULL);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_true (ran (&run));
-  g_assert_cmpint (recvmsg (run.handoff, &received, MSG_DONTWAIT | MSG_CMSG_CLOEXEC), ==,
-                   sizeof handoff);
-  g_assert_cmphex (handoff.magic, ==, STUB_HANDOFF_MAGIC);
-  g_assert_cmpuint (handoff.kind, ==, STUB_HANDOFF_PROXY_LISTENER);
-  header = CMSG_FIRSTHDR (&received);
-  g_assert_nonnull (header);
-  g_assert_cmpint (header->cmsg_type, ==, SCM_RIGHTS);
-  g_assert_cmpuint (header->cmsg_len, ==, CMSG_LEN (sizeof (int)));
-  memcpy (&fd, CMSG_DATA (header), sizeof fd);
-  g_assert_null (CMSG_NXTHDR (&received, header));
-
+  fd = receive_handoff (run.handoff, STUB_HANDOFF_PROXY_LISTENER);
   g_assert_cmpint (getsockname (fd, (struct sockaddr *) &address, &length), ==, 0);
   g_assert_cmpint (address.sin_family, ==, AF_INET);
   g_assert_cmphex (ntohl (address.sin_addr.s_addr), ==, INADDR_LOOPBACK);
   g_assert_cmpuint (ntohs (address.sin_port), ==, 3128);
   g_assert_cmpint (getsockopt (fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &option_length), ==, 0);
   g_assert_true (listening);
-  /* One handoff, no more. */
-  g_assert_cmpint (recv (run.handoff, &handoff, sizeof handoff, MSG_DONTWAIT), <=, 0);
   close (fd);
+  assert_guest_handed_last (&run);
   run_clear (&run);
+}
+
+/* A terminal: the master of a pseudo-terminal of the asked size, handed
+ * over before the guest runs; the guest's descriptors 0, 1 and 2 are its
+ * other side, and the guest leads a session of its own on it. */
+static void
+test_stub_hands_over_terminal (void)
+{
+  const char *parts[] = { "/", "/bin/sh", "-c",
+                          "[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && "
+                          "[ \"$(ps -o sid= -p $$ | tr -d ' ')\" = \"$$\" ] && "
+                          "stty size >&2; echo ran > /proc/self/fd/1", NULL };
+  g_autoptr(GByteArray) message = message_build (parts, 3, 0, G_MAXUINT32);
+  const char *args[] = { "control=3", "handoff=6", "terminal=33x101", NULL };
+  Run run = { 0 };
+  struct winsize size = { 0 };
+  char shown[256] = { 0 };
+  gssize n;
+  int master;
+
+  run_stub (&run, message, args, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  master = receive_handoff (run.handoff, STUB_HANDOFF_TERMINAL);
+  g_assert_cmpint (ioctl (master, TIOCGWINSZ, &size), ==, 0);
+  g_assert_cmpuint (size.ws_row, ==, 33);
+  g_assert_cmpuint (size.ws_col, ==, 101);
+  n = read (master, shown, sizeof shown - 1);
+  g_assert_cmpint (n, >, 0);
+  g_assert_cmpstr (shown, ==, "33 101\r\nran\r\n");
+  /* Nothing holds the other side now: the guest and the stub are gone. */
+  g_assert_cmpint (read (master, shown, sizeof shown), ==, -1);
+  g_assert_cmpint (errno, ==, EIO);
+  close (master);
+  assert_guest_handed_last (&run);
+  run_clear (&run);
+}
+
+/* The terminal step needs its handoff socket and a size it can take. */
+static void
+test_stub_refuses_malformed_terminal (void)
+{
+  g_autoptr(GByteArray) message = marking_message (0);
+  const char *values[] = { "terminal=0x80", "terminal=24x0", "terminal=24x", "terminal=x80",
+                           "terminal=24x80x1", "terminal=65536x80", "terminal=24x99999999999",
+                           "terminal=-1x80", "terminal=24 x80", "terminal=" };
+
+  for (gsize i = 0; i <= G_N_ELEMENTS (values); i++)
+    {
+      const char *with_handoff[] = { "control=3", "handoff=6",
+                                     i < G_N_ELEMENTS (values) ? values[i] : "terminal=24x80",
+                                     NULL };
+      const char *without[] = { "control=3", "terminal=24x80", NULL };
+      Run run = { 0 };
+
+      run_stub (&run, message, i < G_N_ELEMENTS (values) ? with_handoff : without, NULL);
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_false (ran (&run));
+      g_assert_nonnull (strstr (run.err, "sandbox-stub: terminal"));
+      run_clear (&run);
+    }
 }
 
 /* A filter the stub cannot read whole is refused. */
@@ -594,6 +681,9 @@ main (int   argc,
   g_test_add_func ("/sandbox/stub/refuses-proxy-without-handoff",
                    test_stub_refuses_proxy_without_handoff);
   g_test_add_func ("/sandbox/stub/hands-over-proxy-listener", test_stub_hands_over_proxy_listener);
+  g_test_add_func ("/sandbox/stub/hands-over-terminal", test_stub_hands_over_terminal);
+  g_test_add_func ("/sandbox/stub/refuses-malformed-terminal",
+                   test_stub_refuses_malformed_terminal);
   g_test_add_func ("/sandbox/stub/drops-capabilities", test_stub_drops_capabilities);
   g_test_add_func ("/sandbox/stub/unreachable-from-guest", test_stub_unreachable_from_guest);
   g_test_add_func ("/sandbox/stub/guest-is-child-with-stdio-only",

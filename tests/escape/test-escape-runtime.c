@@ -248,7 +248,8 @@ test_cmdline_names_no_host_path (void)
   /* A layered session's stub locks the session's lock file, which it
    * gets open (sandbox-bubblewrap-keeper.c). */
   g_assert_true (g_regex_match_simple ("^/proc/self/fd/[0-9]+ control=[0-9]+ (seccomp=[0-9]+ )?"
-                                       "(report=[0-9]+ )?(lock=/workspace|lock-fd=[0-9]+) $",
+                                       "(report=[0-9]+ )?(handoff=[0-9]+ )?"
+                                       "(lock=/workspace|lock-fd=[0-9]+) $",
                                        init, 0, 0));
   g_assert_null (strstr (init, s.state_directory));
   escape_session_close (&s);

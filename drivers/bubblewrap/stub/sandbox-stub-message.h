@@ -76,6 +76,12 @@ typedef enum
   /* A TCP socket listening on 127.0.0.1 in the sandbox's network
    * namespace, on the port of the stub's `proxy=PORT` step. */
   STUB_HANDOFF_PROXY_LISTENER = 1,
+  /* The master side of the guest's pseudo-terminal, made by the stub's
+   * `terminal=ROWSxCOLUMNS` step; the guest has the other side. */
+  STUB_HANDOFF_TERMINAL = 2,
+  /* A pidfd of the guest, sent once it is spawned (whether or not its
+   * exec succeeded): what the host signals it through. */
+  STUB_HANDOFF_GUEST = 3,
 } StubHandoffKind;
 
 typedef struct

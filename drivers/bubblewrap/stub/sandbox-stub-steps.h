@@ -37,6 +37,12 @@ int stub_step_lock_descriptor (const char *value);
 /* sandbox-stub-proxy.c: the proxy's listening socket, handed to the host. */
 int stub_step_proxy_listener (const char *value);
 
+/* sandbox-stub-terminal.c: the command's pseudo-terminal, whose master is
+ * handed to the host; stub_terminal_take() gives the guest's side (once),
+ * or -1 when the step did not run. */
+int stub_step_terminal (const char *value);
+int stub_terminal_take (void);
+
 /* sandbox-stub.c: gives @fd (a StubHandoffKind @kind, see
  * sandbox-stub-message.h) to the host on the `handoff=FD` socket, and
  * closes it here. Returns 0, or -1 with errno set (EBADF without one). */

@@ -18,7 +18,9 @@
  *     to a sandbox started ahead of time — and parses it whole;
  *  5. vforks the guest, which enters its cwd and executes the command with
  *     exactly the message's environment, descriptors 0, 1, 2 and nothing
- *     else;
+ *     else (with a terminal, they are the terminal the `terminal=` step
+ *     made, and the guest leads a session of its own on it), and hands
+ *     the host a pidfd of the guest on the handoff socket, if it has one;
  *  6. reaps, and exits with the guest's status (128 + signal when it was
  *     killed; 127 or 126, as a shell gives, when it could not be
  *     executed); the kernel then kills whatever the guest left in the pid
@@ -60,6 +62,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -81,6 +84,7 @@ static const StubStep stub_steps[] = {
   { "lock", stub_step_lock_workspace },
   { "lock-fd", stub_step_lock_descriptor },
   { "proxy", stub_step_proxy_listener },
+  { "terminal", stub_step_terminal },
 };
 
 #define MAX_FILTER_SIZE (BPF_MAXINSNS * sizeof (struct sock_filter))
@@ -381,12 +385,30 @@ receive_message (int          fd,
     }
 }
 
+/* A guest with a terminal leads a session of its own whose controlling
+ * terminal it is (job control works, and hanging it up reaches the
+ * guest's jobs), on descriptors 0, 1 and 2. */
+static void
+enter_terminal (int terminal)
+{
+  if (setsid () < 0)
+    fail ("setsid");
+  if (ioctl (terminal, TIOCSCTTY, 0) < 0)
+    fail ("take the terminal");
+  for (int fd = 0; fd <= 2; fd++)
+    if (dup2 (terminal, fd) < 0)
+      fail ("take the terminal");
+}
+
 /* The guest: its cwd, its environment, descriptors 0, 1 and 2 only. */
 static void __attribute__ ((noreturn))
-exec_guest (const StubMessage *message)
+exec_guest (const StubMessage *message,
+            int                terminal)
 {
   extern char **environ;
 
+  if (terminal >= 0)
+    enter_terminal (terminal);
   if (close_range (3, ~0U, 0) < 0)
     fail ("close descriptors");
   if (chdir (message->cwd) < 0)
@@ -410,13 +432,29 @@ exec_guest (const StubMessage *message)
  * on a two-vCPU VM. A function of its own, so that no variable of main()
  * lives across the vfork() (the child runs on this frame's stack). */
 static pid_t __attribute__ ((noinline))
-spawn_guest (const StubMessage *message)
+spawn_guest (const StubMessage *message,
+             int                terminal)
 {
   pid_t guest = vfork ();
 
   if (guest == 0)
-    exec_guest (message);
+    exec_guest (message, terminal);
   return guest;
+}
+
+/* The host signals the guest through a pidfd of it (which cannot reach a
+ * recycled pid), given once the guest exists. A stub that cannot make one
+ * leaves the host without: signals then fail there, the command runs. */
+static void
+hand_over_guest (pid_t guest)
+{
+  int pidfd;
+
+  if (handoff_fd < 0)
+    return;
+  pidfd = (int) syscall (SYS_pidfd_open, guest, 0);
+  if (pidfd >= 0)
+    (void) stub_handoff (STUB_HANDOFF_GUEST, pidfd);
 }
 
 /* SIGKILLs every other process of the pid namespace and reaps until none
@@ -484,7 +522,7 @@ main (int    argc,
       char **argv)
 {
   StubMessage message;
-  int control_fd, seccomp_fd = -1, report_fd = -1;
+  int control_fd, seccomp_fd = -1, report_fd = -1, terminal;
   pid_t guest;
 
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
@@ -520,10 +558,16 @@ main (int    argc,
     install_filter (seccomp_fd);
   receive_message (control_fd, &message);
 
-  guest = spawn_guest (&message);
+  terminal = stub_terminal_take ();
+  guest = spawn_guest (&message, terminal);
   if (guest < 0)
     fail ("vfork");
-  /* The guest has them now; this process only waits. */
+  hand_over_guest (guest);
+  /* The guest has them now; this process only waits. Without its copy of
+   * the terminal, the host's master reads EIO once the guest and all it
+   * started are gone. */
+  if (terminal >= 0)
+    close (terminal);
   close (0);
   close (1);
   close (2);
