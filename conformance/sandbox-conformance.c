@@ -105,6 +105,7 @@ static const ConformanceCheck * const check_tables[] = {
   conformance_session_checks,
   conformance_workspace_checks,
   conformance_command_checks,
+  conformance_live_checks,
 };
 
 static const ConformanceCheck *

@@ -10,13 +10,17 @@
  * the kill (the core calls it on deadline, output cap, cancellation and
  * stop, from any thread): it only sets an atomic flag and queues a
  * high-priority step on the worker that ends the command with status 137,
- * as SIGKILL would.
+ * as SIGKILL would. A signal sent to it does the same with 128 + its
+ * number, unless it is one a process ignores by default. On a terminal,
+ * what is typed is echoed on stdout as a terminal echoes it, and closing
+ * the input is the typed end of file.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,6 +52,8 @@ struct _SandboxMemoryProcess
   int                      killed;     /* atomic */
   int                      launched;   /* atomic */
   int                      kill_queued; /* atomic: the kill step is queued once */
+  int                      signalled;  /* atomic: the terminating signal sent, or 0 */
+  gboolean                 terminal;   /* the command runs on a (scripted) terminal */
 
   /* Worker thread only. */
   gboolean                 finished;
@@ -293,12 +299,18 @@ sandbox_memory_process_stdin_readable_cb (int          fd,
     return G_SOURCE_CONTINUE;
   if (n > 0)
     {
-      sandbox_process_push_output (SANDBOX_PROCESS (self), SANDBOX_OUTPUT_STDOUT, chunk, n);
+      /* A terminal echoes what is typed; stdout-from-stdin copies it. */
+      if (self->terminal)
+        sandbox_process_push_output (SANDBOX_PROCESS (self), SANDBOX_OUTPUT_STDOUT, chunk, n);
+      if (self->rule->stdout_from_stdin)
+        sandbox_process_push_output (SANDBOX_PROCESS (self), SANDBOX_OUTPUT_STDOUT, chunk, n);
       return G_SOURCE_CONTINUE;
     }
-  /* End of file: the consumer closed the stream. */
+  /* End of file: the consumer closed the stream (or typed it). A command
+   * not waiting for it goes on with its script. */
   sandbox_memory_process_close_stdin (self);
-  sandbox_memory_process_run_rest (self);
+  if (self->rule->stdout_from_stdin)
+    sandbox_memory_process_run_rest (self);
   return G_SOURCE_CONTINUE;
 }
 
@@ -338,6 +350,9 @@ sandbox_memory_process_run_immediate (SandboxMemoryProcess *self)
       sandbox_memory_process_echo_stdin_stream (self);
       return FALSE;
     }
+  /* A terminal echoes what is typed for as long as the command runs. */
+  if (self->terminal)
+    sandbox_memory_process_echo_stdin_stream (self);
   if (rule->stdout_from_stdin &&
       !sandbox_memory_process_write (self, SANDBOX_OUTPUT_STDOUT,
                                      sandbox_command_get_stdin (self->command)))
@@ -491,6 +506,47 @@ sandbox_memory_process_run_rest (SandboxMemoryProcess *self)
 }
 
 static gboolean
+sandbox_memory_process_signalled_cb (gpointer data)
+{
+  SandboxMemoryProcess *self = data;
+
+  sandbox_memory_process_finish (self, 128 + g_atomic_int_get (&self->signalled));
+  return G_SOURCE_REMOVE;
+}
+
+/* Signals a command takes no action on by default: it goes on. */
+static gboolean
+signal_is_ignored (int signum)
+{
+  return signum == SIGCHLD || signum == SIGCONT || signum == SIGURG || signum == SIGWINCH ||
+         signum == SIGSTOP || signum == SIGTSTP || signum == SIGTTIN || signum == SIGTTOU;
+}
+
+/* SandboxProcessClass.send_signal: a scripted command handles no signal,
+ * so one that ends a process by default ends it, with 128 + its number. */
+static gboolean
+sandbox_memory_process_send_signal (SandboxProcess  *process,
+                                    int              signum,
+                                    GError         **error)
+{
+  SandboxMemoryProcess *self = SANDBOX_MEMORY_PROCESS (process);
+
+  if (!signal_is_ignored (signum) &&
+      g_atomic_int_compare_and_exchange (&self->signalled, 0, signum))
+    sandbox_memory_process_queue (self, G_PRIORITY_HIGH, sandbox_memory_process_signalled_cb);
+  return TRUE;
+}
+
+/* SandboxProcessClass.resize_terminal: a scripted terminal has no size to
+ * show. */
+static void
+sandbox_memory_process_resize_terminal (SandboxProcess *process,
+                                        guint           rows,
+                                        guint           columns)
+{
+}
+
+static gboolean
 sandbox_memory_process_killed_cb (gpointer data)
 {
   sandbox_memory_process_finish (data, KILLED_EXIT_STATUS);
@@ -589,13 +645,15 @@ sandbox_memory_process_new (SandboxMemoryDriver     *driver,
   self->rule = rule;
   self->workspace = sandbox_memory_workspace_ref (workspace);
   self->command = g_object_ref (command);
-  if (sandbox_command_get_stdin_stream (command))
-    {
-      self->stdin_reader = sandbox_process_open_stdin_stream (SANDBOX_PROCESS (self), error);
-      if (self->stdin_reader < 0)
-        return NULL;
-      fcntl (self->stdin_reader, F_SETFL, O_NONBLOCK);
-    }
+  self->terminal = sandbox_command_get_terminal (command);
+  if (self->terminal)
+    self->stdin_reader = sandbox_process_open_terminal (SANDBOX_PROCESS (self), error);
+  else if (sandbox_command_get_stdin_stream (command))
+    self->stdin_reader = sandbox_process_open_stdin_stream (SANDBOX_PROCESS (self), error);
+  if ((self->terminal || sandbox_command_get_stdin_stream (command)) && self->stdin_reader < 0)
+    return NULL;
+  if (self->stdin_reader >= 0)
+    fcntl (self->stdin_reader, F_SETFL, O_NONBLOCK);
 
   return g_steal_pointer (&self);
 }
@@ -626,6 +684,8 @@ sandbox_memory_process_class_init (SandboxMemoryProcessClass *klass)
 
   object_class->finalize = sandbox_memory_process_finalize;
   process_class->kill = sandbox_memory_process_real_kill;
+  process_class->send_signal = sandbox_memory_process_send_signal;
+  process_class->resize_terminal = sandbox_memory_process_resize_terminal;
 }
 
 static void

@@ -2,12 +2,14 @@
 # A running command's streamed standard input, as Python writes it: a
 # Command made with stdin_stream=True, the process's Gio.OutputStream
 # written with plain Gio calls (blocking and async), output seen live
-# before the input ends, and close() as the command's end of file — over
-# the memory and the bubblewrap drivers alike.
+# before the input ends, and close() as the command's end of file; a
+# command on a terminal (typed input, resize, Ctrl-D on close) and signals
+# — over the memory and the bubblewrap drivers alike.
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import json
+import signal
 import unittest
 
 from sandboxtest import GLib, Gio, Sandbox, SandboxTestCase, bubblewrap_usable
@@ -15,10 +17,12 @@ from sandboxtest import GLib, Gio, Sandbox, SandboxTestCase, bubblewrap_usable
 MEMORY_SCRIPT = json.dumps({
     'commands': [
         {'match': {'executable': '/bin/sh'}, 'stdout-from-stdin': True},
+        {'match': {'executable': '/bin/sleep'}, 'fault': 'never-ends'},
     ],
 })
 # What the bubblewrap guest runs; the memory driver echoes its stdin.
 ECHO = ['/bin/sh', '-c', 'cat']
+SLEEP = ['/bin/sleep', '30']
 
 
 class StreamedStdinTests:
@@ -71,6 +75,42 @@ class StreamedStdinTests:
         self.assertEqual(result.get_stdout_bytes().get_data(), b'')
 
 
+class TerminalTests:
+    """A terminal and signals, as Python uses them: self.session."""
+
+    def test_typed_input_shows_and_ctrl_d_ends_it(self):
+        command = Sandbox.Command(ECHO, terminal=True, terminal_rows=40, terminal_columns=100)
+        self.assertTrue(command.props.terminal)
+        process = self.session.spawn(command, None)
+        self.assertTrue(process.has_terminal())
+        self.seen = bytearray()
+        process.connect('stdout-data', lambda _p, data: self.seen.extend(data.get_data()))
+        stdin = process.get_stdin_stream()
+        stdin.write_all(b'typed\n', None)
+        context = GLib.MainContext.default()
+        deadline = GLib.get_monotonic_time() + 20 * 1000 * 1000
+        while b'typed' not in self.seen and GLib.get_monotonic_time() < deadline:
+            context.iteration(False) or GLib.usleep(1000)
+        self.assertIn(b'typed', bytes(self.seen))
+        process.resize_terminal(50, 132)
+        stdin.close(None)
+        result = process.wait(None)
+        self.assertEqual(result.get_exit_status(), 0)
+        with self.assertRaises(Sandbox.StoppedError):
+            process.resize_terminal(24, 80)
+
+    def test_signal_ends_a_command(self):
+        process = self.session.spawn(Sandbox.Command(SLEEP), None)
+        with self.assertRaises(Sandbox.InvalidError):
+            process.send_signal(0)
+        process.send_signal(signal.SIGTERM)
+        self.assertEqual(process.wait(None).get_exit_status(), 128 + signal.SIGTERM)
+
+    def test_terminal_refuses_stdin_bytes(self):
+        with self.assertRaises(Sandbox.InvalidError):
+            self.session.spawn(Sandbox.Command(ECHO, terminal=True, stdin=b'x'), None)
+
+
 class ProcessesTestCase(SandboxTestCase):
 
     def create_session(self, backend):
@@ -89,6 +129,26 @@ class MemoryStreamedStdinTests(StreamedStdinTests, ProcessesTestCase):
         self.session = self.create_session(
             Sandbox.Backend.new('memory', state_directory=self.state_directory,
                                 script=MEMORY_SCRIPT))
+
+
+class MemoryTerminalTests(TerminalTests, ProcessesTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.session = self.create_session(
+            Sandbox.Backend.new('memory', state_directory=self.state_directory,
+                                script=MEMORY_SCRIPT))
+
+
+class BubblewrapTerminalTests(TerminalTests, ProcessesTestCase):
+
+    def setUp(self):
+        super().setUp()
+        reason = bubblewrap_usable()
+        if reason:
+            self.skipTest(reason)
+        self.session = self.create_session(
+            Sandbox.Backend.new('bubblewrap', state_directory=self.state_directory))
 
 
 class BubblewrapStreamedStdinTests(StreamedStdinTests, ProcessesTestCase):

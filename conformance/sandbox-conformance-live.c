@@ -1,0 +1,151 @@
+/* sandbox-conformance-live.c — reaching a running command: terminals and signals
+ *
+ * A driver that cannot give a command a terminal, or signal one, says so
+ * (G_IO_ERROR_NOT_SUPPORTED) and the check is skipped with that reason;
+ * one that can must do what the API documents.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "sandbox-conformance-private.h"
+
+static void
+collect (SandboxProcess *process,
+         GBytes         *data,
+         GString        *collected)
+{
+  gsize size = 0;
+  const char *bytes = g_bytes_get_data (data, &size);
+
+  g_string_append_len (collected, bytes, size);
+}
+
+/* Runs the thread-default context until @collected shows @wanted or 10 s
+ * pass. */
+static gboolean
+wait_to_see (GString    *collected,
+             const char *wanted)
+{
+  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (strstr (collected->str, wanted) == NULL && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (context, FALSE))
+      g_usleep (1000);
+  return strstr (collected->str, wanted) != NULL;
+}
+
+static gboolean
+skip_if_unsupported (ConformanceRun  *run,
+                     GError         **local_error,
+                     const char      *what)
+{
+  if (!g_error_matches (*local_error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+    return FALSE;
+  run->skip_reason = g_strdup_printf ("the driver cannot %s: %s", what, (*local_error)->message);
+  g_clear_error (local_error);
+  return TRUE;
+}
+
+/* cat on a terminal: what is typed shows before the input ends (the
+ * terminal's echo, cat's copy or both), the terminal can be resized while
+ * it runs, closing the input types end of file, nothing comes on stderr,
+ * and a terminal cannot be resized once its command is over. */
+static gboolean
+check_command_terminal (ConformanceRun  *run,
+                        GError         **error)
+{
+  g_autoptr(SandboxCommand) cat = conformance_probe_command ("/usr/bin/cat", NULL);
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GString) collected = g_string_new (NULL);
+  GOutputStream *input;
+  GError *local_error = NULL;
+  gboolean seen;
+
+  sandbox_command_set_terminal (cat, TRUE);
+  sandbox_command_set_terminal_size (cat, 40, 120);
+  process = sandbox_session_spawn (run->session, cat, run->cancellable, &local_error);
+  if (process == NULL && skip_if_unsupported (run, &local_error, "give a command a terminal"))
+    return TRUE;
+  if (!conformance_expect_success (&local_error, "spawn /usr/bin/cat on a terminal", error))
+    return FALSE;
+  if (!sandbox_process_has_terminal (process))
+    return CHECK_FAILED (error, "a command spawned with a terminal has none");
+  input = sandbox_process_get_stdin_stream (process);
+  if (input == NULL)
+    return CHECK_FAILED (error, "a command on a terminal has no input stream");
+  g_signal_connect (process, "stdout-data", G_CALLBACK (collect), collected);
+  g_output_stream_write_all (input, "typed\n", 6, NULL, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "type on the terminal", error))
+    return FALSE;
+  seen = wait_to_see (collected, "typed");
+  g_signal_handlers_disconnect_by_func (process, collect, collected);
+  if (!seen)
+    return CHECK_FAILED (error, "what was typed on the terminal never showed");
+  sandbox_process_resize_terminal (process, 50, 132, &local_error);
+  if (!conformance_expect_success (&local_error, "resize a running command's terminal", error))
+    return FALSE;
+  g_output_stream_close (input, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "close the terminal's input", error))
+    return FALSE;
+  result = sandbox_process_wait (process, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "wait for cat on a terminal", error))
+    return FALSE;
+  if (sandbox_result_get_exit_status (result) != 0)
+    return CHECK_FAILED (error, "cat exited %d after end of file was typed",
+                         sandbox_result_get_exit_status (result));
+  if (g_bytes_get_size (sandbox_result_get_stderr_bytes (result)) != 0)
+    return CHECK_FAILED (error, "a command on a terminal had output on stderr");
+  sandbox_process_resize_terminal (process, 24, 80, &local_error);
+  return conformance_expect_error (&local_error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
+                                   "resize the terminal of a command that is over", error);
+}
+
+/* A signal ends a command that does not handle it with 128 + its number;
+ * a number that is no signal is refused; none is sent once it is over. */
+static gboolean
+check_command_signal (ConformanceRun  *run,
+                      GError         **error)
+{
+  g_autoptr(SandboxCommand) sleep_ = conformance_probe_command ("/usr/bin/sleep", "30");
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  GError *local_error = NULL;
+
+  process = sandbox_session_spawn (run->session, sleep_, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "spawn /usr/bin/sleep 30", error))
+    return FALSE;
+  sandbox_process_send_signal (process, 0, &local_error);
+  if (!conformance_expect_error (&local_error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                                 "send signal 0", error))
+    return FALSE;
+  if (!sandbox_process_send_signal (process, SIGTERM, &local_error) &&
+      skip_if_unsupported (run, &local_error, "signal its commands"))
+    {
+      sandbox_process_stop (process, run->cancellable, NULL);
+      return TRUE;
+    }
+  if (!conformance_expect_success (&local_error, "send SIGTERM", error))
+    return FALSE;
+  result = sandbox_process_wait (process, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "wait for the signalled sleep", error))
+    return FALSE;
+  if (sandbox_result_get_exit_status (result) != 128 + SIGTERM)
+    return CHECK_FAILED (error, "sleep exited %d after SIGTERM, not %d",
+                         sandbox_result_get_exit_status (result), 128 + SIGTERM);
+  sandbox_process_send_signal (process, SIGTERM, &local_error);
+  return conformance_expect_error (&local_error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
+                                   "signal a command that is over", error);
+}
+
+const ConformanceCheck conformance_live_checks[] = {
+  { "command/terminal", check_command_terminal, TRUE, CONFORMANCE_FIXTURE_SESSION },
+  { "command/signal", check_command_signal, TRUE, CONFORMANCE_FIXTURE_SESSION },
+  { NULL, NULL, FALSE, FALSE }
+};
