@@ -11,6 +11,7 @@ starts on loopback and a checkpoint store. SANDBOX_DRIVER_PATH comes from meson.
 """
 
 import base64
+import fcntl
 import http.server
 import json
 import os
@@ -22,8 +23,10 @@ import shutil
 import signal
 import socket
 import subprocess
+import struct
 import sys
 import tempfile
+import termios
 import threading
 import time
 import urllib.request
@@ -789,6 +792,7 @@ def test_bubblewrap():
     test_exec_failures(state_path)
     test_typed_limits(state_path)
     test_run_stdin_streams(state_path)
+    test_shell(state_path)
 
     result = ctl("run", "--state", state_path, "--network", "deny-all", "/usr/bin/curl", "-sS",
                  "--max-time", "5", "http://127.0.0.1:9/")
@@ -980,6 +984,60 @@ def test_run_stdin_streams(state_path):
               and process.returncode == 0,
               "run --stdin streams our stdin as the command runs",
               f"first {first!r}, rest {rest!r}, exit {process.returncode}, stderr {err!r}")
+
+
+def read_until(master, wanted, timeout=20):
+    """What the terminal's master shows until @wanted appears (or EIO)."""
+    shown = b""
+    deadline = time.monotonic() + timeout
+    while wanted not in shown and time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: sandboxctl is gone
+            break
+        if not chunk:
+            break
+        shown += chunk
+    return shown
+
+
+def test_shell(state_path):
+    """shell relays our terminal: its size at the start, a window change
+    (SIGWINCH) as a resize, our TERM, keys typed in raw mode (Ctrl-C reaches
+    the command's terminal as a byte, not us as a signal), the exit status
+    passed through, and our terminal's mode given back."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 21, 91, 0, 0))
+    cooked = termios.tcgetattr(slave)
+    process = subprocess.Popen([SANDBOXCTL, "--state-dir", state_dir, "shell", "--state",
+                                state_path, "--", "/bin/sh", "-c",
+                                "stty size; echo \"term=$TERM\"; trap 'echo interrupted' INT; "
+                                "read line; stty size; echo \"read=$line\"; exit 3"],
+                               stdin=slave, stdout=slave, stderr=subprocess.PIPE,
+                               env=dict(os.environ, TERM="vt220"))
+    first = read_until(master, b"term=vt220")
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 33, 101, 0, 0))
+    process.send_signal(signal.SIGWINCH)
+    time.sleep(0.5)
+    os.write(master, b"\x03typed\r")
+    rest = read_until(master, b"read=typed")
+    err = process.stderr.read()
+    process.wait(timeout=30)
+    restored = termios.tcgetattr(slave)
+    os.close(slave)
+    os.close(master)
+    tap.check(b"21 91" in first and b"term=vt220" in first, "shell: our size and TERM",
+              f"shown {first!r}, stderr {err!r}")
+    tap.check(b"interrupted" in rest and b"33 101" in rest and b"read=typed" in rest
+              and process.returncode == 3,
+              "shell: Ctrl-C and keys reach the command, a window change resizes it, "
+              "its status is ours", f"shown {rest!r}, exit {process.returncode}, stderr {err!r}")
+    tap.check(restored == cooked, "shell: our terminal's mode is given back")
+    result = ctl("run", "--state", state_path, "--tty", "--json", "--", "/bin/true")
+    expect(result, 2, "run --tty refuses --json", stdout_has="--json")
 
 
 def test_typed_limits(state_path):
