@@ -6,7 +6,7 @@
  *
  *   sandbox-bench [--quick] [--only SECTION] [--keep]
  *
- * Sections: command, io, gateway, template, scale.
+ * Sections: command, io, gateway, template, layering, scale, cluster, live.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -1666,6 +1667,159 @@ bench_cluster (void)
 }
 #endif
 
+/* Live processes */
+
+#define KEYSTROKE_SCRIPT "stty raw -echo; echo ready; exec cat"
+
+/* Waits until @seen holds @wanted (keystroke bench), iterating @context. */
+static void
+keystroke_wait (GMainContext *context,
+                GString      *seen,
+                const char   *wanted)
+{
+  double until = bench_now_us () + 20e6;
+
+  while (strstr (seen->str, wanted) == NULL && bench_now_us () < until)
+    g_main_context_iteration (context, TRUE);
+  if (strstr (seen->str, wanted) == NULL)
+    g_error ("keystroke: never saw “%s”", wanted);
+}
+
+static void
+keystroke_seen_cb (SandboxProcess *process,
+                   GBytes         *data,
+                   GString        *seen)
+{
+  gsize size;
+  const char *bytes = g_bytes_get_data (data, &size);
+
+  g_string_append_len (seen, bytes, size);
+}
+
+/* One byte typed on a command's terminal and the same byte back from the
+ * guest (cat, the terminal raw and without echo: the byte makes the whole
+ * trip through the guest, not only the kernel's echo). */
+static double
+keystroke_api (SandboxProcess *process,
+               GString        *seen,
+               char            key)
+{
+  GOutputStream *keys = sandbox_process_get_stdin_stream (process);
+  char wanted[2] = { key, '\0' };
+  double start = bench_now_us ();
+
+  g_string_truncate (seen, 0);
+  g_output_stream_write_all (keys, &key, 1, NULL, NULL, NULL);
+  keystroke_wait (NULL, seen, wanted);
+  return bench_now_us () - start;
+}
+
+/* The floor: the same trip through a pseudo-terminal of the host's own,
+ * cat on it, no sandbox and no library. */
+static double
+keystroke_floor (int  master,
+                 char key)
+{
+  double start = bench_now_us ();
+  char got = 0;
+
+  if (write (master, &key, 1) != 1)
+    g_error ("keystroke floor: write: %s", g_strerror (errno));
+  while (got != key)
+    if (read (master, &got, 1) != 1)
+      g_error ("keystroke floor: read: %s", g_strerror (errno));
+  return bench_now_us () - start;
+}
+
+static GPid
+keystroke_floor_start (int *master)
+{
+  const char *argv[] = { "/bin/sh", "-c", KEYSTROKE_SCRIPT, NULL };
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  char name[64];
+  char line[64] = { 0 };
+  gsize length = 0;
+  pid_t pid;
+  int slave;
+
+  *master = posix_openpt (O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (*master < 0 || grantpt (*master) < 0 || unlockpt (*master) < 0 ||
+      ptsname_r (*master, name, sizeof name) != 0 ||
+      (slave = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+    g_error ("keystroke floor: no pseudo-terminal: %s", g_strerror (errno));
+  posix_spawn_file_actions_init (&actions);
+  for (int fd = 0; fd <= 2; fd++)
+    posix_spawn_file_actions_adddup2 (&actions, slave, fd);
+  posix_spawnattr_init (&attributes);
+  posix_spawnattr_setflags (&attributes, POSIX_SPAWN_SETSID);
+  if (posix_spawn (&pid, argv[0], &actions, &attributes, (char **) argv, environ) != 0)
+    g_error ("keystroke floor: spawn failed");
+  posix_spawn_file_actions_destroy (&actions);
+  posix_spawnattr_destroy (&attributes);
+  close (slave);
+  while (strstr (line, "ready\n") == NULL && length + 1 < sizeof line &&
+         read (*master, line + length, 1) == 1)
+    length++;
+  return pid;
+}
+
+/* Issue 38: a keystroke's round trip through a command's terminal, against
+ * the same through a host pseudo-terminal. */
+static void
+bench_live (void)
+{
+  g_autofree char *state = g_build_filename (state_root, "live", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state, 8);
+  g_autofree char *key = prewarm_small (backend, "bench-live");
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) handle = create_session (backend, key, policy);
+  const char *args[] = { "-c", KEYSTROKE_SCRIPT, NULL };
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/sh");
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(GString) seen = g_string_new (NULL);
+  g_autoptr(Samples) api = samples_new (), floor_ = samples_new ();
+  g_autoptr(GError) error = NULL;
+  guint rounds = quick ? 50 : 400;
+  int master, status;
+  GPid floor_pid;
+  double ratio;
+
+  g_printerr ("live: keystroke round trip through a terminal (%u rounds)\n", rounds);
+  sandbox_command_set_args (command, args);
+  sandbox_command_set_terminal (command, TRUE);
+  sandbox_command_set_timeout_ms (command, 600000);
+  process = sandbox_session_spawn (sandbox_handle_get_session (handle), command, NULL, &error);
+  check (error, "spawn on a terminal");
+  g_signal_connect (process, "stdout-data", G_CALLBACK (keystroke_seen_cb), seen);
+  keystroke_wait (NULL, seen, "ready\n");
+  floor_pid = keystroke_floor_start (&master);
+  for (guint i = 0; i < rounds; i++)
+    {
+      char key_typed = 'a' + i % 26;
+
+      if (i % 2 == 0)
+        {
+          samples_add (api, keystroke_api (process, seen, key_typed));
+          samples_add (floor_, keystroke_floor (master, key_typed));
+        }
+      else
+        {
+          samples_add (floor_, keystroke_floor (master, key_typed));
+          samples_add (api, keystroke_api (process, seen, key_typed));
+        }
+    }
+  close (master);
+  waitpid (floor_pid, &status, 0);
+  sandbox_process_stop (process, NULL, NULL);
+  g_signal_handlers_disconnect_by_data (process, seen);
+  ratio = samples_median (api) / samples_median (floor_);
+  add_row ("keystroke round trip through a terminal", format_time (api), format_time (floor_),
+           g_strdup_printf ("%.2fx", ratio),
+           "informational: floor is a host pty, no sandbox", FALSE, TRUE);
+  delete_session (handle);
+}
+
 /* Short, so the scale section sees its ready sandboxes time out. */
 #define SCALE_READY_IDLE_TIMEOUT_MS 2000
 /* Before each timed run: longer than a ready sandbox's launch delay and
@@ -1796,7 +1950,7 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   GOptionEntry entries[] = {
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer rounds (for development)", NULL },
-    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, io, gateway, template, layering, scale, cluster", "SECTION" },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, io, gateway, template, layering, scale, cluster, live", "SECTION" },
     { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Keep the state directories", NULL },
     { NULL }
   };
@@ -1852,6 +2006,8 @@ main (int   argc,
     bench_scale ();
   if (section_enabled ("cluster"))
     bench_cluster ();
+  if (section_enabled ("live"))
+    bench_live ();
 
   print_table ();
   for (guint i = 0; i < rows->len; i++)
