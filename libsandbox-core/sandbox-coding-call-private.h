@@ -39,12 +39,13 @@ typedef struct
 
   /* The arguments, where the tool's table row puts them. */
   char *path;               /* canonical; the shell's cwd for shell */
-  char *command;
+  char *command;            /* search_files: the pattern */
+  char *glob;               /* search_files: file names to search, or NULL for all */
   char *content;
   char *old_string;
   char *new_string;
   gint64 offset;
-  gint64 limit;
+  gint64 limit;             /* read_file: lines; search_files: matches */
   gint64 timeout_ms;        /* the model's, 0 when not given */
 
   /* The configuration, taken once the call is authorized. */

@@ -26,6 +26,7 @@
 
 #include "sandbox-coding-schema-private.h"
 #include "sandbox-coding-file-tools-private.h"
+#include "sandbox-coding-search-private.h"
 #include "sandbox-coding-shell-private.h"
 #include "sandbox-json-private.h"
 #include "sandbox-path.h"
@@ -33,6 +34,9 @@
 #define MAX_ARGUMENTS_BYTES (4 * 1024 * 1024)
 #define MAX_SHELL_COMMAND_BYTES (64 * 1024)
 #define DEFAULT_READ_LIMIT_LINES 2000
+#define DEFAULT_SEARCH_RESULTS 200
+#define MAX_PATTERN_BYTES 4096
+#define MAX_GLOB_BYTES 1024
 
 /* Where an argument's value goes. */
 #define CALL_MEMBER(member) G_STRUCT_OFFSET (SandboxCodingCall, member)
@@ -121,6 +125,39 @@ static const SandboxCodingArgEntry list_files_args[] = {
   { NULL }
 };
 
+static JsonNode *
+check_glob (const SandboxCodingCall *call)
+{
+  if (call->glob != NULL && strlen (call->glob) > MAX_GLOB_BYTES)
+    return sandbox_coding_error_result ("SANDBOX_LIMIT", NULL, "The glob exceeds %d bytes",
+                                        MAX_GLOB_BYTES);
+  return NULL;
+}
+
+static JsonNode *
+check_pattern (const SandboxCodingCall *call)
+{
+  if (strlen (call->command) > MAX_PATTERN_BYTES)
+    return sandbox_coding_error_result ("SANDBOX_LIMIT", NULL, "The pattern exceeds %d bytes",
+                                        MAX_PATTERN_BYTES);
+  return NULL;
+}
+
+static const SandboxCodingArgEntry search_files_args[] = {
+  { "pattern", SANDBOX_CODING_ARG_STRING, TRUE,
+    "Extended regular expression (grep -E) to look for in the files' lines",
+    CALL_MEMBER (command), .non_empty = TRUE, .check = check_pattern },
+  { "path", SANDBOX_CODING_ARG_PATH, FALSE,
+    "Directory to search recursively, relative to /workspace; default the workspace root",
+    CALL_MEMBER (path) },
+  { "glob", SANDBOX_CODING_ARG_STRING, FALSE,
+    "Only files whose name matches this glob, e.g. *.py", CALL_MEMBER (glob),
+    .non_empty = TRUE, .check = check_glob },
+  { "max_results", SANDBOX_CODING_ARG_COUNT, FALSE, "How many matching lines to return at most",
+    CALL_MEMBER (limit), .fallback = DEFAULT_SEARCH_RESULTS },
+  { NULL }
+};
+
 static const SandboxCodingToolEntry tool_entries[] = {
   { "shell", SANDBOX_CODING_OPERATION_EXECUTE, NULL, describe_shell,
     shell_args, sandbox_coding_shell },
@@ -139,6 +176,10 @@ static const SandboxCodingToolEntry tool_entries[] = {
   { "list_files", SANDBOX_CODING_OPERATION_LIST,
     "List a directory of the workspace: names, types and sizes.", NULL,
     list_files_args, sandbox_coding_list_files },
+  { "search_files", SANDBOX_CODING_OPERATION_READ,
+    "Search the text files under a directory of the workspace for lines matching a regular "
+    "expression; returns matches as path, line number and text (binary files are skipped).",
+    NULL, search_files_args, sandbox_coding_search_files },
 };
 
 const SandboxCodingToolEntry *

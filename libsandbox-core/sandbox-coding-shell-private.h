@@ -20,6 +20,16 @@ gboolean                sandbox_coding_shell                (SandboxCodingCall  
                                                              GCancellable            *cancellable,
                                                              GError                 **error);
 
+gboolean                sandbox_coding_run_command          (SandboxCodingCall       *call,
+                                                             SandboxCommand          *command,
+                                                             GByteArray              *out,
+                                                             GByteArray              *err,
+                                                             SandboxResult          **result,
+                                                             GError                 **failure,
+                                                             GCancellable            *cancellable,
+                                                             GError                 **error);
+gboolean                sandbox_coding_output_overflowed    (const GError            *failure);
+
 SandboxCodingLaunch    *sandbox_coding_shell_prepare_launch (SandboxCodingBinding    *binding,
                                                              SandboxCommand          *command,
                                                              const char * const      *required,

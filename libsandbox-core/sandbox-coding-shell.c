@@ -353,28 +353,42 @@ shell_result (SandboxCodingCall *call,
   return json_builder_get_root (builder);
 }
 
-/* The shell tool; a SandboxCodingToolFunc. */
+/**
+ * sandbox_coding_run_command:
+ * @call: the call, authorized
+ * @command: what to run, with its cwd, deadline and output cap set
+ * @out: where its stdout goes
+ * @err: where its stderr goes
+ * @result: (out): its result, or %NULL
+ * @failure: (out): a deadline or output overflow that ended it, or %NULL
+ * @cancellable: (nullable): cancels the call
+ * @error: cancellation only
+ *
+ * Runs @command inside the namespace through a launch bound to the
+ * policy revision the call was prepared under. A refusal (the session
+ * stopped, restrictions no longer met) or a busy sandbox is the model's
+ * answer already: call->result is set, and neither @result nor @failure.
+ *
+ * Returns: %FALSE only when cancelled
+ */
 gboolean
-sandbox_coding_shell (SandboxCodingCall  *call,
-                      GCancellable       *cancellable,
-                      GError            **error)
+sandbox_coding_run_command (SandboxCodingCall  *call,
+                            SandboxCommand     *command,
+                            GByteArray         *out,
+                            GByteArray         *err,
+                            SandboxResult     **result,
+                            GError            **failure,
+                            GCancellable       *cancellable,
+                            GError            **error)
 {
-  g_autoptr(SandboxCommand) command = sandbox_command_new (call->shell);
   g_autoptr(SandboxCodingLaunch) launch = NULL;
   g_autoptr(SandboxProcess) process = NULL;
-  g_autoptr(SandboxResult) result = NULL;
-  g_autoptr(GByteArray) out = g_byte_array_new ();
-  g_autoptr(GByteArray) err = g_byte_array_new ();
   g_autoptr(GMainContext) context = NULL;
   g_autoptr(GError) local_error = NULL;
   gulong out_id, err_id;
 
-  sandbox_command_add_arg (command, "-c");
-  sandbox_command_add_arg (command, call->command);
-  sandbox_command_set_cwd (command, call->path);
-  sandbox_command_set_timeout_ms (command, call->shell_timeout_ms);
-  sandbox_command_set_max_output_bytes (command, call->max_command_output_bytes);
-
+  *result = NULL;
+  *failure = NULL;
   launch = sandbox_coding_shell_prepare_launch (call->binding, command,
                                                 (const char * const *) call->required,
                                                 &local_error);
@@ -393,49 +407,66 @@ sandbox_coding_shell (SandboxCodingCall  *call,
     {
       out_id = g_signal_connect (process, "stdout-data", G_CALLBACK (collect_output), out);
       err_id = g_signal_connect (process, "stderr-data", G_CALLBACK (collect_output), err);
-      result = sandbox_process_wait (process, NULL, &local_error);
+      *result = sandbox_process_wait (process, NULL, &local_error);
       g_signal_handler_disconnect (process, out_id);
       g_signal_handler_disconnect (process, err_id);
     }
   g_main_context_pop_thread_default (context);
 
-  if (process == NULL)
+  if (*result != NULL)
+    return TRUE;
+  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_propagate_error (error, g_steal_pointer (&local_error));
-          return FALSE;
-        }
-      if (g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY))
-        call->result = sandbox_coding_error_result ("SANDBOX_BUSY", NULL, "%s",
-                                                    local_error->message);
-      else
-        call->result = sandbox_coding_refusal_result (g_steal_pointer (&local_error),
-                                                      &call->cause);
-      return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
     }
-
-  if (result == NULL)
-    {
-      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_propagate_error (error, g_steal_pointer (&local_error));
-          return FALSE;
-        }
-      if (!g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT))
-        {
-          call->result = sandbox_coding_refusal_result (g_steal_pointer (&local_error),
-                                                        &call->cause);
-          return TRUE;
-        }
-    }
-
-  /* A deadline keeps what arrived; an output overflow keeps the output up
-   * to the command's cap, so the result is truncated either way. */
-  call->result = shell_result (call, out, err,
-                               result == NULL && g_strcmp0 (local_error->message, OUTPUT_LIMIT_MESSAGE) == 0,
-                               result, local_error);
+  if (process == NULL && g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY))
+    call->result = sandbox_coding_error_result ("SANDBOX_BUSY", NULL, "%s", local_error->message);
+  else if (process == NULL || !g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT))
+    call->result = sandbox_coding_refusal_result (g_steal_pointer (&local_error), &call->cause);
+  else
+    *failure = g_steal_pointer (&local_error);
   return TRUE;
 }
 
-/* Phase 2: the work. FALSE only for cancellation. */
+/**
+ * sandbox_coding_output_overflowed:
+ * @failure: (nullable): what ended a command, from sandbox_coding_run_command()
+ *
+ * Returns: whether it was the output cap (rather than the deadline)
+ */
+gboolean
+sandbox_coding_output_overflowed (const GError *failure)
+{
+  return failure != NULL && g_strcmp0 (failure->message, OUTPUT_LIMIT_MESSAGE) == 0;
+}
+
+/* The shell tool; a SandboxCodingToolFunc. */
+gboolean
+sandbox_coding_shell (SandboxCodingCall  *call,
+                      GCancellable       *cancellable,
+                      GError            **error)
+{
+  g_autoptr(SandboxCommand) command = sandbox_command_new (call->shell);
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autoptr(GByteArray) err = g_byte_array_new ();
+  g_autoptr(GError) failure = NULL;
+
+  sandbox_command_add_arg (command, "-c");
+  sandbox_command_add_arg (command, call->command);
+  sandbox_command_set_cwd (command, call->path);
+  sandbox_command_set_timeout_ms (command, call->shell_timeout_ms);
+  sandbox_command_set_max_output_bytes (command, call->max_command_output_bytes);
+
+  if (!sandbox_coding_run_command (call, command, out, err, &result, &failure, cancellable, error))
+    return FALSE;
+  if (call->result != NULL)
+    return TRUE;
+
+  /* A deadline keeps what arrived; an output overflow keeps the output up
+   * to the command's cap, so the result is truncated either way. */
+  call->result = shell_result (call, out, err, sandbox_coding_output_overflowed (failure),
+                               result, failure);
+  return TRUE;
+}

@@ -30,7 +30,7 @@
  * SandboxCodingTools:
  *
  * The coding profile an AI agent mounts to work in a sandbox: `shell`,
- * `read_file`, `write_file`, `edit_file` and `list_files`.
+ * `read_file`, `write_file`, `edit_file`, `list_files` and `search_files`.
  *
  * [method@Sandbox.CodingTools.get_definitions_json] describes the tools in the
  * shape LLM function calling uses; [method@Sandbox.CodingTools.invoke] runs one

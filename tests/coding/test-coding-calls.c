@@ -46,7 +46,8 @@ test_definitions (Fixture       *fixture,
   g_autofree char *json = sandbox_coding_tools_get_definitions_json (fixture->tools);
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  const char *expected[] = { "shell", "read_file", "write_file", "edit_file", "list_files" };
+  const char *expected[] = { "shell", "read_file", "write_file", "edit_file", "list_files",
+                             "search_files" };
   JsonArray *array;
 
   json_parser_load_from_data (parser, json, -1, &error);
@@ -176,6 +177,11 @@ test_definitions_golden (Fixture       *fixture,
  * repeat them. Swap two checks (e.g. the path before the unknown-argument
  * pass, or the shell command's emptiness after the timeout bound) and a row
  * fails. */
+/* What an unknown tool's name gets: every tool named. */
+#define UNKNOWN_TOOL \
+  "Unknown tool; the tools are shell, read_file, write_file, edit_file, list_files and " \
+  "search_files"
+
 static void
 test_argument_messages (Fixture       *fixture,
                         gconstpointer  data)
@@ -191,10 +197,10 @@ test_argument_messages (Fixture       *fixture,
   "inside the workspace: relative to /workspace (or starting with /workspace/), without '..', '.' or " \
   "empty segments\"}}"
     /* The tool's name. */
-    { "nope", "{}", INVALID ("Unknown tool; the tools are shell, read_file, write_file, edit_file and list_files") },
-    { "", "{}", INVALID ("Unknown tool; the tools are shell, read_file, write_file, edit_file and list_files") },
-    { "Shell", "{\"command\":\"true\"}", INVALID ("Unknown tool; the tools are shell, read_file, write_file, edit_file and list_files") },
-    { "nope", "not json", INVALID ("Unknown tool; the tools are shell, read_file, write_file, edit_file and list_files") },
+    { "nope", "{}", INVALID (UNKNOWN_TOOL) },
+    { "", "{}", INVALID (UNKNOWN_TOOL) },
+    { "Shell", "{\"command\":\"true\"}", INVALID (UNKNOWN_TOOL) },
+    { "nope", "not json", INVALID (UNKNOWN_TOOL) },
     /* Not an object. */
     { "read_file", "[]", INVALID ("Arguments of read_file must be a JSON object") },
     { "read_file", "\"path\"", INVALID ("Arguments of read_file must be a JSON object") },
