@@ -32,6 +32,7 @@
 #include "bench-floor.h"
 #include "bench-gateway.h"
 #include "bench-stream.h"
+#include "bench-table.h"
 #include "sandbox-bubblewrap-keeper-private.h"
 
 extern char **environ;
@@ -39,80 +40,6 @@ extern char **environ;
 static gboolean quick;
 static gboolean keep;
 static char *only;
-
-/* The table */
-
-typedef struct
-{
-  char *name;
-  char *value;     /* the library's figure (median, p95) */
-  char *floor;     /* the floor's figure, or "" */
-  char *ratio;
-  char *target;
-  gboolean met;
-  gboolean judged; /* FALSE for informational rows */
-} Row;
-
-static GPtrArray *rows;
-
-static void
-row_free (Row *row)
-{
-  g_free (row->name);
-  g_free (row->value);
-  g_free (row->floor);
-  g_free (row->ratio);
-  g_free (row->target);
-  g_free (row);
-}
-
-static void
-add_row (const char *name,
-         char       *value,
-         char       *floor,
-         char       *ratio,
-         const char *target,
-         gboolean    judged,
-         gboolean    met)
-{
-  Row *row = g_new0 (Row, 1);
-
-  row->name = g_strdup (name);
-  row->value = value;
-  row->floor = floor != NULL ? floor : g_strdup ("");
-  row->ratio = ratio != NULL ? ratio : g_strdup ("");
-  row->target = g_strdup (target != NULL ? target : "");
-  row->judged = judged;
-  row->met = met;
-  g_ptr_array_add (rows, row);
-
-  g_printerr ("  %-44s %-26s %-26s %-10s %s %s\n", row->name, row->value, row->floor, row->ratio,
-              row->target, judged ? (met ? "MET" : "MISSED") : "");
-}
-
-static char *
-format_time (Samples *s)
-{
-  double median = samples_median (s), p95 = samples_p95 (s);
-
-  if (median >= 1000)
-    return g_strdup_printf ("%.2f ms (p95 %.2f)", median / 1000, p95 / 1000);
-  return g_strdup_printf ("%.1f us (p95 %.1f)", median, p95);
-}
-
-static void
-print_table (void)
-{
-  g_print ("\n| benchmark | libsandbox median (p95) | floor median (p95) | ratio | target | |\n");
-  g_print ("| --- | --- | --- | --- | --- | --- |\n");
-  for (guint i = 0; i < rows->len; i++)
-    {
-      Row *row = g_ptr_array_index (rows, i);
-
-      g_print ("| %s | %s | %s | %s | %s | %s |\n", row->name, row->value, row->floor, row->ratio,
-               row->target, row->judged ? (row->met ? "met" : "**missed**") : "");
-    }
-}
 
 /* Helpers */
 
@@ -1972,7 +1899,6 @@ main (int   argc,
       setrlimit (RLIMIT_NOFILE, &limit);
     }
 
-  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) row_free);
   state_root = g_strdup_printf ("/var/tmp/sandbox-bench-%d", (int) getpid ());
   /* Passable (not listable) by others: run as root, the raw-bwrap floor
    * starts bwrap as the guest ids, which must reach the disk rows'
@@ -2010,13 +1936,7 @@ main (int   argc,
     bench_live ();
 
   print_table ();
-  for (guint i = 0; i < rows->len; i++)
-    {
-      Row *row = g_ptr_array_index (rows, i);
-
-      if (row->judged && !row->met)
-        missed++;
-    }
+  missed = count_missed ();
   g_print ("\n%u target(s) missed; ran in %.0f s%s\n", missed, (bench_now_us () - start) / 1e6,
            quick ? " (--quick)" : "");
 
