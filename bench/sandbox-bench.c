@@ -6,7 +6,7 @@
  *
  *   sandbox-bench [--quick] [--only SECTION] [--keep]
  *
- * Sections: command, io, gateway, template, layering, scale, cluster, live.
+ * Sections: command, io, gateway, proxy, template, layering, scale, cluster, live.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -31,6 +31,7 @@
 #include "bench-common.h"
 #include "bench-floor.h"
 #include "bench-gateway.h"
+#include "bench-proxy.h"
 #include "bench-stream.h"
 #include "bench-table.h"
 #include "sandbox-bubblewrap-keeper-private.h"
@@ -1877,7 +1878,7 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   GOptionEntry entries[] = {
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer rounds (for development)", NULL },
-    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, io, gateway, template, layering, scale, cluster, live", "SECTION" },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, io, gateway, proxy, template, layering, scale, cluster, live", "SECTION" },
     { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Keep the state directories", NULL },
     { NULL }
   };
@@ -1924,6 +1925,12 @@ main (int   argc,
       bench_gateway ();
       bench_gateway_stream ();
     }
+  if (section_enabled ("proxy"))
+#ifdef BENCH_PROXY
+    bench_proxy (state_root, quick);
+#else
+    g_printerr ("proxy: not built (its rows use the test kit: configure with the tests)\n");
+#endif
   if (section_enabled ("template"))
     bench_template ();
   if (section_enabled ("layering"))
