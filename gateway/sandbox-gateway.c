@@ -17,6 +17,7 @@
 #include "sandbox-gateway.h"
 #include "sandbox-gateway-ca-private.h"
 #include "sandbox-gateway-relay-private.h"
+#include "sandbox-gateway-event-private.h"
 #include "sandbox-gateway-server-private.h"
 #include "sandbox-log-private.h"
 #include "sandbox-signal-context-private.h"
@@ -71,6 +72,7 @@ struct _SandboxGateway
   char *ca_directory;
   char *upstream_ca_file;
   char *ca_file;
+  char *session_id;
 
   GMutex lock;
   char *directory;
@@ -93,6 +95,7 @@ enum {
   PROP_SOCKET_PATH,
   PROP_CA_DIRECTORY,
   PROP_UPSTREAM_CA_FILE,
+  PROP_SESSION_ID,
   N_PROPS
 };
 
@@ -112,7 +115,12 @@ emit_signals (GObject             *owner,
               const GError        *cause)
 {
   if (event != NULL)
-    g_signal_emit (owner, signals[SIGNAL_AUDIT], 0, event);
+    {
+      /* Here, before any handler sees it: the server that made it knows
+       * nothing of sessions. */
+      sandbox_gateway_event_set_session_id (event, SANDBOX_GATEWAY (owner)->session_id);
+      g_signal_emit (owner, signals[SIGNAL_AUDIT], 0, event);
+    }
   if (cause != NULL)
     g_signal_emit (owner, signals[SIGNAL_UPSTREAM_ERROR], 0, cause);
 }
@@ -236,7 +244,7 @@ sandbox_gateway_initable_init (GInitable     *initable,
       return FALSE;
     }
 
-  sandbox_log_gateway_event ("gateway-start", self->socket_path, policy);
+  sandbox_log_gateway_event ("gateway-start", self->socket_path, self->session_id, policy);
   g_clear_object (&self->initial_policy);
   return TRUE;
 }
@@ -264,6 +272,7 @@ sandbox_gateway_finalize (GObject *object)
   g_free (self->ca_directory);
   g_free (self->upstream_ca_file);
   g_free (self->ca_file);
+  g_free (self->session_id);
   g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (sandbox_gateway_parent_class)->finalize (object);
@@ -297,6 +306,9 @@ sandbox_gateway_get_property (GObject    *object,
     case PROP_UPSTREAM_CA_FILE:
       g_value_set_string (value, self->upstream_ca_file);
       break;
+    case PROP_SESSION_ID:
+      g_value_set_string (value, self->session_id);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -329,6 +341,9 @@ sandbox_gateway_set_property (GObject      *object,
       break;
     case PROP_UPSTREAM_CA_FILE:
       self->upstream_ca_file = g_value_dup_string (value);
+      break;
+    case PROP_SESSION_ID:
+      self->session_id = g_value_dup_string (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -410,6 +425,19 @@ sandbox_gateway_class_init (SandboxGatewayClass *klass)
    */
   properties[PROP_UPSTREAM_CA_FILE] =
     g_param_spec_string ("upstream-ca-file", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SandboxGateway:session-id:
+   *
+   * The session whose guest the gateway serves, if it has one: it is on
+   * every [struct@Sandbox.GatewayEvent] ([method@Sandbox.GatewayEvent.get_session_id])
+   * and on the gateway's log events (`SANDBOX_SESSION_ID`), so that an
+   * audit line can be tied to its session. The bubblewrap backend sets
+   * it; %NULL (the default) for a gateway of no session.
+   */
+  properties[PROP_SESSION_ID] =
+    g_param_spec_string ("session-id", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -741,5 +769,5 @@ sandbox_gateway_close (SandboxGateway *self)
 
   sandbox_gateway_server_free (server);
   remove_socket_and_directory (self);
-  sandbox_log_gateway_event ("gateway-stop", self->socket_path, NULL);
+  sandbox_log_gateway_event ("gateway-stop", self->socket_path, self->session_id, NULL);
 }

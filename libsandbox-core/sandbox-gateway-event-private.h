@@ -32,5 +32,7 @@ typedef struct
 } SandboxGatewayAuditRecord;
 
 SandboxGatewayEvent *sandbox_gateway_event_new (const SandboxGatewayAuditRecord *record);
+void                 sandbox_gateway_event_set_session_id (SandboxGatewayEvent *self,
+                                                           const char          *session_id);
 
 G_END_DECLS

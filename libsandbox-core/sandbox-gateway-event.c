@@ -24,6 +24,7 @@ struct _SandboxGatewayEvent
   guint64 bytes_sent;
   guint64 bytes_received;
   gint64 duration_us;
+  char *session_id;   /* the gateway's, set before the event is published */
 };
 
 G_DEFINE_ENUM_TYPE (SandboxGatewayDecision, sandbox_gateway_decision,
@@ -151,6 +152,7 @@ sandbox_gateway_event_unref (SandboxGatewayEvent *self)
   g_free (self->host);
   g_free (self->method);
   g_free (self->path);
+  g_free (self->session_id);
   g_free (self);
 }
 
@@ -197,6 +199,34 @@ sandbox_gateway_event_get_path (SandboxGatewayEvent *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
   return self->path;
+}
+
+/* Called once, by the gateway, before anyone else holds @self: the event
+ * stays immutable for everyone who sees it. */
+void
+sandbox_gateway_event_set_session_id (SandboxGatewayEvent *self,
+                                      const char          *session_id)
+{
+  g_return_if_fail (self->session_id == NULL);
+  self->session_id = g_strdup (session_id);
+}
+
+/**
+ * sandbox_gateway_event_get_session_id:
+ * @self: a [struct@Sandbox.GatewayEvent]
+ *
+ * Gets the session whose guest sent the request, so that an audit record
+ * can be tied to its session (the bubblewrap backend's gateways know it;
+ * see [property@Sandbox.Gateway:session-id]).
+ *
+ * Returns: (nullable): the session id, or %NULL for a gateway made without
+ *   one
+ */
+const char *
+sandbox_gateway_event_get_session_id (SandboxGatewayEvent *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->session_id;
 }
 
 /**

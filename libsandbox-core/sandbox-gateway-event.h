@@ -76,7 +76,7 @@ const char *sandbox_gateway_arrival_to_string (SandboxGatewayArrival arrival);
  *
  * An immutable record of one request the gateway decided on: host, method,
  * path and query, how it arrived, decision, reason, upstream status, bytes
- * each way and duration. It never holds a header value.
+ * each way, duration and the session it came from. It never holds a header value.
  */
 typedef struct _SandboxGatewayEvent SandboxGatewayEvent;
 
@@ -96,6 +96,8 @@ SANDBOX_AVAILABLE_IN_ALL
 const char             *sandbox_gateway_event_get_path           (SandboxGatewayEvent *self);
 SANDBOX_AVAILABLE_IN_ALL
 SandboxGatewayArrival   sandbox_gateway_event_get_arrival        (SandboxGatewayEvent *self);
+SANDBOX_AVAILABLE_IN_ALL
+const char             *sandbox_gateway_event_get_session_id     (SandboxGatewayEvent *self);
 SANDBOX_AVAILABLE_IN_ALL
 SandboxGatewayDecision  sandbox_gateway_event_get_decision       (SandboxGatewayEvent *self);
 SANDBOX_AVAILABLE_IN_ALL

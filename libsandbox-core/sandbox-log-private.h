@@ -60,6 +60,7 @@ void sandbox_log_limit_kill      (SandboxProcess        *process,
                                   const GError          *reason);
 void sandbox_log_gateway_event   (const char            *event,
                                   const char            *socket_path,
+                                  const char            *session_id,
                                   SandboxNetworkPolicy  *policy);
 
 G_END_DECLS

@@ -420,21 +420,24 @@ log_limit_kill (const LogContext *context,
  * sandbox_log_gateway_event:
  * @event: "gateway-start" or "gateway-stop"
  * @socket_path: the gateway's socket
+ * @session_id: (nullable): the session the gateway serves, if it knows it
+ *   (it starts while the backend creates the session, before it has a
+ *   handle, so it has the id alone)
  * @policy: (nullable): the policy it starts with
  *
- * Logs a gateway's start or stop, with its socket's host path. A gateway
- * does not know its session (it starts while the backend creates it, before
- * the session has a handle), so these events carry no session fields.
+ * Logs a gateway's start or stop, with its socket's host path.
  */
 void
 sandbox_log_gateway_event (const char           *event,
                            const char           *socket_path,
+                           const char           *session_id,
                            SandboxNetworkPolicy *policy)
 {
   char n_rules[16];
   LogFields fields;
 
   log_fields_init (&fields, event, NULL);
+  log_fields_add (&fields, "SANDBOX_SESSION_ID", session_id);
   log_fields_add (&fields, "SANDBOX_GATEWAY_SOCKET", socket_path);
   if (policy != NULL)
     log_fields_add_policy (&fields, policy, n_rules);

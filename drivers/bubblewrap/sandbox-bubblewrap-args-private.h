@@ -39,6 +39,8 @@ typedef struct
 /**
  * SandboxBubblewrapArgsInput:
  * @executable: the bwrap executable
+ * @session_id: (nullable): the session's id, for the command line's log
+ *   line
  * @workspace: the host path of the workspace (of a layered session, its
  *   upper layer, which only the keeper uses)
  * @keeper: (nullable): of a layered session, its keeper (see
@@ -63,6 +65,7 @@ typedef struct
 typedef struct
 {
   const char *executable;
+  const char *session_id;
   const char *workspace;
   SandboxBubblewrapKeeper *keeper;
   const char *gateway_socket;

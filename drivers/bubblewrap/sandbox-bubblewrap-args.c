@@ -275,6 +275,7 @@ append_quoted (GString    *line,
 /* …and the command the stub receives, after a second `--`. */
 static void
 log_command_line (SandboxBubblewrapArgs *self,
+                  const char            *session_id,
                   SandboxCommand        *command)
 {
   g_autoptr(GString) line = g_string_new (NULL);
@@ -289,9 +290,11 @@ log_command_line (SandboxBubblewrapArgs *self,
       for (guint i = 0; args != NULL && args[i] != NULL; i++)
         append_quoted (line, args[i]);
     }
+  /* Named by its session, so that an operator ties a sandbox to it. */
   g_log_structured ("Sandbox", G_LOG_LEVEL_DEBUG,
                     "SANDBOX_EVENT", "bwrap-argv",
                     "SANDBOX_DRIVER", "bubblewrap",
+                    "SANDBOX_SESSION_ID", session_id != NULL ? session_id : "",
                     "MESSAGE", "%s", line->str);
 }
 
@@ -613,7 +616,7 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
   separator = add_stub (self, input, stub_fd, control_fd, seccomp_fd, report_fd, handoff_fd);
   if (!add_lock (self, input, error))
     return NULL;
-  log_command_line (self, input->command);
+  log_command_line (self, input->session_id, input->command);
   move_options_into_args_fd (self, separator);
 
   if (input->keeper != NULL)

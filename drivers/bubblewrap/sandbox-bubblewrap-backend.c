@@ -403,7 +403,8 @@ start_session (SandboxBubblewrapBackend  *self,
 
   /* The session's own guest (sandbox-bubblewrap-guest-ids.c). */
   hardening.guest = lease->guest;
-  driver = sandbox_bubblewrap_driver_new (self->executable, lease->workspace, lease->lower,
+  driver = sandbox_bubblewrap_driver_new (self->executable, sandbox_state_get_session_id (lease->state),
+                                          lease->workspace, lease->lower,
                                           lease->layers,
                                           sandbox_backend_base_get_max_concurrent_commands (
                                             SANDBOX_BACKEND_BASE (self)),

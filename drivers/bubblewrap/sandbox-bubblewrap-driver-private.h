@@ -14,6 +14,7 @@ G_DECLARE_FINAL_TYPE (SandboxBubblewrapDriver, sandbox_bubblewrap_driver,
                       SANDBOX, BUBBLEWRAP_DRIVER, GObject)
 
 SandboxBubblewrapDriver *sandbox_bubblewrap_driver_new            (const char              *executable,
+                                                                   const char              *session_id,
                                                                    const char              *workspace,
                                                                    const char              *lower,
                                                                    const char              *layers,

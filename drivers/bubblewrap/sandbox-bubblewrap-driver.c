@@ -47,6 +47,7 @@ struct _SandboxBubblewrapDriver
 
   /* Read-only after construction. */
   char *executable;
+  char *session_id;           /* for the operators: on gateway events and logs */
   char *workspace;            /* a layered session's upper layer */
   SandboxWorkspace *files;    /* contained I/O in the workspace (a layered
                                * session's: its keeper's overlay) */
@@ -183,6 +184,7 @@ apply_policy_locked (SandboxNetworkPolicy  *policy,
                                       "policy", policy,
                                       "ca-directory", self->gateway_ca_directory,
                                       "upstream-ca-file", self->upstream_ca_file,
+                                      "session-id", self->session_id,
                                       NULL);
       if (self->gateway == NULL)
         return FALSE;
@@ -286,6 +288,7 @@ session_input (SandboxBubblewrapDriver *self)
 {
   return (SandboxBubblewrapArgsInput) {
     .executable = self->executable,
+    .session_id = self->session_id,
     .workspace = self->workspace,
     .keeper = self->keeper,
     .seccomp_program = self->seccomp_program,
@@ -655,6 +658,7 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
 /**
  * sandbox_bubblewrap_driver_new:
  * @executable: the bwrap executable
+ * @session_id: the session's id, on its gateway's events and its log lines
  * @workspace: the host path of the session's workspace (of a layered one,
  *   its upper layer)
  * @lower: (nullable): of a layered session, the host path of its lower
@@ -673,6 +677,7 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
  */
 SandboxBubblewrapDriver *
 sandbox_bubblewrap_driver_new (const char            *executable,
+                               const char            *session_id,
                                const char            *workspace,
                                const char            *lower,
                                const char            *layers,
@@ -707,6 +712,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
 
   self = g_object_new (SANDBOX_TYPE_BUBBLEWRAP_DRIVER, NULL);
   self->executable = g_strdup (executable);
+  self->session_id = g_strdup (session_id);
   self->workspace = g_strdup (workspace);
   self->files = g_steal_pointer (&files);
   self->keeper = g_steal_pointer (&keeper);
@@ -756,6 +762,7 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_clear_pointer (&self->seccomp_program, g_bytes_unref);
   g_clear_pointer (&self->cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
   g_free (self->executable);
+  g_free (self->session_id);
   g_free (self->workspace);
   sandbox_bubblewrap_etc_clear (&self->etc);
 

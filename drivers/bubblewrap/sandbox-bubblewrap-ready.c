@@ -48,6 +48,7 @@
 typedef struct
 {
   char *executable;
+  char *session_id;
   char *workspace;
   SandboxBubblewrapKeeper *keeper;   /* the session's, which outlives this sandbox */
   char *gateway_socket;
@@ -154,6 +155,7 @@ setup_new (const SandboxBubblewrapArgsInput *input)
   ReadySetup *setup = g_new0 (ReadySetup, 1);
 
   setup->executable = g_strdup (input->executable);
+  setup->session_id = g_strdup (input->session_id);
   setup->workspace = g_strdup (input->workspace);
   setup->keeper = input->keeper;
   setup->gateway_socket = g_strdup (input->gateway_socket);
@@ -176,6 +178,7 @@ static void
 setup_free (ReadySetup *setup)
 {
   g_free (setup->executable);
+  g_free (setup->session_id);
   g_free (setup->workspace);
   g_free (setup->gateway_socket);
   g_clear_pointer (&setup->gateway_ca, g_bytes_unref);
@@ -285,6 +288,7 @@ build_locked (SandboxBubblewrapReady  *self,
   ReadySetup *setup = self->setup;
   SandboxBubblewrapArgsInput input = {
     .executable = setup->executable,
+    .session_id = setup->session_id,
     .workspace = setup->workspace,
     .keeper = setup->keeper,
     .gateway_socket = setup->gateway_socket,

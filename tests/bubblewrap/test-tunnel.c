@@ -142,11 +142,14 @@ test_trust (Fixture       *fixture,
 }
 
 /* Twice: the first command's sandbox is started cold, the next one's is a
- * ready sandbox. */
+ * ready sandbox. Every audit event names the session. */
 static void
 test_curl (Fixture       *fixture,
            gconstpointer  data)
 {
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(GError) error = NULL;
+
   for (guint i = 0; i < 2; i++)
     {
       g_autofree char *body = guest_sh (fixture, "no_proxy= curl -sS --fail https://localhost:%u/x?n=%u",
@@ -159,6 +162,18 @@ test_curl (Fixture       *fixture,
       request = sandbox_test_upstream_get (fixture->upstream, i);
       g_assert_nonnull (strstr (request->headers, "Authorization: " TOKEN "\n"));
     }
+
+  state = sandbox_handle_capture_state (fixture->base.handle, &error);
+  g_assert_no_error (error);
+  /* A CONNECT and a request in its tunnel, each time; the last may be
+   * audited just after curl has its answer. */
+  for (gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+       fixture->events->len < 4 && g_get_monotonic_time () < deadline;)
+    g_main_context_iteration (NULL, FALSE) || (g_usleep (1000), TRUE);
+  g_assert_cmpuint (fixture->events->len, >=, 4);
+  for (guint i = 0; i < fixture->events->len; i++)
+    g_assert_cmpstr (sandbox_gateway_event_get_session_id (g_ptr_array_index (fixture->events, i)), ==,
+                     sandbox_state_get_session_id (state));
 }
 
 static void

@@ -426,19 +426,22 @@ test_bubblewrap_lifecycle_events (void)
   state = sandbox_handle_capture_state (handle, &error);
   g_assert_no_error (error);
 
-  /* The gateway started for the allow-list, before the session existed. */
+  /* The gateway started for the allow-list, before the session had a
+   * handle, and names the session already. */
   message = expect_event ("gateway-start", "", NULL, NULL, "7");
+  g_assert_cmpstr (field (message, "SANDBOX_SESSION_ID"), ==, sandbox_state_get_session_id (state));
   socket_path = g_strdup (field (message, "SANDBOX_GATEWAY_SOCKET"));
   g_assert_nonnull (socket_path);
   g_assert_cmpstr (field (message, "SANDBOX_POLICY"), ==, "allow-list");
   g_assert_cmpstr (field (message, "SANDBOX_POLICY_RULES"), ==, "1");
   expect_event ("create", "", "bubblewrap", state, "7");
 
-  /* The bwrap command line, quoted, at debug. */
+  /* The bwrap command line, quoted, at debug, named by its session. */
   capture_reset ();
   result = sandbox_session_run (sandbox_handle_get_session (handle), true_, NULL, &error);
   g_assert_no_error (error);
   message = expect_event ("bwrap-argv", "", "bubblewrap", NULL, "7");
+  g_assert_cmpstr (field (message, "SANDBOX_SESSION_ID"), ==, sandbox_state_get_session_id (state));
   g_assert_true (g_str_has_suffix (field (message, "MESSAGE"), " -- /usr/bin/true"));
   g_assert_nonnull (strstr (field (message, "MESSAGE"), " --unshare-all "));
   g_clear_object (&result);
@@ -459,6 +462,7 @@ test_bubblewrap_lifecycle_events (void)
   g_assert_no_error (error);
   message = expect_event ("gateway-stop", "", NULL, NULL, "7");
   g_assert_cmpstr (field (message, "SANDBOX_GATEWAY_SOCKET"), ==, socket_path);
+  g_assert_cmpstr (field (message, "SANDBOX_SESSION_ID"), ==, sandbox_state_get_session_id (state));
   expect_event ("stop", "", "bubblewrap", state, "7");
 
   /* Recovering a session: info, the one level above debug the events use.
