@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "bench-common.h"
 #include "bench-gateway.h"
 
 #define BODY_BYTES 1024
@@ -114,6 +115,54 @@ bench_upstream_start (void)
 }
 
 /* Clients */
+
+typedef struct
+{
+  const BenchRateClient *client;
+  double seconds;
+  guint64 count;
+} RateThread;
+
+static gpointer
+rate_thread_run (gpointer data)
+{
+  RateThread *thread = data;
+  const BenchRateClient *client = thread->client;
+  gpointer connection = client->open (client->data);
+  double end = bench_now_us () + thread->seconds * 1e6;
+
+  for (thread->count = 0; bench_now_us () < end; thread->count++)
+    if (!client->request (connection, client->data))
+      g_error ("bench: a request failed");
+  client->close (connection);
+  return NULL;
+}
+
+/* Requests per second over @n_clients connections, each kept busy for
+ * @seconds from when it is open, each in a thread of its own. */
+double
+bench_rate (const BenchRateClient *client,
+            guint                  n_clients,
+            double                 seconds)
+{
+  RateThread threads[64];
+  GThread *running[64];
+  guint64 total = 0;
+  double start = bench_now_us ();
+
+  g_assert (n_clients <= G_N_ELEMENTS (threads));
+  for (guint i = 0; i < n_clients; i++)
+    {
+      threads[i] = (RateThread) { client, seconds, 0 };
+      running[i] = g_thread_new ("bench-client", rate_thread_run, &threads[i]);
+    }
+  for (guint i = 0; i < n_clients; i++)
+    {
+      g_thread_join (running[i]);
+      total += threads[i].count;
+    }
+  return total / ((bench_now_us () - start) / 1e6);
+}
 
 int
 bench_client_connect_tcp (guint16 port)

@@ -31,6 +31,7 @@
 #include <glib/gstdio.h>
 #include <sandbox.h>
 
+#include "bench-gateway.h"
 #include "bench-proxy.h"
 #include "bench-table.h"
 #include "sandbox-test-gateway.h"
@@ -211,56 +212,55 @@ time_fresh (Path       *path,
   g_io_stream_close (stream, NULL, NULL);
 }
 
+/* bench_rate()'s client on @path: a connection with its own buffer. */
 typedef struct
 {
-  Path *path;
-  double seconds;
-  guint64 count;
-} Client;
+  GIOStream *stream;
+  GByteArray *buffer;
+} Connection;
 
 static gpointer
-client_run (gpointer data)
+connection_open (gpointer data)
 {
-  Client *client = data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GIOStream) stream = path_open (client->path, &error);
-  g_autoptr(GByteArray) buffer = g_byte_array_new ();
-  double end;
+  Connection *connection = g_new0 (Connection, 1);
 
-  if (stream == NULL)
+  connection->stream = path_open (data, &error);
+  if (connection->stream == NULL)
     g_error ("HTTPS connection: %s", error->message);
-  end = bench_now_us () + client->seconds * 1e6;
-  for (client->count = 0; bench_now_us () < end; client->count++)
-    if (!https_get (stream, client->path->request, buffer, &error))
-      g_error ("HTTPS GET at 16 connections: %s", error != NULL ? error->message : "not a whole 200");
-  g_io_stream_close (stream, NULL, NULL);
-  return NULL;
+  connection->buffer = g_byte_array_new ();
+  return connection;
 }
 
-/* Requests per second over @n_clients keep-alive connections, each set up
- * before the clock starts. */
+static gboolean
+connection_get (gpointer connection,
+                gpointer data)
+{
+  Connection *self = connection;
+  Path *path = data;
+
+  return https_get (self->stream, path->request, self->buffer, NULL);
+}
+
+static void
+connection_close (gpointer connection)
+{
+  Connection *self = connection;
+
+  g_io_stream_close (self->stream, NULL, NULL);
+  g_object_unref (self->stream);
+  g_byte_array_unref (self->buffer);
+  g_free (self);
+}
+
 static double
 throughput (Path   *path,
             guint   n_clients,
             double  seconds)
 {
-  Client clients[16];
-  GThread *threads[16];
-  guint64 total = 0;
-  double start = bench_now_us ();
+  BenchRateClient client = { connection_open, connection_get, connection_close, path };
 
-  g_assert (n_clients <= G_N_ELEMENTS (clients));
-  for (guint i = 0; i < n_clients; i++)
-    {
-      clients[i] = (Client) { path, seconds, 0 };
-      threads[i] = g_thread_new ("bench-https", client_run, &clients[i]);
-    }
-  for (guint i = 0; i < n_clients; i++)
-    {
-      g_thread_join (threads[i]);
-      total += clients[i].count;
-    }
-  return total / ((bench_now_us () - start) / 1e6);
+  return bench_rate (&client, n_clients, seconds);
 }
 
 /* The upstream: the kit's, serving files under a directory (index.html

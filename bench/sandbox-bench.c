@@ -741,28 +741,30 @@ typedef struct
   const char *socket_path;   /* NULL: direct to the upstream */
   guint16 port;
   const char *request;
-  gsize request_length;
-  double seconds;
-  guint64 count;
-} Client;
+} Target;
 
 static gpointer
-client_run (gpointer data)
+target_open (gpointer data)
 {
-  Client *client = data;
-  int fd = client->socket_path != NULL ? bench_client_connect_unix (client->socket_path)
-                                       : bench_client_connect_tcp (client->port);
-  double end = bench_now_us () + client->seconds * 1e6;
+  Target *target = data;
 
-  client->count = 0;
-  while (bench_now_us () < end)
-    {
-      if (!bench_client_get (fd, client->request, client->request_length))
-        g_error ("gateway bench: a request failed");
-      client->count++;
-    }
-  close (fd);
-  return NULL;
+  return GINT_TO_POINTER (target->socket_path != NULL ? bench_client_connect_unix (target->socket_path)
+                                                      : bench_client_connect_tcp (target->port));
+}
+
+static gboolean
+target_get (gpointer connection,
+            gpointer data)
+{
+  Target *target = data;
+
+  return bench_client_get (GPOINTER_TO_INT (connection), target->request, strlen (target->request));
+}
+
+static void
+target_close (gpointer connection)
+{
+  close (GPOINTER_TO_INT (connection));
 }
 
 static double
@@ -772,23 +774,10 @@ throughput (const char *socket_path,
             guint       n_clients,
             double      seconds)
 {
-  Client clients[64];
-  GThread *threads[64];
-  double start, elapsed;
-  guint64 total = 0;
+  Target target = { socket_path, port, request };
+  BenchRateClient client = { target_open, target_get, target_close, &target };
 
-  for (guint i = 0; i < n_clients; i++)
-    clients[i] = (Client) { socket_path, port, request, strlen (request), seconds, 0 };
-  start = bench_now_us ();
-  for (guint i = 0; i < n_clients; i++)
-    threads[i] = g_thread_new ("bench-client", client_run, &clients[i]);
-  for (guint i = 0; i < n_clients; i++)
-    {
-      g_thread_join (threads[i]);
-      total += clients[i].count;
-    }
-  elapsed = (bench_now_us () - start) / 1e6;
-  return total / elapsed;
+  return bench_rate (&client, n_clients, seconds);
 }
 
 typedef struct
