@@ -41,4 +41,8 @@ exec setpriv --reuid="$uid" --regid="$gid" --init-groups -- \
     LSAN_OPTIONS="${LSAN_OPTIONS:-}" \
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
     G_SLICE="${G_SLICE:-}" \
+    GI_TYPELIB_PATH="${GI_TYPELIB_PATH:-}" \
+    LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
+    PYTHONPATH="${PYTHONPATH:-}" \
+    PYTHONDONTWRITEBYTECODE="${PYTHONDONTWRITEBYTECODE:-}" \
     "$@"
