@@ -1,4 +1,4 @@
-/* sandbox-conformance-live.c — reaching a running command: terminals and signals
+/* sandbox-conformance-live.c — reaching a running command: terminals, signals, background
  *
  * A driver that cannot give a command a terminal, or signal one, says so
  * (G_IO_ERROR_NOT_SUPPORTED) and the check is skipped with that reason;
@@ -144,8 +144,61 @@ check_command_signal (ConformanceRun  *run,
                                    "signal a command that is over", error);
 }
 
+/* A background command: kept by the session once the caller lets it go,
+ * listed and found by its id, its output readable from its log, ended by
+ * a signal; a command that is not one has no id. */
+static gboolean
+check_command_background (ConformanceRun  *run,
+                          GError         **error)
+{
+  g_autoptr(SandboxCommand) sleep_ = conformance_probe_command ("/usr/bin/sleep", "30");
+  g_autoptr(SandboxProcess) found = NULL;
+  g_autoptr(GPtrArray) listed = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GBytes) output = NULL;
+  g_autofree char *id = NULL;
+  GError *local_error = NULL;
+
+  {
+    g_autoptr(SandboxProcess) process =
+      sandbox_session_spawn_background (run->session, sleep_, &local_error);
+
+    if (!conformance_expect_success (&local_error, "spawn /usr/bin/sleep 30 in the background",
+                                     error))
+      return FALSE;
+    if (sandbox_process_get_background_id (process) == NULL)
+      return CHECK_FAILED (error, "a background command has no id");
+    id = g_strdup (sandbox_process_get_background_id (process));
+  }
+  listed = sandbox_session_list_background (run->session);
+  if (listed->len != 1 ||
+      g_strcmp0 (sandbox_process_get_background_id (g_ptr_array_index (listed, 0)), id) != 0)
+    return CHECK_FAILED (error, "the session does not list its background command");
+  found = sandbox_session_lookup_background (run->session, id);
+  if (found == NULL || sandbox_process_is_finished (found))
+    return CHECK_FAILED (error, "the background command was not kept running by its session");
+  if (g_strcmp0 (sandbox_process_get_argv (found)[0], "/usr/bin/sleep") != 0)
+    return CHECK_FAILED (error, "the background command's argv is not what it runs");
+  output = sandbox_process_read_output (found, 0, NULL, NULL);
+  if (output == NULL)
+    return CHECK_FAILED (error, "a background command's output cannot be read");
+  sandbox_process_send_signal (found, SIGTERM, &local_error);
+  if (local_error != NULL && skip_if_unsupported (run, &local_error, "signal its commands"))
+    return sandbox_process_stop (found, run->cancellable, error);
+  if (!conformance_expect_success (&local_error, "signal the background command", error))
+    return FALSE;
+  result = sandbox_process_wait (found, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "wait for the background command", error))
+    return FALSE;
+  if (sandbox_result_get_exit_status (result) != 128 + SIGTERM)
+    return CHECK_FAILED (error, "the background command exited %d after SIGTERM",
+                         sandbox_result_get_exit_status (result));
+  return TRUE;
+}
+
 const ConformanceCheck conformance_live_checks[] = {
   { "command/terminal", check_command_terminal, TRUE, CONFORMANCE_FIXTURE_SESSION },
   { "command/signal", check_command_signal, TRUE, CONFORMANCE_FIXTURE_SESSION },
+  { "command/background", check_command_background, TRUE, CONFORMANCE_FIXTURE_SESSION },
   { NULL, NULL, FALSE, FALSE }
 };

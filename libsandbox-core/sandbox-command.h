@@ -23,6 +23,14 @@ G_BEGIN_DECLS
 #define SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS 30000
 
 /**
+ * SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS:
+ *
+ * The deadline of a background command whose own is left at
+ * %SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS, in milliseconds (one hour).
+ */
+#define SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS 3600000
+
+/**
  * SANDBOX_COMMAND_MAX_TIMEOUT_MS:
  *
  * The largest deadline a command accepts, in milliseconds.

@@ -1,4 +1,4 @@
-/* sandbox-process-private.h — what the session gate asks of a process
+/* sandbox-process-private.h — what the session and its gate ask of a process
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,6 +9,7 @@
 # error "This is a private header."
 #endif
 
+#include "sandbox-command.h"
 #include "sandbox-process.h"
 #include "sandbox-session-gate.h"
 
@@ -17,5 +18,11 @@ G_BEGIN_DECLS
 void sandbox_process_set_gate (SandboxProcess     *self,
                                SandboxSessionGate *gate);
 void sandbox_process_kill     (SandboxProcess     *self);
+
+/* sandbox-process-background.c, for the session's background commands. */
+void sandbox_process_make_background (SandboxProcess     *self,
+                                      const char         *id,
+                                      SandboxCommand     *command,
+                                      gsize               capacity);
 
 G_END_DECLS

@@ -153,7 +153,9 @@ sandbox_process_start (SandboxProcess *self,
  * For drivers: records output as it arrives. Thread-safe. When the combined
  * output would exceed [property@Sandbox.Process:max-output-bytes], the part of the chunk
  * that still fits is kept (and emitted), the rest is dropped,
- * %SANDBOX_ERROR_LIMIT is recorded and the command is killed.
+ * %SANDBOX_ERROR_LIMIT is recorded and the command is killed. A background
+ * command's output goes to its bounded log instead, which keeps its head
+ * and its tail, and never ends the command.
  *
  * Returns: %FALSE once the output cap has been exceeded
  */
@@ -176,6 +178,12 @@ sandbox_process_push_output (SandboxProcess      *self,
     return TRUE;
 
   g_mutex_lock (&priv->mutex);
+  if (priv->background)
+    {
+      sandbox_process_log_output_locked (self, stream, data, length);
+      g_mutex_unlock (&priv->mutex);
+      return TRUE;
+    }
   room = priv->max_output_bytes - MIN (priv->output_bytes, priv->max_output_bytes);
   over_cap = priv->output_bytes > priv->max_output_bytes || length > room;
   /* Keep what still fits: the head of the output up to the cap is what a
@@ -258,7 +266,10 @@ sandbox_process_complete_with (SandboxProcess *self,
   priv->exit_status = exit_status;
   if (priv->failure == NULL)
     {
-      g_autoptr(GBytes) out = g_bytes_new (priv->stdout_buffer->data, priv->stdout_buffer->len);
+      /* A background command's output is its log, both streams as they came. */
+      g_autoptr(GBytes) out = priv->background
+                              ? sandbox_output_log_dup_all (&priv->log)
+                              : g_bytes_new (priv->stdout_buffer->data, priv->stdout_buffer->len);
       g_autoptr(GBytes) err = g_bytes_new (priv->stderr_buffer->data, priv->stderr_buffer->len);
 
       priv->result = exec_errno != 0 ? sandbox_result_new_exec_failure (exec_errno, out, err)

@@ -4,7 +4,9 @@
  * reaches the owner context (sandbox-process.c), what drivers report
  * (sandbox-process-report.c), waiting and stopping
  * (sandbox-process-wait.c), a streamed standard input
- * (sandbox-process-stdin.c) and a terminal (sandbox-process-terminal.c). This is what they share; nothing else includes it.
+ * (sandbox-process-stdin.c), signals and a terminal
+ * (sandbox-process-live.c) and a background command's bounded output
+ * (sandbox-process-background.c). This is what they share; nothing else includes it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -16,6 +18,7 @@
 #endif
 
 #include "sandbox-process.h"
+#include "sandbox-output-log-private.h"
 #include "sandbox-session-gate.h"
 
 G_BEGIN_DECLS
@@ -59,7 +62,16 @@ typedef struct
   /* The consumer's end of a streamed stdin (sandbox-process-stdin.c). */
   GOutputStream *stdin_stream;
 
+  /* A background command's (sandbox-process-background.c): its id, its
+   * command line and start, and its output as a bounded log instead of
+   * the stdout and stderr buffers. */
+  char *background_id;
+  char **argv;
+  GDateTime *start_time;
+  SandboxOutputLog log;
+
   guint terminal : 1;   /* sandbox_process_open_terminal() made its input */
+  guint background : 1; /* sandbox_process_make_background() made it one */
   guint started : 1;
   guint kill_requested : 1;
   guint completed : 1;
@@ -72,5 +84,9 @@ void sandbox_process_request_kill            (SandboxProcess *self,
 void sandbox_process_schedule_dispatch_locked (SandboxProcess *self);
 void sandbox_process_cancel_dispatch         (SandboxProcess *self);
 void sandbox_process_drain                   (SandboxProcess *self);
+void sandbox_process_log_output_locked       (SandboxProcess      *self,
+                                              SandboxOutputStream  stream,
+                                              const guint8        *data,
+                                              gsize                length);
 
 G_END_DECLS

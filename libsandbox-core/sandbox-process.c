@@ -77,6 +77,10 @@ sandbox_process_finalize (GObject *object)
   g_clear_object (&priv->gate);
   g_clear_object (&priv->stdin_stream);
   g_clear_error (&priv->failure);
+  g_clear_pointer (&priv->background_id, g_free);
+  g_clear_pointer (&priv->argv, g_strfreev);
+  g_clear_pointer (&priv->start_time, g_date_time_unref);
+  sandbox_output_log_clear (&priv->log);
   if (priv->deadline != NULL)
     {
       g_source_destroy (priv->deadline);

@@ -113,6 +113,17 @@ gboolean       sandbox_process_send_signal     (SandboxProcess       *self,
 SANDBOX_AVAILABLE_IN_ALL
 gboolean       sandbox_process_has_terminal    (SandboxProcess       *self);
 SANDBOX_AVAILABLE_IN_ALL
+const char    *sandbox_process_get_background_id (SandboxProcess     *self);
+SANDBOX_AVAILABLE_IN_ALL
+const char * const *sandbox_process_get_argv   (SandboxProcess       *self);
+SANDBOX_AVAILABLE_IN_ALL
+GDateTime     *sandbox_process_get_start_time  (SandboxProcess       *self);
+SANDBOX_AVAILABLE_IN_ALL
+GBytes        *sandbox_process_read_output     (SandboxProcess       *self,
+                                                guint64               from,
+                                                guint64              *next,
+                                                guint64              *skipped);
+SANDBOX_AVAILABLE_IN_ALL
 gboolean       sandbox_process_resize_terminal (SandboxProcess       *self,
                                                 guint                 rows,
                                                 guint                 columns,

@@ -1,8 +1,9 @@
 /* sandbox-session-private.h — what the session's files share
  *
- * SandboxSession is one class in three files: the object and its network
+ * SandboxSession is one class in four files: the object and its network
  * policy (sandbox-session.c), the workspace file operations
- * (sandbox-session-files.c) and commands (sandbox-session-commands.c).
+ * (sandbox-session-files.c), commands (sandbox-session-commands.c) and
+ * background commands (sandbox-session-background.c).
  * Their async forms start and finish their tasks the same way, here.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -31,5 +32,13 @@ GTask *sandbox_session_task_new (SandboxSession      *self,
 void sandbox_session_return_boolean_cb (GObject      *object,
                                         GAsyncResult *result,
                                         gpointer      user_data);
+
+/* sandbox-session-background.c: the session's background commands. */
+typedef struct _SandboxBackgroundSet SandboxBackgroundSet;
+
+SandboxBackgroundSet *sandbox_background_set_new      (void);
+void                  sandbox_background_set_free     (SandboxBackgroundSet *self);
+GPtrArray            *sandbox_background_set_running  (SandboxBackgroundSet *self);
+SandboxBackgroundSet *sandbox_session_get_background_set (SandboxSession    *self);
 
 G_END_DECLS

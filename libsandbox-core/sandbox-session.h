@@ -142,6 +142,15 @@ SandboxProcess *sandbox_session_spawn_finish (SandboxSession *self,
                                               GAsyncResult *result,
                                               GError **error);
 SANDBOX_AVAILABLE_IN_ALL
+SandboxProcess *sandbox_session_spawn_background (SandboxSession *self,
+                                                  SandboxCommand *command,
+                                                  GError **error);
+SANDBOX_AVAILABLE_IN_ALL
+GPtrArray *sandbox_session_list_background (SandboxSession *self);
+SANDBOX_AVAILABLE_IN_ALL
+SandboxProcess *sandbox_session_lookup_background (SandboxSession *self,
+                                                   const char *id);
+SANDBOX_AVAILABLE_IN_ALL
 SandboxResult *sandbox_session_run (SandboxSession *self,
                                     SandboxCommand *command,
                                     GCancellable *cancellable,

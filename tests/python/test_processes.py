@@ -106,6 +106,21 @@ class TerminalTests:
         process.send_signal(signal.SIGTERM)
         self.assertEqual(process.wait(None).get_exit_status(), 128 + signal.SIGTERM)
 
+    def test_background_command_is_kept_and_found(self):
+        process = self.session.spawn_background(Sandbox.Command(SLEEP))
+        ident = process.get_background_id()
+        del process
+        listed = self.session.list_background()
+        self.assertEqual([p.get_background_id() for p in listed], [ident])
+        found = self.session.lookup_background(ident)
+        self.assertEqual(list(found.get_argv()), SLEEP)
+        self.assertFalse(found.is_finished())
+        data, position, skipped = found.read_output(0)
+        self.assertEqual((data.get_data(), skipped), (b'', 0))
+        found.send_signal(signal.SIGTERM)
+        self.assertEqual(found.wait(None).get_exit_status(), 128 + signal.SIGTERM)
+        self.assertIsNone(self.session.lookup_background('bg-0'))
+
     def test_terminal_refuses_stdin_bytes(self):
         with self.assertRaises(Sandbox.InvalidError):
             self.session.spawn(Sandbox.Command(ECHO, terminal=True, stdin=b'x'), None)

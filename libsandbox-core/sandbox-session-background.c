@@ -1,0 +1,209 @@
+/* sandbox-session-background.c — a session's background commands
+ *
+ * A background command is spawned as any other, then kept by the session
+ * under an id: it outlives the call that started it (and the caller's
+ * reference), keeps its own deadline (the background default unless the
+ * command set another), holds an admission slot while it runs, and keeps
+ * its output as a bounded log (sandbox-process-background.c) that any
+ * caller re-attaches to. The session's owner lists, looks up, signals,
+ * waits for and stops them through the SandboxProcess they are. Stopping
+ * or deleting the session ends them with its other commands; a network
+ * policy change ends them first (sandbox-session.c). They live in this
+ * process: a handle resumed elsewhere has none.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "sandbox-process-private.h"
+#include "sandbox-session-private.h"
+
+/* Finished background commands kept for listing, oldest forgotten first. */
+#define MAX_FINISHED 32
+
+struct _SandboxBackgroundSet
+{
+  GMutex lock;
+  /* Guarded by @lock. */
+  GPtrArray *processes;    /* (element-type SandboxProcess), oldest first */
+  guint64 next_id;
+};
+
+SandboxBackgroundSet *
+sandbox_background_set_new (void)
+{
+  SandboxBackgroundSet *self = g_new0 (SandboxBackgroundSet, 1);
+
+  g_mutex_init (&self->lock);
+  self->processes = g_ptr_array_new_with_free_func (g_object_unref);
+  self->next_id = 1;
+  return self;
+}
+
+void
+sandbox_background_set_free (SandboxBackgroundSet *self)
+{
+  g_ptr_array_unref (self->processes);
+  g_mutex_clear (&self->lock);
+  g_free (self);
+}
+
+/* Forgets the oldest finished ones past MAX_FINISHED. Called locked. */
+static void
+forget_old_locked (SandboxBackgroundSet *self)
+{
+  guint finished = 0;
+
+  for (guint i = self->processes->len; i > 0; i--)
+    if (sandbox_process_is_finished (g_ptr_array_index (self->processes, i - 1)) &&
+        ++finished > MAX_FINISHED)
+      g_ptr_array_remove_index (self->processes, i - 1);
+}
+
+static char *
+add (SandboxBackgroundSet *self,
+     SandboxProcess       *process,
+     SandboxCommand       *command,
+     gsize                 capacity)
+{
+  char *id;
+
+  g_mutex_lock (&self->lock);
+  id = g_strdup_printf ("bg-%" G_GUINT64_FORMAT, self->next_id++);
+  sandbox_process_make_background (process, id, command, capacity);
+  forget_old_locked (self);
+  g_ptr_array_add (self->processes, g_object_ref (process));
+  g_mutex_unlock (&self->lock);
+  return id;
+}
+
+/*
+ * sandbox_background_set_running:
+ * @self: a session's background commands
+ *
+ * Returns: (transfer full) (element-type SandboxProcess): those still running
+ */
+GPtrArray *
+sandbox_background_set_running (SandboxBackgroundSet *self)
+{
+  GPtrArray *running = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < self->processes->len; i++)
+    if (!sandbox_process_is_finished (g_ptr_array_index (self->processes, i)))
+      g_ptr_array_add (running, g_object_ref (g_ptr_array_index (self->processes, i)));
+  g_mutex_unlock (&self->lock);
+  return running;
+}
+
+/**
+ * sandbox_session_spawn_background:
+ * @self: a [class@Sandbox.Session]
+ * @command: the command to run
+ * @error: return location for a #GError
+ *
+ * Starts @command in the background and returns at once: the session keeps
+ * it, under [method@Sandbox.Process.get_background_id], until it ends and
+ * a while after, whether or not the caller keeps the process. It holds an
+ * admission slot while it runs. Its deadline is
+ * %SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS unless the command set
+ * another than %SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS. Its output (both
+ * streams, in the order they came) is kept as a log of
+ * [property@Sandbox.Command:max-output-bytes]: its first half and its
+ * last half, with what came between dropped and counted, and never ends
+ * the command; read it with [method@Sandbox.Process.read_output]. Signal
+ * it, feed its stdin stream or terminal, wait for it or stop it as any
+ * process. Stopping or deleting the session, or changing its network
+ * policy, ends it. Background commands live in this process: they end
+ * when it exits, and a session resumed elsewhere has none.
+ *
+ * Returns: (transfer full): the background command, or %NULL with @error
+ *   set as for [method@Sandbox.Session.spawn]
+ */
+SandboxProcess *
+sandbox_session_spawn_background (SandboxSession  *self,
+                                  SandboxCommand  *command,
+                                  GError         **error)
+{
+  g_autoptr(SandboxCommand) detached = NULL;
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autofree char *id = NULL;
+  gsize capacity;
+
+  g_return_val_if_fail (SANDBOX_IS_SESSION (self), NULL);
+  g_return_val_if_fail (SANDBOX_IS_COMMAND (command), NULL);
+
+  if (!sandbox_command_validate (command, error))
+    return NULL;
+  detached = sandbox_command_copy (command);
+  if (sandbox_command_get_timeout_ms (detached) == SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS)
+    sandbox_command_set_timeout_ms (detached, SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS);
+  /* The log bounds the output; the one-shot cap, which kills, must not. */
+  capacity = sandbox_command_get_max_output_bytes (detached);
+  sandbox_command_set_max_output_bytes (detached, G_MAXSIZE);
+  /* No cancellable: it outlives the call. */
+  process = sandbox_session_spawn (self, detached, NULL, error);
+  if (process == NULL)
+    return NULL;
+  id = add (sandbox_session_get_background_set (self), process, detached, capacity);
+  g_debug ("Background command %s started in session %s", id, sandbox_session_get_id (self));
+  return g_steal_pointer (&process);
+}
+
+/**
+ * sandbox_session_list_background:
+ * @self: a [class@Sandbox.Session]
+ *
+ * The session's background commands, running and recently finished, in
+ * the order they were started.
+ *
+ * Returns: (transfer container) (element-type SandboxProcess): the commands
+ *   (the array holds a reference to each, released with it)
+ */
+GPtrArray *
+sandbox_session_list_background (SandboxSession *self)
+{
+  SandboxBackgroundSet *set;
+  GPtrArray *list;
+
+  g_return_val_if_fail (SANDBOX_IS_SESSION (self), NULL);
+
+  set = sandbox_session_get_background_set (self);
+  list = g_ptr_array_new_with_free_func (g_object_unref);
+  g_mutex_lock (&set->lock);
+  for (guint i = 0; i < set->processes->len; i++)
+    g_ptr_array_add (list, g_object_ref (g_ptr_array_index (set->processes, i)));
+  g_mutex_unlock (&set->lock);
+  return list;
+}
+
+/**
+ * sandbox_session_lookup_background:
+ * @self: a [class@Sandbox.Session]
+ * @id: a background command's id
+ *
+ * Finds a background command, to re-attach to it.
+ *
+ * Returns: (transfer full) (nullable): the command, or %NULL when the
+ *   session has none of that id (or forgot it)
+ */
+SandboxProcess *
+sandbox_session_lookup_background (SandboxSession *self,
+                                   const char     *id)
+{
+  SandboxBackgroundSet *set;
+  SandboxProcess *found = NULL;
+
+  g_return_val_if_fail (SANDBOX_IS_SESSION (self), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  set = sandbox_session_get_background_set (self);
+  g_mutex_lock (&set->lock);
+  for (guint i = 0; i < set->processes->len && found == NULL; i++)
+    if (g_strcmp0 (sandbox_process_get_background_id (g_ptr_array_index (set->processes, i)),
+                   id) == 0)
+      found = g_object_ref (g_ptr_array_index (set->processes, i));
+  g_mutex_unlock (&set->lock);
+  return found;
+}
