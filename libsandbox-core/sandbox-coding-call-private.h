@@ -47,6 +47,8 @@ typedef struct
   gint64 offset;
   gint64 limit;             /* read_file: lines; search_files: matches */
   gint64 timeout_ms;        /* the model's, 0 when not given */
+  char *id;                 /* a background command's, for write_stdin and kill_command */
+  gint64 yield_ms;          /* how long exec_command and write_stdin wait for output */
 
   /* The configuration, taken once the call is authorized. */
   char *shell;

@@ -29,6 +29,7 @@ sandbox_coding_call_free (SandboxCodingCall *call)
   g_free (call->path);
   g_free (call->command);
   g_free (call->glob);
+  g_free (call->id);
   g_free (call->content);
   g_free (call->old_string);
   g_free (call->new_string);

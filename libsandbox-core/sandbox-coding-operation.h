@@ -17,11 +17,14 @@ G_BEGIN_DECLS
 
 /**
  * SandboxCodingOperationKind:
- * @SANDBOX_CODING_OPERATION_READ: reading a file (`read_file`)
+ * @SANDBOX_CODING_OPERATION_READ: reading a file (`read_file`), or searching files
+ *   (`search_files`)
  * @SANDBOX_CODING_OPERATION_WRITE: writing a file (`write_file`)
  * @SANDBOX_CODING_OPERATION_EDIT: editing a file in place (`edit_file`)
  * @SANDBOX_CODING_OPERATION_LIST: listing a directory (`list_files`)
- * @SANDBOX_CODING_OPERATION_EXECUTE: running a shell command (`shell`)
+ * @SANDBOX_CODING_OPERATION_EXECUTE: running a shell command (`shell`), or starting,
+ *   typing into, listing and killing background ones (`exec_command`, `write_stdin`,
+ *   `list_commands`, `kill_command`)
  *
  * What a coding tool is about to do, as given to
  * [signal@Sandbox.CodingTools::authorize].

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "sandbox-coding-schema-private.h"
+#include "sandbox-coding-exec-private.h"
 #include "sandbox-coding-file-tools-private.h"
 #include "sandbox-coding-search-private.h"
 #include "sandbox-coding-shell-private.h"
@@ -37,6 +38,9 @@
 #define DEFAULT_SEARCH_RESULTS 200
 #define MAX_PATTERN_BYTES 4096
 #define MAX_GLOB_BYTES 1024
+#define DEFAULT_YIELD_MS 2000
+#define MAX_YIELD_MS 30000
+#define MAX_INPUT_BYTES (64 * 1024)
 
 /* Where an argument's value goes. */
 #define CALL_MEMBER(member) G_STRUCT_OFFSET (SandboxCodingCall, member)
@@ -126,6 +130,15 @@ static const SandboxCodingArgEntry list_files_args[] = {
 };
 
 static JsonNode *
+check_input (const SandboxCodingCall *call)
+{
+  if (strlen (call->content) > MAX_INPUT_BYTES)
+    return sandbox_coding_error_result ("SANDBOX_LIMIT", NULL, "The input exceeds %d bytes",
+                                        MAX_INPUT_BYTES);
+  return NULL;
+}
+
+static JsonNode *
 check_glob (const SandboxCodingCall *call)
 {
   if (call->glob != NULL && strlen (call->glob) > MAX_GLOB_BYTES)
@@ -158,6 +171,44 @@ static const SandboxCodingArgEntry search_files_args[] = {
   { NULL }
 };
 
+static guint
+max_yield_ms (const SandboxCodingLimits *limits)
+{
+  return MAX_YIELD_MS;
+}
+
+#define YIELD_DESCRIPTION \
+  "How long to wait for output before returning, in milliseconds; the call returns at once " \
+  "when the command ends"
+
+static const SandboxCodingArgEntry exec_command_args[] = {
+  { "command", SANDBOX_CODING_ARG_STRING, TRUE, "The command line, run with sh -c",
+    CALL_MEMBER (command), .check = check_shell_command },
+  { "cwd", SANDBOX_CODING_ARG_PATH, FALSE, "Working directory, relative to /workspace",
+    CALL_MEMBER (path) },
+  { "yield_time_ms", SANDBOX_CODING_ARG_COUNT, FALSE, YIELD_DESCRIPTION,
+    CALL_MEMBER (yield_ms), .fallback = DEFAULT_YIELD_MS, .maximum_ms = max_yield_ms },
+  { NULL }
+};
+static const SandboxCodingArgEntry write_stdin_args[] = {
+  { "id", SANDBOX_CODING_ARG_STRING, TRUE, "The command's id, as exec_command gave it",
+    CALL_MEMBER (id), .non_empty = TRUE },
+  { "input", SANDBOX_CODING_ARG_STRING, TRUE,
+    "What to type on its standard input (include \\n to end a line); empty to only read",
+    CALL_MEMBER (content), .check = check_input },
+  { "yield_time_ms", SANDBOX_CODING_ARG_COUNT, FALSE, YIELD_DESCRIPTION,
+    CALL_MEMBER (yield_ms), .fallback = DEFAULT_YIELD_MS, .maximum_ms = max_yield_ms },
+  { NULL }
+};
+static const SandboxCodingArgEntry kill_command_args[] = {
+  { "id", SANDBOX_CODING_ARG_STRING, TRUE, "The command's id, as exec_command gave it",
+    CALL_MEMBER (id), .non_empty = TRUE },
+  { NULL }
+};
+static const SandboxCodingArgEntry list_commands_args[] = {
+  { NULL }
+};
+
 static const SandboxCodingToolEntry tool_entries[] = {
   { "shell", SANDBOX_CODING_OPERATION_EXECUTE, NULL, describe_shell,
     shell_args, sandbox_coding_shell },
@@ -176,6 +227,25 @@ static const SandboxCodingToolEntry tool_entries[] = {
   { "list_files", SANDBOX_CODING_OPERATION_LIST,
     "List a directory of the workspace: names, types and sizes.", NULL,
     list_files_args, sandbox_coding_list_files },
+  { "exec_command", SANDBOX_CODING_OPERATION_EXECUTE,
+    "Start a shell command inside the sandbox (sh -c, /workspace or cwd) that keeps running "
+    "between calls: a server, a watcher, a REPL, a long build. Waits up to yield_time_ms, "
+    "then returns the output so far (stdout and stderr together, long output shown as its "
+    "beginning and end), running, and the id to pass to write_stdin, list_commands and "
+    "kill_command; exit_status once it ended. It runs until it exits, is killed, or the "
+    "session ends (an hour at most). Files under /workspace persist; each command has its "
+    "own /tmp and network, so a server it starts is not reachable from other commands.",
+    NULL, exec_command_args, sandbox_coding_exec_command },
+  { "write_stdin", SANDBOX_CODING_OPERATION_EXECUTE,
+    "Type input on the standard input of a command exec_command started, wait up to "
+    "yield_time_ms, and return the output that came since the last call on it.",
+    NULL, write_stdin_args, sandbox_coding_write_stdin },
+  { "list_commands", SANDBOX_CODING_OPERATION_EXECUTE,
+    "List the commands exec_command started: id, command, start time and whether each "
+    "still runs.", NULL, list_commands_args, sandbox_coding_list_commands },
+  { "kill_command", SANDBOX_CODING_OPERATION_EXECUTE,
+    "End a command exec_command started (and everything it started), and return its last "
+    "output.", NULL, kill_command_args, sandbox_coding_kill_command },
   { "search_files", SANDBOX_CODING_OPERATION_READ,
     "Search the text files under a directory of the workspace for lines matching a regular "
     "expression; returns matches as path, line number and text (binary files are skipped).",

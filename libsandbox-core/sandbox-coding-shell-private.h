@@ -29,6 +29,9 @@ gboolean                sandbox_coding_run_command          (SandboxCodingCall  
                                                              GCancellable            *cancellable,
                                                              GError                 **error);
 gboolean                sandbox_coding_output_overflowed    (const GError            *failure);
+char                   *sandbox_coding_model_text           (GByteArray              *bytes,
+                                                             gsize                    budget,
+                                                             gboolean                *cut);
 
 SandboxCodingLaunch    *sandbox_coding_shell_prepare_launch (SandboxCodingBinding    *binding,
                                                              SandboxCommand          *command,

@@ -254,10 +254,10 @@ append_valid (GString    *text,
  * it shows as three. Past the budget the view is the head and the tail —
  * a build's errors and a test run's summary come last — joined by a
  * marker naming how many bytes were left out; @cut is then set. */
-static char *
-model_text (GByteArray *bytes,
-            gsize       budget,
-            gboolean   *cut)
+char *
+sandbox_coding_model_text (GByteArray *bytes,
+                           gsize       budget,
+                           gboolean   *cut)
 {
   const char *data = (const char *) bytes->data;
   gsize head, tail_start;
@@ -315,8 +315,8 @@ shell_result (SandboxCodingCall *call,
   /* Each stream gets at least half the budget, or all it needs. */
   out_budget = MIN (out->len, MAX (budget / 2, budget - MIN (budget, err->len)));
   err_budget = budget - out_budget;
-  out_text = model_text (out, out_budget, &truncated);
-  err_text = model_text (err, err_budget, &truncated);
+  out_text = sandbox_coding_model_text (out, out_budget, &truncated);
+  err_text = sandbox_coding_model_text (err, err_budget, &truncated);
   if (truncated)
     artifact_id = store_artifact (call->artifacts, out, err);
 

@@ -84,6 +84,7 @@ void sandbox_process_request_kill            (SandboxProcess *self,
 void sandbox_process_schedule_dispatch_locked (SandboxProcess *self);
 void sandbox_process_cancel_dispatch         (SandboxProcess *self);
 void sandbox_process_drain                   (SandboxProcess *self);
+void sandbox_process_output_event_free       (OutputEvent    *event);
 void sandbox_process_log_output_locked       (SandboxProcess      *self,
                                               SandboxOutputStream  stream,
                                               const guint8        *data,

@@ -53,8 +53,8 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-static void
-output_event_free (OutputEvent *event)
+void
+sandbox_process_output_event_free (OutputEvent *event)
 {
   g_bytes_unref (event->data);
   g_free (event);
@@ -66,7 +66,7 @@ sandbox_process_finalize (GObject *object)
   SandboxProcess *self = SANDBOX_PROCESS (object);
   SandboxProcessPrivate *priv = sandbox_process_get_instance_private (self);
 
-  g_queue_clear_full (&priv->pending_output, (GDestroyNotify) output_event_free);
+  g_queue_clear_full (&priv->pending_output, (GDestroyNotify) sandbox_process_output_event_free);
   g_clear_pointer (&priv->dispatch, g_source_unref);
   g_clear_pointer (&priv->stdout_buffer, g_byte_array_unref);
   g_clear_pointer (&priv->stderr_buffer, g_byte_array_unref);
@@ -422,7 +422,7 @@ sandbox_process_drain (SandboxProcess *self)
                      signals[event->stream == SANDBOX_OUTPUT_STDOUT ? SIGNAL_STDOUT_DATA
                                                                     : SIGNAL_STDERR_DATA],
                      0, event->data);
-      output_event_free (event);
+      sandbox_process_output_event_free (event);
     }
 
   if (waiters != NULL)

@@ -61,20 +61,55 @@ forget_old_locked (SandboxBackgroundSet *self)
       g_ptr_array_remove_index (self->processes, i - 1);
 }
 
-static char *
-add (SandboxBackgroundSet *self,
-     SandboxProcess       *process,
-     SandboxCommand       *command,
-     gsize                 capacity)
+/*
+ * sandbox_session_detach_command:
+ * @command: a valid command
+ * @capacity: (out): how much output its log keeps
+ *
+ * A copy of @command to spawn in the background: the background deadline
+ * unless it set its own, and no one-shot output cap (the log bounds the
+ * output; the cap, which kills, must not).
+ */
+SandboxCommand *
+sandbox_session_detach_command (SandboxCommand *command,
+                                gsize          *capacity)
 {
+  SandboxCommand *detached = sandbox_command_copy (command);
+
+  if (sandbox_command_get_timeout_ms (detached) == SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS)
+    sandbox_command_set_timeout_ms (detached, SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS);
+  *capacity = sandbox_command_get_max_output_bytes (detached);
+  sandbox_command_set_max_output_bytes (detached, G_MAXSIZE);
+  return detached;
+}
+
+/*
+ * sandbox_session_adopt_background:
+ * @self: a session
+ * @process: what was just spawned from a sandbox_session_detach_command()
+ * @command: that command
+ * @capacity: its log's size
+ *
+ * Makes @process one of the session's background commands.
+ *
+ * Returns: (transfer full): its id
+ */
+char *
+sandbox_session_adopt_background (SandboxSession *self,
+                                  SandboxProcess *process,
+                                  SandboxCommand *command,
+                                  gsize           capacity)
+{
+  SandboxBackgroundSet *set = sandbox_session_get_background_set (self);
   char *id;
 
-  g_mutex_lock (&self->lock);
-  id = g_strdup_printf ("bg-%" G_GUINT64_FORMAT, self->next_id++);
+  g_mutex_lock (&set->lock);
+  id = g_strdup_printf ("bg-%" G_GUINT64_FORMAT, set->next_id++);
   sandbox_process_make_background (process, id, command, capacity);
-  forget_old_locked (self);
-  g_ptr_array_add (self->processes, g_object_ref (process));
-  g_mutex_unlock (&self->lock);
+  forget_old_locked (set);
+  g_ptr_array_add (set->processes, g_object_ref (process));
+  g_mutex_unlock (&set->lock);
+  g_debug ("Background command %s started in session %s", id, sandbox_session_get_id (self));
   return id;
 }
 
@@ -136,18 +171,12 @@ sandbox_session_spawn_background (SandboxSession  *self,
 
   if (!sandbox_command_validate (command, error))
     return NULL;
-  detached = sandbox_command_copy (command);
-  if (sandbox_command_get_timeout_ms (detached) == SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS)
-    sandbox_command_set_timeout_ms (detached, SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS);
-  /* The log bounds the output; the one-shot cap, which kills, must not. */
-  capacity = sandbox_command_get_max_output_bytes (detached);
-  sandbox_command_set_max_output_bytes (detached, G_MAXSIZE);
+  detached = sandbox_session_detach_command (command, &capacity);
   /* No cancellable: it outlives the call. */
   process = sandbox_session_spawn (self, detached, NULL, error);
   if (process == NULL)
     return NULL;
-  id = add (sandbox_session_get_background_set (self), process, detached, capacity);
-  g_debug ("Background command %s started in session %s", id, sandbox_session_get_id (self));
+  id = sandbox_session_adopt_background (self, process, detached, capacity);
   return g_steal_pointer (&process);
 }
 

@@ -40,5 +40,11 @@ SandboxBackgroundSet *sandbox_background_set_new      (void);
 void                  sandbox_background_set_free     (SandboxBackgroundSet *self);
 GPtrArray            *sandbox_background_set_running  (SandboxBackgroundSet *self);
 SandboxBackgroundSet *sandbox_session_get_background_set (SandboxSession    *self);
+SandboxCommand       *sandbox_session_detach_command  (SandboxCommand       *command,
+                                                       gsize                *capacity);
+char                 *sandbox_session_adopt_background (SandboxSession      *self,
+                                                        SandboxProcess      *process,
+                                                        SandboxCommand      *command,
+                                                        gsize                capacity);
 
 G_END_DECLS

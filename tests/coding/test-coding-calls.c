@@ -47,6 +47,7 @@ test_definitions (Fixture       *fixture,
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   const char *expected[] = { "shell", "read_file", "write_file", "edit_file", "list_files",
+                             "exec_command", "write_stdin", "list_commands", "kill_command",
                              "search_files" };
   JsonArray *array;
 
@@ -179,8 +180,8 @@ test_definitions_golden (Fixture       *fixture,
  * fails. */
 /* What an unknown tool's name gets: every tool named. */
 #define UNKNOWN_TOOL \
-  "Unknown tool; the tools are shell, read_file, write_file, edit_file, list_files and " \
-  "search_files"
+  "Unknown tool; the tools are shell, read_file, write_file, edit_file, list_files, " \
+  "exec_command, write_stdin, list_commands, kill_command and search_files"
 
 static void
 test_argument_messages (Fixture       *fixture,

@@ -1,0 +1,156 @@
+/* test-coding-exec.c — the interactive shell tools against real bubblewrap
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A Python REPL fed across three calls, each call showing only what is
+ * new; a command that ends within its yield; listing; killing; input to a
+ * command that is over or unknown; a flood shown bounded (head and tail)
+ * and never ending the command; a command that does not read refusing
+ * input past its buffer instead of blocking the call; every call
+ * authorized as an execution.
+ */
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+#include <sandbox.h>
+
+#include "coding-fixture.h"
+
+static const char *
+output_of (JsonObject *result)
+{
+  assert_ok (result);
+  return json_object_get_string_member (result, "output");
+}
+
+static void
+test_repl_across_calls (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(JsonObject) started = invoke (fixture, "exec_command",
+                                          "{\"command\":\"python3 -i -q\",\"yield_time_ms\":3000}");
+  g_autofree char *id = g_strdup (json_object_get_string_member (started, "id"));
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_autoptr(JsonObject) a = NULL;
+  g_autoptr(JsonObject) b = NULL;
+  g_autoptr(JsonObject) c = NULL;
+  g_autoptr(JsonObject) killed = NULL;
+
+  g_assert_true (json_object_get_boolean_member (started, "running"));
+  g_assert_true (g_str_has_prefix (id, "bg-"));
+  first = g_strdup_printf ("{\"id\":\"%s\",\"input\":\"x = 40\\n\",\"yield_time_ms\":500}", id);
+  second = g_strdup_printf ("{\"id\":\"%s\",\"input\":\"x += 2\\n\",\"yield_time_ms\":500}", id);
+  third = g_strdup_printf ("{\"id\":\"%s\",\"input\":\"print('x is', x)\\n\","
+                           "\"yield_time_ms\":3000}", id);
+  a = invoke (fixture, "write_stdin", first);
+  b = invoke (fixture, "write_stdin", second);
+  c = invoke (fixture, "write_stdin", third);
+  assert_ok (a);
+  assert_ok (b);
+  /* Only what is new: the answer, not the earlier prompts again. */
+  g_assert_true (g_str_has_prefix (output_of (c), "x is 42\n"));
+  g_assert_true (json_object_get_boolean_member (c, "running"));
+
+  {
+    g_autofree char *kill = g_strdup_printf ("{\"id\":\"%s\"}", id);
+
+    killed = invoke (fixture, "kill_command", kill);
+    assert_ok (killed);
+    g_assert_false (json_object_get_boolean_member (killed, "running"));
+  }
+  {
+    g_autoptr(JsonObject) late = invoke (fixture, "write_stdin", first);
+
+    assert_error (late, "SANDBOX_INVALID");
+  }
+}
+
+static void
+test_quick_list_and_unknown (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(JsonObject) quick = invoke (fixture, "exec_command",
+                                        "{\"command\":\"echo quick; exit 4\","
+                                        "\"yield_time_ms\":20000}");
+  g_autoptr(JsonObject) listed = NULL;
+  g_autoptr(JsonObject) unknown = NULL;
+  JsonArray *commands;
+  gint64 started = g_get_monotonic_time ();
+
+  g_assert_cmpstr (output_of (quick), ==, "quick\n");
+  g_assert_false (json_object_get_boolean_member (quick, "running"));
+  g_assert_cmpint (json_object_get_int_member (quick, "exit_status"), ==, 4);
+  /* It returned when the command ended, not after its yield. */
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 15 * G_USEC_PER_SEC);
+
+  listed = invoke (fixture, "list_commands", "{}");
+  assert_ok (listed);
+  commands = json_object_get_array_member (listed, "commands");
+  g_assert_cmpuint (json_array_get_length (commands), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (commands, 0),
+                                                  "command"), ==, "echo quick; exit 4");
+
+  unknown = invoke (fixture, "write_stdin", "{\"id\":\"bg-999\",\"input\":\"\"}");
+  assert_error (unknown, "SANDBOX_NOT_FOUND");
+  g_assert_cmpuint (fixture->operations->len, >, 0);
+  for (guint i = 0; i < fixture->operations->len; i++)
+    g_assert_cmpint (sandbox_coding_operation_get_kind (g_ptr_array_index (fixture->operations, i)),
+                     ==, SANDBOX_CODING_OPERATION_EXECUTE);
+}
+
+static void
+test_flood_and_deaf_command (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(JsonObject) flood = invoke (fixture, "exec_command",
+                                        "{\"command\":\"seq 1 300000; sleep 60\","
+                                        "\"yield_time_ms\":3000}");
+  g_autoptr(JsonObject) deaf = NULL;
+  g_autoptr(JsonObject) pushed = NULL;
+  g_autoptr(GString) input = g_string_new ("{\"id\":\"");
+  const char *shown = output_of (flood);
+
+  g_assert_true (json_object_get_boolean_member (flood, "running"));
+  g_assert_true (json_object_get_boolean_member (flood, "truncated"));
+  g_assert_true (g_str_has_prefix (shown, "1\n2\n3\n"));
+  g_assert_nonnull (strstr (shown, "omitted"));
+  g_assert_cmpuint (strlen (shown), <, 2 * SANDBOX_CODING_DEFAULT_MAX_SHELL_OUTPUT_BYTES);
+
+  /* A command that never reads: input fills its buffers, then is refused. */
+  deaf = invoke (fixture, "exec_command", "{\"command\":\"exec sleep 60\",\"yield_time_ms\":100}");
+  g_string_append (input, json_object_get_string_member (deaf, "id"));
+  g_string_append (input, "\",\"input\":\"");
+  for (guint i = 0; i < 60000; i++)
+    g_string_append_c (input, 'y');
+  g_string_append (input, "\",\"yield_time_ms\":100}");
+  for (guint round = 0; round < 20; round++)
+    {
+      g_clear_pointer (&pushed, json_object_unref);
+      pushed = invoke (fixture, "write_stdin", input->str);
+      if (!json_object_get_boolean_member (pushed, "ok"))
+        break;
+    }
+  assert_error (pushed, "SANDBOX_BUSY");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  if (!g_file_test ("/usr/bin/bwrap", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("bubblewrap is not installed");
+      return 77;
+    }
+
+  ADD ("exec-repl-across-calls", test_repl_across_calls);
+  ADD ("exec-quick-list-and-unknown", test_quick_list_and_unknown);
+  ADD ("exec-flood-and-deaf-command", test_flood_and_deaf_command);
+
+  return g_test_run ();
+}
