@@ -137,7 +137,7 @@ class ProcessesTestCase(SandboxTestCase):
         return handle.get_session()
 
 
-class MemoryStreamedStdinTests(StreamedStdinTests, ProcessesTestCase):
+class MemoryTestCase(ProcessesTestCase):
 
     def setUp(self):
         super().setUp()
@@ -146,16 +146,7 @@ class MemoryStreamedStdinTests(StreamedStdinTests, ProcessesTestCase):
                                 script=MEMORY_SCRIPT))
 
 
-class MemoryTerminalTests(TerminalTests, ProcessesTestCase):
-
-    def setUp(self):
-        super().setUp()
-        self.session = self.create_session(
-            Sandbox.Backend.new('memory', state_directory=self.state_directory,
-                                script=MEMORY_SCRIPT))
-
-
-class BubblewrapTerminalTests(TerminalTests, ProcessesTestCase):
+class BubblewrapTestCase(ProcessesTestCase):
 
     def setUp(self):
         super().setUp()
@@ -166,15 +157,20 @@ class BubblewrapTerminalTests(TerminalTests, ProcessesTestCase):
             Sandbox.Backend.new('bubblewrap', state_directory=self.state_directory))
 
 
-class BubblewrapStreamedStdinTests(StreamedStdinTests, ProcessesTestCase):
+class MemoryStreamedStdinTests(StreamedStdinTests, MemoryTestCase):
+    pass
 
-    def setUp(self):
-        super().setUp()
-        reason = bubblewrap_usable()
-        if reason:
-            self.skipTest(reason)
-        self.session = self.create_session(
-            Sandbox.Backend.new('bubblewrap', state_directory=self.state_directory))
+
+class MemoryTerminalTests(TerminalTests, MemoryTestCase):
+    pass
+
+
+class BubblewrapStreamedStdinTests(StreamedStdinTests, BubblewrapTestCase):
+    pass
+
+
+class BubblewrapTerminalTests(TerminalTests, BubblewrapTestCase):
+    pass
 
 
 if __name__ == '__main__':
