@@ -638,7 +638,29 @@ class _OutputChunks:
         except GLib.Error as error:
             self._error = error
         self._done = True
+        # Every output signal came before this: the handlers have nothing
+        # left to see, and must not outlive an iterator dropped early.
+        self._disconnect()
         self._wake()
+
+    def _disconnect(self):
+        for handler in self._handlers:
+            self._process.disconnect(handler)
+        self._handlers = []
+
+    def close(self):
+        """Stops collecting chunks (the command runs on); for an iterator
+        left before its end. Also what leaving a `with` block does."""
+        self._disconnect()
+        self._queue.clear()
+        self._done = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
     def _wake(self):
         if self._waiter is not None and not self._waiter.done():
@@ -648,9 +670,7 @@ class _OutputChunks:
         if self._queue:
             stream, data = self._queue.popleft()
             return data if len(self._streams) == 1 else (stream, data)
-        for handler in self._handlers:
-            self._process.disconnect(handler)
-        self._handlers = []
+        self._disconnect()
         if self._error is not None:
             error, self._error = self._error, None
             raise error

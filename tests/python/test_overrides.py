@@ -416,6 +416,24 @@ class OutputChunkTests(OverridesTestCase):
         with self.assertRaises(Sandbox.LimitError):
             next(chunks)
 
+    def test_chunks_left_early_let_go_of_the_process(self):
+        import gc
+        import weakref
+        process = self.session.spawn(Sandbox.Command(self.TWO_LINES))
+        chunks = process.stdout_chunks()
+        self.assertEqual(next(chunks), b'one\n')
+        watched = weakref.ref(chunks)
+        del chunks                 # left before its end
+        process.wait(None)         # the command ends: the handlers go
+        context = GLib.MainContext.default()
+        while context.iteration(False):
+            pass
+        gc.collect()
+        self.assertIsNone(watched())
+        with process.stdout_chunks() as closed:
+            pass
+        self.assertEqual(list(closed), [])
+
     def test_run_with_callbacks(self):
         seen = []
         result = self.session.run(Sandbox.Command(self.TWO_LINES),
