@@ -18,6 +18,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sandbox-coding-binding.h"
+#include "sandbox-process.h"
 #include "sandbox-session.h"
 
 G_BEGIN_DECLS
@@ -36,6 +37,9 @@ typedef struct
   SandboxCodingBinding *binding;
   SandboxSession *session;
   SandboxCodingArtifacts *artifacts;        /* the adapter's, which outlives the call */
+  GObject *tools;                           /* the adapter, which emits ::shell-output */
+  GThread *caller;                          /* the thread that invoked the call */
+  GMainContext *caller_context;             /* its thread-default context then */
 
   /* The arguments, where the tool's table row puts them. */
   char *path;               /* canonical; the shell's cwd for shell */
@@ -69,12 +73,17 @@ typedef gboolean (*SandboxCodingToolFunc) (SandboxCodingCall  *call,
                                            GCancellable       *cancellable,
                                            GError            **error);
 
-SandboxCodingCall *sandbox_coding_call_new        (SandboxCodingBinding   *binding,
+SandboxCodingCall *sandbox_coding_call_new        (GObject                *tools,
+                                                   SandboxCodingBinding   *binding,
                                                    SandboxSession         *session,
                                                    SandboxCodingArtifacts *artifacts);
 void               sandbox_coding_call_free       (SandboxCodingCall      *call);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxCodingCall, sandbox_coding_call_free)
+
+void               sandbox_coding_call_emit_output (SandboxCodingCall     *call,
+                                                   SandboxOutputStream    stream,
+                                                   GBytes                *data);
 
 JsonNode          *sandbox_coding_error_result    (const char             *code,
                                                    const char             *reason,

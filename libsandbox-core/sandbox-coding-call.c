@@ -9,12 +9,16 @@
 #include "sandbox-error.h"
 
 SandboxCodingCall *
-sandbox_coding_call_new (SandboxCodingBinding   *binding,
+sandbox_coding_call_new (GObject                *tools,
+                         SandboxCodingBinding   *binding,
                          SandboxSession         *session,
                          SandboxCodingArtifacts *artifacts)
 {
   SandboxCodingCall *call = g_new0 (SandboxCodingCall, 1);
 
+  call->tools = g_object_ref (tools);
+  call->caller = g_thread_self ();
+  call->caller_context = g_main_context_ref_thread_default ();
   call->binding = g_object_ref (binding);
   call->session = g_object_ref (session);
   call->artifacts = artifacts;
@@ -24,6 +28,8 @@ sandbox_coding_call_new (SandboxCodingBinding   *binding,
 void
 sandbox_coding_call_free (SandboxCodingCall *call)
 {
+  g_clear_object (&call->tools);
+  g_clear_pointer (&call->caller_context, g_main_context_unref);
   g_clear_object (&call->binding);
   g_clear_object (&call->session);
   g_free (call->path);
@@ -118,4 +124,51 @@ sandbox_coding_ok_builder_finish (JsonBuilder *builder)
 {
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
+}
+
+typedef struct
+{
+  GObject *tools;
+  SandboxOutputStream stream;
+  GBytes *data;
+} OutputEmission;
+
+static gboolean
+emit_output_cb (gpointer user_data)
+{
+  OutputEmission *emission = user_data;
+
+  g_signal_emit_by_name (emission->tools, "shell-output", emission->stream, emission->data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+output_emission_free (OutputEmission *emission)
+{
+  g_object_unref (emission->tools);
+  g_bytes_unref (emission->data);
+  g_free (emission);
+}
+
+/* ::shell-output, in the thread that invoked the call: at once in a
+ * blocking invoke (its own thread runs the command), through the
+ * caller's context for an async one (a worker thread runs it). */
+void
+sandbox_coding_call_emit_output (SandboxCodingCall   *call,
+                                 SandboxOutputStream  stream,
+                                 GBytes              *data)
+{
+  OutputEmission *emission;
+
+  if (g_thread_self () == call->caller)
+    {
+      g_signal_emit_by_name (call->tools, "shell-output", stream, data);
+      return;
+    }
+  emission = g_new0 (OutputEmission, 1);
+  emission->tools = g_object_ref (call->tools);
+  emission->stream = stream;
+  emission->data = g_bytes_ref (data);
+  g_main_context_invoke_full (call->caller_context, G_PRIORITY_DEFAULT, emit_output_cb,
+                              emission, (GDestroyNotify) output_emission_free);
 }

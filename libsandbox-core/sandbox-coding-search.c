@@ -151,7 +151,8 @@ sandbox_coding_search_files (SandboxCodingCall  *call,
   g_autoptr(GError) failure = NULL;
   int status;
 
-  if (!sandbox_coding_run_command (call, command, out, err, &result, &failure, cancellable, error))
+  if (!sandbox_coding_run_command (call, command, FALSE, out, err, &result, &failure, cancellable,
+                                   error))
     return FALSE;
   if (call->result != NULL)
     return TRUE;

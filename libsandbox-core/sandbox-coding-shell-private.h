@@ -22,6 +22,7 @@ gboolean                sandbox_coding_shell                (SandboxCodingCall  
 
 gboolean                sandbox_coding_run_command          (SandboxCodingCall       *call,
                                                              SandboxCommand          *command,
+                                                             gboolean                 emit,
                                                              GByteArray              *out,
                                                              GByteArray              *err,
                                                              SandboxResult          **result,

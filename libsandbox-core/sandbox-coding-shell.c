@@ -284,16 +284,26 @@ sandbox_coding_model_text (GByteArray *bytes,
 
 /* The tool ---------------------------------------------------------------- */
 
+typedef struct
+{
+  SandboxCodingCall *call;
+  GByteArray *buffer;
+  SandboxOutputStream stream;
+  gboolean emit;              /* ::shell-output for each chunk */
+} Collector;
+
 static void
 collect_output (SandboxProcess *process,
                 GBytes         *data,
                 gpointer        user_data)
 {
-  GByteArray *buffer = user_data;
+  Collector *collector = user_data;
   gsize length;
   const guint8 *bytes = g_bytes_get_data (data, &length);
 
-  g_byte_array_append (buffer, bytes, length);
+  g_byte_array_append (collector->buffer, bytes, length);
+  if (collector->emit)
+    sandbox_coding_call_emit_output (collector->call, collector->stream, data);
 }
 
 static JsonNode *
@@ -357,6 +367,7 @@ shell_result (SandboxCodingCall *call,
  * sandbox_coding_run_command:
  * @call: the call, authorized
  * @command: what to run, with its cwd, deadline and output cap set
+ * @emit: whether its output goes to ::shell-output too, as it comes
  * @out: where its stdout goes
  * @err: where its stderr goes
  * @result: (out): its result, or %NULL
@@ -374,6 +385,7 @@ shell_result (SandboxCodingCall *call,
 gboolean
 sandbox_coding_run_command (SandboxCodingCall  *call,
                             SandboxCommand     *command,
+                            gboolean            emit,
                             GByteArray         *out,
                             GByteArray         *err,
                             SandboxResult     **result,
@@ -385,6 +397,8 @@ sandbox_coding_run_command (SandboxCodingCall  *call,
   g_autoptr(SandboxProcess) process = NULL;
   g_autoptr(GMainContext) context = NULL;
   g_autoptr(GError) local_error = NULL;
+  Collector out_collector = { call, out, SANDBOX_OUTPUT_STDOUT, emit };
+  Collector err_collector = { call, err, SANDBOX_OUTPUT_STDERR, emit };
   gulong out_id, err_id;
 
   *result = NULL;
@@ -405,8 +419,10 @@ sandbox_coding_run_command (SandboxCodingCall  *call,
   process = sandbox_coding_launch_spawn (launch, cancellable, &local_error);
   if (process != NULL)
     {
-      out_id = g_signal_connect (process, "stdout-data", G_CALLBACK (collect_output), out);
-      err_id = g_signal_connect (process, "stderr-data", G_CALLBACK (collect_output), err);
+      out_id = g_signal_connect (process, "stdout-data", G_CALLBACK (collect_output),
+                                 &out_collector);
+      err_id = g_signal_connect (process, "stderr-data", G_CALLBACK (collect_output),
+                                 &err_collector);
       *result = sandbox_process_wait (process, NULL, &local_error);
       g_signal_handler_disconnect (process, out_id);
       g_signal_handler_disconnect (process, err_id);
@@ -459,7 +475,8 @@ sandbox_coding_shell (SandboxCodingCall  *call,
   sandbox_command_set_timeout_ms (command, call->shell_timeout_ms);
   sandbox_command_set_max_output_bytes (command, call->max_command_output_bytes);
 
-  if (!sandbox_coding_run_command (call, command, out, err, &result, &failure, cancellable, error))
+  if (!sandbox_coding_run_command (call, command, TRUE, out, err, &result, &failure, cancellable,
+                                   error))
     return FALSE;
   if (call->result != NULL)
     return TRUE;

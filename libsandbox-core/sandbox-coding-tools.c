@@ -103,6 +103,7 @@ enum {
   SIGNAL_AUTHORIZE,
   SIGNAL_AUTHORIZE_PATH,
   SIGNAL_TOOL_ERROR,
+  SIGNAL_SHELL_OUTPUT,
   N_SIGNALS
 };
 
@@ -391,6 +392,26 @@ sandbox_coding_tools_class_init (SandboxCodingToolsClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_ERROR);
+
+  /**
+   * SandboxCodingTools::shell-output:
+   * @self: the tools
+   * @stream: which stream @data came on
+   * @data: a chunk of output, as it arrived
+   *
+   * Emitted while a `shell` call runs, for each chunk of its command's
+   * output, so the host can show the command live (the model still gets
+   * its bounded view at the end). In the thread that called
+   * [method@Sandbox.CodingTools.invoke]; for
+   * [method@Sandbox.CodingTools.invoke_async], in the thread-default main
+   * context of the thread that called it, while that context runs.
+   */
+  signals[SIGNAL_SHELL_OUTPUT] =
+    g_signal_new ("shell-output",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, SANDBOX_TYPE_OUTPUT_STREAM, G_TYPE_BYTES);
 }
 
 static void
@@ -584,7 +605,8 @@ sandbox_coding_tools_set_required_restrictions (SandboxCodingTools *self,
 SandboxCodingCall *
 sandbox_coding_tools_new_call (SandboxCodingTools *self)
 {
-  return sandbox_coding_call_new (self->binding, self->session, self->artifacts);
+  return sandbox_coding_call_new (G_OBJECT (self), self->binding, self->session,
+                                  self->artifacts);
 }
 
 SandboxCodingBinding *

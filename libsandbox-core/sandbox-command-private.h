@@ -32,7 +32,7 @@ struct _SandboxCommand
   guint64 max_output_bytes;
   GBytes *stdin_bytes;
   gboolean stdin_stream;
-  gboolean terminal;
+  guint terminal;          /* a boolean, kept as guint for set_terminal_field() */
   guint terminal_rows;
   guint terminal_columns;
   char *terminal_type;

@@ -39,10 +39,9 @@ sandbox_command_set_terminal (SandboxCommand *self,
 {
   g_return_if_fail (SANDBOX_IS_COMMAND (self));
 
-  terminal = !!terminal;
-  if (self->terminal == terminal)
+  if (self->terminal == (guint) !!terminal)
     return;
-  self->terminal = terminal;
+  self->terminal = !!terminal;
   g_object_notify (G_OBJECT (self), "terminal");
 }
 

@@ -108,6 +108,18 @@ sandbox_command_get_property (GObject    *object,
 }
 
 static void
+set_terminal_field (SandboxCommand *self,
+                    GParamSpec     *pspec,
+                    guint          *field,
+                    guint           value)
+{
+  if (*field == value)
+    return;
+  *field = value;
+  g_object_notify_by_pspec (G_OBJECT (self), pspec);
+}
+
+static void
 sandbox_command_set_property (GObject      *object,
                               guint         prop_id,
                               const GValue *value,
@@ -138,17 +150,29 @@ sandbox_command_set_property (GObject      *object,
     case PROP_STDIN_STREAM:
       sandbox_command_set_stdin_stream (self, g_value_get_boolean (value));
       break;
+    /* The terminal's setters are sandbox-command-terminal.c's, which calls
+     * into this file: set here directly, so the two files do not call
+     * each other. */
     case PROP_TERMINAL:
-      sandbox_command_set_terminal (self, g_value_get_boolean (value));
+      set_terminal_field (self, pspec, &self->terminal, g_value_get_boolean (value) != FALSE);
       break;
     case PROP_TERMINAL_ROWS:
-      sandbox_command_set_terminal_size (self, g_value_get_uint (value), self->terminal_columns);
+      set_terminal_field (self, pspec, &self->terminal_rows, g_value_get_uint (value));
       break;
     case PROP_TERMINAL_COLUMNS:
-      sandbox_command_set_terminal_size (self, self->terminal_rows, g_value_get_uint (value));
+      set_terminal_field (self, pspec, &self->terminal_columns, g_value_get_uint (value));
       break;
     case PROP_TERMINAL_TYPE:
-      sandbox_command_set_terminal_type (self, g_value_get_string (value));
+      {
+        const char *type = g_value_get_string (value) ?: SANDBOX_COMMAND_DEFAULT_TERMINAL_TYPE;
+
+        if (g_strcmp0 (self->terminal_type, type) != 0)
+          {
+            g_free (self->terminal_type);
+            self->terminal_type = g_strdup (type);
+            g_object_notify_by_pspec (object, pspec);
+          }
+      }
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

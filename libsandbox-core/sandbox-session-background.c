@@ -30,7 +30,7 @@ struct _SandboxBackgroundSet
   guint64 next_id;
 };
 
-SandboxBackgroundSet *
+static SandboxBackgroundSet *
 sandbox_background_set_new (void)
 {
   SandboxBackgroundSet *self = g_new0 (SandboxBackgroundSet, 1);
@@ -41,12 +41,33 @@ sandbox_background_set_new (void)
   return self;
 }
 
-void
+static void
 sandbox_background_set_free (SandboxBackgroundSet *self)
 {
   g_ptr_array_unref (self->processes);
   g_mutex_clear (&self->lock);
   g_free (self);
+}
+
+#define SET_KEY "sandbox-background-commands"
+
+/* Made the first time it is asked for, and freed with the session. */
+SandboxBackgroundSet *
+sandbox_session_get_background_set (SandboxSession *self)
+{
+  static GMutex making;
+  SandboxBackgroundSet *set;
+
+  g_mutex_lock (&making);
+  set = g_object_get_data (G_OBJECT (self), SET_KEY);
+  if (set == NULL)
+    {
+      set = sandbox_background_set_new ();
+      g_object_set_data_full (G_OBJECT (self), SET_KEY, set,
+                              (GDestroyNotify) sandbox_background_set_free);
+    }
+  g_mutex_unlock (&making);
+  return set;
 }
 
 /* Forgets the oldest finished ones past MAX_FINISHED. Called locked. */

@@ -1,9 +1,10 @@
 /* sandbox-session-private.h — what the session's files share
  *
- * SandboxSession is one class in four files: the object and its network
- * policy (sandbox-session.c), the workspace file operations
- * (sandbox-session-files.c), commands (sandbox-session-commands.c) and
- * background commands (sandbox-session-background.c).
+ * SandboxSession is one class in five files: the object
+ * (sandbox-session.c), the workspace file operations
+ * (sandbox-session-files.c), commands (sandbox-session-commands.c),
+ * background commands (sandbox-session-background.c) and the network
+ * policy (sandbox-session-policy.c).
  * Their async forms start and finish their tasks the same way, here.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -36,8 +37,6 @@ void sandbox_session_return_boolean_cb (GObject      *object,
 /* sandbox-session-background.c: the session's background commands. */
 typedef struct _SandboxBackgroundSet SandboxBackgroundSet;
 
-SandboxBackgroundSet *sandbox_background_set_new      (void);
-void                  sandbox_background_set_free     (SandboxBackgroundSet *self);
 GPtrArray            *sandbox_background_set_running  (SandboxBackgroundSet *self);
 SandboxBackgroundSet *sandbox_session_get_background_set (SandboxSession    *self);
 SandboxCommand       *sandbox_session_detach_command  (SandboxCommand       *command,

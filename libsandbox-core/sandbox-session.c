@@ -1,8 +1,10 @@
 /* sandbox-session.c — paths, text and run() over any driver: the object
  *
- * This file holds the object, its properties and its network policy; the
- * workspace file operations are in sandbox-session-files.c, the commands in
- * sandbox-session-commands.c.
+ * This file holds the object and its properties; the workspace file
+ * operations are in sandbox-session-files.c, the commands in
+ * sandbox-session-commands.c, background commands in
+ * sandbox-session-background.c and the network policy in
+ * sandbox-session-policy.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -34,7 +36,6 @@ struct _SandboxSession
   char *id;
   char *gateway_socket;
   SandboxDriver *driver;
-  SandboxBackgroundSet *background;
 };
 
 G_DEFINE_FINAL_TYPE (SandboxSession, sandbox_session, G_TYPE_OBJECT)
@@ -57,7 +58,6 @@ sandbox_session_finalize (GObject *object)
   g_clear_pointer (&self->id, g_free);
   g_clear_pointer (&self->gateway_socket, g_free);
   g_clear_object (&self->driver);
-  g_clear_pointer (&self->background, sandbox_background_set_free);
 
   G_OBJECT_CLASS (sandbox_session_parent_class)->finalize (object);
 }
@@ -153,13 +153,6 @@ sandbox_session_class_init (SandboxSessionClass *klass)
 static void
 sandbox_session_init (SandboxSession *self)
 {
-  self->background = sandbox_background_set_new ();
-}
-
-SandboxBackgroundSet *
-sandbox_session_get_background_set (SandboxSession *self)
-{
-  return self->background;
 }
 
 /**
@@ -292,154 +285,4 @@ sandbox_session_return_boolean_cb (GObject      *object,
     g_task_return_error (task, error);
   else
     g_task_return_boolean (task, TRUE);
-}
-
-/* ----- network policy ----- */
-
-/**
- * sandbox_session_set_network_policy:
- * @self: a [class@Sandbox.Session]
- * @policy: the new policy
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * Replaces the session's network policy. Background commands are ended
- * first: they run under the policy they started with, which is going. Then
- * refused with %SANDBOX_ERROR_BUSY while other commands are live, and with
- * %SANDBOX_ERROR_UNAVAILABLE when the backend can't enforce @policy.
- *
- * Returns: %TRUE on success
- */
-gboolean
-sandbox_session_set_network_policy (SandboxSession        *self,
-                                    SandboxNetworkPolicy  *policy,
-                                    GCancellable          *cancellable,
-                                    GError               **error)
-{
-  g_autoptr(GPtrArray) running = NULL;
-
-  g_return_val_if_fail (SANDBOX_IS_SESSION (self), FALSE);
-  g_return_val_if_fail (SANDBOX_IS_NETWORK_POLICY (policy), FALSE);
-
-  running = sandbox_background_set_running (self->background);
-  for (guint i = 0; i < running->len; i++)
-    sandbox_process_stop (g_ptr_array_index (running, i), NULL, NULL);
-  return sandbox_driver_set_network_policy (self->driver, policy, cancellable, error);
-}
-
-typedef struct
-{
-  SandboxNetworkPolicy *policy;
-  guint pending;             /* background commands still ending */
-} PolicyChange;
-
-static void
-policy_change_free (PolicyChange *change)
-{
-  g_object_unref (change->policy);
-  g_free (change);
-}
-
-static void
-policy_changed_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  GError *error = NULL;
-
-  if (!sandbox_driver_set_network_policy_finish (SANDBOX_DRIVER (object), result, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-/* Every background command is gone: the driver's turn. */
-static void
-change_policy_now (GTask *task)
-{
-  SandboxSession *self = g_task_get_source_object (task);
-  PolicyChange *change = g_task_get_task_data (task);
-
-  sandbox_driver_set_network_policy_async (self->driver, change->policy,
-                                           g_task_get_cancellable (task),
-                                           policy_changed_cb, task);
-}
-
-static void
-background_stopped_cb (GObject      *object,
-                       GAsyncResult *result,
-                       gpointer      user_data)
-{
-  GTask *task = user_data;
-  PolicyChange *change = g_task_get_task_data (task);
-
-  sandbox_process_stop_finish (SANDBOX_PROCESS (object), result, NULL);
-  if (--change->pending == 0)
-    change_policy_now (task);
-}
-
-/**
- * sandbox_session_set_network_policy_async:
- * @self: a [class@Sandbox.Session]
- * @policy: the new policy
- * @cancellable: (nullable): a #GCancellable
- * @callback: (scope async): called when done
- * @user_data: data for @callback
- *
- * Replaces the session's network policy; see
- * [method@Sandbox.Session.set_network_policy].
- */
-void
-sandbox_session_set_network_policy_async (SandboxSession        *self,
-                                          SandboxNetworkPolicy  *policy,
-                                          GCancellable          *cancellable,
-                                          GAsyncReadyCallback    callback,
-                                          gpointer               user_data)
-{
-  GTask *task;
-
-  g_return_if_fail (SANDBOX_IS_SESSION (self));
-  g_return_if_fail (SANDBOX_IS_NETWORK_POLICY (policy));
-
-  g_autoptr(GPtrArray) running = NULL;
-  PolicyChange *change;
-
-  task = sandbox_session_task_new (self, cancellable, callback, user_data,
-                                   sandbox_session_set_network_policy_async,
-                                   "[sandbox] set network policy");
-  change = g_new0 (PolicyChange, 1);
-  change->policy = g_object_ref (policy);
-  g_task_set_task_data (task, change, (GDestroyNotify) policy_change_free);
-  running = sandbox_background_set_running (self->background);
-  change->pending = running->len;
-  if (running->len == 0)
-    {
-      change_policy_now (task);
-      return;
-    }
-  for (guint i = 0; i < running->len; i++)
-    sandbox_process_stop_async (g_ptr_array_index (running, i), NULL, background_stopped_cb,
-                                task);
-}
-
-/**
- * sandbox_session_set_network_policy_finish:
- * @self: a [class@Sandbox.Session]
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Finishes an operation started with
- * [method@Sandbox.Session.set_network_policy_async].
- *
- * Returns: %TRUE on success
- */
-gboolean
-sandbox_session_set_network_policy_finish (SandboxSession  *self,
-                                           GAsyncResult    *result,
-                                           GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -91,9 +91,9 @@ test_outlives_the_caller (SandboxTestFixture *f,
   g_autoptr(GError) error = NULL;
 
   {
-    g_autoptr(SandboxProcess) process = start (f, "echo banner; read line; echo \"got $line\"; "
-                                                  "trap 'echo terminated; exit 9' TERM; "
-                                                  "while :; do sleep 0.1; done", 0);
+    g_autoptr(SandboxProcess) process = start (f, "trap 'echo terminated; exit 9' TERM; "
+                                                  "echo banner; while :; do sleep 0.1; done",
+                                                  0);
 
     id = g_strdup (sandbox_process_get_background_id (process));
     /* The caller drops its reference: the session keeps the command. */

@@ -7,7 +7,8 @@
  * command that is over or unknown; a flood shown bounded (head and tail)
  * and never ending the command; a command that does not read refusing
  * input past its buffer instead of blocking the call; every call
- * authorized as an execution.
+ * authorized as an execution. And the one-shot shell's output streamed to
+ * the host by ::shell-output as it comes, in the invoking thread.
  */
 
 #include <string.h>
@@ -136,6 +137,82 @@ test_flood_and_deaf_command (Fixture       *fixture,
   assert_error (pushed, "SANDBOX_BUSY");
 }
 
+typedef struct
+{
+  GString *seen;
+  GThread *thread;          /* where every emission came */
+  gint64 first_us;          /* when the first chunk came */
+  gboolean wrong_thread;
+} Live;
+
+static void
+shell_output_cb (SandboxCodingTools  *tools,
+                 SandboxOutputStream  stream,
+                 GBytes              *data,
+                 Live                *live)
+{
+  gsize size;
+  const char *bytes = g_bytes_get_data (data, &size);
+
+  if (live->seen->len == 0)
+    live->first_us = g_get_monotonic_time ();
+  if (g_thread_self () != live->thread)
+    live->wrong_thread = TRUE;
+  g_string_append_len (live->seen, bytes, size);
+}
+
+static void
+invoke_done_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  char **json = user_data;
+
+  *json = sandbox_coding_tools_invoke_finish (SANDBOX_CODING_TOOLS (source), result, NULL);
+}
+
+/* A shell call's output reaches ::shell-output as it comes, in the
+ * invoking thread, blocking and async alike. */
+static void
+test_shell_output_live (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  const char *arguments = "{\"command\":\"echo early; sleep 1; echo late\"}";
+  Live live = { g_string_new (NULL), g_thread_self (), 0, FALSE };
+  g_autoptr(JsonObject) result = NULL;
+  g_autofree char *async_json = NULL;
+  gulong handler;
+  gint64 returned;
+
+  handler = g_signal_connect (fixture->tools, "shell-output", G_CALLBACK (shell_output_cb), &live);
+  result = invoke (fixture, "shell", arguments);
+  returned = g_get_monotonic_time ();
+  assert_ok (result);
+  g_assert_cmpstr (live.seen->str, ==, "early\nlate\n");
+  /* The first chunk came a second before the call returned. */
+  g_assert_cmpint (returned - live.first_us, >, 500 * 1000);
+  g_assert_false (live.wrong_thread);
+
+  g_string_truncate (live.seen, 0);
+  sandbox_coding_tools_invoke_async (fixture->tools, "shell", arguments, NULL, invoke_done_cb,
+                                     &async_json);
+  while (async_json == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpstr (live.seen->str, ==, "early\nlate\n");
+  g_assert_false (live.wrong_thread);
+
+  /* Other tools stream nothing. */
+  g_string_truncate (live.seen, 0);
+  g_clear_pointer (&result, json_object_unref);
+  result = invoke (fixture, "search_files", "{\"pattern\":\"hello\"}");
+  assert_ok (result);
+  g_assert_cmpuint (live.seen->len, ==, 0);
+  g_signal_handler_disconnect (fixture->tools, handler);
+  g_string_free (live.seen, TRUE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -151,6 +228,7 @@ main (int   argc,
   ADD ("exec-repl-across-calls", test_repl_across_calls);
   ADD ("exec-quick-list-and-unknown", test_quick_list_and_unknown);
   ADD ("exec-flood-and-deaf-command", test_flood_and_deaf_command);
+  ADD ("shell-output-live", test_shell_output_live);
 
   return g_test_run ();
 }

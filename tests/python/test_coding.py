@@ -47,7 +47,9 @@ class CodingToolsTest(SandboxTestCase):
     def test_definitions_are_function_calling_shaped(self):
         definitions = json.loads(self.tools.get_definitions_json())
         names = sorted(d['name'] for d in definitions)
-        self.assertEqual(names, ['edit_file', 'list_files', 'read_file', 'shell', 'write_file'])
+        self.assertEqual(names, ['edit_file', 'exec_command', 'kill_command', 'list_commands',
+                                 'list_files', 'read_file', 'search_files', 'shell',
+                                 'write_file', 'write_stdin'])
         for definition in definitions:
             self.assertIn('description', definition)
             self.assertEqual(definition['parameters']['type'], 'object')
