@@ -50,13 +50,18 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  *   that owns it, enforcing the policy; on failure the base releases the
  *   lease.
  * @remove_session: removes a session whose lease the caller holds, with
- *   its workspace (templates stay).
+ *   its workspace (templates stay); on failure it releases the lease.
+ * @take_over_lease: takes a stored session's lease like @take_lease, and
+ *   also one whose owner died without releasing it, once nothing of that
+ *   owner's sandboxes is left (%SANDBOX_ERROR_BUSY while the owner lives).
+ *   Optional: without it [method@Sandbox.Backend.recover_session] fails
+ *   with %SANDBOX_ERROR_UNAVAILABLE.
  *
  * The class a driver's backend derives from. The hooks from @check_policy
  * on are the steps of the session protocol the base runs in
  * `sandbox_backend_base_implement_sessions()` and
  * [method@Sandbox.BackendBase.delete_session]; a driver that uses those
- * implements all of them but @check_policy.
+ * implements all of them but @check_policy and @take_over_lease.
  */
 struct _SandboxBackendBaseClass
 {
@@ -99,12 +104,15 @@ struct _SandboxBackendBaseClass
   gboolean       (*remove_session) (SandboxBackendBase    *self,
                                     const char            *session_id,
                                     GError               **error);
+  gboolean       (*take_over_lease) (SandboxBackendBase   *self,
+                                     const char           *session_id,
+                                     GError              **error);
 
   /*< private >*/
   /* The hooks came after the padding, not into it (the private fields
-   * above sit between): the class grew by nine pointers, and keeps its
-   * seven slots for what comes next. */
-  gpointer _padding[7];
+   * above sit between): the class grew by nine pointers, then took one of
+   * its seven slots for take_over_lease. */
+  gpointer _padding[6];
 };
 
 SANDBOX_AVAILABLE_IN_ALL

@@ -43,6 +43,14 @@ gboolean sandbox_backend_check_id (const char  *id,
                                    const char  *what,
                                    GError     **error);
 
+/* sandbox-backend.c: SandboxBackend::recover_session of a backend that
+ * cannot recover sessions (%SANDBOX_ERROR_UNAVAILABLE). */
+SandboxHandle *sandbox_backend_real_recover_session (SandboxBackend        *self,
+                                                     SandboxState          *state,
+                                                     SandboxNetworkPolicy  *policy,
+                                                     GCancellable          *cancellable,
+                                                     GError               **error);
+
 /* sandbox-backend-base.c: whether g_initable_init() of @self succeeded. */
 gboolean sandbox_backend_base_is_initialized (SandboxBackendBase *self);
 

@@ -10,9 +10,10 @@
  * from SandboxBackendBase, implements the hooks of its class (check_template,
  * has_session, take_lease, release_lease, load_state, new_session,
  * new_handle, remove_session; check_policy if it enforces only some
- * policies) and calls sandbox_backend_base_implement_sessions() from its
- * interface init, which makes SandboxBackend::create and ::lookup_state
- * the protocol's.
+ * policies, take_over_lease if it recovers sessions) and calls
+ * sandbox_backend_base_implement_sessions() from its interface init, which
+ * makes SandboxBackend::create, ::recover_session and ::lookup_state the
+ * protocol's.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -69,9 +70,11 @@ new_handle_or_release (SandboxBackendBase    *self,
   return handle;
 }
 
+/* A recovery takes over a dead owner's lease where a resume is refused. */
 static SandboxHandle *
 resume_session (SandboxBackendBase    *self,
                 SandboxState          *saved,
+                gboolean               recover,
                 SandboxNetworkPolicy  *policy,
                 GCancellable          *cancellable,
                 GError               **error)
@@ -87,7 +90,7 @@ resume_session (SandboxBackendBase    *self,
       sandbox_set_error_unknown_session (error, session_id);
       return NULL;
     }
-  if (!klass->take_lease (self, session_id, error))
+  if (!(recover ? klass->take_over_lease : klass->take_lease) (self, session_id, error))
     return NULL;
   stored = klass->load_state (self, session_id, error);
   if (stored == NULL || !sandbox_state_equal (stored, saved))
@@ -100,24 +103,21 @@ resume_session (SandboxBackendBase    *self,
   return new_handle_or_release (self, saved, policy, cancellable, error);
 }
 
-/* SandboxBackend::create: see sandbox_backend_base_implement_sessions(). */
+/* Create, resume and recover up to the session's own steps. */
 static SandboxHandle *
-protocol_create (SandboxBackend        *backend,
-                 const char            *template_key,
-                 SandboxState          *state,
-                 SandboxNetworkPolicy  *policy,
-                 GCancellable          *cancellable,
-                 GError               **error)
+open_session (SandboxBackendBase    *self,
+              const char            *template_key,
+              SandboxState          *state,
+              gboolean               recover,
+              SandboxNetworkPolicy  *policy,
+              GCancellable          *cancellable,
+              GError               **error)
 {
-  SandboxBackendBase *self = SANDBOX_BACKEND_BASE (backend);
   SandboxBackendBaseClass *klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
   g_autofree char *uuid = NULL;
   g_autofree char *session_id = NULL;
   g_autoptr(SandboxState) created = NULL;
 
-  /* sandbox_backend_create() checked the arguments. */
-  if (!sandbox_backend_base_check_ready (self, cancellable, error))
-    return NULL;
   /* A refused policy never takes a lease. */
   if (klass->check_policy != NULL && !klass->check_policy (self, policy, error))
     return NULL;
@@ -133,7 +133,7 @@ protocol_create (SandboxBackend        *backend,
   if (!klass->check_template (self, template_key, error))
     return NULL;
   if (state != NULL)
-    return resume_session (self, state, policy, cancellable, error);
+    return resume_session (self, state, recover, policy, cancellable, error);
 
   uuid = g_uuid_string_random ();
   session_id = g_compute_checksum_for_string (G_CHECKSUM_SHA256, uuid, -1);
@@ -142,6 +142,48 @@ protocol_create (SandboxBackend        *backend,
   if (created == NULL || !klass->new_session (self, created, cancellable, error))
     return NULL;
   return new_handle_or_release (self, created, policy, cancellable, error);
+}
+
+/* SandboxBackend::create: see sandbox_backend_base_implement_sessions(). */
+static SandboxHandle *
+protocol_create (SandboxBackend        *backend,
+                 const char            *template_key,
+                 SandboxState          *state,
+                 SandboxNetworkPolicy  *policy,
+                 GCancellable          *cancellable,
+                 GError               **error)
+{
+  SandboxBackendBase *self = SANDBOX_BACKEND_BASE (backend);
+
+  /* sandbox_backend_create() checked the arguments. */
+  if (!sandbox_backend_base_check_ready (self, cancellable, error))
+    return NULL;
+  return open_session (self, template_key, state, FALSE, policy, cancellable, error);
+}
+
+/* SandboxBackend::recover_session: a resume with take_over_lease. The
+ * backend's name is checked before the state's template key, which a
+ * recovery takes from the state. */
+static SandboxHandle *
+protocol_recover_session (SandboxBackend        *backend,
+                          SandboxState          *state,
+                          SandboxNetworkPolicy  *policy,
+                          GCancellable          *cancellable,
+                          GError               **error)
+{
+  SandboxBackendBase *self = SANDBOX_BACKEND_BASE (backend);
+
+  if (SANDBOX_BACKEND_BASE_GET_CLASS (self)->take_over_lease == NULL)
+    return sandbox_backend_real_recover_session (backend, state, policy, cancellable, error);
+  if (!sandbox_backend_base_check_ready (self, cancellable, error))
+    return NULL;
+  if (g_strcmp0 (sandbox_state_get_backend (state), sandbox_backend_base_get_name (self)) != 0)
+    {
+      sandbox_set_error_state_mismatch (error);
+      return NULL;
+    }
+  return open_session (self, sandbox_state_get_template_key (state), state, TRUE, policy,
+                       cancellable, error);
 }
 
 /**
@@ -214,7 +256,8 @@ protocol_lookup_state (SandboxBackend  *backend,
  *   subclass, in the driver's interface init function
  *
  * Makes the base's session protocol the driver's
- * [vfunc@Sandbox.Backend.create] and [vfunc@Sandbox.Backend.lookup_state].
+ * [vfunc@Sandbox.Backend.create], [vfunc@Sandbox.Backend.recover_session]
+ * and [vfunc@Sandbox.Backend.lookup_state].
  * create runs, in the reference's order and with its codes and texts:
  * [method@Sandbox.BackendBase.check_ready]; @check_policy; the template
  * key is well formed (%SANDBOX_ERROR_INVALID); a saved state names this
@@ -226,11 +269,16 @@ protocol_lookup_state (SandboxBackend  *backend,
  * the saved one (%SANDBOX_ERROR_STATE_MISMATCH,
  * [func@Sandbox.set_error_identity_mismatch]). Last @new_handle; the lease
  * is released again on every failure after it was taken.
+ * recover_session, for a driver with @take_over_lease (without it,
+ * %SANDBOX_ERROR_UNAVAILABLE), checks that the state names this backend
+ * (%SANDBOX_ERROR_STATE_MISMATCH) and resumes the session as create does,
+ * with @take_over_lease in place of @take_lease.
  * lookup_state is @has_session (%SANDBOX_ERROR_NOT_FOUND) then @load_state.
  */
 void
 sandbox_backend_base_implement_sessions (SandboxBackendInterface *iface)
 {
   iface->create = protocol_create;
+  iface->recover_session = protocol_recover_session;
   iface->lookup_state = protocol_lookup_state;
 }

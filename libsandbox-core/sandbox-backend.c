@@ -239,7 +239,9 @@ sandbox_backend_real_create_finish (SandboxBackend  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-static SandboxHandle *
+/* The default, and the session protocol's for a driver without
+ * take_over_lease (sandbox-backend-protocol.c). */
+SandboxHandle *
 sandbox_backend_real_recover_session (SandboxBackend        *self,
                                       SandboxState          *state,
                                       SandboxNetworkPolicy  *policy,

@@ -76,6 +76,12 @@ hook_take_lease (SandboxBackendBase *base, const char *id, GError **error)
   return call (base, "take_lease", error);
 }
 
+static gboolean
+hook_take_over_lease (SandboxBackendBase *base, const char *id, GError **error)
+{
+  return call (base, "take_over_lease", error);
+}
+
 static void
 hook_release_lease (SandboxBackendBase *base, const char *id)
 {
@@ -132,6 +138,7 @@ test_protocol_backend_class_init (TestProtocolBackendClass *klass)
   base_class->check_template = hook_check_template;
   base_class->has_session = hook_has_session;
   base_class->take_lease = hook_take_lease;
+  base_class->take_over_lease = hook_take_over_lease;
   base_class->release_lease = hook_release_lease;
   base_class->load_state = hook_load_state;
   base_class->new_session = hook_new_session;
@@ -217,6 +224,55 @@ test_resume_order (void)
                 SANDBOX_ERROR_STATE_MISMATCH);
 }
 
+/* Runs recover_session and checks the hooks called and the error. */
+static void
+check_recover (const char   *fail,
+               SandboxState *saved,
+               const char   *expected_calls,
+               SandboxError  expected_code)
+{
+  g_autoptr(TestProtocolBackend) self = backend_new (fail);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxHandle) handle = NULL;
+
+  handle = sandbox_backend_recover_session (SANDBOX_BACKEND (self), saved, policy, NULL, &error);
+  g_assert_null (handle);
+  g_assert_error (error, SANDBOX_ERROR, (int) expected_code);
+  g_assert_cmpstr (self->calls->str, ==, expected_calls);
+}
+
+/* A recovery is a resume whose lease is taken over, never merely taken. */
+static void
+test_recover_order (void)
+{
+  g_autoptr(SandboxState) saved = sandbox_state_new ("protocol", ID, KEY, NULL);
+  g_autoptr(SandboxState) other_backend = sandbox_state_new ("elsewhere", ID, "not-a-key", NULL);
+  g_autoptr(SandboxState) bad_key = sandbox_state_new ("protocol", ID, "not-a-key", NULL);
+  g_autoptr(TestProtocolBackend) self = backend_new (NULL);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  SandboxBackendBaseClass *klass = SANDBOX_BACKEND_BASE_GET_CLASS (self);
+  g_autoptr(GError) error = NULL;
+
+  check_recover (NULL, saved,
+                 "check_policy check_template has_session take_over_lease load_state "
+                 "new_handle release_lease",
+                 SANDBOX_ERROR_UNAVAILABLE);
+  check_recover ("take_over_lease", saved,
+                 "check_policy check_template has_session take_over_lease", SANDBOX_ERROR_BUSY);
+  /* The backend's name is checked first, before the template key. */
+  check_recover (NULL, other_backend, "", SANDBOX_ERROR_STATE_MISMATCH);
+  check_recover (NULL, bad_key, "check_policy", SANDBOX_ERROR_INVALID);
+
+  /* A driver without the hook cannot recover, and says so before any hook. */
+  klass->take_over_lease = NULL;
+  g_assert_null (sandbox_backend_recover_session (SANDBOX_BACKEND (self), saved, policy, NULL,
+                                                  &error));
+  klass->take_over_lease = hook_take_over_lease;
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_cmpstr (self->calls->str, ==, "");
+}
+
 static void
 test_delete_order (void)
 {
@@ -282,6 +338,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/sandbox/backend-protocol/create-order", test_create_order);
   g_test_add_func ("/sandbox/backend-protocol/resume-order", test_resume_order);
+  g_test_add_func ("/sandbox/backend-protocol/recover-order", test_recover_order);
   g_test_add_func ("/sandbox/backend-protocol/delete-order", test_delete_order);
   g_test_add_func ("/sandbox/backend-protocol/lookup-state", test_lookup_state);
   g_test_add_func ("/sandbox/backend-protocol/not-initialized", test_not_initialized);
