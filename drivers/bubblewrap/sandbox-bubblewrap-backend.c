@@ -388,83 +388,174 @@ sandbox_bubblewrap_backend_prewarm (SandboxBackend   *backend,
   return sandbox_bubblewrap_store_prewarm (self->store, template_, reused, cancellable, error);
 }
 
-/* Proves isolation in the leased session and hands it to a new handle. */
-static SandboxHandle *
-start_session (SandboxBubblewrapBackend  *self,
-               SandboxBubblewrapLease    *lease,
-               SandboxNetworkPolicy      *policy,
-               GCancellable              *cancellable,
-               GError                   **error)
+/* The steps of the core's session protocol (sandbox-backend-protocol.c):
+ * the base runs create, resume, recover and delete in the reference's
+ * order; the store does each step on disk. A lease is taken in one hook
+ * and used in the next, so it waits in self->pending meanwhile. */
+
+static void
+pending_add (SandboxBubblewrapBackend *self,
+             SandboxBubblewrapLease   *lease)
 {
-  g_autoptr(SandboxBubblewrapLease) owned = lease;
-  g_autoptr(SandboxBubblewrapDriver) driver = NULL;
-  g_autoptr(GError) local_error = NULL;
-  SandboxBubblewrapHardening hardening = self->hardening;
+  g_autofree char *session_id = g_path_get_basename (lease->directory);
 
-  /* The session's own guest (sandbox-bubblewrap-guest-ids.c). */
-  hardening.guest = lease->guest;
-  driver = sandbox_bubblewrap_driver_new (self->executable, sandbox_state_get_session_id (lease->state),
-                                          lease->workspace, lease->lower,
-                                          lease->layers,
-                                          sandbox_backend_base_get_max_concurrent_commands (
-                                            SANDBOX_BACKEND_BASE (self)),
-                                          policy,
-                                          SANDBOX_BACKEND (self), &hardening, &local_error);
-  if (driver == NULL ||
-      !sandbox_bubblewrap_driver_prove_isolation (driver, cancellable, &local_error))
-    {
-      if (driver != NULL)
-        sandbox_bubblewrap_driver_stop (driver);
-      /* A new session's directory goes; a resumed one keeps its workspace. */
-      sandbox_bubblewrap_lease_abandon (lease);
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
-    }
-
-  return sandbox_bubblewrap_handle_new (driver, g_steal_pointer (&owned));
+  g_mutex_lock (&self->pending_lock);
+  /* The lease is exclusive: no other lease of the session waits here. */
+  g_hash_table_replace (self->pending, g_steal_pointer (&session_id), lease);
+  g_mutex_unlock (&self->pending_lock);
 }
 
-static SandboxHandle *
-sandbox_bubblewrap_backend_create (SandboxBackend        *backend,
-                                   const char            *template_key,
-                                   SandboxState          *state,
-                                   SandboxNetworkPolicy  *policy,
-                                   GCancellable          *cancellable,
-                                   GError               **error)
+/* (transfer full): the waiting lease of @session_id, no longer waiting. */
+static SandboxBubblewrapLease *
+pending_steal (SandboxBubblewrapBackend *self,
+               const char               *session_id)
 {
-  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
-  SandboxBubblewrapLease *lease;
+  gpointer lease = NULL;
 
-  lease = sandbox_bubblewrap_store_open_session (self->store, template_key, state, backend,
-                                                 cancellable, error);
-  if (lease == NULL)
-    return NULL;
-  return start_session (self, lease, policy, cancellable, error);
+  g_mutex_lock (&self->pending_lock);
+  g_hash_table_steal_extended (self->pending, session_id, NULL, &lease);
+  g_mutex_unlock (&self->pending_lock);
+  return lease;
+}
+
+#define STORE_OF(base) (SANDBOX_BUBBLEWRAP_BACKEND (base)->store)
+
+static gboolean
+sandbox_bubblewrap_backend_check_template (SandboxBackendBase  *base,
+                                           const char          *template_key,
+                                           GError             **error)
+{
+  return sandbox_bubblewrap_store_check_template (STORE_OF (base), template_key, error);
+}
+
+static gboolean
+sandbox_bubblewrap_backend_has_session (SandboxBackendBase *base,
+                                        const char         *session_id)
+{
+  return sandbox_bubblewrap_store_has_session (STORE_OF (base), session_id);
+}
+
+/* take_lease, and take_over_lease with the bwrap whose leftovers it ends. */
+static gboolean
+take_lease (SandboxBubblewrapBackend  *self,
+            const char                *session_id,
+            const char                *recover_executable,
+            GError                   **error)
+{
+  SandboxBubblewrapLease *lease = sandbox_bubblewrap_store_take_lease (self->store, session_id,
+                                                                      recover_executable, error);
+
+  if (lease != NULL)
+    pending_add (self, lease);
+  return lease != NULL;
+}
+
+static gboolean
+sandbox_bubblewrap_backend_take_lease (SandboxBackendBase  *base,
+                                       const char          *session_id,
+                                       GError             **error)
+{
+  return take_lease (SANDBOX_BUBBLEWRAP_BACKEND (base), session_id, NULL, error);
 }
 
 /* A stale lease — its file exists, nobody holds its OFD lock — is taken
  * over once no namespace of the session is left (see the store). */
-static SandboxHandle *
-sandbox_bubblewrap_backend_recover_session (SandboxBackend        *backend,
-                                            SandboxState          *state,
-                                            SandboxNetworkPolicy  *policy,
-                                            GCancellable          *cancellable,
-                                            GError               **error)
+static gboolean
+sandbox_bubblewrap_backend_take_over_lease (SandboxBackendBase  *base,
+                                            const char          *session_id,
+                                            GError             **error)
 {
-  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
-  SandboxBubblewrapLease *lease;
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (base);
 
-  if (g_strcmp0 (sandbox_state_get_backend (state),
-                 sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (self))) != 0)
+  return take_lease (self, session_id, self->executable, error);
+}
+
+/* A new session's directory goes; a resumed one keeps its workspace. */
+static void
+sandbox_bubblewrap_backend_release_lease (SandboxBackendBase *base,
+                                          const char         *session_id)
+{
+  g_autoptr(SandboxBubblewrapLease) lease = pending_steal (SANDBOX_BUBBLEWRAP_BACKEND (base),
+                                                          session_id);
+
+  if (lease != NULL)
+    sandbox_bubblewrap_lease_abandon (lease);
+}
+
+static SandboxState *
+sandbox_bubblewrap_backend_load_state (SandboxBackendBase  *base,
+                                       const char          *session_id,
+                                       GError             **error)
+{
+  return sandbox_bubblewrap_store_lookup_state (STORE_OF (base), session_id, error);
+}
+
+static gboolean
+sandbox_bubblewrap_backend_new_session (SandboxBackendBase  *base,
+                                        SandboxState        *state,
+                                        GCancellable        *cancellable,
+                                        GError             **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (base);
+  SandboxBubblewrapLease *lease = sandbox_bubblewrap_store_new_session (self->store, state,
+                                                                       SANDBOX_BACKEND (self),
+                                                                       cancellable, error);
+
+  if (lease != NULL)
+    pending_add (self, lease);
+  return lease != NULL;
+}
+
+/* Settles a resumed session's ids and workspace, proves isolation in the
+ * leased session and hands it to a new handle. On failure the lease keeps
+ * waiting: the base's release_lease abandons it. */
+static SandboxHandle *
+sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
+                                       SandboxState          *state,
+                                       SandboxNetworkPolicy  *policy,
+                                       GCancellable          *cancellable,
+                                       GError               **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (base);
+  const char *session_id = sandbox_state_get_session_id (state);
+  g_autoptr(SandboxBubblewrapLease) lease = pending_steal (self, session_id);
+  g_autoptr(SandboxBubblewrapDriver) driver = NULL;
+  SandboxBubblewrapHardening hardening = self->hardening;
+
+  g_return_val_if_fail (lease != NULL, NULL);
+
+  if (!lease->created &&
+      !sandbox_bubblewrap_store_prepare_resumed (self->store, lease, state, error))
     {
-      sandbox_set_error_state_mismatch (error);
+      pending_add (self, g_steal_pointer (&lease));
       return NULL;
     }
-  lease = sandbox_bubblewrap_store_recover_session (self->store, state, self->executable,
-                                                    cancellable, error);
-  if (lease == NULL)
-    return NULL;
-  return start_session (self, lease, policy, cancellable, error);
+  /* The session's own guest (sandbox-bubblewrap-guest-ids.c). */
+  hardening.guest = lease->guest;
+  driver = sandbox_bubblewrap_driver_new (self->executable, session_id, lease->workspace,
+                                          lease->lower, lease->layers,
+                                          sandbox_backend_base_get_max_concurrent_commands (base),
+                                          policy, SANDBOX_BACKEND (self), &hardening, error);
+  if (driver == NULL ||
+      !sandbox_bubblewrap_driver_prove_isolation (driver, cancellable, error))
+    {
+      if (driver != NULL)
+        sandbox_bubblewrap_driver_stop (driver);
+      pending_add (self, g_steal_pointer (&lease));
+      return NULL;
+    }
+  return sandbox_bubblewrap_handle_new (driver, g_steal_pointer (&lease), base);
+}
+
+static gboolean
+sandbox_bubblewrap_backend_remove_session (SandboxBackendBase  *base,
+                                           const char          *session_id,
+                                           GError             **error)
+{
+  g_autoptr(SandboxBubblewrapLease) lease = pending_steal (SANDBOX_BUBBLEWRAP_BACKEND (base),
+                                                          session_id);
+
+  return sandbox_bubblewrap_store_remove_session (STORE_OF (base), lease, error);
 }
 
 /* Sessions and templates in and out (sandbox-backend-transfer.c): the
@@ -478,8 +569,15 @@ sandbox_bubblewrap_backend_import_session (SandboxBackend            *backend,
                                            GCancellable              *cancellable,
                                            GError                   **error)
 {
-  return sandbox_bubblewrap_store_import_session (SANDBOX_BUBBLEWRAP_BACKEND (backend)->store,
-                                                  state, fill, user_data, cancellable, error);
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  /* An older copy of the session here goes first, under its own lease. */
+  return sandbox_bubblewrap_store_check_import (self->store, state, error) &&
+         sandbox_backend_base_delete_session (SANDBOX_BACKEND_BASE (self),
+                                              sandbox_state_get_session_id (state),
+                                              cancellable, error) &&
+         sandbox_bubblewrap_store_import_session (self->store, state, fill, user_data,
+                                                  cancellable, error);
 }
 
 static int
@@ -524,17 +622,6 @@ sandbox_bubblewrap_backend_list_templates (SandboxBackend  *backend,
   return sandbox_bubblewrap_store_list_templates (self->store, cancellable, error);
 }
 
-static SandboxState *
-sandbox_bubblewrap_backend_lookup_state (SandboxBackend  *backend,
-                                         const char      *session_id,
-                                         GCancellable    *cancellable,
-                                         GError         **error)
-{
-  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
-
-  return sandbox_bubblewrap_store_lookup_state (self->store, session_id, error);
-}
-
 static gboolean
 sandbox_bubblewrap_backend_query_lease_owner (SandboxBackend      *backend,
                                               const char          *session_id,
@@ -563,6 +650,8 @@ sandbox_bubblewrap_backend_finalize (GObject *object)
 {
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (object);
 
+  g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_mutex_clear (&self->pending_lock);
   g_clear_pointer (&self->store, sandbox_bubblewrap_store_unref);
   g_clear_pointer (&self->hardening.seccomp_program, g_bytes_unref);
   g_clear_pointer (&self->hardening.cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
@@ -585,6 +674,15 @@ sandbox_bubblewrap_backend_class_init (SandboxBubblewrapBackendClass *klass)
 
   object_class->finalize = sandbox_bubblewrap_backend_finalize;
   base_class->init_backend = sandbox_bubblewrap_backend_init_backend;
+  base_class->check_template = sandbox_bubblewrap_backend_check_template;
+  base_class->has_session = sandbox_bubblewrap_backend_has_session;
+  base_class->take_lease = sandbox_bubblewrap_backend_take_lease;
+  base_class->take_over_lease = sandbox_bubblewrap_backend_take_over_lease;
+  base_class->release_lease = sandbox_bubblewrap_backend_release_lease;
+  base_class->load_state = sandbox_bubblewrap_backend_load_state;
+  base_class->new_session = sandbox_bubblewrap_backend_new_session;
+  base_class->new_handle = sandbox_bubblewrap_backend_new_handle;
+  base_class->remove_session = sandbox_bubblewrap_backend_remove_session;
   sandbox_backend_base_class_set_default_name (base_class, SANDBOX_BUBBLEWRAP_DEFAULT_NAME);
 
   sandbox_bubblewrap_backend_install_properties (object_class);
@@ -605,17 +703,18 @@ sandbox_bubblewrap_backend_init (SandboxBubblewrapBackend *self)
   self->ready_idle_timeout_ms = SANDBOX_BUBBLEWRAP_DEFAULT_READY_IDLE_TIMEOUT_MS;
   self->guest_uid = -1;
   self->guest_gid = -1;
+  g_mutex_init (&self->pending_lock);
+  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) sandbox_bubblewrap_lease_free);
 }
 
 static void
 sandbox_bubblewrap_backend_backend_iface_init (SandboxBackendInterface *iface)
 {
+  sandbox_backend_base_implement_sessions (iface);
   iface->prewarm = sandbox_bubblewrap_backend_prewarm;
-  iface->create = sandbox_bubblewrap_backend_create;
-  iface->recover_session = sandbox_bubblewrap_backend_recover_session;
   iface->list_sessions = sandbox_bubblewrap_backend_list_sessions;
   iface->list_templates = sandbox_bubblewrap_backend_list_templates;
-  iface->lookup_state = sandbox_bubblewrap_backend_lookup_state;
   iface->query_lease_owner = sandbox_bubblewrap_backend_query_lease_owner;
   iface->delete_template = sandbox_bubblewrap_backend_delete_template;
   iface->import_session = sandbox_bubblewrap_backend_import_session;

@@ -16,6 +16,7 @@ G_DECLARE_FINAL_TYPE (SandboxBubblewrapHandle, sandbox_bubblewrap_handle,
                       SANDBOX, BUBBLEWRAP_HANDLE, SandboxHandle)
 
 SandboxHandle *sandbox_bubblewrap_handle_new (SandboxBubblewrapDriver *driver,
-                                              SandboxBubblewrapLease  *lease);
+                                              SandboxBubblewrapLease  *lease,
+                                              SandboxBackendBase      *backend);
 
 G_END_DECLS

@@ -12,8 +12,9 @@
  * Stop and delete exactly as DESIGN.md §5: stop kills every live command
  * and waits for their trees to be gone, closes the gateway (removing its
  * temporary socket directory), then releases the lease, keeping
- * the workspace; delete re-acquires the lease (BUSY if someone attached
- * meanwhile) and removes the session directory, keeping templates. The base
+ * the workspace; delete is the core's sandbox_backend_base_delete_session():
+ * it re-acquires the lease (BUSY if someone attached meanwhile) and removes
+ * the session directory, keeping templates. The base
  * class makes stop idempotent, orders it before delete and stops on the
  * last unref.
  */
@@ -24,6 +25,7 @@ struct _SandboxBubblewrapHandle
 
   SandboxBubblewrapDriver *driver;
   SandboxBubblewrapLease *lease;
+  SandboxBackendBase *backend;
   SandboxCodingBinding *coding;
 };
 
@@ -50,11 +52,9 @@ sandbox_bubblewrap_handle_delete_session (SandboxHandle  *handle,
 {
   SandboxBubblewrapHandle *self = SANDBOX_BUBBLEWRAP_HANDLE (handle);
 
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
-  return sandbox_bubblewrap_store_delete_session (self->lease->store,
-                                                  sandbox_state_get_session_id (self->lease->state),
-                                                  error);
+  return sandbox_backend_base_delete_session (self->backend,
+                                              sandbox_state_get_session_id (self->lease->state),
+                                              cancellable, error);
 }
 
 static SandboxCodingBinding *
@@ -67,12 +67,14 @@ sandbox_bubblewrap_handle_get_coding_binding (SandboxHandle *handle)
  * sandbox_bubblewrap_handle_new:
  * @driver: the session's driver
  * @lease: (transfer full): the session, leased
+ * @backend: the backend whose session protocol deletes the session
  *
  * Returns: (transfer full): a handle owning the session
  */
 SandboxHandle *
 sandbox_bubblewrap_handle_new (SandboxBubblewrapDriver *driver,
-                               SandboxBubblewrapLease  *lease)
+                               SandboxBubblewrapLease  *lease,
+                               SandboxBackendBase      *backend)
 {
   g_autoptr(SandboxSession) session = NULL;
   SandboxBubblewrapHandle *self;
@@ -86,6 +88,7 @@ sandbox_bubblewrap_handle_new (SandboxBubblewrapDriver *driver,
                        NULL);
   self->driver = g_object_ref (driver);
   self->lease = lease;
+  self->backend = g_object_ref (backend);
   self->coding = sandbox_bubblewrap_coding_new (driver);
   sandbox_bubblewrap_driver_set_handle (driver, SANDBOX_HANDLE (self));
   return SANDBOX_HANDLE (self);
@@ -99,6 +102,7 @@ sandbox_bubblewrap_handle_finalize (GObject *object)
   /* The base class's dispose has stopped the session by now. */
   g_clear_object (&self->coding);
   g_clear_object (&self->driver);
+  g_clear_object (&self->backend);
   g_clear_pointer (&self->lease, sandbox_bubblewrap_lease_free);
 
   G_OBJECT_CLASS (sandbox_bubblewrap_handle_parent_class)->finalize (object);

@@ -105,10 +105,12 @@ fill_session (Import                  *import,
   return sandbox_bubblewrap_store_write_atomically (state_path, state_json, self->durable, error);
 }
 
-static gboolean
-check_identity (SandboxBubblewrapStore  *self,
-                SandboxState            *state,
-                GError                 **error)
+/* Before an older copy of the session goes (the backend deletes it through
+ * the core's session protocol): the state must be one this store takes. */
+gboolean
+sandbox_bubblewrap_store_check_import (SandboxBubblewrapStore  *self,
+                                       SandboxState            *state,
+                                       GError                 **error)
 {
   if (g_strcmp0 (sandbox_state_get_backend (state), self->name) != 0)
     return sandbox_set_error_state_mismatch (error);
@@ -131,7 +133,8 @@ check_identity (SandboxBubblewrapStore  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * See sandbox_backend_import_session().
+ * See sandbox_backend_import_session(). The caller has checked @state
+ * (sandbox_bubblewrap_store_check_import()) and deleted the session.
  *
  * Returns: %TRUE when the session is stored, unleased
  */
@@ -147,10 +150,7 @@ sandbox_bubblewrap_store_import_session (SandboxBubblewrapStore         *self,
   const char *session_id = sandbox_state_get_session_id (state);
   g_autoptr(SandboxBubblewrapLease) lease = NULL;
 
-  /* An older copy of the session here goes first, under its own lease. */
-  if (!check_identity (self, state, error) ||
-      !sandbox_bubblewrap_store_delete_session (self, session_id, error) ||
-      !ensure_directory (self->sessions, error))
+  if (!ensure_directory (self->sessions, error))
     return FALSE;
 
   lease = g_new0 (SandboxBubblewrapLease, 1);

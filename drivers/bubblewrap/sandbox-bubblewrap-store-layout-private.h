@@ -163,9 +163,6 @@ gboolean      sandbox_bubblewrap_store_write_atomically (const char             
                                                          const char              *contents,
                                                          gboolean                 durable,
                                                          GError                 **error);
-gboolean      sandbox_bubblewrap_store_check_template  (SandboxBubblewrapStore  *self,
-                                                         const char              *key,
-                                                         GError                 **error);
 gboolean      sandbox_bubblewrap_store_read_template_name (SandboxBubblewrapStore *self,
                                                          const char              *key,
                                                          char                   **name,

@@ -307,6 +307,8 @@ sandbox_bubblewrap_lease_end_leftovers (SandboxBubblewrapLease  *lease,
                                         const char              *executable,
                                         GError                 **error)
 {
+  /* Named by its directory: a lease being taken has no state yet. */
+  g_autofree char *session_id = g_path_get_basename (lease->directory);
   guint clean_scans = 0;
 
   for (guint round = 0; round < LEFTOVER_ROUNDS && clean_scans < SCAN_ATTEMPTS; round++)
@@ -350,9 +352,9 @@ sandbox_bubblewrap_lease_end_leftovers (SandboxBubblewrapLease  *lease,
        * it means an owner died with sandboxes still running. */
       g_log_structured ("Sandbox", G_LOG_LEVEL_INFO, "SANDBOX_EVENT", "leftovers",
                         "SANDBOX_DRIVER", "bubblewrap",
-                        "SANDBOX_SESSION_ID", sandbox_state_get_session_id (lease->state),
+                        "SANDBOX_SESSION_ID", session_id,
                         "MESSAGE", "Killed %u processes an earlier owner of session %s left",
-                        leftovers->len, sandbox_state_get_session_id (lease->state));
+                        leftovers->len, session_id);
     }
 
   if (clean_scans < SCAN_ATTEMPTS)

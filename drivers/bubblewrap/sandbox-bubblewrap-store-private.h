@@ -32,6 +32,7 @@ typedef struct _SandboxBubblewrapStore SandboxBubblewrapStore;
  *   directory holding the upper layer and overlayfs' work directory
  * @guest: who the session's guest is on the host
  * @created: whether the session was created (rather than resumed)
+ * @recovered: whether the lease was taken over from a dead owner
  * @held: whether the lease is held
  * @lock_fd: the lease file, OFD-write-locked while @held
  *
@@ -47,6 +48,7 @@ typedef struct
   char *layers;
   SandboxBubblewrapGuest guest;
   gboolean created;
+  gboolean recovered;
   gboolean held;
   int lock_fd;
 } SandboxBubblewrapLease;
@@ -64,19 +66,26 @@ char                   *sandbox_bubblewrap_store_prewarm        (SandboxBubblewr
                                                                  gboolean                *reused,
                                                                  GCancellable            *cancellable,
                                                                  GError                 **error);
-SandboxBubblewrapLease *sandbox_bubblewrap_store_open_session   (SandboxBubblewrapStore  *self,
-                                                                 const char              *template_key,
-                                                                 SandboxState            *saved,
+gboolean                sandbox_bubblewrap_store_check_template (SandboxBubblewrapStore  *self,
+                                                                 const char              *key,
+                                                                 GError                 **error);
+gboolean                sandbox_bubblewrap_store_has_session    (SandboxBubblewrapStore  *self,
+                                                                 const char              *session_id);
+SandboxBubblewrapLease *sandbox_bubblewrap_store_take_lease     (SandboxBubblewrapStore  *self,
+                                                                 const char              *session_id,
+                                                                 const char              *recover_executable,
+                                                                 GError                 **error);
+SandboxBubblewrapLease *sandbox_bubblewrap_store_new_session    (SandboxBubblewrapStore  *self,
+                                                                 SandboxState            *state,
                                                                  SandboxBackend          *reporter,
                                                                  GCancellable            *cancellable,
                                                                  GError                 **error);
-SandboxBubblewrapLease *sandbox_bubblewrap_store_recover_session (SandboxBubblewrapStore *self,
-                                                                  SandboxState           *saved,
-                                                                  const char             *executable,
-                                                                  GCancellable           *cancellable,
+gboolean                sandbox_bubblewrap_store_prepare_resumed (SandboxBubblewrapStore *self,
+                                                                  SandboxBubblewrapLease *lease,
+                                                                  SandboxState           *state,
                                                                   GError                **error);
-gboolean                sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
-                                                                 const char              *session_id,
+gboolean                sandbox_bubblewrap_store_remove_session (SandboxBubblewrapStore  *self,
+                                                                 SandboxBubblewrapLease  *lease,
                                                                  GError                 **error);
 GPtrArray              *sandbox_bubblewrap_store_list_sessions  (SandboxBubblewrapStore  *self,
                                                                  GCancellable            *cancellable,
@@ -100,6 +109,9 @@ void                    sandbox_bubblewrap_store_set_workspace_quota (SandboxBub
 gboolean                sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore *self,
                                                                  const char              *key,
                                                                  GError                 **error);
+gboolean                sandbox_bubblewrap_store_check_import   (SandboxBubblewrapStore *self,
+                                                                 SandboxState           *state,
+                                                                 GError                **error);
 gboolean                sandbox_bubblewrap_store_import_session (SandboxBubblewrapStore *self,
                                                                  SandboxState           *state,
                                                                  SandboxWorkspaceFillFunc fill,

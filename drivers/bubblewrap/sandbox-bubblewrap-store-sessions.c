@@ -29,8 +29,8 @@
  * while the session is owned its owner also holds an OFD write lock
  * (F_OFD_SETLK) on it. The kernel drops that lock when the owner dies, so
  * a lease file nobody holds a lock on was left by a crashed owner: stale.
- * create() still refuses it with BUSY — only
- * sandbox_bubblewrap_store_recover_session() takes it over, and only after
+ * create() still refuses it with BUSY — only a recovery
+ * (sandbox_bubblewrap_store_take_lease() with the bwrap executable) takes it over, and only after
  * ending whatever is left of the dead owner's sandboxes (see "Leftovers"
  * below).
  *
@@ -169,21 +169,6 @@ sandbox_bubblewrap_store_read_state (const char  *directory,
       return NULL;
     }
   return sandbox_state_new_from_json (contents, error);
-}
-
-static gboolean
-check_saved_state (SandboxBubblewrapLease  *lease,
-                   GError                 **error)
-{
-  const char *session_id = sandbox_state_get_session_id (lease->state);
-  g_autoptr(SandboxState) existing =
-    sandbox_bubblewrap_store_read_state (lease->directory, session_id, error);
-
-  if (existing == NULL)
-    return FALSE;
-  if (!sandbox_state_equal (existing, lease->state))
-    return sandbox_set_error_identity_mismatch (error);
-  return TRUE;
 }
 
 /* Makes a layered session's layers/{upper,work}, the guest's from the
@@ -389,17 +374,6 @@ give_workspace_to_guest (SandboxBubblewrapStore  *self,
   return sandbox_workspace_give_tree_at (session_fd, name, &owner, error);
 }
 
-static SandboxState *
-new_session_state (SandboxBubblewrapStore  *self,
-                   const char              *template_key,
-                   GError                 **error)
-{
-  g_autofree char *uuid = g_uuid_string_random ();
-  g_autofree char *session_id = sha256_hex (uuid);
-
-  return sandbox_state_new (self->name, session_id, template_key, error);
-}
-
 /* Takes the lease of an existing session, taking over a stale one; ends
  * what is left of earlier owners' sandboxes either way. */
 static int
@@ -468,123 +442,123 @@ remove_write_temporaries (SandboxBubblewrapLease *lease)
                       removed, lease->workspace);
 }
 
-/* Under the new lease: a new session's ids and workspace, or a resumed
- * one's identity checked and its ids and workspace's owner settled. */
-static gboolean
-prepare_session (SandboxBubblewrapStore  *self,
-                 SandboxBubblewrapLease  *lease,
-                 const char              *template_key,
-                 SandboxBackend          *reporter,
-                 GCancellable            *cancellable,
-                 GError                 **error)
-{
-  if (lease->created)
-    return sandbox_bubblewrap_store_assign_guest (self, lease, error) &&
-           populate_new_session (self, lease, template_key, reporter, cancellable, error);
-  return check_saved_state (lease, error) &&
-         sandbox_bubblewrap_store_assign_guest (self, lease, error) &&
-         give_workspace_to_guest (self, lease, error);
-}
-
+/* A lease on the session @session_id, not taken yet, with the paths of
+ * the layout it was (or is to be) created with; a layered session's lower
+ * layer needs its template, which a resumed one's state names. */
 static SandboxBubblewrapLease *
-open_session (SandboxBubblewrapStore  *self,
-              const char              *template_key,
-              SandboxState            *saved,
-              const char              *recover_executable,
-              SandboxBackend          *reporter,
-              GCancellable            *cancellable,
-              GError                 **error)
+lease_new (SandboxBubblewrapStore  *self,
+           const char              *session_id,
+           const char              *template_key,
+           gboolean                 created)
 {
-  g_autoptr(SandboxBubblewrapLease) lease = NULL;
-  gboolean recover = recover_executable != NULL;
-  g_autoptr(SandboxState) state = NULL;
-  g_auto(SandboxBubblewrapFd) template_lock = -1;
-  const char *session_id;
+  SandboxBubblewrapLease *lease = g_new0 (SandboxBubblewrapLease, 1);
 
-  if (!sandbox_template_key_is_valid (template_key))
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                           "Expected a template key: 64 lowercase hexadecimal characters");
-      return NULL;
-    }
-  if (saved != NULL &&
-      (g_strcmp0 (sandbox_state_get_backend (saved), self->name) != 0 ||
-       g_strcmp0 (sandbox_state_get_template_key (saved), template_key) != 0))
-    {
-      sandbox_set_error_state_mismatch (error);
-      return NULL;
-    }
-  /* A new session holds its template until its state names it (see
-   * "Deleting a template" below). */
-  if (saved == NULL)
-    {
-      template_lock = sandbox_bubblewrap_store_lock_template (self, template_key, error);
-      if (template_lock < 0)
-        return NULL;
-    }
-  if (!sandbox_bubblewrap_store_check_template (self, template_key, error))
-    return NULL;
-
-  state = saved != NULL ? g_object_ref (saved) : new_session_state (self, template_key, error);
-  if (state == NULL)
-    return NULL;
-  session_id = sandbox_state_get_session_id (state);
-  if (!sandbox_template_key_is_valid (session_id))
-    {
-      g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                           "Expected a session id: 64 lowercase hexadecimal characters");
-      return NULL;
-    }
-
-  lease = g_new0 (SandboxBubblewrapLease, 1);
   lease->lock_fd = -1;
   lease->store = sandbox_bubblewrap_store_ref (self);
-  lease->state = g_steal_pointer (&state);
   lease->directory = g_build_filename (self->sessions, session_id, NULL);
-  lease->created = saved == NULL;
-  if (lease->created ? self->overlay : session_is_layered (lease->directory))
+  lease->created = created;
+  if (created ? self->overlay : session_is_layered (lease->directory))
     {
       lease->layers = g_build_filename (lease->directory, SESSION_LAYERS, NULL);
       lease->workspace = g_build_filename (lease->layers, "upper", NULL);
-      lease->lower = g_build_filename (self->templates, template_key, "data", NULL);
+      if (template_key != NULL)
+        lease->lower = g_build_filename (self->templates, template_key, "data", NULL);
     }
   else
     lease->workspace = g_build_filename (lease->directory, "workspace", NULL);
+  return lease;
+}
 
-  if (lease->created)
-    {
-      if (!ensure_directory (self->sessions, error))
-        return NULL;
-      if (mkdir (lease->directory, 0700) < 0)
-        {
-          set_errno_error (error, errno, "Could not create session directory", lease->directory);
-          return NULL;
-        }
-    }
-  else if (!g_file_test (lease->directory, G_FILE_TEST_IS_DIR))
-    {
-      /* The reference would create an empty directory here and then fail;
-       * we leave nothing behind. */
-      sandbox_set_error_unknown_session (error, session_id);
-      return NULL;
-    }
+/* Whether the session @session_id (checked by the caller) is stored. */
+gboolean
+sandbox_bubblewrap_store_has_session (SandboxBubblewrapStore *self,
+                                      const char             *session_id)
+{
+  g_autofree char *directory = g_build_filename (self->sessions, session_id, NULL);
 
-  lease->lock_fd = recover ? recover_lease (self, lease, recover_executable, error)
-                           : acquire_lease (lease->directory, self->durable, error);
+  return g_file_test (directory, G_FILE_TEST_IS_DIR);
+}
+
+/* Takes a stored session's lease (BUSY while someone holds it); with the
+ * bwrap its sandboxes ran, also a stale one, killing what is left of earlier
+ * owners' sandboxes first (see "Leftovers"). The lease's state and lower
+ * layer wait for sandbox_bubblewrap_store_prepare_resumed(). */
+SandboxBubblewrapLease *
+sandbox_bubblewrap_store_take_lease (SandboxBubblewrapStore  *self,
+                                     const char              *session_id,
+                                     const char              *recover_executable,
+                                     GError                 **error)
+{
+  g_autoptr(SandboxBubblewrapLease) lease = lease_new (self, session_id, NULL, FALSE);
+
+  lease->recovered = recover_executable != NULL;
+  lease->lock_fd = lease->recovered ? recover_lease (self, lease, recover_executable, error)
+                                    : acquire_lease (lease->directory, self->durable, error);
   if (lease->lock_fd < 0)
+    return NULL;
+  lease->held = TRUE;
+  return g_steal_pointer (&lease);
+}
+
+/* Creates the session @state names under its lease: its guest ids, its
+ * workspace a copy of the template's data (reported by @reporter's
+ * ::create-progress) or layered over it. Leaves nothing behind on failure. */
+SandboxBubblewrapLease *
+sandbox_bubblewrap_store_new_session (SandboxBubblewrapStore  *self,
+                                      SandboxState            *state,
+                                      SandboxBackend          *reporter,
+                                      GCancellable            *cancellable,
+                                      GError                 **error)
+{
+  const char *template_key = sandbox_state_get_template_key (state);
+  g_autoptr(SandboxBubblewrapLease) lease = NULL;
+  g_auto(SandboxBubblewrapFd) template_lock = -1;
+
+  /* A new session holds its template until its state names it (see
+   * "Deleting a template"); a delete that held the lock first leaves no
+   * template to find. */
+  template_lock = sandbox_bubblewrap_store_lock_template (self, template_key, error);
+  if (template_lock < 0 || !sandbox_bubblewrap_store_check_template (self, template_key, error))
+    return NULL;
+
+  lease = lease_new (self, sandbox_state_get_session_id (state), template_key, TRUE);
+  lease->state = g_object_ref (state);
+  if (!ensure_directory (self->sessions, error))
+    return NULL;
+  if (mkdir (lease->directory, 0700) < 0)
     {
-      if (lease->created)
-        sandbox_bubblewrap_lease_abandon (lease);
+      set_errno_error (error, errno, "Could not create session directory", lease->directory);
       return NULL;
     }
-  lease->held = TRUE;
-
-  if (!prepare_session (self, lease, template_key, reporter, cancellable, error))
+  lease->lock_fd = acquire_lease (lease->directory, self->durable, error);
+  lease->held = lease->lock_fd >= 0;
+  if (!lease->held ||
+      !sandbox_bubblewrap_store_assign_guest (self, lease, error) ||
+      !populate_new_session (self, lease, template_key, reporter, cancellable, error))
     {
       sandbox_bubblewrap_lease_abandon (lease);
       return NULL;
     }
-  if (recover)
+  return g_steal_pointer (&lease);
+}
+
+/* Under the lease of a resumed session whose stored @state the caller
+ * checked: its guest ids and its workspace's owner settled, and after a
+ * recovery what the crashed owner left removed. */
+gboolean
+sandbox_bubblewrap_store_prepare_resumed (SandboxBubblewrapStore  *self,
+                                          SandboxBubblewrapLease  *lease,
+                                          SandboxState            *state,
+                                          GError                 **error)
+{
+  g_set_object (&lease->state, state);
+  if (lease->layers != NULL && lease->lower == NULL)
+    lease->lower = g_build_filename (self->templates, sandbox_state_get_template_key (state),
+                                     "data", NULL);
+  if (!sandbox_bubblewrap_store_assign_guest (self, lease, error) ||
+      !give_workspace_to_guest (self, lease, error))
+    return FALSE;
+  if (lease->recovered)
     {
       remove_write_temporaries (lease);
       /* Recovery ended every sandbox of the session: the overlay work
@@ -594,38 +568,7 @@ open_session (SandboxBubblewrapStore  *self,
         g_debug ("Removed the overlay work directories a crashed owner left in %s",
                  lease->layers);
     }
-  return g_steal_pointer (&lease);
-}
-
-/**
- * sandbox_bubblewrap_store_open_session:
- * @self: a store
- * @template_key: the template the session belongs to
- * @saved: (nullable): the state of a session to resume, or %NULL to create one
- * @reporter: (nullable): the backend whose
- *   [signal@Sandbox.Backend::create-progress] reports a copy of the template
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * Creates a session from a stored template (a new id, the template copied
- * into the workspace, or layered under it: see
- * sandbox_bubblewrap_store_set_layered()) or resumes one (in the layout it
- * was created with), under the session's exclusive lease.
- * Errors as the reference: %SANDBOX_ERROR_INVALID for a malformed key or
- * session id, %SANDBOX_ERROR_STATE_MISMATCH, %SANDBOX_ERROR_NOT_FOUND for an
- * unknown template or session, %SANDBOX_ERROR_BUSY when the lease is held.
- *
- * Returns: (transfer full): the leased session, or %NULL with @error set
- */
-SandboxBubblewrapLease *
-sandbox_bubblewrap_store_open_session (SandboxBubblewrapStore  *self,
-                                       const char              *template_key,
-                                       SandboxState            *saved,
-                                       SandboxBackend          *reporter,
-                                       GCancellable            *cancellable,
-                                       GError                 **error)
-{
-  return open_session (self, template_key, saved, NULL, reporter, cancellable, error);
+  return TRUE;
 }
 
 /**
@@ -679,75 +622,30 @@ sandbox_bubblewrap_store_set_workspace_quota (SandboxBubblewrapStore *self,
   self->workspace_quota = quota_bytes;
 }
 
-/**
- * sandbox_bubblewrap_store_recover_session:
- * @self: a store
- * @saved: the state of the session to recover
- * @executable: the bwrap executable the session's sandboxes ran
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * Resumes the session @saved describes like
- * sandbox_bubblewrap_store_open_session(), taking over a stale lease — one
- * whose owner died without releasing it. Whatever is left of an earlier
- * owner's sandboxes is killed first, under the new lease (see "Leftovers"
- * above). Fails with %SANDBOX_ERROR_BUSY while the owner lives, and when a
- * process that is not one of the session's sandboxes holds its workspace
- * lock. Without a lease this is an ordinary resume.
- *
- * Returns: (transfer full): the leased session, or %NULL with @error set
- */
-SandboxBubblewrapLease *
-sandbox_bubblewrap_store_recover_session (SandboxBubblewrapStore  *self,
-                                          SandboxState            *saved,
-                                          const char              *executable,
-                                          GCancellable            *cancellable,
-                                          GError                 **error)
-{
-  return open_session (self, sandbox_state_get_template_key (saved), saved, executable, NULL,
-                       cancellable, error);
-}
-
-/**
- * sandbox_bubblewrap_store_delete_session:
- * @self: a store
- * @session_id: the session to delete
- * @error: return location for a #GError
- *
- * Takes the session's lease (%SANDBOX_ERROR_BUSY if someone holds it) and
- * removes the session directory without following any link the guest
- * planted. Templates stay. A session that no longer exists is success.
- *
- * Returns: %TRUE when the session is gone
- */
+/* Removes the leased session's directory without following any link the
+ * guest planted, then its guest ids; templates stay. The lease goes with
+ * the directory, or is released on failure. */
 gboolean
-sandbox_bubblewrap_store_delete_session (SandboxBubblewrapStore  *self,
-                                         const char              *session_id,
+sandbox_bubblewrap_store_remove_session (SandboxBubblewrapStore  *self,
+                                         SandboxBubblewrapLease  *lease,
                                          GError                 **error)
 {
-  g_autofree char *directory = g_build_filename (self->sessions, session_id, NULL);
-  g_autofree char *lease = lease_path (directory);
+  g_autofree char *session_id = g_path_get_basename (lease->directory);
   g_auto(SandboxBubblewrapFd) sessions_fd = -1;
-  g_auto(SandboxBubblewrapFd) lock_fd = -1;
   g_autoptr(GError) local_error = NULL;
   SandboxBubblewrapGuest guest = { 0 };
 
-  if (!g_file_test (directory, G_FILE_TEST_IS_DIR))
-    return TRUE;
-  lock_fd = acquire_lease (directory, self->durable, error);
-  if (lock_fd < 0)
-    return FALSE;
-
-  sandbox_bubblewrap_store_read_guest_ids (directory, &guest);
+  sandbox_bubblewrap_store_read_guest_ids (lease->directory, &guest);
   sessions_fd = open_directory (self->sessions, &local_error);
   if (sessions_fd >= 0 && sandbox_workspace_remove_tree_at (sessions_fd, session_id, &local_error))
     {
+      lease->held = FALSE;   /* the lease went with the directory */
       /* Its ids go once its directory is gone: nothing of it runs then. */
-      sandbox_bubblewrap_store_release_guest_ids (self, directory, &guest);
+      sandbox_bubblewrap_store_release_guest_ids (self, lease->directory, &guest);
       return !self->durable || sync_fd (sessions_fd, self->sessions, error);
     }
 
-  unlink (lease);
+  sandbox_bubblewrap_lease_release (lease);
   g_propagate_error (error, g_steal_pointer (&local_error));
   return FALSE;
 }
@@ -796,7 +694,6 @@ sandbox_bubblewrap_lease_abandon (SandboxBubblewrapLease *lease)
       else
         sandbox_bubblewrap_store_release_guest_ids (lease->store, lease->directory, &lease->guest);
       lease->held = FALSE;   /* the lease went with the directory */
-      sandbox_bubblewrap_clear_fd (&lease->lock_fd);
     }
   sandbox_bubblewrap_lease_release (lease);
 }

@@ -337,27 +337,8 @@ sandbox_bubblewrap_store_list_templates (SandboxBubblewrapStore  *self,
   return g_steal_pointer (&templates);
 }
 
-static gboolean
-check_session_exists (SandboxBubblewrapStore  *self,
-                      const char              *directory,
-                      const char              *session_id,
-                      GError                 **error)
-{
-  if (g_file_test (directory, G_FILE_TEST_IS_DIR))
-    return TRUE;
-  sandbox_set_error_unknown_session (error, session_id);
-  return FALSE;
-}
-
-/**
- * sandbox_bubblewrap_store_lookup_state:
- * @self: a store
- * @session_id: a session id (checked by the caller)
- * @error: return location for a #GError
- *
- * Returns: (transfer full): the session's saved state, or %NULL with
- *   @error set (%SANDBOX_ERROR_NOT_FOUND for an unknown session)
- */
+/* The saved state of a session the session protocol found stored (a
+ * state.json missing meanwhile is NOT_FOUND). */
 SandboxState *
 sandbox_bubblewrap_store_lookup_state (SandboxBubblewrapStore  *self,
                                        const char              *session_id,
@@ -365,10 +346,6 @@ sandbox_bubblewrap_store_lookup_state (SandboxBubblewrapStore  *self,
 {
   g_autofree char *directory = g_build_filename (self->sessions, session_id, NULL);
 
-  g_return_val_if_fail (sandbox_template_key_is_valid (session_id), NULL);
-
-  if (!check_session_exists (self, directory, session_id, error))
-    return NULL;
   return sandbox_bubblewrap_store_read_state (directory, session_id, error);
 }
 
@@ -393,6 +370,7 @@ sandbox_bubblewrap_store_query_lease_owner (SandboxBubblewrapStore  *self,
 
   g_return_val_if_fail (sandbox_template_key_is_valid (session_id), FALSE);
 
-  return check_session_exists (self, directory, session_id, error) &&
-         read_lease_owner (directory, owner, error);
+  if (!sandbox_bubblewrap_store_has_session (self, session_id))
+    return sandbox_set_error_unknown_session (error, session_id);
+  return read_lease_owner (directory, owner, error);
 }
