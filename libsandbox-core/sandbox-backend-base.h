@@ -50,7 +50,7 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  *   that owns it, enforcing the policy; on failure the base releases the
  *   lease.
  * @remove_session: removes a session whose lease the caller holds, with
- *   its workspace (templates stay); on failure it releases the lease.
+ *   its workspace (templates stay).
  * @take_over_lease: takes a stored session's lease like @take_lease, and
  *   also one whose owner died without releasing it, once nothing of that
  *   owner's sandboxes is left (%SANDBOX_ERROR_BUSY while the owner lives).

@@ -393,16 +393,20 @@ sandbox_bubblewrap_backend_prewarm (SandboxBackend   *backend,
  * order; the store does each step on disk. A lease is taken in one hook
  * and used in the next, so it waits in self->pending meanwhile. */
 
-static void
+#define STORE_OF(base) (SANDBOX_BUBBLEWRAP_BACKEND (base)->store)
+
+/* Keeps @lease, if a hook took one, for the next; whether it did. */
+static gboolean
 pending_add (SandboxBubblewrapBackend *self,
              SandboxBubblewrapLease   *lease)
 {
-  g_autofree char *session_id = g_path_get_basename (lease->directory);
-
+  if (lease == NULL)
+    return FALSE;
   g_mutex_lock (&self->pending_lock);
   /* The lease is exclusive: no other lease of the session waits here. */
-  g_hash_table_replace (self->pending, g_steal_pointer (&session_id), lease);
+  g_hash_table_replace (self->pending, g_path_get_basename (lease->directory), lease);
   g_mutex_unlock (&self->pending_lock);
+  return TRUE;
 }
 
 /* (transfer full): the waiting lease of @session_id, no longer waiting. */
@@ -417,8 +421,6 @@ pending_steal (SandboxBubblewrapBackend *self,
   g_mutex_unlock (&self->pending_lock);
   return lease;
 }
-
-#define STORE_OF(base) (SANDBOX_BUBBLEWRAP_BACKEND (base)->store)
 
 static gboolean
 sandbox_bubblewrap_backend_check_template (SandboxBackendBase  *base,
@@ -435,27 +437,14 @@ sandbox_bubblewrap_backend_has_session (SandboxBackendBase *base,
   return sandbox_bubblewrap_store_has_session (STORE_OF (base), session_id);
 }
 
-/* take_lease, and take_over_lease with the bwrap whose leftovers it ends. */
-static gboolean
-take_lease (SandboxBubblewrapBackend  *self,
-            const char                *session_id,
-            const char                *recover_executable,
-            GError                   **error)
-{
-  SandboxBubblewrapLease *lease = sandbox_bubblewrap_store_take_lease (self->store, session_id,
-                                                                      recover_executable, error);
-
-  if (lease != NULL)
-    pending_add (self, lease);
-  return lease != NULL;
-}
-
 static gboolean
 sandbox_bubblewrap_backend_take_lease (SandboxBackendBase  *base,
                                        const char          *session_id,
                                        GError             **error)
 {
-  return take_lease (SANDBOX_BUBBLEWRAP_BACKEND (base), session_id, NULL, error);
+  return pending_add (SANDBOX_BUBBLEWRAP_BACKEND (base),
+                      sandbox_bubblewrap_store_take_lease (STORE_OF (base), session_id, NULL,
+                                                           error));
 }
 
 /* A stale lease — its file exists, nobody holds its OFD lock — is taken
@@ -467,7 +456,8 @@ sandbox_bubblewrap_backend_take_over_lease (SandboxBackendBase  *base,
 {
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (base);
 
-  return take_lease (self, session_id, self->executable, error);
+  return pending_add (self, sandbox_bubblewrap_store_take_lease (self->store, session_id,
+                                                                 self->executable, error));
 }
 
 /* A new session's directory goes; a resumed one keeps its workspace. */
@@ -496,14 +486,10 @@ sandbox_bubblewrap_backend_new_session (SandboxBackendBase  *base,
                                         GCancellable        *cancellable,
                                         GError             **error)
 {
-  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (base);
-  SandboxBubblewrapLease *lease = sandbox_bubblewrap_store_new_session (self->store, state,
-                                                                       SANDBOX_BACKEND (self),
-                                                                       cancellable, error);
-
-  if (lease != NULL)
-    pending_add (self, lease);
-  return lease != NULL;
+  return pending_add (SANDBOX_BUBBLEWRAP_BACKEND (base),
+                      sandbox_bubblewrap_store_new_session (STORE_OF (base), state,
+                                                            SANDBOX_BACKEND (base), cancellable,
+                                                            error));
 }
 
 /* Settles a resumed session's ids and workspace, proves isolation in the
@@ -524,27 +510,21 @@ sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
 
   g_return_val_if_fail (lease != NULL, NULL);
 
-  if (!lease->created &&
-      !sandbox_bubblewrap_store_prepare_resumed (self->store, lease, state, error))
+  if (lease->created || sandbox_bubblewrap_store_prepare_resumed (self->store, lease, state, error))
     {
-      pending_add (self, g_steal_pointer (&lease));
-      return NULL;
+      /* The session's own guest (sandbox-bubblewrap-guest-ids.c). */
+      hardening.guest = lease->guest;
+      driver = sandbox_bubblewrap_driver_new (
+        self->executable, session_id, lease->workspace, lease->lower, lease->layers,
+        sandbox_backend_base_get_max_concurrent_commands (base), policy, SANDBOX_BACKEND (self),
+        &hardening, error);
     }
-  /* The session's own guest (sandbox-bubblewrap-guest-ids.c). */
-  hardening.guest = lease->guest;
-  driver = sandbox_bubblewrap_driver_new (self->executable, session_id, lease->workspace,
-                                          lease->lower, lease->layers,
-                                          sandbox_backend_base_get_max_concurrent_commands (base),
-                                          policy, SANDBOX_BACKEND (self), &hardening, error);
-  if (driver == NULL ||
-      !sandbox_bubblewrap_driver_prove_isolation (driver, cancellable, error))
-    {
-      if (driver != NULL)
-        sandbox_bubblewrap_driver_stop (driver);
-      pending_add (self, g_steal_pointer (&lease));
-      return NULL;
-    }
-  return sandbox_bubblewrap_handle_new (driver, g_steal_pointer (&lease), base);
+  if (driver != NULL && sandbox_bubblewrap_driver_prove_isolation (driver, cancellable, error))
+    return sandbox_bubblewrap_handle_new (driver, g_steal_pointer (&lease), base);
+  if (driver != NULL)
+    sandbox_bubblewrap_driver_stop (driver);
+  pending_add (self, g_steal_pointer (&lease));
+  return NULL;
 }
 
 static gboolean

@@ -163,25 +163,31 @@ backend_new (const char *fail)
   return self;
 }
 
-/* Runs create (resuming @saved if not NULL) and checks the hooks called
- * and the error. */
+/* Runs create (resuming @saved if not NULL), or with @recover
+ * recover_session, and checks the hooks called and the error. */
 static void
-check_create (const char   *fail,
-              const char   *key,
-              SandboxState *saved,
-              const char   *expected_calls,
-              SandboxError  expected_code)
+check_open (gboolean      recover,
+            const char   *fail,
+            const char   *key,
+            SandboxState *saved,
+            const char   *expected_calls,
+            SandboxError  expected_code)
 {
   g_autoptr(TestProtocolBackend) self = backend_new (fail);
   g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
   g_autoptr(GError) error = NULL;
   g_autoptr(SandboxHandle) handle = NULL;
 
-  handle = sandbox_backend_create (SANDBOX_BACKEND (self), key, saved, policy, NULL, &error);
+  handle = recover
+    ? sandbox_backend_recover_session (SANDBOX_BACKEND (self), saved, policy, NULL, &error)
+    : sandbox_backend_create (SANDBOX_BACKEND (self), key, saved, policy, NULL, &error);
   g_assert_null (handle);
   g_assert_error (error, SANDBOX_ERROR, (int) expected_code);
   g_assert_cmpstr (self->calls->str, ==, expected_calls);
 }
+
+#define check_create(...) check_open (FALSE, __VA_ARGS__)
+#define check_recover(fail, ...) check_open (TRUE, fail, NULL, __VA_ARGS__)
 
 static void
 test_create_order (void)
@@ -222,24 +228,6 @@ test_resume_order (void)
   check_create (NULL, KEY, other_id,
                 "check_policy check_template has_session take_lease load_state release_lease",
                 SANDBOX_ERROR_STATE_MISMATCH);
-}
-
-/* Runs recover_session and checks the hooks called and the error. */
-static void
-check_recover (const char   *fail,
-               SandboxState *saved,
-               const char   *expected_calls,
-               SandboxError  expected_code)
-{
-  g_autoptr(TestProtocolBackend) self = backend_new (fail);
-  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
-  g_autoptr(GError) error = NULL;
-  g_autoptr(SandboxHandle) handle = NULL;
-
-  handle = sandbox_backend_recover_session (SANDBOX_BACKEND (self), saved, policy, NULL, &error);
-  g_assert_null (handle);
-  g_assert_error (error, SANDBOX_ERROR, (int) expected_code);
-  g_assert_cmpstr (self->calls->str, ==, expected_calls);
 }
 
 /* A recovery is a resume whose lease is taken over, never merely taken. */
