@@ -147,30 +147,12 @@ sandbox_bubblewrap_store_import_session (SandboxBubblewrapStore         *self,
                                          GError                        **error)
 {
   Import import = { self, sandbox_state_get_template_key (state), populate, user_data };
-  const char *session_id = sandbox_state_get_session_id (state);
   g_autoptr(SandboxBubblewrapLease) lease = NULL;
 
-  if (!ensure_directory (self->sessions, error))
+  /* Never layered: its workspace is its own. */
+  lease = sandbox_bubblewrap_store_make_session (self, state, FALSE, error);
+  if (lease == NULL)
     return FALSE;
-
-  lease = g_new0 (SandboxBubblewrapLease, 1);
-  lease->store = sandbox_bubblewrap_store_ref (self);
-  lease->state = g_object_ref (state);
-  lease->directory = g_build_filename (self->sessions, session_id, NULL);
-  lease->workspace = g_build_filename (lease->directory, "workspace", NULL);
-  lease->created = TRUE;   /* abandoning it removes the directory */
-  lease->lock_fd = -1;
-
-  if (mkdir (lease->directory, 0700) < 0)
-    return set_errno_error (error, errno, "Could not create session directory", lease->directory);
-  lease->lock_fd = sandbox_bubblewrap_store_acquire_lease (lease->directory, self->durable, error);
-  if (lease->lock_fd < 0)
-    {
-      sandbox_bubblewrap_lease_abandon (lease);
-      return FALSE;
-    }
-  lease->held = TRUE;
-
   if (!fill_session (&import, lease, cancellable, error))
     {
       sandbox_bubblewrap_lease_abandon (lease);

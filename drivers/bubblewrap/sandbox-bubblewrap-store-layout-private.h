@@ -177,9 +177,10 @@ GPtrArray    *sandbox_bubblewrap_store_collect_states  (SandboxBubblewrapStore  
                                                          GError                 **error);
 GPtrArray    *sandbox_bubblewrap_store_list_ids        (const char              *directory,
                                                          GError                 **error);
-int           sandbox_bubblewrap_store_acquire_lease   (const char              *directory,
-                                                         gboolean                 durable,
-                                                         GError                 **error);
+SandboxBubblewrapLease *sandbox_bubblewrap_store_make_session (SandboxBubblewrapStore *self,
+                                                               SandboxState           *state,
+                                                               gboolean                layered,
+                                                               GError                **error);
 gboolean      sandbox_bubblewrap_store_measure_tree    (const char              *path,
                                                          guint64                 *n_files,
                                                          guint64                 *n_bytes,

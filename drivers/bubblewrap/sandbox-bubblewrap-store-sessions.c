@@ -443,21 +443,20 @@ remove_write_temporaries (SandboxBubblewrapLease *lease)
 }
 
 /* A lease on the session @session_id, not taken yet, with the paths of
- * the layout it was (or is to be) created with; a layered session's lower
- * layer needs its template, which a resumed one's state names. */
+ * its layout: layered over @template_key's data (which a resumed
+ * session's state names later) or a workspace of its own. */
 static SandboxBubblewrapLease *
 lease_new (SandboxBubblewrapStore  *self,
            const char              *session_id,
            const char              *template_key,
-           gboolean                 created)
+           gboolean                 layered)
 {
   SandboxBubblewrapLease *lease = g_new0 (SandboxBubblewrapLease, 1);
 
   lease->lock_fd = -1;
   lease->store = sandbox_bubblewrap_store_ref (self);
   lease->directory = g_build_filename (self->sessions, session_id, NULL);
-  lease->created = created;
-  if (created ? self->overlay : session_is_layered (lease->directory))
+  if (layered)
     {
       lease->layers = g_build_filename (lease->directory, SESSION_LAYERS, NULL);
       lease->workspace = g_build_filename (lease->layers, "upper", NULL);
@@ -467,6 +466,36 @@ lease_new (SandboxBubblewrapStore  *self,
   else
     lease->workspace = g_build_filename (lease->directory, "workspace", NULL);
   return lease;
+}
+
+/* The directory of the new session @state names, made and leased, in the
+ * layout @layered says; nothing is left behind on failure. A create fills
+ * it from the template, an import from elsewhere. */
+SandboxBubblewrapLease *
+sandbox_bubblewrap_store_make_session (SandboxBubblewrapStore  *self,
+                                       SandboxState            *state,
+                                       gboolean                 layered,
+                                       GError                 **error)
+{
+  g_autoptr(SandboxBubblewrapLease) lease = lease_new (self, sandbox_state_get_session_id (state),
+                                                      sandbox_state_get_template_key (state),
+                                                      layered);
+
+  lease->state = g_object_ref (state);
+  lease->created = TRUE;   /* abandoning it removes the directory */
+  if (!ensure_directory (self->sessions, error))
+    return NULL;
+  if (mkdir (lease->directory, 0700) < 0)
+    return set_errno_error (error, errno, "Could not create session directory",
+                            lease->directory), NULL;
+  lease->lock_fd = acquire_lease (lease->directory, self->durable, error);
+  if (lease->lock_fd < 0)
+    {
+      sandbox_bubblewrap_lease_abandon (lease);
+      return NULL;
+    }
+  lease->held = TRUE;
+  return g_steal_pointer (&lease);
 }
 
 /* Whether the session @session_id (checked by the caller) is stored. */
@@ -489,7 +518,9 @@ sandbox_bubblewrap_store_take_lease (SandboxBubblewrapStore  *self,
                                      const char              *recover_executable,
                                      GError                 **error)
 {
-  g_autoptr(SandboxBubblewrapLease) lease = lease_new (self, session_id, NULL, FALSE);
+  g_autofree char *directory = g_build_filename (self->sessions, session_id, NULL);
+  g_autoptr(SandboxBubblewrapLease) lease = lease_new (self, session_id, NULL,
+                                                      session_is_layered (directory));
 
   lease->recovered = recover_executable != NULL;
   lease->lock_fd = lease->recovered ? recover_lease (self, lease, recover_executable, error)
@@ -521,19 +552,10 @@ sandbox_bubblewrap_store_new_session (SandboxBubblewrapStore  *self,
   if (template_lock < 0 || !sandbox_bubblewrap_store_check_template (self, template_key, error))
     return NULL;
 
-  lease = lease_new (self, sandbox_state_get_session_id (state), template_key, TRUE);
-  lease->state = g_object_ref (state);
-  if (!ensure_directory (self->sessions, error))
+  lease = sandbox_bubblewrap_store_make_session (self, state, self->overlay, error);
+  if (lease == NULL)
     return NULL;
-  if (mkdir (lease->directory, 0700) < 0)
-    {
-      set_errno_error (error, errno, "Could not create session directory", lease->directory);
-      return NULL;
-    }
-  lease->lock_fd = acquire_lease (lease->directory, self->durable, error);
-  lease->held = lease->lock_fd >= 0;
-  if (!lease->held ||
-      !sandbox_bubblewrap_store_assign_guest (self, lease, error) ||
+  if (!sandbox_bubblewrap_store_assign_guest (self, lease, error) ||
       !populate_new_session (self, lease, template_key, reporter, cancellable, error))
     {
       sandbox_bubblewrap_lease_abandon (lease);
@@ -717,13 +739,4 @@ sandbox_bubblewrap_lease_free (SandboxBubblewrapLease *lease)
   g_free (lease->lower);
   g_free (lease->layers);
   g_free (lease);
-}
-
-/* For sandbox-bubblewrap-store-import.c: the same lease as a create's. */
-int
-sandbox_bubblewrap_store_acquire_lease (const char  *directory,
-                                        gboolean     durable,
-                                        GError     **error)
-{
-  return acquire_lease (directory, durable, error);
 }
