@@ -30,9 +30,9 @@
  * (F_OFD_SETLK) on it. The kernel drops that lock when the owner dies, so
  * a lease file nobody holds a lock on was left by a crashed owner: stale.
  * create() still refuses it with BUSY — only a recovery
- * (sandbox_bubblewrap_store_take_lease() with the bwrap executable) takes it over, and only after
- * ending whatever is left of the dead owner's sandboxes (see "Leftovers"
- * below).
+ * (sandbox_bubblewrap_store_take_lease() with the bwrap executable) takes
+ * it over, and only after ending whatever is left of the dead owner's
+ * sandboxes (see "Leftovers" below).
  *
  * The file is written and locked under a temporary name and then linked
  * into place, which fails if a lease exists: a lease is never visible
