@@ -284,6 +284,16 @@ sandbox_coding_model_text (GByteArray *bytes,
 
 /* The tool ---------------------------------------------------------------- */
 
+static void
+keep_async_result (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GAsyncResult **kept = user_data;
+
+  *kept = g_object_ref (result);
+}
+
 typedef struct
 {
   SandboxCodingCall *call;
@@ -412,18 +422,24 @@ sandbox_coding_run_command (SandboxCodingCall  *call,
       return TRUE;
     }
 
-  /* Output signals come to a context only this call iterates: the blocking
-   * wait below drains them, in order, before it returns. */
+  /* Output signals come to a context only this call iterates, as they
+   * come (so ::shell-output is live), and all of them before the wait's
+   * answer. */
   context = g_main_context_new ();
   g_main_context_push_thread_default (context);
   process = sandbox_coding_launch_spawn (launch, cancellable, &local_error);
   if (process != NULL)
     {
+      g_autoptr(GAsyncResult) waited = NULL;
+
       out_id = g_signal_connect (process, "stdout-data", G_CALLBACK (collect_output),
                                  &out_collector);
       err_id = g_signal_connect (process, "stderr-data", G_CALLBACK (collect_output),
                                  &err_collector);
-      *result = sandbox_process_wait (process, NULL, &local_error);
+      sandbox_process_wait_async (process, NULL, keep_async_result, &waited);
+      while (waited == NULL)
+        g_main_context_iteration (context, TRUE);
+      *result = sandbox_process_wait_finish (process, waited, &local_error);
       g_signal_handler_disconnect (process, out_id);
       g_signal_handler_disconnect (process, err_id);
     }
