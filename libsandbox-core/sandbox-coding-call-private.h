@@ -53,6 +53,7 @@ typedef struct
   gint64 timeout_ms;        /* the model's, 0 when not given */
   char *id;                 /* a background command's, for write_stdin and kill_command */
   gint64 yield_ms;          /* how long exec_command and write_stdin wait for output */
+  gboolean tty;             /* exec_command: on a terminal */
 
   /* The configuration, taken once the call is authorized. */
   char *shell;

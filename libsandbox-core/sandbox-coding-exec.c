@@ -140,7 +140,10 @@ sandbox_coding_exec_command (SandboxCodingCall  *call,
   sandbox_command_add_arg (command, call->command);
   sandbox_command_set_cwd (command, call->path);
   sandbox_command_set_max_output_bytes (command, call->max_command_output_bytes);
-  sandbox_command_set_stdin_stream (command, TRUE);
+  if (call->tty)
+    sandbox_command_set_terminal (command, TRUE);
+  else
+    sandbox_command_set_stdin_stream (command, TRUE);
   detached = sandbox_session_detach_command (command, &capacity);
 
   launch = sandbox_coding_shell_prepare_launch (call->binding, detached,

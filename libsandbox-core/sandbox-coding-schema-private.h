@@ -27,6 +27,7 @@ typedef enum
   SANDBOX_CODING_ARG_STRING,   /* a JSON string */
   SANDBOX_CODING_ARG_PATH,     /* a JSON string naming a workspace path, "." when not given */
   SANDBOX_CODING_ARG_COUNT,    /* a JSON integer, at least 1 */
+  SANDBOX_CODING_ARG_FLAG,     /* a JSON boolean, false when not given */
 } SandboxCodingArgType;
 
 /* One argument of a tool: its schema, where its value goes, its bounds.
@@ -37,7 +38,7 @@ typedef struct
   SandboxCodingArgType type;
   gboolean required;
   const char *description;
-  gsize offset;                 /* of its char * or gint64 in SandboxCodingCall */
+  gsize offset;                 /* of its char *, gint64 or gboolean in SandboxCodingCall */
   gint64 fallback;              /* COUNT: the value when not given */
   gboolean non_empty;           /* STRING: "minLength": 1 */
   guint (*maximum_ms) (const SandboxCodingLimits *limits);  /* COUNT: the host's bound */

@@ -188,6 +188,10 @@ static const SandboxCodingArgEntry exec_command_args[] = {
     CALL_MEMBER (path) },
   { "yield_time_ms", SANDBOX_CODING_ARG_COUNT, FALSE, YIELD_DESCRIPTION,
     CALL_MEMBER (yield_ms), .fallback = DEFAULT_YIELD_MS, .maximum_ms = max_yield_ms },
+  { "tty", SANDBOX_CODING_ARG_FLAG, FALSE,
+    "Run it on a terminal, for programs that need one (prompts, REPLs, full-screen tools); "
+    "its output is then what the terminal shows, with \\r\\n line ends",
+    CALL_MEMBER (tty) },
   { NULL }
 };
 static const SandboxCodingArgEntry write_stdin_args[] = {
@@ -287,8 +291,9 @@ add_argument_schema (JsonBuilder                 *builder,
   json_builder_set_member_name (builder, arg->name);
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "type");
-  json_builder_add_string_value (builder,
-                                 arg->type == SANDBOX_CODING_ARG_COUNT ? "integer" : "string");
+  json_builder_add_string_value (builder, arg->type == SANDBOX_CODING_ARG_COUNT ? "integer"
+                                          : arg->type == SANDBOX_CODING_ARG_FLAG ? "boolean"
+                                          : "string");
   if (arg->type == SANDBOX_CODING_ARG_COUNT)
     {
       json_builder_set_member_name (builder, "minimum");
@@ -392,6 +397,23 @@ holds_type (JsonNode *node,
   return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == type;
 }
 
+static gboolean
+holds_arg_type (JsonNode             *node,
+                SandboxCodingArgType  type)
+{
+  switch (type)
+    {
+    case SANDBOX_CODING_ARG_COUNT:
+      return holds_type (node, G_TYPE_INT64) && json_node_get_int (node) >= 1;
+    case SANDBOX_CODING_ARG_FLAG:
+      return holds_type (node, G_TYPE_BOOLEAN);
+    case SANDBOX_CODING_ARG_STRING:
+    case SANDBOX_CODING_ARG_PATH:
+    default:
+      return holds_type (node, G_TYPE_STRING);
+    }
+}
+
 /* Pass 1: @object against @tool's schema; NULL when it conforms. */
 static JsonNode *
 check_members (const SandboxCodingToolEntry *tool,
@@ -414,12 +436,12 @@ check_members (const SandboxCodingToolEntry *tool,
                                               "Unknown argument for %s; its arguments are: %s",
                                               tool->name, expected->str);
         }
-      if (arg->type == SANDBOX_CODING_ARG_COUNT
-          ? !holds_type (node, G_TYPE_INT64) || json_node_get_int (node) < 1
-          : !holds_type (node, G_TYPE_STRING))
+      if (!holds_arg_type (node, arg->type))
         return sandbox_coding_error_result ("SANDBOX_INVALID", NULL,
                                             arg->type == SANDBOX_CODING_ARG_COUNT
                                             ? "Argument %s of %s must be a positive integer"
+                                            : arg->type == SANDBOX_CODING_ARG_FLAG
+                                            ? "Argument %s of %s must be true or false"
                                             : "Argument %s of %s must be a string",
                                             arg->name, tool->name);
     }
@@ -462,7 +484,7 @@ take_arguments (SandboxCodingCall *call,
       const char *given_string = NULL;
       gboolean given = json_object_has_member (object, arg->name);
 
-      if (given && arg->type != SANDBOX_CODING_ARG_COUNT)
+      if (given && (arg->type == SANDBOX_CODING_ARG_STRING || arg->type == SANDBOX_CODING_ARG_PATH))
         given_string = json_object_get_string_member (object, arg->name);
 
       switch (arg->type)
@@ -479,6 +501,10 @@ take_arguments (SandboxCodingCall *call,
         case SANDBOX_CODING_ARG_COUNT:
           *(gint64 *) call_slot (call, arg) =
             given ? json_object_get_int_member (object, arg->name) : arg->fallback;
+          break;
+        case SANDBOX_CODING_ARG_FLAG:
+          *(gboolean *) call_slot (call, arg) =
+            given && json_object_get_boolean_member (object, arg->name);
           break;
         default:
           g_assert_not_reached ();

@@ -213,3 +213,12 @@ set_policy (Fixture    *fixture,
   sandbox_session_set_network_policy (fixture->session, policy, NULL, &error);
   g_assert_no_error (error);
 }
+
+gboolean
+coding_test_skip_without_bwrap (void)
+{
+  if (g_file_test ("/usr/bin/bwrap", G_FILE_TEST_IS_EXECUTABLE))
+    return FALSE;
+  g_test_skip ("bubblewrap is not installed");
+  return TRUE;
+}

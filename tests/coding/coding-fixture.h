@@ -60,6 +60,10 @@ char       *host_read         (Fixture    *fixture,
 void        set_policy        (Fixture    *fixture,
                                const char *json);
 
+/* TRUE (the test skipped) where bubblewrap is not installed: main()
+ * then returns 77. */
+gboolean    coding_test_skip_without_bwrap (void);
+
 /* Registers /coding/NAME on the fixture. */
 #define ADD(name, func) \
   g_test_add ("/coding/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)

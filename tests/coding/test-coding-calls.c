@@ -477,11 +477,8 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  if (!g_file_test ("/usr/bin/bwrap", G_FILE_TEST_IS_EXECUTABLE))
-    {
-      g_test_skip ("bubblewrap is not installed");
-      return 77;
-    }
+  if (coding_test_skip_without_bwrap ())
+    return 77;
 
   g_test_add_func ("/coding/no-binding", test_no_binding);
   ADD ("definitions", test_definitions);

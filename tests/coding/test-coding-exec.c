@@ -137,6 +137,29 @@ test_flood_and_deaf_command (Fixture       *fixture,
   assert_error (pushed, "SANDBOX_BUSY");
 }
 
+/* tty: a program that only prompts on a terminal, answered across calls. */
+static void
+test_exec_on_a_terminal (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(JsonObject) started = invoke (fixture, "exec_command",
+                                          "{\"command\":\"python3 -q\",\"tty\":true,"
+                                          "\"yield_time_ms\":3000}");
+  g_autofree char *typed = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(JsonObject) refused = NULL;
+
+  g_assert_nonnull (strstr (output_of (started), ">>> "));
+  typed = g_strdup_printf ("{\"id\":\"%s\",\"input\":\"print(6 * 7)\\r\","
+                           "\"yield_time_ms\":3000}",
+                           json_object_get_string_member (started, "id"));
+  answer = invoke (fixture, "write_stdin", typed);
+  /* The terminal echoes what was typed, then the answer. */
+  g_assert_nonnull (strstr (output_of (answer), "print(6 * 7)\r\n42\r\n"));
+  refused = invoke (fixture, "exec_command", "{\"command\":\"true\",\"tty\":\"yes\"}");
+  assert_error (refused, "SANDBOX_INVALID");
+}
+
 typedef struct
 {
   GString *seen;
@@ -219,16 +242,14 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  if (!g_file_test ("/usr/bin/bwrap", G_FILE_TEST_IS_EXECUTABLE))
-    {
-      g_test_skip ("bubblewrap is not installed");
-      return 77;
-    }
+  if (coding_test_skip_without_bwrap ())
+    return 77;
 
   ADD ("exec-repl-across-calls", test_repl_across_calls);
   ADD ("exec-quick-list-and-unknown", test_quick_list_and_unknown);
   ADD ("exec-flood-and-deaf-command", test_flood_and_deaf_command);
   ADD ("shell-output-live", test_shell_output_live);
+  ADD ("exec-on-a-terminal", test_exec_on_a_terminal);
 
   return g_test_run ();
 }

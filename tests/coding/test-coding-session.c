@@ -683,11 +683,8 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  if (!g_file_test ("/usr/bin/bwrap", G_FILE_TEST_IS_EXECUTABLE))
-    {
-      g_test_skip ("bubblewrap is not installed");
-      return 77;
-    }
+  if (coding_test_skip_without_bwrap ())
+    return 77;
 
   ADD ("required-network-denied", test_required_network_denied);
   g_test_add ("/coding/host-ipc-isolated-but-host-loopback", Fixture, "host-loopback",

@@ -584,11 +584,8 @@ main (int   argc,
   ready_commands = g_ptr_array_new_with_free_func (g_free);
   g_log_set_writer_func (capture_ready_commands, NULL, NULL);
 
-  if (!g_file_test ("/usr/bin/bwrap", G_FILE_TEST_IS_EXECUTABLE))
-    {
-      g_test_skip ("bubblewrap is not installed");
-      return 77;
-    }
+  if (coding_test_skip_without_bwrap ())
+    return 77;
 
   ADD ("shell", test_shell);
   ADD ("shell-ready-sandbox", test_shell_ready_sandbox);
