@@ -1737,6 +1737,52 @@ bench_live (void)
   delete_session (handle);
 }
 
+/* Issue 38: a hot command in a session that has a background server
+ * running (a Python HTTP server, serving nobody), against the same in a
+ * session without one, alternated. */
+static void
+bench_live_background (void)
+{
+  g_autofree char *state = g_build_filename (state_root, "live-background", NULL);
+  g_autoptr(SandboxBackend) backend = new_backend (state, 8);
+  g_autofree char *key = prewarm_small (backend, "bench-live-background");
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxHandle) busy = create_session (backend, key, policy);
+  g_autoptr(SandboxHandle) idle = create_session (backend, key, policy);
+  const char *server_args[] = { "-m", "http.server", "8000", NULL };
+  g_autoptr(SandboxCommand) server = sandbox_command_new ("/usr/bin/python3");
+  g_autoptr(SandboxCommand) true_command = sandbox_command_new ("/usr/bin/true");
+  g_autoptr(SandboxProcess) serving = NULL;
+  g_autoptr(Samples) with_server = samples_new (), without = samples_new ();
+  g_autoptr(GError) error = NULL;
+  guint rounds = quick ? 15 : 60;
+  double ratio;
+
+  g_printerr ("live: a command beside a background server (%u rounds)\n", rounds);
+  sandbox_command_set_args (server, server_args);
+  serving = sandbox_session_spawn_background (sandbox_handle_get_session (busy), server, &error);
+  check (error, "background server");
+  api_run (sandbox_handle_get_session (busy), true_command);
+  api_run (sandbox_handle_get_session (idle), true_command);
+  for (guint i = 0; i < rounds; i++)
+    {
+      g_usleep (THINK_TIME_US);
+      samples_add (i % 2 == 0 ? with_server : without,
+                   api_run (sandbox_handle_get_session (i % 2 == 0 ? busy : idle), true_command));
+      g_usleep (THINK_TIME_US);
+      samples_add (i % 2 == 0 ? without : with_server,
+                   api_run (sandbox_handle_get_session (i % 2 == 0 ? idle : busy), true_command));
+    }
+  if (sandbox_process_is_finished (serving))
+    g_error ("the background server ended during the bench");
+  ratio = samples_median (with_server) / samples_median (without);
+  add_row ("hot command beside a background server", format_time (with_server),
+           format_time (without), g_strdup_printf ("%.2fx", ratio),
+           "informational: floor is a session without one", FALSE, TRUE);
+  delete_session (busy);
+  delete_session (idle);
+}
+
 /* Short, so the scale section sees its ready sandboxes time out. */
 #define SCALE_READY_IDLE_TIMEOUT_MS 2000
 /* Before each timed run: longer than a ready sandbox's launch delay and
@@ -1929,7 +1975,10 @@ main (int   argc,
   if (section_enabled ("cluster"))
     bench_cluster ();
   if (section_enabled ("live"))
-    bench_live ();
+    {
+      bench_live ();
+      bench_live_background ();
+    }
 
   print_table ();
   missed = count_missed ();
