@@ -719,6 +719,13 @@ class Process(Sandbox.Process):
         """Both, as (Sandbox.OutputStream, bytes) pairs in arrival order."""
         return _OutputChunks(self, (OutputStream.STDOUT, OutputStream.STDERR))
 
+    def read_output(self, position=0):
+        """A background command's output from position on, as
+        (bytes, next_position, skipped): read from 0, then from each
+        next_position; skipped counts bytes the log no longer keeps."""
+        data, next_position, skipped = Sandbox.Process.read_output(self, position)
+        return bytes(data.get_data() or b''), next_position, skipped
+
 
 Process = _override(Process)
 

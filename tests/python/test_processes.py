@@ -115,11 +115,21 @@ class TerminalTests:
         found = self.session.lookup_background(ident)
         self.assertEqual(list(found.get_argv()), SLEEP)
         self.assertFalse(found.is_finished())
-        data, position, skipped = found.read_output(0)
-        self.assertEqual((data.get_data(), skipped), (b'', 0))
+        data, position, skipped = found.read_output()
+        self.assertEqual((data, position, skipped), (b'', 0, 0))
         found.send_signal(signal.SIGTERM)
         self.assertEqual(found.wait(None).get_exit_status(), 128 + signal.SIGTERM)
         self.assertIsNone(self.session.lookup_background('bg-0'))
+
+    def test_background_output_read_as_bytes(self):
+        process = self.session.spawn_background(Sandbox.Command(ECHO, stdin_stream=True))
+        stdin = process.get_stdin_stream()
+        stdin.write_all(b'kept\n', None)
+        stdin.close(None)
+        self.assertEqual(process.wait(None).get_exit_status(), 0)
+        data, position, skipped = process.read_output()
+        self.assertEqual((data, position, skipped), (b'kept\n', 5, 0))
+        self.assertEqual(process.read_output(position), (b'', 5, 0))
 
     def test_terminal_refuses_stdin_bytes(self):
         with self.assertRaises(Sandbox.InvalidError):
