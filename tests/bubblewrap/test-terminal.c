@@ -299,6 +299,29 @@ test_terminal_is_the_sandboxs_own (SandboxTestFixture *f,
   sandbox_test_delete_session (other);
 }
 
+/* A daemon keeping the terminal open after the command exits does not keep
+ * the command from ending: the sandbox's init ends it, and with it the last
+ * holder of the terminal. (Waiting for the terminal's EIO without the
+ * stub's report would hang here until the deadline.) */
+static void
+test_daemon_keeping_the_terminal (SandboxTestFixture *f,
+                                  gconstpointer       data)
+{
+  for (int round = 0; round < 2; round++)
+    {
+      g_autoptr(Terminal) shell = terminal_spawn (f->session, "/bin/sh",
+                                                  "setsid sh -c 'sleep 300' </dev/tty >/dev/tty 2>&1 & "
+                                                  "echo left-behind");
+      g_autoptr(SandboxResult) result = NULL;
+      gint64 started = g_get_monotonic_time ();
+
+      result = terminal_wait (shell);
+      g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
+      g_assert_cmpint (g_get_monotonic_time () - started, <, 20 * G_USEC_PER_SEC);
+      terminal_expect (shell, "left-behind");
+    }
+}
+
 static void
 test_signals (SandboxTestFixture *f,
               gconstpointer       data)
@@ -388,6 +411,7 @@ main (int    argc,
   ADD ("output-capped", test_output_capped);
   ADD ("own-devpts-no-tiocsti", test_terminal_is_the_sandboxs_own);
   ADD ("signals", test_signals);
+  ADD ("daemon-keeping-the-terminal", test_daemon_keeping_the_terminal);
   ADD ("refuses-stdin-bytes", test_terminal_refuses_stdin_bytes);
 #undef ADD
 
