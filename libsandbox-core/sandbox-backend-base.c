@@ -62,6 +62,7 @@ typedef struct
   char *name;   /* NULL: the class's default name */
   char *state_directory;
   guint max_concurrent_commands;
+  guint max_background_timeout_ms;
   gboolean initialized;
 } SandboxBackendBasePrivate;
 
@@ -70,6 +71,7 @@ enum {
   PROP_NAME,
   PROP_STATE_DIRECTORY,
   PROP_MAX_CONCURRENT_COMMANDS,
+  PROP_MAX_BACKGROUND_TIMEOUT_MS,
 };
 
 static void sandbox_backend_base_initable_iface_init (GInitableIface *iface);
@@ -148,6 +150,9 @@ sandbox_backend_base_get_property (GObject    *object,
     case PROP_MAX_CONCURRENT_COMMANDS:
       g_value_set_uint (value, priv->max_concurrent_commands);
       break;
+    case PROP_MAX_BACKGROUND_TIMEOUT_MS:
+      g_value_set_uint (value, priv->max_background_timeout_ms);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -175,6 +180,9 @@ sandbox_backend_base_set_property (GObject      *object,
       break;
     case PROP_MAX_CONCURRENT_COMMANDS:
       priv->max_concurrent_commands = g_value_get_uint (value);
+      break;
+    case PROP_MAX_BACKGROUND_TIMEOUT_MS:
+      priv->max_background_timeout_ms = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -221,6 +229,20 @@ sandbox_backend_base_class_init (SandboxBackendBaseClass *klass)
   install_interface_property (object_class, PROP_STATE_DIRECTORY, "state-directory");
   install_interface_property (object_class, PROP_MAX_CONCURRENT_COMMANDS,
                               "max-concurrent-commands");
+
+  /**
+   * SandboxBackendBase:max-background-timeout-ms:
+   *
+   * The longest deadline a background command of the backend's sessions
+   * may have ([method@Sandbox.Session.spawn_background]), in milliseconds:
+   * a command asking for more is refused, and the background default
+   * (%SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS) is lowered to it.
+   */
+  g_object_class_install_property (object_class, PROP_MAX_BACKGROUND_TIMEOUT_MS,
+    g_param_spec_uint ("max-background-timeout-ms", NULL, NULL,
+                       1, SANDBOX_COMMAND_MAX_TIMEOUT_MS,
+                       SANDBOX_DEFAULT_MAX_BACKGROUND_TIMEOUT_MS,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 }
 
 static void
@@ -229,6 +251,7 @@ sandbox_backend_base_init (SandboxBackendBase *self)
   SandboxBackendBasePrivate *priv = sandbox_backend_base_get_instance_private (self);
 
   priv->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
+  priv->max_background_timeout_ms = SANDBOX_DEFAULT_MAX_BACKGROUND_TIMEOUT_MS;
 }
 
 static void
@@ -347,4 +370,23 @@ sandbox_backend_base_is_initialized (SandboxBackendBase *self)
   SandboxBackendBasePrivate *priv = sandbox_backend_base_get_instance_private (self);
 
   return priv->initialized;
+}
+
+/**
+ * sandbox_backend_base_get_max_background_timeout_ms:
+ * @self: a [class@Sandbox.BackendBase]
+ *
+ * The backend's [property@Sandbox.BackendBase:max-background-timeout-ms].
+ *
+ * Returns: the longest deadline of a background command, in milliseconds
+ */
+guint
+sandbox_backend_base_get_max_background_timeout_ms (SandboxBackendBase *self)
+{
+  SandboxBackendBasePrivate *priv;
+
+  g_return_val_if_fail (SANDBOX_IS_BACKEND_BASE (self), 0);
+
+  priv = sandbox_backend_base_get_instance_private (self);
+  return priv->max_background_timeout_ms;
 }

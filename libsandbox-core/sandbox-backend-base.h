@@ -133,6 +133,8 @@ void         sandbox_backend_base_set_state_directory      (SandboxBackendBase  
 SANDBOX_AVAILABLE_IN_ALL
 guint        sandbox_backend_base_get_max_concurrent_commands (SandboxBackendBase   *self);
 SANDBOX_AVAILABLE_IN_ALL
+guint        sandbox_backend_base_get_max_background_timeout_ms (SandboxBackendBase *self);
+SANDBOX_AVAILABLE_IN_ALL
 SandboxBackend *sandbox_backend_base_new_inner             (SandboxBackendBase      *self,
                                                             guint                    n_properties,
                                                             const char             **names,

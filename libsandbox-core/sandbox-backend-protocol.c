@@ -20,6 +20,8 @@
 
 #include "config.h"
 
+#include "sandbox-session-private.h"
+
 #include "sandbox-backend-base.h"
 #include "sandbox-backend-private.h"
 #include "sandbox-error.h"
@@ -67,6 +69,10 @@ new_handle_or_release (SandboxBackendBase    *self,
 
   if (handle == NULL)
     klass->release_lease (self, sandbox_state_get_session_id (state));
+  else
+    sandbox_session_set_max_background_timeout_ms (
+      sandbox_handle_get_session (handle),
+      sandbox_backend_base_get_max_background_timeout_ms (self));
   return handle;
 }
 

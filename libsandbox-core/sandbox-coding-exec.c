@@ -144,7 +144,13 @@ sandbox_coding_exec_command (SandboxCodingCall  *call,
     sandbox_command_set_terminal (command, TRUE);
   else
     sandbox_command_set_stdin_stream (command, TRUE);
-  detached = sandbox_session_detach_command (command, &capacity);
+  detached = sandbox_session_detach_command (call->session, command, &capacity, &local_error);
+  if (detached == NULL)
+    {
+      call->result = sandbox_coding_error_result ("SANDBOX_LIMIT", NULL, "%s",
+                                                  local_error->message);
+      return TRUE;
+    }
 
   launch = sandbox_coding_shell_prepare_launch (call->binding, detached,
                                                 (const char * const *) call->required,

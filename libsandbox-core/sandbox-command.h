@@ -31,6 +31,14 @@ G_BEGIN_DECLS
 #define SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS 3600000
 
 /**
+ * SANDBOX_DEFAULT_MAX_BACKGROUND_TIMEOUT_MS:
+ *
+ * The longest deadline of a background command unless the backend says
+ * otherwise, in milliseconds (a day).
+ */
+#define SANDBOX_DEFAULT_MAX_BACKGROUND_TIMEOUT_MS 86400000
+
+/**
  * SANDBOX_COMMAND_MAX_TIMEOUT_MS:
  *
  * The largest deadline a command accepts, in milliseconds.

@@ -16,6 +16,7 @@
 
 #include "config.h"
 
+#include "sandbox-error.h"
 #include "sandbox-process-private.h"
 #include "sandbox-session-private.h"
 
@@ -28,6 +29,7 @@ struct _SandboxBackgroundSet
   /* Guarded by @lock. */
   GPtrArray *processes;    /* (element-type SandboxProcess), oldest first */
   guint64 next_id;
+  guint max_timeout_ms;    /* the backend's maximum (SandboxBackendBase) */
 };
 
 static SandboxBackgroundSet *
@@ -38,6 +40,7 @@ sandbox_background_set_new (void)
   g_mutex_init (&self->lock);
   self->processes = g_ptr_array_new_with_free_func (g_object_unref);
   self->next_id = 1;
+  self->max_timeout_ms = SANDBOX_DEFAULT_MAX_BACKGROUND_TIMEOUT_MS;
   return self;
 }
 
@@ -82,26 +85,60 @@ forget_old_locked (SandboxBackgroundSet *self)
       g_ptr_array_remove_index (self->processes, i - 1);
 }
 
+/* Set by SandboxBackendBase on every session it opens. */
+void
+sandbox_session_set_max_background_timeout_ms (SandboxSession *self,
+                                               guint           max_ms)
+{
+  SandboxBackgroundSet *set = sandbox_session_get_background_set (self);
+
+  g_mutex_lock (&set->lock);
+  set->max_timeout_ms = max_ms;
+  g_mutex_unlock (&set->lock);
+}
+
 /*
  * sandbox_session_detach_command:
+ * @self: the session
  * @command: a valid command
  * @capacity: (out): how much output its log keeps
+ * @error: return location for a #GError
  *
  * A copy of @command to spawn in the background: the background deadline
- * unless it set its own, and no one-shot output cap (the log bounds the
- * output; the cap, which kills, must not).
+ * unless it set its own (either at most the backend's maximum), and no
+ * one-shot output cap (the log bounds the output; the cap, which kills,
+ * must not).
+ *
+ * Returns: (transfer full): the copy, or %NULL with %SANDBOX_ERROR_INVALID
+ *   for a deadline above the maximum
  */
 SandboxCommand *
-sandbox_session_detach_command (SandboxCommand *command,
-                                gsize          *capacity)
+sandbox_session_detach_command (SandboxSession  *self,
+                                SandboxCommand  *command,
+                                gsize           *capacity,
+                                GError         **error)
 {
-  SandboxCommand *detached = sandbox_command_copy (command);
+  SandboxBackgroundSet *set = sandbox_session_get_background_set (self);
+  g_autoptr(SandboxCommand) detached = sandbox_command_copy (command);
+  guint timeout = sandbox_command_get_timeout_ms (detached);
+  guint max_ms;
 
-  if (sandbox_command_get_timeout_ms (detached) == SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS)
-    sandbox_command_set_timeout_ms (detached, SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS);
+  g_mutex_lock (&set->lock);
+  max_ms = set->max_timeout_ms;
+  g_mutex_unlock (&set->lock);
+  if (timeout == SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS)
+    timeout = MIN (SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS, max_ms);
+  if (timeout > max_ms)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "timeoutMs: a background command's deadline is at most %u ms here, "
+                   "not %u", max_ms, timeout);
+      return NULL;
+    }
+  sandbox_command_set_timeout_ms (detached, timeout);
   *capacity = sandbox_command_get_max_output_bytes (detached);
   sandbox_command_set_max_output_bytes (detached, G_MAXSIZE);
-  return detached;
+  return g_steal_pointer (&detached);
 }
 
 /*
@@ -164,7 +201,9 @@ sandbox_background_set_running (SandboxBackgroundSet *self)
  * a while after, whether or not the caller keeps the process. It holds an
  * admission slot while it runs. Its deadline is
  * %SANDBOX_COMMAND_DEFAULT_BACKGROUND_TIMEOUT_MS unless the command set
- * another than %SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS. Its output (both
+ * another than %SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS, and at most the
+ * backend's [property@Sandbox.BackendBase:max-background-timeout-ms] (a
+ * longer one is refused with %SANDBOX_ERROR_INVALID). Its output (both
  * streams, in the order they came) is kept as a log of
  * [property@Sandbox.Command:max-output-bytes]: its first half and its
  * last half, with what came between dropped and counted, and never ends
@@ -192,7 +231,9 @@ sandbox_session_spawn_background (SandboxSession  *self,
 
   if (!sandbox_command_validate (command, error))
     return NULL;
-  detached = sandbox_session_detach_command (command, &capacity);
+  detached = sandbox_session_detach_command (self, command, &capacity, error);
+  if (detached == NULL)
+    return NULL;
   /* No cancellable: it outlives the call. */
   process = sandbox_session_spawn (self, detached, NULL, error);
   if (process == NULL)

@@ -39,8 +39,12 @@ typedef struct _SandboxBackgroundSet SandboxBackgroundSet;
 
 GPtrArray            *sandbox_background_set_running  (SandboxBackgroundSet *self);
 SandboxBackgroundSet *sandbox_session_get_background_set (SandboxSession    *self);
-SandboxCommand       *sandbox_session_detach_command  (SandboxCommand       *command,
-                                                       gsize                *capacity);
+SandboxCommand       *sandbox_session_detach_command  (SandboxSession       *self,
+                                                       SandboxCommand       *command,
+                                                       gsize                *capacity,
+                                                       GError              **error);
+void                  sandbox_session_set_max_background_timeout_ms (SandboxSession *self,
+                                                                     guint           max_ms);
 char                 *sandbox_session_adopt_background (SandboxSession      *self,
                                                         SandboxProcess      *process,
                                                         SandboxCommand      *command,

@@ -214,6 +214,46 @@ test_slot_deadline_and_ending (SandboxTestFixture *f,
   g_assert_cmpuint (children->len, ==, 0);
 }
 
+/* The backend's maximum bounds a background deadline: the default comes
+ * down to it, and a longer one asked for is refused. */
+static void
+test_backend_maximum (SandboxTestFixture *f,
+                      gconstpointer       data)
+{
+  g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/sleep");
+  const char *seconds[] = { "60", NULL };
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 started;
+
+  sandbox_test_fixture_set_up (f, "bubblewrap", template_, "max-background-timeout-ms", "800",
+                               NULL);
+  sandbox_test_fixture_open_session (f, NULL);
+  sandbox_command_set_args (command, seconds);
+  started = g_get_monotonic_time ();
+  process = sandbox_session_spawn_background (f->session, command, &error);
+  g_assert_no_error (error);
+  result = sandbox_process_wait (process, NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_clear_error (&error);
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 20 * G_USEC_PER_SEC);
+
+  g_clear_object (&process);
+  sandbox_command_set_timeout_ms (command, 5000);
+  process = sandbox_session_spawn_background (f->session, command, &error);
+  g_assert_null (process);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+}
+
+static void
+no_set_up (SandboxTestFixture *f,
+           gconstpointer       data)
+{
+}
+
 int
 main (int    argc,
       char **argv)
@@ -226,6 +266,9 @@ main (int    argc,
               set_up, test_flood_keeps_head_and_tail, sandbox_test_fixture_tear_down);
   g_test_add ("/bubblewrap/background/slot-deadline-and-ending", SandboxTestFixture, NULL,
               set_up, test_slot_deadline_and_ending, sandbox_test_fixture_tear_down);
+
+  g_test_add ("/bubblewrap/background/backend-maximum", SandboxTestFixture, NULL,
+              no_set_up, test_backend_maximum, sandbox_test_fixture_tear_down);
 
   return g_test_run ();
 }
