@@ -13,6 +13,7 @@
  *   write PATH TEXT         → ok
  *   read PATH               → ok TEXT    (C-escaped: "hello\\n")
  *   spawn-sleep             → ok         (`sleep 98765`, which runs until killed)
+ *   spawn-background-sleep  → ok         (the same as one of the session's background commands)
  *   checkpoint              → ok         (of the live session, which runs on)
  *   stop                    → ok
  *   delete                  → ok
@@ -115,8 +116,9 @@ do_open (Host        *host,
 }
 
 static gboolean
-do_spawn_sleep (Host    *host,
-                GError **error)
+do_spawn_sleep (Host     *host,
+                gboolean  background,
+                GError  **error)
 {
   SandboxSession *live = session (host, error);
   g_autoptr(SandboxCommand) command = NULL;
@@ -128,7 +130,8 @@ do_spawn_sleep (Host    *host,
   sandbox_command_set_args (command, args);
   sandbox_command_set_timeout_ms (command, 600000);
   g_clear_object (&host->sleeper);
-  host->sleeper = sandbox_session_spawn (live, command, NULL, error);
+  host->sleeper = background ? sandbox_session_spawn_background (live, command, error)
+                             : sandbox_session_spawn (live, command, NULL, error);
   return host->sleeper != NULL;
 }
 
@@ -188,7 +191,9 @@ run_command (Host *host,
     ok = session (host, &error) != NULL &&
          (text = sandbox_session_read_text (session (host, NULL), words[1], NULL, &error)) != NULL;
   else if (strcmp (verb, "spawn-sleep") == 0)
-    ok = do_spawn_sleep (host, &error);
+    ok = do_spawn_sleep (host, FALSE, &error);
+  else if (strcmp (verb, "spawn-background-sleep") == 0)
+    ok = do_spawn_sleep (host, TRUE, &error);
   else if (strcmp (verb, "checkpoint") == 0)
     ok = host->handle != NULL && sandbox_handle_checkpoint (host->handle, NULL, &error);
   else if (strcmp (verb, "stop") == 0)

@@ -215,11 +215,14 @@ test_corrupted_blob (Fixture       *fixture,
  * publishes the checkpoint its stop would take: the session resumes
  * elsewhere with the last committed content. To see it fail, drop the
  * fencing in on_lost() (sandbox-cluster-backend.c): the frozen owner's handle
- * stays live (reads still answer) and its sleeper survives. */
+ * stays live (reads still answer) and its sleeper survives. @data is the
+ * verb that starts the sleeper: a command, or a background command, which
+ * the fence ends just the same. */
 static void
 test_frozen_owner_fenced (Fixture       *fixture,
                           gconstpointer  data)
 {
+  const char *spawn_verb = data;
   Host *a, *b;
   g_autofree char *session = NULL;
   g_autofree char *reply = NULL;
@@ -231,7 +234,7 @@ test_frozen_owner_fenced (Fixture       *fixture,
   if (fixture->etcd == NULL)
     return;
   start_two_hosts (fixture, &a, &b, &session);
-  g_free (host_ok (a, "spawn-sleep"));
+  g_free (host_ok (a, spawn_verb));
   g_assert_true (sleeper_becomes (TRUE));
 
   g_subprocess_send_signal (a->process, SIGSTOP);
@@ -583,8 +586,11 @@ main (int    argc,
               test_racing_resume, fixture_tear_down);
   g_test_add ("/cluster-driver/corrupted-blob", Fixture, NULL, fixture_set_up,
               test_corrupted_blob, fixture_tear_down);
-  g_test_add ("/cluster-driver/frozen-owner-fenced", Fixture, NULL, fixture_set_up,
+  g_test_add ("/cluster-driver/frozen-owner-fenced", Fixture, "spawn-sleep", fixture_set_up,
               test_frozen_owner_fenced, fixture_tear_down);
+  g_test_add ("/cluster-driver/frozen-owner-fenced-background", Fixture,
+              "spawn-background-sleep", fixture_set_up, test_frozen_owner_fenced,
+              fixture_tear_down);
   g_test_add ("/cluster-driver/live-checkpoint-then-crash", Fixture, NULL, fixture_set_up,
               test_live_checkpoint_then_crash, fixture_tear_down);
   g_test_add ("/cluster-driver/live-checkpoint-no-fast-path", Fixture, NULL, fixture_set_up,
