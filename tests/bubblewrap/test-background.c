@@ -214,6 +214,26 @@ test_slot_deadline_and_ending (SandboxTestFixture *f,
   g_assert_cmpuint (children->len, ==, 0);
 }
 
+/* Deleting the session ends them too. */
+static void
+test_delete_ends_them (SandboxTestFixture *f,
+                       gconstpointer       data)
+{
+  g_autoptr(SandboxProcess) process = start (f, "sleep 60", 0);
+  g_autoptr(GArray) children = sandbox_test_wait_for_bwrap_children (1);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpuint (children->len, ==, 1);
+  g_clear_pointer (&children, g_array_unref);
+  g_assert_true (sandbox_handle_delete (f->handle, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_object (&f->handle);
+  f->session = NULL;
+  g_assert_true (sandbox_process_is_finished (process));
+  children = sandbox_test_wait_for_bwrap_children (0);
+  g_assert_cmpuint (children->len, ==, 0);
+}
+
 /* The backend's maximum bounds a background deadline: the default comes
  * down to it, and a longer one asked for is refused. */
 static void
@@ -267,6 +287,8 @@ main (int    argc,
   g_test_add ("/bubblewrap/background/slot-deadline-and-ending", SandboxTestFixture, NULL,
               set_up, test_slot_deadline_and_ending, sandbox_test_fixture_tear_down);
 
+  g_test_add ("/bubblewrap/background/delete-ends-them", SandboxTestFixture, NULL,
+              set_up, test_delete_ends_them, sandbox_test_fixture_tear_down);
   g_test_add ("/bubblewrap/background/backend-maximum", SandboxTestFixture, NULL,
               no_set_up, test_backend_maximum, sandbox_test_fixture_tear_down);
 
