@@ -168,28 +168,54 @@ read_session_key (SandboxClusterEtcdKv         *kv,
 
 /* ------------------------------------------------------------------------ */
 
-gboolean
-sandbox_cluster_host_claim (SandboxClusterHost  *self,
-                            const char          *session_id,
-                            gint64              *out_epoch,
-                            GCancellable        *cancellable,
-                            GError             **error)
+/* An owner key on no lease is no host's: every claim puts it on the
+ * claiming host's lease, which ends with the host. One left without (by a
+ * tool, an operator's etcdctl, an older version) would hold its session
+ * for good; it is removed, if still the same key, and said so. */
+static gboolean
+remove_orphan_owner (SandboxClusterHost    *self,
+                     const char            *session_id,
+                     SandboxClusterEtcdKv  *kv,
+                     GCancellable          *cancellable,
+                     GError               **error)
+{
+  g_autoptr(SandboxClusterEtcdTxn) txn = sandbox_cluster_etcd_txn_new ();
+  g_autoptr(SandboxClusterEtcdTxnResult) result = NULL;
+
+  sandbox_cluster_etcd_txn_compare_mod_revision (txn, kv->key, SANDBOX_CLUSTER_ETCD_EQUAL,
+                                                 kv->mod_revision);
+  sandbox_cluster_etcd_txn_delete (txn, TRUE, kv->key, NULL);
+  result = sandbox_cluster_etcd_txn (sandbox_cluster_host_get_etcd (self), txn, cancellable,
+                                     error);
+  if (result == NULL)
+    return FALSE;
+  g_log_structured (G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE,
+                    "SANDBOX_EVENT", "cluster-orphan-owner",
+                    "SANDBOX_SESSION_ID", session_id,
+                    "MESSAGE", "Removed the owner key of session %s, which was on no lease "
+                               "(revision %" G_GINT64_FORMAT "): no host could ever have "
+                               "freed it", session_id, kv->mod_revision);
+  return TRUE;
+}
+
+static gboolean
+claim (SandboxClusterHost  *self,
+       const char          *session_id,
+       gboolean             may_repair,
+       gint64              *out_epoch,
+       GCancellable        *cancellable,
+       GError             **error)
 {
   g_autofree char *owner_key = NULL;
-  g_autofree char *claim = g_uuid_string_random ();
+  g_autofree char *claim_id = g_uuid_string_random ();
   g_autoptr(GBytes) value = NULL;
   g_autoptr(SandboxClusterEtcdTxn) txn = sandbox_cluster_etcd_txn_new ();
   g_autoptr(SandboxClusterEtcdTxnResult) result = NULL;
   SandboxClusterEtcdRange *range;
   SandboxClusterEtcdKv *kv;
 
-  g_return_val_if_fail (SANDBOX_CLUSTER_IS_HOST (self), FALSE);
-
-  if (!check_session_id (session_id, error) || !sandbox_cluster_host_check_alive (self, error))
-    return FALSE;
-
   owner_key = sandbox_cluster_host_key (self, "sessions", session_id, "owner", NULL);
-  value = owner_value (sandbox_cluster_host_get_id (self), claim);
+  value = owner_value (sandbox_cluster_host_get_id (self), claim_id);
   sandbox_cluster_etcd_txn_compare_create_revision (txn, owner_key, SANDBOX_CLUSTER_ETCD_EQUAL, 0);
   sandbox_cluster_etcd_txn_put (txn, TRUE, owner_key, value, sandbox_cluster_host_get_lease (self));
   sandbox_cluster_etcd_txn_range (txn, TRUE, owner_key, NULL);
@@ -204,11 +230,28 @@ sandbox_cluster_host_claim (SandboxClusterHost  *self,
   if (kv == NULL)
     return sandbox_cluster_set_error_malformed_key (error, owner_key);
 
+  if (!result->succeeded && kv->lease == 0 && may_repair)
+    return remove_orphan_owner (self, session_id, kv, cancellable, error) &&
+           claim (self, session_id, FALSE, out_epoch, cancellable, error);
   if (!result->succeeded && !g_bytes_equal (kv->value, value))
     return sandbox_set_error_has_owner (error);
   if (out_epoch != NULL)
     *out_epoch = kv->create_revision;
   return TRUE;
+}
+
+gboolean
+sandbox_cluster_host_claim (SandboxClusterHost  *self,
+                            const char          *session_id,
+                            gint64              *out_epoch,
+                            GCancellable        *cancellable,
+                            GError             **error)
+{
+  g_return_val_if_fail (SANDBOX_CLUSTER_IS_HOST (self), FALSE);
+
+  if (!check_session_id (session_id, error) || !sandbox_cluster_host_check_alive (self, error))
+    return FALSE;
+  return claim (self, session_id, TRUE, out_epoch, cancellable, error);
 }
 
 /* Runs @txn (its operations already added) under the fence: only if the

@@ -14,6 +14,7 @@
  *   register SLOTS T,T|-    → ok
  *   hosts                   → ok H:SLOTS …
  *   state                   → ok alive|lost
+ *   plant-orphan S          → ok           (S's owner key put on no lease, as no host would)
  *
  * When the host is lost (::lost) it prints "lost" on a line of its own, at
  * once, whatever it is doing. End of input closes the host (revoking its
@@ -30,6 +31,8 @@
 #include <gio/gunixinputstream.h>
 #include <sandbox.h>
 
+#include "sandbox-cluster-etcd-private.h"
+#include "sandbox-cluster-host-private.h"
 #include "sandbox-cluster-owner-private.h"
 
 typedef struct
@@ -145,6 +148,20 @@ run_command (HostProcess *process,
         }
       if (hosts != NULL)
         say ("%s", line->str);
+    }
+  else if (strcmp (command, "plant-orphan") == 0 && n == 2)
+    {
+      g_autoptr(SandboxClusterEtcdTxn) txn = sandbox_cluster_etcd_txn_new ();
+      g_autoptr(SandboxClusterEtcdTxnResult) result = NULL;
+      g_autofree char *key = sandbox_cluster_host_key (process->host, "sessions", words[1],
+                                                       "owner", NULL);
+      g_autoptr(GBytes) value = g_bytes_new_static ("{\"host\":\"gone\",\"claim\":\"x\"}", 27);
+
+      sandbox_cluster_etcd_txn_put (txn, TRUE, key, value, 0);
+      result = sandbox_cluster_etcd_txn (sandbox_cluster_host_get_etcd (process->host), txn,
+                                         NULL, &error);
+      if (result != NULL)
+        say ("ok");
     }
   else if (strcmp (command, "state") == 0 && n == 1)
     {

@@ -425,6 +425,24 @@ test_forged_epoch_refused (void)
   }
 }
 
+/* An owner key on no lease (no host's: every claim puts it on its host's
+ * lease) is removed by the next claim, which then succeeds. To see it
+ * fail, drop remove_orphan_owner()'s call in sandbox-cluster-owner.c: the
+ * session stays BUSY for good. */
+static void
+test_orphan_owner_repaired (void)
+{
+  g_auto(Cluster) cluster = { 0 };
+
+  if (!cluster_start (&cluster, 1))
+    return;
+  assert_reply (cluster.a, host_call (cluster.a, "plant-orphan s1"), "ok");
+  assert_reply (cluster.b, host_call (cluster.b, "read s1"), "ok owner=gone");
+  assert_reply (cluster.b, host_call (cluster.b, "claim s1"), "ok ");
+  assert_reply (cluster.a, host_call (cluster.a, "read s1"), "ok owner=b");
+  assert_reply (cluster.a, host_call (cluster.a, "claim s1"), "error SANDBOX_BUSY ");
+}
+
 /* Put the owner key without the host's lease (lease 0 in
  * sandbox_cluster_host_claim()) and the session never frees: this test
  * then gives up after TTL + 2 s. */
@@ -901,6 +919,7 @@ main (int    argc,
   g_test_add_func ("/cluster/owner/exclusive-claim", test_exclusive_claim);
   g_test_add_func ("/cluster/owner/commit-release-resume", test_commit_release_resume);
   g_test_add_func ("/cluster/owner/forged-epoch-refused", test_forged_epoch_refused);
+  g_test_add_func ("/cluster/owner/orphan-owner-repaired", test_orphan_owner_repaired);
   g_test_add_func ("/cluster/owner/racing-claims", test_racing_claims);
   g_test_add_func ("/cluster/owner/close-frees-at-once", test_close_frees_at_once);
   g_test_add_func ("/cluster/owner/registry", test_registry);
