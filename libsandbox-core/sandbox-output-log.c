@@ -71,6 +71,9 @@ sandbox_output_log_append (SandboxOutputLog *log,
 {
   gsize to_head = MIN (length, log->head_capacity - log->head_length);
 
+  /* An empty buffer's data may be NULL, which memcpy() must not get. */
+  if (length == 0)
+    return;
   memcpy (log->head + log->head_length, data, to_head);
   log->head_length += to_head;
   if (length > to_head)

@@ -414,10 +414,12 @@ static SandboxBubblewrapLease *
 pending_steal (SandboxBubblewrapBackend *self,
                const char               *session_id)
 {
+  g_autofree char *key = NULL;
   gpointer lease = NULL;
 
+  /* Stealing takes the key too: it is ours to free. */
   g_mutex_lock (&self->pending_lock);
-  g_hash_table_steal_extended (self->pending, session_id, NULL, &lease);
+  g_hash_table_steal_extended (self->pending, session_id, (gpointer *) &key, &lease);
   g_mutex_unlock (&self->pending_lock);
   return lease;
 }

@@ -73,14 +73,13 @@ test_search (Fixture       *fixture,
              gconstpointer  data)
 {
   g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GBytes) binary = g_bytes_new_static ("main\0\1\2", 7);
   JsonArray *matches;
 
   put (fixture, "src/app.py", "import os\n\ndef main():\n    return os.getcwd()\n");
   put (fixture, "src/odd:name.txt", "main street\n");
   put (fixture, "docs/notes.md", "nothing here\n");
-  g_assert_true (sandbox_session_write_bytes (fixture->session, "bin.dat",
-                                              g_bytes_new_static ("main\0\1\2", 7),
-                                              NULL, NULL));
+  g_assert_true (sandbox_session_write_bytes (fixture->session, "bin.dat", binary, NULL, NULL));
 
   result = invoke (fixture, "search_files", "{\"pattern\":\"ma[i]n\"}");
   matches = matches_of (result);
