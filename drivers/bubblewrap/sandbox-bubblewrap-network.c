@@ -302,16 +302,23 @@ find_sandbox_process (pid_t bwrap_pid)
   return (pid_t) pid;
 }
 
-/* The sandbox's network namespace, checked against the one bwrap named. */
+/* The sandbox's network namespace, checked against the one bwrap named,
+ * or -1; *ended says whether that is because the sandbox is gone. */
 static int
-open_sandbox_netns (pid_t   bwrap_pid,
-                    gint64  inode)
+open_sandbox_netns (pid_t     bwrap_pid,
+                    gint64    inode,
+                    gboolean *ended)
 {
   pid_t pid = find_sandbox_process (bwrap_pid);
   g_autofree char *path = NULL;
   struct stat st;
   int fd;
 
+  /* bwrap writes its info after its child exists, and has no other
+   * child: none there means it has ended (a ready sandbox discarded as
+   * soon as it launched, for one), and nobody is left to run without a
+   * network. */
+  *ended = (pid == 0);
   if (pid == 0)
     return -1;
   path = g_strdup_printf ("/proc/%d/ns/net", (int) pid);
@@ -416,11 +423,18 @@ attach_slirp (SandboxBubblewrapNetwork *self)
 {
   g_autoptr(GError) error = NULL;
   gint64 inode = 0;
+  gboolean ended = FALSE;
   int netns_fd;
 
   if (!parse_info (self->info->str, &inode))
     return;   /* bwrap failed before its sandbox existed */
-  netns_fd = open_sandbox_netns (self->bwrap_pid, inode);
+  netns_fd = open_sandbox_netns (self->bwrap_pid, inode, &ended);
+  if (netns_fd < 0 && ended)
+    {
+      g_debug ("An allow-all sandbox ended before its network was attached");
+      release_guest (self, FALSE);
+      return;
+    }
   if (netns_fd < 0)
     {
       log_failure (self, "its network namespace could not be found");
