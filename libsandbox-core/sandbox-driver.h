@@ -57,6 +57,11 @@ G_DECLARE_INTERFACE (SandboxDriver, sandbox_driver, SANDBOX, DRIVER, GObject)
  * @check_active: refuses a file operation on a stopped session
  *   (%SANDBOX_ERROR_STOPPED) or with @cancellable cancelled; usually
  *   [method@Sandbox.SessionGate.check_active] of the driver's gate. Optional.
+ * @expose_port: makes a TCP port of the session's loopback reachable from
+ *   the host as a Unix socket, until the session stops, and returns the
+ *   socket's path. Optional: without it
+ *   [method@Sandbox.Session.expose_port] fails with
+ *   %G_IO_ERROR_NOT_SUPPORTED.
  *
  * Every workspace file operation runs the reference's ritual in the public
  * wrappers ([method@Sandbox.Driver.read_bytes] and the others, which the
@@ -144,8 +149,13 @@ struct _SandboxDriverInterface
                                                 GCancellable          *cancellable,
                                                 GError               **error);
 
+  char           *(*expose_port)               (SandboxDriver         *self,
+                                                guint16                port,
+                                                GCancellable          *cancellable,
+                                                GError               **error);
+
   /*< private >*/
-  gpointer _padding[11];
+  gpointer _padding[10];
 };
 
 SANDBOX_AVAILABLE_IN_ALL

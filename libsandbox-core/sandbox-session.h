@@ -151,6 +151,11 @@ SANDBOX_AVAILABLE_IN_ALL
 SandboxProcess *sandbox_session_lookup_background (SandboxSession *self,
                                                    const char *id);
 SANDBOX_AVAILABLE_IN_ALL
+char *sandbox_session_expose_port (SandboxSession *self,
+                                   guint port,
+                                   GCancellable *cancellable,
+                                   GError **error);
+SANDBOX_AVAILABLE_IN_ALL
 SandboxResult *sandbox_session_run (SandboxSession *self,
                                     SandboxCommand *command,
                                     GCancellable *cancellable,

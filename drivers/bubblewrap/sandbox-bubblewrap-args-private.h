@@ -8,7 +8,9 @@
 #include "sandbox-bubblewrap-private.h"
 #include "sandbox-bubblewrap-keeper-private.h"
 #include "sandbox-bubblewrap-guest-private.h"
+#include "sandbox-bubblewrap-launcher-private.h"
 #include "sandbox-bubblewrap-network-private.h"
+#include "sandbox-bubblewrap-session-net-private.h"
 
 G_BEGIN_DECLS
 
@@ -22,7 +24,9 @@ G_BEGIN_DECLS
  *   session's keeper outlives its commands, and it is the host's child,
  *   reaped only after them: the pid cannot name another process)
  * @network: (nullable): an allow-all sandbox's network, to attach once
- *   bwrap runs (the launcher takes it)
+ *   bwrap runs (the launcher takes it); never with @session_net
+ * @session_net: (nullable): the session's network namespace, which bwrap
+ *   starts in, held while @self lives
  *
  * A bwrap command line under construction, in the manner of flatpak's
  * FlatpakBwrap.
@@ -34,6 +38,7 @@ typedef struct
   SandboxBubblewrapGuestView *guest_view;
   pid_t enter_pid;
   SandboxBubblewrapNetwork *network;
+  SandboxBubblewrapSessionNet *session_net;
 } SandboxBubblewrapArgs;
 
 /**
@@ -45,6 +50,9 @@ typedef struct
  *   upper layer, which only the keeper uses)
  * @keeper: (nullable): of a layered session, its keeper (see
  *   sandbox-bubblewrap-keeper.c): /workspace is then its overlay
+ * @session_net: (nullable): the network namespace the session's commands
+ *   share under its current policy (see sandbox-bubblewrap-session-net.c);
+ *   %NULL: one of the sandbox's own
  * @gateway_socket: (nullable): the host path of the gateway socket, if any
  * @gateway: (nullable): the session's gateway, if any, which serves the
  *   proxy listener of each of its allow-list sandboxes
@@ -68,6 +76,7 @@ typedef struct
   const char *session_id;
   const char *workspace;
   SandboxBubblewrapKeeper *keeper;
+  SandboxBubblewrapSessionNet *session_net;
   const char *gateway_socket;
   SandboxGateway *gateway;
   SandboxNetworkPolicyKind policy_kind;
@@ -90,6 +99,8 @@ void                   sandbox_bubblewrap_args_add_many (SandboxBubblewrapArgs  
 int                    sandbox_bubblewrap_args_take_fd  (SandboxBubblewrapArgs  *self,
                                                          int                     fd);
 void                   sandbox_bubblewrap_args_finish   (SandboxBubblewrapArgs  *self);
+void                   sandbox_bubblewrap_args_set_net_extras (const SandboxBubblewrapArgs  *self,
+                                                               SandboxBubblewrapSpawnExtras *extras);
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *input,
                                                                 int                                status_fd,
                                                                 int                                seccomp_fd,

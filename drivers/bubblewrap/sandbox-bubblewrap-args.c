@@ -65,6 +65,7 @@ sandbox_bubblewrap_args_free (SandboxBubblewrapArgs *self)
   g_array_unref (self->fds);
   sandbox_bubblewrap_guest_view_free (self->guest_view);
   sandbox_bubblewrap_network_free (self->network);
+  sandbox_bubblewrap_session_net_unref (self->session_net);
   g_free (self);
 }
 
@@ -426,8 +427,10 @@ add_stub (SandboxBubblewrapArgs            *self,
   if (handoff_fd >= 0)
     add_stub_fd_option (self, "handoff", handoff_fd);
   /* The proxy's listener, which the stub hands over (see
-   * stub/sandbox-stub-proxy.c). */
-  if (handoff_fd >= 0 && input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST)
+   * stub/sandbox-stub-proxy.c), unless the session's network keeper
+   * made it for all its commands. */
+  if (handoff_fd >= 0 && input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST &&
+      input->session_net == NULL)
     {
       g_autofree char *proxy_arg = g_strdup_printf ("proxy=%u", SANDBOX_BUBBLEWRAP_PROXY_PORT);
 
@@ -444,6 +447,25 @@ add_stub (SandboxBubblewrapArgs            *self,
       sandbox_bubblewrap_args_add (self, terminal_arg);
     }
   return separator;
+}
+
+/* An allow-all guest's resolv.conf, naming slirp4netns's DNS (the
+ * curated /etc writes it itself). */
+static void
+add_resolv_conf (SandboxBubblewrapArgs            *self,
+                 const SandboxBubblewrapArgsInput *input)
+{
+  static const char resolv_conf[] = SANDBOX_BUBBLEWRAP_NETWORK_RESOLV_CONF;
+  char fd_arg[16];
+  int fd;
+
+  if (input->etc != NULL)
+    return;
+  fd = sandbox_bubblewrap_sealed_memfd_new ("sandbox-resolv", resolv_conf,
+                                            sizeof resolv_conf - 1);
+  g_snprintf (fd_arg, sizeof fd_arg, "%d", sandbox_bubblewrap_args_take_fd (self, fd));
+  sandbox_bubblewrap_args_add_many (self, "--perms", "0644", "--ro-bind-data", fd_arg,
+                                    "/etc/resolv.conf", NULL);
 }
 
 /* An allow-all guest's network: a namespace of its own like deny-all's
@@ -464,17 +486,7 @@ add_own_network (SandboxBubblewrapArgs             *self,
   g_snprintf (info_arg, sizeof info_arg, "%d", sandbox_bubblewrap_args_take_fd (self, info_fd));
   g_snprintf (block_arg, sizeof block_arg, "%d", sandbox_bubblewrap_args_take_fd (self, block_fd));
   sandbox_bubblewrap_args_add_many (self, "--info-fd", info_arg, "--block-fd", block_arg, NULL);
-  if (input->etc == NULL)
-    {
-      static const char resolv_conf[] = SANDBOX_BUBBLEWRAP_NETWORK_RESOLV_CONF;
-      int fd = sandbox_bubblewrap_sealed_memfd_new ("sandbox-resolv", resolv_conf,
-                                                    sizeof resolv_conf - 1);
-      char fd_arg[16];
-
-      g_snprintf (fd_arg, sizeof fd_arg, "%d", sandbox_bubblewrap_args_take_fd (self, fd));
-      sandbox_bubblewrap_args_add_many (self, "--perms", "0644", "--ro-bind-data", fd_arg,
-                                        "/etc/resolv.conf", NULL);
-    }
+  add_resolv_conf (self, input);
   return TRUE;
 }
 
@@ -586,6 +598,9 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
                                     "--symlink", "usr/sbin", "/sbin",
                                     "--proc", "/proc",
                                     NULL);
+  /* The session's network namespace, which the launcher starts bwrap in. */
+  if (input->session_net != NULL)
+    sandbox_bubblewrap_args_add (self, "--share-net");
   add_proc_covering (self);
   add_memory_backed_mounts (self, input->limits);
   add_workspace (self, input);
@@ -601,8 +616,10 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
     sandbox_bubblewrap_etc_add_gateway_ca (self, input->gateway_ca, input->etc != NULL);
   sandbox_bubblewrap_args_add (self, "--clearenv");
   /* The curated /etc writes resolv.conf itself, before it is read-only. */
-  if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL &&
-      !add_own_network (self, input, error))
+  if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL && input->session_net != NULL)
+    add_resolv_conf (self, input);
+  else if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL &&
+           !add_own_network (self, input, error))
     {
       sandbox_bubblewrap_fd_close (seccomp_fd);
       sandbox_bubblewrap_fd_close (control_fd);
@@ -619,6 +636,8 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
   log_command_line (self, input->session_id, input->command);
   move_options_into_args_fd (self, separator);
 
+  if (input->session_net != NULL)
+    self->session_net = sandbox_bubblewrap_session_net_ref (input->session_net);
   if (input->keeper != NULL)
     {
       self->enter_pid = sandbox_bubblewrap_keeper_get_pid (input->keeper);
@@ -688,4 +707,21 @@ sandbox_bubblewrap_args_new_for_command (const SandboxBubblewrapArgsInput  *inpu
                                                     g_bytes_get_size (made));
   return sandbox_bubblewrap_args_new_for_sandbox (input, status_fd, seccomp_fd, control_fd,
                                                   report_fd, handoff_fd, error);
+}
+
+/**
+ * sandbox_bubblewrap_args_set_net_extras:
+ * @self: a finished command line
+ * @extras: what the launcher does for it
+ *
+ * Tells the launcher which session network namespace bwrap starts in.
+ */
+void
+sandbox_bubblewrap_args_set_net_extras (const SandboxBubblewrapArgs  *self,
+                                        SandboxBubblewrapSpawnExtras *extras)
+{
+  if (self->session_net == NULL)
+    return;
+  extras->net_pid = sandbox_bubblewrap_session_net_get_pid (self->session_net);
+  extras->net_owns_user = sandbox_bubblewrap_session_net_owns_user (self->session_net);
 }

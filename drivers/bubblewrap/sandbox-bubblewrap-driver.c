@@ -10,6 +10,7 @@
 #include "sandbox-bubblewrap-args-private.h"
 #include "sandbox-bubblewrap-driver-private.h"
 #include "sandbox-bubblewrap-keeper-private.h"
+#include "sandbox-bubblewrap-session-net-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-process-private.h"
 
@@ -73,6 +74,12 @@ struct _SandboxBubblewrapDriver
   gboolean ready_closed;                    /* stopped: never start one again */
   /* A layered session's one overlay; its process ends at stop. */
   SandboxBubblewrapKeeper *keeper;
+  GMutex net_lock;
+  /* Guarded by @net_lock. */
+  SandboxBubblewrapSessionNet *net;   /* what the commands share, NULL until
+                                       * the first, then per policy */
+  guint64 net_revision;               /* the policy revision @net is for */
+  gboolean net_closed;                /* stopped: never make one again */
   /* Set under the gate's lock (see apply_policy_locked()): read it after
    * reading an allow-list policy from the gate. */
   SandboxGateway *gateway;    /* NULL until the first allow-list */
@@ -281,6 +288,55 @@ steal_ready (SandboxBubblewrapDriver *self)
   return ready;
 }
 
+/* The network namespace the session's commands share under the policy
+ * at @revision (see sandbox-bubblewrap-session-net.c): the one made for
+ * it, else, when @may_start and @revision is newer than the last one's, a
+ * new one (the old one ends with its last command). NULL for a policy
+ * older than the last one's (the gate refuses what is built from it), or
+ * after stop, or when none is there and none may be made: the sandbox
+ * then gets one of its own. */
+static SandboxBubblewrapSessionNet *
+dup_session_net (SandboxBubblewrapDriver   *self,
+                 SandboxNetworkPolicyKind   kind,
+                 guint64                    revision,
+                 gboolean                   may_start,
+                 GError                   **error)
+{
+  g_autoptr(SandboxBubblewrapSessionNet) started = NULL;
+  g_autoptr(SandboxBubblewrapSessionNet) replaced = NULL;
+  SandboxBubblewrapSessionNet *net = NULL;
+  gboolean wanted;
+
+  g_mutex_lock (&self->net_lock);
+  if (self->net != NULL && self->net_revision == revision)
+    net = sandbox_bubblewrap_session_net_ref (self->net);
+  wanted = net == NULL && may_start && !self->net_closed &&
+           (self->net == NULL || self->net_revision < revision);
+  g_mutex_unlock (&self->net_lock);
+  if (!wanted)
+    return net;
+
+  /* Started unlocked: it waits for the launcher thread, which takes
+   * @net_lock itself (prepare_next_sandbox()). Two first commands may
+   * both start one: the second to get here uses the first's. */
+  started = sandbox_bubblewrap_session_net_start (kind, self->host_loopback, self->keeper,
+                                                  self->gateway, error);
+  if (started == NULL)
+    return NULL;
+  g_mutex_lock (&self->net_lock);
+  if (self->net != NULL && self->net_revision == revision)
+    net = sandbox_bubblewrap_session_net_ref (self->net);
+  else if (!self->net_closed && (self->net == NULL || self->net_revision < revision))
+    {
+      replaced = g_steal_pointer (&self->net);
+      self->net = sandbox_bubblewrap_session_net_ref (started);
+      self->net_revision = revision;
+      net = g_steal_pointer (&started);
+    }
+  g_mutex_unlock (&self->net_lock);
+  return net;
+}
+
 /* What every sandbox of the session is built from, but its command and
  * its network. */
 static SandboxBubblewrapArgsInput
@@ -308,6 +364,7 @@ prepare_next_sandbox (SandboxBubblewrapDriver *self)
   SandboxBubblewrapArgsInput input = session_input (self);
   g_autofree char *gateway_socket = NULL;
   g_autoptr(GBytes) gateway_ca = NULL;
+  g_autoptr(SandboxBubblewrapSessionNet) net = NULL;
   guint64 revision;
 
   if (self->ready_pool == NULL || self->cgroup_root != NULL)
@@ -319,6 +376,12 @@ prepare_next_sandbox (SandboxBubblewrapDriver *self)
   input.policy_kind = current_network (self, &gateway_socket, &gateway_ca, &revision);
   input.gateway_socket = gateway_socket;
   input.gateway_ca = gateway_ca;
+  /* Launcher thread: no network keeper is started here. Without the
+   * policy's network, the next command makes it, cold. */
+  net = dup_session_net (self, input.policy_kind, revision, FALSE, NULL);
+  if (net == NULL)
+    return;
+  input.session_net = net;
   g_mutex_lock (&self->ready_lock);
   if (self->ready == NULL && !self->ready_closed)
     self->ready = sandbox_bubblewrap_ready_start (self->ready_pool, &input, revision);
@@ -351,6 +414,7 @@ spawn_process (SandboxBubblewrapDriver  *self,
   g_autoptr(GError) cause = NULL;
   g_autofree char *gateway_socket = NULL;
   g_autoptr(GBytes) gateway_ca = NULL;
+  g_autoptr(SandboxBubblewrapSessionNet) net = NULL;
   guint64 revision;
   SandboxBubblewrapArgsInput input = session_input (self);
 
@@ -365,6 +429,20 @@ spawn_process (SandboxBubblewrapDriver  *self,
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
+  /* The proof of isolation at create runs in a namespace of its own: a
+   * session without commands holds no network keeper. */
+  if (prepare_next)
+    {
+      net = dup_session_net (self, input.policy_kind, revision, TRUE, &cause);
+      if (net == NULL && cause != NULL)
+        {
+          if (!check_active (self, NULL, error))
+            return NULL;
+          g_propagate_error (error, g_steal_pointer (&cause));
+          return NULL;
+        }
+      input.session_net = net;
+    }
 
   /* A session stopped or deleted meanwhile is STOPPED, whatever building
    * its command line then met (a deleted layered session's lock file is
@@ -483,6 +561,13 @@ sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
   if (self->keeper != NULL)
     sandbox_bubblewrap_keeper_stop (self->keeper);
   g_mutex_unlock (&self->ready_lock);
+  /* And the network keeper, once the last command holding it is gone. */
+  g_mutex_lock (&self->net_lock);
+  self->net_closed = TRUE;
+  if (self->net != NULL)
+    sandbox_bubblewrap_session_net_close (self->net);
+  g_clear_pointer (&self->net, sandbox_bubblewrap_session_net_unref);
+  g_mutex_unlock (&self->net_lock);
 
   /* Removes the socket and its temporary directory. */
   if (self->gateway != NULL)
@@ -746,6 +831,8 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_assert (self->gate == NULL || sandbox_session_gate_get_n_live (self->gate) == 0);
   g_clear_object (&self->gate);
   sandbox_bubblewrap_ready_discard (g_steal_pointer (&self->ready));
+  g_clear_pointer (&self->net, sandbox_bubblewrap_session_net_unref);
+  g_mutex_clear (&self->net_lock);
   g_clear_pointer (&self->keeper, sandbox_bubblewrap_keeper_free);
   g_clear_pointer (&self->ready_pool, sandbox_bubblewrap_ready_pool_unref);
   g_clear_pointer (&self->trees, sandbox_bubblewrap_trees_unref);
@@ -797,6 +884,7 @@ sandbox_bubblewrap_driver_init (SandboxBubblewrapDriver *self)
   g_weak_ref_init (&self->backend, NULL);
   g_weak_ref_init (&self->handle, NULL);
   g_mutex_init (&self->ready_lock);
+  g_mutex_init (&self->net_lock);
 }
 
 /**

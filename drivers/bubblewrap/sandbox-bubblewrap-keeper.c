@@ -137,30 +137,6 @@ sandbox_bubblewrap_keeper_prepare_layers (const char                   *layers,
   return TRUE;
 }
 
-typedef struct
-{
-  const char * const *argv;
-  int answer_fd;
-  GArray *passed_fds;
-  SandboxBubblewrapSpawnExtras extras;
-  SandboxBubblewrapLaunched *launched;
-  GError *error;
-} SpawnCall;
-
-/* Launcher thread. */
-static gboolean
-spawn_cb (gpointer data)
-{
-  SpawnCall *call = data;
-
-  /* The answer socket at 0, 1 and 2: the keeper reads nothing. */
-  call->launched->pid = sandbox_bubblewrap_launcher_spawn (call->argv, call->answer_fd,
-                                                           call->answer_fd, call->answer_fd,
-                                                           call->passed_fds, &call->extras,
-                                                           &call->error);
-  return G_SOURCE_REMOVE;
-}
-
 /* Reads the keeper's answer on @socket_fd (taken): the overlay's root, or
  * -1 with @error. */
 static int
@@ -168,13 +144,8 @@ receive_root (int      socket_fd,
               GError **error)
 {
   g_autoptr(GSocket) socket = g_socket_new_from_fd (socket_fd, error);
-  g_autofree GSocketControlMessage **messages = NULL;
   g_autoptr(GError) cause = NULL;
-  char buffer[256];
-  GInputVector vector = { buffer, sizeof buffer - 1 };
-  gint n_messages = 0;
-  gssize got;
-  int fd;
+  int fd = -1;
 
   if (socket == NULL)
     {
@@ -182,17 +153,12 @@ receive_root (int      socket_fd,
       return -1;
     }
   g_socket_set_timeout (socket, KEEPER_ANSWER_TIMEOUT_S);
-  got = g_socket_receive_message (socket, NULL, &vector, 1, &messages, &n_messages, NULL, NULL,
-                                  &cause);
-  fd = sandbox_bubblewrap_stub_steal_passed_fd (messages, n_messages, NULL);
-  if (got == 1 && buffer[0] == 'K' && fd >= 0)
+  if (sandbox_bubblewrap_stub_receive_answer (socket, 'K', &fd, &cause) && fd >= 0)
     return fd;
-  sandbox_bubblewrap_fd_close (fd);
-  buffer[got > 0 ? got : 0] = '\0';
+  sandbox_bubblewrap_clear_fd (&fd);
   g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
                "Could not mount the layered workspace: %s",
-               cause != NULL ? cause->message
-               : got > 1 && buffer[0] == 'E' ? buffer + 1 : "its keeper exited");
+               cause != NULL ? cause->message : "its keeper sent no root");
   return -1;
 }
 
@@ -217,24 +183,14 @@ spawn_keeper (SandboxBubblewrapKeeper      *self,
               GError                      **error)
 {
   g_autoptr(SandboxBubblewrapGuestView) view = keeper_view (lower, self->layers, guest);
-  g_autoptr(GArray) passed_fds = g_array_new (FALSE, FALSE, sizeof (int));
   g_autofree char *keep_arg = g_strconcat (STUB_KEEPER_OPTION, self->work_name, NULL);
   g_autofree char *relative_lower = lower_relative_to_layers (lower, self->layers);
   g_autofree char *lower_arg = g_strconcat ("lower=", relative_lower, NULL);
   g_autofree char *layers_arg = g_strconcat ("layers=", self->layers, NULL);
-  g_auto(SandboxBubblewrapFd) stub_fd = sandbox_bubblewrap_stub_open (error);
-  const char *argv[] = { "/proc/self/fd/3", keep_arg, lower_arg, layers_arg, NULL };
-  SpawnCall call = {
-    .argv = argv,
-    .answer_fd = answer_fd,
-    .passed_fds = passed_fds,
-    .extras = SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT,
-    .launched = &self->launched,
-  };
+  const char *options[] = { keep_arg, lower_arg, layers_arg, NULL };
+  SandboxBubblewrapSpawnExtras extras = SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT;
 
-  call.extras.guest_view = view;
-  if (stub_fd < 0)
-    return FALSE;
+  extras.guest_view = view;
   if (relative_lower == NULL)
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
@@ -242,24 +198,10 @@ spawn_keeper (SandboxBubblewrapKeeper      *self,
                    "the session's holds ',', ':' or '\\', which overlay options cannot");
       return FALSE;
     }
-  /* Above 3, where the child places it (the launcher's rule). */
-  if (stub_fd < 4)
-    {
-      int moved = fcntl (stub_fd, F_DUPFD_CLOEXEC, 4);
-
-      sandbox_bubblewrap_fd_close (stub_fd);
-      stub_fd = moved;
-      if (stub_fd < 0)
-        return set_layers_error (error, errno, "stub");
-    }
-  g_array_append_val (passed_fds, stub_fd);
-  sandbox_bubblewrap_launcher_run_sync (spawn_cb, &call);
-  if (self->launched.pid == 0)
-    {
-      g_propagate_error (error, call.error);
-      return FALSE;
-    }
-  return TRUE;
+  /* The answer socket at 0, 1 and 2: the keeper reads nothing. */
+  self->launched.pid = sandbox_bubblewrap_launcher_spawn_stub (options, answer_fd, &extras,
+                                                               error);
+  return self->launched.pid != 0;
 }
 
 /**

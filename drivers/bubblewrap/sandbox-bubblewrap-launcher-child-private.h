@@ -35,6 +35,11 @@ typedef struct
   int host_proc_fd;               /* the host's /proc */
   int report_fd;
   int enter_pidfd;                /* a keeper whose namespaces to enter, or -1 */
+  int net_pidfd;                  /* a session's network keeper, or -1 */
+  int net_flags;                  /* what to enter of it: its network namespace,
+                                   * and its user namespace when that is the
+                                   * one bwrap's process starts in */
+  gboolean net_first;             /* its namespaces before the keeper's */
   char *entered_stack;            /* the stack top of bwrap's process then */
   pid_t entered_pid;              /* bwrap's, written by the intermediate child */
 } ChildSetup;
@@ -44,6 +49,7 @@ typedef enum
 {
   STEP_SIGNALS,
   STEP_ENTER,
+  STEP_ENTER_NET,
   STEP_PROCESS_GROUP,
   STEP_CGROUPS,
   STEP_ID_MAPS,

@@ -241,7 +241,12 @@ child_entry (void *data)
 
 /* For a layered session (see sandbox-bubblewrap-keeper.c), the child
  * clone() makes runs this first: it enters the keeper's user and mount
- * namespaces, then makes bwrap's process with the wrapper's namespace
+ * namespaces, and the session's network namespace (see
+ * sandbox-bubblewrap-session-net.c) — before the keeper's on a root host,
+ * whose network namespace the initial user namespace owns; after, on a
+ * host that is not root, whose keeper's user namespace owns the one its
+ * network keeper made, or with its user namespace for an unlayered
+ * session — then makes bwrap's process with the wrapper's namespace
  * flags — a pid namespace can only be entered by a new process, and one
  * made now is owned by the keeper's user namespace, as its mount
  * namespace is, so the wrapper can mount its /proc — as a child of the
@@ -257,8 +262,14 @@ intermediate_entry (void *data)
 
   if (setup->guest_view != NULL && syscall (SYS_setgroups, 0, NULL) < 0)
     child_fail (setup, STEP_GUEST_IDS);
-  if (setns (setup->enter_pidfd, CLONE_NEWUSER | CLONE_NEWNS) < 0)
+  if (setup->net_pidfd >= 0 && setup->net_first &&
+      setns (setup->net_pidfd, setup->net_flags) < 0)
+    child_fail (setup, STEP_ENTER_NET);
+  if (setup->enter_pidfd >= 0 && setns (setup->enter_pidfd, CLONE_NEWUSER | CLONE_NEWNS) < 0)
     child_fail (setup, STEP_ENTER);
+  if (setup->net_pidfd >= 0 && !setup->net_first &&
+      setns (setup->net_pidfd, setup->net_flags) < 0)
+    child_fail (setup, STEP_ENTER_NET);
   pid = clone (child_entry, setup->entered_stack,
                setup->clone_flags | CLONE_PARENT | CLONE_VM | CLONE_VFORK | SIGCHLD, setup);
   if (pid < 0)
@@ -284,7 +295,7 @@ intermediate_entry (void *data)
 pid_t
 sandbox_bubblewrap_launcher_clone_child (ChildSetup *setup)
 {
-  gboolean entering = setup->enter_pidfd >= 0;
+  gboolean entering = setup->enter_pidfd >= 0 || setup->net_pidfd >= 0;
   size_t size = entering ? 2 * CHILD_STACK_SIZE : CHILD_STACK_SIZE;
   void *stack = mmap (NULL, size, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);

@@ -24,6 +24,12 @@ G_BEGIN_DECLS
  * @network: (nullable): where an allow-all sandbox's network is, to attach
  *   to bwrap's sandbox once bwrap runs: the launcher takes it then (and
  *   sets *@network to %NULL)
+ * @net_pid: a session's network keeper (a child of this process, not
+ *   reaped), whose network namespace bwrap is started in (see
+ *   sandbox-bubblewrap-session-net.c), or 0
+ * @net_owns_user: whether bwrap's process also starts in that keeper's
+ *   user namespace, which owns its network namespace (a host that is not
+ *   root, without a layered session's keeper)
  *
  * What the launcher does in bwrap's process before exec, and just after,
  * on request.
@@ -35,9 +41,11 @@ typedef struct
   const SandboxBubblewrapGuestView *guest_view;
   pid_t enter_pid;
   SandboxBubblewrapNetwork **network;
+  pid_t net_pid;
+  gboolean net_owns_user;
 } SandboxBubblewrapSpawnExtras;
 
-#define SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT { NULL, NULL, NULL, 0, NULL }
+#define SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT { NULL, NULL, NULL, 0, NULL, 0, FALSE }
 
 /**
  * SandboxBubblewrapLaunched:
@@ -81,6 +89,10 @@ GMainContext *sandbox_bubblewrap_launcher_get_context (void);
 gboolean      sandbox_bubblewrap_launcher_is_current  (void);
 void          sandbox_bubblewrap_launcher_run_sync    (GSourceFunc   func,
                                                        gpointer      data);
+GPid          sandbox_bubblewrap_launcher_spawn_stub  (const char * const                 *options,
+                                                        int                                 socket_fd,
+                                                        const SandboxBubblewrapSpawnExtras *extras,
+                                                        GError                            **error);
 GPid          sandbox_bubblewrap_launcher_spawn       (const char * const *argv,
                                                        int            stdin_fd,
                                                        int            stdout_fd,

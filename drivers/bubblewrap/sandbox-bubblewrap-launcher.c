@@ -16,6 +16,7 @@
 
 #include "sandbox-bubblewrap-launcher-child-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
+#include "sandbox-bubblewrap-stub-private.h"
 
 /*
  * bwrap's --die-with-parent is PR_SET_PDEATHSIG, which fires when the
@@ -197,6 +198,7 @@ child_step_describe (ChildStep step)
     {
     case STEP_SIGNALS: return "reset signals";
     case STEP_ENTER: return "enter the namespaces of the session's overlay";
+    case STEP_ENTER_NET: return "enter the session's network namespace";
     case STEP_PROCESS_GROUP: return "create its process group";
     case STEP_CGROUPS: return "join its cgroups";
     case STEP_ID_MAPS: return "map its ids in the wrapper user namespace";
@@ -264,10 +266,10 @@ setup_rlimits (ChildSetup                    *setup,
  * mount namespace for its /proc; unprivileged, a user namespace to own
  * them. */
 static int
-wrapper_clone_flags (int enter_pidfd)
+wrapper_clone_flags (const ChildSetup *setup)
 {
   /* In a keeper's user namespace, whose the namespaces then are. */
-  if (enter_pidfd >= 0)
+  if (setup->enter_pidfd >= 0 || (setup->net_flags & CLONE_NEWUSER) != 0)
     return CLONE_NEWPID | CLONE_NEWNS;
   return CLONE_NEWPID | CLONE_NEWNS | (geteuid () == 0 ? 0 : CLONE_NEWUSER);
 }
@@ -342,7 +344,7 @@ spawn_child (ChildSetup  *setup,
                    g_strerror (clone_errno));
       return 0;
     }
-  if (setup->enter_pidfd >= 0)
+  if (setup->enter_pidfd >= 0 || setup->net_pidfd >= 0)
     pid = reap_intermediate (setup, pid);
 
   got = TEMP_FAILURE_RETRY (read (report_pipe[0], &report, sizeof report));
@@ -405,8 +407,10 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
     .host_proc_fd = host_proc_fd (),
     .report_fd = -1,
     .enter_pidfd = -1,
+    .net_pidfd = -1,
   };
   g_auto(SandboxBubblewrapFd) enter_pidfd = -1;
+  g_auto(SandboxBubblewrapFd) net_pidfd = -1;
   GPid pid;
 
   g_assert (sandbox_bubblewrap_launcher_is_current ());
@@ -438,7 +442,26 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
         }
       setup.enter_pidfd = enter_pidfd;
     }
-  setup.clone_flags = wrapper_clone_flags (setup.enter_pidfd);
+  if (extras != NULL && extras->net_pid > 0)
+    {
+      net_pidfd = pidfd_open (extras->net_pid, 0);
+      if (net_pidfd < 0)
+        {
+          int saved_errno = errno;
+
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       "Sandbox process could not start: could not %s: %s",
+                       child_step_describe (STEP_ENTER_NET), g_strerror (saved_errno));
+          return 0;
+        }
+      setup.net_pidfd = net_pidfd;
+      setup.net_flags = CLONE_NEWNET | (extras->net_owns_user ? CLONE_NEWUSER : 0);
+      /* Root enters the network keeper's namespace while it is still in
+       * the initial user namespace, which owns it; anyone else from the
+       * keeper's user namespace, which owns the network keeper's. */
+      setup.net_first = geteuid () == 0 || enter_pidfd < 0;
+    }
+  setup.clone_flags = wrapper_clone_flags (&setup);
   pid = spawn_child (&setup, error);
   return pid;
 }
@@ -587,4 +610,83 @@ sandbox_bubblewrap_launcher_start (const char * const                 *argv,
 fail:
   sandbox_bubblewrap_launched_close_pipes (launched);
   return FALSE;
+}
+
+typedef struct
+{
+  const char * const *argv;
+  int socket_fd;
+  GArray *passed_fds;
+  const SandboxBubblewrapSpawnExtras *extras;
+  GPid pid;
+  GError *error;
+} SpawnHelperCall;
+
+static gboolean
+spawn_helper_cb (gpointer data)
+{
+  SpawnHelperCall *call = data;
+
+  call->pid = sandbox_bubblewrap_launcher_spawn (call->argv, call->socket_fd, call->socket_fd,
+                                                 call->socket_fd, call->passed_fds,
+                                                 call->extras, &call->error);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * sandbox_bubblewrap_launcher_spawn_stub:
+ * @options: (array zero-terminated=1): the stub's arguments, its mode first
+ * @socket_fd: its socket to the host, which becomes its 0, 1 and 2: above
+ *   2 (kept by the caller)
+ * @extras: (nullable): as for sandbox_bubblewrap_launcher_spawn()
+ * @error: return location for a #GError
+ *
+ * The trusted stub in a mode of its own (a session's keeper or network
+ * keeper, which outlive the call: the caller reaps them), through
+ * sandbox_bubblewrap_launcher_spawn() on the launcher thread, from any
+ * thread.
+ *
+ * Returns: its pid, or 0 with %SANDBOX_ERROR_UNAVAILABLE
+ */
+GPid
+sandbox_bubblewrap_launcher_spawn_stub (const char * const                 *options,
+                                        int                                 socket_fd,
+                                        const SandboxBubblewrapSpawnExtras *extras,
+                                        GError                            **error)
+{
+  g_autoptr(GArray) passed_fds = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(SandboxBubblewrapFd) stub_fd = sandbox_bubblewrap_stub_open (error);
+  SpawnHelperCall call = {
+    .socket_fd = socket_fd,
+    .passed_fds = passed_fds,
+    .extras = extras,
+  };
+
+  if (stub_fd < 0)
+    return 0;
+  /* Above 3, where the child places it (the rule of fds_are_placeable()). */
+  if (stub_fd < 4)
+    {
+      int moved = fcntl (stub_fd, F_DUPFD_CLOEXEC, 4);
+
+      sandbox_bubblewrap_fd_close (stub_fd);
+      stub_fd = moved;
+      if (stub_fd < 0)
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       "Could not start the sandbox stub: %s", g_strerror (errno));
+          return 0;
+        }
+    }
+  g_array_append_val (passed_fds, stub_fd);
+  g_ptr_array_add (argv, (char *) "/proc/self/fd/3");
+  for (guint i = 0; options[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) options[i]);
+  g_ptr_array_add (argv, NULL);
+  call.argv = (const char * const *) argv->pdata;
+  sandbox_bubblewrap_launcher_run_sync (spawn_helper_cb, &call);
+  if (call.pid == 0)
+    g_propagate_error (error, call.error);
+  return call.pid;
 }

@@ -32,6 +32,9 @@ SandboxBubblewrapNetwork *sandbox_bubblewrap_network_new   (gboolean            
 void                      sandbox_bubblewrap_network_attach (SandboxBubblewrapNetwork *self,
                                                              pid_t                     bwrap_pid,
                                                              int                       bwrap_pidfd);
+SandboxBubblewrapNetwork *sandbox_bubblewrap_network_start_in (gboolean                  host_loopback,
+                                                               int                       netns_fd,
+                                                               GError                  **error);
 void                      sandbox_bubblewrap_network_free  (SandboxBubblewrapNetwork *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxBubblewrapNetwork, sandbox_bubblewrap_network_free)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/nsfs.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -62,6 +63,8 @@
 #define TUN_DEVICE "/dev/net/tun"
 #define INFO_LIMIT 4096
 #define STDERR_LIMIT 1024
+/* How long slirp4netns may take to configure a session's namespace. */
+#define READY_TIMEOUT_MS 10000
 
 /* slirp4netns's descriptors, as it sees them. */
 enum
@@ -514,4 +517,68 @@ sandbox_bubblewrap_network_attach (SandboxBubblewrapNetwork *self,
   self->info_source = watch_fd (self, self->info_fd, info_cb, "[sandbox] bwrap info");
   self->exit_source = watch_fd (self, self->bwrap_pidfd, bwrap_exited_cb,
                                 "[sandbox] allow-all bwrap exit");
+}
+
+/* Waits for slirp4netns's ready byte on @self's ready descriptor. */
+static gboolean
+wait_until_ready (SandboxBubblewrapNetwork  *self,
+                  GError                   **error)
+{
+  struct pollfd ready = { .fd = self->ready_fd, .events = POLLIN };
+  char byte = 0;
+  int polled;
+
+  g_unix_set_fd_nonblocking (self->ready_fd, FALSE, NULL);
+  polled = TEMP_FAILURE_RETRY (poll (&ready, 1, READY_TIMEOUT_MS));
+  if (polled == 1 && TEMP_FAILURE_RETRY (read (self->ready_fd, &byte, 1)) == 1 && byte == '1')
+    return TRUE;
+  log_failure (self, polled == 0 ? "slirp4netns did not answer in time"
+                                 : "slirp4netns did not configure its namespace");
+  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       "An allow-all session's network could not be set up: slirp4netns "
+                       "did not configure its namespace");
+  return FALSE;
+}
+
+/**
+ * sandbox_bubblewrap_network_start_in:
+ * @host_loopback: whether guests reach the host's loopback (at 10.0.2.2)
+ * @netns_fd: (transfer full): the network namespace to join to the
+ *   outside: a session's, which its commands share (see
+ *   sandbox-bubblewrap-session-net.c)
+ * @error: return location for a #GError
+ *
+ * Starts slirp4netns in @netns_fd and waits until it has configured it.
+ * Any thread but the launcher's.
+ *
+ * Returns: (transfer full): the network, which ends slirp4netns when
+ *   freed, or %NULL with %SANDBOX_ERROR_UNAVAILABLE
+ */
+SandboxBubblewrapNetwork *
+sandbox_bubblewrap_network_start_in (gboolean   host_loopback,
+                                     int        netns_fd,
+                                     GError   **error)
+{
+  g_autoptr(SandboxBubblewrapNetwork) self = g_new0 (SandboxBubblewrapNetwork, 1);
+  g_autoptr(GError) cause = NULL;
+
+  self->host_loopback = host_loopback;
+  self->info_fd = self->block_fd = self->bwrap_pidfd = self->ready_fd = self->exit_fd = -1;
+  self->info = g_string_new (NULL);
+  if (!sandbox_bubblewrap_network_check (error))
+    {
+      close (netns_fd);
+      return NULL;
+    }
+  if (!spawn_slirp (self, netns_fd, &cause))
+    {
+      log_failure (self, cause->message);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "An allow-all session's network could not be set up: %s", cause->message);
+      return NULL;
+    }
+  if (!wait_until_ready (self, error))
+    return NULL;
+  clear_fd (&self->ready_fd);
+  return g_steal_pointer (&self);
 }

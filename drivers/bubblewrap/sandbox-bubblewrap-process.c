@@ -570,6 +570,7 @@ start_cold (SandboxBubblewrapProcess   *self,
   extras.guest_view = self->args->guest_view;
   extras.enter_pid = self->args->enter_pid;
   extras.network = &self->args->network;
+  sandbox_bubblewrap_args_set_net_extras (self->args, &extras);
   extras.cgroup_procs_fds = self->cgroup != NULL
                             ? sandbox_bubblewrap_cgroup_get_procs_fds (self->cgroup) : NULL;
   started = sandbox_bubblewrap_launcher_start ((const char * const *) self->args->argv->pdata,

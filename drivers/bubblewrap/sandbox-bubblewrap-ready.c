@@ -51,6 +51,7 @@ typedef struct
   char *session_id;
   char *workspace;
   SandboxBubblewrapKeeper *keeper;   /* the session's, which outlives this sandbox */
+  SandboxBubblewrapSessionNet *session_net;   /* held until it launches */
   char *gateway_socket;
   GBytes *gateway_ca;
   SandboxNetworkPolicyKind policy_kind;
@@ -158,6 +159,8 @@ setup_new (const SandboxBubblewrapArgsInput *input)
   setup->session_id = g_strdup (input->session_id);
   setup->workspace = g_strdup (input->workspace);
   setup->keeper = input->keeper;
+  if (input->session_net != NULL)
+    setup->session_net = sandbox_bubblewrap_session_net_ref (input->session_net);
   setup->gateway_socket = g_strdup (input->gateway_socket);
   if (input->gateway_ca != NULL)
     setup->gateway_ca = g_bytes_ref (input->gateway_ca);
@@ -181,6 +184,7 @@ setup_free (ReadySetup *setup)
   g_free (setup->session_id);
   g_free (setup->workspace);
   g_free (setup->gateway_socket);
+  g_clear_pointer (&setup->session_net, sandbox_bubblewrap_session_net_unref);
   g_clear_pointer (&setup->gateway_ca, g_bytes_unref);
   g_clear_pointer (&setup->seccomp_program, g_bytes_unref);
   sandbox_bubblewrap_etc_clear (&setup->etc);
@@ -291,6 +295,7 @@ build_locked (SandboxBubblewrapReady  *self,
     .session_id = setup->session_id,
     .workspace = setup->workspace,
     .keeper = setup->keeper,
+    .session_net = setup->session_net,
     .gateway_socket = setup->gateway_socket,
     .gateway_ca = setup->gateway_ca,
     .policy_kind = setup->policy_kind,
@@ -387,6 +392,7 @@ launch_cb (gpointer data)
       extras.guest_view = args->guest_view;
       extras.enter_pid = args->enter_pid;
       extras.network = &args->network;
+  sandbox_bubblewrap_args_set_net_extras (args, &extras);
     }
   if (args == NULL ||
       !sandbox_bubblewrap_launcher_start ((const char * const *) args->argv->pdata, args->fds,

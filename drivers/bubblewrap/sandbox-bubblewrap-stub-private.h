@@ -51,5 +51,9 @@ gboolean    sandbox_bubblewrap_stub_handoff_open   (int              fds[2],
 int         sandbox_bubblewrap_stub_handoff_receive (GSocket        *channel,
                                                     guint32         *kind,
                                                     GError         **error);
+gboolean    sandbox_bubblewrap_stub_receive_answer (GSocket         *socket,
+                                                    char             expected,
+                                                    int             *fd,
+                                                    GError         **error);
 
 G_END_DECLS

@@ -374,3 +374,43 @@ sandbox_bubblewrap_stub_handoff_receive (GSocket  *channel,
   *kind = buffer.handoff.kind;
   return fd;
 }
+
+/**
+ * sandbox_bubblewrap_stub_receive_answer:
+ * @socket: the host's end of a stub helper's socket (a keeper's, a
+ *   network keeper's), blocking or with a timeout
+ * @expected: the answer's kind: one byte
+ * @fd: (out): the descriptor that came with it, or -1
+ * @error: return location for a #GError
+ *
+ * Reads one answer of the stub in a helper mode: @expected with at most
+ * one descriptor, or "E" and a message.
+ *
+ * Returns: %TRUE, or %FALSE with @error holding the helper's message, the
+ *   socket's failure or "it exited" (no descriptor kept)
+ */
+gboolean
+sandbox_bubblewrap_stub_receive_answer (GSocket  *socket,
+                                        char      expected,
+                                        int      *fd,
+                                        GError  **error)
+{
+  g_autofree GSocketControlMessage **messages = NULL;
+  g_autoptr(GError) cause = NULL;
+  char buffer[256];
+  GInputVector vector = { buffer, sizeof buffer - 1 };
+  gint n_messages = 0;
+  gssize got;
+
+  got = g_socket_receive_message (socket, NULL, &vector, 1, &messages, &n_messages, NULL, NULL,
+                                  &cause);
+  *fd = sandbox_bubblewrap_stub_steal_passed_fd (messages, n_messages, NULL);
+  if (got == 1 && buffer[0] == expected)
+    return TRUE;
+  sandbox_bubblewrap_clear_fd (fd);
+  buffer[got > 0 ? got : 0] = '\0';
+  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                       cause != NULL ? cause->message
+                       : got > 1 && buffer[0] == 'E' ? buffer + 1 : "it exited before it answered");
+  return FALSE;
+}

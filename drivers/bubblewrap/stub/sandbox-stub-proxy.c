@@ -50,7 +50,7 @@ parse_port (const char *value)
 }
 
 int
-stub_step_proxy_listener (const char *value)
+stub_proxy_listen (const char *value)
 {
   struct sockaddr_in address = {
     .sin_family = AF_INET,
@@ -78,5 +78,15 @@ stub_step_proxy_listener (const char *value)
       errno = saved_errno;
       return -1;
     }
+  return fd;
+}
+
+int
+stub_step_proxy_listener (const char *value)
+{
+  int fd = stub_proxy_listen (value);
+
+  if (fd < 0)
+    return -1;
   return stub_handoff (STUB_HANDOFF_PROXY_LISTENER, fd);
 }

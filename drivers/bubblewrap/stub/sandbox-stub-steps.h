@@ -36,6 +36,9 @@ int stub_step_lock_descriptor (const char *value);
 
 /* sandbox-stub-proxy.c: the proxy's listening socket, handed to the host. */
 int stub_step_proxy_listener (const char *value);
+/* The listening socket itself (a session's network keeper hands it over
+ * its own way), or -1 with errno set. */
+int stub_proxy_listen (const char *value);
 
 /* sandbox-stub-terminal.c: the command's pseudo-terminal, whose master is
  * handed to the host; stub_terminal_take() gives the guest's side (once),

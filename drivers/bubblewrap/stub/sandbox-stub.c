@@ -44,7 +44,8 @@
  *
  * Or, as a layered session's keeper of its one overlay mount, which is
  * no sandbox's init: sandbox-stub keep-overlay=NAME lower=DIR layers=DIR
- * (stub/sandbox-stub-keeper.c).
+ * (stub/sandbox-stub-keeper.c); or as a session's network keeper:
+ * sandbox-stub keep-net [proxy=PORT] (stub/sandbox-stub-net.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -72,6 +73,7 @@
 #include "sandbox-stub-descriptor.h"
 #include "sandbox-stub-keeper.h"
 #include "sandbox-stub-message.h"
+#include "sandbox-stub-net.h"
 #include "sandbox-stub-steps.h"
 
 /* The options of the stub itself; the steps' follow. */
@@ -533,6 +535,8 @@ main (int    argc,
     fail ("name itself");
   if (argc >= 2 && strncmp (argv[1], STUB_KEEPER_OPTION, strlen (STUB_KEEPER_OPTION)) == 0)
     stub_keep_overlay (argc, argv);
+  if (argc >= 2 && strcmp (argv[1], STUB_NET_OPTION) == 0)
+    stub_keep_net (argc, argv);
   if (argc < 2 || !options_are_known (argv))
     {
       errno = EINVAL;

@@ -1,0 +1,289 @@
+/* test-session-net.c — a session's loopback, shared by its commands, against real bubblewrap
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The commands of one session share one network namespace: a server a
+ * background command starts (`python3 -m http.server`) answers the next
+ * command on 127.0.0.1 — under deny-all, an allow-list (whose proxy
+ * variables leave 127.0.0.1 alone) and allow-all. Each of these fails with
+ * a namespace per command (drop `input.session_net = net` in
+ * spawn_process() of sandbox-bubblewrap-driver.c to see it).
+ *
+ * The attacks: another session's command reaches nothing of it and binds
+ * the same port itself (the namespaces are disjoint); a guest cannot bring
+ * the loopback down or change its addresses (it has no capability over
+ * the namespace: its owner is the network keeper's user namespace, or on
+ * a root host the initial one); a guest that kills every process it can
+ * see leaves the server and the namespace standing; and stop leaves no
+ * network keeper behind (counted by process, as this process's children).
+ * Run as root and, through run-unprivileged.sh, as an unprivileged user;
+ * on layered and (-copy) copied workspaces.
+ */
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sandbox.h>
+
+#include "sandbox-test-fixture.h"
+
+#define PORT "8471"
+
+/* Fetches hello.txt from the session's server on 127.0.0.1, retrying
+ * while it starts; prints what it got, or the last error and exits 3. */
+#define FETCH_SCRIPT \
+  "import time, urllib.request\n" \
+  "error = None\n" \
+  "for attempt in range(200):\n" \
+  "    try:\n" \
+  "        print(urllib.request.urlopen('http://127.0.0.1:" PORT "/hello.txt', timeout=5)" \
+  ".read().decode(), end='')\n" \
+  "        break\n" \
+  "    except OSError as e:\n" \
+  "        error = e\n" \
+  "        time.sleep(0.05)\n" \
+  "else:\n" \
+  "    print('unreachable:', error)\n" \
+  "    raise SystemExit(3)\n"
+
+/* One try, no retry: what a command of another session gets. */
+#define CONNECT_ONCE_SCRIPT \
+  "import socket\n" \
+  "try:\n" \
+  "    socket.create_connection(('127.0.0.1', " PORT "), timeout=5)\n" \
+  "    print('connected')\n" \
+  "except OSError as e:\n" \
+  "    print('refused' if isinstance(e, ConnectionRefusedError) else repr(e))\n"
+
+#define BIND_SCRIPT \
+  "import socket\n" \
+  "s = socket.socket()\n" \
+  "s.bind(('127.0.0.1', " PORT "))\n" \
+  "print('bound')\n"
+
+/* SIOCSIFFLAGS with lo down, and SIOCSIFADDR: both need CAP_NET_ADMIN
+ * over the namespace. */
+#define RECONFIGURE_SCRIPT \
+  "import fcntl, socket, struct\n" \
+  "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n" \
+  "for name, request, argument in (\n" \
+  "        ('down', 0x8914, struct.pack('16sh', b'lo', 0)),\n" \
+  "        ('address', 0x8916, struct.pack('16sHH4s', b'lo', socket.AF_INET, 0,\n" \
+  "                                        socket.inet_aton('10.9.9.9')))):\n" \
+  "    try:\n" \
+  "        fcntl.ioctl(s, request, argument + bytes(40 - len(argument)))\n" \
+  "        print(name, 'changed')\n" \
+  "    except PermissionError:\n" \
+  "        print(name, 'refused')\n"
+
+static void
+set_up (SandboxTestFixture *f,
+        gconstpointer       data)
+{
+  const char *policy_json = data;
+  g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* No ready sandboxes: the children counted are the session's own. */
+  sandbox_test_fixture_set_up (f, "bubblewrap", template_, "max-ready-sandboxes", "0", NULL);
+  policy = sandbox_network_policy_new_from_json (policy_json, &error);
+  g_assert_no_error (error);
+  sandbox_test_fixture_open_session (f, policy);
+}
+
+static SandboxResult *
+run_python (SandboxSession *session,
+            const char     *script)
+{
+  const char *args[] = { "-c", script, NULL };
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/python3");
+  g_autoptr(GError) error = NULL;
+  SandboxResult *result;
+
+  sandbox_command_set_args (command, args);
+  result = sandbox_session_run (session, command, NULL, &error);
+  g_assert_no_error (error);
+  return result;
+}
+
+static char *
+stdout_of (SandboxResult *result)
+{
+  gsize size;
+  const char *data = g_bytes_get_data (sandbox_result_get_stdout_bytes (result), &size);
+
+  return g_strndup (data, size);
+}
+
+static void
+assert_python_prints (SandboxSession *session,
+                      const char     *script,
+                      const char     *expected)
+{
+  g_autoptr(SandboxResult) result = run_python (session, script);
+  g_autofree char *printed = stdout_of (result);
+
+  g_assert_cmpstr (printed, ==, expected);
+  g_assert_cmpint (sandbox_result_get_exit_status (result), ==, 0);
+}
+
+static SandboxProcess *
+start_server (SandboxSession *session)
+{
+  const char *args[] = { "-m", "http.server", PORT, "--bind", "127.0.0.1",
+                         "--directory", "/workspace", NULL };
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/python3");
+  g_autoptr(GError) error = NULL;
+  SandboxProcess *process;
+
+  sandbox_command_set_args (command, args);
+  process = sandbox_session_spawn_background (session, command, &error);
+  g_assert_no_error (error);
+  return process;
+}
+
+static void
+test_server_answers_next_command (SandboxTestFixture *f,
+                                  gconstpointer       data)
+{
+  g_autoptr(SandboxProcess) server = start_server (f->session);
+
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  /* And the one after: the namespace is the session's, not the first
+   * client's. */
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  g_assert_false (sandbox_process_is_finished (server));
+}
+
+static void
+test_sessions_disjoint (SandboxTestFixture *f,
+                        gconstpointer       data)
+{
+  g_autoptr(SandboxProcess) server = start_server (f->session);
+  g_autoptr(SandboxHandle) other = sandbox_test_create_session (f->backend, f->template_key);
+  SandboxSession *other_session = sandbox_handle_get_session (other);
+
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  assert_python_prints (other_session, CONNECT_ONCE_SCRIPT, "refused\n");
+  /* Its own port: free in its own namespace. */
+  assert_python_prints (other_session, BIND_SCRIPT, "bound\n");
+  sandbox_test_delete_session (g_steal_pointer (&other));
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+}
+
+static void
+test_guest_cannot_reconfigure (SandboxTestFixture *f,
+                               gconstpointer       data)
+{
+  g_autoptr(SandboxProcess) server = start_server (f->session);
+
+  assert_python_prints (f->session, RECONFIGURE_SCRIPT, "down refused\naddress refused\n");
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+}
+
+static void
+test_kill_everything_keeps_the_server (SandboxTestFixture *f,
+                                       gconstpointer       data)
+{
+  const char *args[] = { "-c", "kill -KILL -1; exit 0", NULL };
+  g_autoptr(SandboxProcess) server = start_server (f->session);
+  g_autoptr(SandboxCommand) killer = sandbox_command_new ("/bin/sh");
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  sandbox_command_set_args (killer, args);
+  result = sandbox_session_run (f->session, killer, NULL, &error);
+  g_assert_no_error (error);
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  g_assert_false (sandbox_process_is_finished (server));
+}
+
+/* This process's children that run the stub outside a sandbox: keepers
+ * and network keepers (a sandbox's stub is bwrap's child, not ours). */
+static guint
+count_stub_children (void)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc", name, "stat", NULL);
+      g_autofree char *stat = NULL;
+      const char *close_paren;
+      int parent;
+      char state;
+
+      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &stat, NULL, NULL))
+        continue;
+      close_paren = strrchr (stat, ')');
+      if (close_paren != NULL && sscanf (close_paren, ") %c %d", &state, &parent) == 2 &&
+          parent == getpid () && state != 'Z' && strstr (stat, "(sandbox-stub)") != NULL)
+        n++;
+    }
+  return n;
+}
+
+static void
+test_stop_ends_the_network_keeper (SandboxTestFixture *f,
+                                   gconstpointer       data)
+{
+  g_autoptr(SandboxProcess) server = NULL;
+  g_autoptr(GError) error = NULL;
+  guint before = count_stub_children ();
+
+  /* A session with no command yet holds no network keeper. */
+  server = start_server (f->session);
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  g_assert_cmpuint (count_stub_children (), ==, before + 1);
+  g_assert_true (sandbox_handle_stop (f->handle, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_process_is_finished (server));
+  /* The layered session's keeper goes at stop too. */
+  g_assert_cmpuint (count_stub_children (), ==, 0);
+}
+
+#define DENY_ALL "\"deny-all\""
+#define ALLOW_LIST "{\"allow\":[{\"origin\":\"https://example.invalid\"}]}"
+#define ALLOW_ALL "\"allow-all\""
+
+int
+main (int    argc,
+      char **argv)
+{
+  static const struct
+  {
+    const char *name;
+    const char *policy;
+  } policies[] = {
+    { "deny-all", DENY_ALL },
+    { "allow-list", ALLOW_LIST },
+    { "allow-all", ALLOW_ALL },
+  };
+
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (policies); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/sandbox/session-net/%s/server-answers-next",
+                                               policies[i].name);
+
+      g_test_add (path, SandboxTestFixture, policies[i].policy, set_up,
+                  test_server_answers_next_command, sandbox_test_fixture_tear_down);
+    }
+  g_test_add ("/sandbox/session-net/sessions-disjoint", SandboxTestFixture, DENY_ALL,
+              set_up, test_sessions_disjoint, sandbox_test_fixture_tear_down);
+  g_test_add ("/sandbox/session-net/guest-cannot-reconfigure", SandboxTestFixture, DENY_ALL,
+              set_up, test_guest_cannot_reconfigure, sandbox_test_fixture_tear_down);
+  g_test_add ("/sandbox/session-net/kill-everything-keeps-the-server", SandboxTestFixture,
+              DENY_ALL, set_up, test_kill_everything_keeps_the_server,
+              sandbox_test_fixture_tear_down);
+  g_test_add ("/sandbox/session-net/stop-ends-the-network-keeper", SandboxTestFixture,
+              ALLOW_LIST, set_up, test_stop_ends_the_network_keeper,
+              sandbox_test_fixture_tear_down);
+  return g_test_run ();
+}
