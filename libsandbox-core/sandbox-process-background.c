@@ -15,11 +15,6 @@
 #include "sandbox-process-private.h"
 #include "sandbox-process-state-private.h"
 
-/* Output signals of a background command waiting for their context to be
- * iterated, at most: whoever spawned it may never iterate that context
- * again (a tool call's own), and the log holds the output anyway. */
-#define MAX_PENDING_EVENTS 64
-
 /* Called with the process's mutex held. */
 void
 sandbox_process_log_output_locked (SandboxProcess      *self,
@@ -28,18 +23,11 @@ sandbox_process_log_output_locked (SandboxProcess      *self,
                                    gsize                length)
 {
   SandboxProcessPrivate *priv = sandbox_process_get_private (self);
-  OutputEvent *event;
 
   if (priv->completed)
     return;
   sandbox_output_log_append (&priv->log, data, length);
-  while (g_queue_get_length (&priv->pending_output) >= MAX_PENDING_EVENTS)
-    sandbox_process_output_event_free (g_queue_pop_head (&priv->pending_output));
-  event = g_new0 (OutputEvent, 1);
-  event->stream = stream;
-  event->data = g_bytes_new (data, length);
-  g_queue_push_tail (&priv->pending_output, event);
-  sandbox_process_schedule_dispatch_locked (self);
+  sandbox_process_queue_output_locked (self, stream, data, length);
 }
 
 /*

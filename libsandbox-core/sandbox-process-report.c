@@ -166,7 +166,6 @@ sandbox_process_push_output (SandboxProcess      *self,
                              gsize                length)
 {
   SandboxProcessPrivate *priv = sandbox_process_get_private (self);
-  OutputEvent *event;
   gboolean over_cap;
   gsize room;
   gsize kept;
@@ -195,11 +194,7 @@ sandbox_process_push_output (SandboxProcess      *self,
       g_byte_array_append (stream == SANDBOX_OUTPUT_STDOUT ? priv->stdout_buffer
                                                            : priv->stderr_buffer,
                            data, kept);
-      event = g_new0 (OutputEvent, 1);
-      event->stream = stream;
-      event->data = g_bytes_new (data, kept);
-      g_queue_push_tail (&priv->pending_output, event);
-      sandbox_process_schedule_dispatch_locked (self);
+      sandbox_process_queue_output_locked (self, stream, data, kept);
     }
   if (over_cap)
     priv->output_bytes = priv->max_output_bytes + 1;

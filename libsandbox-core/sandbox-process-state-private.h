@@ -85,6 +85,10 @@ void sandbox_process_schedule_dispatch_locked (SandboxProcess *self);
 void sandbox_process_cancel_dispatch         (SandboxProcess *self);
 void sandbox_process_drain                   (SandboxProcess *self);
 void sandbox_process_output_event_free       (OutputEvent    *event);
+void sandbox_process_queue_output_locked     (SandboxProcess      *self,
+                                              SandboxOutputStream  stream,
+                                              const guint8        *data,
+                                              gsize                length);
 void sandbox_process_log_output_locked       (SandboxProcess      *self,
                                               SandboxOutputStream  stream,
                                               const guint8        *data,

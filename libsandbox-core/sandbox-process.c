@@ -360,6 +360,39 @@ sandbox_process_schedule_dispatch_locked (SandboxProcess *self)
   g_source_attach (source, priv->owner_context);
 }
 
+/* Output signals of a background command waiting for their context to be
+ * iterated, at most: whoever spawned it may never iterate that context
+ * again (a tool call's own), and its log holds the output anyway. A
+ * foreground command's queue is not capped: its streamed output is all a
+ * caller such as sandboxctl run or the coding shell sees, and the queue is
+ * already bounded by max-output-bytes. */
+#define MAX_PENDING_BACKGROUND_EVENTS 64
+
+/* Called with the lock held: queues a stdout-data or stderr-data emission
+ * of a copy of @data on the owner context. Both the driver's output
+ * (sandbox-process-report.c) and a background command's log
+ * (sandbox-process-background.c) go through here. */
+void
+sandbox_process_queue_output_locked (SandboxProcess      *self,
+                                     SandboxOutputStream  stream,
+                                     const guint8        *data,
+                                     gsize                length)
+{
+  SandboxProcessPrivate *priv = sandbox_process_get_instance_private (self);
+  OutputEvent *event;
+
+  /* The oldest events go first: a re-attaching reader of a background
+   * command wants the newest output announced. */
+  while (priv->background
+         && g_queue_get_length (&priv->pending_output) >= MAX_PENDING_BACKGROUND_EVENTS)
+    sandbox_process_output_event_free (g_queue_pop_head (&priv->pending_output));
+  event = g_new0 (OutputEvent, 1);
+  event->stream = stream;
+  event->data = g_bytes_new (data, length);
+  g_queue_push_tail (&priv->pending_output, event);
+  sandbox_process_schedule_dispatch_locked (self);
+}
+
 /* A blocking wait that drained the queue itself cancels the queued dispatch,
  * which would otherwise keep the process (and its session) alive until
  * somebody iterates the owner context. */
