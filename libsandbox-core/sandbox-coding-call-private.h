@@ -86,6 +86,10 @@ void               sandbox_coding_call_emit_output (SandboxCodingCall     *call,
                                                    SandboxOutputStream    stream,
                                                    GBytes                *data);
 
+void               sandbox_coding_add_error_member (JsonBuilder          *builder,
+                                                    const char           *code,
+                                                    const char           *message,
+                                                    const char           *reason);
 JsonNode          *sandbox_coding_error_result    (const char             *code,
                                                    const char             *reason,
                                                    const char             *format,

@@ -46,6 +46,29 @@ sandbox_coding_call_free (SandboxCodingCall *call)
   g_free (call);
 }
 
+/* Adds "error": {"code", "message"[, "reason"]} to the object @builder is
+ * in. Every result that reports an error (a refusal, a mistake, a command
+ * that failed) builds it here, so the model always sees one shape. */
+void
+sandbox_coding_add_error_member (JsonBuilder *builder,
+                                 const char  *code,
+                                 const char  *message,
+                                 const char  *reason)
+{
+  json_builder_set_member_name (builder, "error");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "code");
+  json_builder_add_string_value (builder, code);
+  json_builder_set_member_name (builder, "message");
+  json_builder_add_string_value (builder, message);
+  if (reason != NULL)
+    {
+      json_builder_set_member_name (builder, "reason");
+      json_builder_add_string_value (builder, reason);
+    }
+  json_builder_end_object (builder);
+}
+
 /* {"ok": false, "error": {"code", "message"[, "reason"]}}: what the model
  * sees of everything it got wrong and of every refusal. */
 JsonNode *
@@ -65,18 +88,7 @@ sandbox_coding_error_result (const char *code,
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "ok");
   json_builder_add_boolean_value (builder, FALSE);
-  json_builder_set_member_name (builder, "error");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "code");
-  json_builder_add_string_value (builder, code);
-  json_builder_set_member_name (builder, "message");
-  json_builder_add_string_value (builder, message);
-  if (reason != NULL)
-    {
-      json_builder_set_member_name (builder, "reason");
-      json_builder_add_string_value (builder, reason);
-    }
-  json_builder_end_object (builder);
+  sandbox_coding_add_error_member (builder, code, message, reason);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }

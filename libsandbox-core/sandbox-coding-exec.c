@@ -105,15 +105,7 @@ command_result (SandboxCodingCall *call,
       json_builder_add_int_value (builder, sandbox_result_get_exit_status (result));
     }
   if (failure != NULL)
-    {
-      json_builder_set_member_name (builder, "error");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "code");
-      json_builder_add_string_value (builder, "SANDBOX_LIMIT");
-      json_builder_set_member_name (builder, "message");
-      json_builder_add_string_value (builder, failure->message);
-      json_builder_end_object (builder);
-    }
+    sandbox_coding_add_error_member (builder, "SANDBOX_LIMIT", failure->message, NULL);
   json_builder_set_member_name (builder, "output");
   json_builder_add_string_value (builder, output);
   json_builder_set_member_name (builder, "truncated");

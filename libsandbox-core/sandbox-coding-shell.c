@@ -350,13 +350,7 @@ shell_result (SandboxCodingCall *call,
     }
   else
     {
-      json_builder_set_member_name (builder, "error");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "code");
-      json_builder_add_string_value (builder, "SANDBOX_LIMIT");
-      json_builder_set_member_name (builder, "message");
-      json_builder_add_string_value (builder, failure->message);
-      json_builder_end_object (builder);
+      sandbox_coding_add_error_member (builder, "SANDBOX_LIMIT", failure->message, NULL);
     }
   json_builder_set_member_name (builder, "stdout");
   json_builder_add_string_value (builder, out_text);
