@@ -21,25 +21,66 @@
 #include "sandbox-coding-exec-private.h"
 #include "sandbox-coding-shell-private.h"
 #include "sandbox-error.h"
+#include "sandbox-process-private.h"
 #include "sandbox-session-private.h"
 
 /* The position of a command's output a coding tool has shown up to. */
 #define SHOWN_KEY "sandbox-coding-shown"
-#define YIELD_POLL_US (10 * 1000)
 
 static GMutex shown_lock;
 
-/* Waits until @process ends or @yield_ms pass. */
+static gboolean
+yield_over_cb (gpointer data)
+{
+  gboolean *over = data;
+
+  *over = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+yield_cancelled_cb (GCancellable *cancellable,
+                    gpointer      data)
+{
+  return yield_over_cb (data);
+}
+
+/* Attaches @source to @context, to set @over when it fires. */
+static void
+yield_attach (GSource      *source,
+              GSourceFunc   func,
+              GMainContext *context,
+              gboolean     *over)
+{
+  g_source_set_callback (source, func, over, NULL);
+  g_source_attach (source, context);
+}
+
+/* Waits until @process ends, @yield_ms pass or @cancellable is cancelled.
+ * On a context of its own: the process's owner context, where its waiters
+ * are answered, may be the application's, which this thread (a worker's,
+ * or the caller's inside a blocking call) must not iterate. */
 static void
 yield (SandboxProcess *process,
        gint64          yield_ms,
        GCancellable   *cancellable)
 {
-  gint64 until = g_get_monotonic_time () + yield_ms * 1000;
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GCancellable) ended = sandbox_process_dup_ended (process);
+  g_autoptr(GSource) ended_source = g_cancellable_source_new (ended);
+  g_autoptr(GSource) timeout = g_timeout_source_new ((guint) CLAMP (yield_ms, 0, G_MAXUINT));
+  g_autoptr(GSource) cancelled = g_cancellable_source_new (cancellable);
+  gboolean over = FALSE;
 
-  while (!sandbox_process_is_finished (process) && g_get_monotonic_time () < until &&
-         !g_cancellable_is_cancelled (cancellable))
-    g_usleep (YIELD_POLL_US);
+  yield_attach (ended_source, G_SOURCE_FUNC (yield_cancelled_cb), context, &over);
+  yield_attach (timeout, yield_over_cb, context, &over);
+  yield_attach (cancelled, G_SOURCE_FUNC (yield_cancelled_cb), context, &over);
+  while (!over)
+    g_main_context_iteration (context, TRUE);
+  /* @over lives on this stack: no source may fire after this. */
+  g_source_destroy (ended_source);
+  g_source_destroy (timeout);
+  g_source_destroy (cancelled);
 }
 
 /* What came since the last call, bounded for the model; moves the shown

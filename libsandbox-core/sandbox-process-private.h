@@ -19,6 +19,9 @@ void sandbox_process_set_gate (SandboxProcess     *self,
                                SandboxSessionGate *gate);
 void sandbox_process_kill     (SandboxProcess     *self);
 
+/* sandbox-process-wait.c, for the coding tools' exec_command and write_stdin. */
+GCancellable *sandbox_process_dup_ended (SandboxProcess *self);
+
 /* sandbox-process-background.c, for the session's background commands. */
 void sandbox_process_make_background (SandboxProcess     *self,
                                       const char         *id,

@@ -235,6 +235,7 @@ sandbox_process_complete_with (SandboxProcess *self,
 {
   SandboxProcessPrivate *priv = sandbox_process_get_private (self);
   g_autoptr(SandboxSessionGate) gate = NULL;
+  g_autoptr(GCancellable) ended = NULL;
   GCancellable *cancellable;
   gulong handler_id;
   GSource *deadline;
@@ -275,9 +276,15 @@ sandbox_process_complete_with (SandboxProcess *self,
   priv->cancelled_id = 0;
   deadline = g_steal_pointer (&priv->deadline);
   started = priv->started;
+  if (priv->ended != NULL)
+    ended = g_object_ref (priv->ended);
   sandbox_process_schedule_dispatch_locked (self);
   g_cond_broadcast (&priv->cond);
   g_mutex_unlock (&priv->mutex);
+
+  /* Outside the lock: cancelling runs its handlers here. */
+  if (ended != NULL)
+    g_cancellable_cancel (ended);
 
   if (deadline != NULL)
     {

@@ -56,6 +56,10 @@ typedef struct
   SandboxResult *result;
 
   GPtrArray *waiters;
+  /* Cancelled once the process completes, made on demand
+   * (sandbox_process_dup_ended()): an end a thread can wait for on a context
+   * of its own, where the waiters are answered on the owner context. */
+  GCancellable *ended;
 
   SandboxSessionGate *gate;   /* holds the admission slot, if admitted */
 

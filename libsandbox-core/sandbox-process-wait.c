@@ -8,6 +8,7 @@
 
 #include "config.h"
 
+#include "sandbox-process-private.h"
 #include "sandbox-process-state-private.h"
 
 static void
@@ -80,6 +81,37 @@ sandbox_process_wait_async (SandboxProcess      *self,
   if (priv->completed)
     sandbox_process_schedule_dispatch_locked (self);
   g_mutex_unlock (&priv->mutex);
+}
+
+/*
+ * sandbox_process_dup_ended:
+ * @self: a process
+ *
+ * A cancellable cancelled once @self completes (at once if it has). A
+ * wait_async() is answered on the owner context, after the output signals,
+ * which a thread that did not spawn the command may not iterate; this end
+ * it waits for on a context of its own, with g_cancellable_source_new().
+ *
+ * Returns: (transfer full): the cancellable
+ */
+GCancellable *
+sandbox_process_dup_ended (SandboxProcess *self)
+{
+  SandboxProcessPrivate *priv = sandbox_process_get_private (self);
+  GCancellable *ended;
+  gboolean completed;
+
+  g_mutex_lock (&priv->mutex);
+  if (priv->ended == NULL)
+    priv->ended = g_cancellable_new ();
+  ended = g_object_ref (priv->ended);
+  completed = priv->completed;
+  g_mutex_unlock (&priv->mutex);
+
+  /* Made after the completion, which found none to cancel. */
+  if (completed)
+    g_cancellable_cancel (ended);
+  return ended;
 }
 
 /**

@@ -72,6 +72,7 @@ sandbox_process_finalize (GObject *object)
   g_clear_pointer (&priv->stderr_buffer, g_byte_array_unref);
   g_clear_pointer (&priv->owner_context, g_main_context_unref);
   g_clear_pointer (&priv->waiters, g_ptr_array_unref);
+  g_clear_object (&priv->ended);
   g_clear_object (&priv->cancellable);
   g_clear_object (&priv->result);
   g_clear_object (&priv->gate);
