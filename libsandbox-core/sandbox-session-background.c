@@ -229,6 +229,10 @@ sandbox_session_spawn_background (SandboxSession  *self,
   g_return_val_if_fail (SANDBOX_IS_SESSION (self), NULL);
   g_return_val_if_fail (SANDBOX_IS_COMMAND (command), NULL);
 
+  /* Not the same check as the spawn's, which sees the detached copy: the
+   * caller's own output cap (0 would be a log of nothing) and deadline are
+   * replaced there, and a command wrong in several ways must be refused
+   * for its first problem, as sandbox_session_spawn() would. */
   if (!sandbox_command_validate (command, error))
     return NULL;
   detached = sandbox_session_detach_command (self, command, &capacity, error);
