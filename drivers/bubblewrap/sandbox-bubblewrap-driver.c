@@ -10,6 +10,7 @@
 #include "sandbox-bubblewrap-args-private.h"
 #include "sandbox-bubblewrap-driver-private.h"
 #include "sandbox-bubblewrap-keeper-private.h"
+#include "sandbox-bubblewrap-ports-private.h"
 #include "sandbox-bubblewrap-session-net-private.h"
 #include "sandbox-bubblewrap-limits-private.h"
 #include "sandbox-bubblewrap-process-private.h"
@@ -74,12 +75,8 @@ struct _SandboxBubblewrapDriver
   gboolean ready_closed;                    /* stopped: never start one again */
   /* A layered session's one overlay; its process ends at stop. */
   SandboxBubblewrapKeeper *keeper;
-  GMutex net_lock;
-  /* Guarded by @net_lock. */
-  SandboxBubblewrapSessionNet *net;   /* what the commands share, NULL until
-                                       * the first, then per policy */
-  guint64 net_revision;               /* the policy revision @net is for */
-  gboolean net_closed;                /* stopped: never make one again */
+  SandboxBubblewrapNetSlot net;      /* what the commands share */
+  SandboxBubblewrapPorts *ports;     /* its ports exposed to the host */
   /* Set under the gate's lock (see apply_policy_locked()): read it after
    * reading an allow-list policy from the gate. */
   SandboxGateway *gateway;    /* NULL until the first allow-list */
@@ -288,55 +285,6 @@ steal_ready (SandboxBubblewrapDriver *self)
   return ready;
 }
 
-/* The network namespace the session's commands share under the policy
- * at @revision (see sandbox-bubblewrap-session-net.c): the one made for
- * it, else, when @may_start and @revision is newer than the last one's, a
- * new one (the old one ends with its last command). NULL for a policy
- * older than the last one's (the gate refuses what is built from it), or
- * after stop, or when none is there and none may be made: the sandbox
- * then gets one of its own. */
-static SandboxBubblewrapSessionNet *
-dup_session_net (SandboxBubblewrapDriver   *self,
-                 SandboxNetworkPolicyKind   kind,
-                 guint64                    revision,
-                 gboolean                   may_start,
-                 GError                   **error)
-{
-  g_autoptr(SandboxBubblewrapSessionNet) started = NULL;
-  g_autoptr(SandboxBubblewrapSessionNet) replaced = NULL;
-  SandboxBubblewrapSessionNet *net = NULL;
-  gboolean wanted;
-
-  g_mutex_lock (&self->net_lock);
-  if (self->net != NULL && self->net_revision == revision)
-    net = sandbox_bubblewrap_session_net_ref (self->net);
-  wanted = net == NULL && may_start && !self->net_closed &&
-           (self->net == NULL || self->net_revision < revision);
-  g_mutex_unlock (&self->net_lock);
-  if (!wanted)
-    return net;
-
-  /* Started unlocked: it waits for the launcher thread, which takes
-   * @net_lock itself (prepare_next_sandbox()). Two first commands may
-   * both start one: the second to get here uses the first's. */
-  started = sandbox_bubblewrap_session_net_start (kind, self->host_loopback, self->keeper,
-                                                  self->gateway, error);
-  if (started == NULL)
-    return NULL;
-  g_mutex_lock (&self->net_lock);
-  if (self->net != NULL && self->net_revision == revision)
-    net = sandbox_bubblewrap_session_net_ref (self->net);
-  else if (!self->net_closed && (self->net == NULL || self->net_revision < revision))
-    {
-      replaced = g_steal_pointer (&self->net);
-      self->net = sandbox_bubblewrap_session_net_ref (started);
-      self->net_revision = revision;
-      net = g_steal_pointer (&started);
-    }
-  g_mutex_unlock (&self->net_lock);
-  return net;
-}
-
 /* What every sandbox of the session is built from, but its command and
  * its network. */
 static SandboxBubblewrapArgsInput
@@ -378,7 +326,7 @@ prepare_next_sandbox (SandboxBubblewrapDriver *self)
   input.gateway_ca = gateway_ca;
   /* Launcher thread: no network keeper is started here. Without the
    * policy's network, the next command makes it, cold. */
-  net = dup_session_net (self, input.policy_kind, revision, FALSE, NULL);
+  net = sandbox_bubblewrap_net_slot_dup (&self->net, revision);
   if (net == NULL)
     return;
   input.session_net = net;
@@ -433,7 +381,9 @@ spawn_process (SandboxBubblewrapDriver  *self,
    * session without commands holds no network keeper. */
   if (prepare_next)
     {
-      net = dup_session_net (self, input.policy_kind, revision, TRUE, &cause);
+      net = sandbox_bubblewrap_net_slot_dup_or_start (&self->net, revision, input.policy_kind,
+                                                      self->host_loopback, self->keeper,
+                                                      input.gateway, &cause);
       if (net == NULL && cause != NULL)
         {
           if (!check_active (self, NULL, error))
@@ -561,13 +511,9 @@ sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
   if (self->keeper != NULL)
     sandbox_bubblewrap_keeper_stop (self->keeper);
   g_mutex_unlock (&self->ready_lock);
-  /* And the network keeper, once the last command holding it is gone. */
-  g_mutex_lock (&self->net_lock);
-  self->net_closed = TRUE;
-  if (self->net != NULL)
-    sandbox_bubblewrap_session_net_close (self->net);
-  g_clear_pointer (&self->net, sandbox_bubblewrap_session_net_unref);
-  g_mutex_unlock (&self->net_lock);
+  /* And the network keeper and the ports exposed from it. */
+  sandbox_bubblewrap_ports_close (self->ports);
+  sandbox_bubblewrap_net_slot_close (&self->net);
 
   /* Removes the socket and its temporary directory. */
   if (self->gateway != NULL)
@@ -717,6 +663,27 @@ sandbox_bubblewrap_driver_list_directory (SandboxBubblewrapDriver  *self,
                                  max_entries, truncated, error);
 }
 
+/* Exposed ports ---------------------------------------------------------- */
+
+static SandboxBubblewrapSessionNet *
+dup_current_net (GObject *owner)
+{
+  return sandbox_bubblewrap_net_slot_dup_current (&SANDBOX_BUBBLEWRAP_DRIVER (owner)->net);
+}
+
+static char *
+sandbox_bubblewrap_driver_expose_port (SandboxDriver  *driver,
+                                       guint16         port,
+                                       GCancellable   *cancellable,
+                                       GError        **error)
+{
+  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
+
+  if (!check_active (self, cancellable, error))
+    return NULL;
+  return sandbox_bubblewrap_ports_expose (self->ports, port, error);
+}
+
 /* Network policy -------------------------------------------------------- */
 
 static gboolean
@@ -819,6 +786,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
     return NULL;
   self->gate = sandbox_session_gate_new (max_concurrent_commands, policy);
   self->trees = sandbox_bubblewrap_trees_new ();
+  self->ports = sandbox_bubblewrap_ports_new (dup_current_net, G_OBJECT (self));
   return g_steal_pointer (&self);
 }
 
@@ -831,8 +799,8 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_assert (self->gate == NULL || sandbox_session_gate_get_n_live (self->gate) == 0);
   g_clear_object (&self->gate);
   sandbox_bubblewrap_ready_discard (g_steal_pointer (&self->ready));
-  g_clear_pointer (&self->net, sandbox_bubblewrap_session_net_unref);
-  g_mutex_clear (&self->net_lock);
+  g_clear_pointer (&self->ports, sandbox_bubblewrap_ports_free);
+  sandbox_bubblewrap_net_slot_clear (&self->net);
   g_clear_pointer (&self->keeper, sandbox_bubblewrap_keeper_free);
   g_clear_pointer (&self->ready_pool, sandbox_bubblewrap_ready_pool_unref);
   g_clear_pointer (&self->trees, sandbox_bubblewrap_trees_unref);
@@ -876,6 +844,7 @@ sandbox_bubblewrap_driver_iface_init (SandboxDriverInterface *iface)
   iface->remove_path = sandbox_bubblewrap_driver_remove_path;
   iface->spawn = sandbox_bubblewrap_driver_spawn;
   iface->set_network_policy = sandbox_bubblewrap_driver_set_network_policy;
+  iface->expose_port = sandbox_bubblewrap_driver_expose_port;
 }
 
 static void
@@ -884,7 +853,7 @@ sandbox_bubblewrap_driver_init (SandboxBubblewrapDriver *self)
   g_weak_ref_init (&self->backend, NULL);
   g_weak_ref_init (&self->handle, NULL);
   g_mutex_init (&self->ready_lock);
-  g_mutex_init (&self->net_lock);
+  sandbox_bubblewrap_net_slot_init (&self->net);
 }
 
 /**

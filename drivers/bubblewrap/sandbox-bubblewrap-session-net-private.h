@@ -37,4 +37,33 @@ GSocket *sandbox_bubblewrap_session_net_new_socket (SandboxBubblewrapSessionNet 
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxBubblewrapSessionNet, sandbox_bubblewrap_session_net_unref)
 
+/**
+ * SandboxBubblewrapNetSlot:
+ *
+ * Where a session keeps the network its commands share: none until its
+ * first command, then one per network policy revision, until stop.
+ */
+typedef struct
+{
+  /*< private >*/
+  GMutex lock;
+  SandboxBubblewrapSessionNet *net;
+  guint64 revision;
+  gboolean closed;
+} SandboxBubblewrapNetSlot;
+
+void     sandbox_bubblewrap_net_slot_init  (SandboxBubblewrapNetSlot *slot);
+void     sandbox_bubblewrap_net_slot_clear (SandboxBubblewrapNetSlot *slot);
+SandboxBubblewrapSessionNet *sandbox_bubblewrap_net_slot_dup (SandboxBubblewrapNetSlot *slot,
+                                                              guint64                   revision);
+SandboxBubblewrapSessionNet *sandbox_bubblewrap_net_slot_dup_current (SandboxBubblewrapNetSlot *slot);
+SandboxBubblewrapSessionNet *sandbox_bubblewrap_net_slot_dup_or_start (SandboxBubblewrapNetSlot  *slot,
+                                                                       guint64                    revision,
+                                                                       SandboxNetworkPolicyKind   kind,
+                                                                       gboolean                   host_loopback,
+                                                                       SandboxBubblewrapKeeper   *keeper,
+                                                                       SandboxGateway            *gateway,
+                                                                       GError                   **error);
+void     sandbox_bubblewrap_net_slot_close (SandboxBubblewrapNetSlot *slot);
+
 G_END_DECLS

@@ -353,3 +353,165 @@ sandbox_bubblewrap_session_net_new_socket (SandboxBubblewrapSessionNet  *self,
     }
   return socket;
 }
+
+/* The slot ------------------------------------------------------------- */
+
+/**
+ * sandbox_bubblewrap_net_slot_init:
+ * @slot: an empty slot
+ */
+void
+sandbox_bubblewrap_net_slot_init (SandboxBubblewrapNetSlot *slot)
+{
+  g_mutex_init (&slot->lock);
+  slot->net = NULL;
+  slot->revision = 0;
+  slot->closed = FALSE;
+}
+
+/**
+ * sandbox_bubblewrap_net_slot_clear:
+ * @slot: a slot
+ *
+ * Drops its network (what still holds it keeps it) and frees its lock.
+ */
+void
+sandbox_bubblewrap_net_slot_clear (SandboxBubblewrapNetSlot *slot)
+{
+  g_clear_pointer (&slot->net, sandbox_bubblewrap_session_net_unref);
+  g_mutex_clear (&slot->lock);
+}
+
+/**
+ * sandbox_bubblewrap_net_slot_dup:
+ * @slot: a slot
+ * @revision: a network policy revision
+ *
+ * Any thread, the launcher's too: never starts one.
+ *
+ * Returns: (transfer full) (nullable): the network made for @revision,
+ *   or %NULL
+ */
+SandboxBubblewrapSessionNet *
+sandbox_bubblewrap_net_slot_dup (SandboxBubblewrapNetSlot *slot,
+                                 guint64                   revision)
+{
+  SandboxBubblewrapSessionNet *net = NULL;
+
+  g_mutex_lock (&slot->lock);
+  if (slot->net != NULL && slot->revision == revision)
+    net = sandbox_bubblewrap_session_net_ref (slot->net);
+  g_mutex_unlock (&slot->lock);
+  return net;
+}
+
+/**
+ * sandbox_bubblewrap_net_slot_dup_current:
+ * @slot: a slot
+ *
+ * Returns: (transfer full) (nullable): the newest network, or %NULL
+ *   before the first command and after close
+ */
+SandboxBubblewrapSessionNet *
+sandbox_bubblewrap_net_slot_dup_current (SandboxBubblewrapNetSlot *slot)
+{
+  SandboxBubblewrapSessionNet *net = NULL;
+
+  g_mutex_lock (&slot->lock);
+  if (slot->net != NULL && !slot->closed)
+    net = sandbox_bubblewrap_session_net_ref (slot->net);
+  g_mutex_unlock (&slot->lock);
+  return net;
+}
+
+/* Installs @started (taken) for @revision unless the slot has that one or
+ * a newer one, or is closed. Returns what the command uses: @started, the
+ * one there, or NULL. */
+static SandboxBubblewrapSessionNet *
+install (SandboxBubblewrapNetSlot    *slot,
+         guint64                      revision,
+         SandboxBubblewrapSessionNet *started)
+{
+  g_autoptr(SandboxBubblewrapSessionNet) replaced = NULL;
+  g_autoptr(SandboxBubblewrapSessionNet) unused = started;
+  SandboxBubblewrapSessionNet *net = NULL;
+
+  g_mutex_lock (&slot->lock);
+  if (slot->net != NULL && slot->revision == revision)
+    net = sandbox_bubblewrap_session_net_ref (slot->net);
+  else if (!slot->closed && (slot->net == NULL || slot->revision < revision))
+    {
+      replaced = g_steal_pointer (&slot->net);
+      slot->net = sandbox_bubblewrap_session_net_ref (started);
+      slot->revision = revision;
+      net = g_steal_pointer (&unused);
+    }
+  g_mutex_unlock (&slot->lock);
+  return net;
+}
+
+/**
+ * sandbox_bubblewrap_net_slot_dup_or_start:
+ * @slot: a slot
+ * @revision: the policy revision a command was set up at
+ * @kind: that policy's kind
+ * @host_loopback: as for sandbox_bubblewrap_session_net_start()
+ * @keeper: (nullable): as for sandbox_bubblewrap_session_net_start()
+ * @gateway: (nullable): as for sandbox_bubblewrap_session_net_start()
+ * @error: return location for a #GError
+ *
+ * The network for @revision: the slot's, else, when @revision is newer
+ * than the slot's, a new one (the old one ends with its last command).
+ * Any thread but the launcher's: a start waits for it, so it runs with no
+ * lock held (two first commands may both start one: the second to finish
+ * uses the first's).
+ *
+ * Returns: (transfer full) (nullable): the network; %NULL without @error
+ *   for a revision older than the slot's (the gate refuses what is built
+ *   from it) or after close, %NULL with @error when the start failed
+ */
+SandboxBubblewrapSessionNet *
+sandbox_bubblewrap_net_slot_dup_or_start (SandboxBubblewrapNetSlot  *slot,
+                                          guint64                    revision,
+                                          SandboxNetworkPolicyKind   kind,
+                                          gboolean                   host_loopback,
+                                          SandboxBubblewrapKeeper   *keeper,
+                                          SandboxGateway            *gateway,
+                                          GError                   **error)
+{
+  SandboxBubblewrapSessionNet *net = NULL;
+  SandboxBubblewrapSessionNet *started;
+  gboolean wanted;
+
+  g_mutex_lock (&slot->lock);
+  if (slot->net != NULL && slot->revision == revision)
+    net = sandbox_bubblewrap_session_net_ref (slot->net);
+  wanted = net == NULL && !slot->closed && (slot->net == NULL || slot->revision < revision);
+  g_mutex_unlock (&slot->lock);
+  if (!wanted)
+    return net;
+  started = sandbox_bubblewrap_session_net_start (kind, host_loopback, keeper, gateway, error);
+  if (started == NULL)
+    return NULL;
+  return install (slot, revision, started);
+}
+
+/**
+ * sandbox_bubblewrap_net_slot_close:
+ * @slot: a slot
+ *
+ * For the session's stop, once its commands are gone: ends its network
+ * now (sandbox_bubblewrap_session_net_close()) and never makes another.
+ */
+void
+sandbox_bubblewrap_net_slot_close (SandboxBubblewrapNetSlot *slot)
+{
+  g_autoptr(SandboxBubblewrapSessionNet) net = NULL;
+
+  g_mutex_lock (&slot->lock);
+  slot->closed = TRUE;
+  net = g_steal_pointer (&slot->net);
+  g_mutex_unlock (&slot->lock);
+  if (net != NULL)
+    sandbox_bubblewrap_session_net_close (net);
+}

@@ -16,6 +16,10 @@
  * a root host the initial one); a guest that kills every process it can
  * see leaves the server and the namespace standing; and stop leaves no
  * network keeper behind (counted by process, as this process's children).
+ * A port of it exposed to the host is a Unix socket in a directory only
+ * the host's user enters, relaying each connection to the guest's server;
+ * bad ports are refused, a connection with no server behind it is closed,
+ * and stop removes the socket.
  * Run as root and, through run-unprivileged.sh, as an unprivileged user;
  * on layered and (-copy) copied workspaces.
  */
@@ -23,8 +27,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <gio/gunixsocketaddress.h>
 #include <sandbox.h>
 
 #include "sandbox-test-fixture.h"
@@ -248,6 +254,99 @@ test_stop_ends_the_network_keeper (SandboxTestFixture *f,
   g_assert_cmpuint (count_stub_children (), ==, 0);
 }
 
+/* Sends a GET for hello.txt to @path and reads the whole answer, or NULL
+ * when the connection is closed without one. */
+static char *
+get_through (const char *path)
+{
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autoptr(GSocketConnection) connection = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) answer = g_string_new (NULL);
+  static const char request[] = "GET /hello.txt HTTP/1.0\r\n\r\n";
+  GInputStream *input;
+  char buffer[4096];
+  gssize got;
+
+  connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
+  g_assert_no_error (error);
+  if (!g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (connection)),
+                                  request, sizeof request - 1, NULL, NULL, NULL))
+    return NULL;
+  input = g_io_stream_get_input_stream (G_IO_STREAM (connection));
+  while ((got = g_input_stream_read (input, buffer, sizeof buffer, NULL, NULL)) > 0)
+    g_string_append_len (answer, buffer, got);
+  return answer->len > 0 ? g_strdup (answer->str) : NULL;
+}
+
+static void
+test_expose_port (SandboxTestFixture *f,
+                  gconstpointer       data)
+{
+  g_autoptr(SandboxProcess) server = start_server (f->session);
+  g_autofree char *path = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *directory = NULL;
+  g_autofree char *answer = NULL;
+  g_autoptr(GError) error = NULL;
+  struct stat st;
+
+  path = sandbox_session_expose_port (f->session, 8471, NULL, &error);
+  g_assert_no_error (error);
+  again = sandbox_session_expose_port (f->session, 8471, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (again, ==, path);
+  directory = g_path_get_dirname (path);
+  g_assert_cmpint (stat (directory, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0700);
+  g_assert_cmpint (st.st_uid, ==, getuid ());
+
+  /* The server may still be starting: retried while nothing answers. */
+  for (guint i = 0; i < 200 && answer == NULL; i++)
+    {
+      answer = get_through (path);
+      if (answer == NULL)
+        g_usleep (50 * 1000);
+    }
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.0 200"));
+  g_assert_true (g_str_has_suffix (answer, "\r\n\r\nhello"));
+
+  g_assert_true (sandbox_handle_stop (f->handle, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (directory, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&again, g_free);
+  again = sandbox_session_expose_port (f->session, 8471, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
+  g_assert_null (again);
+}
+
+static void
+test_expose_port_refused (SandboxTestFixture *f,
+                          gconstpointer       data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+
+  g_assert_null (sandbox_session_expose_port (f->session, 0, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_null (sandbox_session_expose_port (f->session, 65536, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+
+  /* No command ran yet: no network, and a connection is closed. */
+  path = sandbox_session_expose_port (f->session, 8471, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (get_through (path));
+  /* A network, but nothing listening on the port: closed too. */
+  result = run_python (f->session, "print('ran')");
+  g_assert_null (get_through (path));
+}
+
 #define DENY_ALL "\"deny-all\""
 #define ALLOW_LIST "{\"allow\":[{\"origin\":\"https://example.invalid\"}]}"
 #define ALLOW_ALL "\"allow-all\""
@@ -282,6 +381,10 @@ main (int    argc,
   g_test_add ("/sandbox/session-net/kill-everything-keeps-the-server", SandboxTestFixture,
               DENY_ALL, set_up, test_kill_everything_keeps_the_server,
               sandbox_test_fixture_tear_down);
+  g_test_add ("/sandbox/session-net/expose-port", SandboxTestFixture, DENY_ALL, set_up,
+              test_expose_port, sandbox_test_fixture_tear_down);
+  g_test_add ("/sandbox/session-net/expose-port-refused", SandboxTestFixture, DENY_ALL, set_up,
+              test_expose_port_refused, sandbox_test_fixture_tear_down);
   g_test_add ("/sandbox/session-net/stop-ends-the-network-keeper", SandboxTestFixture,
               ALLOW_LIST, set_up, test_stop_ends_the_network_keeper,
               sandbox_test_fixture_tear_down);
