@@ -62,8 +62,8 @@ describe_shell (const SandboxCodingLimits *limits)
                           "many bytes were left out between. The command has a deadline "
                           "(timeout_ms, default %u) and no network unless the host allows it. "
                           "Each call starts afresh: only files under /workspace persist between "
-                          "calls; /tmp, background processes, environment changes and network "
-                          "state do not.",
+                          "calls; /tmp, processes it leaves behind and environment changes do "
+                          "not (exec_command keeps a server running).",
                           limits->shell_timeout_ms);
 }
 
@@ -238,7 +238,8 @@ static const SandboxCodingToolEntry tool_entries[] = {
     "beginning and end), running, and the id to pass to write_stdin, list_commands and "
     "kill_command; exit_status once it ended. It runs until it exits, is killed, or the "
     "session ends (an hour at most). Files under /workspace persist; each command has its "
-    "own /tmp and network, so a server it starts is not reachable from other commands.",
+    "own /tmp, and the session's commands share one loopback, so a server it starts answers "
+    "the next commands on 127.0.0.1.",
     NULL, exec_command_args, sandbox_coding_exec_command },
   { "write_stdin", SANDBOX_CODING_OPERATION_EXECUTE,
     "Type input on the standard input of a command exec_command started, wait up to "

@@ -85,7 +85,7 @@ test_definitions (Fixture       *fixture,
                      SANDBOX_CODING_DEFAULT_MAX_SHELL_TIMEOUT_MS);
     g_assert_nonnull (strstr (description, "only files under /workspace persist"));
     g_assert_nonnull (strstr (description, "/tmp"));
-    g_assert_nonnull (strstr (description, "background processes"));
+    g_assert_nonnull (strstr (description, "processes it leaves behind"));
 
     g_object_set (fixture->tools, "max-shell-timeout-ms", 4321, NULL);
     again = sandbox_coding_tools_get_definitions_json (fixture->tools);
