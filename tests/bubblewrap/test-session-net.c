@@ -176,7 +176,7 @@ test_sessions_disjoint (SandboxTestFixture *f,
   assert_python_prints (other_session, CONNECT_ONCE_SCRIPT, "refused\n");
   /* Its own port: free in its own namespace. */
   assert_python_prints (other_session, BIND_SCRIPT, "bound\n");
-  sandbox_test_delete_session (g_steal_pointer (&other));
+  sandbox_test_delete_session (other);
   assert_python_prints (f->session, FETCH_SCRIPT, "hello");
 }
 
