@@ -29,37 +29,41 @@
 
 static GMutex shown_lock;
 
-static gboolean
-yield_over_cb (gpointer data)
+/* What yield() waits on: set from any thread, then its context woken. */
+typedef struct
 {
-  gboolean *over = data;
+  GMainContext *context;
+  gint over;
+} YieldWait;
 
-  *over = TRUE;
-  return G_SOURCE_REMOVE;
+static void
+yield_end (YieldWait *wait)
+{
+  g_atomic_int_set (&wait->over, TRUE);
+  g_main_context_wakeup (wait->context);
 }
 
-static gboolean
+static void
 yield_cancelled_cb (GCancellable *cancellable,
                     gpointer      data)
 {
-  return yield_over_cb (data);
+  yield_end (data);
 }
 
-/* Attaches @source to @context, to set @over when it fires. */
-static void
-yield_attach (GSource      *source,
-              GSourceFunc   func,
-              GMainContext *context,
-              gboolean     *over)
+static gboolean
+yield_timeout_cb (gpointer data)
 {
-  g_source_set_callback (source, func, over, NULL);
-  g_source_attach (source, context);
+  yield_end (data);
+  return G_SOURCE_REMOVE;
 }
 
 /* Waits until @process ends, @yield_ms pass or @cancellable is cancelled.
  * On a context of its own: the process's owner context, where its waiters
  * are answered, may be the application's, which this thread (a worker's,
- * or the caller's inside a blocking call) must not iterate. */
+ * or the caller's inside a blocking call) must not iterate. The ends come
+ * as the cancellables' handlers, not GCancellableSources: GLib 2.74's
+ * source leaks itself when its cancellable is cancelled on another thread
+ * while it is destroyed (as the process's end is). */
 static void
 yield (SandboxProcess *process,
        gint64          yield_ms,
@@ -67,20 +71,25 @@ yield (SandboxProcess *process,
 {
   g_autoptr(GMainContext) context = g_main_context_new ();
   g_autoptr(GCancellable) ended = sandbox_process_dup_ended (process);
-  g_autoptr(GSource) ended_source = g_cancellable_source_new (ended);
   g_autoptr(GSource) timeout = g_timeout_source_new ((guint) CLAMP (yield_ms, 0, G_MAXUINT));
-  g_autoptr(GSource) cancelled = g_cancellable_source_new (cancellable);
-  gboolean over = FALSE;
+  YieldWait wait = { context, FALSE };
+  gulong ended_id, cancelled_id = 0;
 
-  yield_attach (ended_source, G_SOURCE_FUNC (yield_cancelled_cb), context, &over);
-  yield_attach (timeout, yield_over_cb, context, &over);
-  yield_attach (cancelled, G_SOURCE_FUNC (yield_cancelled_cb), context, &over);
-  while (!over)
+  g_source_set_callback (timeout, yield_timeout_cb, &wait, NULL);
+  g_source_attach (timeout, context);
+  /* Each calls its handler at once if cancelled already. */
+  ended_id = g_cancellable_connect (ended, G_CALLBACK (yield_cancelled_cb), &wait, NULL);
+  if (cancellable != NULL)
+    cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (yield_cancelled_cb), &wait,
+                                          NULL);
+  while (!g_atomic_int_get (&wait.over))
     g_main_context_iteration (context, TRUE);
-  /* @over lives on this stack: no source may fire after this. */
-  g_source_destroy (ended_source);
+  /* @wait lives on this stack: a disconnect waits for a handler running
+   * on another thread, and no handler runs after it. */
+  g_cancellable_disconnect (ended, ended_id);
+  if (cancellable != NULL)
+    g_cancellable_disconnect (cancellable, cancelled_id);
   g_source_destroy (timeout);
-  g_source_destroy (cancelled);
 }
 
 /* What came since the last call, bounded for the model; moves the shown
