@@ -90,7 +90,7 @@ sandbox_process_wait_async (SandboxProcess      *self,
  * A cancellable cancelled once @self completes (at once if it has). A
  * wait_async() is answered on the owner context, after the output signals,
  * which a thread that did not spawn the command may not iterate; this end
- * it waits for on a context of its own, with g_cancellable_source_new().
+ * it waits for on a context of its own, through g_cancellable_connect().
  *
  * Returns: (transfer full): the cancellable
  */
