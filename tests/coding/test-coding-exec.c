@@ -73,13 +73,15 @@ static void
 test_quick_list_and_unknown (Fixture       *fixture,
                              gconstpointer  data)
 {
+  /* Before the call: it must return when the command ends, not after
+   * its 20 s yield. */
+  gint64 started = g_get_monotonic_time ();
   g_autoptr(JsonObject) quick = invoke (fixture, "exec_command",
                                         "{\"command\":\"echo quick; exit 4\","
                                         "\"yield_time_ms\":20000}");
   g_autoptr(JsonObject) listed = NULL;
   g_autoptr(JsonObject) unknown = NULL;
   JsonArray *commands;
-  gint64 started = g_get_monotonic_time ();
 
   g_assert_cmpstr (output_of (quick), ==, "quick\n");
   g_assert_false (json_object_get_boolean_member (quick, "running"));
