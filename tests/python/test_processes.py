@@ -10,6 +10,8 @@
 
 import json
 import signal
+import socket
+import time
 import unittest
 
 from sandboxtest import GLib, Gio, Sandbox, SandboxTestCase, bubblewrap_usable
@@ -181,6 +183,64 @@ class BubblewrapStreamedStdinTests(StreamedStdinTests, BubblewrapTestCase):
 
 class BubblewrapTerminalTests(TerminalTests, BubblewrapTestCase):
     pass
+
+
+SERVER = ['/usr/bin/python3', '-m', 'http.server', '8472', '--bind', '127.0.0.1',
+          '--directory', '/workspace']
+FETCH = ('import time, urllib.request\n'
+         'for attempt in range(200):\n'
+         '    try:\n'
+         '        print(urllib.request.urlopen("http://127.0.0.1:8472/hello.txt").read()'
+         '.decode(), end=""); break\n'
+         '    except OSError:\n'
+         '        time.sleep(0.05)\n')
+
+
+class BubblewrapLoopbackTests(BubblewrapTestCase):
+    """The session's commands share one loopback, reachable from the host."""
+
+    def test_server_answers_next_command(self):
+        self.session.spawn_background(Sandbox.Command(SERVER))
+        result = self.session.run(Sandbox.Command(['/usr/bin/python3', '-c', FETCH]), None)
+        self.assertEqual(result.get_stdout_bytes().get_data(), b'hello\n')
+
+    def get_through(self, path):
+        for _attempt in range(200):
+            with socket.socket(socket.AF_UNIX) as client:
+                client.connect(path)
+                answer = b''
+                try:
+                    client.sendall(b'GET /hello.txt HTTP/1.0\r\n\r\n')
+                    while chunk := client.recv(4096):
+                        answer += chunk
+                except OSError:
+                    pass
+            if answer:
+                return answer
+            time.sleep(0.05)
+        return b''
+
+    def test_expose_port(self):
+        self.session.spawn_background(Sandbox.Command(SERVER))
+        path = self.session.expose_port(8472, None)
+        self.assertIsInstance(path, str)
+        answer = self.get_through(path)
+        self.assertTrue(answer.startswith(b'HTTP/1.0 200'), answer)
+        self.assertTrue(answer.endswith(b'\r\n\r\nhello\n'), answer)
+
+    def test_expose_port_refuses_a_bad_port(self):
+        with self.assertRaises(GLib.Error) as raised:
+            self.session.expose_port(0, None)
+        self.assertSandboxError(raised, Sandbox.Error.INVALID)
+
+
+class MemoryLoopbackTests(MemoryTestCase):
+
+    def test_expose_port_not_supported(self):
+        with self.assertRaises(GLib.Error) as raised:
+            self.session.expose_port(8472, None)
+        self.assertTrue(raised.exception.matches(Gio.io_error_quark(),
+                                                 Gio.IOErrorEnum.NOT_SUPPORTED))
 
 
 if __name__ == '__main__':
