@@ -489,11 +489,12 @@ bench_command_hot (void)
   delete_session (handle);
 }
 
-/* An allow-all command's network: its own namespace joined to the outside
- * by slirp4netns (drivers/bubblewrap/sandbox-bubblewrap-network.c) against
- * a deny-all one's, cold (every command starts bwrap and slirp4netns) and
- * hot (a ready sandbox has both before its command). Alternating, in one
- * run. */
+/* An allow-all command's network: the session's namespace, joined to the
+ * outside by one slirp4netns per session
+ * (drivers/bubblewrap/sandbox-bubblewrap-session-net.c), against a
+ * deny-all one's, cold (every command starts bwrap; the session's first
+ * command, run before the rounds, started slirp4netns) and hot (a ready
+ * sandbox is up before its command). Alternating, in one run. */
 static void
 bench_command_allow_all (void)
 {
@@ -531,7 +532,7 @@ bench_command_allow_all (void)
                                                names[mode]);
 
       add_row (name, format_time (allow), format_time (deny), g_strdup_printf ("%.3fx", ratio),
-               "informational: the cost of allow-all's own network", FALSE, TRUE);
+               "informational: the cost of allow-all's network", FALSE, TRUE);
     }
   for (guint i = 0; i < G_N_ELEMENTS (handles); i++)
     {
