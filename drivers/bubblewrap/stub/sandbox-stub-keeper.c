@@ -60,8 +60,8 @@
 /* The longest layer path taken: the options must fit in a page. */
 #define MAX_LAYER_PATH 1024
 
-static void __attribute__ ((noreturn))
-keeper_fail (const char *what)
+void
+stub_helper_fail (const char *what)
 {
   char message[256];
   int length = snprintf (message, sizeof message, "E%s: %s", what, strerror (errno));
@@ -116,10 +116,8 @@ is_option_path (const char *path)
   return path[0] != '\0' && path[0] != '/' && strpbrk (path, ",:\\") == NULL;
 }
 
-/* A user namespace that maps this process's uid and gid to themselves
- * and nothing else, and a mount namespace it owns. */
-static int
-enter_own_namespaces (void)
+int
+stub_enter_own_user_namespace (int flags)
 {
   char uid_map[32], gid_map[32];
 
@@ -129,11 +127,21 @@ enter_own_namespaces (void)
    * while it writes its maps (no other process of its ids can reach it
    * meanwhile: it is alone in its pid namespace). */
   if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 ||
-      unshare (CLONE_NEWUSER | CLONE_NEWNS) < 0 ||
+      unshare (CLONE_NEWUSER | flags) < 0 ||
       write_file ("/proc/self/setgroups", "deny") < 0 ||
       write_file ("/proc/self/gid_map", gid_map) < 0 ||
       write_file ("/proc/self/uid_map", uid_map) < 0 ||
       prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    return -1;
+  return 0;
+}
+
+/* A user namespace that maps this process's ids, and a mount namespace
+ * it owns. */
+static int
+enter_own_namespaces (void)
+{
+  if (stub_enter_own_user_namespace (CLONE_NEWNS) < 0)
     return -1;
   /* Nothing mounted here reaches another namespace. */
   return mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
@@ -189,26 +197,26 @@ stub_keep_overlay (int    argc,
       !is_work_name (work_name))
     {
       errno = EINVAL;
-      keeper_fail ("usage: sandbox-stub keep-overlay=NAME lower=RELATIVE-DIR layers=DIR");
+      stub_helper_fail ("usage: sandbox-stub keep-overlay=NAME lower=RELATIVE-DIR layers=DIR");
     }
   /* Before the new mount namespace, which takes the working directory
    * along (as its own mount's). */
   if (chdir (layers) < 0)
-    keeper_fail ("enter its layers");
+    stub_helper_fail ("enter its layers");
   if (enter_own_namespaces () < 0)
-    keeper_fail ("make its namespaces");
+    stub_helper_fail ("make its namespaces");
   if (mount_overlay (lower, work_name) < 0)
-    keeper_fail ("mount the overlay");
+    stub_helper_fail ("mount the overlay");
   if (lock_session () < 0)
-    keeper_fail ("lock the session");
+    stub_helper_fail ("lock the session");
   root_fd = open ("mount", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (root_fd < 0)
-    keeper_fail ("open the overlay");
+    stub_helper_fail ("open the overlay");
   if (chdir ("/") < 0)
-    keeper_fail ("leave its layers");
+    stub_helper_fail ("leave its layers");
   stub_drop_capabilities ();
   if (send_root (root_fd) < 0)
-    keeper_fail ("answer");
+    stub_helper_fail ("answer");
   close (root_fd);
   close (0);
   close (1);

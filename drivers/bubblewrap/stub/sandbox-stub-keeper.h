@@ -18,5 +18,14 @@
 /* Never returns: runs until killed, or exits 1 on failure. */
 void stub_keep_overlay (int argc, char **argv) __attribute__ ((noreturn));
 
+/* Sends "E" and "@what: strerror (errno)" on the answer socket (1) and
+ * exits 1: the failure of a helper mode (keeper, network keeper). */
+void stub_helper_fail (const char *what) __attribute__ ((noreturn));
+
+/* unshare() of a user namespace that maps this process's uid and gid to
+ * themselves and nothing else, with @flags' other namespaces, which it
+ * then owns. Returns 0, or -1 with errno set. */
+int stub_enter_own_user_namespace (int flags);
+
 /* sandbox-stub.c: every capability dropped, no_new_privs set. */
 void stub_drop_capabilities (void);

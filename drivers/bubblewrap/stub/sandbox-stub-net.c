@@ -31,13 +31,11 @@
 #endif
 
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -49,55 +47,14 @@
 #define ANSWER_FD 1
 #define REQUEST_FD 0
 
-static void __attribute__ ((noreturn))
-net_fail (const char *what)
-{
-  char message[256];
-  int length = snprintf (message, sizeof message, "E%s: %s", what, strerror (errno));
-
-  if (length > 0)
-    (void) ! send (ANSWER_FD, message, (size_t) length < sizeof message ? (size_t) length
-                                                                         : sizeof message - 1,
-                   MSG_NOSIGNAL);
-  _exit (1);
-}
-
-static int
-write_file (const char *path,
-            const char *contents)
-{
-  int fd = open (path, O_WRONLY | O_CLOEXEC);
-  ssize_t length = (ssize_t) strlen (contents);
-  ssize_t written;
-
-  if (fd < 0)
-    return -1;
-  written = write (fd, contents, (size_t) length);
-  close (fd);
-  return written == length ? 0 : -1;
-}
-
 /* Root makes the namespace where it is; anyone else first needs a user
- * namespace to own it, mapping only its own ids. */
+ * namespace to own it. */
 static int
 enter_new_network (void)
 {
-  char uid_map[32], gid_map[32];
-
   if (geteuid () == 0)
     return unshare (CLONE_NEWNET);
-  snprintf (uid_map, sizeof uid_map, "%u %u 1\n", (unsigned) getuid (), (unsigned) getuid ());
-  snprintf (gid_map, sizeof gid_map, "%u %u 1\n", (unsigned) getgid (), (unsigned) getgid ());
-  /* Dumpable only while it writes its maps: a non-dumpable process's
-   * /proc/self files are root's. Alone in its pid namespace meanwhile. */
-  if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 ||
-      unshare (CLONE_NEWUSER | CLONE_NEWNET) < 0 ||
-      write_file ("/proc/self/setgroups", "deny") < 0 ||
-      write_file ("/proc/self/gid_map", gid_map) < 0 ||
-      write_file ("/proc/self/uid_map", uid_map) < 0 ||
-      prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-    return -1;
-  return 0;
+  return stub_enter_own_user_namespace (CLONE_NEWNET);
 }
 
 /* A new namespace's loopback is down; up, the kernel gives it 127.0.0.1
@@ -172,17 +129,17 @@ stub_keep_net (int    argc,
   else if (argc != 2)
     {
       errno = EINVAL;
-      net_fail ("usage: sandbox-stub " STUB_NET_OPTION " [proxy=PORT]");
+      stub_helper_fail ("usage: sandbox-stub " STUB_NET_OPTION " [proxy=PORT]");
     }
   if (enter_new_network () < 0)
-    net_fail ("make its network namespace");
+    stub_helper_fail ("make its network namespace");
   if (bring_loopback_up () < 0)
-    net_fail ("bring its loopback up");
+    stub_helper_fail ("bring its loopback up");
   if (proxy != NULL && (listener = stub_proxy_listen (proxy)) < 0)
-    net_fail ("listen on the proxy's port");
+    stub_helper_fail ("listen on the proxy's port");
   stub_drop_capabilities ();
   if (answer ('N', listener) < 0)
-    net_fail ("answer");
+    stub_helper_fail ("answer");
   if (listener >= 0)
     close (listener);
   close (2);
