@@ -14,7 +14,9 @@
  * the loopback down or change its addresses (it has no capability over
  * the namespace: its owner is the network keeper's user namespace, or on
  * a root host the initial one); a guest that kills every process it can
- * see leaves the server and the namespace standing; and stop leaves no
+ * see leaves the server and the namespace standing; another command's
+ * abstract Unix socket refuses it where the kernel scopes sandboxes with
+ * Landlock (ABI 6); and stop leaves no
  * network keeper behind (counted by process, as this process's children).
  * A port of it exposed to the host is a Unix socket in a directory only
  * the host's user enters, relaying each connection to the guest's server;
@@ -208,6 +210,42 @@ test_kill_everything_keeps_the_server (SandboxTestFixture *f,
   g_assert_false (sandbox_process_is_finished (server));
 }
 
+/* An abstract Unix socket one command listens on: shared by the namespace,
+ * but each command's stub scopes its sandbox with Landlock (ABI 6) where
+ * the kernel has it, so another command is refused. */
+static void
+test_abstract_sockets_per_command (SandboxTestFixture *f,
+                                   gconstpointer       data)
+{
+  const char *args[] = { "-c",
+                         "import socket, time\n"
+                         "s = socket.socket(socket.AF_UNIX)\n"
+                         "s.bind('\\0sandbox-test-abstract')\n"
+                         "s.listen()\n"
+                         "print('listening', flush=True)\n"
+                         "time.sleep(60)\n", NULL };
+  g_autoptr(SandboxCommand) command = sandbox_command_new ("/usr/bin/python3");
+  g_autoptr(SandboxProcess) listener = NULL;
+  g_autoptr(GError) error = NULL;
+  guint abi = 0;
+
+  sandbox_command_set_args (command, args);
+  listener = sandbox_session_spawn_background (f->session, command, &error);
+  g_assert_no_error (error);
+  g_object_get (f->backend, "landlock-abi", &abi, NULL);
+  assert_python_prints (f->session,
+                        "import socket, time\n"
+                        "for attempt in range(200):\n"
+                        "    try:\n"
+                        "        socket.socket(socket.AF_UNIX).connect('\\0sandbox-test-abstract')\n"
+                        "        print('connected'); break\n"
+                        "    except PermissionError:\n"
+                        "        print('refused'); break\n"
+                        "    except ConnectionRefusedError:\n"
+                        "        time.sleep(0.05)\n",
+                        abi >= 6 ? "refused\n" : "connected\n");
+}
+
 /* This process's children that run the stub outside a sandbox: keepers
  * and network keepers (a sandbox's stub is bwrap's child, not ours). */
 static guint
@@ -380,6 +418,9 @@ main (int    argc,
               set_up, test_guest_cannot_reconfigure, sandbox_test_fixture_tear_down);
   g_test_add ("/sandbox/session-net/kill-everything-keeps-the-server", SandboxTestFixture,
               DENY_ALL, set_up, test_kill_everything_keeps_the_server,
+              sandbox_test_fixture_tear_down);
+  g_test_add ("/sandbox/session-net/abstract-sockets-per-command", SandboxTestFixture,
+              DENY_ALL, set_up, test_abstract_sockets_per_command,
               sandbox_test_fixture_tear_down);
   g_test_add ("/sandbox/session-net/expose-port", SandboxTestFixture, DENY_ALL, set_up,
               test_expose_port, sandbox_test_fixture_tear_down);
