@@ -1,6 +1,7 @@
-/* sandbox-conformance-live.c — reaching a running command: terminals, signals, background
+/* sandbox-conformance-live.c — reaching a running command: terminals, signals, background, ports
  *
- * A driver that cannot give a command a terminal, or signal one, says so
+ * A driver that cannot give a command a terminal, signal one or expose a
+ * port of the session's loopback says so
  * (G_IO_ERROR_NOT_SUPPORTED) and the check is skipped with that reason;
  * one that can must do what the API documents.
  *
@@ -11,6 +12,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sandbox-conformance-private.h"
 
@@ -196,9 +198,45 @@ check_command_background (ConformanceRun  *run,
   return TRUE;
 }
 
+/* A port of the session's loopback: a bad port is INVALID for every
+ * driver; one that exposes ports gives a Unix socket's absolute path, in a
+ * directory only the host's user enters (0700), the same path again. */
+static gboolean
+check_session_expose_port (ConformanceRun  *run,
+                           GError         **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *directory = NULL;
+  GError *local_error = NULL;
+  struct stat st;
+
+  g_assert_null (sandbox_session_expose_port (run->session, 0, run->cancellable, &local_error));
+  if (!conformance_expect_error (&local_error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                                 "expose port 0", error))
+    return FALSE;
+  path = sandbox_session_expose_port (run->session, 8473, run->cancellable, &local_error);
+  if (path == NULL && skip_if_unsupported (run, &local_error, "expose a port"))
+    return TRUE;
+  if (!conformance_expect_success (&local_error, "expose port 8473", error))
+    return FALSE;
+  if (!g_path_is_absolute (path) || stat (path, &st) < 0 || !S_ISSOCK (st.st_mode))
+    return CHECK_FAILED (error, "the exposed port's path %s is not a Unix socket", path);
+  directory = g_path_get_dirname (path);
+  if (stat (directory, &st) < 0 || (st.st_mode & 0077) != 0 || st.st_uid != geteuid ())
+    return CHECK_FAILED (error, "the exposed port's directory %s is open to others", directory);
+  again = sandbox_session_expose_port (run->session, 8473, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "expose port 8473 again", error))
+    return FALSE;
+  if (g_strcmp0 (again, path) != 0)
+    return CHECK_FAILED (error, "exposing port 8473 again gave %s, not %s", again, path);
+  return TRUE;
+}
+
 const ConformanceCheck conformance_live_checks[] = {
   { "command/terminal", check_command_terminal, TRUE, CONFORMANCE_FIXTURE_SESSION },
   { "command/signal", check_command_signal, TRUE, CONFORMANCE_FIXTURE_SESSION },
   { "command/background", check_command_background, TRUE, CONFORMANCE_FIXTURE_SESSION },
+  { "session/expose-port", check_session_expose_port, TRUE, CONFORMANCE_FIXTURE_SESSION },
   { NULL, NULL, FALSE, FALSE }
 };
