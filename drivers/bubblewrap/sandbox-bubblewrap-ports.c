@@ -88,11 +88,8 @@ sandbox_bubblewrap_ports_new (SandboxBubblewrapPortsNetFunc  dup_net,
   return self;
 }
 
-typedef struct
-{
-  GSocketConnection *host;
-  GSocketConnection *guest;
-} Splice;
+/* The guest's side of a connection, on the host's until the splice. */
+#define GUEST_SIDE_KEY "sandbox-bubblewrap-guest-side"
 
 static void
 splice_done_cb (GObject      *object,
@@ -105,18 +102,17 @@ splice_done_cb (GObject      *object,
     g_debug ("An exposed port's connection ended: %s", error->message);
 }
 
-/* Launcher thread: the bytes go both ways until either side closes. */
+/* Launcher thread: the bytes go both ways until either side closes.
+ * @data: the host's side (a reference), with the guest's attached. */
 static gboolean
 start_splice_cb (gpointer data)
 {
-  Splice *splice = data;
+  g_autoptr(GSocketConnection) host = data;
+  g_autoptr(GSocketConnection) guest = g_object_steal_data (G_OBJECT (host), GUEST_SIDE_KEY);
 
-  g_io_stream_splice_async (G_IO_STREAM (splice->host), G_IO_STREAM (splice->guest),
+  g_io_stream_splice_async (G_IO_STREAM (host), G_IO_STREAM (guest),
                             G_IO_STREAM_SPLICE_CLOSE_STREAM1 | G_IO_STREAM_SPLICE_CLOSE_STREAM2,
                             G_PRIORITY_DEFAULT, NULL, splice_done_cb, NULL);
-  g_object_unref (splice->host);
-  g_object_unref (splice->guest);
-  g_free (splice);
   return G_SOURCE_REMOVE;
 }
 
@@ -159,7 +155,6 @@ relay_thread (GTask        *task,
   Exposed *exposed = g_object_get_data (G_OBJECT (task), "exposed");
   g_autoptr(GError) error = NULL;
   g_autoptr(GSocket) socket = connect_to_guest (exposed, &error);
-  Splice *splice;
 
   if (socket == NULL)
     {
@@ -167,10 +162,11 @@ relay_thread (GTask        *task,
       g_io_stream_close (G_IO_STREAM (host), NULL, NULL);
       return;
     }
-  splice = g_new0 (Splice, 1);
-  splice->host = g_object_ref (host);
-  splice->guest = g_socket_connection_factory_create_connection (socket);
-  g_main_context_invoke (sandbox_bubblewrap_launcher_get_context (), start_splice_cb, splice);
+  g_object_set_data_full (G_OBJECT (host), GUEST_SIDE_KEY,
+                          g_socket_connection_factory_create_connection (socket),
+                          g_object_unref);
+  g_main_context_invoke (sandbox_bubblewrap_launcher_get_context (), start_splice_cb,
+                         g_object_ref (host));
 }
 
 /* Launcher thread: a host program connected to the exposed socket. */
