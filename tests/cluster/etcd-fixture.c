@@ -495,3 +495,35 @@ etcd_fixture_get_value (EtcdFixture  *self,
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "no etcd member answered a range of %s", key);
   return NULL;
 }
+
+gboolean
+etcd_fixture_put_value (EtcdFixture  *self,
+                        const char   *key,
+                        const char   *value,
+                        GError      **error)
+{
+  g_autofree char *encoded_key = g_base64_encode ((const guchar *) key, strlen (key));
+  g_autofree char *encoded_value = g_base64_encode ((const guchar *) value, strlen (value));
+  g_autofree char *request_text = g_strdup_printf ("{\"key\":\"%s\",\"value\":\"%s\"}",
+                                                   encoded_key, encoded_value);
+
+  for (guint i = 0; i < self->members->len; i++)
+    {
+      Member *member = g_ptr_array_index (self->members, i);
+      g_autofree char *url = g_strconcat (member->client_url, "/v3/kv/put", NULL);
+      g_autoptr(SoupMessage) message = NULL;
+      g_autoptr(GBytes) request = NULL;
+      g_autoptr(GBytes) body = NULL;
+
+      if (!member_is_running (member))
+        continue;
+      message = soup_message_new (SOUP_METHOD_POST, url);
+      request = g_bytes_new (request_text, strlen (request_text));
+      soup_message_set_request_body_from_bytes (message, "application/json", request);
+      body = soup_session_send_and_read (self->session, message, NULL, NULL);
+      if (body != NULL && soup_message_get_status (message) == 200)
+        return TRUE;
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "no etcd member answered a put of %s", key);
+  return FALSE;
+}

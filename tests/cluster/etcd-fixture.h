@@ -69,6 +69,14 @@ char        *etcd_fixture_get_value        (EtcdFixture  *self,
                                             const char   *key,
                                             GError      **error);
 
+/* Writes @value to @key through the first member that answers: what an
+ * attacker who can write etcd keys does, for the tests of what the hosts
+ * then refuse. */
+gboolean     etcd_fixture_put_value        (EtcdFixture  *self,
+                                            const char   *key,
+                                            const char   *value,
+                                            GError      **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EtcdFixture, etcd_fixture_free)
 
 G_END_DECLS
