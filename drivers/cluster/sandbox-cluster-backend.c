@@ -204,7 +204,8 @@ checkpoint_and_commit (SandboxClusterBackend  *self,
   fd = sandbox_backend_open_session_files (self->bubblewrap, session_id, cancellable, error);
   if (fd < 0)
     return NULL;
-  digest = sandbox_cluster_checkpoint_create (self->blobs, fd, NULL, cancellable, error);
+  digest = sandbox_cluster_checkpoint_create (self->blobs, fd, session_id, NULL, cancellable,
+                                              error);
   g_close (fd, NULL);
 
   /* Blobs and manifest are durable: the fenced commit is the commit point. */
@@ -355,7 +356,8 @@ create_session (SandboxClusterBackend  *self,
   return handle;
 }
 
-/* The import's SandboxWorkspaceFillFunc: the checkpoint, materialised. */
+/* The import's SandboxWorkspaceFillFunc: the checkpoint, materialised, if
+ * it is one of this session (see sandbox-cluster-checkpoint-private.h). */
 static gboolean
 materialise_checkpoint (int            parent_fd,
                         const char    *name,
@@ -363,11 +365,15 @@ materialise_checkpoint (int            parent_fd,
                         GCancellable  *cancellable,
                         GError       **error)
 {
-  const char *const *args = user_data;   /* { backend, digest } */
+  const char *const *args = user_data;   /* { backend, digest, session id } */
   SandboxClusterBackend *self = (SandboxClusterBackend *) args[0];
 
-  return sandbox_cluster_checkpoint_materialise (self->blobs, args[1], parent_fd, name,
-                                                 cancellable, error);
+  if (sandbox_cluster_checkpoint_materialise (self->blobs, args[1], args[2], parent_fd, name,
+                                              cancellable, error))
+    return TRUE;
+  g_prefix_error (error, "Sandbox session %s cannot resume from its record's \"manifest\": ",
+                  args[2]);
+  return FALSE;
 }
 
 /*
@@ -394,7 +400,7 @@ bring_local_copy (SandboxClusterBackend  *self,
   g_autofree char *marker = read_marker (self, session_id);
   g_autoptr(SandboxState) local = sandbox_backend_lookup_state (self->bubblewrap, session_id,
                                                                 cancellable, NULL);
-  gconstpointer args[] = { self, digest };
+  gconstpointer args[] = { self, digest, session_id };
   SandboxWorkspaceFillFunc populate = digest != NULL ? materialise_checkpoint : NULL;
   g_autoptr(GError) local_error = NULL;
 

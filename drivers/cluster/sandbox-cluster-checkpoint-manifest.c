@@ -19,7 +19,9 @@
 #include "sandbox-cluster-checkpoint-private.h"
 #include "sandbox-json-private.h"
 
-#define MANIFEST_VERSION 1
+/* 2: the manifest names the session it is a checkpoint of ("session"), or
+ * null for a template's. 1 named none and is no longer read. */
+#define MANIFEST_VERSION 2
 
 static const char *const kind_names[] = {
   [SANDBOX_CLUSTER_ENTRY_DIRECTORY] = "directory",
@@ -76,12 +78,15 @@ add_entry (JsonBuilder               *builder,
 
 /*
  * sandbox_cluster_manifest_serialize:
+ * @session_id: (nullable): the session the checkpoint is of; %NULL for a
+ *   template's
  * @entries: (element-type SandboxClusterEntry): the entries, sorted by path
  *
  * Returns: (transfer full): the manifest's canonical bytes
  */
 GBytes *
-sandbox_cluster_manifest_serialize (GPtrArray *entries)
+sandbox_cluster_manifest_serialize (const char *session_id,
+                                    GPtrArray  *entries)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonGenerator) generator = json_generator_new ();
@@ -92,6 +97,11 @@ sandbox_cluster_manifest_serialize (GPtrArray *entries)
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "version");
   json_builder_add_int_value (builder, MANIFEST_VERSION);
+  json_builder_set_member_name (builder, "session");
+  if (session_id != NULL)
+    json_builder_add_string_value (builder, session_id);
+  else
+    json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "entries");
   json_builder_begin_array (builder);
   for (guint i = 0; i < entries->len; i++)
@@ -282,9 +292,26 @@ parse_entry (JsonNode    *node,
   return g_steal_pointer (&entry);
 }
 
-/* The entries array of a manifest's root, or NULL. */
+/* The "session" member: a non-empty UTF-8 string (*@session_id), or null
+ * (*@session_id stays %NULL). */
+static gboolean
+get_session (JsonObject  *object,
+             const char **session_id)
+{
+  JsonNode *node = json_object_get_member (object, "session");
+
+  *session_id = NULL;
+  if (node != NULL && JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  *session_id = get_string (object, "session");
+  return *session_id != NULL && (*session_id)[0] != '\0' &&
+         g_utf8_validate (*session_id, -1, NULL);
+}
+
+/* The entries array of a manifest's root and its session, or NULL. */
 static JsonArray *
-get_entries (JsonNode *root)
+get_entries (JsonNode    *root,
+             const char **session_id)
 {
   JsonObject *object;
   JsonNode *version;
@@ -296,9 +323,10 @@ get_entries (JsonNode *root)
   object = json_node_get_object (root);
   version = json_object_get_member (object, "version");
   entries = json_object_get_member (object, "entries");
-  if (json_object_get_size (object) != 2 || version == NULL || !JSON_NODE_HOLDS_VALUE (version) ||
+  if (json_object_get_size (object) != 3 || version == NULL || !JSON_NODE_HOLDS_VALUE (version) ||
       json_node_get_value_type (version) != G_TYPE_INT64 ||
       json_node_get_int (version) != MANIFEST_VERSION ||
+      !get_session (object, session_id) ||
       entries == NULL || !JSON_NODE_HOLDS_ARRAY (entries))
     return NULL;
   return json_node_get_array (entries);
@@ -307,6 +335,8 @@ get_entries (JsonNode *root)
 /*
  * sandbox_cluster_manifest_parse:
  * @manifest: a manifest's bytes
+ * @out_session_id: (out) (optional) (nullable): the session it names, %NULL
+ *   for a template's
  * @error: return location for a #GError
  *
  * Anything but a manifest this code would write is
@@ -316,8 +346,9 @@ get_entries (JsonNode *root)
  *   sorted by path, or %NULL with @error set
  */
 GPtrArray *
-sandbox_cluster_manifest_parse (GBytes  *manifest,
-                                GError **error)
+sandbox_cluster_manifest_parse (GBytes   *manifest,
+                                char    **out_session_id,
+                                GError  **error)
 {
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) sandbox_cluster_entry_free);
@@ -325,6 +356,7 @@ sandbox_cluster_manifest_parse (GBytes  *manifest,
   g_autoptr(GBytes) canonical = NULL;
   g_autoptr(GError) local_error = NULL;
   JsonArray *array;
+  const char *session_id = NULL;
   gsize length = 0;
   const char *data = g_bytes_get_data (manifest, &length);
 
@@ -341,11 +373,13 @@ sandbox_cluster_manifest_parse (GBytes  *manifest,
       return NULL;
     }
 
-  array = get_entries (root);
+  array = get_entries (root, &session_id);
   if (array == NULL)
     {
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                           "Sandbox checkpoint manifest is invalid: expected {\"version\":1,\"entries\":[…]}");
+                           "Sandbox checkpoint manifest is invalid: expected "
+                           "{\"version\":2,\"session\":ID|null,\"entries\":[…]} "
+                           "(version 1 named no session and is no longer read)");
       return NULL;
     }
   if (json_array_get_length (array) > SANDBOX_CLUSTER_CHECKPOINT_MAX_ENTRIES)
@@ -372,7 +406,7 @@ sandbox_cluster_manifest_parse (GBytes  *manifest,
         g_hash_table_add (directories, entry->path);
     }
 
-  canonical = sandbox_cluster_manifest_serialize (entries);
+  canonical = sandbox_cluster_manifest_serialize (session_id, entries);
   if (!g_bytes_equal (canonical, manifest))
     {
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
@@ -381,5 +415,7 @@ sandbox_cluster_manifest_parse (GBytes  *manifest,
       return NULL;
     }
 
+  if (out_session_id != NULL)
+    *out_session_id = g_strdup (session_id);
   return g_steal_pointer (&entries);
 }

@@ -220,18 +220,45 @@ materialise_tree (SandboxClusterBlobStore  *store,
   return set_directory_modes (root_fd, entries, error);
 }
 
+/* A manifest is bound to the session it was taken of (@named, NULL for a
+ * template's): materialising it for another would hand one session the
+ * files of another (whose guest chose them), or a template's in place of a
+ * session's checkpoint. */
+static gboolean
+check_bound (const char  *digest,
+             const char  *named,
+             const char  *session_id,
+             GError     **error)
+{
+  if (g_strcmp0 (named, session_id) == 0)
+    return TRUE;
+  if (session_id == NULL)
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                 "Sandbox checkpoint %s is not a template's: its manifest names session %s",
+                 digest, named);
+  else
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                 "Sandbox checkpoint %s is not one of session %s: its manifest names %s%s",
+                 digest, session_id, named != NULL ? "session " : "no session (a template's)",
+                 named != NULL ? named : "");
+  return FALSE;
+}
+
 /*
  * sandbox_cluster_checkpoint_materialise:
  * @store: where the checkpoint is
  * @digest: the checkpoint's manifest digest
+ * @session_id: (nullable): the session the checkpoint must be of; %NULL:
+ *   it must be a template's
  * @parent_fd: the directory to create the tree in
  * @name: the tree's name in @parent_fd; it must not exist
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
  * Creates @name (mode 0700) holding the checkpoint's tree. A missing or
- * damaged manifest or blob, or a manifest this code would not have written,
- * is %SANDBOX_ERROR_UNAVAILABLE; an existing @name is %G_IO_ERROR_EXISTS.
+ * damaged manifest or blob, a manifest this code would not have written, or
+ * one that names another session than @session_id (or none), is
+ * %SANDBOX_ERROR_UNAVAILABLE; an existing @name is %G_IO_ERROR_EXISTS.
  * On any failure nothing is left in @parent_fd.
  *
  * Returns: %TRUE on success
@@ -239,6 +266,7 @@ materialise_tree (SandboxClusterBlobStore  *store,
 gboolean
 sandbox_cluster_checkpoint_materialise (SandboxClusterBlobStore  *store,
                                         const char               *digest,
+                                        const char               *session_id,
                                         int                       parent_fd,
                                         const char               *name,
                                         GCancellable             *cancellable,
@@ -246,6 +274,7 @@ sandbox_cluster_checkpoint_materialise (SandboxClusterBlobStore  *store,
 {
   g_autoptr(GBytes) manifest = NULL;
   g_autoptr(GPtrArray) entries = NULL;
+  g_autofree char *named = NULL;
   g_autofree char *uuid = g_uuid_string_random ();
   g_autofree char *temporary = g_strconcat (".materialise-", uuid, NULL);
   struct stat st;
@@ -260,7 +289,9 @@ sandbox_cluster_checkpoint_materialise (SandboxClusterBlobStore  *store,
   manifest = sandbox_cluster_blob_store_get_manifest (store, digest,
                                                       SANDBOX_CLUSTER_CHECKPOINT_MAX_MANIFEST_BYTES,
                                                       cancellable, error);
-  if (manifest == NULL || (entries = sandbox_cluster_manifest_parse (manifest, error)) == NULL)
+  if (manifest == NULL ||
+      (entries = sandbox_cluster_manifest_parse (manifest, &named, error)) == NULL ||
+      !check_bound (digest, named, session_id, error))
     return FALSE;
 
   if (fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)

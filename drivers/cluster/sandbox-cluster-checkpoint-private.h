@@ -22,16 +22,23 @@
  *
  * The manifest is compact JSON, one canonical form:
  *
- *   {"version":1,"entries":[
+ *   {"version":2,"session":"<session id>","entries":[
  *     {"path":"bin","kind":"directory","mode":493},
  *     {"path":"bin/run","kind":"file","mode":493,"size":12,"sha256":"…"},
  *     {"path":"latest","kind":"symlink","target":"bin/run"}]}
  *
- * entries sorted by path in byte order (so a parent comes before what it
- * holds), the workspace root itself not listed. A manifest is accepted only
- * if it is exactly what this code writes for the entries it parses into, so
- * anything json-glib would read loosely (a NUL in a string, an integer out
- * of range, an unknown member, a duplicate) is refused.
+ * "session" names the session the checkpoint was taken of (null for a
+ * template's): a manifest is content-addressed, so it is the only thing
+ * that ties a digest to one session, and materialising is only ever asked
+ * for the session (or template) it names — a record that points a session
+ * at another's checkpoint, whose files that other guest chose, is refused.
+ * Version 1 named no session and is no longer read (refused like any
+ * other invalid manifest). Entries are sorted by path in byte order (so a
+ * parent comes before what it holds), the workspace root itself not
+ * listed. A manifest is accepted only if it is exactly what this code
+ * writes for the session and entries it parses into, so anything json-glib
+ * would read loosely (a NUL in a string, an integer out of range, an
+ * unknown member, a duplicate) is refused.
  */
 
 #pragma once
@@ -81,8 +88,10 @@ typedef struct
 
 void       sandbox_cluster_entry_free         (SandboxClusterEntry *entry);
 
-GBytes    *sandbox_cluster_manifest_serialize (GPtrArray   *entries);
+GBytes    *sandbox_cluster_manifest_serialize (const char  *session_id,
+                                               GPtrArray   *entries);
 GPtrArray *sandbox_cluster_manifest_parse     (GBytes      *manifest,
+                                               char       **out_session_id,
                                                GError     **error);
 
 /**
@@ -103,13 +112,17 @@ typedef struct
   guint64 bytes_written;
 } SandboxClusterCheckpointStats;
 
+/* @session_id: the session whose workspace it is, %NULL for a template. */
 char     *sandbox_cluster_checkpoint_create      (SandboxClusterBlobStore        *store,
                                                   int                             workspace_fd,
+                                                  const char                     *session_id,
                                                   SandboxClusterCheckpointStats  *stats,
                                                   GCancellable                   *cancellable,
                                                   GError                        **error);
+/* @session_id: the session the checkpoint must be of, %NULL for a template. */
 gboolean  sandbox_cluster_checkpoint_materialise (SandboxClusterBlobStore        *store,
                                                   const char                     *digest,
+                                                  const char                     *session_id,
                                                   int                             parent_fd,
                                                   const char                     *name,
                                                   GCancellable                   *cancellable,

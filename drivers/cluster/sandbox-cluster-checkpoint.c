@@ -357,6 +357,8 @@ compare_paths (gconstpointer a,
  * sandbox_cluster_checkpoint_create:
  * @store: where the blobs and the manifest go
  * @workspace_fd: the workspace root (any directory fd, O_PATH included)
+ * @session_id: (nullable): the session the workspace is of, named in the
+ *   manifest; %NULL for a template
  * @stats: (out caller-allocates) (optional): what was done
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -370,6 +372,7 @@ compare_paths (gconstpointer a,
 char *
 sandbox_cluster_checkpoint_create (SandboxClusterBlobStore        *store,
                                    int                             workspace_fd,
+                                   const char                     *session_id,
                                    SandboxClusterCheckpointStats  *stats,
                                    GCancellable                   *cancellable,
                                    GError                        **error)
@@ -399,7 +402,7 @@ sandbox_cluster_checkpoint_create (SandboxClusterBlobStore        *store,
     return NULL;
 
   g_ptr_array_sort (entries, compare_paths);
-  manifest = sandbox_cluster_manifest_serialize (entries);
+  manifest = sandbox_cluster_manifest_serialize (session_id, entries);
   digest = sandbox_cluster_blob_store_put_manifest (store, manifest, cancellable, error);
   if (digest == NULL)
     return NULL;

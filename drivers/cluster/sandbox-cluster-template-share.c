@@ -134,7 +134,7 @@ sandbox_cluster_template_publish (const SandboxClusterTemplateShare  *share,
   fd = sandbox_backend_open_template_files (share->bubblewrap, template_key, NULL, error);
   if (fd < 0)
     return FALSE;
-  digest = sandbox_cluster_checkpoint_create (share->blobs, fd, &stats, cancellable, error);
+  digest = sandbox_cluster_checkpoint_create (share->blobs, fd, NULL, &stats, cancellable, error);
   close (fd);
   if (digest == NULL)
     return FALSE;
@@ -215,8 +215,8 @@ sandbox_cluster_template_fetch (const SandboxClusterTemplateShare  *share,
   if (incoming_fd < 0)
     return sandbox_cluster_checkpoint_set_errno_error (error, errno, "open",
                                                        share->incoming);
-  imported = sandbox_cluster_checkpoint_materialise (share->blobs, digest, incoming_fd, entry,
-                                                     cancellable, error) &&
+  imported = sandbox_cluster_checkpoint_materialise (share->blobs, digest, NULL, incoming_fd,
+                                                     entry, cancellable, error) &&
              import_directory (share, template_key, name, directory, cancellable, error);
   sandbox_workspace_remove_tree_at (incoming_fd, entry, NULL);   /* best effort */
   close (incoming_fd);

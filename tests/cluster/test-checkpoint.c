@@ -152,8 +152,8 @@ checkpoint (Fixture                       *fixture,
             SandboxClusterCheckpointStats *stats)
 {
   g_autoptr(GError) error = NULL;
-  char *digest = sandbox_cluster_checkpoint_create (fixture->store, fixture->workspace_fd, stats,
-                                                    NULL, &error);
+  char *digest = sandbox_cluster_checkpoint_create (fixture->store, fixture->workspace_fd, NULL,
+                                                    stats, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_true (sandbox_cluster_digest_is_valid (digest));
@@ -171,7 +171,7 @@ manifest_entries (Fixture    *fixture,
   GPtrArray *entries;
 
   g_assert_no_error (error);
-  entries = sandbox_cluster_manifest_parse (bytes, &error);
+  entries = sandbox_cluster_manifest_parse (bytes, NULL, &error);
   g_assert_no_error (error);
   return entries;
 }
@@ -269,7 +269,7 @@ assert_unavailable (Fixture    *fixture,
 {
   g_autoptr(GError) error = NULL;
 
-  g_assert_false (sandbox_cluster_checkpoint_materialise (fixture->store, digest,
+  g_assert_false (sandbox_cluster_checkpoint_materialise (fixture->store, digest, NULL,
                                                           fixture->resume_fd, "ws", NULL, &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
   g_test_message ("refused: %s", error->message);
@@ -332,8 +332,8 @@ test_round_trip (Fixture       *fixture,
   g_assert_cmpint (find_entry (entries, "absolute")->kind, ==, SANDBOX_CLUSTER_ENTRY_SYMLINK);
   g_assert_cmpint (find_entry (entries, "deep/er")->kind, ==, SANDBOX_CLUSTER_ENTRY_DIRECTORY);
 
-  g_assert_true (sandbox_cluster_checkpoint_materialise (fixture->store, digest, fixture->resume_fd,
-                                                         "ws", NULL, &error));
+  g_assert_true (sandbox_cluster_checkpoint_materialise (fixture->store, digest, NULL,
+                                                         fixture->resume_fd, "ws", NULL, &error));
   g_assert_no_error (error);
 
   assert_contents (restored, "bin/run", "#!/bin/sh\necho run\n");
@@ -363,13 +363,14 @@ test_round_trip (Fixture       *fixture,
 
   /* The same tree gives the same manifest, so the same digest. */
   restored_fd = open (restored, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  again = sandbox_cluster_checkpoint_create (fixture->store, restored_fd, NULL, NULL, &error);
+  again = sandbox_cluster_checkpoint_create (fixture->store, restored_fd, NULL, NULL, NULL,
+                                             &error);
   g_assert_no_error (error);
   g_assert_cmpstr (again, ==, digest);
   close (restored_fd);
 
   /* Materialising never replaces what is there. */
-  g_assert_false (sandbox_cluster_checkpoint_materialise (fixture->store, digest,
+  g_assert_false (sandbox_cluster_checkpoint_materialise (fixture->store, digest, NULL,
                                                           fixture->resume_fd, "ws", NULL, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
 }
@@ -520,7 +521,7 @@ test_racing_renames (Fixture       *fixture,
       g_autoptr(GError) error = NULL;
       g_autofree char *digest = sandbox_cluster_checkpoint_create (fixture->store,
                                                                    fixture->workspace_fd,
-                                                                   NULL, NULL, &error);
+                                                                   NULL, NULL, NULL, &error);
 
       /* A walk may also find the racer mid-rename (ENOENT on a moved
        * directory's entry is a skip, never an escape). */
@@ -623,7 +624,7 @@ test_truncated_manifest (Fixture       *fixture,
   assert_unavailable (fixture, digest);
 
   /* A valid, smaller manifest under the old name: still refused. */
-  overwrite (path, "{\"version\":1,\"entries\":[]}");
+  overwrite (path, "{\"version\":2,\"session\":null,\"entries\":[]}");
   assert_unavailable (fixture, digest);
 
   /* Gone. */
@@ -636,50 +637,55 @@ test_truncated_manifest (Fixture       *fixture,
  * anything is created, and nothing appears outside resume/ either. */
 static const char *const hostile_manifests[] = {
   /* paths */
-  "{\"version\":1,\"entries\":[{\"path\":\"../escaped\",\"kind\":\"directory\",\"mode\":493}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"/tmp/escaped\",\"kind\":\"directory\",\"mode\":493}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"a/../../escaped\",\"kind\":\"directory\",\"mode\":493}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\".\",\"kind\":\"directory\",\"mode\":493}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"\",\"kind\":\"directory\",\"mode\":493}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"a//b\",\"kind\":\"directory\",\"mode\":493}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"a/\",\"kind\":\"directory\",\"mode\":493}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"escaped\\u0000/../x\",\"kind\":\"directory\",\"mode\":493}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"\\u0000\",\"kind\":\"directory\",\"mode\":493}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"../escaped\",\"kind\":\"directory\",\"mode\":493}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"/tmp/escaped\",\"kind\":\"directory\",\"mode\":493}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"a/../../escaped\",\"kind\":\"directory\",\"mode\":493}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\".\",\"kind\":\"directory\",\"mode\":493}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"\",\"kind\":\"directory\",\"mode\":493}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"a//b\",\"kind\":\"directory\",\"mode\":493}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"a/\",\"kind\":\"directory\",\"mode\":493}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"escaped\\u0000/../x\",\"kind\":\"directory\",\"mode\":493}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"\\u0000\",\"kind\":\"directory\",\"mode\":493}]}",
   /* duplicates and order */
-  "{\"version\":1,\"entries\":[{\"path\":\"a\",\"kind\":\"directory\",\"mode\":493},"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"a\",\"kind\":\"directory\",\"mode\":493},"
   "{\"path\":\"a\",\"kind\":\"directory\",\"mode\":493}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"b\",\"kind\":\"directory\",\"mode\":493},"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"b\",\"kind\":\"directory\",\"mode\":493},"
   "{\"path\":\"a\",\"kind\":\"directory\",\"mode\":493}]}",
   /* a parent that is a link, or missing: never written through */
-  "{\"version\":1,\"entries\":[{\"path\":\"l\",\"kind\":\"symlink\",\"target\":\"@OUTSIDE@\"},"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"l\",\"kind\":\"symlink\",\"target\":\"@OUTSIDE@\"},"
   "{\"path\":\"l/escaped\",\"kind\":\"directory\",\"mode\":493}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"missing/escaped\",\"kind\":\"directory\",\"mode\":493}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"missing/escaped\",\"kind\":\"directory\",\"mode\":493}]}",
   /* sizes */
-  "{\"version\":1,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
   "\"size\":1099511627777,\"sha256\":\"@BLOB@\"}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
   "\"size\":1099511627776,\"sha256\":\"@BLOB@\"}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
   "\"size\":99999999999999999999999,\"sha256\":\"@BLOB@\"}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
   "\"size\":-1,\"sha256\":\"@BLOB@\"}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
   "\"size\":3.0,\"sha256\":\"@BLOB@\"}]}",
   /* modes, digests, kinds, members */
-  "{\"version\":1,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":2541,"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":2541,"
   "\"size\":3,\"sha256\":\"@BLOB@\"}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
   "\"size\":3,\"sha256\":\"../../../../etc/passwd\"}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,\"size\":3}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,\"size\":3}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
   "\"size\":3,\"sha256\":\"@BLOB@\",\"uid\":0}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"f\",\"kind\":\"fifo\",\"mode\":420}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"d\",\"kind\":\"directory\",\"mode\":493,\"mode\":511}]}",
-  "{\"version\":1,\"entries\":[{\"path\":\"l\",\"kind\":\"symlink\",\"target\":\"\"}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"fifo\",\"mode\":420}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"d\",\"kind\":\"directory\",\"mode\":493,\"mode\":511}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"l\",\"kind\":\"symlink\",\"target\":\"\"}]}",
   /* the whole */
-  "{\"version\":1,\"entries\":[/* a comment */]}",
-  "{\"version\":1, \"entries\":[]}",
+  "{\"version\":2,\"session\":null,\"entries\":[/* a comment */]}",
+  "{\"version\":2,\"session\":null, \"entries\":[]}",
   "{\"version\":2,\"entries\":[]}",
+  "{\"version\":2,\"session\":\"\",\"entries\":[]}",
+  "{\"version\":2,\"session\":7,\"entries\":[]}",
+  "{\"version\":2,\"entries\":[],\"session\":null}",
+  /* Version 1 named no session: no longer read. */
+  "{\"version\":1,\"entries\":[]}",
   "{\"entries\":[]}",
   "[]",
   "",
@@ -734,7 +740,7 @@ test_hostile_manifests (Fixture       *fixture,
 
   /* The accepted form of the same shape, as a control: it materialises. */
   {
-    g_autofree char *text = g_strdup_printf ("{\"version\":1,\"entries\":[{\"path\":\"f\","
+    g_autofree char *text = g_strdup_printf ("{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\","
                                              "\"kind\":\"file\",\"mode\":420,\"size\":3,"
                                              "\"sha256\":\"%s\"}]}", blob);
     g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
@@ -743,7 +749,7 @@ test_hostile_manifests (Fixture       *fixture,
     g_autofree char *restored = in (fixture->resume, "ws");
 
     g_assert_no_error (error);
-    g_assert_true (sandbox_cluster_checkpoint_materialise (fixture->store, digest,
+    g_assert_true (sandbox_cluster_checkpoint_materialise (fixture->store, digest, NULL,
                                                            fixture->resume_fd, "ws", NULL, &error));
     g_assert_no_error (error);
     assert_contents (restored, "f", "abc");
@@ -764,7 +770,7 @@ test_deeply_nested_manifest (Fixture       *fixture,
                              gconstpointer  data)
 {
   const gsize depth = 1000000;
-  g_autoptr(GString) text = g_string_new ("{\"version\":1,\"entries\":");
+  g_autoptr(GString) text = g_string_new ("{\"version\":2,\"session\":null,\"entries\":");
   g_autoptr(GBytes) bytes = NULL;
   g_autofree char *digest = NULL;
   g_autoptr(GError) error = NULL;
@@ -781,12 +787,71 @@ test_deeply_nested_manifest (Fixture       *fixture,
   assert_unavailable (fixture, digest);
 }
 
+/* Materialises @digest as @session_id's (NULL: a template's) into
+ * resume/ws: refused with UNAVAILABLE, leaving resume/ empty, unless
+ * @expected. */
+static void
+assert_bound (Fixture    *fixture,
+              const char *digest,
+              const char *session_id,
+              gboolean    expected)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *restored = in (fixture->resume, "ws");
+  gboolean made = sandbox_cluster_checkpoint_materialise (fixture->store, digest, session_id,
+                                                          fixture->resume_fd, "ws", NULL,
+                                                          &error);
+
+  if (expected)
+    {
+      g_assert_no_error (error);
+      g_assert_true (made);
+      assert_contents (restored, "a", "a\n");
+      sandbox_workspace_remove_tree_at (fixture->resume_fd, "ws", NULL);
+      return;
+    }
+  g_assert_false (made);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+  g_test_message ("refused: %s", error->message);
+  g_assert_nonnull (strstr (error->message, digest));
+  assert_empty (fixture->resume);
+}
+
+/* A checkpoint names its session: it materialises for that session only,
+ * and a template's for no session. To see it fail, make check_bound()
+ * (checkpoint-materialise.c) return TRUE: a record could then point one
+ * session at another's checkpoint. */
+static void
+test_bound_to_session (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *of_s1 = NULL;
+  g_autofree char *of_template = NULL;
+
+  make_file (fixture->workspace, "a", "a\n", 0644);
+  of_s1 = sandbox_cluster_checkpoint_create (fixture->store, fixture->workspace_fd, "s1", NULL,
+                                             NULL, &error);
+  g_assert_no_error (error);
+  of_template = checkpoint (fixture, NULL);
+  /* The same files, another binding: another manifest. */
+  g_assert_cmpstr (of_s1, !=, of_template);
+
+  assert_bound (fixture, of_s1, "s1", TRUE);
+  assert_bound (fixture, of_s1, "s2", FALSE);
+  assert_bound (fixture, of_s1, NULL, FALSE);
+  assert_bound (fixture, of_template, NULL, TRUE);
+  assert_bound (fixture, of_template, "s1", FALSE);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add ("/checkpoint/bound-to-session", Fixture, NULL, fixture_set_up,
+              test_bound_to_session, fixture_tear_down);
   g_test_add ("/checkpoint/round-trip", Fixture, NULL, fixture_set_up, test_round_trip,
               fixture_tear_down);
   g_test_add ("/checkpoint/dedup", Fixture, NULL, fixture_set_up, test_dedup, fixture_tear_down);

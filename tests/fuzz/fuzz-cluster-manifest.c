@@ -4,7 +4,8 @@
  * (drivers/cluster/sandbox-cluster-checkpoint-manifest.c, compiled in here as
  * is); one that hashes to its name may still be hostile. Properties: an
  * accepted manifest is exactly what sandbox_cluster_manifest_serialize()
- * writes for its entries; its paths are relative, canonical, unique, sorted
+ * writes for its session and entries; the session is null or a non-empty
+ * UTF-8 string; its paths are relative, canonical, unique, sorted
  * and each below a directory listed before it; a file has a digest, a link a
  * non-empty target, modes are at most 0777. A refusal is
  * SANDBOX_ERROR_UNAVAILABLE with a UTF-8 message. No stack overflow on deep
@@ -84,7 +85,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   /* Exactly the input's bytes, not NUL-terminated, as a store hands them over. */
   g_autoptr(GBytes) manifest = g_bytes_new (data, size);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) entries = sandbox_cluster_manifest_parse (manifest, &error);
+  g_autofree char *session_id = NULL;
+  g_autoptr(GPtrArray) entries = sandbox_cluster_manifest_parse (manifest, &session_id, &error);
   g_autoptr(GBytes) again = NULL;
 
   if (entries == NULL)
@@ -94,9 +96,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       return 0;
     }
   FUZZ_CHECK (error == NULL);
+  FUZZ_CHECK (session_id == NULL || (session_id[0] != '\0' && g_utf8_validate (session_id, -1, NULL)));
   for (guint i = 0; i < entries->len; i++)
     check_entry (entries, i);
-  again = sandbox_cluster_manifest_serialize (entries);
+  again = sandbox_cluster_manifest_serialize (session_id, entries);
   FUZZ_CHECK (g_bytes_equal (again, manifest));
   return 0;
 }

@@ -90,22 +90,28 @@ for parser, replies in etcd_replies.items():
         # A reply to the wrong call must be refused or read, never crash.
         add("fuzz-cluster-etcd", bytes([(parser + 1) % 4]) + reply.encode())
 
-# Checkpoint manifests: what sandbox_cluster_manifest_serialize() writes, and
-# shapes a hostile store could hold instead.
+# Checkpoint manifests: what sandbox_cluster_manifest_serialize() writes (a
+# session's, naming it, or a template's, "session":null), and shapes a hostile
+# store could hold instead.
 digest = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+v2 = '{"version":2,"session":null,"entries":'
 for text in [
-    '{"version":1,"entries":[]}',
-    '{"version":1,"entries":[{"path":"d","kind":"directory","mode":493},'
+    v2 + '[]}',
+    '{"version":2,"session":"0f3a9c","entries":[]}',
+    '{"version":2,"session":"s1","entries":[{"path":"d","kind":"directory","mode":493},'
     '{"path":"d/f","kind":"file","mode":420,"size":3,"sha256":"%s"},'
     '{"path":"d/l","kind":"symlink","target":"../f"}]}' % digest,
-    '{"version":1,"entries":[{"path":"../x","kind":"file","mode":420,"size":3,"sha256":"%s"}]}' % digest,
-    '{"version":1,"entries":[{"path":"a/b","kind":"directory","mode":493}]}',
-    '{"version":1,"entries":[{"path":"b","kind":"directory","mode":493},'
+    v2 + '[{"path":"../x","kind":"file","mode":420,"size":3,"sha256":"%s"}]}' % digest,
+    v2 + '[{"path":"a/b","kind":"directory","mode":493}]}',
+    v2 + '[{"path":"b","kind":"directory","mode":493},'
     '{"path":"a","kind":"directory","mode":493}]}',
-    '{"version":1,"entries":[{"path":"f","kind":"file","mode":4095,"size":3,"sha256":"%s"}]}' % digest,
+    v2 + '[{"path":"f","kind":"file","mode":4095,"size":3,"sha256":"%s"}]}' % digest,
     '{"version":2,"entries":[]}',
-    '{"version":1,"entries":[],"extra":0}',
-    '{"version":1,"entries":[[[[[[[[[[[[]]]]]]]]]]]]}',
+    '{"version":2,"session":"","entries":[]}',
+    '{"version":2,"session":1,"entries":[]}',
+    '{"version":1,"entries":[]}',
+    v2 + '[],"extra":0}',
+    v2 + '[[[[[[[[[[[[]]]]]]]]]]]]}',
 ]:
     add("fuzz-cluster-manifest", text)
 

@@ -1,0 +1,200 @@
+/* test-cluster-records.c: session records in etcd are checked, not trusted
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The attacker of these tests can write etcd keys (here through the
+ * fixture, as etcdctl would): each test forges one member of a stopped
+ * session's record, and a resume on another host must refuse it with
+ * SANDBOX_ERROR_UNAVAILABLE naming the session and the member — then,
+ * the genuine record put back, resume it with its own files: a refusal
+ * leaves nothing behind (no owner, no copy of the session). Hosts are
+ * cluster-driver-host processes, as in test-cluster-driver.c.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+#include <sandbox.h>
+
+#include "cluster-driver-kit.h"
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  fixture_start (fixture, NULL);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  fixture_stop (fixture);
+}
+
+/* A new session of @key on @host holding a = @content, stopped (so
+ * checkpointed). Returns its id. */
+static char *
+stopped_session (Host       *host,
+                 const char *key,
+                 const char *content)
+{
+  g_autofree char *create = g_strdup_printf ("create %s", key);
+  g_autofree char *write = g_strdup_printf ("write a %s", content);
+  char *id = host_ok (host, create);
+
+  g_free (host_ok (host, write));
+  g_free (host_ok (host, "stop"));
+  return id;
+}
+
+static char *
+record_key (const char *id)
+{
+  return g_strdup_printf ("/test/sessions/%s/record", id);
+}
+
+static char *
+get_record (Fixture    *fixture,
+            const char *id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = record_key (id);
+  char *record = etcd_fixture_get_value (fixture->etcd, key, &error);
+
+  g_assert_no_error (error);
+  return record;
+}
+
+static void
+put_record (Fixture    *fixture,
+            const char *id,
+            const char *record)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = record_key (id);
+
+  g_assert_true (etcd_fixture_put_value (fixture->etcd, key, record, &error));
+  g_assert_no_error (error);
+}
+
+/* @genuine, a record, with its @member set to @value (taken over). */
+static char *
+forged_record (const char *genuine,
+               const char *member,
+               JsonNode   *value)
+{
+  g_autoptr(JsonNode) root = json_from_string (genuine, NULL);
+
+  g_assert_nonnull (root);
+  json_object_set_member (json_node_get_object (root), member, value);
+  return json_to_string (root, FALSE);
+}
+
+static JsonNode *
+string_node (const char *text)
+{
+  JsonNode *node = json_node_new (JSON_NODE_VALUE);
+
+  json_node_set_string (node, text);
+  return node;
+}
+
+/* The record member @member of session @id as it is now. */
+static char *
+record_member (Fixture    *fixture,
+               const char *id,
+               const char *member)
+{
+  g_autofree char *record = get_record (fixture, id);
+  g_autoptr(JsonNode) root = json_from_string (record, NULL);
+
+  return g_strdup (json_object_get_string_member (json_node_get_object (root), member));
+}
+
+/* Resuming @id on @host is refused: UNAVAILABLE, naming @id and @member. */
+static void
+assert_resume_refused (Host       *host,
+                       const char *key,
+                       const char *id,
+                       const char *member)
+{
+  g_autofree char *resume = g_strdup_printf ("resume %s %s", key, id);
+  g_autofree char *reply = host_call (host, resume);
+  g_autofree char *quoted = g_strdup_printf ("\"%s\"", member);
+
+  g_test_message ("resume with a forged %s: %s", member, reply);
+  g_assert_true (g_str_has_prefix (reply, "error SANDBOX_UNAVAILABLE "));
+  g_assert_nonnull (strstr (reply, id));
+  g_assert_nonnull (strstr (reply, quoted));
+}
+
+/* With the genuine record back, @id resumes on @host with a = @content:
+ * the refusal left no owner and no half-made copy behind. */
+static void
+assert_resumes_genuine (Fixture    *fixture,
+                        Host       *host,
+                        const char *key,
+                        const char *id,
+                        const char *genuine,
+                        const char *content)
+{
+  g_autofree char *resume = g_strdup_printf ("resume %s %s", key, id);
+  g_autofree char *reply = NULL;
+  g_autofree char *read = NULL;
+
+  put_record (fixture, id, genuine);
+  reply = host_call (host, resume);
+  g_assert_cmpstr (reply, ==, "ok");
+  read = host_ok (host, "read a");
+  g_assert_cmpstr (read, ==, content);
+  g_free (host_ok (host, "stop"));
+}
+
+/* Session 1's record naming session 2's checkpoint: without the manifest's
+ * binding to its session (sandbox_cluster_checkpoint_materialise() checking
+ * the manifest's "session"), session 1 resumes with session 2's files. */
+static void
+test_manifest_of_another_session (Fixture       *fixture,
+                                  gconstpointer  data)
+{
+  Host *a, *b;
+  g_autofree char *key = NULL;
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *genuine = NULL;
+  g_autofree char *manifest_two = NULL;
+  g_autofree char *forged = NULL;
+
+  if (fixture->etcd == NULL)
+    return;
+  a = host_start (fixture);
+  b = host_start (fixture);
+  key = host_ok (a, "prewarm");
+  g_free (host_ok (b, "prewarm"));
+  one = stopped_session (a, key, "one");
+  two = stopped_session (a, key, "two");
+
+  genuine = get_record (fixture, one);
+  manifest_two = record_member (fixture, two, "manifest");
+  forged = forged_record (genuine, "manifest", string_node (manifest_two));
+  put_record (fixture, one, forged);
+  assert_resume_refused (b, key, one, "manifest");
+  /* Its own host has it at its checkpoint, yet reads the record too. */
+  assert_resume_refused (a, key, one, "manifest");
+  assert_resumes_genuine (fixture, b, key, one, genuine, "one");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/cluster-records/manifest-of-another-session", Fixture, NULL, fixture_set_up,
+              test_manifest_of_another_session, fixture_tear_down);
+
+  return g_test_run ();
+}
