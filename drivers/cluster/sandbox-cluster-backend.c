@@ -461,6 +461,8 @@ resume_session (SandboxClusterBackend  *self,
     sandbox_set_error_unknown_session (&local_error, session_id);
   else if (record != NULL && g_strcmp0 (record->template_key, template_key) != 0)
     sandbox_set_error_state_mismatch (&local_error);
+  else if (record != NULL)
+    sandbox_cluster_session_record_check_claimed (record, epoch, &local_error);
 
   /* The session is live here from now on: the marker goes before it runs. */
   if (local_error == NULL &&

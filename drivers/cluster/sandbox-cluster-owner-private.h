@@ -82,6 +82,12 @@ typedef struct
 } SandboxClusterSessionRecord;
 
 void sandbox_cluster_session_record_free (SandboxClusterSessionRecord *record);
+/* For a record read after claiming its session under @epoch (a resume):
+ * %SANDBOX_ERROR_UNAVAILABLE when it says it was written under @epoch or a
+ * later one, which no owner had when it was written. */
+gboolean sandbox_cluster_session_record_check_claimed (const SandboxClusterSessionRecord  *record,
+                                                       gint64                              epoch,
+                                                       GError                            **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxClusterSessionRecord, sandbox_cluster_session_record_free)
 
 /**

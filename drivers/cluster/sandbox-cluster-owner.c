@@ -131,6 +131,64 @@ read_owner (SandboxClusterEtcdKv         *kv,
   return TRUE;
 }
 
+/* %SANDBOX_ERROR_UNAVAILABLE, as for a malformed key: a record that parses
+ * but that no owner could have written (the reason names the member). */
+static gboolean G_GNUC_PRINTF (3, 4)
+set_error_record_refused (GError     **error,
+                          const char  *session_id,
+                          const char  *format,
+                          ...)
+{
+  g_autofree char *reason = NULL;
+  va_list args;
+
+  va_start (args, format);
+  reason = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+               "Sandbox session %s's record in etcd is refused: %s", session_id, reason);
+  return FALSE;
+}
+
+/* What a record can be, whoever wrote it, given etcd's own metadata for
+ * its key (which no writer of values chooses): see "Session records" in
+ * docs/cluster.md. */
+static gboolean
+check_record (SandboxClusterEtcdKv         *kv,
+              SandboxClusterSessionRecord  *record,
+              GError                      **error)
+{
+  if (!sandbox_cluster_is_valid_name (record->record_host))
+    return set_error_record_refused (error, record->session_id, "its \"host\" is no host id");
+  /* A commit is a txn fenced on its epoch, the create revision of an owner
+   * key that existed before it: the revision that wrote it is later. */
+  if (record->record_epoch >= kv->mod_revision)
+    return set_error_record_refused (error, record->session_id,
+                                     "its \"epoch\" %" G_GINT64_FORMAT " is not before the "
+                                     "revision that wrote it (%" G_GINT64_FORMAT ")",
+                                     record->record_epoch, kv->mod_revision);
+  return TRUE;
+}
+
+/* See sandbox-cluster-owner-private.h. */
+gboolean
+sandbox_cluster_session_record_check_claimed (const SandboxClusterSessionRecord  *record,
+                                              gint64                              epoch,
+                                              GError                            **error)
+{
+  /* No record yet: nothing to bind (the caller says what that means). */
+  if (record->template_key == NULL)
+    return TRUE;
+  /* Every epoch a legitimate record was written under was an owner's before
+   * this claim, which is the newest: a later one was made up. */
+  if (record->record_epoch >= epoch)
+    return set_error_record_refused (error, record->session_id,
+                                     "its \"epoch\" %" G_GINT64_FORMAT " is not before this "
+                                     "host's claim (epoch %" G_GINT64_FORMAT ")",
+                                     record->record_epoch, epoch);
+  return TRUE;
+}
+
 static gboolean
 read_record (SandboxClusterEtcdKv         *kv,
              SandboxClusterSessionRecord  *record,
@@ -148,7 +206,7 @@ read_record (SandboxClusterEtcdKv         *kv,
       || !sandbox_cluster_read_string_member (object, "epoch", FALSE, &epoch)
       || !g_ascii_string_to_signed (epoch, 10, 1, G_MAXINT64, &record->record_epoch, NULL))
     return sandbox_cluster_set_error_malformed_key (error, kv->key);
-  return TRUE;
+  return check_record (kv, record, error);
 }
 
 /* Fills @record from one of a session's keys: ".../owner" or ".../record"

@@ -908,6 +908,30 @@ test_lost_signal_at_deadline (void)
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
 }
 
+/* A record read after a claim was written under an earlier epoch: one that
+ * says it was written under the claim's own epoch or a later one was
+ * forged. To see it fail, make sandbox_cluster_session_record_check_claimed()
+ * return TRUE. */
+static void
+test_record_after_claim (void)
+{
+  SandboxClusterSessionRecord record = {
+    .session_id = (char *) "s1", .template_key = (char *) "tkey",
+    .record_host = (char *) "a", .record_epoch = 10,
+  };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_cluster_session_record_check_claimed (&record, 11, &error));
+  g_assert_no_error (error);
+  g_assert_false (sandbox_cluster_session_record_check_claimed (&record, 10, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "s1"));
+  g_assert_nonnull (strstr (error->message, "\"epoch\""));
+  g_clear_error (&error);
+  g_assert_false (sandbox_cluster_session_record_check_claimed (&record, 3, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -915,6 +939,7 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/cluster/owner/pick-best-of-k", test_pick_best_of_k);
+  g_test_add_func ("/cluster/owner/record-after-claim", test_record_after_claim);
   g_test_add_func ("/cluster/owner/etcd-down-at-construction", test_etcd_down_at_construction);
   g_test_add_func ("/cluster/owner/exclusive-claim", test_exclusive_claim);
   g_test_add_func ("/cluster/owner/commit-release-resume", test_commit_release_resume);

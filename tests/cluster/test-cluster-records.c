@@ -187,6 +187,40 @@ test_manifest_of_another_session (Fixture       *fixture,
   assert_resumes_genuine (fixture, b, key, one, genuine, "one");
 }
 
+/* A record's "epoch" from the future (no owner had it when the record was
+ * written, nor before this resume's claim), and a "host" that is no host
+ * id: without the checks both resume as if genuine. */
+static void
+test_epoch_and_host_checked (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  Host *a, *b;
+  g_autofree char *key = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *genuine = NULL;
+  g_autofree char *future = NULL;
+  g_autofree char *no_host = NULL;
+
+  if (fixture->etcd == NULL)
+    return;
+  a = host_start (fixture);
+  b = host_start (fixture);
+  key = host_ok (a, "prewarm");
+  g_free (host_ok (b, "prewarm"));
+  id = stopped_session (a, key, "checkpointed");
+  genuine = get_record (fixture, id);
+
+  future = forged_record (genuine, "epoch", string_node ("999999999"));
+  put_record (fixture, id, future);
+  assert_resume_refused (b, key, id, "epoch");
+
+  no_host = forged_record (genuine, "host", string_node ("not/a/host"));
+  put_record (fixture, id, no_host);
+  assert_resume_refused (b, key, id, "host");
+
+  assert_resumes_genuine (fixture, b, key, id, genuine, "checkpointed");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -195,6 +229,8 @@ main (int    argc,
 
   g_test_add ("/cluster-records/manifest-of-another-session", Fixture, NULL, fixture_set_up,
               test_manifest_of_another_session, fixture_tear_down);
+  g_test_add ("/cluster-records/epoch-and-host-checked", Fixture, NULL, fixture_set_up,
+              test_epoch_and_host_checked, fixture_tear_down);
 
   return g_test_run ();
 }
