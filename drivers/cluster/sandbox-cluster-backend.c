@@ -404,6 +404,16 @@ bring_local_copy (SandboxClusterBackend  *self,
   SandboxWorkspaceFillFunc populate = digest != NULL ? materialise_checkpoint : NULL;
   g_autoptr(GError) local_error = NULL;
 
+  /* This host stopped the session at a checkpoint, and no owner writes a
+   * record without one after that: the etcd record was replaced. */
+  if (digest == NULL && marker != NULL && strcmp (marker, MARKER_TEMPLATE) != 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox session %s's record in etcd is refused: its \"manifest\" is null, "
+                   "but this host stopped the session at checkpoint %s", session_id, marker);
+      return FALSE;
+    }
+
   if (local != NULL && marker != NULL &&
       g_strcmp0 (marker, digest != NULL ? digest : MARKER_TEMPLATE) == 0)
     return TRUE;

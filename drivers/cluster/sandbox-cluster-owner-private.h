@@ -150,7 +150,9 @@ gboolean sandbox_cluster_host_claim_finish   (SandboxClusterHost  *self,
 
 /* Fenced: writes the session's record (@manifest_digest NULL: no checkpoint
  * yet) if @epoch is still the owner's. Blobs and manifest must be durable
- * before this call: it is the commit point. */
+ * before this call: it is the commit point. A NULL @manifest_digest only
+ * creates the record: over an existing one it is %SANDBOX_ERROR_INVALID
+ * (a reader refuses a null manifest in a record written more than once). */
 gboolean sandbox_cluster_host_commit         (SandboxClusterHost  *self,
                                               const char          *session_id,
                                               gint64               epoch,

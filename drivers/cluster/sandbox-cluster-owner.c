@@ -160,6 +160,14 @@ check_record (SandboxClusterEtcdKv         *kv,
 {
   if (!sandbox_cluster_is_valid_name (record->record_host))
     return set_error_record_refused (error, record->session_id, "its \"host\" is no host id");
+  /* Only the commit that creates a record names no checkpoint (see
+   * sandbox_cluster_host_commit()): a later write of null would silently
+   * resume a checkpointed session as a fresh copy of its template. */
+  if (record->manifest_digest == NULL && kv->version != 1)
+    return set_error_record_refused (error, record->session_id,
+                                     "its \"manifest\" is null, but the record was written "
+                                     "%" G_GINT64_FORMAT " times: only its first write names "
+                                     "no checkpoint", kv->version);
   /* A commit is a txn fenced on its epoch, the create revision of an owner
    * key that existed before it: the revision that wrote it is later. */
   if (record->record_epoch >= kv->mod_revision)
@@ -377,6 +385,28 @@ record_value (SandboxClusterHost *self,
   return node_to_bytes (root);
 }
 
+/* A commit of no checkpoint failed with *@error (STOPPED): when the reason
+ * is that the record exists, says that instead. Returns %FALSE. */
+static gboolean
+refuse_null_over_record (SandboxClusterHost  *self,
+                         const char          *session_id,
+                         const char          *record_key,
+                         GCancellable        *cancellable,
+                         GError             **error)
+{
+  g_autoptr(SandboxClusterEtcdRange) range =
+    sandbox_cluster_etcd_range (sandbox_cluster_host_get_etcd (self), record_key, NULL,
+                                cancellable, NULL);
+
+  if (range == NULL || range->kvs->len == 0)
+    return FALSE;
+  g_clear_error (error);
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+               "Sandbox session %s already has a record: only its first commit may name no "
+               "checkpoint", session_id);
+  return FALSE;
+}
+
 gboolean
 sandbox_cluster_host_commit (SandboxClusterHost  *self,
                              const char          *session_id,
@@ -404,8 +434,17 @@ sandbox_cluster_host_commit (SandboxClusterHost  *self,
 
   record_key = sandbox_cluster_host_key (self, "sessions", session_id, "record", NULL);
   value = record_value (self, template_key, manifest_digest, epoch);
+  /* No checkpoint: only as the record's first write (a new session), which
+   * is what lets a reader refuse a null written later. */
+  if (manifest_digest == NULL)
+    sandbox_cluster_etcd_txn_compare_create_revision (txn, record_key,
+                                                      SANDBOX_CLUSTER_ETCD_EQUAL, 0);
   sandbox_cluster_etcd_txn_put (txn, TRUE, record_key, value, 0);
-  return fenced_txn (self, session_id, epoch, txn, cancellable, error);
+  if (fenced_txn (self, session_id, epoch, txn, cancellable, error))
+    return TRUE;
+  if (manifest_digest != NULL || !g_error_matches (*error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED))
+    return FALSE;
+  return refuse_null_over_record (self, session_id, record_key, cancellable, error);
 }
 
 gboolean

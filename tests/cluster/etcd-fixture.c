@@ -496,21 +496,18 @@ etcd_fixture_get_value (EtcdFixture  *self,
   return NULL;
 }
 
-gboolean
-etcd_fixture_put_value (EtcdFixture  *self,
-                        const char   *key,
-                        const char   *value,
-                        GError      **error)
+/* POSTs @request_text to @path of the first member that answers 200. */
+static gboolean
+post_to_any_member (EtcdFixture  *self,
+                    const char   *path,
+                    const char   *request_text,
+                    const char   *key,
+                    GError      **error)
 {
-  g_autofree char *encoded_key = g_base64_encode ((const guchar *) key, strlen (key));
-  g_autofree char *encoded_value = g_base64_encode ((const guchar *) value, strlen (value));
-  g_autofree char *request_text = g_strdup_printf ("{\"key\":\"%s\",\"value\":\"%s\"}",
-                                                   encoded_key, encoded_value);
-
   for (guint i = 0; i < self->members->len; i++)
     {
       Member *member = g_ptr_array_index (self->members, i);
-      g_autofree char *url = g_strconcat (member->client_url, "/v3/kv/put", NULL);
+      g_autofree char *url = g_strconcat (member->client_url, path, NULL);
       g_autoptr(SoupMessage) message = NULL;
       g_autoptr(GBytes) request = NULL;
       g_autoptr(GBytes) body = NULL;
@@ -524,6 +521,32 @@ etcd_fixture_put_value (EtcdFixture  *self,
       if (body != NULL && soup_message_get_status (message) == 200)
         return TRUE;
     }
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "no etcd member answered a put of %s", key);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "no etcd member answered %s of %s",
+               path, key);
   return FALSE;
+}
+
+gboolean
+etcd_fixture_put_value (EtcdFixture  *self,
+                        const char   *key,
+                        const char   *value,
+                        GError      **error)
+{
+  g_autofree char *encoded_key = g_base64_encode ((const guchar *) key, strlen (key));
+  g_autofree char *encoded_value = g_base64_encode ((const guchar *) value, strlen (value));
+  g_autofree char *request_text = g_strdup_printf ("{\"key\":\"%s\",\"value\":\"%s\"}",
+                                                   encoded_key, encoded_value);
+
+  return post_to_any_member (self, "/v3/kv/put", request_text, key, error);
+}
+
+gboolean
+etcd_fixture_delete_key (EtcdFixture  *self,
+                         const char   *key,
+                         GError      **error)
+{
+  g_autofree char *encoded_key = g_base64_encode ((const guchar *) key, strlen (key));
+  g_autofree char *request_text = g_strdup_printf ("{\"key\":\"%s\"}", encoded_key);
+
+  return post_to_any_member (self, "/v3/kv/deleterange", request_text, key, error);
 }

@@ -77,6 +77,11 @@ gboolean     etcd_fixture_put_value        (EtcdFixture  *self,
                                             const char   *value,
                                             GError      **error);
 
+/* Deletes @key (absent or not) through the first member that answers. */
+gboolean     etcd_fixture_delete_key       (EtcdFixture  *self,
+                                            const char   *key,
+                                            GError      **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EtcdFixture, etcd_fixture_free)
 
 G_END_DECLS

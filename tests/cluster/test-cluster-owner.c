@@ -377,6 +377,9 @@ test_commit_release_resume (void)
   first = host_claim (a, "s1");
   assert_reply (a, host_call (a, "commit s1 %" G_GINT64_FORMAT " tkey -", first), "ok");
   assert_reply (a, host_call (a, "commit s1 %" G_GINT64_FORMAT " tkey digest1", first), "ok");
+  /* No checkpoint only as the first write: never again over a record. */
+  assert_reply (a, host_call (a, "commit s1 %" G_GINT64_FORMAT " tkey -", first),
+                "error SANDBOX_INVALID Sandbox session s1 already has a record");
   assert_reply (a, host_call (a, "release s1 %" G_GINT64_FORMAT, first), "ok");
   assert_reply (b, host_call (b, "read s1"), "ok owner=- epoch=0 manifest=digest1 template=tkey");
 

@@ -80,6 +80,17 @@ put_record (Fixture    *fixture,
   g_assert_no_error (error);
 }
 
+static void
+delete_record (Fixture    *fixture,
+               const char *id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = record_key (id);
+
+  g_assert_true (etcd_fixture_delete_key (fixture->etcd, key, &error));
+  g_assert_no_error (error);
+}
+
 /* @genuine, a record, with its @member set to @value (taken over). */
 static char *
 forged_record (const char *genuine,
@@ -187,6 +198,44 @@ test_manifest_of_another_session (Fixture       *fixture,
   assert_resumes_genuine (fixture, b, key, one, genuine, "one");
 }
 
+/* A checkpointed session's record set back to "manifest": null: without
+ * the checks (a record written again never names no checkpoint; a host
+ * that stopped the session at a checkpoint knows it had one), the session
+ * resumes silently as a fresh copy of its template. */
+static void
+test_null_manifest_after_checkpoint (Fixture       *fixture,
+                                     gconstpointer  data)
+{
+  Host *a, *b;
+  g_autofree char *key = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *genuine = NULL;
+  g_autofree char *forged = NULL;
+
+  if (fixture->etcd == NULL)
+    return;
+  a = host_start (fixture);
+  b = host_start (fixture);
+  key = host_ok (a, "prewarm");
+  g_free (host_ok (b, "prewarm"));
+  id = stopped_session (a, key, "checkpointed");
+
+  genuine = get_record (fixture, id);
+  forged = forged_record (genuine, "manifest", json_node_new (JSON_NODE_NULL));
+  put_record (fixture, id, forged);
+  assert_resume_refused (b, key, id, "manifest");
+  assert_resume_refused (a, key, id, "manifest");
+
+  /* Deleted and written again, the record is at its first write once more:
+   * only a host that knows a checkpoint (its marker: it stopped the session
+   * at one) can tell. See "Session records" in docs/cluster.md. */
+  delete_record (fixture, id);
+  put_record (fixture, id, forged);
+  assert_resume_refused (a, key, id, "manifest");
+
+  assert_resumes_genuine (fixture, b, key, id, genuine, "checkpointed");
+}
+
 /* A record's "epoch" from the future (no owner had it when the record was
  * written, nor before this resume's claim), and a "host" that is no host
  * id: without the checks both resume as if genuine. */
@@ -229,6 +278,8 @@ main (int    argc,
 
   g_test_add ("/cluster-records/manifest-of-another-session", Fixture, NULL, fixture_set_up,
               test_manifest_of_another_session, fixture_tear_down);
+  g_test_add ("/cluster-records/null-manifest-after-checkpoint", Fixture, NULL, fixture_set_up,
+              test_null_manifest_after_checkpoint, fixture_tear_down);
   g_test_add ("/cluster-records/epoch-and-host-checked", Fixture, NULL, fixture_set_up,
               test_epoch_and_host_checked, fixture_tear_down);
 
