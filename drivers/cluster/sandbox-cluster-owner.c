@@ -419,6 +419,7 @@ sandbox_cluster_host_commit (SandboxClusterHost  *self,
   g_autoptr(SandboxClusterEtcdTxn) txn = sandbox_cluster_etcd_txn_new ();
   g_autofree char *record_key = NULL;
   g_autoptr(GBytes) value = NULL;
+  g_autoptr(GError) local_error = NULL;
 
   g_return_val_if_fail (SANDBOX_CLUSTER_IS_HOST (self), FALSE);
 
@@ -440,11 +441,13 @@ sandbox_cluster_host_commit (SandboxClusterHost  *self,
     sandbox_cluster_etcd_txn_compare_create_revision (txn, record_key,
                                                       SANDBOX_CLUSTER_ETCD_EQUAL, 0);
   sandbox_cluster_etcd_txn_put (txn, TRUE, record_key, value, 0);
-  if (fenced_txn (self, session_id, epoch, txn, cancellable, error))
+  if (fenced_txn (self, session_id, epoch, txn, cancellable, &local_error))
     return TRUE;
-  if (manifest_digest != NULL || !g_error_matches (*error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED))
-    return FALSE;
-  return refuse_null_over_record (self, session_id, record_key, cancellable, error);
+  if (manifest_digest == NULL &&
+      g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED))
+    refuse_null_over_record (self, session_id, record_key, cancellable, &local_error);
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
 }
 
 gboolean
