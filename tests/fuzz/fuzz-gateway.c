@@ -451,6 +451,24 @@ check_content_types (GByteArray *response)
     }
 }
 
+/* At its connection cap the gateway refuses a new connection before it
+ * reads a byte of it (503, SANDBOX_BUSY; see accept_connection() in
+ * gateway/sandbox-gateway-server.c): an answer to the connection, not to
+ * its request, whether or not that request's head ever ends. The
+ * harness's closed connections reach the cap when the gateway has not yet
+ * seen them close (a main-loop iteration or so each); check_health()
+ * still requires the gateway to serve again afterwards. */
+static gboolean
+is_refused_at_cap (GByteArray *response)
+{
+  static const char status[] = "HTTP/1.1 503 ";
+  static const char busy[] = "\r\nSandbox-Error: SANDBOX_BUSY\r\n";
+
+  return response->len >= strlen (status) &&
+         memcmp (response->data, status, strlen (status)) == 0 &&
+         memmem (response->data, response->len, busy, strlen (busy)) != NULL;
+}
+
 static void
 check_response (const char *request,
                 gsize       length,
@@ -459,7 +477,7 @@ check_response (const char *request,
   if (response->len == 0)
     return;
 
-  if (!has_head_end (request, length))
+  if (!has_head_end (request, length) && !is_refused_at_cap (response))
     {
       g_printerr ("the gateway answered a request whose head never ended: %.*s\n",
                   (int) MIN (response->len, 200), (const char *) response->data);
@@ -472,13 +490,26 @@ check_response (const char *request,
   check_content_types (response);
 }
 
-/* A well-formed allowed request must still get the upstream's 200. */
+/* A well-formed allowed request must still get the upstream's 200: once
+ * the gateway has seen the harness's connections close, if it was at its
+ * cap (within two seconds). */
 static void
 check_health (void)
 {
   g_autofree char *request =
     g_strdup_printf ("GET /health HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", fuzz.host);
   g_autoptr(GByteArray) response = exchange (request, strlen (request));
+
+  for (guint attempt = 0; attempt < 40 && is_refused_at_cap (response); attempt++)
+    {
+      gint64 until = g_get_monotonic_time () + 50 * 1000;
+
+      while (g_get_monotonic_time () < until)
+        if (!g_main_context_iteration (NULL, FALSE))
+          g_usleep (1000);
+      g_byte_array_unref (response);
+      response = exchange (request, strlen (request));
+    }
 
   if (response->len < 12 || memcmp (response->data + 9, "200", 3) != 0)
     {
