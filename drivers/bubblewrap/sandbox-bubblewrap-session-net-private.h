@@ -31,7 +31,6 @@ void     sandbox_bubblewrap_session_net_unref      (SandboxBubblewrapSessionNet 
 void     sandbox_bubblewrap_session_net_close      (SandboxBubblewrapSessionNet *self);
 pid_t    sandbox_bubblewrap_session_net_get_pid    (SandboxBubblewrapSessionNet *self);
 gboolean sandbox_bubblewrap_session_net_owns_user  (SandboxBubblewrapSessionNet *self);
-SandboxNetworkPolicyKind sandbox_bubblewrap_session_net_get_kind (SandboxBubblewrapSessionNet *self);
 GSocket *sandbox_bubblewrap_session_net_new_socket (SandboxBubblewrapSessionNet  *self,
                                                     GError                      **error);
 

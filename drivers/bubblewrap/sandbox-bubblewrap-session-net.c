@@ -235,14 +235,15 @@ sandbox_bubblewrap_session_net_start (SandboxNetworkPolicyKind   kind,
                    "Could not make the session's network: %s", cause->message);
       return NULL;
     }
-  if (kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST && listener_fd < 0)
+  /* The stub sends a listener exactly when asked (proxy=, an allow-list). */
+  if ((listener_fd >= 0) != (kind == SANDBOX_NETWORK_POLICY_ALLOW_LIST))
     {
+      sandbox_bubblewrap_clear_fd (&listener_fd);
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                           "Could not make the session's network: no proxy listener");
+                           "Could not make the session's network: the proxy listener "
+                           "does not match the policy");
       return NULL;
     }
-  if (listener_fd >= 0 && kind != SANDBOX_NETWORK_POLICY_ALLOW_LIST)
-    sandbox_bubblewrap_clear_fd (&listener_fd);
   if (listener_fd >= 0 && !serve_proxy_listener (self, gateway, listener_fd, error))
     return NULL;
   if (kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL && !join_to_outside (self, host_loopback, error))
@@ -303,18 +304,6 @@ gboolean
 sandbox_bubblewrap_session_net_owns_user (SandboxBubblewrapSessionNet *self)
 {
   return self->owns_user;
-}
-
-/**
- * sandbox_bubblewrap_session_net_get_kind:
- * @self: a session's network
- *
- * Returns: the network policy kind it was made for
- */
-SandboxNetworkPolicyKind
-sandbox_bubblewrap_session_net_get_kind (SandboxBubblewrapSessionNet *self)
-{
-  return self->kind;
 }
 
 /**
