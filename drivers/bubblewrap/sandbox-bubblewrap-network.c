@@ -263,19 +263,31 @@ log_failure (SandboxBubblewrapNetwork *self,
                     said != NULL ? ": " : "", said != NULL ? g_strstrip (said) : "");
 }
 
+/* Reads slirp4netns's ready byte from @fd: TRUE if it said ready ('1').
+ * On a non-blocking @fd with nothing to read yet, @would_block is set. */
+static gboolean
+read_ready_byte (int       fd,
+                 gboolean *would_block)
+{
+  char byte = 0;
+  gssize n = TEMP_FAILURE_RETRY (read (fd, &byte, 1));
+
+  *would_block = n < 0 && errno == EAGAIN;
+  return n == 1 && byte == '1';
+}
+
 static gboolean
 ready_cb (int          fd,
           GIOCondition condition,
           gpointer     data)
 {
   SandboxBubblewrapNetwork *self = data;
-  char byte = 0;
-  gssize n;
+  gboolean would_block;
+  gboolean ready = read_ready_byte (self->ready_fd, &would_block);
 
-  n = TEMP_FAILURE_RETRY (read (self->ready_fd, &byte, 1));
-  if (n < 0 && errno == EAGAIN)
+  if (would_block)
     return G_SOURCE_CONTINUE;
-  if (n == 1 && byte == '1')
+  if (ready)
     release_guest (self, TRUE);
   else
     {
@@ -525,12 +537,12 @@ wait_until_ready (SandboxBubblewrapNetwork  *self,
                   GError                   **error)
 {
   struct pollfd ready = { .fd = self->ready_fd, .events = POLLIN };
-  char byte = 0;
+  gboolean would_block;
   int polled;
 
   g_unix_set_fd_nonblocking (self->ready_fd, FALSE, NULL);
   polled = TEMP_FAILURE_RETRY (poll (&ready, 1, READY_TIMEOUT_MS));
-  if (polled == 1 && TEMP_FAILURE_RETRY (read (self->ready_fd, &byte, 1)) == 1 && byte == '1')
+  if (polled == 1 && read_ready_byte (self->ready_fd, &would_block))
     return TRUE;
   log_failure (self, polled == 0 ? "slirp4netns did not answer in time"
                                  : "slirp4netns did not configure its namespace");
