@@ -43,7 +43,9 @@ struct _SandboxBubblewrapPorts
   GWeakRef owner;           /* @dup_net's object: the driver */
 };
 
-/* What one connection's setup gets: the port and the way to the network. */
+/* What one connection's setup gets: the port and the way to the network.
+ * Shared (g_atomic_rc_box) by the service's signal and each connection's
+ * task, which may outlive the service. */
 typedef struct
 {
   guint16 port;
@@ -52,19 +54,24 @@ typedef struct
 } Exposed;
 
 static void
-exposed_free (gpointer data)
+exposed_clear (gpointer data)
 {
   Exposed *exposed = data;
 
   g_weak_ref_clear (&exposed->owner);
-  g_free (exposed);
 }
 
 static void
-exposed_closure_free (gpointer  data,
-                      GClosure *closure)
+exposed_release (gpointer data)
 {
-  exposed_free (data);
+  g_atomic_rc_box_release_full (data, exposed_clear);
+}
+
+static void
+exposed_closure_release (gpointer  data,
+                         GClosure *closure)
+{
+  exposed_release (data);
 }
 
 /**
@@ -178,13 +185,9 @@ incoming_cb (GSocketService    *service,
 {
   Exposed *exposed = data;
   g_autoptr(GTask) task = g_task_new (NULL, NULL, NULL, NULL);
-  Exposed *copy = g_new0 (Exposed, 1);
-  g_autoptr(GObject) owner = g_weak_ref_get (&exposed->owner);
 
-  copy->port = exposed->port;
-  copy->dup_net = exposed->dup_net;
-  g_weak_ref_init (&copy->owner, owner);
-  g_object_set_data_full (G_OBJECT (task), "exposed", copy, exposed_free);
+  g_object_set_data_full (G_OBJECT (task), "exposed", g_atomic_rc_box_acquire (exposed),
+                          exposed_release);
   g_task_set_task_data (task, g_object_ref (connection), g_object_unref);
   g_task_run_in_thread (task, relay_thread);
   return TRUE;
@@ -207,13 +210,13 @@ listen_cb (gpointer data)
   g_autoptr(GSocketAddress) address = g_unix_socket_address_new (call->path);
   g_autoptr(GSocketService) service = g_socket_service_new ();
   g_autoptr(GObject) owner = g_weak_ref_get (&call->self->owner);
-  Exposed *exposed = g_new0 (Exposed, 1);
+  Exposed *exposed = g_atomic_rc_box_new0 (Exposed);
 
   exposed->port = call->port;
   exposed->dup_net = call->self->dup_net;
   g_weak_ref_init (&exposed->owner, owner);
   g_signal_connect_data (service, "incoming", G_CALLBACK (incoming_cb), exposed,
-                         exposed_closure_free, 0);
+                         exposed_closure_release, 0);
   if (g_socket_listener_add_address (G_SOCKET_LISTENER (service), address,
                                      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, NULL,
                                      NULL, &call->error))
