@@ -63,6 +63,7 @@ typedef struct
   char *state_directory;
   guint max_concurrent_commands;
   guint max_background_timeout_ms;
+  guint background_idle_timeout_ms;
   gboolean initialized;
 } SandboxBackendBasePrivate;
 
@@ -72,6 +73,7 @@ enum {
   PROP_STATE_DIRECTORY,
   PROP_MAX_CONCURRENT_COMMANDS,
   PROP_MAX_BACKGROUND_TIMEOUT_MS,
+  PROP_BACKGROUND_IDLE_TIMEOUT_MS,
 };
 
 static void sandbox_backend_base_initable_iface_init (GInitableIface *iface);
@@ -153,6 +155,9 @@ sandbox_backend_base_get_property (GObject    *object,
     case PROP_MAX_BACKGROUND_TIMEOUT_MS:
       g_value_set_uint (value, priv->max_background_timeout_ms);
       break;
+    case PROP_BACKGROUND_IDLE_TIMEOUT_MS:
+      g_value_set_uint (value, priv->background_idle_timeout_ms);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -183,6 +188,9 @@ sandbox_backend_base_set_property (GObject      *object,
       break;
     case PROP_MAX_BACKGROUND_TIMEOUT_MS:
       priv->max_background_timeout_ms = g_value_get_uint (value);
+      break;
+    case PROP_BACKGROUND_IDLE_TIMEOUT_MS:
+      priv->background_idle_timeout_ms = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -242,6 +250,22 @@ sandbox_backend_base_class_init (SandboxBackendBaseClass *klass)
     g_param_spec_uint ("max-background-timeout-ms", NULL, NULL,
                        1, SANDBOX_COMMAND_MAX_TIMEOUT_MS,
                        SANDBOX_DEFAULT_MAX_BACKGROUND_TIMEOUT_MS,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBackendBase:background-idle-timeout-ms:
+   *
+   * How long a session may go without a call before its background
+   * commands are ended, in milliseconds; 0 (the default) never ends them
+   * for that. A call is anything asked of the session (a command, a file
+   * operation, listing or looking up its background commands, exposing a
+   * port, a network policy) or of one of its background commands (reading
+   * its output, signalling it). A command ended this way fails with
+   * %SANDBOX_ERROR_LIMIT; the session itself stays open.
+   */
+  g_object_class_install_property (object_class, PROP_BACKGROUND_IDLE_TIMEOUT_MS,
+    g_param_spec_uint ("background-idle-timeout-ms", NULL, NULL,
+                       0, SANDBOX_COMMAND_MAX_TIMEOUT_MS, 0,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 }
 
@@ -389,4 +413,24 @@ sandbox_backend_base_get_max_background_timeout_ms (SandboxBackendBase *self)
 
   priv = sandbox_backend_base_get_instance_private (self);
   return priv->max_background_timeout_ms;
+}
+
+/**
+ * sandbox_backend_base_get_background_idle_timeout_ms:
+ * @self: a [class@Sandbox.BackendBase]
+ *
+ * The backend's [property@Sandbox.BackendBase:background-idle-timeout-ms].
+ *
+ * Returns: how long a session may go without a call before its background
+ *   commands are ended, in milliseconds; 0 for never
+ */
+guint
+sandbox_backend_base_get_background_idle_timeout_ms (SandboxBackendBase *self)
+{
+  SandboxBackendBasePrivate *priv;
+
+  g_return_val_if_fail (SANDBOX_IS_BACKEND_BASE (self), 0);
+
+  priv = sandbox_backend_base_get_instance_private (self);
+  return priv->background_idle_timeout_ms;
 }

@@ -70,9 +70,14 @@ new_handle_or_release (SandboxBackendBase    *self,
   if (handle == NULL)
     klass->release_lease (self, sandbox_state_get_session_id (state));
   else
-    sandbox_session_set_max_background_timeout_ms (
-      sandbox_handle_get_session (handle),
-      sandbox_backend_base_get_max_background_timeout_ms (self));
+    {
+      SandboxSession *session = sandbox_handle_get_session (handle);
+
+      sandbox_session_set_max_background_timeout_ms (
+        session, sandbox_backend_base_get_max_background_timeout_ms (self));
+      sandbox_session_set_idle_timeout_ms (
+        session, sandbox_backend_base_get_background_idle_timeout_ms (self));
+    }
   return handle;
 }
 

@@ -36,6 +36,8 @@ sandbox_process_log_output_locked (SandboxProcess      *self,
  * @id: the id the session lists it under
  * @command: what it runs
  * @capacity: how many bytes of its output the log keeps
+ * @clock: the session's idle clock, which reading its output and
+ *   signalling it set
  *
  * From now on the output goes to a log of @capacity bytes (half its head,
  * half its tail). What came before, in the moment between the spawn and
@@ -44,8 +46,9 @@ sandbox_process_log_output_locked (SandboxProcess      *self,
 void
 sandbox_process_make_background (SandboxProcess *self,
                                  const char     *id,
-                                 SandboxCommand *command,
-                                 gsize           capacity)
+                                 SandboxCommand   *command,
+                                 gsize             capacity,
+                                 SandboxIdleClock *clock)
 {
   SandboxProcessPrivate *priv = sandbox_process_get_private (self);
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
@@ -59,6 +62,7 @@ sandbox_process_make_background (SandboxProcess *self,
   g_mutex_lock (&priv->mutex);
   priv->background = TRUE;
   priv->background_id = g_strdup (id);
+  priv->idle_clock = sandbox_idle_clock_ref (clock);
   priv->argv = (char **) g_ptr_array_free (g_steal_pointer (&argv), FALSE);
   priv->start_time = g_date_time_new_now_utc ();
   sandbox_output_log_init (&priv->log, capacity);
@@ -155,6 +159,7 @@ sandbox_process_read_output (SandboxProcess *self,
   priv = sandbox_process_get_private (self);
   g_return_val_if_fail (priv->background, NULL);
 
+  sandbox_idle_clock_note (priv->idle_clock);
   g_mutex_lock (&priv->mutex);
   bytes = sandbox_output_log_read (&priv->log, from, &next_position, &skipped_bytes);
   g_mutex_unlock (&priv->mutex);

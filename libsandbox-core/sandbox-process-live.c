@@ -62,6 +62,7 @@ sandbox_process_send_signal (SandboxProcess  *self,
     }
   if (!check_running (self, "send a signal", error))
     return FALSE;
+  sandbox_idle_clock_note (sandbox_process_get_private (self)->idle_clock);
   klass = SANDBOX_PROCESS_GET_CLASS (self);
   if (klass->send_signal == NULL)
     {

@@ -10,6 +10,7 @@
 #endif
 
 #include "sandbox-command.h"
+#include "sandbox-idle-clock-private.h"
 #include "sandbox-process.h"
 #include "sandbox-session-gate.h"
 
@@ -23,9 +24,14 @@ void sandbox_process_kill     (SandboxProcess     *self);
 GCancellable *sandbox_process_dup_ended (SandboxProcess *self);
 
 /* sandbox-process-background.c, for the session's background commands. */
+/* Kills the command once, recording @reason (nullable) as its failure
+ * unless one came first. Never called with the process's lock held. */
+void sandbox_process_request_kill    (SandboxProcess     *self,
+                                      const GError       *reason);
 void sandbox_process_make_background (SandboxProcess     *self,
                                       const char         *id,
                                       SandboxCommand     *command,
-                                      gsize               capacity);
+                                      gsize               capacity,
+                                      SandboxIdleClock   *clock);
 
 G_END_DECLS

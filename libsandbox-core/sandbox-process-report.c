@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "sandbox-error.h"
+#include "sandbox-process-private.h"
 #include "sandbox-result-private.h"
 #include "sandbox-process-state-private.h"
 #include "sandbox-session-gate-private.h"

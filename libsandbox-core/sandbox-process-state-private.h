@@ -18,6 +18,7 @@
 #endif
 
 #include "sandbox-process.h"
+#include "sandbox-idle-clock-private.h"
 #include "sandbox-output-log-private.h"
 #include "sandbox-session-gate.h"
 
@@ -70,6 +71,7 @@ typedef struct
    * command line and start, and its output as a bounded log instead of
    * the stdout and stderr buffers. */
   char *background_id;
+  SandboxIdleClock *idle_clock;   /* its session's: calls on it count */
   char **argv;
   GDateTime *start_time;
   SandboxOutputLog log;
@@ -83,8 +85,6 @@ typedef struct
 
 SandboxProcessPrivate *sandbox_process_get_private (SandboxProcess *self);
 
-void sandbox_process_request_kill            (SandboxProcess *self,
-                                              const GError   *reason);
 void sandbox_process_schedule_dispatch_locked (SandboxProcess *self);
 void sandbox_process_cancel_dispatch         (SandboxProcess *self);
 void sandbox_process_drain                   (SandboxProcess *self);

@@ -79,6 +79,7 @@ sandbox_process_finalize (GObject *object)
   g_clear_object (&priv->stdin_stream);
   g_clear_error (&priv->failure);
   g_clear_pointer (&priv->background_id, g_free);
+  g_clear_pointer (&priv->idle_clock, sandbox_idle_clock_unref);
   g_clear_pointer (&priv->argv, g_strfreev);
   g_clear_pointer (&priv->start_time, g_date_time_unref);
   sandbox_output_log_clear (&priv->log);

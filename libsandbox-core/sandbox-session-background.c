@@ -8,8 +8,10 @@
  * caller re-attaches to. The session's owner lists, looks up, signals,
  * waits for and stops them through the SandboxProcess they are. Stopping
  * or deleting the session ends them with its other commands; a network
- * policy change ends them first (sandbox-session.c). They live in this
- * process: a handle resumed elsewhere has none.
+ * policy change ends them first (sandbox-session-policy.c), and so does
+ * the backend's idle timeout (sandbox-session-idle.c) when nothing was
+ * asked of the session for that long. They live in this process: a handle
+ * resumed elsewhere has none.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -141,6 +143,28 @@ sandbox_session_detach_command (SandboxSession  *self,
   return g_steal_pointer (&detached);
 }
 
+/* Worker thread: nothing was asked of the session for @timeout_ms. Each
+ * running background command is killed with the reason recorded (the
+ * kill is sent here; each completes as its driver reports it). */
+static void
+end_idle_background (SandboxSession *self,
+                     guint           timeout_ms)
+{
+  g_autoptr(GPtrArray) running =
+    sandbox_background_set_running (sandbox_session_get_background_set (self));
+  g_autoptr(GError) reason = NULL;
+
+  if (running->len == 0)
+    return;
+  reason = g_error_new (SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
+                        "Sandbox session idle timeout reached (%u ms without a call)",
+                        timeout_ms);
+  g_debug ("Ending %u background command(s) of session %s: idle for %u ms", running->len,
+           sandbox_session_get_id (self), timeout_ms);
+  for (guint i = 0; i < running->len; i++)
+    sandbox_process_request_kill (g_ptr_array_index (running, i), reason);
+}
+
 /*
  * sandbox_session_adopt_background:
  * @self: a session
@@ -163,10 +187,12 @@ sandbox_session_adopt_background (SandboxSession *self,
 
   g_mutex_lock (&set->lock);
   id = g_strdup_printf ("bg-%" G_GUINT64_FORMAT, set->next_id++);
-  sandbox_process_make_background (process, id, command, capacity);
+  sandbox_process_make_background (process, id, command, capacity,
+                                   sandbox_session_get_idle_clock (self));
   forget_old_locked (set);
   g_ptr_array_add (set->processes, g_object_ref (process));
   g_mutex_unlock (&set->lock);
+  sandbox_session_watch_idle (self, end_idle_background);
   g_debug ("Background command %s started in session %s", id, sandbox_session_get_id (self));
   return id;
 }
@@ -210,7 +236,10 @@ sandbox_background_set_running (SandboxBackgroundSet *self)
  * the command; read it with [method@Sandbox.Process.read_output]. Signal
  * it, feed its stdin stream or terminal, wait for it or stop it as any
  * process. Stopping or deleting the session, or changing its network
- * policy, ends it. Background commands live in this process: they end
+ * policy, ends it, and so does the backend's
+ * [property@Sandbox.BackendBase:background-idle-timeout-ms] once nothing
+ * was asked of the session for that long (it then fails with
+ * %SANDBOX_ERROR_LIMIT). Background commands live in this process: they end
  * when it exits, and a session resumed elsewhere has none.
  *
  * Returns: (transfer full): the background command, or %NULL with @error
@@ -264,6 +293,7 @@ sandbox_session_list_background (SandboxSession *self)
 
   g_return_val_if_fail (SANDBOX_IS_SESSION (self), NULL);
 
+  sandbox_idle_clock_note (sandbox_session_get_idle_clock (self));
   set = sandbox_session_get_background_set (self);
   list = g_ptr_array_new_with_free_func (g_object_unref);
   g_mutex_lock (&set->lock);
@@ -293,6 +323,7 @@ sandbox_session_lookup_background (SandboxSession *self,
   g_return_val_if_fail (SANDBOX_IS_SESSION (self), NULL);
   g_return_val_if_fail (id != NULL, NULL);
 
+  sandbox_idle_clock_note (sandbox_session_get_idle_clock (self));
   set = sandbox_session_get_background_set (self);
   g_mutex_lock (&set->lock);
   for (guint i = 0; i < set->processes->len && found == NULL; i++)

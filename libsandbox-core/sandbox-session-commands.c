@@ -102,7 +102,7 @@ sandbox_session_spawn (SandboxSession  *self,
     return NULL;
 
   return check_stdin_stream (prepared,
-                             sandbox_driver_spawn (sandbox_session_get_driver (self), prepared,
+                             sandbox_driver_spawn (sandbox_session_driver_for_call (self), prepared,
                                                    cancellable, error),
                              error);
 }
@@ -188,7 +188,7 @@ sandbox_session_spawn_async (SandboxSession      *self,
     }
 
   g_task_set_task_data (task, g_object_ref (prepared), g_object_unref);
-  sandbox_driver_spawn_async (sandbox_session_get_driver (self), prepared, cancellable, spawn_cb,
+  sandbox_driver_spawn_async (sandbox_session_driver_for_call (self), prepared, cancellable, spawn_cb,
                               g_steal_pointer (&task));
 }
 

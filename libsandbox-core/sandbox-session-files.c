@@ -74,7 +74,7 @@ sandbox_session_read_bytes (SandboxSession  *self,
   g_return_val_if_fail (SANDBOX_IS_SESSION (self), NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
-  return sandbox_driver_read_bytes (sandbox_session_get_driver (self), path,
+  return sandbox_driver_read_bytes (sandbox_session_driver_for_call (self), path,
                                     cancellable, error);
 }
 
@@ -127,7 +127,7 @@ sandbox_session_write_bytes (SandboxSession  *self,
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (contents != NULL, FALSE);
 
-  return sandbox_driver_write_bytes (sandbox_session_get_driver (self), path, contents,
+  return sandbox_driver_write_bytes (sandbox_session_driver_for_call (self), path, contents,
                                      cancellable, error);
 }
 
@@ -179,7 +179,7 @@ sandbox_session_remove_path (SandboxSession  *self,
   g_return_val_if_fail (SANDBOX_IS_SESSION (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  return sandbox_driver_remove_path (sandbox_session_get_driver (self), path,
+  return sandbox_driver_remove_path (sandbox_session_driver_for_call (self), path,
                                      cancellable, error);
 }
 
@@ -224,7 +224,7 @@ sandbox_session_read_bytes_async (SandboxSession      *self,
 
   task = sandbox_session_task_new (self, cancellable, callback, user_data,
                                    sandbox_session_read_bytes_async, "[sandbox] read bytes");
-  sandbox_driver_read_bytes_async (sandbox_session_get_driver (self), path, cancellable,
+  sandbox_driver_read_bytes_async (sandbox_session_driver_for_call (self), path, cancellable,
                                    read_bytes_cb, g_steal_pointer (&task));
 }
 
@@ -347,7 +347,7 @@ sandbox_session_write_bytes_async (SandboxSession      *self,
   task = sandbox_session_task_new (self, cancellable, callback, user_data,
                                    sandbox_session_write_bytes_async, "[sandbox] write bytes");
   g_task_set_task_data (task, sandbox_driver_write_bytes_finish, NULL);
-  sandbox_driver_write_bytes_async (sandbox_session_get_driver (self), path, contents,
+  sandbox_driver_write_bytes_async (sandbox_session_driver_for_call (self), path, contents,
                                     cancellable, sandbox_session_return_boolean_cb,
                                     g_steal_pointer (&task));
 }
@@ -462,7 +462,7 @@ sandbox_session_remove_path_async (SandboxSession      *self,
   task = sandbox_session_task_new (self, cancellable, callback, user_data,
                                    sandbox_session_remove_path_async, "[sandbox] remove path");
   g_task_set_task_data (task, sandbox_driver_remove_path_finish, NULL);
-  sandbox_driver_remove_path_async (sandbox_session_get_driver (self), path, cancellable,
+  sandbox_driver_remove_path_async (sandbox_session_driver_for_call (self), path, cancellable,
                                     sandbox_session_return_boolean_cb, g_steal_pointer (&task));
 }
 

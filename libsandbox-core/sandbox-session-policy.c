@@ -38,7 +38,7 @@ sandbox_session_set_network_policy (SandboxSession        *self,
   running = sandbox_background_set_running (sandbox_session_get_background_set (self));
   for (guint i = 0; i < running->len; i++)
     sandbox_process_stop (g_ptr_array_index (running, i), NULL, NULL);
-  return sandbox_driver_set_network_policy (sandbox_session_get_driver (self), policy, cancellable, error);
+  return sandbox_driver_set_network_policy (sandbox_session_driver_for_call (self), policy, cancellable, error);
 }
 
 typedef struct
@@ -75,7 +75,7 @@ change_policy_now (GTask *task)
   SandboxSession *self = g_task_get_source_object (task);
   PolicyChange *change = g_task_get_task_data (task);
 
-  sandbox_driver_set_network_policy_async (sandbox_session_get_driver (self), change->policy,
+  sandbox_driver_set_network_policy_async (sandbox_session_driver_for_call (self), change->policy,
                                            g_task_get_cancellable (task),
                                            policy_changed_cb, task);
 }

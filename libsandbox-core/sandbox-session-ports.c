@@ -51,7 +51,7 @@ sandbox_session_expose_port (SandboxSession  *self,
                    "port: expected a TCP port from 1 to 65535, got %u", port);
       return NULL;
     }
-  driver = sandbox_session_get_driver (self);
+  driver = sandbox_session_driver_for_call (self);
   iface = SANDBOX_DRIVER_GET_IFACE (driver);
   if (iface->expose_port == NULL)
     {

@@ -1,10 +1,11 @@
 /* sandbox-session-private.h — what the session's files share
  *
- * SandboxSession is one class in five files: the object
+ * SandboxSession is one class in seven files: the object
  * (sandbox-session.c), the workspace file operations
  * (sandbox-session-files.c), commands (sandbox-session-commands.c),
- * background commands (sandbox-session-background.c) and the network
- * policy (sandbox-session-policy.c).
+ * background commands (sandbox-session-background.c), the network
+ * policy (sandbox-session-policy.c), exposed ports
+ * (sandbox-session-ports.c) and the idle clock (sandbox-session-idle.c).
  * Their async forms start and finish their tasks the same way, here.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -16,6 +17,7 @@
 # error "This is a private header."
 #endif
 
+#include "sandbox-idle-clock-private.h"
 #include "sandbox-session.h"
 
 G_BEGIN_DECLS
@@ -49,5 +51,16 @@ char                 *sandbox_session_adopt_background (SandboxSession      *sel
                                                         SandboxProcess      *process,
                                                         SandboxCommand      *command,
                                                         gsize                capacity);
+
+/* sandbox-session-idle.c: the idle clock, and its timeout. */
+typedef void (*SandboxSessionIdleFunc) (SandboxSession *self,
+                                        guint           timeout_ms);
+
+SandboxIdleClock *sandbox_session_get_idle_clock      (SandboxSession         *self);
+SandboxDriver    *sandbox_session_driver_for_call     (SandboxSession         *self);
+void              sandbox_session_set_idle_timeout_ms (SandboxSession         *self,
+                                                       guint                   timeout_ms);
+void              sandbox_session_watch_idle          (SandboxSession         *self,
+                                                       SandboxSessionIdleFunc  on_idle);
 
 G_END_DECLS

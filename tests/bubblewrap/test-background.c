@@ -9,7 +9,8 @@
  * it (to see it fail, drop the background branch of
  * sandbox_process_push_output(): the flood then ends the command with
  * SANDBOX_ERROR_LIMIT); it holds an admission slot; its own deadline ends
- * it; and stopping the session or changing its policy ends it, counted by
+ * it; and stopping the session, changing its policy or leaving it idle
+ * past the backend's idle timeout ends it, counted by
  * the bwrap processes left (none), not by name. Run as root and, through
  * run-unprivileged.sh, as an unprivileged user.
  */
@@ -268,6 +269,93 @@ test_backend_maximum (SandboxTestFixture *f,
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
 }
 
+/* Calls @touch on @process every 100 ms for @ms, and checks it still runs. */
+static void
+keep_busy_for (SandboxTestFixture *f,
+               SandboxProcess     *process,
+               void              (*touch) (SandboxTestFixture *, SandboxProcess *),
+               guint               ms)
+{
+  gint64 until = g_get_monotonic_time () + (gint64) ms * 1000;
+
+  while (g_get_monotonic_time () < until)
+    {
+      touch (f, process);
+      g_usleep (100 * 1000);
+    }
+  g_assert_false (sandbox_process_is_finished (process));
+}
+
+static void
+read_its_output (SandboxTestFixture *f,
+                 SandboxProcess     *process)
+{
+  g_autoptr(GBytes) bytes = sandbox_process_read_output (process, 0, NULL, NULL);
+}
+
+static void
+write_a_file (SandboxTestFixture *f,
+              SandboxProcess     *process)
+{
+  g_autoptr(GBytes) contents = g_bytes_new_static ("x", 1);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_session_write_bytes (f->session, "touched", contents, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* Waits (20 s at most) until nothing asked of the session for the idle
+ * timeout has ended @process, with the reason recorded. */
+static void
+assert_ended_for_idleness (SandboxProcess *process)
+{
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 until = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (!sandbox_process_is_finished (process) && g_get_monotonic_time () < until)
+    g_usleep (50 * 1000);
+  result = sandbox_process_wait (process, NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_nonnull (strstr (error->message, "idle timeout"));
+}
+
+/* background-idle-timeout-ms: a call on the session, or on the command
+ * itself, keeps its background commands running; nothing asked of it for
+ * that long ends them (counted as bwrap processes, not by name). */
+static void
+test_idle_timeout (SandboxTestFixture *f,
+                   gconstpointer       data)
+{
+  g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
+  g_autoptr(SandboxProcess) first = NULL;
+  g_autoptr(SandboxProcess) second = NULL;
+  g_autoptr(GArray) children = NULL;
+
+  sandbox_test_fixture_set_up (f, "bubblewrap", template_, "max-ready-sandboxes", "0",
+                               "background-idle-timeout-ms", "1500", NULL);
+  sandbox_test_fixture_open_session (f, NULL);
+
+  first = start (f, "sleep 60", 0);
+  keep_busy_for (f, first, read_its_output, 3500);
+  second = start (f, "sleep 60", 0);
+  keep_busy_for (f, second, write_a_file, 3500);
+  children = sandbox_test_wait_for_bwrap_children (2);
+  g_assert_cmpuint (children->len, ==, 2);
+  g_clear_pointer (&children, g_array_unref);
+
+  assert_ended_for_idleness (first);
+  assert_ended_for_idleness (second);
+  children = sandbox_test_wait_for_bwrap_children (0);
+  g_assert_cmpuint (children->len, ==, 0);
+
+  /* The session stays open, and watches the next one again. */
+  g_clear_object (&first);
+  first = start (f, "sleep 60", 0);
+  assert_ended_for_idleness (first);
+}
+
 static void
 no_set_up (SandboxTestFixture *f,
            gconstpointer       data)
@@ -291,6 +379,8 @@ main (int    argc,
               set_up, test_delete_ends_them, sandbox_test_fixture_tear_down);
   g_test_add ("/bubblewrap/background/backend-maximum", SandboxTestFixture, NULL,
               no_set_up, test_backend_maximum, sandbox_test_fixture_tear_down);
+  g_test_add ("/bubblewrap/background/idle-timeout", SandboxTestFixture, NULL,
+              no_set_up, test_idle_timeout, sandbox_test_fixture_tear_down);
 
   return g_test_run ();
 }
