@@ -18,11 +18,14 @@
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+from __future__ import annotations
+
 import asyncio
 import collections
 import errno
 import functools
 import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from gi._gi import Direction, InterfaceInfo, ObjectInfo, Repository
 from gi.repository import GLib, GObject, Gio
@@ -164,10 +167,10 @@ class Bytes(bytes):
     written against the plain binding (result.get_stdout_bytes().get_data())
     keeps working."""
 
-    def get_data(self):
+    def get_data(self) -> bytes:
         return bytes(self)
 
-    def get_size(self):
+    def get_size(self) -> int:
         return len(self)
 
 
@@ -438,7 +441,8 @@ def _property_value(driver, pspec, value):
 class Backend(Sandbox.Backend):
 
     @staticmethod
-    def new(driver, cancellable=None, **properties):
+    def new(driver: str, cancellable: Gio.Cancellable | None = None,
+            **properties: object) -> Backend:
         """Creates a backend of the named driver.
 
         Properties are keywords as Python spells them (state_directory=...,
@@ -470,7 +474,8 @@ class Backend(Sandbox.Backend):
 Backend = _override(Backend)
 
 
-def backend_newv(driver, names, values, cancellable=None):
+def backend_newv(driver: str, names: Sequence[str], values: Sequence[object],
+                 cancellable: Gio.Cancellable | None = None) -> Backend:
     """Sandbox.backend_newv() with the two lists checked before they reach
     PyGObject: it gives the C function one length for both (a longer list
     was cut, or read past its end), and it crashes on a None, or on an
@@ -518,17 +523,17 @@ class Handle(Sandbox.Handle):
     """`with backend.create(...) as handle:` stops the handle on exit, even
     when the block raises; `async with` awaits stop_async."""
 
-    def __enter__(self):
+    def __enter__(self) -> Handle:
         return self
 
-    def __exit__(self, exc_type, exc_value, traceback):
+    def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> bool:
         self.stop(None)
         return False
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> Handle:
         return self
 
-    async def __aexit__(self, exc_type, exc_value, traceback):
+    async def __aexit__(self, exc_type: object, exc_value: object, traceback: object) -> bool:
         await self.stop_async()
         return False
 
@@ -564,7 +569,9 @@ class Command(Sandbox.Command):
     """Sandbox.Command(['/usr/bin/cat', 'notes.txt'], cwd='src',
     environment={'LANG': 'C.UTF-8'}, timeout_ms=5000, stdin=b'...')."""
 
-    def __init__(self, argv=None, environment=None, stdin=None, **properties):
+    def __init__(self, argv: Sequence[str | os.PathLike[str]] | None = None,
+                 environment: Mapping[str, str] | None = None, stdin: bytes | None = None,
+                 **properties: object) -> None:
         if argv is None and 'executable' not in properties:
             raise TypeError("Sandbox.Command needs an argv: a list such as ['/bin/true'] "
                             "or ['/bin/sh', '-c', 'echo hi']")
@@ -578,11 +585,13 @@ class Command(Sandbox.Command):
         self.update_environment(environment or {})
 
     @property
-    def environment(self):
+    def environment(self) -> dict[str, str]:
         """The command's environment as a dict (a copy)."""
         return dict(entry.split('=', 1) for entry in self.get_environment())
 
-    def update_environment(self, environment=(), **variables):
+    def update_environment(self,
+                           environment: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+                           **variables: str) -> None:
         """Sets each KEY=VALUE of a mapping (or pairs) and of the keywords."""
         for key, value in dict(environment, **variables).items():
             self.setenv(key, value)
@@ -595,10 +604,21 @@ class Result(Sandbox.Result):
     """A finished command: exit_status, exec_errno (0 unless the executable
     could not be executed), and stdout/stderr as bytes."""
 
-    exit_status = property(lambda self: self.get_exit_status())
-    exec_errno = property(lambda self: self.get_exec_errno())
-    stdout = property(lambda self: self.get_stdout_bytes())
-    stderr = property(lambda self: self.get_stderr_bytes())
+    @property
+    def exit_status(self) -> int:
+        return self.get_exit_status()
+
+    @property
+    def exec_errno(self) -> int:
+        return self.get_exec_errno()
+
+    @property
+    def stdout(self) -> bytes:
+        return self.get_stdout_bytes()
+
+    @property
+    def stderr(self) -> bytes:
+        return self.get_stderr_bytes()
 
 
 Result = _override(Result)
@@ -614,7 +634,9 @@ class _OutputChunks:
     its error once the chunks before it are through. Output that came
     before it was made is not replayed: make it right after spawn()."""
 
-    def __init__(self, process, streams):
+    result: Result | None
+
+    def __init__(self, process: Process, streams: tuple[OutputStream, ...]) -> None:
         self._process = process
         self._streams = streams
         self._queue = collections.deque()
@@ -648,17 +670,17 @@ class _OutputChunks:
             self._process.disconnect(handler)
         self._handlers = []
 
-    def close(self):
+    def close(self) -> None:
         """Stops collecting chunks (the command runs on); for an iterator
         left before its end. Also what leaving a `with` block does."""
         self._disconnect()
         self._queue.clear()
         self._done = True
 
-    def __enter__(self):
+    def __enter__(self) -> _OutputChunks:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         self.close()
         return False
 
@@ -676,10 +698,10 @@ class _OutputChunks:
             raise error
         return None
 
-    def __iter__(self):
+    def __iter__(self) -> _OutputChunks:
         return self
 
-    def __next__(self):
+    def __next__(self) -> bytes | tuple[OutputStream, bytes]:
         while not self._queue and not self._done:
             self._context.iteration(True)
         chunk = self._next_or_end()
@@ -687,10 +709,10 @@ class _OutputChunks:
             raise StopIteration
         return chunk
 
-    def __aiter__(self):
+    def __aiter__(self) -> _OutputChunks:
         return self
 
-    async def __anext__(self):
+    async def __anext__(self) -> bytes | tuple[OutputStream, bytes]:
         while not self._queue and not self._done:
             self._waiter = asyncio.get_running_loop().create_future()
             await self._waiter
@@ -706,20 +728,20 @@ OutputStream = Sandbox.OutputStream
 class Process(Sandbox.Process):
     """A running command; its output also as iterators of bytes."""
 
-    def stdout_chunks(self):
+    def stdout_chunks(self) -> _OutputChunks:
         """`for chunk in process.stdout_chunks():` (or `async for`): the
         command's stdout as bytes, as it comes; see _OutputChunks."""
         return _OutputChunks(self, (OutputStream.STDOUT,))
 
-    def stderr_chunks(self):
+    def stderr_chunks(self) -> _OutputChunks:
         """The same for stderr."""
         return _OutputChunks(self, (OutputStream.STDERR,))
 
-    def output_chunks(self):
+    def output_chunks(self) -> _OutputChunks:
         """Both, as (Sandbox.OutputStream, bytes) pairs in arrival order."""
         return _OutputChunks(self, (OutputStream.STDOUT, OutputStream.STDERR))
 
-    def read_output(self, position=0):
+    def read_output(self, position: int = 0) -> tuple[bytes, int, int]:
         """A background command's output from position on, as
         (bytes, next_position, skipped): read from 0, then from each
         next_position; skipped counts bytes the log no longer keeps."""
@@ -733,7 +755,9 @@ Process = _override(Process)
 class Session(Sandbox.Session):
     """A live session; run() also takes callbacks for live output."""
 
-    def run(self, command, cancellable=None, on_stdout=None, on_stderr=None):
+    def run(self, command: Command, cancellable: Gio.Cancellable | None = None,
+            on_stdout: Callable[[bytes], object] | None = None,
+            on_stderr: Callable[[bytes], object] | None = None) -> Result:
         """Runs command to its end and returns its Result. on_stdout and
         on_stderr, when given, are called with each chunk (bytes) as it
         arrives, while the thread-default main context runs."""

@@ -2,7 +2,7 @@
 """Installs the build tree into a temporary DESTDIR and checks what an
 operator gets: sandboxctl, its man page (rendered by man -l without
 warnings), its bash completion (loaded into bash and asked to complete),
-and the PyGObject overrides beside the typelib, found by PyGObject from the
+and the PyGObject overrides (with their type stubs) beside the typelib, found by PyGObject from the
 installed tree. Reports TAP.
 
     test-install.py BUILDDIR
@@ -268,6 +268,11 @@ def check_python_overrides(destdir, prefix):
     tap.check(result.stdout.strip() == 'gi.overrides.Sandbox',
               'PyGObject loads the installed overrides from their site directory',
               result.stdout + result.stderr)
+    stubs = glob.glob(os.path.join(site, 'gi-stubs', '**', '*.pyi'), recursive=True)
+    tap.check(sorted(os.path.relpath(stub, site) for stub in stubs)
+              == ['gi-stubs/__init__.pyi', 'gi-stubs/repository/Sandbox.pyi',
+                  'gi-stubs/repository/__init__.pyi'],
+              'the type stubs are installed beside the overrides (gi-stubs)', stubs)
 
 
 if __name__ == '__main__':
