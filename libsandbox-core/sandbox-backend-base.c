@@ -64,6 +64,7 @@ typedef struct
   guint max_concurrent_commands;
   guint max_background_timeout_ms;
   guint background_idle_timeout_ms;
+  guint max_file_bytes;
   gboolean initialized;
 } SandboxBackendBasePrivate;
 
@@ -74,6 +75,7 @@ enum {
   PROP_MAX_CONCURRENT_COMMANDS,
   PROP_MAX_BACKGROUND_TIMEOUT_MS,
   PROP_BACKGROUND_IDLE_TIMEOUT_MS,
+  PROP_MAX_FILE_BYTES,
 };
 
 static void sandbox_backend_base_initable_iface_init (GInitableIface *iface);
@@ -158,6 +160,9 @@ sandbox_backend_base_get_property (GObject    *object,
     case PROP_BACKGROUND_IDLE_TIMEOUT_MS:
       g_value_set_uint (value, priv->background_idle_timeout_ms);
       break;
+    case PROP_MAX_FILE_BYTES:
+      g_value_set_uint (value, priv->max_file_bytes);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -191,6 +196,9 @@ sandbox_backend_base_set_property (GObject      *object,
       break;
     case PROP_BACKGROUND_IDLE_TIMEOUT_MS:
       priv->background_idle_timeout_ms = g_value_get_uint (value);
+      break;
+    case PROP_MAX_FILE_BYTES:
+      priv->max_file_bytes = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -267,6 +275,20 @@ sandbox_backend_base_class_init (SandboxBackendBaseClass *klass)
     g_param_spec_uint ("background-idle-timeout-ms", NULL, NULL,
                        0, SANDBOX_COMMAND_MAX_TIMEOUT_MS, 0,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBackendBase:max-file-bytes:
+   *
+   * The bound on one workspace file read or written through a session's
+   * file operations (and so the coding tools'), in bytes: a larger write,
+   * or a read of a larger file, fails with %SANDBOX_ERROR_LIMIT. The
+   * whole file is held in memory, hence the ceiling of 1 GiB. Commands
+   * inside the sandbox are not bound by it.
+   */
+  g_object_class_install_property (object_class, PROP_MAX_FILE_BYTES,
+    g_param_spec_uint ("max-file-bytes", NULL, NULL,
+                       1, 1 << 30, SANDBOX_MAX_FILE_BYTES,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 }
 
 static void
@@ -276,6 +298,7 @@ sandbox_backend_base_init (SandboxBackendBase *self)
 
   priv->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
   priv->max_background_timeout_ms = SANDBOX_DEFAULT_MAX_BACKGROUND_TIMEOUT_MS;
+  priv->max_file_bytes = SANDBOX_MAX_FILE_BYTES;
 }
 
 static void
@@ -433,4 +456,23 @@ sandbox_backend_base_get_background_idle_timeout_ms (SandboxBackendBase *self)
 
   priv = sandbox_backend_base_get_instance_private (self);
   return priv->background_idle_timeout_ms;
+}
+
+/**
+ * sandbox_backend_base_get_max_file_bytes:
+ * @self: a [class@Sandbox.BackendBase]
+ *
+ * The backend's [property@Sandbox.BackendBase:max-file-bytes].
+ *
+ * Returns: the bound on one workspace file read or write, in bytes
+ */
+guint
+sandbox_backend_base_get_max_file_bytes (SandboxBackendBase *self)
+{
+  SandboxBackendBasePrivate *priv;
+
+  g_return_val_if_fail (SANDBOX_IS_BACKEND_BASE (self), SANDBOX_MAX_FILE_BYTES);
+
+  priv = sandbox_backend_base_get_instance_private (self);
+  return priv->max_file_bytes;
 }

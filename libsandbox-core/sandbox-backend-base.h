@@ -137,6 +137,8 @@ guint        sandbox_backend_base_get_max_background_timeout_ms (SandboxBackendB
 SANDBOX_AVAILABLE_IN_ALL
 guint        sandbox_backend_base_get_background_idle_timeout_ms (SandboxBackendBase *self);
 SANDBOX_AVAILABLE_IN_ALL
+guint        sandbox_backend_base_get_max_file_bytes       (SandboxBackendBase      *self);
+SANDBOX_AVAILABLE_IN_ALL
 SandboxBackend *sandbox_backend_base_new_inner             (SandboxBackendBase      *self,
                                                             guint                    n_properties,
                                                             const char             **names,

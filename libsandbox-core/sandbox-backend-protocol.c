@@ -77,6 +77,8 @@ new_handle_or_release (SandboxBackendBase    *self,
         session, sandbox_backend_base_get_max_background_timeout_ms (self));
       sandbox_session_set_idle_timeout_ms (
         session, sandbox_backend_base_get_background_idle_timeout_ms (self));
+      sandbox_driver_set_max_file_bytes (sandbox_session_get_driver (session),
+                                         sandbox_backend_base_get_max_file_bytes (self));
     }
   return handle;
 }

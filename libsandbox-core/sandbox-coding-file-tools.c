@@ -26,10 +26,12 @@ not_text_result (const char *verb,
 }
 
 /* Maps an error of the contained file layer to what the model may see.
- * @path is the canonical path the model asked for. */
+ * @path is the canonical path the model asked for; @max_bytes the
+ * session's bound on a file. */
 static JsonNode *
 file_error_result (const char  *verb,
                    const char  *path,
+                   gsize        max_bytes,
                    GError      *error,
                    GError     **cause_out)
 {
@@ -44,8 +46,9 @@ file_error_result (const char  *verb,
                                             verb, path);
       case SANDBOX_ERROR_LIMIT:
         return sandbox_coding_error_result ("SANDBOX_LIMIT", NULL,
-                                            "Cannot %s %s: files are limited to %d bytes",
-                                            verb, path, SANDBOX_MAX_FILE_BYTES);
+                                            "Cannot %s %s: files are limited to %"
+                                            G_GSIZE_FORMAT " bytes",
+                                            verb, path, max_bytes);
       case SANDBOX_ERROR_BUSY:
         return sandbox_coding_error_result ("SANDBOX_BUSY", NULL,
                                             "Cannot %s %s: the sandbox is busy", verb, path);
@@ -99,7 +102,10 @@ take_file_error (SandboxCodingCall  *call,
       g_propagate_error (error, failure);
       return FALSE;
     }
-  call->result = file_error_result (verb, call->path, failure, &call->cause);
+  call->result = file_error_result (verb, call->path,
+                                    sandbox_driver_get_max_file_bytes (
+                                      sandbox_session_get_driver (call->session)),
+                                    failure, &call->cause);
   return TRUE;
 }
 

@@ -27,6 +27,51 @@ G_DEFINE_INTERFACE (SandboxDriver, sandbox_driver, G_TYPE_OBJECT)
 
 /* ----- the file-operation ritual, once for every driver ----- */
 
+static G_DEFINE_QUARK (sandbox-driver-max-file-bytes, max_file_bytes)
+
+/**
+ * sandbox_driver_get_max_file_bytes:
+ * @self: a [iface@Sandbox.Driver]
+ *
+ * The bound on one workspace file read or write of the session: what its
+ * backend set ([property@Sandbox.BackendBase:max-file-bytes]), else
+ * %SANDBOX_MAX_FILE_BYTES. The file operations refuse a larger write and
+ * a larger read with %SANDBOX_ERROR_LIMIT; a driver passes it to its
+ * workspace reads and writes.
+ *
+ * Returns: the bound, in bytes
+ */
+gsize
+sandbox_driver_get_max_file_bytes (SandboxDriver *self)
+{
+  gpointer set;
+
+  g_return_val_if_fail (SANDBOX_IS_DRIVER (self), SANDBOX_MAX_FILE_BYTES);
+
+  set = g_object_get_qdata (G_OBJECT (self), max_file_bytes_quark ());
+  return set != NULL ? GPOINTER_TO_SIZE (set) : SANDBOX_MAX_FILE_BYTES;
+}
+
+/**
+ * sandbox_driver_set_max_file_bytes:
+ * @self: a [iface@Sandbox.Driver]
+ * @max_bytes: the bound, at least 1
+ *
+ * Sets the bound on one workspace file read or write of the session. The
+ * base class's session protocol sets its backend's
+ * [property@Sandbox.BackendBase:max-file-bytes] on every session it opens;
+ * a backend that does not use it may call this itself.
+ */
+void
+sandbox_driver_set_max_file_bytes (SandboxDriver *self,
+                                   gsize          max_bytes)
+{
+  g_return_if_fail (SANDBOX_IS_DRIVER (self));
+  g_return_if_fail (max_bytes > 0);
+
+  g_object_set_qdata (G_OBJECT (self), max_file_bytes_quark (), GSIZE_TO_POINTER (max_bytes));
+}
+
 /* The reference's checks before a file operation, in its order: the size
  * of what is written (@contents, NULL for a read or a removal), the
  * session's gate, the path. Returns the canonical path the driver gets. */
@@ -41,7 +86,7 @@ begin_file_operation (SandboxDriver  *self,
   SandboxDriverInterface *iface = SANDBOX_DRIVER_GET_IFACE (self);
   g_autofree char *canonical = NULL;
 
-  if (contents != NULL && g_bytes_get_size (contents) > SANDBOX_MAX_FILE_BYTES)
+  if (contents != NULL && g_bytes_get_size (contents) > sandbox_driver_get_max_file_bytes (self))
     return sandbox_set_error_write_limit (error), NULL;
   if (iface->check_active != NULL && !iface->check_active (self, cancellable, error))
     return NULL;
@@ -53,10 +98,11 @@ begin_file_operation (SandboxDriver  *self,
 
 /* And after a read: its size. */
 static GBytes *
-end_read (GBytes  *bytes,
-          GError **error)
+end_read (SandboxDriver  *self,
+          GBytes         *bytes,
+          GError        **error)
 {
-  if (bytes != NULL && g_bytes_get_size (bytes) > SANDBOX_MAX_FILE_BYTES)
+  if (bytes != NULL && g_bytes_get_size (bytes) > sandbox_driver_get_max_file_bytes (self))
     {
       g_bytes_unref (bytes);
       return sandbox_set_error_read_limit (error), NULL;
@@ -331,8 +377,8 @@ sandbox_driver_read_bytes (SandboxDriver  *self,
   canonical = begin_file_operation (self, path, NULL, FALSE, cancellable, error);
   if (canonical == NULL)
     return NULL;
-  return end_read (SANDBOX_DRIVER_GET_IFACE (self)->read_bytes (self, canonical, cancellable,
-                                                                error),
+  return end_read (self, SANDBOX_DRIVER_GET_IFACE (self)->read_bytes (self, canonical,
+                                                                      cancellable, error),
                    error);
 }
 

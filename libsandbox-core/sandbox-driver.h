@@ -21,7 +21,9 @@ G_BEGIN_DECLS
 /**
  * SANDBOX_MAX_FILE_BYTES:
  *
- * The bound on a single workspace file read or write (1 MiB).
+ * The default bound on a single workspace file read or write (1 MiB); a
+ * backend may set another ([property@Sandbox.BackendBase:max-file-bytes]),
+ * which [method@Sandbox.Driver.get_max_file_bytes] gives.
  */
 #define SANDBOX_MAX_FILE_BYTES 1048576
 
@@ -158,6 +160,11 @@ struct _SandboxDriverInterface
   gpointer _padding[10];
 };
 
+SANDBOX_AVAILABLE_IN_ALL
+gsize           sandbox_driver_get_max_file_bytes        (SandboxDriver         *self);
+SANDBOX_AVAILABLE_IN_ALL
+void            sandbox_driver_set_max_file_bytes        (SandboxDriver         *self,
+                                                          gsize                  max_bytes);
 SANDBOX_AVAILABLE_IN_ALL
 GBytes         *sandbox_driver_read_bytes                (SandboxDriver         *self,
                                                           const char            *path,

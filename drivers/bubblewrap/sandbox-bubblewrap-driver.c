@@ -225,7 +225,8 @@ sandbox_bubblewrap_driver_read_bytes (SandboxDriver  *driver,
                                       GError        **error)
 {
   return sandbox_workspace_read (SANDBOX_BUBBLEWRAP_DRIVER (driver)->files,
-                                 sandbox_path_relative (path), SANDBOX_MAX_FILE_BYTES, error);
+                                 sandbox_path_relative (path),
+                                 sandbox_driver_get_max_file_bytes (driver), error);
 }
 
 static gboolean
@@ -237,7 +238,7 @@ sandbox_bubblewrap_driver_write_bytes (SandboxDriver  *driver,
 {
   return sandbox_workspace_write (SANDBOX_BUBBLEWRAP_DRIVER (driver)->files,
                                   sandbox_path_relative (path), contents,
-                                  SANDBOX_MAX_FILE_BYTES, error);
+                                  sandbox_driver_get_max_file_bytes (driver), error);
 }
 
 static gboolean

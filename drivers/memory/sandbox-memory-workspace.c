@@ -369,8 +369,8 @@ lookup_file_locked (SandboxMemoryWorkspace  *self,
  * @error: return location for a #GError, or %NULL
  *
  * Reads a whole file, following links that stay in the workspace. There is
- * no size bound here; the driver applies %SANDBOX_MAX_FILE_BYTES to the
- * host's file operations.
+ * no size bound here; the core's file operations apply the session's
+ * (sandbox_driver_get_max_file_bytes()).
  *
  * Returns: (transfer full): the file's contents, or %NULL with
  *   %G_IO_ERROR_NOT_FOUND, %G_IO_ERROR_IS_DIRECTORY,

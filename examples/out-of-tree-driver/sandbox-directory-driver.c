@@ -148,7 +148,8 @@ sandbox_directory_driver_read_bytes (SandboxDriver  *driver,
                                      GError        **error)
 {
   return sandbox_workspace_read (SANDBOX_DIRECTORY_DRIVER (driver)->workspace,
-                                 sandbox_path_relative (path), SANDBOX_MAX_FILE_BYTES, error);
+                                 sandbox_path_relative (path),
+                                 sandbox_driver_get_max_file_bytes (driver), error);
 }
 
 static gboolean
@@ -160,7 +161,7 @@ sandbox_directory_driver_write_bytes (SandboxDriver  *driver,
 {
   return sandbox_workspace_write (SANDBOX_DIRECTORY_DRIVER (driver)->workspace,
                                   sandbox_path_relative (path), contents,
-                                  SANDBOX_MAX_FILE_BYTES, error);
+                                  sandbox_driver_get_max_file_bytes (driver), error);
 }
 
 static gboolean
