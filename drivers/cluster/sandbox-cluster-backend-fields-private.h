@@ -1,6 +1,7 @@
 /* sandbox-cluster-backend-fields-private.h — what a cluster backend holds, for its files
  *
- * sandbox-cluster-backend.c (the backend's methods and ::lost) and
+ * sandbox-cluster-backend.c (the backend's methods and ::lost),
+ * sandbox-cluster-backend-sessions.c (its sessions) and
  * sandbox-cluster-backend-init.c (its construction) share it; nothing
  * else sees a backend's fields.
  *
@@ -41,12 +42,22 @@ struct _SandboxClusterBackend
 
   GMutex lock;
   GHashTable *live;     /* SandboxClusterHandle * (not owned): fenced on ::lost */
+  GHashTable *claims;   /* session id -> Claim: between the protocol's hooks */
 };
 
 /* sandbox-cluster-backend-init.c: the backend's init_backend(). */
 gboolean sandbox_cluster_backend_init_backend (SandboxBackendBase  *base,
                                                GCancellable        *cancellable,
                                                GError             **error);
+
+/* sandbox-cluster-backend.c: a new handle is live (fenced on ::lost). */
+void     sandbox_cluster_backend_track        (SandboxClusterBackend  *self,
+                                               SandboxHandle          *handle);
+
+/* sandbox-cluster-backend-sessions.c: the session protocol's hooks, set in
+ * class_init, and the table of claims they share (see Claim there). */
+void     sandbox_cluster_backend_class_init_sessions (SandboxBackendBaseClass *base_class);
+GHashTable *sandbox_cluster_backend_claims_new (void);
 
 /* sandbox-cluster-backend.c: fences every live session of the backend
  * (@user_data) when @host lost its lease; connected to ::lost at init. */

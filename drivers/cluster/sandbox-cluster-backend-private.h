@@ -39,11 +39,6 @@ gboolean sandbox_cluster_backend_release         (SandboxClusterBackend  *self,
                                                   gint64                  epoch,
                                                   GCancellable           *cancellable,
                                                   GError                **error);
-gboolean sandbox_cluster_backend_delete_session  (SandboxClusterBackend  *self,
-                                                  SandboxHandle          *inner,
-                                                  SandboxState           *state,
-                                                  GCancellable           *cancellable,
-                                                  GError                **error);
 void     sandbox_cluster_backend_forget          (SandboxClusterBackend  *self,
                                                   SandboxHandle          *handle);
 

@@ -9,19 +9,19 @@
  * blob store (checkpoint-store, shared between hosts) holds its workspace
  * as of its last checkpoint.
  *
- * create, new session: bubblewrap creates it (its id is a fresh random
- * hash nobody else can own), then this host claims it and commits its
- * record (no checkpoint yet: the template is its content).
- * create, resume: claim (BUSY while another host owns it), read the record,
- * then the fast path — this host's bubblewrap store has the session exactly
- * at the record's checkpoint (a marker written after each commit here and
- * removed while the session is live) — or import the checkpoint (or a
+ * SandboxBackendBase runs create, resume, recover and delete in the
+ * reference's order; the hooks (sandbox-cluster-backend-sessions.c) say
+ * what a session, its lease and a template are here. A new session is a record committed under this
+ * host's claim (no checkpoint yet: the template is its content). A resume
+ * (and a recovery: etcd's lease frees a dead owner) claims the session
+ * (BUSY while another host owns it), reads the record, then takes the fast
+ * path — this host's bubblewrap store has the session exactly at the
+ * record's checkpoint (a marker written after each commit here and
+ * removed while the session is live) — or imports the checkpoint (or a
  * fresh template copy, for a session never checkpointed) through the
- * backend's sandbox_backend_import_session(); then bubblewrap resumes it (taking over
- * a lease a crashed process of this host left: etcd's claim already
- * excludes every other owner).
- * stop and checkpoint: see sandbox-cluster-handle.c. delete: claim again, fenced delete of
- * the record, then bubblewrap's delete.
+ * backend's sandbox_backend_import_session(); then bubblewrap resumes it.
+ * stop and checkpoint: see sandbox-cluster-handle.c. delete: claim again,
+ * fenced delete of the record, then bubblewrap's delete.
  * Losing the lease (::lost, on the driver's own context thread, so it
  * arrives whatever the application's main loop does): every live handle is
  * fenced — its commands killed, STOPPED, nothing published.
@@ -29,22 +29,11 @@
 
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <string.h>
-#include <unistd.h>
-
 #include <glib/gstdio.h>
 
 #include "sandbox-cluster-backend-fields-private.h"
-#include "sandbox-cluster-checkpoint-private.h"
 #include "sandbox-cluster-handle-private.h"
-#include "sandbox-cluster-owner-private.h"
-#include "sandbox-cluster-placement-private.h"
 #include "sandbox-cluster-template-share-private.h"
-
-/* A marker's contents for a local copy made from the template alone. */
-#define MARKER_TEMPLATE "template"
 
 enum
 {
@@ -64,51 +53,6 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (SandboxClusterBackend, sandbox_cluster_backend,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (SANDBOX_TYPE_BACKEND,
                                                                sandbox_cluster_backend_backend_iface_init))
 
-/* Markers ------------------------------------------------------------------ */
-
-static char *
-marker_path (SandboxClusterBackend *self,
-             const char            *session_id)
-{
-  return g_build_filename (self->markers, session_id, NULL);
-}
-
-/* What this host's copy of the session is at: a manifest digest,
- * MARKER_TEMPLATE, or NULL when it is not known to be at any checkpoint. */
-static char *
-read_marker (SandboxClusterBackend *self,
-             const char            *session_id)
-{
-  g_autofree char *path = marker_path (self, session_id);
-  char *contents = NULL;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return NULL;
-  return contents;
-}
-
-static gboolean
-write_marker (SandboxClusterBackend  *self,
-              const char             *session_id,
-              const char             *digest,
-              GError                **error)
-{
-  g_autofree char *path = marker_path (self, session_id);
-
-  return g_file_set_contents_full (path, digest != NULL ? digest : MARKER_TEMPLATE, -1,
-                                   G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
-}
-
-static void
-remove_marker (SandboxClusterBackend *self,
-               const char            *session_id)
-{
-  g_autofree char *path = marker_path (self, session_id);
-
-  if (g_unlink (path) < 0 && errno != ENOENT)
-    g_warning ("Could not remove %s: %s", path, g_strerror (errno));
-}
-
 /* Live handles and ::lost -------------------------------------------------- */
 
 /* The registry is advisory (placement only): a failed announcement is
@@ -123,9 +67,9 @@ announce (SandboxClusterBackend *self)
              error->message);
 }
 
-static void
-track (SandboxClusterBackend *self,
-       SandboxHandle         *handle)
+void
+sandbox_cluster_backend_track (SandboxClusterBackend *self,
+                               SandboxHandle         *handle)
 {
   g_mutex_lock (&self->lock);
   g_hash_table_add (self->live, handle);
@@ -183,101 +127,6 @@ sandbox_cluster_backend_on_lost (SandboxClusterHost *host,
     sandbox_cluster_handle_fence (handles->pdata[i]);
 }
 
-/* Checkpoints, release, delete --------------------------------------------- */
-
-/* Walks the session's workspace into the blob store and commits the
- * manifest to its record, fenced on @epoch: a host that has lost its lease
- * (or whose epoch another owner has replaced) publishes nothing,
- * SANDBOX_ERROR_STOPPED. Returns: (transfer full): the committed manifest's
- * digest, or NULL */
-static char *
-checkpoint_and_commit (SandboxClusterBackend  *self,
-                       SandboxState           *state,
-                       gint64                  epoch,
-                       GCancellable           *cancellable,
-                       GError                **error)
-{
-  const char *session_id = sandbox_state_get_session_id (state);
-  g_autofree char *digest = NULL;
-  int fd;
-
-  fd = sandbox_backend_open_session_files (self->bubblewrap, session_id, cancellable, error);
-  if (fd < 0)
-    return NULL;
-  digest = sandbox_cluster_checkpoint_create (self->blobs, fd, session_id, NULL, cancellable,
-                                              error);
-  g_close (fd, NULL);
-
-  /* Blobs and manifest are durable: the fenced commit is the commit point. */
-  if (digest == NULL ||
-      !sandbox_cluster_host_commit (self->host, session_id, epoch,
-                                    sandbox_state_get_template_key (state), digest,
-                                    cancellable, error))
-    return NULL;
-  return g_steal_pointer (&digest);
-}
-
-/* A stop's checkpoint: no guest changes the workspace any more, so this
- * host's copy is exactly at it, and the marker says so (the fast path of
- * the next resume here). */
-gboolean
-sandbox_cluster_backend_checkpoint_stopped (SandboxClusterBackend  *self,
-                                            SandboxState           *state,
-                                            gint64                  epoch,
-                                            GCancellable           *cancellable,
-                                            GError                **error)
-{
-  g_autofree char *digest = checkpoint_and_commit (self, state, epoch, cancellable, error);
-
-  return digest != NULL &&
-         write_marker (self, sandbox_state_get_session_id (state), digest, error);
-}
-
-/* A live session's checkpoint: the session runs on past it, so its copy
- * here is not at it and gets no marker (a live session has none: see
- * resume_session()); a resume here after a crash imports it. */
-gboolean
-sandbox_cluster_backend_checkpoint_live (SandboxClusterBackend  *self,
-                                         SandboxState           *state,
-                                         gint64                  epoch,
-                                         GCancellable           *cancellable,
-                                         GError                **error)
-{
-  g_autofree char *digest = checkpoint_and_commit (self, state, epoch, cancellable, error);
-
-  return digest != NULL;
-}
-
-gboolean
-sandbox_cluster_backend_release (SandboxClusterBackend  *self,
-                                 SandboxState           *state,
-                                 gint64                  epoch,
-                                 GCancellable           *cancellable,
-                                 GError                **error)
-{
-  return sandbox_cluster_host_release (self->host, sandbox_state_get_session_id (state), epoch,
-                                       cancellable, error);
-}
-
-gboolean
-sandbox_cluster_backend_delete_session (SandboxClusterBackend  *self,
-                                        SandboxHandle          *inner,
-                                        SandboxState           *state,
-                                        GCancellable           *cancellable,
-                                        GError                **error)
-{
-  const char *session_id = sandbox_state_get_session_id (state);
-  gint64 epoch = 0;
-
-  /* Stopping released it: BUSY if another host attached meanwhile. */
-  if (!sandbox_cluster_host_claim (self->host, session_id, &epoch, cancellable, error))
-    return FALSE;
-  if (!sandbox_cluster_host_delete (self->host, session_id, epoch, cancellable, error))
-    return FALSE;
-  remove_marker (self, session_id);
-  return sandbox_handle_delete (inner, cancellable, error);
-}
-
 /* Templates --------------------------------------------------------------- */
 
 static SandboxClusterTemplateShare
@@ -290,237 +139,31 @@ share_of (SandboxClusterBackend *self)
   return share;
 }
 
-/* After bubblewrap failed with *@error: when that is its "unknown
- * template", fetches the template from the cluster, and returns %TRUE
- * (with *@error cleared) so the caller tries again. */
+/* The session protocol's check_template: a template this host lacks is
+ * fetched from the cluster, if published. */
 static gboolean
-fetched_missing_template (SandboxClusterBackend  *self,
-                          const char             *template_key,
-                          GCancellable           *cancellable,
-                          GError                **error)
+sandbox_cluster_backend_check_template (SandboxBackendBase  *base,
+                                        const char          *template_key,
+                                        GError             **error)
 {
+  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (base);
   SandboxClusterTemplateShare share = share_of (self);
+  g_autoptr(GError) local_error = NULL;
+  int fd = sandbox_backend_open_template_files (self->bubblewrap, template_key, NULL,
+                                                &local_error);
 
-  if (!g_error_matches (*error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
-    return FALSE;
-  g_clear_error (error);
-  if (!sandbox_cluster_template_fetch (&share, template_key, cancellable, error))
+  if (fd >= 0)
+    return g_close (fd, error);
+  if (!g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  if (!sandbox_cluster_template_fetch (&share, template_key, NULL, error))
     return FALSE;
   sandbox_cluster_placement_add_template (self->placement, template_key);
   announce (self);
   return TRUE;
-}
-
-/* create ------------------------------------------------------------------- */
-
-static SandboxHandle *
-create_session (SandboxClusterBackend  *self,
-                const char             *template_key,
-                SandboxNetworkPolicy   *policy,
-                GCancellable           *cancellable,
-                GError                **error)
-{
-  g_autoptr(SandboxHandle) inner = NULL;
-  g_autoptr(SandboxState) state = NULL;
-  g_autoptr(GError) local_error = NULL;
-  SandboxHandle *handle;
-  gint64 epoch = 0;
-
-  inner = sandbox_backend_create (self->bubblewrap, template_key, NULL, policy, cancellable,
-                                  &local_error);
-  if (inner == NULL && fetched_missing_template (self, template_key, cancellable, &local_error))
-    inner = sandbox_backend_create (self->bubblewrap, template_key, NULL, policy, cancellable,
-                                    &local_error);
-  if (inner == NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
-    }
-  state = sandbox_handle_capture_state (inner, error);
-  if (state == NULL)
-    return NULL;
-
-  if (!sandbox_cluster_host_claim (self->host, sandbox_state_get_session_id (state), &epoch,
-                                   cancellable, &local_error) ||
-      !sandbox_cluster_host_commit (self->host, sandbox_state_get_session_id (state), epoch,
-                                    template_key, NULL, cancellable, &local_error))
-    {
-      /* Nobody can resume it: it goes (an owner key goes with the lease). */
-      sandbox_handle_delete (inner, NULL, NULL);
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
-    }
-
-  handle = sandbox_cluster_handle_new (self, inner, epoch);
-  track (self, handle);
-  return handle;
-}
-
-/* The import's SandboxWorkspaceFillFunc: the checkpoint, materialised, if
- * it is one of this session (see sandbox-cluster-checkpoint-private.h). */
-static gboolean
-materialise_checkpoint (int            parent_fd,
-                        const char    *name,
-                        gpointer       user_data,
-                        GCancellable  *cancellable,
-                        GError       **error)
-{
-  const char *const *args = user_data;   /* { backend, digest, session id } */
-  SandboxClusterBackend *self = (SandboxClusterBackend *) args[0];
-
-  if (sandbox_cluster_checkpoint_materialise (self->blobs, args[1], args[2], parent_fd, name,
-                                              cancellable, error))
-    return TRUE;
-  g_prefix_error (error, "Sandbox session %s cannot resume from its record's \"manifest\": ",
-                  args[2]);
-  return FALSE;
-}
-
-/*
- * bring_local_copy:
- * @self: the backend
- * @state: the session, claimed by this host
- * @digest: (nullable): the record's checkpoint; %NULL: never checkpointed
- *
- * Makes this host's bubblewrap store hold the session as of @digest: as it
- * is when the marker says so (the fast path), else imported. Whatever an
- * earlier process of this host left of a copy at another point goes first
- * (a recover ends what is left of its sandboxes and its lease).
- *
- * Returns: %TRUE when the store holds the session at @digest
- */
-static gboolean
-bring_local_copy (SandboxClusterBackend  *self,
-                  SandboxState           *state,
-                  const char             *digest,
-                  GCancellable           *cancellable,
-                  GError                **error)
-{
-  const char *session_id = sandbox_state_get_session_id (state);
-  g_autofree char *marker = read_marker (self, session_id);
-  g_autoptr(SandboxState) local = sandbox_backend_lookup_state (self->bubblewrap, session_id,
-                                                                cancellable, NULL);
-  gconstpointer args[] = { self, digest, session_id };
-  SandboxWorkspaceFillFunc populate = digest != NULL ? materialise_checkpoint : NULL;
-  g_autoptr(GError) local_error = NULL;
-
-  /* This host stopped the session at a checkpoint, and no owner writes a
-   * record without one after that: the etcd record was replaced. */
-  if (digest == NULL && marker != NULL && strcmp (marker, MARKER_TEMPLATE) != 0)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Sandbox session %s's record in etcd is refused: its \"manifest\" is null, "
-                   "but this host stopped the session at checkpoint %s", session_id, marker);
-      return FALSE;
-    }
-
-  if (local != NULL && marker != NULL &&
-      g_strcmp0 (marker, digest != NULL ? digest : MARKER_TEMPLATE) == 0)
-    return TRUE;
-
-  remove_marker (self, session_id);
-  if (local != NULL)
-    {
-      g_autoptr(SandboxNetworkPolicy) deny = sandbox_network_policy_new_deny_all ();
-      g_autoptr(SandboxHandle) stale = sandbox_backend_recover_session (self->bubblewrap, state,
-                                                                        deny, cancellable, error);
-
-      if (stale == NULL || !sandbox_handle_stop (stale, cancellable, error))
-        return FALSE;
-    }
-  if (sandbox_backend_import_session (self->bubblewrap, state, populate, (gpointer) args,
-                                      cancellable, &local_error))
-    return TRUE;
-  if (fetched_missing_template (self, sandbox_state_get_template_key (state), cancellable,
-                                &local_error) &&
-      sandbox_backend_import_session (self->bubblewrap, state, populate, (gpointer) args,
-                                      cancellable, &local_error))
-    return TRUE;
-  g_propagate_error (error, g_steal_pointer (&local_error));
-  return FALSE;
-}
-
-static SandboxHandle *
-resume_session (SandboxClusterBackend  *self,
-                const char             *template_key,
-                SandboxState           *state,
-                SandboxNetworkPolicy   *policy,
-                GCancellable           *cancellable,
-                GError                **error)
-{
-  const char *session_id = sandbox_state_get_session_id (state);
-  g_autoptr(SandboxClusterSessionRecord) record = NULL;
-  g_autoptr(SandboxHandle) inner = NULL;
-  g_autoptr(GError) local_error = NULL;
-  SandboxHandle *handle;
-  gint64 epoch = 0;
-
-  if (g_strcmp0 (sandbox_state_get_backend (state),
-                 sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (self))) != 0 ||
-      g_strcmp0 (sandbox_state_get_template_key (state), template_key) != 0)
-    {
-      sandbox_set_error_state_mismatch (error);
-      return NULL;
-    }
-
-  if (!sandbox_cluster_host_claim (self->host, session_id, &epoch, cancellable, error))
-    return NULL;
-
-  record = sandbox_cluster_host_read_session (self->host, session_id, cancellable, &local_error);
-  if (record != NULL && record->template_key == NULL)
-    sandbox_set_error_unknown_session (&local_error, session_id);
-  else if (record != NULL && g_strcmp0 (record->template_key, template_key) != 0)
-    sandbox_set_error_state_mismatch (&local_error);
-  else if (record != NULL)
-    sandbox_cluster_session_record_check_claimed (record, epoch, &local_error);
-
-  /* The session is live here from now on: the marker goes before it runs. */
-  if (local_error == NULL &&
-      bring_local_copy (self, state, record->manifest_digest, cancellable, &local_error))
-    {
-      remove_marker (self, session_id);
-      inner = sandbox_backend_recover_session (self->bubblewrap, state, policy, cancellable,
-                                               &local_error);
-    }
-
-  if (inner == NULL)
-    {
-      /* Best effort: the key would go with the lease anyway. */
-      sandbox_cluster_host_release (self->host, session_id, epoch, NULL, NULL);
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
-    }
-
-  handle = sandbox_cluster_handle_new (self, inner, epoch);
-  track (self, handle);
-  return handle;
-}
-
-static SandboxHandle *
-sandbox_cluster_backend_create (SandboxBackend        *backend,
-                                const char            *template_key,
-                                SandboxState          *state,
-                                SandboxNetworkPolicy  *policy,
-                                GCancellable          *cancellable,
-                                GError               **error)
-{
-  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (backend);
-
-  if (state == NULL)
-    return create_session (self, template_key, policy, cancellable, error);
-  return resume_session (self, template_key, state, policy, cancellable, error);
-}
-
-/* Recovery is what a resume does here: etcd's lease frees a dead owner. */
-static SandboxHandle *
-sandbox_cluster_backend_recover_session (SandboxBackend        *backend,
-                                         SandboxState          *state,
-                                         SandboxNetworkPolicy  *policy,
-                                         GCancellable          *cancellable,
-                                         GError               **error)
-{
-  return resume_session (SANDBOX_CLUSTER_BACKEND (backend), sandbox_state_get_template_key (state),
-                         state, policy, cancellable, error);
 }
 
 /* Templates and this host's own view are bubblewrap's. */
@@ -562,29 +205,6 @@ sandbox_cluster_backend_list_templates (SandboxBackend  *backend,
 {
   return sandbox_backend_list_templates (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
                                          cancellable, error);
-}
-
-/* A session's state is the cluster's: from its etcd record, whatever host
- * last had it. */
-static SandboxState *
-sandbox_cluster_backend_lookup_state (SandboxBackend  *backend,
-                                      const char      *session_id,
-                                      GCancellable    *cancellable,
-                                      GError         **error)
-{
-  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (backend);
-  g_autoptr(SandboxClusterSessionRecord) record =
-    sandbox_cluster_host_read_session (self->host, session_id, cancellable, error);
-
-  if (record == NULL)
-    return NULL;
-  if (record->template_key == NULL)
-    {
-      sandbox_set_error_unknown_session (error, session_id);
-      return NULL;
-    }
-  return sandbox_state_new (sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (self)),
-                            session_id, record->template_key, error);
 }
 
 static gboolean
@@ -726,6 +346,7 @@ sandbox_cluster_backend_finalize (GObject *object)
   g_clear_object (&self->blobs);
   g_clear_object (&self->bubblewrap);
   g_clear_pointer (&self->live, g_hash_table_unref);
+  g_clear_pointer (&self->claims, g_hash_table_unref);
   g_mutex_clear (&self->lock);
   g_free (self->markers);
   g_free (self->incoming);
@@ -747,6 +368,8 @@ sandbox_cluster_backend_class_init (SandboxClusterBackendClass *klass)
   object_class->set_property = sandbox_cluster_backend_set_property;
   object_class->finalize = sandbox_cluster_backend_finalize;
   base_class->init_backend = sandbox_cluster_backend_init_backend;
+  base_class->check_template = sandbox_cluster_backend_check_template;
+  sandbox_cluster_backend_class_init_sessions (base_class);
   sandbox_backend_base_class_set_default_name (base_class, SANDBOX_CLUSTER_DEFAULT_NAME);
   /* The bubblewrap backend underneath takes its properties as
    * `bubblewrap.NAME` (`bubblewrap.executable`, `bubblewrap.tmp-size`). */
@@ -867,6 +490,7 @@ sandbox_cluster_backend_init (SandboxClusterBackend *self)
 {
   g_mutex_init (&self->lock);
   self->live = g_hash_table_new (NULL, NULL);
+  self->claims = sandbox_cluster_backend_claims_new ();
   self->prefix = g_strdup (SANDBOX_CLUSTER_DEFAULT_PREFIX);
   self->host_id = g_strdup (g_get_host_name ());
   self->session_slots = SANDBOX_CLUSTER_DEFAULT_SESSION_SLOTS;
@@ -876,13 +500,11 @@ static void
 sandbox_cluster_backend_backend_iface_init (SandboxBackendInterface *iface)
 {
   iface->prewarm = sandbox_cluster_backend_prewarm;
-  iface->create = sandbox_cluster_backend_create;
-  iface->recover_session = sandbox_cluster_backend_recover_session;
   iface->list_sessions = sandbox_cluster_backend_list_sessions;
   iface->list_templates = sandbox_cluster_backend_list_templates;
-  iface->lookup_state = sandbox_cluster_backend_lookup_state;
   iface->query_lease_owner = sandbox_cluster_backend_query_lease_owner;
   iface->delete_template = sandbox_cluster_backend_delete_template;
+  sandbox_backend_base_implement_sessions (iface);
 }
 
 void

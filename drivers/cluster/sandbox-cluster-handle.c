@@ -93,8 +93,13 @@ sandbox_cluster_handle_delete_session (SandboxHandle  *handle,
   SandboxClusterHandle *self = SANDBOX_CLUSTER_HANDLE (handle);
   g_autoptr(SandboxState) state = handle_state (self);
 
-  return sandbox_cluster_backend_delete_session (self->backend, self->inner, state, cancellable,
-                                                 error);
+  /* Stopping released the claim: the base claims again (BUSY if another
+   * host attached meanwhile) and removes the record; bubblewrap's copy
+   * goes last. */
+  return sandbox_backend_base_delete_session (SANDBOX_BACKEND_BASE (self->backend),
+                                              sandbox_state_get_session_id (state), cancellable,
+                                              error) &&
+         sandbox_handle_delete (self->inner, cancellable, error);
 }
 
 static SandboxCodingBinding *
