@@ -120,7 +120,8 @@ sandbox_cluster_backend_checkpoint_stopped (SandboxClusterBackend  *self,
 
 /* A live session's checkpoint: the session runs on past it, so its copy
  * here is not at it and gets no marker (a live session has none: see
- * resume_session()); a resume here after a crash imports it. */
+ * sandbox_cluster_backend_new_handle()); a resume here after a crash
+ * imports it. */
 gboolean
 sandbox_cluster_backend_checkpoint_live (SandboxClusterBackend  *self,
                                          SandboxState           *state,
