@@ -66,7 +66,15 @@ typedef struct
   guint background_idle_timeout_ms;
   guint max_file_bytes;
   gboolean initialized;
+  GMutex leases_lock;
+  GHashTable *leases;   /* session id -> HeldLease: between the protocol's hooks */
 } SandboxBackendBasePrivate;
+
+typedef struct
+{
+  gpointer lease;
+  GDestroyNotify destroy;
+} HeldLease;
 
 enum {
   PROP_0,
@@ -206,6 +214,16 @@ sandbox_backend_base_set_property (GObject      *object,
 }
 
 static void
+held_lease_free (gpointer data)
+{
+  HeldLease *held = data;
+
+  if (held->destroy != NULL)
+    held->destroy (held->lease);
+  g_free (held);
+}
+
+static void
 sandbox_backend_base_finalize (GObject *object)
 {
   SandboxBackendBase *self = SANDBOX_BACKEND_BASE (object);
@@ -213,6 +231,8 @@ sandbox_backend_base_finalize (GObject *object)
 
   g_free (priv->name);
   g_free (priv->state_directory);
+  g_hash_table_unref (priv->leases);
+  g_mutex_clear (&priv->leases_lock);
 
   G_OBJECT_CLASS (sandbox_backend_base_parent_class)->finalize (object);
 }
@@ -299,6 +319,8 @@ sandbox_backend_base_init (SandboxBackendBase *self)
   priv->max_concurrent_commands = SANDBOX_DEFAULT_MAX_CONCURRENT_COMMANDS;
   priv->max_background_timeout_ms = SANDBOX_DEFAULT_MAX_BACKGROUND_TIMEOUT_MS;
   priv->max_file_bytes = SANDBOX_MAX_FILE_BYTES;
+  g_mutex_init (&priv->leases_lock);
+  priv->leases = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, held_lease_free);
 }
 
 static void
@@ -475,4 +497,68 @@ sandbox_backend_base_get_max_file_bytes (SandboxBackendBase *self)
 
   priv = sandbox_backend_base_get_instance_private (self);
   return priv->max_file_bytes;
+}
+
+/**
+ * sandbox_backend_base_hold_lease: (skip)
+ * @self: a [class@Sandbox.BackendBase]
+ * @session_id: the session whose lease a hook took
+ * @lease: (transfer full): the driver's lease (a lock, an epoch, …)
+ * @destroy: (nullable): frees @lease if the backend goes while holding it
+ *
+ * Keeps a lease from the hook that takes it to the one that uses or ends
+ * it: the session protocol's hooks pass a session id only. @take_lease,
+ * @take_over_lease or @new_session holds it here; @new_handle,
+ * @release_lease or @remove_session takes it back with
+ * [method@Sandbox.BackendBase.steal_lease]. A lease is exclusive: a
+ * session has one held at most, and holding another frees the first.
+ */
+void
+sandbox_backend_base_hold_lease (SandboxBackendBase *self,
+                                 const char         *session_id,
+                                 gpointer            lease,
+                                 GDestroyNotify      destroy)
+{
+  SandboxBackendBasePrivate *priv;
+  HeldLease *held;
+
+  g_return_if_fail (SANDBOX_IS_BACKEND_BASE (self));
+  g_return_if_fail (session_id != NULL);
+
+  priv = sandbox_backend_base_get_instance_private (self);
+  held = g_new (HeldLease, 1);
+  held->lease = lease;
+  held->destroy = destroy;
+  g_mutex_lock (&priv->leases_lock);
+  g_hash_table_replace (priv->leases, g_strdup (session_id), held);
+  g_mutex_unlock (&priv->leases_lock);
+}
+
+/**
+ * sandbox_backend_base_steal_lease: (skip)
+ * @self: a [class@Sandbox.BackendBase]
+ * @session_id: a session
+ *
+ * Takes back the lease of @session_id that
+ * [method@Sandbox.BackendBase.hold_lease] holds: it is no longer held,
+ * and the caller frees it.
+ *
+ * Returns: (transfer full) (nullable): the lease, or %NULL if none is held
+ */
+gpointer
+sandbox_backend_base_steal_lease (SandboxBackendBase *self,
+                                  const char         *session_id)
+{
+  SandboxBackendBasePrivate *priv;
+  g_autofree char *key = NULL;
+  g_autofree HeldLease *held = NULL;
+
+  g_return_val_if_fail (SANDBOX_IS_BACKEND_BASE (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  priv = sandbox_backend_base_get_instance_private (self);
+  g_mutex_lock (&priv->leases_lock);
+  g_hash_table_steal_extended (priv->leases, session_id, (gpointer *) &key, (gpointer *) &held);
+  g_mutex_unlock (&priv->leases_lock);
+  return held != NULL ? held->lease : NULL;
 }

@@ -61,7 +61,10 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  * on are the steps of the session protocol the base runs in
  * `sandbox_backend_base_implement_sessions()` and
  * [method@Sandbox.BackendBase.delete_session]; a driver that uses those
- * implements all of them but @check_policy and @take_over_lease.
+ * implements all of them but @check_policy and @take_over_lease. A lease
+ * that is more than a flag (a lock, a fencing epoch) waits between the
+ * hook that takes it and the one that uses it in
+ * [method@Sandbox.BackendBase.hold_lease].
  */
 struct _SandboxBackendBaseClass
 {
@@ -152,6 +155,14 @@ gboolean     sandbox_backend_base_check_ready              (SandboxBackendBase  
                                                             GError                 **error);
 SANDBOX_AVAILABLE_IN_ALL
 void         sandbox_backend_base_implement_sessions       (SandboxBackendInterface *iface);
+SANDBOX_AVAILABLE_IN_ALL
+void         sandbox_backend_base_hold_lease               (SandboxBackendBase      *self,
+                                                            const char              *session_id,
+                                                            gpointer                 lease,
+                                                            GDestroyNotify           destroy);
+SANDBOX_AVAILABLE_IN_ALL
+gpointer     sandbox_backend_base_steal_lease              (SandboxBackendBase      *self,
+                                                            const char              *session_id);
 SANDBOX_AVAILABLE_IN_ALL
 gboolean     sandbox_backend_base_delete_session           (SandboxBackendBase      *self,
                                                             const char              *session_id,

@@ -319,6 +319,40 @@ test_not_initialized (void)
                                    "sandbox_backend_new()"));
 }
 
+static void
+count_freed (gpointer lease)
+{
+  (*(guint *) lease)++;
+}
+
+/* A lease held between hooks is the holder's until stolen back, one a
+ * session; what the backend still holds when it goes is freed with it. */
+static void
+test_held_leases (void)
+{
+  TestProtocolBackend *self = backend_new (NULL);
+  SandboxBackendBase *base = SANDBOX_BACKEND_BASE (self);
+  guint first = 0, second = 0, other = 0;
+
+  g_assert_null (sandbox_backend_base_steal_lease (base, ID));
+  sandbox_backend_base_hold_lease (base, ID, &first, count_freed);
+  g_assert_true (sandbox_backend_base_steal_lease (base, ID) == &first);
+  g_assert_null (sandbox_backend_base_steal_lease (base, ID));
+  g_assert_cmpuint (first, ==, 0);
+
+  /* Held again: a session holds one lease, the later one. */
+  sandbox_backend_base_hold_lease (base, ID, &first, count_freed);
+  sandbox_backend_base_hold_lease (base, ID, &second, count_freed);
+  g_assert_cmpuint (first, ==, 1);
+  sandbox_backend_base_hold_lease (base, KEY, &other, NULL);
+  g_assert_true (sandbox_backend_base_steal_lease (base, KEY) == &other);
+
+  g_object_unref (self);
+  g_assert_cmpuint (second, ==, 1);
+  g_assert_cmpuint (first, ==, 1);
+  g_assert_cmpuint (other, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -330,6 +364,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sandbox/backend-protocol/delete-order", test_delete_order);
   g_test_add_func ("/sandbox/backend-protocol/lookup-state", test_lookup_state);
   g_test_add_func ("/sandbox/backend-protocol/not-initialized", test_not_initialized);
+  g_test_add_func ("/sandbox/backend-protocol/held-leases", test_held_leases);
 
   return g_test_run ();
 }
