@@ -42,7 +42,6 @@ struct _SandboxClusterBackend
 
   GMutex lock;
   GHashTable *live;     /* SandboxClusterHandle * (not owned): fenced on ::lost */
-  GHashTable *claims;   /* session id -> Claim: between the protocol's hooks */
 };
 
 /* sandbox-cluster-backend-init.c: the backend's init_backend(). */
@@ -55,9 +54,9 @@ void     sandbox_cluster_backend_track        (SandboxClusterBackend  *self,
                                                SandboxHandle          *handle);
 
 /* sandbox-cluster-backend-sessions.c: the session protocol's hooks, set in
- * class_init, and the table of claims they share (see Claim there). */
+ * class_init, and the interface methods they make. */
 void     sandbox_cluster_backend_class_init_sessions (SandboxBackendBaseClass *base_class);
-GHashTable *sandbox_cluster_backend_claims_new (void);
+void     sandbox_cluster_backend_implement_sessions  (SandboxBackendInterface *iface);
 
 /* sandbox-cluster-backend.c: fences every live session of the backend
  * (@user_data) when @host lost its lease; connected to ::lost at init. */

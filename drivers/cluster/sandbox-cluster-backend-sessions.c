@@ -225,9 +225,9 @@ bring_local_copy (SandboxClusterBackend  *self,
  *
  * A session is stored when etcd holds its record; its lease is this
  * host's claim of the record's owner key, whose create revision is the
- * epoch every later write is fenced on. The hooks pass a session id only:
- * the epoch waits in self->claims from the claim (take_lease, new_session)
- * until new_handle gives it to the handle, or release_lease or
+ * epoch every later write is fenced on. The claim waits in the base
+ * (sandbox_backend_base_hold_lease()) from take_lease or new_session until
+ * new_handle gives its epoch to the handle, or release_lease or
  * remove_session ends it; with it, the checkpoint load_state read under it.
  */
 typedef struct
@@ -245,7 +245,16 @@ claim_free (Claim *claim)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Claim, claim_free)
 
-/* Claims @session_id in etcd and keeps the claim's epoch in the table. */
+static void
+hold_claim (SandboxClusterBackend *self,
+            const char            *session_id,
+            Claim                 *claim)
+{
+  sandbox_backend_base_hold_lease (SANDBOX_BACKEND_BASE (self), session_id, claim,
+                                   (GDestroyNotify) claim_free);
+}
+
+/* Claims @session_id in etcd; the claim waits in the base. */
 static gboolean
 claim_session (SandboxClusterBackend  *self,
                const char             *session_id,
@@ -259,24 +268,8 @@ claim_session (SandboxClusterBackend  *self,
     return FALSE;
   claim = g_new0 (Claim, 1);
   claim->epoch = *epoch;
-  g_mutex_lock (&self->lock);
-  g_hash_table_replace (self->claims, g_strdup (session_id), claim);
-  g_mutex_unlock (&self->lock);
+  hold_claim (self, session_id, claim);
   return TRUE;
-}
-
-/* Returns: (transfer full) (nullable): @session_id's claim, out of the table */
-static Claim *
-steal_claim (SandboxClusterBackend *self,
-             const char            *session_id)
-{
-  g_autofree char *key = NULL;
-  gpointer claim = NULL;
-
-  g_mutex_lock (&self->lock);
-  g_hash_table_steal_extended (self->claims, session_id, (gpointer *) &key, &claim);
-  g_mutex_unlock (&self->lock);
-  return claim;
 }
 
 /* Also take_over_lease: etcd's lease has freed the claim of a host that
@@ -296,7 +289,7 @@ sandbox_cluster_backend_release_lease (SandboxBackendBase *base,
                                        const char         *session_id)
 {
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (base);
-  g_autoptr(Claim) claim = steal_claim (self, session_id);
+  g_autoptr(Claim) claim = sandbox_backend_base_steal_lease (base, session_id);
 
   /* Best effort: the owner key would go with this host's lease anyway. */
   if (claim != NULL)
@@ -314,37 +307,62 @@ sandbox_cluster_backend_has_session (SandboxBackendBase *base,
 }
 
 /* A session's state is the cluster's: from its etcd record, whatever host
- * last had it. */
+ * last had it. Returns: (transfer full) (nullable): the record, with a
+ * template key (a record that is only an owner key is no session) */
+static SandboxClusterSessionRecord *
+read_session (SandboxClusterBackend  *self,
+              const char             *session_id,
+              GCancellable           *cancellable,
+              SandboxState          **state,
+              GError                **error)
+{
+  g_autoptr(SandboxClusterSessionRecord) record =
+    sandbox_cluster_host_read_session (self->host, session_id, cancellable, error);
+
+  if (record != NULL && record->template_key == NULL)
+    sandbox_set_error_unknown_session (error, session_id);
+  if (record == NULL || record->template_key == NULL)
+    return NULL;
+  *state = sandbox_state_new (sandbox_backend_base_get_name (SANDBOX_BACKEND_BASE (self)),
+                              session_id, record->template_key, error);
+  return *state != NULL ? g_steal_pointer (&record) : NULL;
+}
+
+/* SandboxBackend::lookup_state: the record, claimed or not (the base's
+ * would call load_state, which runs under a claim). */
+static SandboxState *
+sandbox_cluster_backend_lookup_state (SandboxBackend  *backend,
+                                      const char      *session_id,
+                                      GCancellable    *cancellable,
+                                      GError         **error)
+{
+  SandboxState *state = NULL;
+  g_autoptr(SandboxClusterSessionRecord) record =
+    read_session (SANDBOX_CLUSTER_BACKEND (backend), session_id, cancellable, &state, error);
+
+  return state;
+}
+
+/* Under this host's claim: the record must predate the claim, and its
+ * checkpoint is what new_handle brings here. */
 static SandboxState *
 sandbox_cluster_backend_load_state (SandboxBackendBase  *base,
                                     const char          *session_id,
                                     GError             **error)
 {
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (base);
+  g_autoptr(SandboxState) state = NULL;
   g_autoptr(SandboxClusterSessionRecord) record =
-    sandbox_cluster_host_read_session (self->host, session_id, NULL, error);
-  gboolean checked = TRUE;
-  Claim *claim;
+    read_session (self, session_id, NULL, &state, error);
+  Claim *claim = sandbox_backend_base_steal_lease (base, session_id);
 
-  /* Only an owner key: claimed, never committed. */
-  if (record != NULL && record->template_key == NULL)
-    sandbox_set_error_unknown_session (error, session_id);
-  if (record == NULL || record->template_key == NULL)
+  g_return_val_if_fail (claim != NULL, NULL);
+  hold_claim (self, session_id, claim);
+  if (record == NULL || !sandbox_cluster_session_record_check_claimed (record, claim->epoch,
+                                                                         error))
     return NULL;
-  /* Under this host's claim the record must predate the claim, and its
-   * checkpoint is what new_handle brings here. */
-  g_mutex_lock (&self->lock);
-  claim = g_hash_table_lookup (self->claims, session_id);
-  if (claim != NULL &&
-      (checked = sandbox_cluster_session_record_check_claimed (record, claim->epoch, error)))
-    {
-      g_free (claim->digest);
-      claim->digest = g_strdup (record->manifest_digest);
-    }
-  g_mutex_unlock (&self->lock);
-  return checked ? sandbox_state_new (sandbox_backend_base_get_name (base), session_id,
-                                      record->template_key, error)
-                 : NULL;
+  claim->digest = g_strdup (record->manifest_digest);
+  return g_steal_pointer (&state);
 }
 
 /* A new session is its first record (no checkpoint: the template is its
@@ -383,28 +401,26 @@ sandbox_cluster_backend_new_handle (SandboxBackendBase    *base,
 {
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (base);
   const char *session_id = sandbox_state_get_session_id (state);
+  g_autoptr(Claim) claim = sandbox_backend_base_steal_lease (base, session_id);
   g_autoptr(SandboxHandle) inner = NULL;
-  g_autofree char *digest = NULL;
   SandboxHandle *handle;
-  Claim *claim;
-  gint64 epoch;
 
-  g_mutex_lock (&self->lock);
-  claim = g_hash_table_lookup (self->claims, session_id);
-  epoch = claim->epoch;
-  digest = g_strdup (claim->digest);
-  g_mutex_unlock (&self->lock);
+  g_return_val_if_fail (claim != NULL, NULL);
 
-  if (!bring_local_copy (self, state, digest, cancellable, error))
-    return NULL;
-  /* The session is live here from now on: the marker goes before it runs. */
-  remove_marker (self, session_id);
-  inner = sandbox_backend_recover_session (self->bubblewrap, state, policy, cancellable, error);
+  if (bring_local_copy (self, state, claim->digest, cancellable, error))
+    {
+      /* The session is live here from now on: the marker goes before it runs. */
+      remove_marker (self, session_id);
+      inner = sandbox_backend_recover_session (self->bubblewrap, state, policy, cancellable,
+                                               error);
+    }
   if (inner == NULL)
-    return NULL;
-
-  claim_free (steal_claim (self, session_id));
-  handle = sandbox_cluster_handle_new (self, inner, epoch);
+    {
+      /* The base's release_lease releases it. */
+      hold_claim (self, session_id, g_steal_pointer (&claim));
+      return NULL;
+    }
+  handle = sandbox_cluster_handle_new (self, inner, claim->epoch);
   sandbox_cluster_backend_track (self, handle);
   return handle;
 }
@@ -417,7 +433,7 @@ sandbox_cluster_backend_remove_session (SandboxBackendBase  *base,
                                         GError             **error)
 {
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (base);
-  g_autoptr(Claim) claim = steal_claim (self, session_id);
+  g_autoptr(Claim) claim = sandbox_backend_base_steal_lease (base, session_id);
 
   if (!sandbox_cluster_host_delete (self->host, session_id, claim->epoch, NULL, error))
     return FALSE;
@@ -439,8 +455,10 @@ sandbox_cluster_backend_class_init_sessions (SandboxBackendBaseClass *base_class
   base_class->remove_session = sandbox_cluster_backend_remove_session;
 }
 
-GHashTable *
-sandbox_cluster_backend_claims_new (void)
+/* Called from the SandboxBackend interface init. */
+void
+sandbox_cluster_backend_implement_sessions (SandboxBackendInterface *iface)
 {
-  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) claim_free);
+  sandbox_backend_base_implement_sessions (iface);
+  iface->lookup_state = sandbox_cluster_backend_lookup_state;
 }

@@ -346,7 +346,6 @@ sandbox_cluster_backend_finalize (GObject *object)
   g_clear_object (&self->blobs);
   g_clear_object (&self->bubblewrap);
   g_clear_pointer (&self->live, g_hash_table_unref);
-  g_clear_pointer (&self->claims, g_hash_table_unref);
   g_mutex_clear (&self->lock);
   g_free (self->markers);
   g_free (self->incoming);
@@ -490,7 +489,6 @@ sandbox_cluster_backend_init (SandboxClusterBackend *self)
 {
   g_mutex_init (&self->lock);
   self->live = g_hash_table_new (NULL, NULL);
-  self->claims = sandbox_cluster_backend_claims_new ();
   self->prefix = g_strdup (SANDBOX_CLUSTER_DEFAULT_PREFIX);
   self->host_id = g_strdup (g_get_host_name ());
   self->session_slots = SANDBOX_CLUSTER_DEFAULT_SESSION_SLOTS;
@@ -504,7 +502,7 @@ sandbox_cluster_backend_backend_iface_init (SandboxBackendInterface *iface)
   iface->list_templates = sandbox_cluster_backend_list_templates;
   iface->query_lease_owner = sandbox_cluster_backend_query_lease_owner;
   iface->delete_template = sandbox_cluster_backend_delete_template;
-  sandbox_backend_base_implement_sessions (iface);
+  sandbox_cluster_backend_implement_sessions (iface);
 }
 
 void
