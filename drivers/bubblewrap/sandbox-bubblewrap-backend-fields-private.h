@@ -36,12 +36,6 @@ struct _SandboxBubblewrapBackend
 
   SandboxBubblewrapStore *store;   /* set by init() */
   SandboxBubblewrapHardening hardening;   /* set by init() */
-
-  /* Leases the session protocol's take_lease, take_over_lease and
-   * new_session took and new_handle or remove_session has not claimed
-   * yet, by session id: the hooks pass ids, a lease is more. */
-  GMutex pending_lock;
-  GHashTable *pending;
 };
 
 /* The largest id a guest-uid or guest-gid may name: (uid_t) -1 means "no

@@ -391,7 +391,7 @@ sandbox_bubblewrap_backend_prewarm (SandboxBackend   *backend,
 /* The steps of the core's session protocol (sandbox-backend-protocol.c):
  * the base runs create, resume, recover and delete in the reference's
  * order; the store does each step on disk. A lease is taken in one hook
- * and used in the next, so it waits in self->pending meanwhile. */
+ * and used in the next, so it waits in the base meanwhile. */
 
 #define STORE_OF(base) (SANDBOX_BUBBLEWRAP_BACKEND (base)->store)
 
@@ -400,28 +400,14 @@ static gboolean
 pending_add (SandboxBubblewrapBackend *self,
              SandboxBubblewrapLease   *lease)
 {
+  g_autofree char *session_id = NULL;
+
   if (lease == NULL)
     return FALSE;
-  g_mutex_lock (&self->pending_lock);
-  /* The lease is exclusive: no other lease of the session waits here. */
-  g_hash_table_replace (self->pending, g_path_get_basename (lease->directory), lease);
-  g_mutex_unlock (&self->pending_lock);
+  session_id = g_path_get_basename (lease->directory);
+  sandbox_backend_base_hold_lease (SANDBOX_BACKEND_BASE (self), session_id, lease,
+                                   (GDestroyNotify) sandbox_bubblewrap_lease_free);
   return TRUE;
-}
-
-/* (transfer full): the waiting lease of @session_id, no longer waiting. */
-static SandboxBubblewrapLease *
-pending_steal (SandboxBubblewrapBackend *self,
-               const char               *session_id)
-{
-  g_autofree char *key = NULL;
-  gpointer lease = NULL;
-
-  /* Stealing takes the key too: it is ours to free. */
-  g_mutex_lock (&self->pending_lock);
-  g_hash_table_steal_extended (self->pending, session_id, (gpointer *) &key, &lease);
-  g_mutex_unlock (&self->pending_lock);
-  return lease;
 }
 
 static gboolean
@@ -467,8 +453,7 @@ static void
 sandbox_bubblewrap_backend_release_lease (SandboxBackendBase *base,
                                           const char         *session_id)
 {
-  g_autoptr(SandboxBubblewrapLease) lease = pending_steal (SANDBOX_BUBBLEWRAP_BACKEND (base),
-                                                          session_id);
+  g_autoptr(SandboxBubblewrapLease) lease = sandbox_backend_base_steal_lease (base, session_id);
 
   if (lease != NULL)
     sandbox_bubblewrap_lease_abandon (lease);
@@ -506,7 +491,7 @@ sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
 {
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (base);
   const char *session_id = sandbox_state_get_session_id (state);
-  g_autoptr(SandboxBubblewrapLease) lease = pending_steal (self, session_id);
+  g_autoptr(SandboxBubblewrapLease) lease = sandbox_backend_base_steal_lease (base, session_id);
   g_autoptr(SandboxBubblewrapDriver) driver = NULL;
   SandboxBubblewrapHardening hardening = self->hardening;
 
@@ -534,8 +519,7 @@ sandbox_bubblewrap_backend_remove_session (SandboxBackendBase  *base,
                                            const char          *session_id,
                                            GError             **error)
 {
-  g_autoptr(SandboxBubblewrapLease) lease = pending_steal (SANDBOX_BUBBLEWRAP_BACKEND (base),
-                                                          session_id);
+  g_autoptr(SandboxBubblewrapLease) lease = sandbox_backend_base_steal_lease (base, session_id);
 
   return sandbox_bubblewrap_store_remove_session (STORE_OF (base), lease, error);
 }
@@ -632,8 +616,6 @@ sandbox_bubblewrap_backend_finalize (GObject *object)
 {
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (object);
 
-  g_clear_pointer (&self->pending, g_hash_table_unref);
-  g_mutex_clear (&self->pending_lock);
   g_clear_pointer (&self->store, sandbox_bubblewrap_store_unref);
   g_clear_pointer (&self->hardening.seccomp_program, g_bytes_unref);
   g_clear_pointer (&self->hardening.cgroup_root, sandbox_bubblewrap_cgroup_root_unref);
@@ -685,9 +667,6 @@ sandbox_bubblewrap_backend_init (SandboxBubblewrapBackend *self)
   self->ready_idle_timeout_ms = SANDBOX_BUBBLEWRAP_DEFAULT_READY_IDLE_TIMEOUT_MS;
   self->guest_uid = -1;
   self->guest_gid = -1;
-  g_mutex_init (&self->pending_lock);
-  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                         (GDestroyNotify) sandbox_bubblewrap_lease_free);
 }
 
 static void
