@@ -2,10 +2,16 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The hooks of the session protocol SandboxBackendBase runs (create,
- * resume, recover, delete), the local copy they bring to this host's
- * bubblewrap store, and the checkpoints and release a handle asks for.
- * The markers say which checkpoint this host's copy of a session is at.
+ * The hooks of the session protocol SandboxBackendBase runs. A new session
+ * is a record committed under this host's claim (no checkpoint yet: the
+ * template is its content). A resume (and a recovery: etcd's lease frees
+ * a dead owner) claims the session (BUSY while another host owns it),
+ * reads the record, then takes the fast path — this host's bubblewrap
+ * store has the session exactly at the record's checkpoint (a marker
+ * written after each commit here and removed while the session is live)
+ * — or imports the checkpoint (or a fresh template copy, for a session
+ * never checkpointed); then bubblewrap resumes it. delete: claim again,
+ * fenced delete of the record, then bubblewrap's delete.
  */
 
 #include "config.h"

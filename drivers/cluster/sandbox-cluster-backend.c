@@ -9,19 +9,10 @@
  * blob store (checkpoint-store, shared between hosts) holds its workspace
  * as of its last checkpoint.
  *
- * SandboxBackendBase runs create, resume, recover and delete in the
- * reference's order; the hooks (sandbox-cluster-backend-sessions.c) say
- * what a session, its lease and a template are here. A new session is a record committed under this
- * host's claim (no checkpoint yet: the template is its content). A resume
- * (and a recovery: etcd's lease frees a dead owner) claims the session
- * (BUSY while another host owns it), reads the record, then takes the fast
- * path — this host's bubblewrap store has the session exactly at the
- * record's checkpoint (a marker written after each commit here and
- * removed while the session is live) — or imports the checkpoint (or a
- * fresh template copy, for a session never checkpointed) through the
- * backend's sandbox_backend_import_session(); then bubblewrap resumes it.
- * stop and checkpoint: see sandbox-cluster-handle.c. delete: claim again,
- * fenced delete of the record, then bubblewrap's delete.
+ * SandboxBackendBase runs create, resume, recover and delete; the cluster's
+ * hooks (what a session, its lease and its local copy are here) are in
+ * sandbox-cluster-backend-sessions.c. stop and checkpoint: see
+ * sandbox-cluster-handle.c.
  * Losing the lease (::lost, on the driver's own context thread, so it
  * arrives whatever the application's main loop does): every live handle is
  * fenced — its commands killed, STOPPED, nothing published.
