@@ -510,7 +510,7 @@ sandbox_backend_base_get_max_file_bytes (SandboxBackendBase *self)
  * it: the session protocol's hooks pass a session id only. @take_lease,
  * @take_over_lease or @new_session holds it here; @new_handle,
  * @release_lease or @remove_session takes it back with
- * [method@Sandbox.BackendBase.steal_lease]. A lease is exclusive: a
+ * `sandbox_backend_base_steal_lease()`. A lease is exclusive: a
  * session has one held at most, and holding another frees the first.
  */
 void
@@ -540,7 +540,7 @@ sandbox_backend_base_hold_lease (SandboxBackendBase *self,
  * @session_id: a session
  *
  * Takes back the lease of @session_id that
- * [method@Sandbox.BackendBase.hold_lease] holds: it is no longer held,
+ * `sandbox_backend_base_hold_lease()` holds: it is no longer held,
  * and the caller frees it.
  *
  * Returns: (transfer full) (nullable): the lease, or %NULL if none is held

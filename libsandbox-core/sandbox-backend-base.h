@@ -64,7 +64,7 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  * implements all of them but @check_policy and @take_over_lease. A lease
  * that is more than a flag (a lock, a fencing epoch) waits between the
  * hook that takes it and the one that uses it in
- * [method@Sandbox.BackendBase.hold_lease].
+ * `sandbox_backend_base_hold_lease()`.
  */
 struct _SandboxBackendBaseClass
 {
