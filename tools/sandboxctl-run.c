@@ -619,6 +619,54 @@ run_ephemeral (SandboxctlContext         *ctx,
   return sandboxctl_session_finish (ctx, handle, status);
 }
 
+/* The session is busy: when its lease is a holder's (sandboxctl-holder.c),
+ * the command runs there, under the holder's network policy, and its output
+ * comes at its end. Otherwise @busy, which names the lease's owner, stands. */
+static int
+run_through_holder (SandboxctlContext         *ctx,
+                    SandboxctlSessionOptions  *session_options,
+                    RunOptions                *options,
+                    SandboxCommand            *command,
+                    RunOutput                 *output,
+                    GError                   **busy)
+{
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  int exec_errno = 0;
+
+  result = sandboxctl_holder_run (ctx, session_options,
+                                  (const char * const *) options->command_line,
+                                  sandboxctl_command_options (options->cwd,
+                                                              (const char * const *) options->environment,
+                                                              options->timeout_ms,
+                                                              options->max_output_bytes),
+                                  &exec_errno, &error);
+  if (result == NULL && (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+                         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED)))
+    return sandboxctl_report_error (ctx, *busy);
+  if (result == NULL)
+    return report_run_error (output, error, sandboxctl_exit_code_for_error (error));
+  if (exec_errno != 0)
+    {
+      int status;
+      g_autoptr(GError) exec_error = exec_failure_error (command, exec_errno, &status);
+
+      return report_run_error (output, exec_error, status);
+    }
+  if (output->mode == RUN_OUTPUT_STREAM)
+    {
+      GBytes *streams[] = { sandbox_result_get_stdout_bytes (result),
+                            sandbox_result_get_stderr_bytes (result) };
+
+      for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+        if (streams[fd - STDOUT_FILENO] != NULL &&
+            !sandboxctl_write_all (fd, g_bytes_get_data (streams[fd - STDOUT_FILENO], NULL),
+                                   g_bytes_get_size (streams[fd - STDOUT_FILENO]), &error))
+          return sandboxctl_report_error (ctx, error);
+    }
+  return report_result (output, command, result);
+}
+
 /* An interactive shell's deadline unless --timeout-ms says otherwise: a
  * day, where a one-shot command's is SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS. */
 #define SHELL_DEFAULT_TIMEOUT_MS (24 * 3600 * 1000)
@@ -727,6 +775,9 @@ run_command (SandboxctlContext   *ctx,
     return run_ephemeral (ctx, &template_options, command, &output);
 
   handle = sandboxctl_session_resume (ctx, &session_options, NULL, &error);
+  if (handle == NULL && g_error_matches (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY) &&
+      !options.terminal && !options.use_stdin && !options.events && !options.audit)
+    return run_through_holder (ctx, &session_options, &options, command, &output, &error);
   if (handle == NULL)
     return sandboxctl_report_error (ctx, error);
   status = run_in_session (ctx, handle, command, &output);

@@ -22,6 +22,8 @@ typedef struct
   const char            *name;
   SandboxctlCommandFunc  func;
   const char            *summary;
+  gboolean               hidden;     /* not listed: started by sandboxctl itself */
+  gboolean               has_subcommand;
 } SandboxctlCommand;
 
 static const SandboxctlCommand commands[] = {
@@ -39,7 +41,11 @@ static const SandboxctlCommand commands[] = {
   { "list",    sandboxctl_cmd_list,    "List the sessions and templates the driver stores" },
   { "templates", sandboxctl_cmd_templates, "List the templates the driver stores" },
   { "rm-template", sandboxctl_cmd_rm_template, "Delete a stored template no session needs" },
+  { "bg",      sandboxctl_cmd_bg,      "Background commands: start, list, output, kill, wait",
+    FALSE, TRUE },
   { "demo",    sandboxctl_cmd_demo,    "A guided tour of the whole system on this machine" },
+  /* A session's holder, which `bg start` starts (sandboxctl-holder.c). */
+  { "hold",    sandboxctl_cmd_hold,    "Hold a session for its background commands", TRUE },
 };
 
 /* Global options that take their value as the next argument. */
@@ -63,7 +69,8 @@ print_usage (FILE *stream)
            "\n"
            "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (stream, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    if (!commands[i].hidden)
+      fprintf (stream, "  %-9s %s\n", commands[i].name, commands[i].summary);
   fprintf (stream, "  %-9s %s\n", "help", "This text, or “help COMMAND” for a command's options");
   fprintf (stream,
            "\n"
@@ -257,12 +264,19 @@ main (int    argc,
       return SANDBOXCTL_EXIT_USAGE;
     }
 
+  /* A command with subcommands ("bg start") takes the word after it. */
+  if (command->has_subcommand && scan.command_index + 1 < argc &&
+      argv[scan.command_index + 1][0] != '-')
+    ctx.subcommand = argv[scan.command_index + 1];
+
   /* argv without the command name: "sandboxctl COMMAND" as argv[0], then the
    * options before and after it. */
   command_argv = g_new0 (char *, argc + 1);
-  command_argv[0] = g_strdup_printf ("sandboxctl %s", command->name);
+  command_argv[0] = ctx.subcommand != NULL
+                    ? g_strdup_printf ("sandboxctl %s %s", command->name, ctx.subcommand)
+                    : g_strdup_printf ("sandboxctl %s", command->name);
   for (int i = 1, j = 1; i < argc; i++)
-    if (i != scan.command_index)
+    if (i != scan.command_index && (ctx.subcommand == NULL || i != scan.command_index + 1))
       command_argv[j++] = g_strdup (argv[i]);
 
   /* GOptionContext's --help names the program by its prgname. */

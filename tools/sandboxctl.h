@@ -48,6 +48,7 @@ typedef struct
 typedef struct
 {
   const char               *command_name;
+  const char               *subcommand;   /* bg's: start, list, output, kill, wait */
   char                     *driver;
   char                     *state_dir;
   char                    **driver_options;
@@ -204,5 +205,28 @@ int sandboxctl_cmd_stop    (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_delete  (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_recover (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_demo    (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_bg      (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_hold    (SandboxctlContext *ctx, char ***argv);
+
+/* sandboxctl-background.c: a session's holder, seen from its clients */
+#define SANDBOXCTL_HOLDER_OBJECT_PATH "/org/libsandbox/Sandboxctl/Holder"
+
+int             sandboxctl_holder_open_dir        (gboolean                  create,
+                                                   GError                  **error);
+char           *sandboxctl_holder_address         (int                       dir_fd,
+                                                   const char               *session_id);
+char           *sandboxctl_session_id_of          (SandboxctlContext        *ctx,
+                                                   SandboxctlSessionOptions *options,
+                                                   GError                  **error);
+SandboxResult  *sandboxctl_holder_run             (SandboxctlContext        *ctx,
+                                                   SandboxctlSessionOptions *options,
+                                                   const char * const       *argv,
+                                                   GVariant                 *command_options,
+                                                   int                      *exec_errno,
+                                                   GError                  **error);
+GVariant       *sandboxctl_command_options        (const char               *cwd,
+                                                   const char * const       *environment,
+                                                   int                       timeout_ms,
+                                                   gint64                    max_output_bytes);
 
 G_END_DECLS

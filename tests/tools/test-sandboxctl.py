@@ -16,6 +16,7 @@ import http.server
 import json
 import os
 import pty
+import pwd
 import re
 import select
 import shlex
@@ -120,7 +121,7 @@ def test_usage():
     result = ctl("--help", state=False)
     expect(result, 0, "--help lists every command", stdout_has="demo")
     for command in ["drivers", "prewarm", "create", "run", "read", "write", "rm", "stop",
-                    "delete", "list", "templates", "rm-template", "demo"]:
+                    "delete", "list", "templates", "rm-template", "demo", "bg"]:
         result = ctl(command, "--help", state=False)
         expect(result, 0, f"{command} --help", stdout_has=f"sandboxctl {command}")
     result = ctl("help", state=False)
@@ -793,6 +794,7 @@ def test_bubblewrap():
     test_typed_limits(state_path)
     test_run_stdin_streams(state_path)
     test_shell(state_path)
+    test_background(key)
 
     result = ctl("run", "--state", state_path, "--network", "deny-all", "/usr/bin/curl", "-sS",
                  "--max-time", "5", "http://127.0.0.1:9/")
@@ -813,6 +815,267 @@ def test_bubblewrap():
 
     result = ctl("run", "--ephemeral", "one-shot", "--dir", tree, "/usr/bin/cat", "hello.txt")
     expect(result, 0, "run --ephemeral over bubblewrap", stdout_has="hello")
+
+
+# Background commands and their holder (sandboxctl-holder.c) --------------
+
+# The holders' sockets go under a directory of the test's own, never the
+# caller's $XDG_RUNTIME_DIR or /tmp, where other test runs keep theirs.
+runtime_dir = os.path.join(work, "run")
+holders_dir = os.path.join(runtime_dir, f"sandboxctl-{os.getuid()}")
+holder_env = {"XDG_RUNTIME_DIR": runtime_dir}
+TEST_USER = "sandbox-test"
+
+
+def bg(*args, timeout=60):
+    return ctl(*args, env=holder_env, timeout=timeout)
+
+
+def lease_pid(session_id):
+    return ((list_sessions().get(session_id) or {}).get("lease") or {}).get("pid")
+
+
+def pid_alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][0] != "Z"
+    except OSError:
+        return False
+
+
+def host_command_lines():
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                yield f.read()
+        except OSError:
+            pass
+
+
+def end_holder(pid):
+    """Ends a holder the test started, by its pid, and waits until it is gone."""
+    if pid and pid_alive(pid):
+        os.kill(pid, signal.SIGTERM)
+        wait_for(lambda: not pid_alive(pid))
+
+
+def guest_fetch(session_id, port):
+    return bg("run", "--session", session_id, "--", "/usr/bin/python3", "-c",
+              "import urllib.request, sys; "
+              f"sys.stdout.write(urllib.request.urlopen('http://127.0.0.1:{port}/', "
+              "timeout=5).read().decode())")
+
+
+def test_background(key):
+    os.makedirs(runtime_dir, mode=0o700, exist_ok=True)
+    result = ctl("create", "--template", key)
+    session_id = json.loads(result.stdout or b"{}").get("sessionId", "")
+    holders = set()
+    try:
+        test_background_commands(session_id, holders)
+        test_background_stop(session_id, holders)
+        test_holder_directory_attacks(session_id, holders)
+        test_holder_other_user(session_id, holders)
+    finally:
+        for pid in holders:
+            end_holder(pid)
+        ctl("delete", "--session", session_id)
+
+
+def test_background_commands(session_id, holders):
+    result = bg("bg", "list", "--session", session_id)
+    tap.check(result.returncode == 0 and result.stdout == b"",
+              "bg list of a session without a holder is empty", describe(result))
+    result = bg("bg", "output", "--session", session_id, "bg-1")
+    expect(result, EXIT_HOST_IO, "bg output without a holder says none serves the session",
+           stderr_has="No holder serves session")
+
+    tap.check(not os.path.exists(holders_dir), "no holder directory before the first bg start")
+    result = bg("bg", "start", "--session", session_id, "--", "/usr/bin/python3", "-m",
+                "http.server", "8765", "--bind", "127.0.0.1")
+    server_id = result.stdout.decode().strip()
+    holder = lease_pid(session_id)
+    holders.add(holder)
+    tap.check(result.returncode == 0 and server_id == "bg-1" and holder is not None
+              and pid_alive(holder),
+              "bg start prints the id; sandboxctl exited and a holder holds the lease",
+              describe(result))
+    st = os.lstat(holders_dir)
+    tap.check(st.st_uid == os.getuid() and st.st_mode & 0o777 == 0o700
+              and os.path.exists(os.path.join(holders_dir, session_id)),
+              "the holder's socket is in a 0700 directory of ours", oct(st.st_mode))
+
+    answered = wait_for(lambda: guest_fetch(session_id, 8765).returncode == 0, timeout=20)
+    result = guest_fetch(session_id, 8765)
+    tap.check(answered and result.returncode == 0 and b"Directory listing" in result.stdout,
+              "a later run (through the holder) reaches the background server on 127.0.0.1",
+              describe(result))
+    result = bg("bg", "list", "--session", session_id, "--json")
+    entries = json.loads(result.stdout or b"[]")
+    tap.check(result.returncode == 0 and len(entries) == 1 and entries[0]["id"] == server_id
+              and entries[0]["state"] == "running" and entries[0]["argv"][:3]
+              == ["/usr/bin/python3", "-m", "http.server"] and entries[0]["startTime"],
+              "bg list shows it running, with its argv and start time", describe(result))
+
+    result = bg("bg", "start", "--session", session_id, "--", "/bin/sh", "-c",
+                "for i in $(seq 1 30); do echo line $i; sleep 0.1; done; exit 5")
+    lines_id = result.stdout.decode().strip()
+    tap.check(result.returncode == 0 and lines_id == "bg-2" and lease_pid(session_id) == holder,
+              "a second bg start uses the same holder", describe(result))
+    buffered = wait_for(lambda: b"line 2\n" in bg("bg", "output", "--session", session_id,
+                                                  lines_id).stdout)
+    result = bg("bg", "output", "--session", session_id, lines_id)
+    tap.check(buffered and result.returncode == 0 and b"line 30" not in result.stdout,
+              "bg output gives what is buffered so far and returns", describe(result))
+    result = bg("bg", "output", "--session", session_id, "--follow", lines_id)
+    expected = "".join(f"line {i}\n" for i in range(1, 31)).encode()
+    tap.check(result.returncode == 5 and result.stdout == expected,
+              "bg output --follow re-attaches: buffered, then live output until the end, "
+              "and the command's exit status", describe(result))
+    result = bg("bg", "start", "--session", session_id, "--", "/bin/sh", "-c", "sleep 0.5; exit 7")
+    result = bg("bg", "wait", "--session", session_id, result.stdout.decode().strip())
+    expect(result, 7, "bg wait exits with the command's status")
+
+    result = bg("bg", "kill", "--session", session_id, server_id)
+    expect(result, 0, "bg kill signals the server")
+    result = bg("bg", "wait", "--session", session_id, server_id)
+    expect(result, 128 + signal.SIGTERM, "bg wait: the server ended by SIGTERM (128+15)")
+    result = guest_fetch(session_id, 8765)
+    tap.check(result.returncode != 0 and result.returncode < 80,
+              "the killed server no longer answers", describe(result))
+    result = bg("bg", "list", "--session", session_id)
+    tap.check(f"{server_id}\t".encode() in result.stdout and b"exited 143" in result.stdout,
+              "bg list shows its exit status", describe(result))
+    result = bg("bg", "kill", "--session", session_id, "bg-99")
+    expect(result, EXIT_NOT_FOUND, "bg kill of an unknown id is SANDBOX_NOT_FOUND")
+    result = bg("bg", "frobnicate", "--session", session_id)
+    expect(result, EXIT_USAGE, "an unknown bg subcommand is a usage error")
+
+    result = bg("delete", "--session", session_id)
+    expect(result, EXIT_BUSY, "delete of a held session is SANDBOX_BUSY and says to stop it",
+           stderr_has="sandboxctl stop")
+    tap.check(lease_pid(session_id) == holder, "…and leaves the holder alone")
+
+
+def test_background_stop(session_id, holders):
+    holder = lease_pid(session_id)
+    result = bg("bg", "start", "--session", session_id, "--", "/bin/sleep", "611.25")
+    result = bg("stop", "--session", session_id)
+    expect(result, 0, "stop asks the holder to end", stdout_has=str(holder))
+    tap.check(wait_for(lambda: not pid_alive(holder)) and lease_pid(session_id) is None
+              and not os.path.exists(os.path.join(holders_dir, session_id))
+              and os.listdir(holders_dir) == [],
+              "the holder is gone, the lease free, its socket and log removed",
+              str(os.listdir(holders_dir)))
+    result = ctl("run", "--session", session_id, "/usr/bin/true")
+    expect(result, 0, "a plain run resumes the session again")
+    tap.check(not any(b"611.25" in cmdline for cmdline in host_command_lines()),
+              "no background command survived the holder")
+
+    result = bg("bg", "start", "--session", session_id, "--grace-s", "1", "--", "/bin/true")
+    holder = lease_pid(session_id)
+    holders.add(holder)
+    tap.check(result.returncode == 0 and holder is not None
+              and wait_for(lambda: not pid_alive(holder), timeout=15)
+              and lease_pid(session_id) is None,
+              "a holder whose commands ended leaves after its grace period", describe(result))
+
+
+def held_start(session_id):
+    """bg start, returning its result; a holder it started is ended."""
+    result = bg("bg", "start", "--session", session_id, "--", "/bin/sleep", "600")
+    end_holder(lease_pid(session_id))
+    return result
+
+
+def test_holder_directory_attacks(session_id, holders):
+    shutil.rmtree(holders_dir, ignore_errors=True)
+    elsewhere = os.path.join(work, "elsewhere")
+    os.makedirs(elsewhere, mode=0o700)
+    os.symlink(elsewhere, holders_dir)
+    result = held_start(session_id)
+    expect(result, EXIT_HOST_IO, "a symlink planted at the holders' directory is refused",
+           stderr_has="a symlink?")
+    tap.check(os.listdir(elsewhere) == [], "…and nothing is put where it points",
+              str(os.listdir(elsewhere)))
+    os.unlink(holders_dir)
+
+    os.mkdir(holders_dir, 0o755)
+    os.chmod(holders_dir, 0o755)
+    result = held_start(session_id)
+    expect(result, EXIT_HOST_IO, "a holders' directory others may enter is refused",
+           stderr_has="mode 0700")
+    tap.check(os.listdir(holders_dir) == [], "…and nothing is put there")
+    os.chmod(holders_dir, 0o700)
+
+    if os.getuid() != 0:
+        tap.skip("a holders' directory of another user is refused", "needs root to chown")
+        return
+    user = subprocess.run(["id", "-u", TEST_USER], capture_output=True)
+    if user.returncode != 0:
+        tap.skip("a holders' directory of another user is refused", f"no user {TEST_USER}")
+        return
+    os.chown(holders_dir, int(user.stdout), -1)
+    result = held_start(session_id)
+    expect(result, EXIT_HOST_IO, "a holders' directory of another user is refused",
+           stderr_has="must be ours")
+    tap.check(os.listdir(holders_dir) == [], "…and nothing is put there")
+    os.chown(holders_dir, 0, -1)
+
+
+# Connects to a holder socket and lists; prints the error's message. From
+# the socket's directory: its full path may pass sun_path's 108 bytes.
+OTHER_USER_CLIENT = """
+import os, sys
+from gi.repository import Gio, GLib
+try:
+    os.chdir(os.path.dirname(sys.argv[1]))
+    c = Gio.DBusConnection.new_for_address_sync(
+        "unix:path=" + os.path.basename(sys.argv[1]), Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT, None, None)
+    c.call_sync(None, "/org/libsandbox/Sandboxctl/Holder", "org.libsandbox.Sandboxctl.Holder1",
+                "List", None, None, Gio.DBusCallFlags.NONE, 5000, None)
+    print("listed")
+except GLib.Error as e:
+    print("refused:", e.message)
+    sys.exit(1)
+"""
+
+
+def test_holder_other_user(session_id, holders):
+    description = "another user connecting to a holder's socket is refused"
+    try:
+        user = pwd.getpwnam(TEST_USER)
+    except KeyError:
+        user = None
+    if os.getuid() != 0 or user is None:
+        tap.skip(description, "needs root and the user " + TEST_USER)
+        return
+    result = bg("bg", "start", "--session", session_id, "--", "/bin/sleep", "600")
+    holder = lease_pid(session_id)
+    holders.add(holder)
+    socket_path = os.path.join(holders_dir, session_id)
+    client = ["/usr/bin/python3", "-c", OTHER_USER_CLIENT, socket_path]
+    ours = subprocess.run(client, capture_output=True, timeout=30)
+    tap.check(result.returncode == 0 and ours.stdout == b"listed\n",
+              "the holder's own user lists through the socket",
+              describe(result) + "\n" + describe(ours))
+    # Only the directory's mode keeps others out of the socket: open it
+    # (and the socket) to the other user, to try the server's own check.
+    modes = [(path, os.stat(path).st_mode & 0o777)
+             for path in (work, runtime_dir, holders_dir, socket_path)]
+    try:
+        for path, _ in modes:
+            os.chmod(path, 0o777 if path == socket_path else 0o711)
+        other = subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}",
+                                "--clear-groups", *client],
+                               capture_output=True, timeout=30)
+    finally:
+        for path, mode in modes:
+            os.chmod(path, mode)
+    tap.check(other.returncode == 1 and other.stdout.startswith(b"refused:")
+              and b"Could not connect" not in other.stdout, description,
+              describe(other))
+    end_holder(holder)
 
 
 def test_list_never_follows_guest_links(state_path, session_id, before):
@@ -1459,6 +1722,12 @@ def main():
             test_run_events()
         elif SUITE == "cluster":
             test_cluster()
+        elif SUITE == "background":
+            # Only the background commands, for working on them.
+            os.makedirs(os.path.join(work, "tree"))
+            write_file("tree/hello.txt", "hello\n")
+            result = ctl("prewarm", "--template", "bg-test", "--dir", os.path.join(work, "tree"))
+            test_background(result.stdout.decode().strip())
         else:
             test_bubblewrap()
             test_prewarm_progress()
