@@ -981,11 +981,13 @@ def test_background_stop(session_id, holders):
               "a holder whose commands ended leaves after its grace period", describe(result))
 
 
-def held_start(session_id):
-    """bg start, returning its result; a holder it started is ended."""
+def held_start(session_id, watched):
+    """bg start, returning its result and what @watched held then (before a
+    holder it started is ended, which removes its socket)."""
     result = bg("bg", "start", "--session", session_id, "--", "/bin/sleep", "600")
+    contents = os.listdir(watched)
     end_holder(lease_pid(session_id))
-    return result
+    return result, contents
 
 
 def test_holder_directory_attacks(session_id, holders):
@@ -993,19 +995,18 @@ def test_holder_directory_attacks(session_id, holders):
     elsewhere = os.path.join(work, "elsewhere")
     os.makedirs(elsewhere, mode=0o700)
     os.symlink(elsewhere, holders_dir)
-    result = held_start(session_id)
+    result, contents = held_start(session_id, elsewhere)
     expect(result, EXIT_HOST_IO, "a symlink planted at the holders' directory is refused",
            stderr_has="a symlink?")
-    tap.check(os.listdir(elsewhere) == [], "…and nothing is put where it points",
-              str(os.listdir(elsewhere)))
+    tap.check(contents == [], "…and nothing is put where it points", str(contents))
     os.unlink(holders_dir)
 
     os.mkdir(holders_dir, 0o755)
     os.chmod(holders_dir, 0o755)
-    result = held_start(session_id)
+    result, contents = held_start(session_id, holders_dir)
     expect(result, EXIT_HOST_IO, "a holders' directory others may enter is refused",
            stderr_has="mode 0700")
-    tap.check(os.listdir(holders_dir) == [], "…and nothing is put there")
+    tap.check(contents == [], "…and nothing is put there", str(contents))
     os.chmod(holders_dir, 0o700)
 
     if os.getuid() != 0:
@@ -1016,10 +1017,10 @@ def test_holder_directory_attacks(session_id, holders):
         tap.skip("a holders' directory of another user is refused", f"no user {TEST_USER}")
         return
     os.chown(holders_dir, int(user.stdout), -1)
-    result = held_start(session_id)
+    result, contents = held_start(session_id, holders_dir)
     expect(result, EXIT_HOST_IO, "a holders' directory of another user is refused",
            stderr_has="must be ours")
-    tap.check(os.listdir(holders_dir) == [], "…and nothing is put there")
+    tap.check(contents == [], "…and nothing is put there", str(contents))
     os.chown(holders_dir, 0, -1)
 
 
