@@ -134,6 +134,27 @@ sandboxctl_session_id_of (SandboxctlContext         *ctx,
   return g_strdup (sandbox_state_get_session_id (state));
 }
 
+/**
+ * sandboxctl_holder_serves:
+ * @session_id: the session
+ *
+ * Returns: whether a holder's socket for @session_id is in place (it may
+ *   be a dead holder's: only a connection tells)
+ */
+gboolean
+sandboxctl_holder_serves (const char *session_id)
+{
+  struct stat st;
+  gboolean found;
+  int dir_fd = sandboxctl_holder_open_dir (FALSE, NULL);
+
+  if (dir_fd < 0)
+    return FALSE;
+  found = fstatat (dir_fd, session_id, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK (st.st_mode);
+  close (dir_fd);
+  return found;
+}
+
 /* Connects to the session's holder. No holder is G_IO_ERROR_NOT_FOUND, a
  * dead one's socket G_IO_ERROR_CONNECTION_REFUSED. */
 static SandboxctlHolder1 *
@@ -281,7 +302,12 @@ start_holder (SandboxctlContext  *ctx,
   if (ctx->driver != NULL)
     g_ptr_array_add (args, g_strdup_printf ("--driver=%s", ctx->driver));
   if (ctx->state_dir != NULL)
-    g_ptr_array_add (args, g_strdup_printf ("--state-dir=%s", ctx->state_dir));
+    {
+      /* The holder runs in /, so as not to keep our directory busy. */
+      g_autofree char *absolute = g_canonicalize_filename (ctx->state_dir, NULL);
+
+      g_ptr_array_add (args, g_strdup_printf ("--state-dir=%s", absolute));
+    }
   for (guint i = 0; ctx->driver_options != NULL && ctx->driver_options[i] != NULL; i++)
     {
       g_ptr_array_add (args, g_strdup ("--driver-option"));
@@ -309,6 +335,7 @@ start_holder (SandboxctlContext  *ctx,
   log_path = g_strdup_printf ("/proc/self/fd/%d/%s.log", dir_fd, session_id);
   g_subprocess_launcher_set_stdout_file_path (launcher, "/dev/null");
   g_subprocess_launcher_set_stderr_file_path (launcher, log_path);
+  g_subprocess_launcher_set_cwd (launcher, "/");
   g_subprocess_launcher_set_child_setup (launcher, start_new_session, NULL, NULL);
   g_subprocess_launcher_take_fd (launcher, fds[1], 3);
   holder = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, error);

@@ -594,7 +594,13 @@ explain_busy (SandboxBackend  *backend,
       !sandbox_backend_query_lease_owner (backend, session_id, &owner, NULL, NULL) ||
       owner == NULL)
     return;
-  if (check_owner_is_sandboxctl (owner, &explained))
+  if (check_owner_is_sandboxctl (owner, &explained) && sandboxctl_holder_serves (session_id))
+    explained = g_error_new (SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                             "Sandbox session already has an owner: pid %d, the sandboxctl "
+                             "holding its background commands (`sandboxctl bg list`); "
+                             "`sandboxctl stop` ends it and them",
+                             sandbox_lease_owner_get_pid (owner));
+  else if (explained == NULL)
     explained = g_error_new (SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
                              "Sandbox session already has an owner: pid %d, a sandboxctl; "
                              "`sandboxctl stop` asks it to end",

@@ -952,8 +952,9 @@ def test_background_commands(session_id, holders):
     expect(result, EXIT_USAGE, "an unknown bg subcommand is a usage error")
 
     result = bg("delete", "--session", session_id)
-    expect(result, EXIT_BUSY, "delete of a held session is SANDBOX_BUSY and says to stop it",
-           stderr_has="sandboxctl stop")
+    expect(result, EXIT_BUSY, "delete of a held session is SANDBOX_BUSY, names the holder "
+           "and says to stop it", stderr_has=f"pid {holder}, the sandboxctl holding its "
+           "background commands (`sandboxctl bg list`); `sandboxctl stop` ends it and them")
     tap.check(lease_pid(session_id) == holder, "…and leaves the holder alone")
 
 
