@@ -142,6 +142,31 @@ finished_status (SandboxProcess *process)
   return result != NULL ? sandbox_result_get_exit_status (result) : -1;
 }
 
+/* Spawns the command of a SpawnBackground or Run request, or replies with
+ * the error and returns NULL. */
+static SandboxProcess *
+spawn_request (Holder                *holder,
+               GDBusMethodInvocation *invocation,
+               const char * const    *argv,
+               GVariant              *options,
+               gboolean               background)
+{
+  g_autoptr(SandboxCommand) command = NULL;
+  SandboxProcess *process = NULL;
+  GError *error = NULL;
+
+  holder_touch (holder);
+  command = command_from_request (argv, options, &error);
+  if (command != NULL)
+    process = background
+              ? sandbox_session_spawn_background (holder->session, command, &error)
+              : sandbox_session_spawn (holder->session, command, holder->ctx->cancellable,
+                                       &error);
+  if (process == NULL)
+    g_dbus_method_invocation_take_error (invocation, error);
+  return process;
+}
+
 static gboolean
 on_spawn_background (SandboxctlHolder1     *skeleton,
                      GDBusMethodInvocation *invocation,
@@ -149,20 +174,10 @@ on_spawn_background (SandboxctlHolder1     *skeleton,
                      GVariant              *options,
                      gpointer               user_data)
 {
-  Holder *holder = user_data;
-  g_autoptr(SandboxCommand) command = NULL;
-  g_autoptr(SandboxProcess) process = NULL;
-  GError *error = NULL;
+  g_autoptr(SandboxProcess) process = spawn_request (user_data, invocation, argv, options, TRUE);
 
-  holder_touch (holder);
-  command = command_from_request (argv, options, &error);
-  if (command != NULL)
-    process = sandbox_session_spawn_background (holder->session, command, &error);
   if (process == NULL)
-    {
-      g_dbus_method_invocation_take_error (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
-    }
+    return G_DBUS_METHOD_INVOCATION_HANDLED;
   g_debug ("Started background command %s (%s)", sandbox_process_get_background_id (process),
            argv[0]);
   sandboxctl_holder1_complete_spawn_background (skeleton, invocation,
@@ -319,19 +334,10 @@ on_run (SandboxctlHolder1     *skeleton,
         GVariant              *options,
         gpointer               user_data)
 {
-  Holder *holder = user_data;
-  g_autoptr(SandboxCommand) command = NULL;
-  g_autoptr(SandboxProcess) process = NULL;
-  GError *error = NULL;
+  g_autoptr(SandboxProcess) process = spawn_request (user_data, invocation, argv, options, FALSE);
 
-  holder_touch (holder);
-  command = command_from_request (argv, options, &error);
-  if (command != NULL)
-    process = sandbox_session_spawn (holder->session, command, holder->ctx->cancellable, &error);
-  if (process == NULL)
-    g_dbus_method_invocation_take_error (invocation, error);
-  else
-    wait_and_reply (holder, process, invocation, TRUE);
+  if (process != NULL)
+    wait_and_reply (user_data, process, invocation, TRUE);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
