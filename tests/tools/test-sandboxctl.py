@@ -874,6 +874,7 @@ def test_background(key):
     try:
         test_background_commands(session_id, holders)
         test_background_stop(session_id, holders)
+        test_stale_holder_socket(session_id, holders)
         test_holder_directory_attacks(session_id, holders)
         test_holder_other_user(session_id, holders)
     finally:
@@ -956,6 +957,34 @@ def test_background_commands(session_id, holders):
            "and says to stop it", stderr_has=f"pid {holder}, the sandboxctl holding its "
            "background commands (`sandboxctl bg list`); `sandboxctl stop` ends it and them")
     tap.check(lease_pid(session_id) == holder, "…and leaves the holder alone")
+    result = bg("read", "--session", session_id, "hello.txt")
+    expect(result, EXIT_BUSY, "read of a held session is SANDBOX_BUSY naming the holder",
+           stderr_has=f"pid {holder}, the sandboxctl holding its background commands")
+
+
+def test_stale_holder_socket(session_id, holders):
+    result = bg("bg", "start", "--session", session_id, "--", "/bin/sleep", "600")
+    holder = lease_pid(session_id)
+    holders.add(holder)
+    os.kill(holder, signal.SIGKILL)
+    wait_for(lambda: not pid_alive(holder))
+    socket_path = os.path.join(holders_dir, session_id)
+    tap.check(result.returncode == 0 and os.path.exists(socket_path),
+              "a holder killed outright leaves its socket behind", describe(result))
+    result = bg("bg", "list", "--session", session_id)
+    tap.check(result.returncode == 0 and result.stdout == b"",
+              "bg list of a dead holder's socket: no background commands", describe(result))
+    result = bg("recover", "--session", session_id)
+    expect(result, 0, "recover takes the dead holder's stale lease over")
+    result = bg("bg", "start", "--session", session_id, "--", "/bin/sleep", "600")
+    holder = lease_pid(session_id)
+    holders.add(holder)
+    tap.check(result.returncode == 0 and holder is not None and pid_alive(holder)
+              and bg("bg", "list", "--session", session_id).stdout.count(b"running") == 1,
+              "bg start replaces the dead holder's socket with a new holder's", describe(result))
+    end_holder(holder)
+    tap.check(lease_pid(session_id) is None and not os.path.exists(socket_path),
+              "the new holder ends on SIGTERM, releasing the lease and removing its socket")
 
 
 def test_background_stop(session_id, holders):
@@ -1023,6 +1052,21 @@ def test_holder_directory_attacks(session_id, holders):
            stderr_has="must be ours")
     tap.check(contents == [], "…and nothing is put there", str(contents))
     os.chown(holders_dir, 0, -1)
+
+    # A socket of another user where the holder's would be: never used, never replaced.
+    planted, directory = socket.socket(socket.AF_UNIX), os.open(holders_dir, os.O_RDONLY)
+    planted.bind(f"/proc/self/fd/{directory}/{session_id}")   # sun_path is short
+    planted.close()
+    os.close(directory)
+    os.chown(os.path.join(holders_dir, session_id), int(user.stdout), -1)
+    result = bg("bg", "list", "--session", session_id)
+    expect(result, EXIT_HOST_IO, "a socket of another user at the holder's place is refused",
+           stderr_has="not a socket of ours")
+    result, _ = held_start(session_id, holders_dir)
+    tap.check(result.returncode != 0 and b"not a socket of ours" in result.stderr
+              and os.stat(os.path.join(holders_dir, session_id)).st_uid == int(user.stdout),
+              "…and a new holder does not replace it", describe(result))
+    os.unlink(os.path.join(holders_dir, session_id))
 
 
 # Connects to a holder socket and lists; prints the error's message. From
