@@ -41,6 +41,7 @@ typedef struct
   GMainLoop           *loop;
   gint64               last_activity; /* monotonic µs of the last request or running command */
   gint64               grace_us;
+  guint                idle_check;    /* holder_check_idle()'s source */
 } Holder;
 
 /* Every request, and every check that finds a command running, restarts
@@ -64,6 +65,7 @@ holder_check_idle (gpointer user_data)
     {
       g_debug ("No background command ran for the grace period: the holder ends");
       g_main_loop_quit (holder->loop);
+      holder->idle_check = 0;
       return G_SOURCE_REMOVE;
     }
   return G_SOURCE_CONTINUE;
@@ -503,7 +505,8 @@ sandboxctl_cmd_hold (SandboxctlContext   *ctx,
   holder.skeleton = sandboxctl_holder1_skeleton_new ();
   if (handle != NULL)
     holder.session = sandbox_handle_get_session (handle);
-  g_signal_connect (holder.skeleton, "handle-spawn-background", G_CALLBACK (on_spawn_background), &holder);
+  g_signal_connect (holder.skeleton, "handle-spawn-background",
+                    G_CALLBACK (on_spawn_background), &holder);
   g_signal_connect (holder.skeleton, "handle-list", G_CALLBACK (on_list), &holder);
   g_signal_connect (holder.skeleton, "handle-read-output", G_CALLBACK (on_read_output), &holder);
   g_signal_connect (holder.skeleton, "handle-signal", G_CALLBACK (on_signal), &holder);
@@ -519,12 +522,16 @@ sandboxctl_cmd_hold (SandboxctlContext   *ctx,
     {
       report_ready (ready_fd, NULL);
       holder_touch (&holder);
-      g_timeout_add_seconds (HOLDER_CHECK_INTERVAL_S, holder_check_idle, &holder);
+      holder.idle_check = g_timeout_add_seconds (HOLDER_CHECK_INTERVAL_S, holder_check_idle,
+                                                 &holder);
       /* sandboxctl_session_resume() made SIGTERM, SIGINT and SIGHUP cancel. */
       cancelled_id = g_cancellable_connect (ctx->cancellable, G_CALLBACK (on_cancelled),
                                             loop, NULL);
       g_main_loop_run (loop);
       g_cancellable_disconnect (ctx->cancellable, cancelled_id);
+      /* Stopping the session below may iterate the main context: nothing
+       * that points at @holder, on our stack, may run then. */
+      g_clear_handle_id (&holder.idle_check, g_source_remove);
       g_debug ("The holder of session %s ends", sandbox_session_get_id (holder.session));
       g_dbus_server_stop (holder.server);
       /* The socket goes before the lease: no client reaches a holder that
@@ -535,8 +542,16 @@ sandboxctl_cmd_hold (SandboxctlContext   *ctx,
     }
 
   for (guint i = 0; i < holder.connections->len; i++)
-    g_dbus_interface_skeleton_unexport_from_connection (
-      G_DBUS_INTERFACE_SKELETON (holder.skeleton), g_ptr_array_index (holder.connections, i));
+    {
+      GDBusConnection *connection = g_ptr_array_index (holder.connections, i);
+
+      g_signal_handlers_disconnect_by_data (connection, &holder);
+      g_dbus_interface_skeleton_unexport_from_connection (
+        G_DBUS_INTERFACE_SKELETON (holder.skeleton), connection);
+    }
+  if (holder.server != NULL)
+    g_signal_handlers_disconnect_by_data (holder.server, &holder);
+  g_signal_handlers_disconnect_by_data (holder.skeleton, &holder);
   g_clear_pointer (&holder.connections, g_ptr_array_unref);
   g_clear_object (&holder.server);
   g_clear_object (&holder.skeleton);
