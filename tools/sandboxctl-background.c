@@ -135,22 +135,55 @@ sandboxctl_session_id_of (SandboxctlContext         *ctx,
 }
 
 /**
+ * sandboxctl_holder_check_socket:
+ * @dir_fd: the holders' directory, from sandboxctl_holder_open_dir()
+ * @session_id: the session
+ * @error: return location for a #GError
+ *
+ * Looks at the session's holder socket without following a link: nothing
+ * there is G_IO_ERROR_NOT_FOUND, anything but a socket of ours
+ * G_IO_ERROR_PERMISSION_DENIED (never used, never replaced).
+ *
+ * Returns: whether a socket of ours is there (it may be a dead holder's:
+ *   only a connection tells)
+ */
+gboolean
+sandboxctl_holder_check_socket (int          dir_fd,
+                                const char  *session_id,
+                                GError     **error)
+{
+  struct stat st;
+
+  if (fstatat (dir_fd, session_id, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "No holder serves session %s (it has no background commands)", session_id);
+      return FALSE;
+    }
+  if (!S_ISSOCK (st.st_mode) || st.st_uid != getuid ())
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   "Refusing session %s's holder socket: not a socket of ours", session_id);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
  * sandboxctl_holder_serves:
  * @session_id: the session
  *
- * Returns: whether a holder's socket for @session_id is in place (it may
- *   be a dead holder's: only a connection tells)
+ * Returns: whether a holder's socket for @session_id is in place
  */
 gboolean
 sandboxctl_holder_serves (const char *session_id)
 {
-  struct stat st;
   gboolean found;
   int dir_fd = sandboxctl_holder_open_dir (FALSE, NULL);
 
   if (dir_fd < 0)
     return FALSE;
-  found = fstatat (dir_fd, session_id, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK (st.st_mode);
+  found = sandboxctl_holder_check_socket (dir_fd, session_id, NULL);
   close (dir_fd);
   return found;
 }
@@ -164,7 +197,6 @@ connect_holder (const char  *session_id,
   g_autoptr(GDBusConnection) connection = NULL;
   g_autofree char *address = NULL;
   SandboxctlHolder1 *proxy;
-  struct stat st;
   int dir_fd = sandboxctl_holder_open_dir (FALSE, error);
 
   if (dir_fd < 0)
@@ -173,17 +205,8 @@ connect_holder (const char  *session_id,
         g_prefix_error (error, "No holder serves session %s: ", session_id);
       return NULL;
     }
-  if (fstatat (dir_fd, session_id, &st, AT_SYMLINK_NOFOLLOW) != 0)
+  if (!sandboxctl_holder_check_socket (dir_fd, session_id, error))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "No holder serves session %s (it has no background commands)", session_id);
-      close (dir_fd);
-      return NULL;
-    }
-  if (!S_ISSOCK (st.st_mode) || st.st_uid != getuid ())
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "Refusing session %s's holder socket: not a socket of ours", session_id);
       close (dir_fd);
       return NULL;
     }

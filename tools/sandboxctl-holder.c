@@ -385,14 +385,13 @@ clear_stale_socket (int          dir_fd,
                     const char  *name,
                     GError     **error)
 {
-  struct stat st;
+  g_autoptr(GError) local_error = NULL;
 
-  if (fstatat (dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return TRUE;
-  if (!S_ISSOCK (st.st_mode) || st.st_uid != getuid ())
+  if (!sandboxctl_holder_check_socket (dir_fd, name, &local_error))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "Refusing the holder socket's place %s: not a socket of ours", name);
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
   g_debug ("Replacing a dead holder's socket");

@@ -213,6 +213,9 @@ int sandboxctl_cmd_hold    (SandboxctlContext *ctx, char ***argv);
 
 int             sandboxctl_holder_open_dir        (gboolean                  create,
                                                    GError                  **error);
+gboolean        sandboxctl_holder_check_socket    (int                       dir_fd,
+                                                   const char               *session_id,
+                                                   GError                  **error);
 gboolean        sandboxctl_holder_serves          (const char               *session_id);
 char           *sandboxctl_holder_address         (int                       dir_fd,
                                                    const char               *session_id);
