@@ -118,7 +118,10 @@ typedef struct
   char *path;
   GBytes *contents;
   SandboxNetworkPolicy *policy;
-  GMainContext *context;   /* set_network_policy: the caller's, for the gateway's signals */
+  SandboxCommand *command;
+  /* set_network_policy and spawn: the caller's, for the gateway's and the
+   * process's signals */
+  GMainContext *context;
 } DriverCall;
 
 static DriverCall *
@@ -136,6 +139,7 @@ driver_call_free (DriverCall *call)
   g_free (call->path);
   g_clear_pointer (&call->contents, g_bytes_unref);
   g_clear_object (&call->policy);
+  g_clear_object (&call->command);
   g_clear_pointer (&call->context, g_main_context_unref);
   g_free (call);
 }
@@ -305,7 +309,31 @@ sandbox_driver_real_boolean_finish (SandboxDriver  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-/* Spawning must not block, so the default calls the vfunc directly. */
+static void
+spawn_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  DriverCall *call = task_data;
+  SandboxSignalScope scope;
+  GError *error = NULL;
+  SandboxProcess *process;
+
+  /* The process emits its output in the caller's context, not this
+   * thread's (sandbox_process_init() asks the scope). */
+  sandbox_signal_scope_begin (&scope, call->context);
+  process = sandbox_driver_spawn (source_object, call->command, cancellable, &error);
+  sandbox_signal_scope_end (&scope);
+  if (process == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, process, g_object_unref);
+}
+
+/* A spawn can block for milliseconds (building the sandbox's arguments,
+ * handing it to the launcher, a session's first network): the caller's
+ * thread, often a UI's main loop, must not wait for it. */
 static void
 sandbox_driver_real_spawn_async (SandboxDriver       *self,
                                  SandboxCommand      *command,
@@ -313,17 +341,12 @@ sandbox_driver_real_spawn_async (SandboxDriver       *self,
                                  GAsyncReadyCallback  callback,
                                  gpointer             user_data)
 {
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  GError *error = NULL;
-  SandboxProcess *process;
+  DriverCall *call = driver_call_new (NULL);
 
-  g_task_set_source_tag (task, sandbox_driver_real_spawn_async);
-  g_task_set_name (task, "[sandbox] driver spawn");
-  process = sandbox_driver_spawn (self, command, cancellable, &error);
-  if (process == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, process, g_object_unref);
+  call->command = g_object_ref (command);
+  call->context = sandbox_signal_context_ref ();
+  run_in_thread (self, call, spawn_thread, sandbox_driver_real_spawn_async,
+                 "[sandbox] driver spawn", cancellable, callback, user_data);
 }
 
 static SandboxProcess *

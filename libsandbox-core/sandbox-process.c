@@ -14,6 +14,7 @@
 #include "sandbox-error.h"
 #include "sandbox-log-private.h"
 #include "sandbox-process-private.h"
+#include "sandbox-signal-context-private.h"
 #include "sandbox-process-state-private.h"
 
 /**
@@ -211,7 +212,9 @@ sandbox_process_init (SandboxProcess *self)
   g_cond_init (&priv->cond);
   priv->timeout_ms = SANDBOX_COMMAND_DEFAULT_TIMEOUT_MS;
   priv->max_output_bytes = SANDBOX_COMMAND_DEFAULT_MAX_OUTPUT_BYTES;
-  priv->owner_context = g_main_context_ref_thread_default ();
+  /* The spawning caller's: this thread's, or the caller's an _async
+   * spawn runs on behalf of in a worker thread. */
+  priv->owner_context = sandbox_signal_context_ref ();
   priv->stdout_buffer = g_byte_array_new ();
   priv->stderr_buffer = g_byte_array_new ();
   priv->waiters = g_ptr_array_new_with_free_func (g_object_unref);
