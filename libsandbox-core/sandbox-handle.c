@@ -8,6 +8,7 @@
 #include "sandbox-backend-private.h"
 #include "sandbox-error.h"
 #include "sandbox-handle.h"
+#include "sandbox-handle-private.h"
 #include "sandbox-log-private.h"
 
 /**
@@ -23,6 +24,10 @@
  * A backend that can save a live session's workspace (the `cluster` backend)
  * offers [method@Sandbox.Handle.checkpoint]; others report
  * %G_IO_ERROR_NOT_SUPPORTED.
+ *
+ * A backend that layers workspaces (`bubblewrap`) offers
+ * [method@Sandbox.Handle.snapshot] and [method@Sandbox.Handle.restore]
+ * (sandbox-handle-snapshot.c); others report %G_IO_ERROR_NOT_SUPPORTED.
  *
  * Backends subclass [class@Sandbox.Handle] and implement [struct@Sandbox.HandleClass].stop and
  * [struct@Sandbox.HandleClass].delete_session (and optionally
@@ -418,6 +423,33 @@ begin_checkpoint (SandboxHandlePrivate  *priv,
     return sandbox_set_error_stopped (error);
   priv->checkpoint_running = TRUE;
   return TRUE;
+}
+
+/* For sandbox-handle-snapshot.c: snapshots and restores take the
+ * checkpoint's slot, so that one of the three runs at a time and never
+ * during a stop. */
+gboolean
+sandbox_handle_begin_exclusive (SandboxHandle  *self,
+                                GError        **error)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+  gboolean ok;
+
+  g_mutex_lock (&priv->mutex);
+  ok = begin_checkpoint (priv, error);
+  g_mutex_unlock (&priv->mutex);
+  return ok;
+}
+
+void
+sandbox_handle_end_exclusive (SandboxHandle *self)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+
+  g_mutex_lock (&priv->mutex);
+  priv->checkpoint_running = FALSE;
+  g_cond_broadcast (&priv->checkpoint_cond);
+  g_mutex_unlock (&priv->mutex);
 }
 
 /**

@@ -40,6 +40,15 @@ G_DECLARE_DERIVABLE_TYPE (SandboxHandle, sandbox_handle, SANDBOX, HANDLE, GObjec
  *   its commands running. Called only while the handle is live, never at
  *   the same time as @stop or another @checkpoint. %NULL (the default) for
  *   a backend without checkpoints. Blocking and thread-safe.
+ * @snapshot: freezes the live session's workspace as an immutable
+ *   snapshot and returns its key, a template key. Called only while the
+ *   handle is live, never at the same time as @stop, @checkpoint, @restore
+ *   or another @snapshot. %NULL (the default) for a backend without
+ *   snapshots: %G_IO_ERROR_NOT_SUPPORTED. Blocking and thread-safe.
+ * @restore: resets the live session's workspace to one of its snapshots
+ *   (or its template), keeping its id. Called as @snapshot is. %NULL (the
+ *   default) for a backend without it: %G_IO_ERROR_NOT_SUPPORTED. Blocking
+ *   and thread-safe.
  *
  * The class a backend subclasses for its live sessions. The base class keeps
  * the session and state, makes stop idempotent and ordered before delete,
@@ -62,9 +71,16 @@ struct _SandboxHandleClass
   gboolean (*checkpoint)     (SandboxHandle  *self,
                               GCancellable   *cancellable,
                               GError        **error);
+  char    *(*snapshot)       (SandboxHandle  *self,
+                              GCancellable   *cancellable,
+                              GError        **error);
+  gboolean (*restore)        (SandboxHandle  *self,
+                              const char     *key,
+                              GCancellable   *cancellable,
+                              GError        **error);
 
   /*< private >*/
-  gpointer _padding[10];
+  gpointer _padding[8];
 };
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -120,6 +136,34 @@ SANDBOX_AVAILABLE_IN_ALL
 gboolean        sandbox_handle_checkpoint_finish (SandboxHandle      *self,
                                                   GAsyncResult       *result,
                                                   GError            **error);
+SANDBOX_AVAILABLE_IN_ALL
+char           *sandbox_handle_snapshot        (SandboxHandle        *self,
+                                                GCancellable         *cancellable,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+void            sandbox_handle_snapshot_async  (SandboxHandle        *self,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+SANDBOX_AVAILABLE_IN_ALL
+char           *sandbox_handle_snapshot_finish (SandboxHandle        *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_restore         (SandboxHandle        *self,
+                                                const char           *key,
+                                                GCancellable         *cancellable,
+                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
+void            sandbox_handle_restore_async   (SandboxHandle        *self,
+                                                const char           *key,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean        sandbox_handle_restore_finish  (SandboxHandle        *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
 SANDBOX_AVAILABLE_IN_ALL
 gboolean        sandbox_handle_delete          (SandboxHandle        *self,
                                                 GCancellable         *cancellable,

@@ -413,6 +413,53 @@ sandbox_session_gate_set_policy (SandboxSessionGate           *self,
   return ok;
 }
 
+/**
+ * sandbox_session_gate_run_quiet:
+ * @self: a [class@Sandbox.SessionGate]
+ * @what: what @run does, for the refusal ("taking a snapshot")
+ * @run: (scope call): the operation, run with the gate's lock held
+ * @user_data: (closure run): data for @run
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Runs @run while no command of the session is live and none can be
+ * admitted (nor a policy changed, nor the session's active check pass):
+ * refused when @cancellable is cancelled, after stop
+ * (%SANDBOX_ERROR_STOPPED) and while commands are live
+ * (%SANDBOX_ERROR_BUSY "Stop live commands before @what"). @run gets
+ * %NULL for the policy and must not call back into the gate.
+ *
+ * Returns: what @run returned, or %FALSE with @error set
+ */
+gboolean
+sandbox_session_gate_run_quiet (SandboxSessionGate           *self,
+                                const char                   *what,
+                                SandboxSessionGateApplyFunc   run,
+                                gpointer                      user_data,
+                                GCancellable                 *cancellable,
+                                GError                      **error)
+{
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (SANDBOX_IS_SESSION_GATE (self), FALSE);
+  g_return_val_if_fail (what != NULL && run != NULL, FALSE);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  g_mutex_lock (&self->lock);
+  if (self->stopped)
+    sandbox_set_error_stopped (error);
+  else if (self->live->len > 0)
+    g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                 "Stop live commands before %s (%u running, background ones included)",
+                 what, self->live->len);
+  else
+    ok = run (NULL, user_data, error);
+  g_mutex_unlock (&self->lock);
+  return ok;
+}
+
 static void
 wake_on_cancel (GCancellable *cancellable,
                 gpointer      data)

@@ -72,6 +72,13 @@ gboolean              sandbox_session_gate_set_policy      (SandboxSessionGate  
                                                             GCancellable                 *cancellable,
                                                             GError                      **error);
 SANDBOX_AVAILABLE_IN_ALL
+gboolean              sandbox_session_gate_run_quiet       (SandboxSessionGate           *self,
+                                                            const char                   *what,
+                                                            SandboxSessionGateApplyFunc   run,
+                                                            gpointer                      user_data,
+                                                            GCancellable                 *cancellable,
+                                                            GError                      **error);
+SANDBOX_AVAILABLE_IN_ALL
 gboolean              sandbox_session_gate_stop            (SandboxSessionGate           *self,
                                                             GCancellable                 *cancellable,
                                                             GError                      **error);

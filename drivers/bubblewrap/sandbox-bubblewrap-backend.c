@@ -502,7 +502,7 @@ sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
       /* The session's own guest (sandbox-bubblewrap-guest-ids.c). */
       hardening.guest = lease->guest;
       driver = sandbox_bubblewrap_driver_new (
-        self->executable, session_id, lease->workspace, lease->lower, lease->layers,
+        self->executable, session_id, lease->workspace, (const char * const *) lease->lowers, lease->layers,
         sandbox_backend_base_get_max_concurrent_commands (base), policy, SANDBOX_BACKEND (self),
         &hardening, error);
     }

@@ -16,7 +16,7 @@ G_DECLARE_FINAL_TYPE (SandboxBubblewrapDriver, sandbox_bubblewrap_driver,
 SandboxBubblewrapDriver *sandbox_bubblewrap_driver_new            (const char              *executable,
                                                                    const char              *session_id,
                                                                    const char              *workspace,
-                                                                   const char              *lower,
+                                                                   const char * const      *lowers,
                                                                    const char              *layers,
                                                                    guint                    max_concurrent_commands,
                                                                    SandboxNetworkPolicy    *policy,
@@ -51,5 +51,12 @@ gboolean                 sandbox_bubblewrap_driver_get_syscalls_filtered (Sandbo
 gboolean                 sandbox_bubblewrap_driver_get_resources_bounded (SandboxBubblewrapDriver *self);
 gboolean                 sandbox_bubblewrap_driver_get_host_loopback (SandboxBubblewrapDriver *self);
 gboolean                 sandbox_bubblewrap_driver_get_layered (SandboxBubblewrapDriver *self);
+
+gboolean sandbox_bubblewrap_driver_run_quiet (SandboxBubblewrapDriver     *self,
+                                              const char                  *what,
+                                              SandboxSessionGateApplyFunc  run,
+                                              gpointer                     user_data,
+                                              GCancellable                *cancellable,
+                                              GError                     **error);
 
 G_END_DECLS

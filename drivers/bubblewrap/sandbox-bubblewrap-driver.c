@@ -583,6 +583,31 @@ sandbox_bubblewrap_driver_get_layered (SandboxBubblewrapDriver *self)
   return self->keeper != NULL;
 }
 
+/**
+ * sandbox_bubblewrap_driver_run_quiet:
+ * @self: a driver
+ * @what: what @run does, for the refusal
+ * @run: (scope call): called with %NULL, @user_data and @error
+ * @user_data: data for @run
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Runs @run while no command of the session runs and none starts (see
+ * sandbox_session_gate_run_quiet()): %SANDBOX_ERROR_BUSY otherwise.
+ *
+ * Returns: what @run returned
+ */
+gboolean
+sandbox_bubblewrap_driver_run_quiet (SandboxBubblewrapDriver     *self,
+                                     const char                  *what,
+                                     SandboxSessionGateApplyFunc  run,
+                                     gpointer                     user_data,
+                                     GCancellable                *cancellable,
+                                     GError                     **error)
+{
+  return sandbox_session_gate_run_quiet (self->gate, what, run, user_data, cancellable, error);
+}
+
 /* Coding binding hooks --------------------------------------------------- */
 
 /**
@@ -714,8 +739,8 @@ sandbox_bubblewrap_driver_set_network_policy (SandboxDriver         *driver,
  * @session_id: the session's id, on its gateway's events and its log lines
  * @workspace: the host path of the session's workspace (of a layered one,
  *   its upper layer)
- * @lower: (nullable): of a layered session, the host path of its lower
- *   layer; %NULL for a copy
+ * @lowers: (nullable): of a layered session, the host paths of its lower
+ *   layers, top first; %NULL for a copy
  * @layers: (nullable): of a layered session, the directory holding its
  *   upper layer and overlayfs' work directory
  * @max_concurrent_commands: the admission limit
@@ -732,7 +757,7 @@ SandboxBubblewrapDriver *
 sandbox_bubblewrap_driver_new (const char            *executable,
                                const char            *session_id,
                                const char            *workspace,
-                               const char            *lower,
+                               const char * const    *lowers,
                                const char            *layers,
                                guint                  max_concurrent_commands,
                                SandboxNetworkPolicy  *policy,
@@ -747,13 +772,13 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   SandboxWorkspaceFlags flags = hardening->durable ? SANDBOX_WORKSPACE_FLAGS_DURABLE
                                                    : SANDBOX_WORKSPACE_FLAGS_NONE;
 
-  g_return_val_if_fail ((lower == NULL) == (layers == NULL), NULL);
+  g_return_val_if_fail ((lowers == NULL) == (layers == NULL), NULL);
 
   /* A layered session's files are its keeper's overlay, the one its
    * commands share. */
-  if (lower != NULL)
+  if (lowers != NULL)
     {
-      keeper = sandbox_bubblewrap_keeper_start (lower, layers, &hardening->guest, error);
+      keeper = sandbox_bubblewrap_keeper_start (lowers, layers, &hardening->guest, error);
       if (keeper == NULL)
         return NULL;
       files = sandbox_bubblewrap_keeper_open_workspace (keeper, flags, error);

@@ -57,6 +57,41 @@ sandbox_bubblewrap_handle_delete_session (SandboxHandle  *handle,
                                               cancellable, error);
 }
 
+typedef struct
+{
+  SandboxBubblewrapLease *lease;
+  GCancellable *cancellable;
+  char *key;
+} Snapshot;
+
+static gboolean
+take_snapshot (SandboxNetworkPolicy  *unused,
+               gpointer               data,
+               GError               **error)
+{
+  Snapshot *snapshot = data;
+
+  snapshot->key = sandbox_bubblewrap_store_snapshot (snapshot->lease->store, snapshot->lease,
+                                                     snapshot->cancellable, error);
+  return snapshot->key != NULL;
+}
+
+/* While no command runs (BUSY otherwise) and none starts: the session's
+ * upper layer, copied (sandbox-bubblewrap-store-snapshots.c). */
+static char *
+sandbox_bubblewrap_handle_snapshot (SandboxHandle  *handle,
+                                    GCancellable   *cancellable,
+                                    GError        **error)
+{
+  SandboxBubblewrapHandle *self = SANDBOX_BUBBLEWRAP_HANDLE (handle);
+  Snapshot snapshot = { self->lease, cancellable, NULL };
+
+  if (!sandbox_bubblewrap_driver_run_quiet (self->driver, "taking a snapshot", take_snapshot,
+                                            &snapshot, cancellable, error))
+    return NULL;
+  return snapshot.key;
+}
+
 static SandboxCodingBinding *
 sandbox_bubblewrap_handle_get_coding_binding (SandboxHandle *handle)
 {
@@ -118,6 +153,7 @@ sandbox_bubblewrap_handle_class_init (SandboxBubblewrapHandleClass *klass)
   handle_class->stop = sandbox_bubblewrap_handle_stop;
   handle_class->delete_session = sandbox_bubblewrap_handle_delete_session;
   handle_class->get_coding_binding = sandbox_bubblewrap_handle_get_coding_binding;
+  handle_class->snapshot = sandbox_bubblewrap_handle_snapshot;
 }
 
 static void

@@ -19,7 +19,7 @@ G_BEGIN_DECLS
  */
 typedef struct _SandboxBubblewrapKeeper SandboxBubblewrapKeeper;
 
-SandboxBubblewrapKeeper *sandbox_bubblewrap_keeper_start (const char                   *lower,
+SandboxBubblewrapKeeper *sandbox_bubblewrap_keeper_start (const char * const           *lowers,
                                                           const char                   *layers,
                                                           const SandboxBubblewrapGuest *guest,
                                                           GError                      **error);

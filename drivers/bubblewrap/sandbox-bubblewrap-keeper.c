@@ -165,26 +165,49 @@ receive_root (int      socket_fd,
 /* The keeper as the guest on a root host: the launcher covers the way to
  * its layers as it does for bwrap, and switches to the guest's ids. */
 static SandboxBubblewrapGuestView *
-keeper_view (const char                   *lower,
+keeper_view (const char * const           *lowers,
              const char                   *layers,
              const SandboxBubblewrapGuest *guest)
 {
   SandboxBubblewrapGuestView *view = sandbox_bubblewrap_guest_view_new (guest, layers, NULL);
 
-  sandbox_bubblewrap_guest_view_expose_lower (view, lower);
+  for (guint i = 0; lowers[i] != NULL; i++)
+    sandbox_bubblewrap_guest_view_expose_lower (view, lowers[i]);
   return view;
+}
+
+/* The lower= option: each of @lowers relative to @layers, top first,
+ * joined by ':' (overlayfs' separator, which no element may hold), or
+ * NULL. */
+static char *
+lowers_relative_to_layers (const char * const *lowers,
+                           const char         *layers)
+{
+  g_autoptr(GString) option = g_string_new (NULL);
+
+  for (guint i = 0; lowers[i] != NULL; i++)
+    {
+      g_autofree char *relative = lower_relative_to_layers (lowers[i], layers);
+
+      if (relative == NULL)
+        return NULL;
+      g_string_append_printf (option, "%s%s", i > 0 ? ":" : "", relative);
+    }
+  if (option->len == 0 || option->len > STUB_KEEPER_MAX_LOWER)
+    return NULL;
+  return g_string_free (g_steal_pointer (&option), FALSE);
 }
 
 static gboolean
 spawn_keeper (SandboxBubblewrapKeeper      *self,
-              const char                   *lower,
+              const char * const           *lowers,
               const SandboxBubblewrapGuest *guest,
               int                           answer_fd,
               GError                      **error)
 {
-  g_autoptr(SandboxBubblewrapGuestView) view = keeper_view (lower, self->layers, guest);
+  g_autoptr(SandboxBubblewrapGuestView) view = keeper_view (lowers, self->layers, guest);
   g_autofree char *keep_arg = g_strconcat (STUB_KEEPER_OPTION, self->work_name, NULL);
-  g_autofree char *relative_lower = lower_relative_to_layers (lower, self->layers);
+  g_autofree char *relative_lower = lowers_relative_to_layers (lowers, self->layers);
   g_autofree char *lower_arg = g_strconcat ("lower=", relative_lower, NULL);
   g_autofree char *layers_arg = g_strconcat ("layers=", self->layers, NULL);
   const char *options[] = { keep_arg, lower_arg, layers_arg, NULL };
@@ -195,7 +218,8 @@ spawn_keeper (SandboxBubblewrapKeeper      *self,
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
                    "Could not mount the layered workspace: the template's path relative to "
-                   "the session's holds ',', ':' or '\\', which overlay options cannot");
+                   "the session's holds ',', ':' or '\\', which overlay options cannot, or "
+                   "its layers' paths are too long");
       return FALSE;
     }
   /* The answer socket at 0, 1 and 2: the keeper reads nothing. */
@@ -206,7 +230,8 @@ spawn_keeper (SandboxBubblewrapKeeper      *self,
 
 /**
  * sandbox_bubblewrap_keeper_start:
- * @lower: the host path of the template's data
+ * @lowers: the host paths of the lower layers, top first: the template's
+ *   data, under the snapshots the session lies over
  * @layers: the host path of the session's layers/
  * @guest: (nullable): who guests are; %NULL: the host itself
  * @error: return location for a #GError
@@ -218,7 +243,7 @@ spawn_keeper (SandboxBubblewrapKeeper      *self,
  *   %SANDBOX_ERROR_UNAVAILABLE
  */
 SandboxBubblewrapKeeper *
-sandbox_bubblewrap_keeper_start (const char                   *lower,
+sandbox_bubblewrap_keeper_start (const char * const           *lowers,
                                  const char                   *layers,
                                  const SandboxBubblewrapGuest *guest,
                                  GError                      **error)
@@ -255,7 +280,7 @@ sandbox_bubblewrap_keeper_start (const char                   *lower,
       set_layers_error (error, EBADF, "descriptors");
       return NULL;
     }
-  if (!spawn_keeper (self, lower, guest, answer_child, error))
+  if (!spawn_keeper (self, lowers, guest, answer_child, error))
     return NULL;
   sandbox_bubblewrap_clear_fd (&answer_child);
   self->root_fd = receive_root (g_steal_fd (&answer_host), error);

@@ -163,6 +163,9 @@ gboolean      sandbox_bubblewrap_store_write_atomically (const char             
                                                          const char              *contents,
                                                          gboolean                 durable,
                                                          GError                 **error);
+char         *sandbox_bubblewrap_store_ready_record    (const char              *backend,
+                                                         const char              *template_key,
+                                                         const char              *name);
 gboolean      sandbox_bubblewrap_store_read_template_name (SandboxBubblewrapStore *self,
                                                          const char              *key,
                                                          char                   **name,
@@ -190,6 +193,18 @@ gboolean      sandbox_bubblewrap_store_measure_template (SandboxBubblewrapStore 
                                                          guint64                 *n_files,
                                                          guint64                 *n_bytes,
                                                          GError                 **error);
+/* sandbox-bubblewrap-store-snapshots.c */
+/* The longest chain of snapshots over a template: each is a lower layer
+ * of the sessions forked from it, and the keeper's mount options (the
+ * layers' paths relative to the session's) must fit in a page. */
+#define SNAPSHOT_MAX_DEPTH 32
+char        **sandbox_bubblewrap_store_lower_chain     (SandboxBubblewrapStore  *self,
+                                                         const char              *key,
+                                                         GError                 **error);
+gboolean      sandbox_bubblewrap_store_lies_over       (SandboxBubblewrapStore  *self,
+                                                         const char              *key);
+guint         sandbox_bubblewrap_store_count_children  (SandboxBubblewrapStore  *self,
+                                                         const char              *key);
 /* sandbox-bubblewrap-store-guests.c */
 gboolean      sandbox_bubblewrap_store_read_guest_ids  (const char              *directory,
                                                          SandboxBubblewrapGuest  *guest);

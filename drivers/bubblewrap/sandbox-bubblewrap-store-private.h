@@ -44,7 +44,7 @@ typedef struct
   SandboxState *state;
   char *directory;
   char *workspace;
-  char *lower;
+  char **lowers;
   char *layers;
   SandboxBubblewrapGuest guest;
   gboolean created;
@@ -125,6 +125,10 @@ int                     sandbox_bubblewrap_store_open_template  (SandboxBubblewr
                                                                  const char             *key,
                                                                  GError                **error);
 
+char                   *sandbox_bubblewrap_store_snapshot       (SandboxBubblewrapStore  *self,
+                                                                 SandboxBubblewrapLease  *lease,
+                                                                 GCancellable            *cancellable,
+                                                                 GError                 **error);
 void                    sandbox_bubblewrap_lease_release        (SandboxBubblewrapLease  *lease);
 void                    sandbox_bubblewrap_lease_abandon        (SandboxBubblewrapLease  *lease);
 void                    sandbox_bubblewrap_lease_free           (SandboxBubblewrapLease  *lease);

@@ -291,9 +291,19 @@ populate_new_session (SandboxBubblewrapStore  *self,
     return FALSE;
   if (lease->layers != NULL)
     {
-      if (!sandbox_bubblewrap_store_give_template_to_host (self, template_key, error) ||
+      /* Over a snapshot: its layers, then its parents'. */
+      lease->lowers = sandbox_bubblewrap_store_lower_chain (self, template_key, error);
+      if (lease->lowers == NULL ||
+          !sandbox_bubblewrap_store_give_template_to_host (self, template_key, error) ||
           !make_layers (lease, session_fd, error))
         return FALSE;
+    }
+  else if (sandbox_bubblewrap_store_lies_over (self, template_key))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "Sessions that copy their template (layering \"copy\") cannot be created "
+                   "from snapshot %s yet: only layered ones can", template_key);
+      return FALSE;
     }
   else if (!copy_template (self, lease, template_key, data_fd, session_fd, reporter, cancellable,
                            error))
@@ -460,8 +470,6 @@ lease_new (SandboxBubblewrapStore  *self,
     {
       lease->layers = g_build_filename (lease->directory, SESSION_LAYERS, NULL);
       lease->workspace = g_build_filename (lease->layers, "upper", NULL);
-      if (template_key != NULL)
-        lease->lower = g_build_filename (self->templates, template_key, "data", NULL);
     }
   else
     lease->workspace = g_build_filename (lease->directory, "workspace", NULL);
@@ -574,9 +582,10 @@ sandbox_bubblewrap_store_prepare_resumed (SandboxBubblewrapStore  *self,
                                           GError                 **error)
 {
   g_set_object (&lease->state, state);
-  if (lease->layers != NULL && lease->lower == NULL)
-    lease->lower = g_build_filename (self->templates, sandbox_state_get_template_key (state),
-                                     "data", NULL);
+  if (lease->layers != NULL && lease->lowers == NULL &&
+      (lease->lowers = sandbox_bubblewrap_store_lower_chain (
+         self, sandbox_state_get_template_key (state), error)) == NULL)
+    return FALSE;
   if (!sandbox_bubblewrap_store_assign_guest (self, lease, error) ||
       !give_workspace_to_guest (self, lease, error))
     return FALSE;
@@ -736,7 +745,7 @@ sandbox_bubblewrap_lease_free (SandboxBubblewrapLease *lease)
   g_clear_object (&lease->state);
   g_free (lease->directory);
   g_free (lease->workspace);
-  g_free (lease->lower);
+  g_strfreev (lease->lowers);
   g_free (lease->layers);
   g_free (lease);
 }

@@ -25,10 +25,10 @@
 /* templates/KEY/ready: {backend, templateKey, name}. The name is only
  * for listings (the key covers it); records written before it was added
  * have none. */
-static char *
-ready_record (const char *backend,
-              const char *template_key,
-              const char *name)
+char *
+sandbox_bubblewrap_store_ready_record (const char *backend,
+                                       const char *template_key,
+                                       const char *name)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonGenerator) generator = json_generator_new ();
@@ -331,7 +331,7 @@ name_template (SandboxBubblewrapStore  *self,
   g_autofree char *temporary = g_build_filename (self->templates, uuid, NULL);
   g_autofree char *ready = g_build_filename (temporary, "ready", NULL);
   g_autofree char *directory = g_build_filename (self->templates, key, NULL);
-  g_autofree char *record = ready_record (self->name, key, sandbox_template_get_name (template_));
+  g_autofree char *record = sandbox_bubblewrap_store_ready_record (self->name, key, sandbox_template_get_name (template_));
 
   *reused = template_is_stored (self, key);
   if (*reused)
@@ -646,6 +646,15 @@ sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore  *self,
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
                    "Sandbox template %s is used by %u stored sessions; delete them first",
+                   key, n_sessions);
+      return FALSE;
+    }
+  /* Each snapshot over it is a session's lower layer, or will be. */
+  n_sessions = sandbox_bubblewrap_store_count_children (self, key);
+  if (n_sessions > 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                   "Sandbox template %s has %u stored snapshots over it; delete them first",
                    key, n_sessions);
       return FALSE;
     }

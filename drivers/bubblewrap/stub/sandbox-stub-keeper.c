@@ -34,7 +34,9 @@
  * shows no host path in the overlay's options, and the options hold no
  * part of the state directory's path (whose ',' or ':' they would split).
  * lower= is the template's data relative to layers/
- * (`../../../templates/KEY/data`).
+ * (`../../../templates/KEY/data`), or the lower layers of a session
+ * forked from a snapshot, top first, joined by ':' (each snapshot's data,
+ * then the template's); each element is checked as one path.
  */
 
 #ifndef _GNU_SOURCE
@@ -58,7 +60,7 @@
 #define ANSWER_FD 1
 
 /* The longest layer path taken: the options must fit in a page. */
-#define MAX_LAYER_PATH 1024
+#define MAX_LAYER_PATH STUB_KEEPER_MAX_LOWER
 
 void
 stub_helper_fail (const char *what)
@@ -114,6 +116,30 @@ static int
 is_option_path (const char *path)
 {
   return path[0] != '\0' && path[0] != '/' && strpbrk (path, ",:\\") == NULL;
+}
+
+/* Relative paths joined by ':', each one is_option_path(). */
+static int
+is_option_path_list (const char *list)
+{
+  char element[MAX_LAYER_PATH + 1];
+  const char *start = list;
+
+  for (;;)
+    {
+      const char *end = strchr (start, ':');
+      size_t length = end != NULL ? (size_t) (end - start) : strlen (start);
+
+      if (length > MAX_LAYER_PATH)
+        return 0;
+      memcpy (element, start, length);
+      element[length] = '\0';
+      if (!is_option_path (element))
+        return 0;
+      if (end == NULL)
+        return 1;
+      start = end + 1;
+    }
 }
 
 int
@@ -193,7 +219,7 @@ stub_keep_overlay (int    argc,
   const char *layers = argc == 4 ? option_value (argv[3], "layers") : NULL;
   int root_fd;
 
-  if (lower == NULL || layers == NULL || !is_option_path (lower) || layers[0] != '/' ||
+  if (lower == NULL || layers == NULL || !is_option_path_list (lower) || layers[0] != '/' ||
       !is_work_name (work_name))
     {
       errno = EINVAL;

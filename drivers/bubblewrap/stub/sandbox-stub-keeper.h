@@ -12,6 +12,12 @@
 #define SANDBOX_STUB_OVERLAY_OPTIONS \
   "userxattr,redirect_dir=nofollow,metacopy=off,index=off,xino=off"
 
+/* The longest lower= taken: the lower layers' paths relative to the
+ * session's layers/, joined by ':' (a template's data under up to 32
+ * snapshots' is some 2,900 bytes); with the rest, the options fit in a
+ * page. */
+#define STUB_KEEPER_MAX_LOWER 3200
+
 /* The first argument that selects the keeper mode: keep-overlay=NAME. */
 #define STUB_KEEPER_OPTION "keep-overlay="
 

@@ -1,0 +1,306 @@
+/* test-snapshot.c — snapshots and forks of layered bubblewrap sessions
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Real bwrap, real overlayfs. Run as root and as the unprivileged
+ * sandbox-test (run-unprivileged.sh). Every tree is compared as a command
+ * inside the sandbox sees it.
+ */
+
+#include <string.h>
+
+#include <sandbox.h>
+
+#include "sandbox-test-backend.h"
+#include "sandbox-test-fixture.h"
+#include "sandbox-test-session.h"
+
+/* Everything of /workspace a guest can tell apart: each entry's type, mode
+ * and path (a link's target), then each file's digest. */
+#define TREE_DIGEST \
+  "cd /workspace && find . -printf '%y %m %p -> %l\\n' | LC_ALL=C sort && " \
+  "find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum"
+
+typedef struct
+{
+  char *state_directory;
+  SandboxBackend *backend;
+  SandboxNetworkPolicy *policy;
+  char *template_key;
+  SandboxHandle *handle;
+  SandboxSession *session;
+} Fixture;
+
+static void
+add_text (SandboxTemplate *template_,
+          const char      *path,
+          const char      *text)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_template_add_file (template_, path, bytes, &error));
+  g_assert_no_error (error);
+}
+
+static SandboxHandle *
+create (Fixture    *fixture,
+        const char *key)
+{
+  g_autoptr(GError) error = NULL;
+  SandboxHandle *handle = sandbox_backend_create (fixture->backend, key, NULL, fixture->policy,
+                                                  NULL, &error);
+
+  g_assert_no_error (error);
+  return handle;
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("snapshotted");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *layering = NULL;
+
+  fixture->state_directory = sandbox_test_state_directory_new ();
+  fixture->backend = sandbox_test_bubblewrap_new (fixture->state_directory, &error,
+                                                  "layering", "auto", NULL);
+  g_assert_no_error (error);
+  g_object_get (fixture->backend, "workspace-layering", &layering, NULL);
+  g_assert_cmpstr (layering, ==, "overlay");
+  fixture->policy = sandbox_network_policy_new_deny_all ();
+
+  add_text (template_, "hello.txt", "hello");
+  add_text (template_, "src/main.c", "int main;");
+  add_text (template_, "src/util.c", "int util;");
+  add_text (template_, "old/a.txt", "a");
+  add_text (template_, "old/sub/b.txt", "b");
+  add_text (template_, "opaque/gone.txt", "gone");
+  fixture->template_key = sandbox_backend_prewarm (fixture->backend, template_, NULL, NULL, &error);
+  g_assert_no_error (error);
+  fixture->handle = create (fixture, fixture->template_key);
+  fixture->session = sandbox_handle_get_session (fixture->handle);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  if (fixture->handle != NULL)
+    sandbox_test_delete_session (fixture->handle);
+  g_clear_object (&fixture->handle);
+  g_clear_object (&fixture->backend);
+  g_clear_object (&fixture->policy);
+  sandbox_test_remove_tree (fixture->state_directory);
+  g_free (fixture->state_directory);
+  g_free (fixture->template_key);
+}
+
+static char *
+tree_of (SandboxHandle *handle)
+{
+  return sandbox_test_guest_sh (sandbox_handle_get_session (handle), TREE_DIGEST);
+}
+
+static char *
+snapshot (SandboxHandle *handle)
+{
+  g_autoptr(GError) error = NULL;
+  char *key = sandbox_handle_snapshot (handle, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (sandbox_template_key_is_valid (key));
+  return key;
+}
+
+/* Edits, deletions of template files (whiteouts), a renamed directory, an
+ * opaque one (removed and made again), new links, an empty directory and
+ * modes. */
+static void
+make_changes (SandboxSession *session)
+{
+  g_free (sandbox_test_guest_sh (session,
+                                 "cd /workspace && printf changed > hello.txt && rm src/util.c && "
+                                 "mv old renamed && ln -s hello.txt link && "
+                                 "ln -s /etc/passwd dangling && mkdir -p empty/deeper && "
+                                 "chmod 0751 src && chmod 0600 src/main.c && "
+                                 "rm -r opaque && mkdir opaque && printf new > opaque/new.txt"));
+}
+
+/* A snapshot is the session's files exactly; three forks each see exactly
+ * that, and a write in one reaches no other, nor the parent session or the
+ * template. */
+static void
+test_fork (Fixture       *fixture,
+           gconstpointer  data)
+{
+  g_autofree char *before = tree_of (fixture->handle);
+  g_autofree char *parent_tree = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *again = NULL;
+  g_autoptr(SandboxHandle) pristine = NULL;
+  g_autofree char *pristine_tree = NULL;
+  SandboxHandle *forks[3];
+
+  make_changes (fixture->session);
+  parent_tree = tree_of (fixture->handle);
+  g_assert_cmpstr (parent_tree, !=, before);
+  g_assert_nonnull (strstr (parent_tree, "l 777 ./link -> hello.txt"));
+  g_assert_nonnull (strstr (parent_tree, "d 751 ./src"));
+  g_assert_nonnull (strstr (parent_tree, "d 755 ./empty/deeper"));
+  g_assert_null (strstr (parent_tree, "util.c"));
+  g_assert_null (strstr (parent_tree, "gone.txt"));
+
+  key = snapshot (fixture->handle);
+  g_assert_cmpstr (key, !=, fixture->template_key);
+  /* Nothing changed since: the same snapshot. */
+  again = snapshot (fixture->handle);
+  g_assert_cmpstr (again, ==, key);
+  g_assert_cmpstr (tree_of (fixture->handle), ==, parent_tree);
+
+  for (guint i = 0; i < G_N_ELEMENTS (forks); i++)
+    {
+      g_autofree char *tree = NULL;
+
+      forks[i] = create (fixture, key);
+      g_assert_cmpstr (sandbox_session_get_id (sandbox_handle_get_session (forks[i])), !=,
+                       sandbox_session_get_id (fixture->session));
+      tree = tree_of (forks[i]);
+      g_assert_cmpstr (tree, ==, parent_tree);
+    }
+
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (forks[0]),
+                                 "cd /workspace && printf mine > hello.txt && "
+                                 "printf x > renamed/x && rm link"));
+  g_assert_cmpstr (tree_of (forks[0]), !=, parent_tree);
+  for (guint i = 1; i < G_N_ELEMENTS (forks); i++)
+    {
+      g_autofree char *tree = tree_of (forks[i]);
+
+      g_assert_cmpstr (tree, ==, parent_tree);
+    }
+  g_assert_cmpstr (tree_of (fixture->handle), ==, parent_tree);
+  pristine = create (fixture, fixture->template_key);
+  pristine_tree = tree_of (pristine);
+  g_assert_cmpstr (pristine_tree, ==, before);
+
+  /* A snapshot of a fork lies over the first: its fork sees both. */
+  {
+    g_autofree char *fork_tree = tree_of (forks[0]);
+    g_autofree char *second = snapshot (forks[0]);
+    g_autoptr(SandboxHandle) grandchild = create (fixture, second);
+    g_autofree char *grandchild_tree = tree_of (grandchild);
+
+    g_assert_cmpstr (second, !=, key);
+    g_assert_cmpstr (grandchild_tree, ==, fork_tree);
+    sandbox_test_delete_session (grandchild);
+  }
+
+  for (guint i = 0; i < G_N_ELEMENTS (forks); i++)
+    {
+      sandbox_test_delete_session (forks[i]);
+      g_object_unref (forks[i]);
+    }
+  sandbox_test_delete_session (pristine);
+}
+
+/* Snapshots while a command runs are refused (BUSY), and work again once
+ * it is gone. */
+static void
+test_busy (Fixture       *fixture,
+           gconstpointer  data)
+{
+  g_autoptr(SandboxCommand) command = SANDBOX_TEST_COMMAND ("/usr/bin/sleep", "60");
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+
+  process = sandbox_test_spawn (fixture->session, g_steal_pointer (&command), NULL, &error);
+  g_assert_no_error (error);
+  key = sandbox_handle_snapshot (fixture->handle, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_assert_null (key);
+  g_assert_nonnull (strstr (error->message, "taking a snapshot"));
+  g_clear_error (&error);
+
+  g_assert_true (sandbox_process_stop (process, NULL, &error));
+  g_assert_no_error (error);
+  result = sandbox_process_wait (process, NULL, &error);
+  g_assert_no_error (error);
+  key = snapshot (fixture->handle);
+}
+
+/* A template or snapshot that a session or snapshot lies over stays. */
+static void
+test_delete_refused (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+  g_autoptr(SandboxHandle) fork = NULL;
+
+  make_changes (fixture->session);
+  key = snapshot (fixture->handle);
+  fork = create (fixture, key);
+  g_assert_false (sandbox_backend_delete_template (fixture->backend, key, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_clear_error (&error);
+
+  sandbox_test_delete_session (fork);
+  sandbox_test_delete_session (fixture->handle);
+  g_clear_object (&fixture->handle);
+  /* No session of the template is left; the snapshot still lies over it. */
+  g_assert_false (sandbox_backend_delete_template (fixture->backend, fixture->template_key, NULL,
+                                                   &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_assert_nonnull (strstr (error->message, "snapshot"));
+  g_clear_error (&error);
+
+  g_assert_true (sandbox_backend_delete_template (fixture->backend, key, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_backend_delete_template (fixture->backend, fixture->template_key, NULL,
+                                                  &error));
+  g_assert_no_error (error);
+}
+
+/* A session that copied its template cannot snapshot yet. */
+static void
+test_copy_layout_not_supported (void)
+{
+  g_autofree char *state_directory = sandbox_test_state_directory_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxBackend) backend =
+    sandbox_test_bubblewrap_new (state_directory, &error, "layering", "copy", NULL);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autofree char *template_key = NULL;
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autofree char *key = NULL;
+
+  g_assert_no_error (error);
+  template_key = sandbox_test_prewarm_hello (backend);
+  handle = sandbox_backend_create (backend, template_key, NULL, policy, NULL, &error);
+  g_assert_no_error (error);
+  key = sandbox_handle_snapshot (handle, NULL, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message, "copied its template"));
+  g_assert_null (key);
+  sandbox_test_delete_session (handle);
+  sandbox_test_remove_tree (state_directory);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/snapshot/copy-layout-not-supported", test_copy_layout_not_supported);
+  g_test_add ("/snapshot/fork", Fixture, NULL, fixture_set_up, test_fork, fixture_tear_down);
+  g_test_add ("/snapshot/busy", Fixture, NULL, fixture_set_up, test_busy, fixture_tear_down);
+  g_test_add ("/snapshot/delete-refused", Fixture, NULL, fixture_set_up, test_delete_refused,
+              fixture_tear_down);
+
+  return g_test_run ();
+}
