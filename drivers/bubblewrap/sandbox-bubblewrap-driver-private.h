@@ -59,4 +59,16 @@ gboolean sandbox_bubblewrap_driver_run_quiet (SandboxBubblewrapDriver     *self,
                                               GCancellable                *cancellable,
                                               GError                     **error);
 
+/* Rewrites a layered session's upper layer; TRUE on success. */
+typedef gboolean (*SandboxBubblewrapRefillFunc) (gpointer   data,
+                                                 GError   **error);
+
+gboolean sandbox_bubblewrap_driver_replace_layers (SandboxBubblewrapDriver     *self,
+                                                   const char * const          *lowers,
+                                                   const char                  *layers,
+                                                   SandboxBubblewrapRefillFunc  refill,
+                                                   gpointer                     refill_data,
+                                                   GCancellable                *cancellable,
+                                                   GError                     **error);
+
 G_END_DECLS

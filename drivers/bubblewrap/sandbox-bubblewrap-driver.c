@@ -8,7 +8,7 @@
 #include <fcntl.h>
 
 #include "sandbox-bubblewrap-args-private.h"
-#include "sandbox-bubblewrap-driver-private.h"
+#include "sandbox-bubblewrap-driver-fields-private.h"
 #include "sandbox-bubblewrap-keeper-private.h"
 #include "sandbox-bubblewrap-ports-private.h"
 #include "sandbox-bubblewrap-session-net-private.h"
@@ -42,46 +42,6 @@
  * socket is bound into the guest only while the policy is an allow-list —
  * less attack surface than the reference, which binds it always.
  */
-
-struct _SandboxBubblewrapDriver
-{
-  GObject parent_instance;
-
-  /* Read-only after construction. */
-  char *executable;
-  char *session_id;           /* for the operators: on gateway events and logs */
-  char *workspace;            /* a layered session's upper layer */
-  SandboxWorkspace *files;    /* contained I/O in the workspace (a layered
-                               * session's: its keeper's overlay) */
-  GBytes *seccomp_program;    /* NULL when syscalls are not filtered */
-  SandboxBubblewrapLimits limits;
-  SandboxBubblewrapCgroupRoot *cgroup_root;   /* NULL: no cgroup limits */
-  SandboxBubblewrapGuest guest;               /* who guests are on the host */
-  gboolean host_loopback;                     /* allow-all guests reach the host's loopback */
-  SandboxBubblewrapEtc etc;                   /* the guests' /etc */
-  char *gateway_ca_directory;                 /* the backend's gateway CA */
-  char *upstream_ca_file;                     /* NULL: the system's store */
-
-  GWeakRef backend;           /* receives gateway-error */
-  GWeakRef handle;            /* relays the gateway's audit stream */
-
-  SandboxSessionGate *gate;   /* stopped state, admission, policy revision */
-
-  SandboxBubblewrapReadyPool *ready_pool;   /* NULL: no ready sandboxes */
-  SandboxBubblewrapTrees *trees;   /* the commands' sandboxes not reaped yet */
-  GMutex ready_lock;
-  /* Guarded by @ready_lock. */
-  SandboxBubblewrapReady *ready;            /* the next command's sandbox */
-  gboolean ready_closed;                    /* stopped: never start one again */
-  /* A layered session's one overlay; its process ends at stop. */
-  SandboxBubblewrapKeeper *keeper;
-  SandboxBubblewrapNetSlot net;      /* what the commands share */
-  SandboxBubblewrapPorts *ports;     /* its ports exposed to the host */
-  /* Set under the gate's lock (see apply_policy_locked()): read it after
-   * reading an allow-list policy from the gate. */
-  SandboxGateway *gateway;    /* NULL until the first allow-list */
-  GBytes *gateway_ca;         /* its CA's certificate, set with it */
-};
 
 static void sandbox_bubblewrap_driver_iface_init (SandboxDriverInterface *iface);
 
@@ -224,8 +184,10 @@ sandbox_bubblewrap_driver_read_bytes (SandboxDriver  *driver,
                                       GCancellable   *cancellable,
                                       GError        **error)
 {
-  return sandbox_workspace_read (SANDBOX_BUBBLEWRAP_DRIVER (driver)->files,
-                                 sandbox_path_relative (path),
+  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
+  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+
+  return sandbox_workspace_read (self->files, sandbox_path_relative (path),
                                  sandbox_driver_get_max_file_bytes (driver), error);
 }
 
@@ -236,8 +198,10 @@ sandbox_bubblewrap_driver_write_bytes (SandboxDriver  *driver,
                                        GCancellable   *cancellable,
                                        GError        **error)
 {
-  return sandbox_workspace_write (SANDBOX_BUBBLEWRAP_DRIVER (driver)->files,
-                                  sandbox_path_relative (path), contents,
+  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
+  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+
+  return sandbox_workspace_write (self->files, sandbox_path_relative (path), contents,
                                   sandbox_driver_get_max_file_bytes (driver), error);
 }
 
@@ -247,8 +211,10 @@ sandbox_bubblewrap_driver_remove_path (SandboxDriver  *driver,
                                        GCancellable   *cancellable,
                                        GError        **error)
 {
-  return sandbox_workspace_remove (SANDBOX_BUBBLEWRAP_DRIVER (driver)->files,
-                                   sandbox_path_relative (path), error);
+  SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
+  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+
+  return sandbox_workspace_remove (self->files, sandbox_path_relative (path), error);
 }
 
 /* Commands -------------------------------------------------------------- */
@@ -351,8 +317,38 @@ command_exited_cb (SandboxBubblewrapProcess *process,
  * at, or NULL for a direct command. @prepare_next: whether to start the
  * next command's sandbox once this one has exited (not for the proof of
  * isolation at create). */
+static SandboxBubblewrapProcess *spawn_process_locked (SandboxBubblewrapDriver  *self,
+                                                        SandboxCommand           *command,
+                                                        const guint64            *prepared_revision,
+                                                        gboolean                  prepare_next,
+                                                        GCancellable             *cancellable,
+                                                        GError                  **error);
+
+/* A command is built from the keeper and launched in its namespaces: no
+ * restore replaces it meanwhile. */
 static SandboxBubblewrapProcess *
 spawn_process (SandboxBubblewrapDriver  *self,
+               SandboxCommand           *command,
+               const guint64            *prepared_revision,
+               gboolean                  prepare_next,
+               GCancellable             *cancellable,
+               GError                  **error)
+{
+  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+
+  if (self->layers_lost)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "The session's workspace could not be mounted again after a restore; "
+                   "stop the session and resume it");
+      return NULL;
+    }
+  return spawn_process_locked (self, command, prepared_revision, prepare_next, cancellable,
+                               error);
+}
+
+static SandboxBubblewrapProcess *
+spawn_process_locked (SandboxBubblewrapDriver  *self,
                SandboxCommand           *command,
                const guint64            *prepared_revision,
                gboolean                  prepare_next,
@@ -683,8 +679,11 @@ sandbox_bubblewrap_driver_list_directory (SandboxBubblewrapDriver  *self,
                                           GCancellable             *cancellable,
                                           GError                  **error)
 {
+  g_autoptr(GRWLockReaderLocker) locker = NULL;
+
   if (!check_active (self, cancellable, error))
     return NULL;
+  locker = g_rw_lock_reader_locker_new (&self->layers_lock);
   return sandbox_workspace_list (self->files, sandbox_path_relative (path),
                                  max_entries, truncated, error);
 }
@@ -793,6 +792,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self->session_id = g_strdup (session_id);
   self->workspace = g_strdup (workspace);
   self->files = g_steal_pointer (&files);
+  self->files_flags = flags;
   self->keeper = g_steal_pointer (&keeper);
   if (hardening->seccomp_program != NULL)
     self->seccomp_program = g_bytes_ref (hardening->seccomp_program);
@@ -831,6 +831,7 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_clear_pointer (&self->ready_pool, sandbox_bubblewrap_ready_pool_unref);
   g_clear_pointer (&self->trees, sandbox_bubblewrap_trees_unref);
   g_mutex_clear (&self->ready_lock);
+  g_rw_lock_clear (&self->layers_lock);
   g_clear_pointer (&self->files, sandbox_workspace_unref);
   if (self->gateway != NULL)
     sandbox_gateway_close (self->gateway);
@@ -879,6 +880,7 @@ sandbox_bubblewrap_driver_init (SandboxBubblewrapDriver *self)
   g_weak_ref_init (&self->backend, NULL);
   g_weak_ref_init (&self->handle, NULL);
   g_mutex_init (&self->ready_lock);
+  g_rw_lock_init (&self->layers_lock);
   sandbox_bubblewrap_net_slot_init (&self->net);
 }
 

@@ -92,6 +92,44 @@ sandbox_bubblewrap_handle_snapshot (SandboxHandle  *handle,
   return snapshot.key;
 }
 
+typedef struct
+{
+  SandboxBubblewrapLease *lease;
+  const char *source;
+} Refill;
+
+static gboolean
+refill_upper (gpointer   data,
+              GError   **error)
+{
+  Refill *refill = data;
+
+  return sandbox_bubblewrap_store_refill_upper (refill->lease->store, refill->lease,
+                                                refill->source, error);
+}
+
+/* The session's keeper stopped and started again around a new upper
+ * layer (sandbox-bubblewrap-driver-layers.c). */
+static gboolean
+sandbox_bubblewrap_handle_restore (SandboxHandle  *handle,
+                                   const char     *key,
+                                   GCancellable   *cancellable,
+                                   GError        **error)
+{
+  SandboxBubblewrapHandle *self = SANDBOX_BUBBLEWRAP_HANDLE (handle);
+  g_autofree char *source = NULL;
+  Refill refill = { self->lease, NULL };
+
+  if (!sandbox_bubblewrap_store_restore_source (self->lease->store, self->lease, key, &source,
+                                                error))
+    return FALSE;
+  refill.source = source;
+  return sandbox_bubblewrap_driver_replace_layers (self->driver,
+                                                   (const char * const *) self->lease->lowers,
+                                                   self->lease->layers, refill_upper, &refill,
+                                                   cancellable, error);
+}
+
 static SandboxCodingBinding *
 sandbox_bubblewrap_handle_get_coding_binding (SandboxHandle *handle)
 {
@@ -154,6 +192,7 @@ sandbox_bubblewrap_handle_class_init (SandboxBubblewrapHandleClass *klass)
   handle_class->delete_session = sandbox_bubblewrap_handle_delete_session;
   handle_class->get_coding_binding = sandbox_bubblewrap_handle_get_coding_binding;
   handle_class->snapshot = sandbox_bubblewrap_handle_snapshot;
+  handle_class->restore = sandbox_bubblewrap_handle_restore;
 }
 
 static void

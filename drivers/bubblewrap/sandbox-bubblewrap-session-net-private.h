@@ -63,6 +63,7 @@ SandboxBubblewrapSessionNet *sandbox_bubblewrap_net_slot_dup_or_start (SandboxBu
                                                                        SandboxBubblewrapKeeper   *keeper,
                                                                        SandboxGateway            *gateway,
                                                                        GError                   **error);
+void     sandbox_bubblewrap_net_slot_drop  (SandboxBubblewrapNetSlot *slot);
 void     sandbox_bubblewrap_net_slot_close (SandboxBubblewrapNetSlot *slot);
 
 G_END_DECLS

@@ -504,3 +504,23 @@ sandbox_bubblewrap_net_slot_close (SandboxBubblewrapNetSlot *slot)
   if (net != NULL)
     sandbox_bubblewrap_session_net_close (net);
 }
+
+/**
+ * sandbox_bubblewrap_net_slot_drop:
+ * @slot: a slot
+ *
+ * Closes the slot's network, if any, but not the slot: the next command
+ * starts one again. For a restore, which replaces the keeper whose user
+ * namespace an unprivileged host's network keeper is in; no command runs.
+ */
+void
+sandbox_bubblewrap_net_slot_drop (SandboxBubblewrapNetSlot *slot)
+{
+  g_autoptr(SandboxBubblewrapSessionNet) net = NULL;
+
+  g_mutex_lock (&slot->lock);
+  net = g_steal_pointer (&slot->net);
+  g_mutex_unlock (&slot->lock);
+  if (net != NULL)
+    sandbox_bubblewrap_session_net_close (net);
+}

@@ -125,6 +125,15 @@ int                     sandbox_bubblewrap_store_open_template  (SandboxBubblewr
                                                                  const char             *key,
                                                                  GError                **error);
 
+gboolean                sandbox_bubblewrap_store_restore_source (SandboxBubblewrapStore  *self,
+                                                                 SandboxBubblewrapLease  *lease,
+                                                                 const char              *key,
+                                                                 char                   **source,
+                                                                 GError                 **error);
+gboolean                sandbox_bubblewrap_store_refill_upper   (SandboxBubblewrapStore  *self,
+                                                                 SandboxBubblewrapLease  *lease,
+                                                                 const char              *source,
+                                                                 GError                 **error);
 char                   *sandbox_bubblewrap_store_snapshot       (SandboxBubblewrapStore  *self,
                                                                  SandboxBubblewrapLease  *lease,
                                                                  GCancellable            *cancellable,

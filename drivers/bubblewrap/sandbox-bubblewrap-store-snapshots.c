@@ -412,20 +412,39 @@ sandbox_bubblewrap_store_count_children (SandboxBubblewrapStore *self,
   return n;
 }
 
-/* Copies @upper into templates/@uuid/data; returns the digest of the
- * tree, hex. */
+/* Copies the layer @from into the empty directory @to (@path); returns
+ * the digest of the tree, hex. */
 static char *
-copy_layer (SandboxBubblewrapStore  *self,
-            const char              *upper,
-            const char              *data,
-            GCancellable            *cancellable,
-            GError                 **error)
+copy_layer_at (int            from,
+               int            to,
+               const char    *path,
+               GCancellable  *cancellable,
+               GError       **error)
 {
   g_autoptr(GChecksum) digest = g_checksum_new (G_CHECKSUM_SHA256);
   LayerCopy copy = { digest, cancellable };
+  struct stat st;
+
+  if (fstat (from, &st) < 0)
+    return set_errno_error (error, errno, "Could not examine the layer for", path), NULL;
+  digest_entry (&copy, "", 'd', st.st_mode);
+  if (!copy_attributes (from, to, digest, "/", error) ||
+      !copy_directory (&copy, from, to, "", 0, error))
+    return NULL;
+  if (fchmod (to, st.st_mode & 07777) < 0)
+    return set_errno_error (error, errno, "Could not set the mode of", path), NULL;
+  return g_strdup (g_checksum_get_string (digest));
+}
+
+/* Copies @upper into @data, made here. */
+static char *
+copy_layer (const char    *upper,
+            const char    *data,
+            GCancellable  *cancellable,
+            GError       **error)
+{
   g_auto(SandboxBubblewrapFd) from = open_directory (upper, error);
   g_auto(SandboxBubblewrapFd) to = -1;
-  struct stat st;
 
   if (from < 0)
     return NULL;
@@ -434,15 +453,7 @@ copy_layer (SandboxBubblewrapStore  *self,
   to = open_directory (data, error);
   if (to < 0)
     return NULL;
-  if (fstat (from, &st) < 0)
-    return set_errno_error (error, errno, "Could not examine", upper), NULL;
-  digest_entry (&copy, "", 'd', st.st_mode);
-  if (!copy_attributes (from, to, digest, "/", error) ||
-      !copy_directory (&copy, from, to, "", 0, error))
-    return NULL;
-  if (fchmod (to, st.st_mode & 07777) < 0)
-    return set_errno_error (error, errno, "Could not set the mode of", data), NULL;
-  return g_strdup (g_checksum_get_string (digest));
+  return copy_layer_at (from, to, data, cancellable, error);
 }
 
 static char *
@@ -537,7 +548,7 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
     return NULL;
   if (mkdir (temporary, 0700) < 0)
     return set_errno_error (error, errno, "Could not create directory", temporary), NULL;
-  tree = copy_layer (self, lease->workspace, data, cancellable, error);
+  tree = copy_layer (lease->workspace, data, cancellable, error);
   if (tree != NULL)
     {
       g_autofree char *material = g_strconcat ("libsandbox-snapshot-1", "\n", parent, "\n",
@@ -549,4 +560,125 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
   /* Gone after a successful rename; a duplicate or a leftover otherwise. */
   sandbox_workspace_remove_tree_at (templates_fd, uuid, NULL);
   return ok ? g_steal_pointer (&key) : NULL;
+}
+
+/* Restores ----------------------------------------------------------------
+ *
+ * A session restores to its base (the template or snapshot it was created
+ * from: an empty upper layer) or to a snapshot over that base (taken from
+ * it, or from another session of the same base): its data copied into a
+ * new upper layer, which the session's guest owns, swapped with the old
+ * one in one rename (a crash leaves one or the other, whole) before the
+ * old one is removed without following a link. A key further down the
+ * session's line would change its lower layers: refused (INVALID) for
+ * now. */
+
+/**
+ * sandbox_bubblewrap_store_restore_source:
+ * @self: a store
+ * @lease: a live session's lease
+ * @key: the key to restore to (a valid key)
+ * @source: (out) (transfer full): the data to copy, %NULL for the base
+ * @error: return location for a #GError
+ *
+ * Returns: whether the session may restore to @key: %FALSE with
+ *   %G_IO_ERROR_NOT_SUPPORTED for a copy, %SANDBOX_ERROR_INVALID for a
+ *   key outside its line, or the check of a stored snapshot's error
+ */
+gboolean
+sandbox_bubblewrap_store_restore_source (SandboxBubblewrapStore  *self,
+                                         SandboxBubblewrapLease  *lease,
+                                         const char              *key,
+                                         char                   **source,
+                                         GError                 **error)
+{
+  const char *base = sandbox_state_get_template_key (lease->state);
+  g_autofree char *parent = NULL;
+
+  *source = NULL;
+  if (lease->layers == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "Restoring is not supported for a session that copied its template "
+                   "(layering \"copy\") yet");
+      return FALSE;
+    }
+  if (g_str_equal (key, base))
+    return TRUE;
+  if (!sandbox_bubblewrap_store_check_template (self, key, error) ||
+      !read_parent (self, key, &parent, error))
+    return FALSE;
+  if (g_strcmp0 (parent, base) != 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "%s is not a snapshot over this session's template %s: a session restores "
+                   "to its template or to a snapshot taken over it", key, base);
+      return FALSE;
+    }
+  *source = g_build_filename (self->templates, key, "data", NULL);
+  return TRUE;
+}
+
+/* Makes layers/@name the session's next upper layer: a copy of @source
+ * (or empty), the guest's, synced when the store is durable. */
+static gboolean
+fill_new_upper (SandboxBubblewrapStore  *self,
+                SandboxBubblewrapLease  *lease,
+                int                      layers_fd,
+                const char              *name,
+                const char              *source,
+                GError                 **error)
+{
+  g_autofree char *path = g_build_filename (lease->layers, name, NULL);
+  g_auto(SandboxBubblewrapFd) from = -1;
+  g_auto(SandboxBubblewrapFd) to = -1;
+  g_autofree char *tree = NULL;
+  SandboxWorkspaceOwner owner;
+  const SandboxWorkspaceOwner *guest = sandbox_bubblewrap_lease_owner (lease, &owner);
+
+  if (mkdirat (layers_fd, name, 0755) < 0 ||
+      (to = openat (layers_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+    return set_errno_error (error, errno, "Could not create directory", path);
+  if (source != NULL && ((from = open_directory (source, error)) < 0 ||
+                         (tree = copy_layer_at (from, to, path, NULL, error)) == NULL))
+    return FALSE;
+  return (guest == NULL || sandbox_workspace_give_tree_at (layers_fd, name, guest, error)) &&
+         (!self->durable ||
+          sandbox_bubblewrap_store_sync_tree (layers_fd, name, path, 0, error));
+}
+
+/**
+ * sandbox_bubblewrap_store_refill_upper:
+ * @self: a store
+ * @lease: a live layered session's lease, whose overlay is not mounted
+ * @source: (nullable): from sandbox_bubblewrap_store_restore_source()
+ * @error: return location for a #GError
+ *
+ * Replaces the session's upper layer with a copy of @source, or an empty
+ * one (see above).
+ *
+ * Returns: %TRUE on success; on failure the old upper layer is there
+ */
+gboolean
+sandbox_bubblewrap_store_refill_upper (SandboxBubblewrapStore  *self,
+                                       SandboxBubblewrapLease  *lease,
+                                       const char              *source,
+                                       GError                 **error)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *name = g_strconcat ("restore-", uuid, NULL);
+  g_auto(SandboxBubblewrapFd) layers_fd = open_directory (lease->layers, error);
+
+  if (layers_fd < 0)
+    return FALSE;
+  if (!fill_new_upper (self, lease, layers_fd, name, source, error) ||
+      renameat2 (layers_fd, name, layers_fd, "upper", RENAME_EXCHANGE) < 0)
+    {
+      if (error == NULL || *error == NULL)
+        set_errno_error (error, errno, "Could not replace the upper layer of", lease->layers);
+      sandbox_workspace_remove_tree_at (layers_fd, name, NULL);
+      return FALSE;
+    }
+  /* The old upper layer, now under @name. */
+  return sandbox_workspace_remove_tree_at (layers_fd, name, error);
 }

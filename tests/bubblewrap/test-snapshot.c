@@ -265,6 +265,143 @@ test_delete_refused (Fixture       *fixture,
   g_assert_no_error (error);
 }
 
+/* A fork stopped and resumed is layered over the snapshot again. */
+static void
+test_fork_resumes (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *parent_tree = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *resumed_tree = NULL;
+  g_autoptr(SandboxHandle) fork = NULL;
+  g_autoptr(SandboxHandle) resumed = NULL;
+  g_autoptr(SandboxState) state = NULL;
+
+  make_changes (fixture->session);
+  parent_tree = tree_of (fixture->handle);
+  key = snapshot (fixture->handle);
+  fork = create (fixture, key);
+  state = sandbox_handle_capture_state (fork, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (sandbox_state_get_template_key (state), ==, key);
+  g_assert_true (sandbox_handle_stop (fork, NULL, &error));
+  g_assert_no_error (error);
+  resumed = sandbox_backend_resume (fixture->backend, state, fixture->policy, NULL, &error);
+  g_assert_no_error (error);
+  resumed_tree = tree_of (resumed);
+  g_assert_cmpstr (resumed_tree, ==, parent_tree);
+  sandbox_test_delete_session (resumed);
+}
+
+/* Restore puts back the exact tree of a snapshot, or of the template, in
+ * place: same session, its files and commands working. */
+static void
+test_restore (Fixture       *fixture,
+              gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *pristine_tree = tree_of (fixture->handle);
+  g_autofree char *snapshot_tree = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *hello = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *id = g_strdup (sandbox_session_get_id (fixture->session));
+
+  make_changes (fixture->session);
+  snapshot_tree = tree_of (fixture->handle);
+  key = snapshot (fixture->handle);
+  g_free (sandbox_test_guest_sh (fixture->session,
+                                 "cd /workspace && rm -rf ./* && printf junk > junk && "
+                                 "mkdir src && printf j > src/main.c"));
+  g_assert_true (sandbox_session_write_text (fixture->session, "hello.txt", "host", NULL,
+                                             &error));
+  g_assert_no_error (error);
+
+  g_assert_true (sandbox_handle_restore (fixture->handle, key, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (sandbox_session_get_id (fixture->session), ==, id);
+  after = tree_of (fixture->handle);
+  g_assert_cmpstr (after, ==, snapshot_tree);
+  hello = sandbox_session_read_text (fixture->session, "hello.txt", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (hello, ==, "changed");
+
+  /* Changes after a restore are the session's again; a restore to the
+   * template drops them all. */
+  g_assert_true (sandbox_session_write_text (fixture->session, "more.txt", "more", NULL,
+                                             &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_handle_restore (fixture->handle, fixture->template_key, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&after, g_free);
+  after = tree_of (fixture->handle);
+  g_assert_cmpstr (after, ==, pristine_tree);
+
+  /* And back again, as often as wanted. */
+  g_assert_true (sandbox_handle_restore (fixture->handle, key, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&after, g_free);
+  after = tree_of (fixture->handle);
+  g_assert_cmpstr (after, ==, snapshot_tree);
+}
+
+/* Restore refuses what is not in the session's line, and runs no command
+ * over. */
+static void
+test_restore_refused (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(SandboxTemplate) other = sandbox_template_new ("other");
+  g_autoptr(SandboxCommand) command = SANDBOX_TEST_COMMAND ("/usr/bin/sleep", "60");
+  g_autoptr(SandboxProcess) process = NULL;
+  g_autoptr(SandboxResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *other_key = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *grandchild_key = NULL;
+  g_autoptr(SandboxHandle) fork = NULL;
+
+  add_text (other, "x", "x");
+  other_key = sandbox_backend_prewarm (fixture->backend, other, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (sandbox_handle_restore (fixture->handle, other_key, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (sandbox_handle_restore (fixture->handle, "nonsense", NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+
+  make_changes (fixture->session);
+  key = snapshot (fixture->handle);
+  fork = create (fixture, key);
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (fork), "printf g > /workspace/g"));
+  grandchild_key = snapshot (fork);
+  /* Over the snapshot, not over this session's template. */
+  g_assert_false (sandbox_handle_restore (fixture->handle, grandchild_key, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+  /* The fork restores to its own base, the snapshot. */
+  g_assert_true (sandbox_handle_restore (fork, key, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (sandbox_test_guest_status (sandbox_handle_get_session (fork),
+                                              "test ! -e /workspace/g"), ==, 0);
+  sandbox_test_delete_session (fork);
+
+  process = sandbox_test_spawn (fixture->session, g_steal_pointer (&command), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (sandbox_handle_restore (fixture->handle, key, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_assert_nonnull (strstr (error->message, "restoring a snapshot"));
+  g_clear_error (&error);
+  g_assert_true (sandbox_process_stop (process, NULL, &error));
+  g_assert_no_error (error);
+  result = sandbox_process_wait (process, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (sandbox_handle_restore (fixture->handle, key, NULL, &error));
+  g_assert_no_error (error);
+}
+
 /* A session that copied its template cannot snapshot yet. */
 static void
 test_copy_layout_not_supported (void)
@@ -286,6 +423,9 @@ test_copy_layout_not_supported (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
   g_assert_nonnull (strstr (error->message, "copied its template"));
   g_assert_null (key);
+  g_clear_error (&error);
+  g_assert_false (sandbox_handle_restore (handle, template_key, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
   sandbox_test_delete_session (handle);
   sandbox_test_remove_tree (state_directory);
 }
@@ -298,6 +438,12 @@ main (int   argc,
 
   g_test_add_func ("/snapshot/copy-layout-not-supported", test_copy_layout_not_supported);
   g_test_add ("/snapshot/fork", Fixture, NULL, fixture_set_up, test_fork, fixture_tear_down);
+  g_test_add ("/snapshot/fork-resumes", Fixture, NULL, fixture_set_up, test_fork_resumes,
+              fixture_tear_down);
+  g_test_add ("/snapshot/restore", Fixture, NULL, fixture_set_up, test_restore,
+              fixture_tear_down);
+  g_test_add ("/snapshot/restore-refused", Fixture, NULL, fixture_set_up, test_restore_refused,
+              fixture_tear_down);
   g_test_add ("/snapshot/busy", Fixture, NULL, fixture_set_up, test_busy, fixture_tear_down);
   g_test_add ("/snapshot/delete-refused", Fixture, NULL, fixture_set_up, test_delete_refused,
               fixture_tear_down);

@@ -1,0 +1,125 @@
+/* sandbox-bubblewrap-driver-layers.c — a live layered session's layers replaced
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "sandbox-bubblewrap-driver-fields-private.h"
+
+/*
+ * A restore rewrites the session's upper layer, which overlayfs forbids
+ * while it is mounted: the session's keeper is stopped and started again
+ * around it, under @layers_lock's writer side (no command is being built
+ * from the old keeper, no file call goes through its overlay) and the
+ * gate's quiet section (no command runs, none is admitted: BUSY
+ * otherwise). What lived in the old keeper's namespaces goes first: the
+ * exited commands' leftovers (waited for before the gate's lock, which
+ * their completion takes, once the writer side has made sure no command
+ * can start and none runs), the ready sandbox, and the network (an
+ * unprivileged host's network keeper is in the keeper's user namespace;
+ * the next command starts it again, exposed ports stay). When the new
+ * keeper cannot start, the session's commands are refused from then on
+ * (UNAVAILABLE) and its file calls still reach the old overlay.
+ */
+
+typedef struct
+{
+  SandboxBubblewrapDriver *self;
+  const char * const *lowers;
+  const char *layers;
+  SandboxBubblewrapRefillFunc refill;
+  gpointer refill_data;
+} Replace;
+
+static gboolean
+replace_quietly (SandboxNetworkPolicy  *unused,
+                 gpointer               data,
+                 GError               **error)
+{
+  Replace *replace = data;
+  SandboxBubblewrapDriver *self = replace->self;
+  g_autoptr(SandboxBubblewrapKeeper) keeper = NULL;
+  g_autoptr(SandboxWorkspace) files = NULL;
+  g_autoptr(GError) cause = NULL;
+  SandboxBubblewrapReady *ready;
+  gboolean refilled;
+
+  g_mutex_lock (&self->ready_lock);
+  ready = g_steal_pointer (&self->ready);
+  g_mutex_unlock (&self->ready_lock);
+  sandbox_bubblewrap_ready_discard (ready);
+  sandbox_bubblewrap_net_slot_drop (&self->net);
+  sandbox_bubblewrap_keeper_stop (self->keeper);
+
+  /* Whether or not it refilled the layer, the session needs its overlay. */
+  refilled = replace->refill (replace->refill_data, error);
+  keeper = sandbox_bubblewrap_keeper_start (replace->lowers, replace->layers, &self->guest,
+                                            &cause);
+  if (keeper != NULL)
+    files = sandbox_bubblewrap_keeper_open_workspace (keeper, self->files_flags, &cause);
+  if (files == NULL)
+    {
+      self->layers_lost = TRUE;
+      if (refilled)
+        g_propagate_error (error, g_steal_pointer (&cause));
+      return FALSE;
+    }
+  sandbox_bubblewrap_keeper_free (self->keeper);
+  self->keeper = g_steal_pointer (&keeper);
+  sandbox_workspace_unref (self->files);
+  self->files = g_steal_pointer (&files);
+  return refilled;
+}
+
+/**
+ * sandbox_bubblewrap_driver_replace_layers:
+ * @self: a layered session's driver
+ * @lowers: the session's lower layers, top first
+ * @layers: the host path of the session's layers/
+ * @refill: (scope call): rewrites layers/upper while nothing has it mounted
+ * @refill_data: data for @refill
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Stops the session's keeper, calls @refill and starts the keeper again
+ * (see above). %SANDBOX_ERROR_BUSY while a command runs,
+ * %G_IO_ERROR_NOT_SUPPORTED for a session that copied its template.
+ *
+ * Returns: %TRUE when @refill succeeded and the session's overlay is
+ *   mounted again
+ */
+gboolean
+sandbox_bubblewrap_driver_replace_layers (SandboxBubblewrapDriver     *self,
+                                          const char * const          *lowers,
+                                          const char                  *layers,
+                                          SandboxBubblewrapRefillFunc  refill,
+                                          gpointer                     refill_data,
+                                          GCancellable                *cancellable,
+                                          GError                     **error)
+{
+  g_autoptr(GRWLockWriterLocker) locker = NULL;
+  Replace replace = { self, lowers, layers, refill, refill_data };
+
+  if (self->keeper == NULL || lowers == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "Restoring is not supported for a session that copied its template "
+                   "(layering \"copy\") yet");
+      return FALSE;
+    }
+  /* Before the gate's lock, as commands take them. */
+  locker = g_rw_lock_writer_locker_new (&self->layers_lock);
+  if (self->layers_lost)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "The session's workspace could not be mounted again after a restore; "
+                   "stop the session and resume it");
+      return FALSE;
+    }
+  /* No command starts now; one that runs makes the gate refuse below. */
+  if (sandbox_session_gate_get_n_live (self->gate) == 0)
+    sandbox_bubblewrap_trees_wait (self->trees);
+  return sandbox_session_gate_run_quiet (self->gate, "restoring a snapshot", replace_quietly,
+                                         &replace, cancellable, error);
+}
