@@ -402,6 +402,84 @@ test_restore_refused (Fixture       *fixture,
   g_assert_no_error (error);
 }
 
+/* What a guest plants before a snapshot — links to host paths, a hard
+ * link, overlayfs' own attributes, a whiteout of its own — shows a fork
+ * exactly what the guest saw, never a host file nor another session's
+ * data. */
+static void
+test_guest_attacks (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autofree char *token = sandbox_test_unique_token ();
+  g_autofree char *secret = g_build_filename (fixture->state_directory, "host-secret", NULL);
+  g_autofree char *plant = NULL;
+  g_autofree char *planted = NULL;
+  g_autofree char *parent_tree = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *fork_tree = NULL;
+  g_autofree char *seen = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *hello = NULL;
+  g_autoptr(SandboxHandle) fork = NULL;
+  g_autoptr(SandboxHandle) other = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (secret, token, -1, &error));
+  g_assert_no_error (error);
+  other = create (fixture, fixture->template_key);
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (other),
+                                 "printf other-session > /workspace/hello.txt"));
+
+  plant = g_strdup_printf (
+    "cd /workspace && ln -s %s leak && ln -s %s leakdir && printf ' again' >> hello.txt && "
+    "ln hello.txt hard && mkdir trap && /usr/bin/python3 -c '\n"
+    "import os\n"
+    "for what, call in ((\"opaque\", lambda: os.setxattr(\"src\", \"user.overlay.opaque\", b\"y\")),\n"
+    "                   (\"redirect\", lambda: os.setxattr(\"trap\", \"user.overlay.redirect\", b\"/old\")),\n"
+    "                   (\"whiteout\", lambda: os.mknod(\"wh\", 0o20000, os.makedev(0, 0)))):\n"
+    "    try:\n"
+    "        call(); print(what, \"planted\")\n"
+    "    except OSError as e:\n"
+    "        print(what, \"refused\", e.errno)\n'",
+    secret, fixture->state_directory);
+  planted = sandbox_test_guest_sh (fixture->session, plant);
+  g_test_message ("the guest's plants: %s", planted);
+  parent_tree = tree_of (fixture->handle);
+  key = snapshot (fixture->handle);
+  fork = create (fixture, key);
+  fork_tree = tree_of (fork);
+  g_assert_cmpstr (fork_tree, ==, parent_tree);
+  g_assert_null (strstr (fork_tree, token));
+
+  /* The links are links, to what the guest sees there (nothing). */
+  seen = sandbox_test_guest_sh (sandbox_handle_get_session (fork),
+                                "cd /workspace && readlink leak && test -L leakdir && "
+                                "! cat leak 2>/dev/null && ! ls leakdir/ 2>/dev/null && "
+                                "ls src && ls -A trap && cat hard && echo");
+  g_assert_null (strstr (seen, token));
+  expected = g_strdup_printf ("%s\nmain.c\nutil.c\nhello again\n", secret);
+  g_assert_cmpstr (seen, ==, expected);
+  g_assert_null (sandbox_session_read_text (sandbox_handle_get_session (fork), "leak", NULL,
+                                            &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  /* The hard link is the fork's own file: writing it changes nothing
+   * elsewhere. */
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (fork),
+                                 "printf fork > /workspace/hard"));
+  hello = sandbox_session_read_text (fixture->session, "hello.txt", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (hello, ==, "hello again");
+  g_clear_pointer (&hello, g_free);
+  hello = sandbox_session_read_text (sandbox_handle_get_session (other), "hello.txt", NULL,
+                                     &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (hello, ==, "other-session");
+  sandbox_test_delete_session (fork);
+  sandbox_test_delete_session (other);
+}
+
 /* A session that copied its template cannot snapshot yet. */
 static void
 test_copy_layout_not_supported (void)
@@ -443,6 +521,8 @@ main (int   argc,
   g_test_add ("/snapshot/restore", Fixture, NULL, fixture_set_up, test_restore,
               fixture_tear_down);
   g_test_add ("/snapshot/restore-refused", Fixture, NULL, fixture_set_up, test_restore_refused,
+              fixture_tear_down);
+  g_test_add ("/snapshot/guest-attacks", Fixture, NULL, fixture_set_up, test_guest_attacks,
               fixture_tear_down);
   g_test_add ("/snapshot/busy", Fixture, NULL, fixture_set_up, test_busy, fixture_tear_down);
   g_test_add ("/snapshot/delete-refused", Fixture, NULL, fixture_set_up, test_delete_refused,
