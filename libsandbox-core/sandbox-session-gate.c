@@ -363,6 +363,22 @@ sandbox_session_gate_get_n_live (SandboxSessionGate *self)
   return n_live;
 }
 
+/* With the lock held: @run (if any) when the gate is neither stopped
+ * (STOPPED) nor running a command (BUSY, the policy's message). */
+static gboolean
+run_quiet_locked (SandboxSessionGate           *self,
+                  SandboxSessionGateApplyFunc   run,
+                  SandboxNetworkPolicy         *policy,
+                  gpointer                      user_data,
+                  GError                      **error)
+{
+  if (self->stopped)
+    return sandbox_set_error_stopped (error);
+  if (self->live->len > 0)
+    return sandbox_set_error_commands_live (error);
+  return run == NULL || run (policy, user_data, error);
+}
+
 /**
  * sandbox_session_gate_set_policy:
  * @self: a [class@Sandbox.SessionGate]
@@ -398,12 +414,7 @@ sandbox_session_gate_set_policy (SandboxSessionGate           *self,
     return FALSE;
 
   g_mutex_lock (&self->lock);
-  if (self->stopped)
-    sandbox_set_error_stopped (error);
-  else if (self->live->len > 0)
-    sandbox_set_error_commands_live (error);
-  else
-    ok = apply == NULL || apply (policy, user_data, error);
+  ok = run_quiet_locked (self, apply, policy, user_data, error);
   if (ok)
     {
       g_set_object (&self->policy, policy);
@@ -448,14 +459,12 @@ sandbox_session_gate_run_quiet (SandboxSessionGate           *self,
     return FALSE;
 
   g_mutex_lock (&self->lock);
-  if (self->stopped)
-    sandbox_set_error_stopped (error);
-  else if (self->live->len > 0)
+  if (self->live->len > 0 && !self->stopped)
     g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
                  "Stop live commands before %s (%u running, background ones included)",
                  what, self->live->len);
   else
-    ok = run (NULL, user_data, error);
+    ok = run_quiet_locked (self, run, NULL, user_data, error);
   g_mutex_unlock (&self->lock);
   return ok;
 }

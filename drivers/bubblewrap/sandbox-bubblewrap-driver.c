@@ -317,36 +317,6 @@ command_exited_cb (SandboxBubblewrapProcess *process,
  * at, or NULL for a direct command. @prepare_next: whether to start the
  * next command's sandbox once this one has exited (not for the proof of
  * isolation at create). */
-static SandboxBubblewrapProcess *spawn_process_locked (SandboxBubblewrapDriver  *self,
-                                                        SandboxCommand           *command,
-                                                        const guint64            *prepared_revision,
-                                                        gboolean                  prepare_next,
-                                                        GCancellable             *cancellable,
-                                                        GError                  **error);
-
-/* A command is built from the keeper and launched in its namespaces: no
- * restore replaces it meanwhile. */
-static SandboxBubblewrapProcess *
-spawn_process (SandboxBubblewrapDriver  *self,
-               SandboxCommand           *command,
-               const guint64            *prepared_revision,
-               gboolean                  prepare_next,
-               GCancellable             *cancellable,
-               GError                  **error)
-{
-  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
-
-  if (self->layers_lost)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "The session's workspace could not be mounted again after a restore; "
-                   "stop the session and resume it");
-      return NULL;
-    }
-  return spawn_process_locked (self, command, prepared_revision, prepare_next, cancellable,
-                               error);
-}
-
 static SandboxBubblewrapProcess *
 spawn_process_locked (SandboxBubblewrapDriver  *self,
                SandboxCommand           *command,
@@ -420,6 +390,29 @@ spawn_process_locked (SandboxBubblewrapDriver  *self,
   sandbox_process_start (SANDBOX_PROCESS (process), cancellable);
   sandbox_bubblewrap_process_mark_started (process);
   return g_steal_pointer (&process);
+}
+
+/* A command is built from the keeper and launched in its namespaces: no
+ * restore replaces it meanwhile. */
+static SandboxBubblewrapProcess *
+spawn_process (SandboxBubblewrapDriver  *self,
+               SandboxCommand           *command,
+               const guint64            *prepared_revision,
+               gboolean                  prepare_next,
+               GCancellable             *cancellable,
+               GError                  **error)
+{
+  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+
+  if (self->layers_lost)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "The session's workspace could not be mounted again after a restore; "
+                   "stop the session and resume it");
+      return NULL;
+    }
+  return spawn_process_locked (self, command, prepared_revision, prepare_next, cancellable,
+                               error);
 }
 
 static SandboxProcess *
@@ -589,7 +582,8 @@ sandbox_bubblewrap_driver_get_layered (SandboxBubblewrapDriver *self)
  * @error: return location for a #GError
  *
  * Runs @run while no command of the session runs and none starts (see
- * sandbox_session_gate_run_quiet()): %SANDBOX_ERROR_BUSY otherwise.
+ * sandbox_session_gate_run_quiet()), and no file call goes through the
+ * workspace: %SANDBOX_ERROR_BUSY while a command runs.
  *
  * Returns: what @run returned
  */
@@ -601,6 +595,9 @@ sandbox_bubblewrap_driver_run_quiet (SandboxBubblewrapDriver     *self,
                                      GCancellable                *cancellable,
                                      GError                     **error)
 {
+  /* Before the gate's lock, as commands take them. */
+  g_autoptr(GRWLockWriterLocker) locker = g_rw_lock_writer_locker_new (&self->layers_lock);
+
   return sandbox_session_gate_run_quiet (self->gate, what, run, user_data, cancellable, error);
 }
 

@@ -52,18 +52,6 @@ store_base (const char *state_directory)
   return g_build_filename (state_directory, digest, NULL);
 }
 
-static void
-add_text (SandboxTemplate *template_,
-          const char      *path,
-          const char      *text)
-{
-  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (sandbox_template_add_file (template_, path, bytes, &error));
-  g_assert_no_error (error);
-}
-
 static char *
 backend_layering (SandboxBackend *backend)
 {
@@ -113,9 +101,9 @@ fixture_set_up (Fixture       *fixture,
   layering = backend_layering (fixture->backend);
   g_assert_cmpstr (layering, ==, "overlay");
 
-  add_text (template_, "hello.txt", "hello");
-  add_text (template_, "src/main.c", "int main;");
-  add_text (template_, "src/util.c", "int util;");
+  sandbox_test_template_add_text (template_, "hello.txt", "hello");
+  sandbox_test_template_add_text (template_, "src/main.c", "int main;");
+  sandbox_test_template_add_text (template_, "src/util.c", "int util;");
   fixture->template_key = sandbox_backend_prewarm (fixture->backend, template_, NULL, NULL, &error);
   g_assert_no_error (error);
   fixture->handle = sandbox_backend_create (fixture->backend, fixture->template_key, NULL, policy,
@@ -431,7 +419,7 @@ test_fallback_to_copy (void)
     g_assert_no_error (error);
     layering = backend_layering (backend);
     g_assert_cmpstr (layering, ==, "copy");
-    add_text (template_, "hello.txt", "hello");
+    sandbox_test_template_add_text (template_, "hello.txt", "hello");
     key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
     g_assert_no_error (error);
     handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);

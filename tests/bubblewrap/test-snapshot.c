@@ -31,28 +31,11 @@ typedef struct
   SandboxSession *session;
 } Fixture;
 
-static void
-add_text (SandboxTemplate *template_,
-          const char      *path,
-          const char      *text)
-{
-  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (sandbox_template_add_file (template_, path, bytes, &error));
-  g_assert_no_error (error);
-}
-
 static SandboxHandle *
 create (Fixture    *fixture,
         const char *key)
 {
-  g_autoptr(GError) error = NULL;
-  SandboxHandle *handle = sandbox_backend_create (fixture->backend, key, NULL, fixture->policy,
-                                                  NULL, &error);
-
-  g_assert_no_error (error);
-  return handle;
+  return sandbox_test_create_session (fixture->backend, key);
 }
 
 static void
@@ -71,12 +54,12 @@ fixture_set_up (Fixture       *fixture,
   g_assert_cmpstr (layering, ==, "overlay");
   fixture->policy = sandbox_network_policy_new_deny_all ();
 
-  add_text (template_, "hello.txt", "hello");
-  add_text (template_, "src/main.c", "int main;");
-  add_text (template_, "src/util.c", "int util;");
-  add_text (template_, "old/a.txt", "a");
-  add_text (template_, "old/sub/b.txt", "b");
-  add_text (template_, "opaque/gone.txt", "gone");
+  sandbox_test_template_add_text (template_, "hello.txt", "hello");
+  sandbox_test_template_add_text (template_, "src/main.c", "int main;");
+  sandbox_test_template_add_text (template_, "src/util.c", "int util;");
+  sandbox_test_template_add_text (template_, "old/a.txt", "a");
+  sandbox_test_template_add_text (template_, "old/sub/b.txt", "b");
+  sandbox_test_template_add_text (template_, "opaque/gone.txt", "gone");
   fixture->template_key = sandbox_backend_prewarm (fixture->backend, template_, NULL, NULL, &error);
   g_assert_no_error (error);
   fixture->handle = create (fixture, fixture->template_key);
@@ -362,7 +345,7 @@ test_restore_refused (Fixture       *fixture,
   g_autofree char *grandchild_key = NULL;
   g_autoptr(SandboxHandle) fork = NULL;
 
-  add_text (other, "x", "x");
+  sandbox_test_template_add_text (other, "x", "x");
   other_key = sandbox_backend_prewarm (fixture->backend, other, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_false (sandbox_handle_restore (fixture->handle, other_key, NULL, &error));

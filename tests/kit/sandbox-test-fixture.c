@@ -81,6 +81,24 @@ sandbox_test_template_hello (void)
 }
 
 /**
+ * sandbox_test_template_add_text:
+ *
+ * Adds the file @path saying @text to @template_; fails the test unless
+ * that works.
+ */
+void
+sandbox_test_template_add_text (SandboxTemplate *template_,
+                                const char      *path,
+                                const char      *text)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_template_add_file (template_, path, bytes, &error));
+  g_assert_no_error (error);
+}
+
+/**
  * sandbox_test_prewarm:
  * @reused: (out) (optional): whether the store had it already
  *

@@ -33,6 +33,9 @@ void            sandbox_test_state_directory_remove (const char          *direct
 void            sandbox_test_remove_tree            (const char          *path);
 
 SandboxTemplate *sandbox_test_template_hello        (void);
+void            sandbox_test_template_add_text      (SandboxTemplate     *template_,
+                                                     const char          *path,
+                                                     const char          *text);
 char           *sandbox_test_prewarm                (SandboxBackend      *backend,
                                                      SandboxTemplate     *template_,
                                                      gboolean            *reused);
