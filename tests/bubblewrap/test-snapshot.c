@@ -463,6 +463,41 @@ test_guest_attacks (Fixture       *fixture,
   sandbox_test_delete_session (other);
 }
 
+/* Forks of forks lie over at most 32 snapshots (the keeper's options fit
+ * in a page): the 33rd snapshot is LIMIT, and the deepest fork sees every
+ * layer's change. */
+static void
+test_depth_limit (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(SandboxHandle) current = g_object_ref (fixture->handle);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *refused = NULL;
+  g_autofree char *count = NULL;
+
+  for (guint depth = 1; depth <= 32; depth++)
+    {
+      g_autofree char *script = g_strdup_printf ("printf %u > /workspace/layer-%u", depth, depth);
+      g_autofree char *key = NULL;
+      SandboxHandle *next;
+
+      g_free (sandbox_test_guest_sh (sandbox_handle_get_session (current), script));
+      key = snapshot (current);
+      next = create (fixture, key);
+      if (current != fixture->handle)
+        sandbox_test_delete_session (current);
+      g_object_unref (current);
+      current = next;
+    }
+  count = sandbox_test_guest_sh (sandbox_handle_get_session (current),
+                                 "ls /workspace | grep -c '^layer-'");
+  g_assert_cmpstr (count, ==, "32\n");
+  refused = sandbox_handle_snapshot (current, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT);
+  g_assert_null (refused);
+  sandbox_test_delete_session (current);
+}
+
 /* A session that copied its template cannot snapshot yet. */
 static void
 test_copy_layout_not_supported (void)
@@ -506,6 +541,8 @@ main (int   argc,
   g_test_add ("/snapshot/restore-refused", Fixture, NULL, fixture_set_up, test_restore_refused,
               fixture_tear_down);
   g_test_add ("/snapshot/guest-attacks", Fixture, NULL, fixture_set_up, test_guest_attacks,
+              fixture_tear_down);
+  g_test_add ("/snapshot/depth-limit", Fixture, NULL, fixture_set_up, test_depth_limit,
               fixture_tear_down);
   g_test_add ("/snapshot/busy", Fixture, NULL, fixture_set_up, test_busy, fixture_tear_down);
   g_test_add ("/snapshot/delete-refused", Fixture, NULL, fixture_set_up, test_delete_refused,
