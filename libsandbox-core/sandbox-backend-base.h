@@ -40,7 +40,8 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  * @take_lease: takes a stored session's exclusive lease: fails with
  *   %SANDBOX_ERROR_BUSY ([func@Sandbox.set_error_has_owner]) while someone
  *   holds it, %SANDBOX_ERROR_NOT_FOUND if the session went meanwhile.
- * @release_lease: releases a lease @take_lease or @new_session took.
+ * @release_lease: releases a lease @take_lease or @new_session took, if
+ *   it is still held (a @remove_session that failed may have ended it).
  * @load_state: the saved [class@Sandbox.State] of a session whose lease the
  *   caller holds (%SANDBOX_ERROR_NOT_FOUND without one).
  * @new_session: stores a new session named by a state (its id fresh, its
@@ -65,6 +66,14 @@ G_DECLARE_DERIVABLE_TYPE (SandboxBackendBase, sandbox_backend_base, SANDBOX, BAC
  * that is more than a flag (a lock, a fencing epoch) waits between the
  * hook that takes it and the one that uses it in
  * `sandbox_backend_base_hold_lease()`.
+ *
+ * The hooks that may block on the driver's store (@check_template,
+ * @take_lease, @take_over_lease, @load_state, @new_session, @new_handle,
+ * @remove_session) get the caller's cancellable and fail with
+ * %G_IO_ERROR_CANCELLED once it is cancelled, wherever they would wait;
+ * the protocol then releases a lease taken before. @check_policy and @has_session only
+ * look, and @release_lease must finish even for a cancelled caller: they
+ * get none.
  */
 struct _SandboxBackendBaseClass
 {
@@ -84,16 +93,19 @@ struct _SandboxBackendBaseClass
                                     GError               **error);
   gboolean       (*check_template) (SandboxBackendBase    *self,
                                     const char            *template_key,
+                                    GCancellable          *cancellable,
                                     GError               **error);
   gboolean       (*has_session)    (SandboxBackendBase    *self,
                                     const char            *session_id);
   gboolean       (*take_lease)     (SandboxBackendBase    *self,
                                     const char            *session_id,
+                                    GCancellable          *cancellable,
                                     GError               **error);
   void           (*release_lease)  (SandboxBackendBase    *self,
                                     const char            *session_id);
   SandboxState  *(*load_state)     (SandboxBackendBase    *self,
                                     const char            *session_id,
+                                    GCancellable          *cancellable,
                                     GError               **error);
   gboolean       (*new_session)    (SandboxBackendBase    *self,
                                     SandboxState          *state,
@@ -106,9 +118,11 @@ struct _SandboxBackendBaseClass
                                     GError               **error);
   gboolean       (*remove_session) (SandboxBackendBase    *self,
                                     const char            *session_id,
+                                    GCancellable          *cancellable,
                                     GError               **error);
   gboolean       (*take_over_lease) (SandboxBackendBase   *self,
                                      const char           *session_id,
+                                     GCancellable         *cancellable,
                                      GError              **error);
 
   /*< private >*/

@@ -103,9 +103,10 @@ resume_session (SandboxBackendBase    *self,
       sandbox_set_error_unknown_session (error, session_id);
       return NULL;
     }
-  if (!(recover ? klass->take_over_lease : klass->take_lease) (self, session_id, error))
+  if (!(recover ? klass->take_over_lease : klass->take_lease) (self, session_id, cancellable,
+                                                               error))
     return NULL;
-  stored = klass->load_state (self, session_id, error);
+  stored = klass->load_state (self, session_id, cancellable, error);
   if (stored == NULL || !sandbox_state_equal (stored, saved))
     {
       klass->release_lease (self, session_id);
@@ -143,7 +144,7 @@ open_session (SandboxBackendBase    *self,
       sandbox_set_error_state_mismatch (error);
       return NULL;
     }
-  if (!klass->check_template (self, template_key, error))
+  if (!klass->check_template (self, template_key, cancellable, error))
     return NULL;
   if (state != NULL)
     return resume_session (self, state, recover, policy, cancellable, error);
@@ -210,7 +211,8 @@ protocol_recover_session (SandboxBackend        *backend,
  * [vfunc@Sandbox.Handle.delete_session]: the caller has released its own
  * lease; a session that is gone is not an error; otherwise @take_lease
  * (%SANDBOX_ERROR_BUSY when someone attached meanwhile), then
- * @remove_session.
+ * @remove_session, whose failure releases the lease again. The hooks get
+ * @cancellable.
  *
  * Returns: %TRUE on success, %FALSE with @error set
  */
@@ -231,7 +233,7 @@ sandbox_backend_base_delete_session (SandboxBackendBase  *self,
     return FALSE;
   if (!klass->has_session (self, session_id))
     return TRUE;
-  if (!klass->take_lease (self, session_id, &local_error))
+  if (!klass->take_lease (self, session_id, cancellable, &local_error))
     {
       /* Gone meanwhile: deleted all the same. */
       if (g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
@@ -239,7 +241,11 @@ sandbox_backend_base_delete_session (SandboxBackendBase  *self,
       g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
-  return klass->remove_session (self, session_id, error);
+  if (klass->remove_session (self, session_id, cancellable, error))
+    return TRUE;
+  /* Not removed (cancelled, say): the lease is not kept either. */
+  klass->release_lease (self, session_id);
+  return FALSE;
 }
 
 /* SandboxBackend::lookup_state, the store's view of one session's state
@@ -260,7 +266,7 @@ protocol_lookup_state (SandboxBackend  *backend,
       sandbox_set_error_unknown_session (error, session_id);
       return NULL;
     }
-  return klass->load_state (self, session_id, error);
+  return klass->load_state (self, session_id, cancellable, error);
 }
 
 /**
@@ -281,7 +287,8 @@ protocol_lookup_state (SandboxBackend  *backend,
  * @take_lease (%SANDBOX_ERROR_BUSY), and @load_state gives a state equal to
  * the saved one (%SANDBOX_ERROR_STATE_MISMATCH,
  * [func@Sandbox.set_error_identity_mismatch]). Last @new_handle; the lease
- * is released again on every failure after it was taken.
+ * is released again on every failure after it was taken. The hooks that
+ * may block get the caller's cancellable.
  * recover_session, for a driver with @take_over_lease (without it,
  * %SANDBOX_ERROR_UNAVAILABLE), checks that the state names this backend
  * (%SANDBOX_ERROR_STATE_MISMATCH) and resumes the session as create does,

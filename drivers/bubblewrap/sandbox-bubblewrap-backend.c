@@ -413,6 +413,7 @@ pending_add (SandboxBubblewrapBackend *self,
 static gboolean
 sandbox_bubblewrap_backend_check_template (SandboxBackendBase  *base,
                                            const char          *template_key,
+                                           GCancellable        *cancellable,
                                            GError             **error)
 {
   return sandbox_bubblewrap_store_check_template (STORE_OF (base), template_key, error);
@@ -428,6 +429,7 @@ sandbox_bubblewrap_backend_has_session (SandboxBackendBase *base,
 static gboolean
 sandbox_bubblewrap_backend_take_lease (SandboxBackendBase  *base,
                                        const char          *session_id,
+                                       GCancellable        *cancellable,
                                        GError             **error)
 {
   return pending_add (SANDBOX_BUBBLEWRAP_BACKEND (base),
@@ -440,6 +442,7 @@ sandbox_bubblewrap_backend_take_lease (SandboxBackendBase  *base,
 static gboolean
 sandbox_bubblewrap_backend_take_over_lease (SandboxBackendBase  *base,
                                             const char          *session_id,
+                                            GCancellable        *cancellable,
                                             GError             **error)
 {
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (base);
@@ -462,6 +465,7 @@ sandbox_bubblewrap_backend_release_lease (SandboxBackendBase *base,
 static SandboxState *
 sandbox_bubblewrap_backend_load_state (SandboxBackendBase  *base,
                                        const char          *session_id,
+                                       GCancellable        *cancellable,
                                        GError             **error)
 {
   return sandbox_bubblewrap_store_lookup_state (STORE_OF (base), session_id, error);
@@ -517,6 +521,7 @@ sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
 static gboolean
 sandbox_bubblewrap_backend_remove_session (SandboxBackendBase  *base,
                                            const char          *session_id,
+                                           GCancellable        *cancellable,
                                            GError             **error)
 {
   g_autoptr(SandboxBubblewrapLease) lease = sandbox_backend_base_steal_lease (base, session_id);

@@ -283,11 +283,13 @@ claim_session (SandboxClusterBackend  *self,
 static gboolean
 sandbox_cluster_backend_take_lease (SandboxBackendBase  *base,
                                     const char          *session_id,
+                                    GCancellable        *cancellable,
                                     GError             **error)
 {
   gint64 epoch;
 
-  return claim_session (SANDBOX_CLUSTER_BACKEND (base), session_id, &epoch, NULL, error);
+  return claim_session (SANDBOX_CLUSTER_BACKEND (base), session_id, &epoch, cancellable,
+                        error);
 }
 
 static void
@@ -354,12 +356,13 @@ sandbox_cluster_backend_lookup_state (SandboxBackend  *backend,
 static SandboxState *
 sandbox_cluster_backend_load_state (SandboxBackendBase  *base,
                                     const char          *session_id,
+                                    GCancellable        *cancellable,
                                     GError             **error)
 {
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (base);
   g_autoptr(SandboxState) state = NULL;
   g_autoptr(SandboxClusterSessionRecord) record =
-    read_session (self, session_id, NULL, &state, error);
+    read_session (self, session_id, cancellable, &state, error);
   Claim *claim = sandbox_backend_base_steal_lease (base, session_id);
 
   g_return_val_if_fail (claim != NULL, NULL);
@@ -432,17 +435,22 @@ sandbox_cluster_backend_new_handle (SandboxBackendBase    *base,
 }
 
 /* The fenced delete of everything under the session in etcd; the handle
- * then deletes bubblewrap's copy. */
+ * then deletes bubblewrap's copy. A delete that failed (cancelled, say)
+ * holds the claim again for the base's release_lease. */
 static gboolean
 sandbox_cluster_backend_remove_session (SandboxBackendBase  *base,
                                         const char          *session_id,
+                                        GCancellable        *cancellable,
                                         GError             **error)
 {
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (base);
   g_autoptr(Claim) claim = sandbox_backend_base_steal_lease (base, session_id);
 
-  if (!sandbox_cluster_host_delete (self->host, session_id, claim->epoch, NULL, error))
-    return FALSE;
+  if (!sandbox_cluster_host_delete (self->host, session_id, claim->epoch, cancellable, error))
+    {
+      hold_claim (self, session_id, g_steal_pointer (&claim));
+      return FALSE;
+    }
   remove_marker (self, session_id);
   return TRUE;
 }

@@ -135,12 +135,13 @@ share_of (SandboxClusterBackend *self)
 static gboolean
 sandbox_cluster_backend_check_template (SandboxBackendBase  *base,
                                         const char          *template_key,
+                                        GCancellable        *cancellable,
                                         GError             **error)
 {
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (base);
   SandboxClusterTemplateShare share = share_of (self);
   g_autoptr(GError) local_error = NULL;
-  int fd = sandbox_backend_open_template_files (self->bubblewrap, template_key, NULL,
+  int fd = sandbox_backend_open_template_files (self->bubblewrap, template_key, cancellable,
                                                 &local_error);
 
   if (fd >= 0)
@@ -150,7 +151,7 @@ sandbox_cluster_backend_check_template (SandboxBackendBase  *base,
       g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
-  if (!sandbox_cluster_template_fetch (&share, template_key, NULL, error))
+  if (!sandbox_cluster_template_fetch (&share, template_key, cancellable, error))
     return FALSE;
   sandbox_cluster_placement_add_template (self->placement, template_key);
   announce (self);

@@ -118,6 +118,7 @@ sandbox_memory_backend_check_policy (SandboxBackendBase    *base,
 static gboolean
 sandbox_memory_backend_check_template (SandboxBackendBase  *base,
                                        const char          *template_key,
+                                       GCancellable        *cancellable,
                                        GError             **error)
 {
   return sandbox_memory_store_has (STORE_OF (base), FALSE, template_key) ||
@@ -134,6 +135,7 @@ sandbox_memory_backend_has_session (SandboxBackendBase *base,
 static gboolean
 sandbox_memory_backend_take_lease (SandboxBackendBase  *base,
                                    const char          *session_id,
+                                   GCancellable        *cancellable,
                                    GError             **error)
 {
   return sandbox_memory_store_take_lease (STORE_OF (base), session_id, error);
@@ -149,6 +151,7 @@ sandbox_memory_backend_release_lease (SandboxBackendBase *base,
 static SandboxState *
 sandbox_memory_backend_load_state (SandboxBackendBase  *base,
                                    const char          *session_id,
+                                   GCancellable        *cancellable,
                                    GError             **error)
 {
   return sandbox_memory_store_lookup_state (STORE_OF (base), session_id, NULL, error);
@@ -190,6 +193,7 @@ sandbox_memory_backend_new_handle (SandboxBackendBase    *base,
 static gboolean
 sandbox_memory_backend_remove_session (SandboxBackendBase  *base,
                                        const char          *session_id,
+                                       GCancellable        *cancellable,
                                        GError             **error)
 {
   sandbox_memory_store_remove_session (STORE_OF (base), session_id);

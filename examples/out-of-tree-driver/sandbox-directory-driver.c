@@ -485,6 +485,7 @@ sandbox_directory_backend_check_policy (SandboxBackendBase    *base,
 static gboolean
 sandbox_directory_backend_check_template (SandboxBackendBase  *base,
                                           const char          *template_key,
+                                          GCancellable        *cancellable,
                                           GError             **error)
 {
   g_autofree char *ready = g_build_filename (SANDBOX_DIRECTORY_BACKEND (base)->root, "templates",
@@ -507,6 +508,7 @@ sandbox_directory_backend_has_session (SandboxBackendBase *base,
 static gboolean
 sandbox_directory_backend_take_lease (SandboxBackendBase  *base,
                                       const char          *session_id,
+                                      GCancellable        *cancellable,
                                       GError             **error)
 {
   g_autofree char *directory = session_directory (base, session_id);
@@ -542,6 +544,7 @@ sandbox_directory_backend_release_lease (SandboxBackendBase *base,
 static SandboxState *
 sandbox_directory_backend_load_state (SandboxBackendBase  *base,
                                       const char          *session_id,
+                                      GCancellable        *cancellable,
                                       GError             **error)
 {
   g_autofree char *directory = session_directory (base, session_id);
@@ -573,7 +576,8 @@ sandbox_directory_backend_new_session (SandboxBackendBase  *base,
 
   if (session == NULL)
     return FALSE;
-  if (!sandbox_directory_backend_take_lease (base, sandbox_state_get_session_id (state), error)
+  if (!sandbox_directory_backend_take_lease (base, sandbox_state_get_session_id (state),
+                                             cancellable, error)
       || (data = sandbox_workspace_open (data_directory, SANDBOX_WORKSPACE_FLAGS_NONE,
                                          error)) == NULL
       || !sandbox_workspace_copy_tree (data, session, "workspace", NULL, cancellable, error)
@@ -615,6 +619,7 @@ sandbox_directory_backend_new_handle (SandboxBackendBase    *base,
 static gboolean
 sandbox_directory_backend_remove_session (SandboxBackendBase  *base,
                                           const char          *session_id,
+                                          GCancellable        *cancellable,
                                           GError             **error)
 {
   g_autofree char *directory = session_directory (base, session_id);

@@ -5,6 +5,8 @@
  * stops on each error and that a lease it took is released again. Its
  * new_handle always fails (a handle needs a live driver): the memory and
  * example drivers' suites and conformance cover the way to a handle.
+ * It counts the leases it holds, and can cancel the caller's cancellable
+ * when a hook is called, which that hook must then see.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -24,6 +26,9 @@ struct _TestProtocolBackend
   GString *calls;
   const char *fail;          /* the hook that fails, or NULL */
   SandboxState *stored;      /* what load_state gives */
+  const char *cancel_at;     /* the hook that cancels the caller's cancellable */
+  GCancellable *cancellable; /* the caller's */
+  int leases;                /* taken and not yet released or removed */
 };
 
 static void
@@ -37,84 +42,110 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (TestProtocolBackend, test_protocol_backend,
                                G_IMPLEMENT_INTERFACE (SANDBOX_TYPE_BACKEND,
                                                       test_protocol_backend_iface_init))
 
-/* Records @hook; FALSE (with a BUSY error naming it) if it is to fail. */
+/* Records @hook, cancels the caller's cancellable if @hook is to; FALSE
+ * if the @cancellable the hook got is cancelled, or (with a BUSY error
+ * naming it) if it is to fail. */
 static gboolean
 call (SandboxBackendBase  *base,
       const char          *hook,
+      GCancellable        *cancellable,
       GError             **error)
 {
   TestProtocolBackend *self = TEST_PROTOCOL_BACKEND (base);
 
   g_string_append_printf (self->calls, "%s%s", self->calls->len > 0 ? " " : "", hook);
+  if (g_strcmp0 (self->cancel_at, hook) == 0)
+    g_cancellable_cancel (self->cancellable);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
   if (g_strcmp0 (self->fail, hook) != 0)
     return TRUE;
   g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY, "%s failed", hook);
   return FALSE;
 }
 
+/* A lease taken by a hook that succeeded. */
 static gboolean
-hook_check_policy (SandboxBackendBase *base, SandboxNetworkPolicy *policy, GError **error)
+lease_taken (SandboxBackendBase *base,
+             gboolean            taken)
 {
-  return call (base, "check_policy", error);
+  TEST_PROTOCOL_BACKEND (base)->leases += taken ? 1 : 0;
+  return taken;
 }
 
 static gboolean
-hook_check_template (SandboxBackendBase *base, const char *key, GError **error)
+hook_check_policy (SandboxBackendBase *base, SandboxNetworkPolicy *policy, GError **error)
 {
-  return call (base, "check_template", error);
+  return call (base, "check_policy", NULL, error);
+}
+
+static gboolean
+hook_check_template (SandboxBackendBase *base, const char *key, GCancellable *cancellable,
+                     GError **error)
+{
+  return call (base, "check_template", cancellable, error);
 }
 
 static gboolean
 hook_has_session (SandboxBackendBase *base, const char *id)
 {
-  return call (base, "has_session", NULL);
+  return call (base, "has_session", NULL, NULL);
 }
 
 static gboolean
-hook_take_lease (SandboxBackendBase *base, const char *id, GError **error)
+hook_take_lease (SandboxBackendBase *base, const char *id, GCancellable *cancellable,
+                 GError **error)
 {
-  return call (base, "take_lease", error);
+  return lease_taken (base, call (base, "take_lease", cancellable, error));
 }
 
 static gboolean
-hook_take_over_lease (SandboxBackendBase *base, const char *id, GError **error)
+hook_take_over_lease (SandboxBackendBase *base, const char *id, GCancellable *cancellable,
+                      GError **error)
 {
-  return call (base, "take_over_lease", error);
+  return lease_taken (base, call (base, "take_over_lease", cancellable, error));
 }
 
 static void
 hook_release_lease (SandboxBackendBase *base, const char *id)
 {
-  call (base, "release_lease", NULL);
+  call (base, "release_lease", NULL, NULL);
+  TEST_PROTOCOL_BACKEND (base)->leases--;
 }
 
 static SandboxState *
-hook_load_state (SandboxBackendBase *base, const char *id, GError **error)
+hook_load_state (SandboxBackendBase *base, const char *id, GCancellable *cancellable,
+                 GError **error)
 {
-  return call (base, "load_state", error) ? g_object_ref (TEST_PROTOCOL_BACKEND (base)->stored)
-                                          : NULL;
+  return call (base, "load_state", cancellable, error)
+    ? g_object_ref (TEST_PROTOCOL_BACKEND (base)->stored)
+    : NULL;
 }
 
 static gboolean
 hook_new_session (SandboxBackendBase *base, SandboxState *state, GCancellable *cancellable,
                   GError **error)
 {
-  return call (base, "new_session", error);
+  return lease_taken (base, call (base, "new_session", cancellable, error));
 }
 
 static SandboxHandle *
 hook_new_handle (SandboxBackendBase *base, SandboxState *state, SandboxNetworkPolicy *policy,
                  GCancellable *cancellable, GError **error)
 {
-  call (base, "new_handle", NULL);
-  g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE, "no handle here");
+  if (call (base, "new_handle", cancellable, error))
+    g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE, "no handle here");
   return NULL;
 }
 
 static gboolean
-hook_remove_session (SandboxBackendBase *base, const char *id, GError **error)
+hook_remove_session (SandboxBackendBase *base, const char *id, GCancellable *cancellable,
+                     GError **error)
 {
-  return call (base, "remove_session", error);
+  gboolean removed = call (base, "remove_session", cancellable, error);
+
+  TEST_PROTOCOL_BACKEND (base)->leases -= removed ? 1 : 0;
+  return removed;
 }
 
 static void
@@ -124,6 +155,7 @@ test_protocol_backend_finalize (GObject *object)
 
   g_string_free (self->calls, TRUE);
   g_clear_object (&self->stored);
+  g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (test_protocol_backend_parent_class)->finalize (object);
 }
 
@@ -319,6 +351,72 @@ test_not_initialized (void)
                                    "sandbox_backend_new()"));
 }
 
+/* Opens (create, resume @saved or recover it) or with @delete deletes a
+ * session with a cancellable that @cancel_at cancels when it is called:
+ * that hook sees it cancelled, the call fails with G_IO_ERROR_CANCELLED
+ * and no lease is left held. */
+static void
+check_cancelled (const char   *cancel_at,
+                 const char   *operation,
+                 SandboxState *saved,
+                 const char   *expected_calls)
+{
+  g_autoptr(TestProtocolBackend) self = backend_new (NULL);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  SandboxBackend *backend = SANDBOX_BACKEND (self);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxState) state = NULL;
+
+  self->cancel_at = cancel_at;
+  self->cancellable = g_cancellable_new ();
+  if (g_str_equal (operation, "delete"))
+    g_assert_false (sandbox_backend_base_delete_session (SANDBOX_BACKEND_BASE (self), ID,
+                                                         self->cancellable, &error));
+  else if (g_str_equal (operation, "lookup"))
+    g_assert_null ((state = sandbox_backend_lookup_state (backend, ID, self->cancellable,
+                                                          &error)));
+  else if (g_str_equal (operation, "recover"))
+    g_assert_null ((handle = sandbox_backend_recover_session (backend, saved, policy,
+                                                              self->cancellable, &error)));
+  else
+    g_assert_null ((handle = sandbox_backend_create (backend, KEY, saved, policy,
+                                                     self->cancellable, &error)));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpstr (self->calls->str, ==, expected_calls);
+  g_assert_cmpint (self->leases, ==, 0);
+}
+
+/* Every hook that may block gets the caller's cancellable. */
+static void
+test_cancelled_hooks (void)
+{
+  g_autoptr(SandboxState) saved = sandbox_state_new ("protocol", ID, KEY, NULL);
+
+  check_cancelled ("check_template", "create", NULL, "check_policy check_template");
+  check_cancelled ("new_session", "create", NULL, "check_policy check_template new_session");
+  check_cancelled ("new_handle", "create", NULL,
+                   "check_policy check_template new_session new_handle release_lease");
+  check_cancelled ("check_template", "create", saved, "check_policy check_template");
+  check_cancelled ("take_lease", "create", saved,
+                   "check_policy check_template has_session take_lease");
+  check_cancelled ("load_state", "create", saved,
+                   "check_policy check_template has_session take_lease load_state "
+                   "release_lease");
+  check_cancelled ("new_handle", "create", saved,
+                   "check_policy check_template has_session take_lease load_state new_handle "
+                   "release_lease");
+  check_cancelled ("take_over_lease", "recover", saved,
+                   "check_policy check_template has_session take_over_lease");
+  check_cancelled ("load_state", "recover", saved,
+                   "check_policy check_template has_session take_over_lease load_state "
+                   "release_lease");
+  check_cancelled ("take_lease", "delete", NULL, "has_session take_lease");
+  check_cancelled ("remove_session", "delete", NULL,
+                   "has_session take_lease remove_session release_lease");
+  check_cancelled ("load_state", "lookup", NULL, "has_session load_state");
+}
+
 static void
 count_freed (gpointer lease)
 {
@@ -363,6 +461,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sandbox/backend-protocol/recover-order", test_recover_order);
   g_test_add_func ("/sandbox/backend-protocol/delete-order", test_delete_order);
   g_test_add_func ("/sandbox/backend-protocol/lookup-state", test_lookup_state);
+  g_test_add_func ("/sandbox/backend-protocol/cancelled-hooks", test_cancelled_hooks);
   g_test_add_func ("/sandbox/backend-protocol/not-initialized", test_not_initialized);
   g_test_add_func ("/sandbox/backend-protocol/held-leases", test_held_leases);
 
