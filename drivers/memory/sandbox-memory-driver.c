@@ -66,7 +66,7 @@ sandbox_memory_driver_write_bytes (SandboxDriver  *driver,
                                    GError        **error)
 {
   return sandbox_memory_workspace_write (SANDBOX_MEMORY_DRIVER (driver)->workspace,
-                                         sandbox_path_relative (path), contents, error);
+                                         sandbox_path_relative (path), contents, FALSE, error);
 }
 
 static gboolean
@@ -109,36 +109,28 @@ workspace_executable (SandboxCommand *command)
   return g_strdup (canonical + strlen (SANDBOX_WORKSPACE "/"));
 }
 
-/* What execve() would say of a workspace file that is not a regular file
- * with its execute bit (@error: why it is none), as an errno. */
+/* What execve() would say of @command's executable if it names a
+ * workspace file that is not a regular file with its execute bit: then
+ * the command ends as the bubblewrap driver's does, whatever the script
+ * says. 0 for any other executable, which the script answers. */
 static int
-exec_errno_for (const GError *error)
+exec_errno_of (SandboxMemoryDriver *self,
+               SandboxCommand      *command)
 {
+  g_autofree char *relative = workspace_executable (command);
+  g_autoptr(GError) error = NULL;
+  gboolean executable = FALSE;
+
+  if (relative == NULL ||
+      (sandbox_memory_workspace_query_executable (self->workspace, relative, &executable,
+                                                  &error) && executable))
+    return 0;
   /* A directory, or a file without its x bit: EACCES. */
   if (error == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY))
     return EACCES;
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY))
     return ENOTDIR;
   return ENOENT;
-}
-
-/* The script's answer to @command, unless it names a workspace file that
- * execve() would refuse: then the bubblewrap driver's answer, whatever the
- * script says. */
-static const SandboxMemoryRule *
-lookup_rule (SandboxMemoryDriver *self,
-             SandboxCommand      *command)
-{
-  g_autofree char *relative = workspace_executable (command);
-  g_autoptr(GError) error = NULL;
-  gboolean executable = FALSE;
-
-  if (relative != NULL &&
-      !(sandbox_memory_workspace_query_executable (self->workspace, relative, &executable,
-                                                   &error) && executable))
-    return sandbox_memory_script_lookup_exec_failure (self->script, exec_errno_for (error));
-  return sandbox_memory_script_lookup (self->script, sandbox_command_get_executable (command),
-                                       sandbox_command_get_args (command));
 }
 
 static SandboxProcess *
@@ -150,18 +142,22 @@ sandbox_memory_driver_spawn (SandboxDriver   *driver,
   SandboxMemoryDriver *self = SANDBOX_MEMORY_DRIVER (driver);
   g_autoptr(SandboxMemoryProcess) process = NULL;
   const SandboxMemoryRule *rule;
+  int exec_errno;
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  rule = lookup_rule (self, command);
-  process = sandbox_memory_process_new (self, self->script, rule, self->workspace, command,
-                                        error);
+  exec_errno = exec_errno_of (self, command);
+  rule = sandbox_memory_script_lookup (self->script, sandbox_command_get_executable (command),
+                                       sandbox_command_get_args (command));
+  process = sandbox_memory_process_new (self, self->script, rule, exec_errno, self->workspace,
+                                        command, error);
   if (process == NULL ||
       !sandbox_session_gate_admit (self->gate, SANDBOX_PROCESS (process), error))
     return NULL;
 
-  if (rule->fault == SANDBOX_MEMORY_FAULT_SPAWN_FAILURE)
+  /* An executable that cannot run never gets as far as the script. */
+  if (exec_errno == 0 && rule->fault == SANDBOX_MEMORY_FAULT_SPAWN_FAILURE)
     {
       sandbox_session_gate_withdraw (self->gate, SANDBOX_PROCESS (process));
       g_set_error_literal (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
@@ -170,7 +166,7 @@ sandbox_memory_driver_spawn (SandboxDriver   *driver,
     }
 
   /* A stop between admission and launch kills a command not started yet:
-   * it ends as soon as it is launched (see sandbox_memory_process_kill()). */
+   * it ends as soon as it is launched (see the process's kill). */
   sandbox_memory_process_launch (process, cancellable);
   return SANDBOX_PROCESS (g_steal_pointer (&process));
 }

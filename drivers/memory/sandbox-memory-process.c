@@ -1,7 +1,7 @@
 /* sandbox-memory-process.c — a scripted command of the memory driver
  *
  * A scripted command is a small state machine driven on the module's worker
- * thread (see sandbox-memory-worker.c): it applies its writes, writes its
+ * thread: it applies its writes, writes its
  * immediate output, its chunks on timers, then exits after its delay — or
  * never ends, or floods stdout, as its rule says. Nothing is executed.
  *
@@ -26,8 +26,15 @@
 
 #include <glib-unix.h>
 
+#include "sandbox-context-thread-private.h"
 #include "sandbox-memory-process.h"
-#include "sandbox-memory-worker.h"
+
+/* The steps run on timers on a thread the module owns, with its own
+ * GMainContext (the core's SandboxContextThread), so that a caller blocking
+ * its main thread in sandbox_process_wait() (or a busy application main
+ * loop) never stops a scripted command from finishing. It lives as long as
+ * the process, like the module. */
+static SandboxContextThread worker = SANDBOX_CONTEXT_THREAD_INIT ("sandbox-memory");
 
 /* The status of a command killed by SIGKILL: 128 + 9. */
 #define KILLED_EXIT_STATUS 137
@@ -46,6 +53,7 @@ struct _SandboxMemoryProcess
   SandboxMemoryDriver     *driver;
   SandboxMemoryScript     *script;     /* keeps @rule alive */
   const SandboxMemoryRule *rule;
+  int                      exec_errno; /* execve()'s refusal, or 0 */
   SandboxMemoryWorkspace  *workspace;
   SandboxCommand          *command;
 
@@ -98,7 +106,7 @@ sandbox_memory_process_schedule (SandboxMemoryProcess *self,
   g_source_set_static_name (source, "[sandbox-memory] command step");
   sandbox_memory_process_clear_timer (self);
   self->timer = source;
-  sandbox_memory_worker_attach (source);
+  sandbox_context_thread_attach (&worker, source);
 }
 
 /* Queues @step on the worker thread without touching the timer, so any
@@ -113,7 +121,7 @@ sandbox_memory_process_queue (SandboxMemoryProcess *self,
   g_source_set_priority (source, priority);
   g_source_set_callback (source, step, g_object_ref (self), g_object_unref);
   g_source_set_static_name (source, "[sandbox-memory] command event");
-  sandbox_memory_worker_attach (source);
+  sandbox_context_thread_attach (&worker, source);
   g_source_unref (source);
 }
 
@@ -212,7 +220,7 @@ sandbox_memory_process_apply_writes (SandboxMemoryProcess *self)
       g_autoptr(GError) error = NULL;
 
       if (!sandbox_memory_workspace_write (self->workspace, write->relative, write->contents,
-                                           &error))
+                                           FALSE, &error))
         {
           sandbox_memory_process_fail (self,
                                        g_strdup_printf ("%s: cannot write “/workspace/%s”: %s\n",
@@ -324,7 +332,7 @@ sandbox_memory_process_echo_stdin_stream (SandboxMemoryProcess *self)
                          g_object_ref (self), g_object_unref);
   g_source_set_static_name (source, "[sandbox-memory] command stdin");
   self->stdin_source = source;
-  sandbox_memory_worker_attach (source);
+  sandbox_context_thread_attach (&worker, source);
 }
 
 /* Writes, then everything the command writes at once. Returns FALSE when
@@ -335,9 +343,9 @@ sandbox_memory_process_run_immediate (SandboxMemoryProcess *self)
   const SandboxMemoryRule *rule = self->rule;
 
   /* Nothing ran: nothing is written, nothing printed. */
-  if (rule->exec_errno != 0)
+  if (self->exec_errno != 0)
     {
-      sandbox_memory_process_finish_exec_failure (self, rule->exec_errno);
+      sandbox_memory_process_finish_exec_failure (self, self->exec_errno);
       return FALSE;
     }
 
@@ -564,27 +572,16 @@ sandbox_memory_process_queue_kill (SandboxMemoryProcess *self)
     sandbox_memory_process_queue (self, G_PRIORITY_HIGH, sandbox_memory_process_killed_cb);
 }
 
-/**
- * sandbox_memory_process_kill:
- * @self: a scripted command
- *
- * Kills the command: from any thread, without blocking, as often as wanted.
- * The command ends on the worker thread with status 137 unless it ended
- * already.
- */
-void
-sandbox_memory_process_kill (SandboxMemoryProcess *self)
+/* SandboxProcessClass.kill: from any thread, without blocking. The
+ * command ends on the worker thread with status 137 unless it ended
+ * already. */
+static void
+sandbox_memory_process_kill (SandboxProcess *process)
 {
-  g_return_if_fail (SANDBOX_IS_MEMORY_PROCESS (self));
+  SandboxMemoryProcess *self = SANDBOX_MEMORY_PROCESS (process);
 
   g_atomic_int_set (&self->killed, TRUE);
   sandbox_memory_process_queue_kill (self);
-}
-
-static void
-sandbox_memory_process_real_kill (SandboxProcess *process)
-{
-  sandbox_memory_process_kill (SANDBOX_MEMORY_PROCESS (process));
 }
 
 /**
@@ -612,6 +609,9 @@ sandbox_memory_process_launch (SandboxMemoryProcess *self,
  * @driver: the session's driver, kept alive while the command runs
  * @script: the script @rule belongs to
  * @rule: how to answer @command
+ * @exec_errno: what execve() would say of @command's executable (then
+ *   the command ends as one that could not be executed, with no output,
+ *   whatever @rule says), or 0
  * @workspace: the session's workspace
  * @command: the validated command
  * @error: return location for a #GError
@@ -626,6 +626,7 @@ SandboxMemoryProcess *
 sandbox_memory_process_new (SandboxMemoryDriver     *driver,
                             SandboxMemoryScript     *script,
                             const SandboxMemoryRule *rule,
+                            int                      exec_errno,
                             SandboxMemoryWorkspace  *workspace,
                             SandboxCommand          *command,
                             GError                 **error)
@@ -643,6 +644,7 @@ sandbox_memory_process_new (SandboxMemoryDriver     *driver,
   self->driver = g_object_ref (driver);
   self->script = sandbox_memory_script_ref (script);
   self->rule = rule;
+  self->exec_errno = exec_errno;
   self->workspace = sandbox_memory_workspace_ref (workspace);
   self->command = g_object_ref (command);
   self->terminal = sandbox_command_get_terminal (command);
@@ -683,7 +685,7 @@ sandbox_memory_process_class_init (SandboxMemoryProcessClass *klass)
   SandboxProcessClass *process_class = SANDBOX_PROCESS_CLASS (klass);
 
   object_class->finalize = sandbox_memory_process_finalize;
-  process_class->kill = sandbox_memory_process_real_kill;
+  process_class->kill = sandbox_memory_process_kill;
   process_class->send_signal = sandbox_memory_process_send_signal;
   process_class->resize_terminal = sandbox_memory_process_resize_terminal;
 }

@@ -21,11 +21,11 @@ void                  sandbox_memory_process_register (GTypeModule             *
 SandboxMemoryProcess *sandbox_memory_process_new      (SandboxMemoryDriver     *driver,
                                                        SandboxMemoryScript     *script,
                                                        const SandboxMemoryRule *rule,
+                                                       int                      exec_errno,
                                                        SandboxMemoryWorkspace  *workspace,
                                                        SandboxCommand          *command,
                                                        GError                 **error);
 void                  sandbox_memory_process_launch   (SandboxMemoryProcess    *self,
                                                        GCancellable            *cancellable);
-void                  sandbox_memory_process_kill     (SandboxMemoryProcess    *self);
 
 G_END_DECLS

@@ -16,9 +16,6 @@ struct _SandboxMemoryScript
 {
   GPtrArray         *rules;          /* (element-type SandboxMemoryRule) */
   SandboxMemoryRule *default_rule;
-  SandboxMemoryRule *not_found_rule;       /* a workspace executable that is not there */
-  SandboxMemoryRule *not_directory_rule;   /* a path through a file */
-  SandboxMemoryRule *not_executable_rule;  /* one without its execute bit, a directory */
 };
 
 /* sandbox-memory-script.c: an empty rule (exit 0, no output) and its free. */

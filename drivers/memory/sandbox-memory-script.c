@@ -82,7 +82,6 @@
  * `“commands[2].chunks[0].delay-ms”`.
  */
 
-#include <errno.h>
 #include <string.h>
 
 #include "sandbox-memory-script-private.h"
@@ -145,26 +144,11 @@ unscripted_rule_new (void)
   return rule;
 }
 
-/* What the bubblewrap driver reports when execvp() fails in the guest: the
- * errno, as data (the core gives the status), and no output. */
-static SandboxMemoryRule *
-exec_failure_rule_new (int exec_errno)
-{
-  SandboxMemoryRule *rule = sandbox_memory_rule_new ();
-
-  rule->exec_errno = exec_errno;
-
-  return rule;
-}
-
 static void
 sandbox_memory_script_free (SandboxMemoryScript *self)
 {
   g_clear_pointer (&self->rules, g_ptr_array_unref);
   g_clear_pointer (&self->default_rule, sandbox_memory_rule_free);
-  g_clear_pointer (&self->not_found_rule, sandbox_memory_rule_free);
-  g_clear_pointer (&self->not_directory_rule, sandbox_memory_rule_free);
-  g_clear_pointer (&self->not_executable_rule, sandbox_memory_rule_free);
 }
 
 /**
@@ -212,9 +196,6 @@ sandbox_memory_script_new (const char  *json,
 
   if (self->default_rule == NULL)
     self->default_rule = unscripted_rule_new ();
-  self->not_found_rule = exec_failure_rule_new (ENOENT);
-  self->not_directory_rule = exec_failure_rule_new (ENOTDIR);
-  self->not_executable_rule = exec_failure_rule_new (EACCES);
 
   return g_steal_pointer (&script);
 }
@@ -286,36 +267,4 @@ sandbox_memory_script_lookup (SandboxMemoryScript *self,
     }
 
   return self->default_rule;
-}
-
-/**
- * sandbox_memory_script_lookup_exec_failure:
- * @self: a script
- * @exec_errno: what execve() would say: `ENOENT` for an executable that is
- *   not in the workspace, `ENOTDIR` for a path through a file, `EACCES`
- *   for one that is there without its execute bit or is a directory
- *
- * Gets the answer to a command whose executable is a workspace file that
- * execve() would refuse, as bubblewrap answers it: the script is not
- * consulted, since the command would never start.
- *
- * Returns: (transfer none): the rule, owned by @self
- */
-const SandboxMemoryRule *
-sandbox_memory_script_lookup_exec_failure (SandboxMemoryScript *self,
-                                           int                  exec_errno)
-{
-  g_return_val_if_fail (self != NULL, NULL);
-
-  switch (exec_errno)
-    {
-    case ENOENT:
-      return self->not_found_rule;
-    case ENOTDIR:
-      return self->not_directory_rule;
-    case EACCES:
-      return self->not_executable_rule;
-    default:
-      g_return_val_if_reached (self->not_found_rule);
-    }
 }

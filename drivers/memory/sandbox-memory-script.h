@@ -68,10 +68,6 @@ typedef struct
  *   by its first argument to stdout
  * @unscripted: whether this is the built-in answer to a command the script
  *   does not mention (it names the executable on stderr)
- * @exec_errno: for the built-in answers to a workspace executable that is
- *   missing or not executable, the errno execve() gives (`ENOENT`,
- *   `EACCES`): the command ends as one that could not be executed, with
- *   no output; else 0
  * @writes: (element-type SandboxMemoryWrite): files written at start
  * @chunks: (element-type SandboxMemoryChunk): output written over time
  * @delay_ms: how long after its last output the command exits
@@ -90,7 +86,6 @@ typedef struct
   gboolean             stdout_from_stdin;
   gboolean             stdout_from_file_arg;
   gboolean             unscripted;
-  int                  exec_errno;
   GPtrArray           *writes;
   GPtrArray           *chunks;
   guint                delay_ms;
@@ -107,9 +102,6 @@ void                     sandbox_memory_script_unref  (SandboxMemoryScript  *sel
 const SandboxMemoryRule *sandbox_memory_script_lookup (SandboxMemoryScript  *self,
                                                        const char           *executable,
                                                        const char * const   *args);
-
-const SandboxMemoryRule *sandbox_memory_script_lookup_exec_failure (SandboxMemoryScript *self,
-                                                                    int                  exec_errno);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxMemoryScript, sandbox_memory_script_unref)
 

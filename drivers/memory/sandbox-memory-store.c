@@ -168,10 +168,10 @@ copy_template_entry (SandboxTemplate         *template_,
     case G_FILE_TYPE_REGULAR:
       contents = sandbox_template_load_bytes (template_, canonical, NULL, error);
       return contents != NULL &&
-             sandbox_memory_workspace_write_full (workspace, relative, contents,
-                                                  (sandbox_template_get_file_flags (template_, canonical) &
-                                                   SANDBOX_TEMPLATE_FILE_EXECUTABLE) != 0,
-                                                  error);
+             sandbox_memory_workspace_write (workspace, relative, contents,
+                                             (sandbox_template_get_file_flags (template_, canonical) &
+                                              SANDBOX_TEMPLATE_FILE_EXECUTABLE) != 0,
+                                             error);
     case G_FILE_TYPE_SYMBOLIC_LINK:
       return sandbox_memory_workspace_make_symlink (workspace, relative,
                                                     sandbox_template_lookup_symlink (template_,

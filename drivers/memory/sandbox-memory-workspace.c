@@ -499,27 +499,6 @@ put_entry (SandboxMemoryWorkspace  *self,
  * @self: a workspace
  * @relative: a workspace-relative path, as [func@Sandbox.path_relative] gives
  * @contents: the file's new contents
- * @error: return location for a #GError, or %NULL
- *
- * Creates or replaces a plain file, creating its parent directories, as
- * sandbox_memory_workspace_write_full() does.
- *
- * Returns: %TRUE on success, or %FALSE with @error set
- */
-gboolean
-sandbox_memory_workspace_write (SandboxMemoryWorkspace  *self,
-                                const char              *relative,
-                                GBytes                  *contents,
-                                GError                 **error)
-{
-  return sandbox_memory_workspace_write_full (self, relative, contents, FALSE, error);
-}
-
-/**
- * sandbox_memory_workspace_write_full:
- * @self: a workspace
- * @relative: a workspace-relative path, as [func@Sandbox.path_relative] gives
- * @contents: the file's new contents
  * @executable: whether the file is executable
  * @error: return location for a #GError, or %NULL
  *
@@ -533,11 +512,11 @@ sandbox_memory_workspace_write (SandboxMemoryWorkspace  *self,
  *   %SANDBOX_ERROR_PATH (a parent link leads out) set
  */
 gboolean
-sandbox_memory_workspace_write_full (SandboxMemoryWorkspace  *self,
-                                     const char              *relative,
-                                     GBytes                  *contents,
-                                     gboolean                 executable,
-                                     GError                 **error)
+sandbox_memory_workspace_write (SandboxMemoryWorkspace  *self,
+                                const char              *relative,
+                                GBytes                  *contents,
+                                gboolean                 executable,
+                                GError                 **error)
 {
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (relative != NULL, FALSE);
@@ -644,15 +623,16 @@ entry_is_at_or_below (gpointer key,
 /**
  * sandbox_memory_workspace_remove:
  * @self: a workspace
- * @relative: a workspace-relative path other than the root
+ * @relative: a workspace-relative path other than the root (the core's
+ *   file ritual refuses a removal of the root before it gets here)
  * @error: return location for a #GError, or %NULL
  *
  * Removes a file or link (never what a link points to), or a directory
  * with everything below it. A missing path (including one below a file) is
  * not an error, as with `rm -rf`.
  *
- * Returns: %TRUE on success, or %FALSE with %SANDBOX_ERROR_PATH when asked to
- *   remove the workspace root or a parent link leads out
+ * Returns: %TRUE on success, or %FALSE with %SANDBOX_ERROR_PATH when a
+ *   parent link leads out
  */
 gboolean
 sandbox_memory_workspace_remove (SandboxMemoryWorkspace  *self,
@@ -662,10 +642,7 @@ sandbox_memory_workspace_remove (SandboxMemoryWorkspace  *self,
   g_autofree char *target = NULL;
 
   g_return_val_if_fail (self != NULL, FALSE);
-  g_return_val_if_fail (relative != NULL, FALSE);
-
-  if (g_str_equal (relative, "."))
-    return sandbox_set_error_workspace_root (error);
+  g_return_val_if_fail (relative != NULL && !g_str_equal (relative, "."), FALSE);
 
   g_mutex_lock (&self->lock);
   target = resolve_parent_locked (self, relative, error);

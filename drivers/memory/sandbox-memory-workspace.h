@@ -21,10 +21,6 @@ GBytes                 *sandbox_memory_workspace_read        (SandboxMemoryWorks
 gboolean                sandbox_memory_workspace_write       (SandboxMemoryWorkspace  *self,
                                                               const char              *relative,
                                                               GBytes                  *contents,
-                                                              GError                 **error);
-gboolean                sandbox_memory_workspace_write_full  (SandboxMemoryWorkspace  *self,
-                                                              const char              *relative,
-                                                              GBytes                  *contents,
                                                               gboolean                 executable,
                                                               GError                 **error);
 gboolean                sandbox_memory_workspace_make_symlink (SandboxMemoryWorkspace *self,
