@@ -51,6 +51,20 @@ fixture_stop (Fixture *fixture)
   g_clear_pointer (&fixture->store, g_free);
 }
 
+void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  fixture_start (fixture, NULL);
+}
+
+void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  fixture_stop (fixture);
+}
+
 char *
 host_reply (Host *host)
 {
@@ -146,6 +160,20 @@ host_start (Fixture *fixture)
 
   g_assert_cmpstr (line, ==, "ready");
   return host;
+}
+
+char *
+hosts_start_two (Fixture  *fixture,
+                 Host    **a,
+                 Host    **b)
+{
+  char *key;
+
+  *a = host_start (fixture);
+  *b = host_start (fixture);
+  key = host_ok (*a, "prewarm");
+  g_free (host_ok (*b, "prewarm"));
+  return key;
 }
 
 char *

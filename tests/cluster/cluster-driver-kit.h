@@ -40,6 +40,12 @@ gboolean  fixture_start       (Fixture     *fixture,
                                const char  *extra_address);
 /* Ends every host (end of input), stops etcd, removes the directories. */
 void      fixture_stop        (Fixture     *fixture);
+/* g_test_add()'s set-up and tear-down: fixture_start() (etcd on loopback
+ * only), fixture_stop(). */
+void      fixture_set_up      (Fixture       *fixture,
+                               gconstpointer  data);
+void      fixture_tear_down   (Fixture       *fixture,
+                               gconstpointer  data);
 
 /* A new host on @endpoints, its command line prefixed by @wrapper (an argv
  * such as { "ip", "netns", "exec", NAME, NULL } that execs the rest; NULL for
@@ -57,6 +63,10 @@ char     *host_spawn_as       (Fixture             *fixture,
                                Host               **out);
 /* A host on every etcd member's loopback endpoint, asserted ready. */
 Host     *host_start          (Fixture     *fixture);
+/* Two such hosts, @a and @b, both with the template; returns its key. */
+char     *hosts_start_two     (Fixture     *fixture,
+                               Host       **a,
+                               Host       **b);
 
 void      host_send           (Host        *host,
                                const char  *command);

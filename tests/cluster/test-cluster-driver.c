@@ -18,20 +18,6 @@
 
 #include "cluster-driver-kit.h"
 
-static void
-fixture_set_up (Fixture       *fixture,
-                gconstpointer  data)
-{
-  fixture_start (fixture, NULL);
-}
-
-static void
-fixture_tear_down (Fixture       *fixture,
-                   gconstpointer  data)
-{
-  fixture_stop (fixture);
-}
-
 /* Two hosts with the template; the first owns a session made by
  * make_session(), whose "KEY SESSION" goes to @session. */
 static void
@@ -101,10 +87,7 @@ test_never_checkpointed (Fixture       *fixture,
 
   if (fixture->etcd == NULL)
     return;
-  a = host_start (fixture);
-  b = host_start (fixture);
-  key = host_ok (a, "prewarm");
-  g_free (host_ok (b, "prewarm"));
+  key = hosts_start_two (fixture, &a, &b);
   create = g_strdup_printf ("create %s", key);
   id = host_ok (a, create);
   g_free (host_ok (a, "write b never-checkpointed"));
@@ -191,10 +174,7 @@ test_corrupted_blob (Fixture       *fixture,
 
   if (fixture->etcd == NULL)
     return;
-  a = host_start (fixture);
-  b = host_start (fixture);
-  key = host_ok (a, "prewarm");
-  g_free (host_ok (b, "prewarm"));
+  key = hosts_start_two (fixture, &a, &b);
   create = g_strdup_printf ("create %s", key);
   id = host_ok (a, create);
   g_free (host_ok (a, "write data genuine"));

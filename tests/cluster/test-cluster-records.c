@@ -20,20 +20,6 @@
 
 #include "cluster-driver-kit.h"
 
-static void
-fixture_set_up (Fixture       *fixture,
-                gconstpointer  data)
-{
-  fixture_start (fixture, NULL);
-}
-
-static void
-fixture_tear_down (Fixture       *fixture,
-                   gconstpointer  data)
-{
-  fixture_stop (fixture);
-}
-
 /* A new session of @key on @host holding a = @content, stopped (so
  * checkpointed). Returns its id. */
 static char *
@@ -164,6 +150,29 @@ assert_resumes_genuine (Fixture    *fixture,
   g_free (host_ok (host, "stop"));
 }
 
+/* The shape of every attack: stopped session @id's record (a = @content)
+ * with @member forged to @value (taken) is refused on @b and on @a, the
+ * host that made it (which has it at a checkpoint, yet reads the record
+ * too); the genuine record put back, it resumes on @b. */
+static void
+assert_forgery_refused (Fixture    *fixture,
+                        Host       *a,
+                        Host       *b,
+                        const char *key,
+                        const char *id,
+                        const char *member,
+                        JsonNode   *value,
+                        const char *content)
+{
+  g_autofree char *genuine = get_record (fixture, id);
+  g_autofree char *forged = forged_record (genuine, member, value);
+
+  put_record (fixture, id, forged);
+  assert_resume_refused (b, key, id, member);
+  assert_resume_refused (a, key, id, member);
+  assert_resumes_genuine (fixture, b, key, id, genuine, content);
+}
+
 /* Session 1's record naming session 2's checkpoint: without the manifest's
  * binding to its session (sandbox_cluster_checkpoint_materialise() checking
  * the manifest's "session"), session 1 resumes with session 2's files. */
@@ -175,27 +184,16 @@ test_manifest_of_another_session (Fixture       *fixture,
   g_autofree char *key = NULL;
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
-  g_autofree char *genuine = NULL;
   g_autofree char *manifest_two = NULL;
-  g_autofree char *forged = NULL;
 
   if (fixture->etcd == NULL)
     return;
-  a = host_start (fixture);
-  b = host_start (fixture);
-  key = host_ok (a, "prewarm");
-  g_free (host_ok (b, "prewarm"));
+  key = hosts_start_two (fixture, &a, &b);
   one = stopped_session (a, key, "one");
   two = stopped_session (a, key, "two");
 
-  genuine = get_record (fixture, one);
   manifest_two = record_member (fixture, two, "manifest");
-  forged = forged_record (genuine, "manifest", string_node (manifest_two));
-  put_record (fixture, one, forged);
-  assert_resume_refused (b, key, one, "manifest");
-  /* Its own host has it at its checkpoint, yet reads the record too. */
-  assert_resume_refused (a, key, one, "manifest");
-  assert_resumes_genuine (fixture, b, key, one, genuine, "one");
+  assert_forgery_refused (fixture, a, b, key, one, "manifest", string_node (manifest_two), "one");
 }
 
 /* A checkpointed session's record set back to "manifest": null: without
@@ -214,21 +212,16 @@ test_null_manifest_after_checkpoint (Fixture       *fixture,
 
   if (fixture->etcd == NULL)
     return;
-  a = host_start (fixture);
-  b = host_start (fixture);
-  key = host_ok (a, "prewarm");
-  g_free (host_ok (b, "prewarm"));
+  key = hosts_start_two (fixture, &a, &b);
   id = stopped_session (a, key, "checkpointed");
-
-  genuine = get_record (fixture, id);
-  forged = forged_record (genuine, "manifest", json_node_new (JSON_NODE_NULL));
-  put_record (fixture, id, forged);
-  assert_resume_refused (b, key, id, "manifest");
-  assert_resume_refused (a, key, id, "manifest");
+  assert_forgery_refused (fixture, a, b, key, id, "manifest", json_node_new (JSON_NODE_NULL),
+                          "checkpointed");
 
   /* Deleted and written again, the record is at its first write once more:
    * only a host that knows a checkpoint (its marker: it stopped the session
    * at one) can tell. See "Session records" in docs/cluster.md. */
+  genuine = get_record (fixture, id);
+  forged = forged_record (genuine, "manifest", json_node_new (JSON_NODE_NULL));
   delete_record (fixture, id);
   put_record (fixture, id, forged);
   assert_resume_refused (a, key, id, "manifest");
@@ -246,28 +239,15 @@ test_epoch_and_host_checked (Fixture       *fixture,
   Host *a, *b;
   g_autofree char *key = NULL;
   g_autofree char *id = NULL;
-  g_autofree char *genuine = NULL;
-  g_autofree char *future = NULL;
-  g_autofree char *no_host = NULL;
 
   if (fixture->etcd == NULL)
     return;
-  a = host_start (fixture);
-  b = host_start (fixture);
-  key = host_ok (a, "prewarm");
-  g_free (host_ok (b, "prewarm"));
+  key = hosts_start_two (fixture, &a, &b);
   id = stopped_session (a, key, "checkpointed");
-  genuine = get_record (fixture, id);
-
-  future = forged_record (genuine, "epoch", string_node ("999999999"));
-  put_record (fixture, id, future);
-  assert_resume_refused (b, key, id, "epoch");
-
-  no_host = forged_record (genuine, "host", string_node ("not/a/host"));
-  put_record (fixture, id, no_host);
-  assert_resume_refused (b, key, id, "host");
-
-  assert_resumes_genuine (fixture, b, key, id, genuine, "checkpointed");
+  assert_forgery_refused (fixture, a, b, key, id, "epoch", string_node ("999999999"),
+                          "checkpointed");
+  assert_forgery_refused (fixture, a, b, key, id, "host", string_node ("not/a/host"),
+                          "checkpointed");
 }
 
 int
