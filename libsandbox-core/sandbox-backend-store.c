@@ -16,6 +16,7 @@
 #include "sandbox-backend.h"
 #include "sandbox-backend-private.h"
 #include "sandbox-error.h"
+#include "sandbox-task-private.h"
 
 /* Session ids and template keys have the same form: lowercase hex SHA-256.
  * The reference's text; the session protocol (sandbox-backend-protocol.c)
@@ -103,10 +104,7 @@ list_sessions_thread (GTask        *task,
   GError *error = NULL;
   GPtrArray *sessions = sandbox_backend_list_sessions (source_object, cancellable, &error);
 
-  if (sessions == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, sessions, (GDestroyNotify) g_ptr_array_unref);
+  sandbox_task_return_pointer (task, sessions, (GDestroyNotify) g_ptr_array_unref, error);
 }
 
 /**
@@ -130,9 +128,8 @@ sandbox_backend_list_sessions_async (SandboxBackend      *self,
   g_return_if_fail (SANDBOX_IS_BACKEND (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, sandbox_backend_list_sessions_async);
-  g_task_set_name (task, "[sandbox] list sessions");
+  task = sandbox_task_new (self, sandbox_backend_list_sessions_async, "[sandbox] list sessions",
+                           cancellable, callback, user_data);
   g_task_run_in_thread (task, list_sessions_thread);
 }
 
@@ -307,11 +304,9 @@ delete_template_thread (GTask        *task,
                         GCancellable *cancellable)
 {
   GError *error = NULL;
+  gboolean ok = sandbox_backend_delete_template (source_object, task_data, cancellable, &error);
 
-  if (sandbox_backend_delete_template (source_object, task_data, cancellable, &error))
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, error);
+  sandbox_task_return_boolean (task, ok, error);
 }
 
 /**
@@ -338,9 +333,8 @@ sandbox_backend_delete_template_async (SandboxBackend      *self,
   g_return_if_fail (template_key != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, sandbox_backend_delete_template_async);
-  g_task_set_name (task, "[sandbox] delete template");
+  task = sandbox_task_new (self, sandbox_backend_delete_template_async,
+                           "[sandbox] delete template", cancellable, callback, user_data);
   g_task_set_task_data (task, g_strdup (template_key), g_free);
   g_task_run_in_thread (task, delete_template_thread);
 }

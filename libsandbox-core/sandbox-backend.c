@@ -11,6 +11,7 @@
 #include "sandbox-error.h"
 #include "sandbox-log-private.h"
 #include "sandbox-signal-context-private.h"
+#include "sandbox-task-private.h"
 
 /**
  * SandboxBackend:
@@ -190,10 +191,7 @@ session_thread (GTask        *task,
                           data->template_key, data->state, data->policy, handle, &error);
     }
   sandbox_signal_scope_end (&scope);
-  if (handle == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, handle, g_object_unref);
+  sandbox_task_return_pointer (task, handle, g_object_unref, error);
 }
 
 /* Runs session_thread() for @task with the caller's session arguments. */
@@ -673,9 +671,8 @@ sandbox_backend_recover_session_async (SandboxBackend        *self,
   g_return_if_fail (SANDBOX_IS_STATE (state));
   g_return_if_fail (SANDBOX_IS_NETWORK_POLICY (policy));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, sandbox_backend_recover_session_async);
-  g_task_set_name (task, "[sandbox] recover session");
+  task = sandbox_task_new (self, sandbox_backend_recover_session_async,
+                           "[sandbox] recover session", cancellable, callback, user_data);
   run_session_task (task, NULL, state, policy, TRUE);
 }
 

@@ -26,6 +26,7 @@
 #include "sandbox-coding-schema-private.h"
 #include "sandbox-coding-shell-private.h"
 #include "sandbox-error.h"
+#include "sandbox-task-private.h"
 
 /* Tools made by g_object_new() alone have no session to work in. */
 static gboolean
@@ -123,11 +124,9 @@ invoke_thread (GTask        *task,
                GCancellable *cancellable)
 {
   GError *error = NULL;
+  gboolean ok = sandbox_coding_schema_dispatch (task_data, cancellable, &error);
 
-  if (!sandbox_coding_schema_dispatch (task_data, cancellable, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
+  sandbox_task_return_boolean (task, ok, error);
 }
 
 static void
@@ -175,9 +174,8 @@ sandbox_coding_tools_invoke_async (SandboxCodingTools  *self,
   g_return_if_fail (made_by_new (self));
   g_return_if_fail (name != NULL);
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, sandbox_coding_tools_invoke_async);
-  g_task_set_name (task, "[sandbox] coding tool");
+  task = sandbox_task_new (self, sandbox_coding_tools_invoke_async, "[sandbox] coding tool",
+                           cancellable, callback, user_data);
 
   call = call_begin (self, name, arguments_json);
   work = g_task_new (self, cancellable, invoke_done, g_steal_pointer (&task));

@@ -10,6 +10,7 @@
 #include "sandbox-log-private.h"
 #include "sandbox-path.h"
 #include "sandbox-signal-context-private.h"
+#include "sandbox-task-private.h"
 
 /**
  * SandboxDriver:
@@ -145,35 +146,6 @@ driver_call_free (DriverCall *call)
 }
 
 static void
-run_in_thread (SandboxDriver       *self,
-               DriverCall          *call,
-               GTaskThreadFunc      thread_func,
-               gpointer             source_tag,
-               const char          *name,
-               GCancellable        *cancellable,
-               GAsyncReadyCallback  callback,
-               gpointer             user_data)
-{
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_name (task, name);
-  g_task_set_task_data (task, call, (GDestroyNotify) driver_call_free);
-  g_task_run_in_thread (task, thread_func);
-}
-
-static void
-return_boolean (GTask    *task,
-                gboolean  ok,
-                GError   *error)
-{
-  if (!ok)
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
 read_bytes_thread (GTask        *task,
                    gpointer      source_object,
                    gpointer      task_data,
@@ -183,10 +155,7 @@ read_bytes_thread (GTask        *task,
   GError *error = NULL;
   GBytes *bytes = sandbox_driver_read_bytes (source_object, call->path, cancellable, &error);
 
-  if (bytes == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, bytes, (GDestroyNotify) g_bytes_unref);
+  sandbox_task_return_pointer (task, bytes, (GDestroyNotify) g_bytes_unref, error);
 }
 
 static void
@@ -200,7 +169,7 @@ write_bytes_thread (GTask        *task,
   gboolean ok = sandbox_driver_write_bytes (source_object, call->path, call->contents,
                                             cancellable, &error);
 
-  return_boolean (task, ok, error);
+  sandbox_task_return_boolean (task, ok, error);
 }
 
 static void
@@ -213,7 +182,7 @@ remove_path_thread (GTask        *task,
   GError *error = NULL;
   gboolean ok = sandbox_driver_remove_path (source_object, call->path, cancellable, &error);
 
-  return_boolean (task, ok, error);
+  sandbox_task_return_boolean (task, ok, error);
 }
 
 static void
@@ -232,7 +201,7 @@ set_network_policy_thread (GTask        *task,
   sandbox_signal_scope_begin (&scope, call->context);
   ok = sandbox_driver_set_network_policy (source_object, call->policy, cancellable, &error);
   sandbox_signal_scope_end (&scope);
-  return_boolean (task, ok, error);
+  sandbox_task_return_boolean (task, ok, error);
 }
 
 static void
@@ -242,9 +211,9 @@ sandbox_driver_real_read_bytes_async (SandboxDriver       *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data)
 {
-  run_in_thread (self, driver_call_new (path), read_bytes_thread,
-                 sandbox_driver_real_read_bytes_async, "[sandbox] driver read bytes",
-                 cancellable, callback, user_data);
+  sandbox_task_run_in_thread (self, driver_call_new (path), (GDestroyNotify) driver_call_free,
+                              read_bytes_thread, sandbox_driver_real_read_bytes_async,
+                              "[sandbox] driver read bytes", cancellable, callback, user_data);
 }
 
 static GBytes *
@@ -266,9 +235,9 @@ sandbox_driver_real_write_bytes_async (SandboxDriver       *self,
   DriverCall *call = driver_call_new (path);
 
   call->contents = g_bytes_ref (contents);
-  run_in_thread (self, call, write_bytes_thread,
-                 sandbox_driver_real_write_bytes_async, "[sandbox] driver write bytes",
-                 cancellable, callback, user_data);
+  sandbox_task_run_in_thread (self, call, (GDestroyNotify) driver_call_free, write_bytes_thread,
+                              sandbox_driver_real_write_bytes_async,
+                              "[sandbox] driver write bytes", cancellable, callback, user_data);
 }
 
 static void
@@ -278,9 +247,9 @@ sandbox_driver_real_remove_path_async (SandboxDriver       *self,
                                        GAsyncReadyCallback  callback,
                                        gpointer             user_data)
 {
-  run_in_thread (self, driver_call_new (path), remove_path_thread,
-                 sandbox_driver_real_remove_path_async, "[sandbox] driver remove path",
-                 cancellable, callback, user_data);
+  sandbox_task_run_in_thread (self, driver_call_new (path), (GDestroyNotify) driver_call_free,
+                              remove_path_thread, sandbox_driver_real_remove_path_async,
+                              "[sandbox] driver remove path", cancellable, callback, user_data);
 }
 
 static void
@@ -294,10 +263,11 @@ sandbox_driver_real_set_network_policy_async (SandboxDriver        *self,
 
   call->policy = g_object_ref (policy);
   call->context = sandbox_signal_context_ref ();
-  run_in_thread (self, call, set_network_policy_thread,
-                 sandbox_driver_real_set_network_policy_async,
-                 "[sandbox] driver set network policy",
-                 cancellable, callback, user_data);
+  sandbox_task_run_in_thread (self, call, (GDestroyNotify) driver_call_free,
+                              set_network_policy_thread,
+                              sandbox_driver_real_set_network_policy_async,
+                              "[sandbox] driver set network policy", cancellable, callback,
+                              user_data);
 }
 
 /* write_bytes, remove_path and set_network_policy alike. */
@@ -325,10 +295,7 @@ spawn_thread (GTask        *task,
   sandbox_signal_scope_begin (&scope, call->context);
   process = sandbox_driver_spawn (source_object, call->command, cancellable, &error);
   sandbox_signal_scope_end (&scope);
-  if (process == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, process, g_object_unref);
+  sandbox_task_return_pointer (task, process, g_object_unref, error);
 }
 
 /* A spawn can block for milliseconds (building the sandbox's arguments,
@@ -345,8 +312,9 @@ sandbox_driver_real_spawn_async (SandboxDriver       *self,
 
   call->command = g_object_ref (command);
   call->context = sandbox_signal_context_ref ();
-  run_in_thread (self, call, spawn_thread, sandbox_driver_real_spawn_async,
-                 "[sandbox] driver spawn", cancellable, callback, user_data);
+  sandbox_task_run_in_thread (self, call, (GDestroyNotify) driver_call_free, spawn_thread,
+                              sandbox_driver_real_spawn_async, "[sandbox] driver spawn",
+                              cancellable, callback, user_data);
 }
 
 static SandboxProcess *

@@ -10,6 +10,7 @@
 #include "sandbox-handle.h"
 #include "sandbox-handle-private.h"
 #include "sandbox-log-private.h"
+#include "sandbox-task-private.h"
 
 /**
  * SandboxHandle:
@@ -588,28 +589,9 @@ sandbox_handle_operation_thread (GTask        *task,
 {
   HandleOperation operation = task_data;
   GError *error = NULL;
+  gboolean ok = operation (source_object, cancellable, &error);
 
-  if (!operation (source_object, cancellable, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-sandbox_handle_run_in_thread (SandboxHandle       *self,
-                              HandleOperation      operation,
-                              gpointer             source_tag,
-                              const char          *name,
-                              GCancellable        *cancellable,
-                              GAsyncReadyCallback  callback,
-                              gpointer             user_data)
-{
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_name (task, name);
-  g_task_set_task_data (task, operation, NULL);
-  g_task_run_in_thread (task, sandbox_handle_operation_thread);
+  sandbox_task_return_boolean (task, ok, error);
 }
 
 /**
@@ -629,8 +611,9 @@ sandbox_handle_stop_async (SandboxHandle       *self,
 {
   g_return_if_fail (SANDBOX_IS_HANDLE (self));
 
-  sandbox_handle_run_in_thread (self, sandbox_handle_stop, sandbox_handle_stop_async,
-                                "[sandbox] stop", cancellable, callback, user_data);
+  sandbox_task_run_in_thread (self, sandbox_handle_stop, NULL, sandbox_handle_operation_thread,
+                              sandbox_handle_stop_async, "[sandbox] stop", cancellable, callback,
+                              user_data);
 }
 
 /**
@@ -670,8 +653,9 @@ sandbox_handle_shutdown_async (SandboxHandle       *self,
 {
   g_return_if_fail (SANDBOX_IS_HANDLE (self));
 
-  sandbox_handle_run_in_thread (self, sandbox_handle_stop, sandbox_handle_shutdown_async,
-                                "[sandbox] shutdown", cancellable, callback, user_data);
+  sandbox_task_run_in_thread (self, sandbox_handle_stop, NULL, sandbox_handle_operation_thread,
+                              sandbox_handle_shutdown_async, "[sandbox] shutdown", cancellable,
+                              callback, user_data);
 }
 
 /**
@@ -711,8 +695,9 @@ sandbox_handle_checkpoint_async (SandboxHandle       *self,
 {
   g_return_if_fail (SANDBOX_IS_HANDLE (self));
 
-  sandbox_handle_run_in_thread (self, sandbox_handle_checkpoint, sandbox_handle_checkpoint_async,
-                                "[sandbox] checkpoint", cancellable, callback, user_data);
+  sandbox_task_run_in_thread (self, sandbox_handle_checkpoint, NULL,
+                              sandbox_handle_operation_thread, sandbox_handle_checkpoint_async,
+                              "[sandbox] checkpoint", cancellable, callback, user_data);
 }
 
 /**
@@ -752,8 +737,9 @@ sandbox_handle_delete_async (SandboxHandle       *self,
 {
   g_return_if_fail (SANDBOX_IS_HANDLE (self));
 
-  sandbox_handle_run_in_thread (self, sandbox_handle_delete, sandbox_handle_delete_async,
-                                "[sandbox] delete", cancellable, callback, user_data);
+  sandbox_task_run_in_thread (self, sandbox_handle_delete, NULL, sandbox_handle_operation_thread,
+                              sandbox_handle_delete_async, "[sandbox] delete", cancellable,
+                              callback, user_data);
 }
 
 /**

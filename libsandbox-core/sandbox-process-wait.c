@@ -10,6 +10,7 @@
 
 #include "sandbox-process-private.h"
 #include "sandbox-process-state-private.h"
+#include "sandbox-task-private.h"
 
 static void
 sandbox_process_destroy_source (GSource *source)
@@ -61,9 +62,8 @@ sandbox_process_wait_async (SandboxProcess      *self,
   g_return_if_fail (SANDBOX_IS_PROCESS (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, sandbox_process_wait_async);
-  g_task_set_name (task, "[sandbox] process wait");
+  task = sandbox_task_new (self, sandbox_process_wait_async, "[sandbox] process wait", cancellable,
+                           callback, user_data);
 
   /* Cancelling stops this wait only; the command itself is not affected. */
   if (cancellable != NULL)
@@ -271,9 +271,8 @@ sandbox_process_stop_async (SandboxProcess      *self,
 
   g_return_if_fail (SANDBOX_IS_PROCESS (self));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, sandbox_process_stop_async);
-  g_task_set_name (task, "[sandbox] process stop");
+  task = sandbox_task_new (self, sandbox_process_stop_async, "[sandbox] process stop", cancellable,
+                           callback, user_data);
 
   sandbox_process_request_kill (self, NULL);
   sandbox_process_wait_async (self, cancellable, sandbox_process_stop_wait_cb, task);

@@ -148,10 +148,7 @@ spawn_cb (GObject      *object,
   SandboxProcess *process = sandbox_driver_spawn_finish (SANDBOX_DRIVER (object), result, &error);
 
   process = check_stdin_stream (g_task_get_task_data (task), process, &error);
-  if (process == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, process, g_object_unref);
+  sandbox_task_return_pointer (task, process, g_object_unref, error);
 }
 
 /**
@@ -221,10 +218,7 @@ run_wait_cb (GObject      *object,
   GError *error = NULL;
   SandboxResult *run_result = sandbox_process_wait_finish (SANDBOX_PROCESS (object), result, &error);
 
-  if (run_result == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, run_result, g_object_unref);
+  sandbox_task_return_pointer (task, run_result, g_object_unref, error);
 }
 
 static void

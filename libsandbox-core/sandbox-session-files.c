@@ -194,10 +194,7 @@ read_bytes_cb (GObject      *object,
   GError *error = NULL;
   GBytes *bytes = sandbox_driver_read_bytes_finish (SANDBOX_DRIVER (object), result, &error);
 
-  if (bytes == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, bytes, (GDestroyNotify) g_bytes_unref);
+  sandbox_task_return_pointer (task, bytes, (GDestroyNotify) g_bytes_unref, error);
 }
 
 /**
@@ -266,10 +263,7 @@ read_text_cb (GObject      *object,
     }
 
   text = decode_text_strictly (bytes, &error);
-  if (text == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, text, g_free);
+  sandbox_task_return_pointer (task, text, g_free, error);
 }
 
 /**
@@ -379,11 +373,9 @@ write_text_cb (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   GError *error = NULL;
+  gboolean ok = sandbox_session_write_bytes_finish (SANDBOX_SESSION (object), result, &error);
 
-  if (!sandbox_session_write_bytes_finish (SANDBOX_SESSION (object), result, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
+  sandbox_task_return_boolean (task, ok, error);
 }
 
 /**

@@ -61,11 +61,10 @@ policy_changed_cb (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   GError *error = NULL;
+  gboolean ok = sandbox_driver_set_network_policy_finish (SANDBOX_DRIVER (object), result,
+                                                          &error);
 
-  if (!sandbox_driver_set_network_policy_finish (SANDBOX_DRIVER (object), result, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
+  sandbox_task_return_boolean (task, ok, error);
 }
 
 /* Every background command is gone: the driver's turn. */

@@ -19,6 +19,7 @@
 
 #include "sandbox-idle-clock-private.h"
 #include "sandbox-session.h"
+#include "sandbox-task-private.h"
 
 G_BEGIN_DECLS
 

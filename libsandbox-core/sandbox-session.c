@@ -264,11 +264,7 @@ sandbox_session_task_new (SandboxSession      *self,
                           gpointer             source_tag,
                           const char          *name)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_name (task, name);
-  return task;
+  return sandbox_task_new (self, source_tag, name, cancellable, callback, user_data);
 }
 
 void
@@ -280,9 +276,7 @@ sandbox_session_return_boolean_cb (GObject      *object,
   gboolean (*finish) (SandboxDriver *, GAsyncResult *, GError **) =
     g_task_get_task_data (task);
   GError *error = NULL;
+  gboolean ok = finish (SANDBOX_DRIVER (object), result, &error);
 
-  if (!finish (SANDBOX_DRIVER (object), result, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
+  sandbox_task_return_boolean (task, ok, error);
 }
