@@ -317,6 +317,20 @@ reply_object (EtcdReply  *reply,
   return *out_root != NULL ? json_node_get_object (*out_root) : NULL;
 }
 
+/* The checked object of the reply to the call @result finishes; @reply
+ * and @root keep it alive. */
+static JsonObject *
+finish_object (SandboxClusterEtcd  *self,
+               GAsyncResult        *result,
+               gpointer             source_tag,
+               EtcdReply          **reply,
+               JsonNode           **root,
+               GError             **error)
+{
+  *reply = request_finish (self, result, source_tag, error);
+  return *reply != NULL ? reply_object (*reply, root, NULL, error) : NULL;
+}
+
 static JsonNode *
 lease_request (gint64 id)
 {
@@ -356,15 +370,13 @@ sandbox_cluster_etcd_lease_grant_finish (SandboxClusterEtcd  *self,
                                          gint64              *out_ttl_seconds,
                                          GError             **error)
 {
-  g_autoptr(EtcdReply) reply = request_finish (self, result, sandbox_cluster_etcd_lease_grant_async, error);
+  g_autoptr(EtcdReply) reply = NULL;
   g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
+  JsonObject *object = finish_object (self, result, sandbox_cluster_etcd_lease_grant_async,
+                                      &reply, &root, error);
   gint64 id = 0;
   gint64 ttl = 0;
 
-  if (reply == NULL)
-    return FALSE;
-  object = reply_object (reply, &root, NULL, error);
   if (object == NULL || !etcd_parse_grant_object (reply->endpoint, object, &id, &ttl, error))
     return FALSE;
   if (out_id != NULL)
@@ -414,14 +426,12 @@ sandbox_cluster_etcd_lease_keepalive_finish (SandboxClusterEtcd  *self,
                                              gint64              *out_ttl_seconds,
                                              GError             **error)
 {
-  g_autoptr(EtcdReply) reply = request_finish (self, result, sandbox_cluster_etcd_lease_keepalive_async, error);
+  g_autoptr(EtcdReply) reply = NULL;
   g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
+  JsonObject *object = finish_object (self, result, sandbox_cluster_etcd_lease_keepalive_async,
+                                      &reply, &root, error);
   gint64 ttl = 0;
 
-  if (reply == NULL)
-    return FALSE;
-  object = reply_object (reply, &root, NULL, error);
   if (object == NULL || !etcd_parse_keepalive_object (reply->endpoint, object, &ttl, error))
     return FALSE;
   if (out_ttl_seconds != NULL)
@@ -529,16 +539,12 @@ sandbox_cluster_etcd_range_finish (SandboxClusterEtcd  *self,
                                    GAsyncResult        *result,
                                    GError             **error)
 {
-  g_autoptr(EtcdReply) reply = request_finish (self, result, sandbox_cluster_etcd_range_async, error);
+  g_autoptr(EtcdReply) reply = NULL;
   g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
+  JsonObject *object = finish_object (self, result, sandbox_cluster_etcd_range_async, &reply,
+                                      &root, error);
 
-  if (reply == NULL)
-    return NULL;
-  object = reply_object (reply, &root, NULL, error);
-  if (object == NULL)
-    return NULL;
-  return etcd_parse_range_object (reply->endpoint, object, error);
+  return object != NULL ? etcd_parse_range_object (reply->endpoint, object, error) : NULL;
 }
 
 SandboxClusterEtcdRange *
@@ -580,16 +586,12 @@ sandbox_cluster_etcd_txn_finish (SandboxClusterEtcd  *self,
                                  GAsyncResult        *result,
                                  GError             **error)
 {
-  g_autoptr(EtcdReply) reply = request_finish (self, result, sandbox_cluster_etcd_txn_async, error);
+  g_autoptr(EtcdReply) reply = NULL;
   g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
+  JsonObject *object = finish_object (self, result, sandbox_cluster_etcd_txn_async, &reply,
+                                      &root, error);
 
-  if (reply == NULL)
-    return NULL;
-  object = reply_object (reply, &root, NULL, error);
-  if (object == NULL)
-    return NULL;
-  return etcd_parse_txn_object (reply->endpoint, object, error);
+  return object != NULL ? etcd_parse_txn_object (reply->endpoint, object, error) : NULL;
 }
 
 SandboxClusterEtcdTxnResult *
