@@ -341,15 +341,9 @@ sandbox_command_new_from_json (const char  *json,
   g_return_val_if_fail (json != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  root = sandbox_json_parse_strict (json, -1, error);
+  root = sandbox_json_parse_object (json, error);
   if (root == NULL)
     return NULL;
-
-  if (!JSON_NODE_HOLDS_OBJECT (root))
-    {
-      invalid (error, "Invalid input: expected object, received %s", sandbox_json_type_name (root));
-      return NULL;
-    }
 
   self = g_object_new (SANDBOX_TYPE_COMMAND, NULL);
   if (!read_command_object (self, json_node_get_object (root), error))

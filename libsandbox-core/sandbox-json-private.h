@@ -20,6 +20,12 @@ JsonNode *sandbox_json_parse_strict (const char  *json,
                                      gssize       length,
                                      GError     **error);
 
+/* Like sandbox_json_parse_strict() for a document that must be one object:
+ * another value is "Invalid input: expected object, received TYPE"
+ * (SANDBOX_ERROR_INVALID), as the reference says. */
+JsonNode *sandbox_json_parse_object (const char  *json,
+                                     GError     **error);
+
 /* Like sandbox_json_parse_strict(), but a string with an escaped NUL (which
  * json-glib cannot represent) is reported with @nul_message, so a caller can
  * say what such a string would have been; NULL gives the generic message. */

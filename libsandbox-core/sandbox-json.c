@@ -483,6 +483,19 @@ sandbox_json_parse_strict (const char  *json,
 }
 
 JsonNode *
+sandbox_json_parse_object (const char  *json,
+                           GError     **error)
+{
+  g_autoptr(JsonNode) root = sandbox_json_parse_strict (json, -1, error);
+
+  if (root == NULL || JSON_NODE_HOLDS_OBJECT (root))
+    return g_steal_pointer (&root);
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+               "Invalid input: expected object, received %s", sandbox_json_type_name (root));
+  return NULL;
+}
+
+JsonNode *
 sandbox_json_parse_strict_full (const char  *json,
                                 gssize       length,
                                 const char  *nul_message,

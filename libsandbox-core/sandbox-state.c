@@ -226,16 +226,9 @@ sandbox_state_new_from_json (const char  *json,
   g_return_val_if_fail (json != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  root = sandbox_json_parse_strict (json, -1, error);
+  root = sandbox_json_parse_object (json, error);
   if (root == NULL)
     return NULL;
-
-  if (!JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "Invalid input: expected object, received %s", sandbox_json_type_name (root));
-      return NULL;
-    }
 
   object = json_node_get_object (root);
   members = json_object_get_members (object);
