@@ -134,14 +134,12 @@ sandbox_backend_real_prewarm_async (SandboxBackend      *self,
                                     GAsyncReadyCallback  callback,
                                     gpointer             user_data)
 {
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   OperationData *data = g_new0 (OperationData, 1);
 
-  g_task_set_source_tag (task, sandbox_backend_real_prewarm_async);
-  g_task_set_name (task, "[sandbox] prewarm");
   data->template_ = g_object_ref (template_);
-  g_task_set_task_data (task, data, (GDestroyNotify) operation_data_free);
-  g_task_run_in_thread (task, prewarm_thread);
+  sandbox_task_run_in_thread (self, data, (GDestroyNotify) operation_data_free, prewarm_thread,
+                              sandbox_backend_real_prewarm_async, "[sandbox] prewarm",
+                              cancellable, callback, user_data);
 }
 
 static char *
@@ -222,10 +220,10 @@ sandbox_backend_real_create_async (SandboxBackend       *self,
                                    GAsyncReadyCallback   callback,
                                    gpointer              user_data)
 {
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GTask) task = sandbox_task_new (self, sandbox_backend_real_create_async,
+                                            "[sandbox] create", cancellable, callback,
+                                            user_data);
 
-  g_task_set_source_tag (task, sandbox_backend_real_create_async);
-  g_task_set_name (task, "[sandbox] create");
   run_session_task (task, template_key, state, policy, FALSE);
 }
 

@@ -178,9 +178,8 @@ sandbox_coding_tools_invoke_async (SandboxCodingTools  *self,
                            cancellable, callback, user_data);
 
   call = call_begin (self, name, arguments_json);
-  work = g_task_new (self, cancellable, invoke_done, g_steal_pointer (&task));
-  g_task_set_source_tag (work, sandbox_coding_tools_invoke_async);
-  g_task_set_name (work, "[sandbox] coding tool work");
+  work = sandbox_task_new (self, sandbox_coding_tools_invoke_async, "[sandbox] coding tool work",
+                           cancellable, invoke_done, g_steal_pointer (&task));
   g_task_set_task_data (work, call, (GDestroyNotify) sandbox_coding_call_free);
   g_task_set_check_cancellable (work, FALSE);
   if (call->result != NULL)
