@@ -26,27 +26,9 @@ import subprocess
 import sys
 import tempfile
 
+from tap import Tap  # beside this script
+
 SOURCE = os.path.abspath(sys.argv[1])
-
-
-class Tap:
-    def __init__(self):
-        self.count = 0
-        self.failed = 0
-
-    def check(self, holds, description, detail=None):
-        self.count += 1
-        print(('ok %d - %s' if holds else 'not ok %d - %s') % (self.count, description))
-        if not holds:
-            self.failed += 1
-            for line in str(detail or '').splitlines()[-40:]:
-                print('# ' + line)
-        sys.stdout.flush()
-        return holds
-
-    def finish(self):
-        print('1..%d' % self.count)
-        return 1 if self.failed else 0
 
 
 tap = Tap()

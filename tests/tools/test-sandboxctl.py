@@ -32,6 +32,8 @@ import threading
 import time
 import urllib.request
 
+from tap import Tap  # beside this script
+
 SANDBOXCTL = os.path.abspath(sys.argv[1])
 SUITE = sys.argv[2] if len(sys.argv) > 2 else "quick"
 
@@ -40,35 +42,6 @@ EXIT_BUSY, EXIT_PATH, EXIT_LIMIT, EXIT_UNAVAILABLE = 80, 81, 82, 83
 EXIT_STOPPED, EXIT_STATE_MISMATCH, EXIT_NETWORK_DENIED = 84, 85, 86
 EXIT_INVALID, EXIT_NOT_FOUND, EXIT_HOST_IO = 87, 88, 89
 EXIT_INTERRUPTED = 130
-
-
-class Tap:
-    def __init__(self):
-        self.count = 0
-        self.failed = 0
-
-    def check(self, holds, description, detail=None):
-        self.count += 1
-        if holds:
-            print(f"ok {self.count} - {description}")
-        else:
-            self.failed += 1
-            print(f"not ok {self.count} - {description}")
-            if detail:
-                for line in str(detail).splitlines():
-                    print(f"# {line}")
-        sys.stdout.flush()
-        return holds
-
-    def skip(self, description, reason):
-        self.count += 1
-        print(f"ok {self.count} - {description} # SKIP {reason}")
-        sys.stdout.flush()
-
-    def finish(self):
-        print(f"1..{self.count}")
-        return 1 if self.failed else 0
-
 
 tap = Tap()
 work = tempfile.mkdtemp(prefix="test-sandboxctl-")
