@@ -86,6 +86,20 @@ tree_of (SandboxHandle *handle)
   return sandbox_test_guest_sh (sandbox_handle_get_session (handle), TREE_DIGEST);
 }
 
+/* Whether @handle's tree is (@same) or is not @expected's. */
+static void
+assert_tree (SandboxHandle *handle,
+             gboolean       same,
+             const char    *expected)
+{
+  g_autofree char *tree = tree_of (handle);
+
+  if (same)
+    g_assert_cmpstr (tree, ==, expected);
+  else
+    g_assert_cmpstr (tree, !=, expected);
+}
+
 static char *
 snapshot (SandboxHandle *handle)
 {
@@ -140,7 +154,7 @@ test_fork (Fixture       *fixture,
   /* Nothing changed since: the same snapshot. */
   again = snapshot (fixture->handle);
   g_assert_cmpstr (again, ==, key);
-  g_assert_cmpstr (tree_of (fixture->handle), ==, parent_tree);
+  assert_tree (fixture->handle, TRUE, parent_tree);
 
   for (guint i = 0; i < G_N_ELEMENTS (forks); i++)
     {
@@ -156,14 +170,14 @@ test_fork (Fixture       *fixture,
   g_free (sandbox_test_guest_sh (sandbox_handle_get_session (forks[0]),
                                  "cd /workspace && printf mine > hello.txt && "
                                  "printf x > renamed/x && rm link"));
-  g_assert_cmpstr (tree_of (forks[0]), !=, parent_tree);
+  assert_tree (forks[0], FALSE, parent_tree);
   for (guint i = 1; i < G_N_ELEMENTS (forks); i++)
     {
       g_autofree char *tree = tree_of (forks[i]);
 
       g_assert_cmpstr (tree, ==, parent_tree);
     }
-  g_assert_cmpstr (tree_of (fixture->handle), ==, parent_tree);
+  assert_tree (fixture->handle, TRUE, parent_tree);
   pristine = create (fixture, fixture->template_key);
   pristine_tree = tree_of (pristine);
   g_assert_cmpstr (pristine_tree, ==, before);
