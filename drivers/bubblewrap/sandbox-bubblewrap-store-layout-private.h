@@ -197,7 +197,7 @@ gboolean      sandbox_bubblewrap_store_measure_template (SandboxBubblewrapStore 
 /* The longest chain of snapshots over a template: each is a lower layer
  * of the sessions forked from it, and the keeper's mount options (the
  * layers' paths relative to the session's) must fit in a page. */
-#define SNAPSHOT_MAX_DEPTH 32
+#define SNAPSHOT_MAX_DEPTH 32u
 char        **sandbox_bubblewrap_store_lower_chain     (SandboxBubblewrapStore  *self,
                                                          const char              *key,
                                                          GError                 **error);

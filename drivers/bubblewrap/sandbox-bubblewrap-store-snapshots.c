@@ -44,7 +44,7 @@
  */
 
 /* How deep a layer's directories may nest. */
-#define SNAPSHOT_MAX_NESTING 256
+#define SNAPSHOT_MAX_NESTING 256u
 
 typedef struct
 {
