@@ -9,8 +9,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 user=sandbox-test
+# Tests run side by side: another may have created the user meanwhile.
 if ! id -u "$user" >/dev/null 2>&1; then
-  useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+  useradd --system --no-create-home --shell /usr/sbin/nologin "$user" ||
+    id -u "$user" >/dev/null
 fi
 uid=$(id -u "$user")
 gid=$(id -g "$user")
