@@ -160,6 +160,17 @@ copy_contents (int          from,
   return TRUE;
 }
 
+/* Whether @fd is the regular file @seen describes. */
+static gboolean
+same_regular_file (int                fd,
+                   const struct stat *seen)
+{
+  struct stat st;
+
+  return fstat (fd, &st) == 0 && S_ISREG (st.st_mode) &&
+         st.st_dev == seen->st_dev && st.st_ino == seen->st_ino;
+}
+
 static gboolean copy_directory (LayerCopy   *copy,
                                 int          from,
                                 int          to,
@@ -215,7 +226,16 @@ copy_entry (LayerCopy   *copy,
       return TRUE;
     case S_IFREG:
       digest_entry (copy, path, 'f', mode);
-      source = openat (from, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+      /* The gate keeps every guest process out while this runs; should one
+       * still swap the file for a FIFO or another file after the fstatat(),
+       * O_NONBLOCK keeps the open from hanging and the check refuses it. */
+      source = openat (from, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+      if (source >= 0 && !same_regular_file (source, &st))
+        {
+          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
+                       "Could not snapshot %s: it changed while being copied", path);
+          return FALSE;
+        }
       target = source < 0 ? -1 : openat (to, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
                                                    O_CLOEXEC, 0600);
       if (target < 0)
