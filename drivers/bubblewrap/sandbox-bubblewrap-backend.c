@@ -338,6 +338,8 @@ sandbox_bubblewrap_backend_init_backend (SandboxBackendBase  *base,
                                                self->durable, &self->hardening.guest, error);
   if (self->store == NULL)
     return FALSE;
+  /* What builders killed with an earlier host left, before anything new. */
+  sandbox_bubblewrap_store_remove_build_leftovers (self->store);
   if (self->per_session_guests)
     sandbox_bubblewrap_store_set_guest_range (self->store, &guest_range);
   if (!choose_layering (self, error))

@@ -130,6 +130,11 @@ sync_fd (int          fd,
   return TRUE;
 }
 
+int sandbox_bubblewrap_store_begin_build (SandboxBubblewrapStore  *self,
+                                          int                      templates_fd,
+                                          char                   **uuid,
+                                          GError                 **error);
+
 static inline char *
 lease_path (const char *directory)
 {

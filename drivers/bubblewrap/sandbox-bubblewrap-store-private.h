@@ -134,6 +134,8 @@ gboolean                sandbox_bubblewrap_store_refill_upper   (SandboxBubblewr
                                                                  SandboxBubblewrapLease  *lease,
                                                                  const char              *source,
                                                                  GError                 **error);
+guint                   sandbox_bubblewrap_store_remove_restore_leftovers (SandboxBubblewrapLease *lease);
+guint                   sandbox_bubblewrap_store_remove_build_leftovers (SandboxBubblewrapStore *self);
 char                   *sandbox_bubblewrap_store_snapshot       (SandboxBubblewrapStore  *self,
                                                                  SandboxBubblewrapLease  *lease,
                                                                  GCancellable            *cancellable,

@@ -598,6 +598,9 @@ sandbox_bubblewrap_store_prepare_resumed (SandboxBubblewrapStore  *self,
           sandbox_bubblewrap_layering_remove_all_work (lease->layers) > 0)
         g_debug ("Removed the overlay work directories a crashed owner left in %s",
                  lease->layers);
+      if (lease->layers != NULL &&
+          sandbox_bubblewrap_store_remove_restore_leftovers (lease) > 0)
+        g_debug ("Removed the layers of a restore a crashed owner left in %s", lease->layers);
     }
   return TRUE;
 }

@@ -537,13 +537,13 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
                                    GError                 **error)
 {
   const char *parent = sandbox_state_get_template_key (lease->state);
-  g_autofree char *uuid = g_uuid_string_random ();
-  g_autofree char *temporary = g_build_filename (self->templates, uuid, NULL);
-  g_autofree char *data = g_build_filename (temporary, "data", NULL);
+  g_autofree char *uuid = NULL;
+  g_autofree char *data = NULL;
   g_autofree char *tree = NULL;
   g_autofree char *key = NULL;
   g_auto(GStrv) chain = NULL;
   g_auto(SandboxBubblewrapFd) templates_fd = -1;
+  g_auto(SandboxBubblewrapFd) build = -1;
   gboolean ok;
 
   if (lease->layers == NULL)
@@ -564,10 +564,10 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
       return NULL;
     }
   templates_fd = open_directory (self->templates, error);
-  if (templates_fd < 0)
+  if (templates_fd < 0 ||
+      (build = sandbox_bubblewrap_store_begin_build (self, templates_fd, &uuid, error)) < 0)
     return NULL;
-  if (mkdir (temporary, 0700) < 0)
-    return set_errno_error (error, errno, "Could not create directory", temporary), NULL;
+  data = g_build_filename (self->templates, uuid, "data", NULL);
   tree = copy_layer (lease->workspace, data, cancellable, error);
   if (tree != NULL)
     {
@@ -667,6 +667,39 @@ fill_new_upper (SandboxBubblewrapStore  *self,
           sandbox_bubblewrap_store_sync_tree (layers_fd, name, path, 0, error));
 }
 
+#define RESTORE_PREFIX "restore-"
+
+/**
+ * sandbox_bubblewrap_store_remove_restore_leftovers:
+ * @lease: a recovered layered session's lease, none of whose sandboxes runs
+ *
+ * Removes what a host killed in a restore left in the session's layers/: a
+ * half-filled new upper layer, or the old one swapped out (see
+ * sandbox_bubblewrap_store_refill_upper()). The lease keeps anyone else
+ * from restoring meanwhile.
+ *
+ * Returns: how many were removed
+ */
+guint
+sandbox_bubblewrap_store_remove_restore_leftovers (SandboxBubblewrapLease *lease)
+{
+  g_autoptr(GDir) dir = g_dir_open (lease->layers, 0, NULL);
+  g_auto(SandboxBubblewrapFd) layers_fd = -1;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  guint removed = 0;
+
+  if (dir == NULL || (layers_fd = open_directory (lease->layers, NULL)) < 0)
+    return 0;
+  /* Listed first: removing while reading a directory may skip entries. */
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (name, RESTORE_PREFIX))
+      g_ptr_array_add (names, g_strdup (name));
+  for (guint i = 0; i < names->len; i++)
+    removed += sandbox_workspace_remove_tree_at (layers_fd, g_ptr_array_index (names, i), NULL);
+  return removed;
+}
+
 /**
  * sandbox_bubblewrap_store_refill_upper:
  * @self: a store
@@ -686,7 +719,7 @@ sandbox_bubblewrap_store_refill_upper (SandboxBubblewrapStore  *self,
                                        GError                 **error)
 {
   g_autofree char *uuid = g_uuid_string_random ();
-  g_autofree char *name = g_strconcat ("restore-", uuid, NULL);
+  g_autofree char *name = g_strconcat (RESTORE_PREFIX, uuid, NULL);
   g_auto(SandboxBubblewrapFd) layers_fd = open_directory (lease->layers, error);
 
   if (layers_fd < 0)

@@ -317,6 +317,111 @@ template_is_stored (SandboxBubblewrapStore *self,
   return g_file_test (ready, G_FILE_TEST_IS_REGULAR);
 }
 
+/* Builds in progress ------------------------------------------------------
+ *
+ * A template or a snapshot is built in templates/<uuid> and renamed to
+ * templates/<key> once whole. Its builder holds an flock() on that
+ * directory until it is renamed or removed, so what a host killed
+ * meanwhile left is a directory nobody locks:
+ * sandbox_bubblewrap_store_remove_build_leftovers() removes those. One
+ * changed less than LEFTOVER_MIN_AGE_S ago is left alone: its builder may
+ * be between the mkdir() and the flock() (the directory's mtime, not its
+ * ctime, so that a test can age it). */
+#define LEFTOVER_MIN_AGE_S 60
+
+/**
+ * sandbox_bubblewrap_store_begin_build:
+ * @self: a store
+ * @templates_fd: the descriptor of templates/
+ * @uuid: (out) (transfer full): the new directory's name
+ * @error: return location for a #GError
+ *
+ * Makes templates/<uuid> for a template or a snapshot to be built in.
+ *
+ * Returns: the directory's descriptor, locked until it is closed; -1 with
+ *   @error set
+ */
+int
+sandbox_bubblewrap_store_begin_build (SandboxBubblewrapStore  *self,
+                                      int                      templates_fd,
+                                      char                   **uuid,
+                                      GError                 **error)
+{
+  g_autofree char *name = g_uuid_string_random ();
+  g_auto(SandboxBubblewrapFd) fd = -1;
+
+  if (mkdirat (templates_fd, name, 0700) < 0 ||
+      (fd = openat (templates_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+      TEMP_FAILURE_RETRY (flock (fd, LOCK_EX)) < 0)
+    {
+      int saved_errno = errno;
+      g_autofree char *path = g_build_filename (self->templates, name, NULL);
+
+      unlinkat (templates_fd, name, AT_REMOVEDIR);
+      return set_errno_error (error, saved_errno, "Could not create directory", path), -1;
+    }
+  *uuid = g_steal_pointer (&name);
+  return g_steal_fd (&fd);
+}
+
+/* Whether templates/@name is a build its builder no longer holds. */
+static gboolean
+is_build_leftover (int         templates_fd,
+                   const char *name)
+{
+  g_auto(SandboxBubblewrapFd) fd = -1;
+  struct stat st;
+
+  if (!g_uuid_string_is_valid (name) ||
+      fstatat (templates_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR (st.st_mode) ||
+      st.st_mtime > time (NULL) - LEFTOVER_MIN_AGE_S)
+    return FALSE;
+  /* Nobody takes an abandoned build up again: the lock need not be kept
+   * while it is removed (another store opening may remove it first). */
+  fd = openat (templates_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  return fd >= 0 && flock (fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+/**
+ * sandbox_bubblewrap_store_remove_build_leftovers:
+ * @self: a store
+ *
+ * Removes the templates and snapshots that builders killed with their
+ * host left half-built (see above). Best effort.
+ *
+ * Returns: how many were removed
+ */
+guint
+sandbox_bubblewrap_store_remove_build_leftovers (SandboxBubblewrapStore *self)
+{
+  g_autoptr(GDir) dir = g_dir_open (self->templates, 0, NULL);
+  g_auto(SandboxBubblewrapFd) templates_fd = -1;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  guint removed = 0;
+  const char *name;
+
+  if (dir == NULL || (templates_fd = open_directory (self->templates, NULL)) < 0)
+    return 0;
+  /* Listed first: removing while reading a directory may skip entries. */
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *leftover = g_ptr_array_index (names, i);
+
+      if (!is_build_leftover (templates_fd, leftover))
+        continue;
+      if (sandbox_workspace_remove_tree_at (templates_fd, leftover, NULL))
+        removed++;
+    }
+  if (removed > 0)
+    g_log_structured ("Sandbox", G_LOG_LEVEL_INFO, "SANDBOX_EVENT", "leftovers",
+                      "SANDBOX_DRIVER", "bubblewrap",
+                      "MESSAGE", "Removed %u half-built templates or snapshots in %s",
+                      removed, self->templates);
+  return removed;
+}
+
 /* Completes the template built in templates/@uuid and renames it to
  * templates/@key, unless one is stored there already (*@reused). */
 static gboolean
@@ -361,19 +466,19 @@ create_template (SandboxBubblewrapStore  *self,
                  GCancellable            *cancellable,
                  GError                 **error)
 {
-  g_autofree char *uuid = g_uuid_string_random ();
-  g_autofree char *temporary = g_build_filename (self->templates, uuid, NULL);
-  g_autofree char *data = g_build_filename (temporary, "data", NULL);
+  g_autofree char *uuid = NULL;
+  g_autofree char *data = NULL;
   g_autofree char *key = NULL;
   g_auto(SandboxBubblewrapFd) templates_fd = -1;
+  g_auto(SandboxBubblewrapFd) build = -1;
   g_autoptr(SandboxWorkspace) data_files = NULL;
   gboolean ok = FALSE;
 
   templates_fd = open_directory (self->templates, error);
-  if (templates_fd < 0)
+  if (templates_fd < 0 ||
+      (build = sandbox_bubblewrap_store_begin_build (self, templates_fd, &uuid, error)) < 0)
     return NULL;
-  if (mkdir (temporary, 0700) < 0)
-    return set_errno_error (error, errno, "Could not create directory", temporary), NULL;
+  data = g_build_filename (self->templates, uuid, "data", NULL);
 
   if (mkdir (data, 0700) < 0)
     set_errno_error (error, errno, "Could not create directory", data);
