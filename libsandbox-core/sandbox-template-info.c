@@ -14,6 +14,12 @@
  * it: its content-addressed key (what [method@Sandbox.Backend.prewarm] returned),
  * the name it was prewarmed with, its size, and how many stored sessions were created from it (while any
  * is, [method@Sandbox.Backend.delete_template] refuses it). Immutable.
+ *
+ * A snapshot ([method@Sandbox.Handle.snapshot]) is listed as a template too:
+ * its parent key is the template or snapshot it lies over, its size is that
+ * of its own layer (the changes it holds), and the snapshots lying over a
+ * template or snapshot are counted (while any does, it is not deleted
+ * either). Following parent keys gives a snapshot's lineage.
  */
 struct _SandboxTemplateInfo
 {
@@ -24,6 +30,8 @@ struct _SandboxTemplateInfo
   guint64 n_files;
   guint64 n_bytes;
   guint n_sessions;
+  char *parent_key;
+  guint n_snapshots;
 };
 
 G_DEFINE_FINAL_TYPE (SandboxTemplateInfo, sandbox_template_info, G_TYPE_OBJECT)
@@ -35,6 +43,7 @@ sandbox_template_info_finalize (GObject *object)
 
   g_free (self->key);
   g_free (self->name);
+  g_free (self->parent_key);
 
   G_OBJECT_CLASS (sandbox_template_info_parent_class)->finalize (object);
 }
@@ -101,6 +110,41 @@ sandbox_template_info_new_full (const char *key,
   self->n_files = n_files;
   self->n_bytes = n_bytes;
   self->n_sessions = n_sessions;
+  return self;
+}
+
+/**
+ * sandbox_template_info_new_with_lineage:
+ * @key: the template's or snapshot's key
+ * @name: (nullable): its name, or %NULL if the backend did not record it
+ * @parent_key: (nullable): the key of the template or snapshot a snapshot
+ *   lies over, %NULL for a template
+ * @n_files: how many entries it holds (a snapshot: its own layer's)
+ * @n_bytes: how many bytes its files hold (a snapshot: its own layer's)
+ * @n_sessions: how many stored sessions were created from it
+ * @n_snapshots: how many stored snapshots lie directly over it
+ *
+ * Creates the record of a template or a snapshot; backends with snapshots
+ * make these.
+ *
+ * Returns: (transfer full): a new [class@Sandbox.TemplateInfo]
+ */
+SandboxTemplateInfo *
+sandbox_template_info_new_with_lineage (const char *key,
+                                        const char *name,
+                                        const char *parent_key,
+                                        guint64     n_files,
+                                        guint64     n_bytes,
+                                        guint       n_sessions,
+                                        guint       n_snapshots)
+{
+  SandboxTemplateInfo *self;
+
+  g_return_val_if_fail (key != NULL, NULL);
+
+  self = sandbox_template_info_new_full (key, name, n_files, n_bytes, n_sessions);
+  self->parent_key = g_strdup (parent_key);
+  self->n_snapshots = n_snapshots;
   return self;
 }
 
@@ -184,4 +228,38 @@ sandbox_template_info_get_n_sessions (SandboxTemplateInfo *self)
   g_return_val_if_fail (SANDBOX_IS_TEMPLATE_INFO (self), 0);
 
   return self->n_sessions;
+}
+
+/**
+ * sandbox_template_info_get_parent_key:
+ * @self: a [class@Sandbox.TemplateInfo]
+ *
+ * Gets the key of the template or snapshot a snapshot lies over.
+ *
+ * Returns: (nullable): the parent's key, or %NULL for a template (or a
+ *   backend without snapshots)
+ */
+const char *
+sandbox_template_info_get_parent_key (SandboxTemplateInfo *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE_INFO (self), NULL);
+
+  return self->parent_key;
+}
+
+/**
+ * sandbox_template_info_get_n_snapshots:
+ * @self: a [class@Sandbox.TemplateInfo]
+ *
+ * Gets how many stored snapshots lay directly over the template or
+ * snapshot when it was listed.
+ *
+ * Returns: the number of snapshots
+ */
+guint
+sandbox_template_info_get_n_snapshots (SandboxTemplateInfo *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE_INFO (self), 0);
+
+  return self->n_snapshots;
 }

@@ -32,6 +32,14 @@ SandboxTemplateInfo *sandbox_template_info_new_full       (const char          *
                                                            guint64              n_bytes,
                                                            guint                n_sessions);
 SANDBOX_AVAILABLE_IN_ALL
+SandboxTemplateInfo *sandbox_template_info_new_with_lineage (const char       *key,
+                                                             const char       *name,
+                                                             const char       *parent_key,
+                                                             guint64           n_files,
+                                                             guint64           n_bytes,
+                                                             guint             n_sessions,
+                                                             guint             n_snapshots);
+SANDBOX_AVAILABLE_IN_ALL
 const char          *sandbox_template_info_get_key        (SandboxTemplateInfo *self);
 SANDBOX_AVAILABLE_IN_ALL
 const char          *sandbox_template_info_get_name       (SandboxTemplateInfo *self);
@@ -41,5 +49,9 @@ SANDBOX_AVAILABLE_IN_ALL
 guint64              sandbox_template_info_get_n_bytes    (SandboxTemplateInfo *self);
 SANDBOX_AVAILABLE_IN_ALL
 guint                sandbox_template_info_get_n_sessions (SandboxTemplateInfo *self);
+SANDBOX_AVAILABLE_IN_ALL
+const char          *sandbox_template_info_get_parent_key (SandboxTemplateInfo *self);
+SANDBOX_AVAILABLE_IN_ALL
+guint                sandbox_template_info_get_n_snapshots (SandboxTemplateInfo *self);
 
 G_END_DECLS

@@ -130,6 +130,10 @@ sync_fd (int          fd,
   return TRUE;
 }
 
+gboolean sandbox_bubblewrap_store_read_parent (SandboxBubblewrapStore  *self,
+                                               const char              *key,
+                                               char                   **parent,
+                                               GError                 **error);
 int sandbox_bubblewrap_store_begin_build (SandboxBubblewrapStore  *self,
                                           int                      templates_fd,
                                           char                   **uuid,

@@ -329,11 +329,11 @@ copy_directory (LayerCopy   *copy,
 }
 
 /* Reads templates/@key/parent: TRUE with *@parent NULL for a template. */
-static gboolean
-read_parent (SandboxBubblewrapStore  *self,
-             const char              *key,
-             char                   **parent,
-             GError                 **error)
+gboolean
+sandbox_bubblewrap_store_read_parent (SandboxBubblewrapStore  *self,
+                                      const char              *key,
+                                      char                   **parent,
+                                      GError                 **error)
 {
   g_autofree char *path = g_build_filename (self->templates, key, "parent", NULL);
   g_autoptr(GError) local_error = NULL;
@@ -387,7 +387,7 @@ sandbox_bubblewrap_store_lower_chain (SandboxBubblewrapStore  *self,
           return NULL;
         }
       if (!sandbox_bubblewrap_store_check_template (self, current, error) ||
-          !read_parent (self, current, &parent, error))
+          !sandbox_bubblewrap_store_read_parent (self, current, &parent, error))
         return NULL;
       g_autofree char *data = g_build_filename (self->templates, current, "data", NULL);
 
@@ -426,7 +426,7 @@ sandbox_bubblewrap_store_count_children (SandboxBubblewrapStore *self,
     {
       g_autofree char *parent = NULL;
 
-      if (read_parent (self, keys->pdata[i], &parent, NULL) && g_strcmp0 (parent, key) == 0)
+      if (sandbox_bubblewrap_store_read_parent (self, keys->pdata[i], &parent, NULL) && g_strcmp0 (parent, key) == 0)
         n++;
     }
   return n;
@@ -626,7 +626,7 @@ sandbox_bubblewrap_store_restore_source (SandboxBubblewrapStore  *self,
   if (g_str_equal (key, base))
     return TRUE;
   if (!sandbox_bubblewrap_store_check_template (self, key, error) ||
-      !read_parent (self, key, &parent, error))
+      !sandbox_bubblewrap_store_read_parent (self, key, &parent, error))
     return FALSE;
   if (g_strcmp0 (parent, base) != 0)
     {

@@ -294,6 +294,40 @@ sandbox_bubblewrap_store_list_sessions (SandboxBubblewrapStore  *self,
   return g_steal_pointer (&sessions);
 }
 
+/* Each snapshot's key among @keys → its parent's key (templates have none;
+ * an unreadable parent is left out, as if a template). */
+static GHashTable *
+read_parents (SandboxBubblewrapStore *self,
+              GPtrArray              *keys)
+{
+  GHashTable *parents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint i = 0; i < keys->len; i++)
+    {
+      char *parent = NULL;
+
+      if (sandbox_bubblewrap_store_read_parent (self, keys->pdata[i], &parent, NULL) &&
+          parent != NULL)
+        g_hash_table_insert (parents, g_strdup (keys->pdata[i]), parent);
+    }
+  return parents;
+}
+
+/* How many of @parents' snapshots lie directly over @key. */
+static guint
+count_children (GHashTable *parents,
+                const char *key)
+{
+  GHashTableIter iter;
+  gpointer parent;
+  guint n = 0;
+
+  g_hash_table_iter_init (&iter, parents);
+  while (g_hash_table_iter_next (&iter, NULL, &parent))
+    n += g_str_equal (parent, key);
+  return n;
+}
+
 /**
  * sandbox_bubblewrap_store_list_templates:
  * @self: a store
@@ -311,9 +345,11 @@ sandbox_bubblewrap_store_list_templates (SandboxBubblewrapStore  *self,
   g_autoptr(GPtrArray) keys = sandbox_bubblewrap_store_list_ids (self->templates, error);
   g_autoptr(GPtrArray) states = NULL;
   g_autoptr(GPtrArray) templates = NULL;
+  g_autoptr(GHashTable) parents = NULL;
 
   if (keys == NULL || (states = sandbox_bubblewrap_store_collect_states (self, error)) == NULL)
     return NULL;
+  parents = read_parents (self, keys);
   templates = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < keys->len; i++)
     {
@@ -331,8 +367,12 @@ sandbox_bubblewrap_store_list_templates (SandboxBubblewrapStore  *self,
           g_warning ("Skipping template %s: %s", key, local_error->message);
           continue;
         }
-      g_ptr_array_add (templates, sandbox_template_info_new_full (key, name, n_files, n_bytes,
-                                                                  count_sessions_of (states, key)));
+      g_ptr_array_add (templates,
+                       sandbox_template_info_new_with_lineage (key, name,
+                                                               g_hash_table_lookup (parents, key),
+                                                               n_files, n_bytes,
+                                                               count_sessions_of (states, key),
+                                                               count_children (parents, key)));
     }
   return g_steal_pointer (&templates);
 }

@@ -268,6 +268,62 @@ test_delete_refused (Fixture       *fixture,
   g_assert_no_error (error);
 }
 
+/* @key's record in @listed. */
+static SandboxTemplateInfo *
+find_info (GPtrArray  *listed,
+           const char *key)
+{
+  for (guint i = 0; i < listed->len; i++)
+    if (g_str_equal (sandbox_template_info_get_key (listed->pdata[i]), key))
+      return listed->pdata[i];
+  g_assert_not_reached ();
+}
+
+/* The listing gives each snapshot's parent, its own layer's size and what
+ * lies over it: template ← first ← second (taken in a fork of first). */
+static void
+test_lineage_listed (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autoptr(SandboxHandle) fork = NULL;
+  g_autoptr(GPtrArray) listed = NULL;
+  SandboxTemplateInfo *info;
+
+  g_assert_true (sandbox_session_write_text (fixture->session, "one.txt", "1", NULL, &error));
+  first = snapshot (fixture->handle);
+  fork = create (fixture, first);
+  g_assert_true (sandbox_session_write_text (sandbox_handle_get_session (fork), "two.txt", "22",
+                                             NULL, &error));
+  second = snapshot (fork);
+  listed = sandbox_backend_list_templates (fixture->backend, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (listed->len, ==, 3);
+
+  info = find_info (listed, fixture->template_key);
+  g_assert_null (sandbox_template_info_get_parent_key (info));
+  g_assert_cmpuint (sandbox_template_info_get_n_snapshots (info), ==, 1);
+  g_assert_cmpuint (sandbox_template_info_get_n_sessions (info), ==, 1);
+  g_assert_cmpuint (sandbox_template_info_get_n_files (info), ==, 6);
+
+  /* Its own layer: one.txt only. */
+  info = find_info (listed, first);
+  g_assert_cmpstr (sandbox_template_info_get_parent_key (info), ==, fixture->template_key);
+  g_assert_cmpuint (sandbox_template_info_get_n_snapshots (info), ==, 1);
+  g_assert_cmpuint (sandbox_template_info_get_n_sessions (info), ==, 1);
+  g_assert_cmpuint (sandbox_template_info_get_n_files (info), ==, 1);
+  g_assert_cmpuint (sandbox_template_info_get_n_bytes (info), ==, 1);
+
+  info = find_info (listed, second);
+  g_assert_cmpstr (sandbox_template_info_get_parent_key (info), ==, first);
+  g_assert_cmpuint (sandbox_template_info_get_n_snapshots (info), ==, 0);
+  g_assert_cmpuint (sandbox_template_info_get_n_sessions (info), ==, 0);
+  g_assert_cmpuint (sandbox_template_info_get_n_bytes (info), ==, 2);
+  sandbox_test_delete_session (fork);
+}
+
 /* A fork stopped and resumed is layered over the snapshot again. */
 static void
 test_fork_resumes (Fixture       *fixture,
@@ -801,6 +857,8 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/snapshot/busy", Fixture, NULL, fixture_set_up, test_busy, fixture_tear_down);
   g_test_add ("/snapshot/delete-refused", Fixture, NULL, fixture_set_up, test_delete_refused,
+              fixture_tear_down);
+  g_test_add ("/snapshot/lineage-listed", Fixture, NULL, fixture_set_up, test_lineage_listed,
               fixture_tear_down);
   g_test_add ("/snapshot/crash-in-snapshot", Fixture, "snapshot", fixture_set_up, test_crash,
               fixture_tear_down);
