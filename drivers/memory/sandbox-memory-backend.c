@@ -187,7 +187,7 @@ sandbox_memory_backend_new_handle (SandboxBackendBase    *base,
                                       sandbox_backend_base_get_max_concurrent_commands (base),
                                       policy);
   session = sandbox_session_new (session_id, SANDBOX_DRIVER (driver), NULL);
-  return sandbox_memory_handle_new (session, state, driver, base);
+  return sandbox_memory_handle_new (session, state, driver, base, self->store);
 }
 
 static gboolean

@@ -250,6 +250,31 @@ sandbox_memory_driver_stop (SandboxMemoryDriver *self)
 }
 
 /**
+ * sandbox_memory_driver_run_quiet:
+ * @self: a driver
+ * @what: what @run does, for the refusal
+ * @run: (scope call): called with %NULL, @user_data and @error
+ * @user_data: data for @run
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Runs @run while no command of the session runs and none starts (see
+ * sandbox_session_gate_run_quiet()): %SANDBOX_ERROR_BUSY while one runs.
+ *
+ * Returns: what @run returned
+ */
+gboolean
+sandbox_memory_driver_run_quiet (SandboxMemoryDriver          *self,
+                                 const char                   *what,
+                                 SandboxSessionGateApplyFunc   run,
+                                 gpointer                      user_data,
+                                 GCancellable                 *cancellable,
+                                 GError                      **error)
+{
+  return sandbox_session_gate_run_quiet (self->gate, what, run, user_data, cancellable, error);
+}
+
+/**
  * sandbox_memory_driver_new:
  * @workspace: the session's workspace
  * @script: how to answer commands

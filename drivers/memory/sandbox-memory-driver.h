@@ -24,5 +24,11 @@ SandboxMemoryDriver *sandbox_memory_driver_new                  (SandboxMemoryWo
 gboolean             sandbox_memory_driver_check_network_policy (SandboxNetworkPolicy   *policy,
                                                                  GError                **error);
 void                 sandbox_memory_driver_stop                 (SandboxMemoryDriver    *self);
+gboolean             sandbox_memory_driver_run_quiet            (SandboxMemoryDriver    *self,
+                                                                 const char             *what,
+                                                                 SandboxSessionGateApplyFunc run,
+                                                                 gpointer                user_data,
+                                                                 GCancellable           *cancellable,
+                                                                 GError                **error);
 
 G_END_DECLS

@@ -4,7 +4,8 @@
  * commands, waits for them and releases the lease, keeping the workspace;
  * delete (which the base class runs after stop) is the core's
  * sandbox_backend_base_delete_session(): it re-acquires the lease and
- * removes the session, keeping templates.
+ * removes the session, keeping templates. Snapshots and restores are the
+ * store's (sandbox-memory-store.c), run while no command does.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -17,6 +18,7 @@ struct _SandboxMemoryHandle
 
   SandboxMemoryDriver *driver;
   SandboxBackendBase  *backend;
+  SandboxMemoryStore  *store;
   char                *session_id;
 };
 
@@ -49,6 +51,54 @@ sandbox_memory_handle_delete_session (SandboxHandle  *handle,
                                               error);
 }
 
+typedef struct
+{
+  SandboxMemoryHandle *self;
+  const char          *key;       /* to restore to; NULL for a snapshot */
+  char                *snapshot;
+} Quiet;
+
+static gboolean
+snapshot_or_restore (SandboxNetworkPolicy  *unused,
+                     gpointer               data,
+                     GError               **error)
+{
+  Quiet *quiet = data;
+
+  if (quiet->key != NULL)
+    return sandbox_memory_store_restore (quiet->self->store, quiet->self->session_id, quiet->key,
+                                         error);
+  quiet->snapshot = sandbox_memory_store_snapshot (quiet->self->store, quiet->self->session_id,
+                                                   error);
+  return quiet->snapshot != NULL;
+}
+
+static char *
+sandbox_memory_handle_snapshot (SandboxHandle  *handle,
+                                GCancellable   *cancellable,
+                                GError        **error)
+{
+  SandboxMemoryHandle *self = SANDBOX_MEMORY_HANDLE (handle);
+  Quiet quiet = { self, NULL, NULL };
+
+  sandbox_memory_driver_run_quiet (self->driver, "taking a snapshot", snapshot_or_restore, &quiet,
+                                   cancellable, error);
+  return quiet.snapshot;
+}
+
+static gboolean
+sandbox_memory_handle_restore (SandboxHandle  *handle,
+                               const char     *key,
+                               GCancellable   *cancellable,
+                               GError        **error)
+{
+  SandboxMemoryHandle *self = SANDBOX_MEMORY_HANDLE (handle);
+  Quiet quiet = { self, key, NULL };
+
+  return sandbox_memory_driver_run_quiet (self->driver, "restoring a snapshot",
+                                          snapshot_or_restore, &quiet, cancellable, error);
+}
+
 /**
  * sandbox_memory_handle_new:
  * @session: the live session over @driver
@@ -56,6 +106,7 @@ sandbox_memory_handle_delete_session (SandboxHandle  *handle,
  * @driver: the session's driver
  * @backend: the backend whose store holds the session's lease, which the
  *   handle now owns
+ * @store: that store
  *
  * Creates the handle of a live memory session.
  *
@@ -65,7 +116,8 @@ SandboxHandle *
 sandbox_memory_handle_new (SandboxSession      *session,
                            SandboxState        *state,
                            SandboxMemoryDriver *driver,
-                           SandboxBackendBase  *backend)
+                           SandboxBackendBase  *backend,
+                           SandboxMemoryStore  *store)
 {
   SandboxMemoryHandle *self;
 
@@ -80,6 +132,7 @@ sandbox_memory_handle_new (SandboxSession      *session,
                        NULL);
   self->driver = g_object_ref (driver);
   self->backend = g_object_ref (backend);
+  self->store = sandbox_memory_store_ref (store);
   self->session_id = g_strdup (sandbox_state_get_session_id (state));
 
   return SANDBOX_HANDLE (self);
@@ -93,6 +146,7 @@ sandbox_memory_handle_finalize (GObject *object)
   /* The base class's dispose has stopped the session by now. */
   g_clear_object (&self->driver);
   g_clear_object (&self->backend);
+  g_clear_pointer (&self->store, sandbox_memory_store_unref);
   g_clear_pointer (&self->session_id, g_free);
 
   G_OBJECT_CLASS (sandbox_memory_handle_parent_class)->finalize (object);
@@ -107,6 +161,8 @@ sandbox_memory_handle_class_init (SandboxMemoryHandleClass *klass)
   object_class->finalize = sandbox_memory_handle_finalize;
   handle_class->stop = sandbox_memory_handle_stop;
   handle_class->delete_session = sandbox_memory_handle_delete_session;
+  handle_class->snapshot = sandbox_memory_handle_snapshot;
+  handle_class->restore = sandbox_memory_handle_restore;
 }
 
 static void

@@ -8,6 +8,7 @@
 #include "sandbox-memory-private.h"
 
 #include "sandbox-memory-driver.h"
+#include "sandbox-memory-store.h"
 
 G_BEGIN_DECLS
 
@@ -19,6 +20,7 @@ void           sandbox_memory_handle_register (GTypeModule         *module);
 SandboxHandle *sandbox_memory_handle_new      (SandboxSession      *session,
                                                SandboxState        *state,
                                                SandboxMemoryDriver *driver,
-                                               SandboxBackendBase  *backend);
+                                               SandboxBackendBase  *backend,
+                                               SandboxMemoryStore  *store);
 
 G_END_DECLS

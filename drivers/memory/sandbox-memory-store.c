@@ -14,6 +14,11 @@
  * bubblewrap backends over one directory see the same sessions; they live as
  * long as the process. Nothing is ever written to disk.
  *
+ * A snapshot is a template too: a copy of a session's workspace under a
+ * key over its parent (the key the session was created from) and its
+ * files, with its parent recorded, so a session's line and what depends
+ * on a template are known, as in the bubblewrap store.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
@@ -27,6 +32,7 @@ struct _SandboxMemoryStore
   char       *backend_name;
   GHashTable *templates;   /* key → SandboxMemoryWorkspace */
   GHashTable *template_names; /* key → the name it was prewarmed with */
+  GHashTable *parents;     /* snapshot key → the key it lies over */
   GHashTable *sessions;    /* session id → SessionRecord */
 };
 
@@ -52,6 +58,7 @@ sandbox_memory_store_free (SandboxMemoryStore *self)
 {
   g_clear_pointer (&self->templates, g_hash_table_unref);
   g_clear_pointer (&self->template_names, g_hash_table_unref);
+  g_clear_pointer (&self->parents, g_hash_table_unref);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_pointer (&self->backend_name, g_free);
   g_mutex_clear (&self->lock);
@@ -77,6 +84,7 @@ sandbox_memory_store_new (const char *backend_name)
   self->templates = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) sandbox_memory_workspace_unref);
   self->template_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->parents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_record_free);
 
   return self;
@@ -525,38 +533,135 @@ sandbox_memory_store_query_lease_owner (SandboxMemoryStore  *self,
  * @template_key: a template key
  * @error: return location for a #GError
  *
- * Removes a template no session was created from.
+ * Removes a template (or snapshot) no session was created from and no
+ * snapshot lies over.
  *
  * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_NOT_FOUND or
- *   %SANDBOX_ERROR_BUSY (sessions of the template exist)
+ *   %SANDBOX_ERROR_BUSY (sessions or snapshots of the template exist)
  */
 gboolean
 sandbox_memory_store_delete_template (SandboxMemoryStore  *self,
                                       const char          *template_key,
                                       GError             **error)
 {
-  guint n_sessions = 0;
+  guint n_sessions = 0, n_snapshots = 0;
   gboolean found;
+  GHashTableIter iter;
+  gpointer parent;
 
   g_mutex_lock (&self->lock);
   found = g_hash_table_contains (self->templates, template_key);
   if (found)
     n_sessions = count_sessions_of_locked (self, template_key);
-  if (found && n_sessions == 0)
+  g_hash_table_iter_init (&iter, self->parents);
+  while (g_hash_table_iter_next (&iter, NULL, &parent))
+    n_snapshots += g_str_equal (parent, template_key);
+  if (found && n_sessions == 0 && n_snapshots == 0)
     {
       g_hash_table_remove (self->templates, template_key);
       g_hash_table_remove (self->template_names, template_key);
+      g_hash_table_remove (self->parents, template_key);
     }
   g_mutex_unlock (&self->lock);
 
   if (!found)
     return sandbox_set_error_unknown_template (error, template_key);
-  if (n_sessions > 0)
+  if (n_sessions > 0 || n_snapshots > 0)
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                   "Sandbox template %s is used by %u stored sessions; delete them first",
-                   template_key, n_sessions);
+                   "Sandbox template %s is used by %u stored sessions and %u stored snapshots; "
+                   "delete them first", template_key, n_sessions, n_snapshots);
       return FALSE;
     }
   return TRUE;
+}
+
+/**
+ * sandbox_memory_store_snapshot:
+ * @self: a store
+ * @session_id: a live session, no command of which runs
+ * @error: return location for a #GError
+ *
+ * Stores a copy of the session's workspace as a snapshot over the key it
+ * was created from (see above); the same files over the same parent are
+ * stored once.
+ *
+ * Returns: (transfer full): the snapshot's key, or %NULL with
+ *   %SANDBOX_ERROR_NOT_FOUND
+ */
+char *
+sandbox_memory_store_snapshot (SandboxMemoryStore  *self,
+                               const char          *session_id,
+                               GError             **error)
+{
+  g_autoptr(SandboxMemoryWorkspace) copy = NULL;
+  SessionRecord *record;
+  const char *parent;
+  char *key = NULL;
+
+  g_mutex_lock (&self->lock);
+  record = lookup_session_locked (self, session_id, error);
+  parent = record != NULL ? sandbox_state_get_template_key (record->state) : NULL;
+  if (record != NULL)
+    {
+      copy = sandbox_memory_workspace_copy (record->workspace);
+      key = sandbox_memory_workspace_compute_key (copy, parent);
+    }
+  if (key != NULL && !g_hash_table_contains (self->templates, key))
+    {
+      const char *name = g_hash_table_lookup (self->template_names, parent);
+
+      g_hash_table_insert (self->templates, g_strdup (key), g_steal_pointer (&copy));
+      g_hash_table_insert (self->template_names, g_strdup (key),
+                           g_strdup_printf ("%s (snapshot)", name != NULL ? name : parent));
+      g_hash_table_insert (self->parents, g_strdup (key), g_strdup (parent));
+    }
+  g_mutex_unlock (&self->lock);
+  return key;
+}
+
+/**
+ * sandbox_memory_store_restore:
+ * @self: a store
+ * @session_id: a live session, no command of which runs
+ * @key: the key it was created from, or a snapshot over that key
+ * @error: return location for a #GError
+ *
+ * Replaces the files of the session's workspace, in place, with those of
+ * @key.
+ *
+ * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_NOT_FOUND or
+ *   %SANDBOX_ERROR_INVALID (@key is outside the session's line)
+ */
+gboolean
+sandbox_memory_store_restore (SandboxMemoryStore  *self,
+                              const char          *session_id,
+                              const char          *key,
+                              GError             **error)
+{
+  SandboxMemoryWorkspace *source = NULL;
+  SessionRecord *record;
+  const char *base = NULL;
+
+  g_mutex_lock (&self->lock);
+  record = lookup_session_locked (self, session_id, error);
+  if (record != NULL)
+    {
+      base = sandbox_state_get_template_key (record->state);
+      source = g_hash_table_lookup (self->templates, key);
+    }
+  if (source == NULL && record != NULL)
+    sandbox_set_error_unknown_template (error, key);
+  else if (source != NULL && !g_str_equal (key, base) &&
+           g_strcmp0 (g_hash_table_lookup (self->parents, key), base) != 0)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "%s is not a snapshot over this session's template %s: a session restores "
+                   "to its template or to a snapshot taken over it", key, base);
+      source = NULL;
+    }
+  if (source != NULL)
+    sandbox_memory_workspace_assign (record->workspace, source);
+  g_mutex_unlock (&self->lock);
+  return source != NULL;
 }

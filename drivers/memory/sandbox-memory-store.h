@@ -48,6 +48,13 @@ gboolean                sandbox_memory_store_query_lease_owner (SandboxMemorySto
 gboolean                sandbox_memory_store_delete_template (SandboxMemoryStore *self,
                                                              const char          *template_key,
                                                              GError             **error);
+char                   *sandbox_memory_store_snapshot       (SandboxMemoryStore  *self,
+                                                             const char          *session_id,
+                                                             GError             **error);
+gboolean                sandbox_memory_store_restore        (SandboxMemoryStore  *self,
+                                                             const char          *session_id,
+                                                             const char          *key,
+                                                             GError             **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SandboxMemoryStore, sandbox_memory_store_unref)
 

@@ -137,11 +137,39 @@ sandbox_memory_workspace_unref (SandboxMemoryWorkspace *self)
 }
 
 /**
+ * sandbox_memory_workspace_assign:
+ * @self: a workspace
+ * @source: the workspace whose files @self takes
+ *
+ * Replaces every entry of @self with those of @source. Entries are
+ * immutable, so they are shared, not duplicated.
+ */
+void
+sandbox_memory_workspace_assign (SandboxMemoryWorkspace *self,
+                                 SandboxMemoryWorkspace *source)
+{
+  GHashTable *entries = entries_new ();
+  GHashTableIter iter;
+  gpointer path, entry;
+
+  g_mutex_lock (&source->lock);
+  g_hash_table_iter_init (&iter, source->entries);
+  while (g_hash_table_iter_next (&iter, &path, &entry))
+    g_hash_table_insert (entries, g_strdup (path), g_atomic_rc_box_acquire (entry));
+  g_mutex_unlock (&source->lock);
+
+  g_mutex_lock (&self->lock);
+  g_hash_table_unref (self->entries);
+  self->entries = entries;
+  g_mutex_unlock (&self->lock);
+}
+
+/**
  * sandbox_memory_workspace_copy:
  * @self: a workspace
  *
- * Copies every entry of @self into a new workspace. Entries are immutable,
- * so they are shared, not duplicated.
+ * Copies every entry of @self into a new workspace (see
+ * sandbox_memory_workspace_assign()).
  *
  * Returns: (transfer full): the copy
  */
@@ -149,16 +177,58 @@ SandboxMemoryWorkspace *
 sandbox_memory_workspace_copy (SandboxMemoryWorkspace *self)
 {
   SandboxMemoryWorkspace *copy = sandbox_memory_workspace_new ();
-  GHashTableIter iter;
-  gpointer path, entry;
 
-  g_mutex_lock (&self->lock);
-  g_hash_table_iter_init (&iter, self->entries);
-  while (g_hash_table_iter_next (&iter, &path, &entry))
-    g_hash_table_insert (copy->entries, g_strdup (path), g_atomic_rc_box_acquire (entry));
-  g_mutex_unlock (&self->lock);
-
+  sandbox_memory_workspace_assign (copy, self);
   return copy;
+}
+
+static void
+digest_string (GChecksum  *digest,
+               const char *text)
+{
+  /* With its NUL: no path, link target or key holds one. */
+  g_checksum_update (digest, (const guchar *) text, strlen (text) + 1);
+}
+
+/**
+ * sandbox_memory_workspace_compute_key:
+ * @self: a workspace
+ * @parent: the key of what @self is a snapshot over
+ *
+ * Computes the content-addressed key of a snapshot of @self over @parent:
+ * SHA-256 over @parent and, in path order, each entry's path, kind,
+ * executable bit and contents' digest or link target. Equal trees over
+ * one parent have one key.
+ *
+ * Returns: (transfer full): the key, 64 lowercase hexadecimal characters
+ */
+char *
+sandbox_memory_workspace_compute_key (SandboxMemoryWorkspace *self,
+                                      const char             *parent)
+{
+  g_autoptr(GChecksum) digest = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr(GList) paths = NULL;
+
+  digest_string (digest, "libsandbox-memory-snapshot-1");
+  digest_string (digest, parent);
+  g_mutex_lock (&self->lock);
+  paths = g_list_sort (g_hash_table_get_keys (self->entries), (GCompareFunc) strcmp);
+  for (GList *l = paths; l != NULL; l = l->next)
+    {
+      Entry *entry = g_hash_table_lookup (self->entries, l->data);
+      g_autofree char *contents = NULL;
+      char kind[] = { (char) ('0' + entry->kind), entry->executable ? 'x' : '-', '\0' };
+
+      if (entry->kind == ENTRY_FILE)
+        contents = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, entry->contents);
+      digest_string (digest, l->data);
+      digest_string (digest, kind);
+      digest_string (digest, contents != NULL        ? contents
+                             : entry->target != NULL ? entry->target
+                                                     : "");
+    }
+  g_mutex_unlock (&self->lock);
+  return g_strdup (g_checksum_get_string (digest));
 }
 
 /**

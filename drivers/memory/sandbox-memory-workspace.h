@@ -15,6 +15,10 @@ SandboxMemoryWorkspace *sandbox_memory_workspace_new         (void);
 SandboxMemoryWorkspace *sandbox_memory_workspace_ref         (SandboxMemoryWorkspace  *self);
 void                    sandbox_memory_workspace_unref       (SandboxMemoryWorkspace  *self);
 SandboxMemoryWorkspace *sandbox_memory_workspace_copy        (SandboxMemoryWorkspace  *self);
+void                    sandbox_memory_workspace_assign      (SandboxMemoryWorkspace  *self,
+                                                              SandboxMemoryWorkspace  *source);
+char                   *sandbox_memory_workspace_compute_key (SandboxMemoryWorkspace  *self,
+                                                              const char              *parent);
 GBytes                 *sandbox_memory_workspace_read        (SandboxMemoryWorkspace  *self,
                                                               const char              *relative,
                                                               GError                 **error);
