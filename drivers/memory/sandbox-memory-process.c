@@ -219,8 +219,11 @@ sandbox_memory_process_apply_writes (SandboxMemoryProcess *self)
       const SandboxMemoryWrite *write = g_ptr_array_index (self->rule->writes, i);
       g_autoptr(GError) error = NULL;
 
-      if (!sandbox_memory_workspace_write (self->workspace, write->relative, write->contents,
-                                           FALSE, &error))
+      if (write->target != NULL
+          ? !sandbox_memory_workspace_make_symlink (self->workspace, write->relative,
+                                                    write->target, &error)
+          : !sandbox_memory_workspace_write (self->workspace, write->relative, write->contents,
+                                             FALSE, &error))
         {
           sandbox_memory_process_fail (self,
                                        g_strdup_printf ("%s: cannot write “/workspace/%s”: %s\n",

@@ -32,7 +32,7 @@ static const char * const chunk_members[] = {
 };
 static const char * const answer_members[] = {
   "exit", "stdout", "stderr", "stdout-base64", "stderr-base64",
-  "stdout-from-stdin", "stdout-from-file-arg", "writes", "chunks",
+  "stdout-from-stdin", "stdout-from-file-arg", "writes", "links", "chunks",
   "delay-ms", "fault", NULL
 };
 
@@ -328,6 +328,7 @@ static gboolean
 parse_writes (ScriptParser      *parser,
               JsonNode          *node,
               const char        *where,
+              gboolean           links,
               SandboxMemoryRule *rule)
 {
   g_autoptr(GList) members = NULL;
@@ -348,6 +349,8 @@ parse_writes (ScriptParser      *parser,
 
       if (!read_string (parser, json_object_get_member (object, path), member_where, &text))
         return FALSE;
+      if (links && text[0] == '\0')
+        return parser_fail (parser, member_where, "must be a link target, not empty");
 
       canonical = sandbox_path_canonicalize (path, &path_error);
       if (canonical == NULL)
@@ -358,7 +361,8 @@ parse_writes (ScriptParser      *parser,
 
       write = g_new0 (SandboxMemoryWrite, 1);
       write->relative = g_strdup (sandbox_path_relative (canonical));
-      write->contents = g_bytes_new (text, strlen (text));
+      write->contents = links ? NULL : g_bytes_new (text, strlen (text));
+      write->target = links ? g_strdup (text) : NULL;
       g_ptr_array_add (rule->writes, write);
     }
 
@@ -462,7 +466,11 @@ parse_answer (ScriptParser      *parser,
     return FALSE;
 
   if ((node = optional_member (object, where, "writes", &member_where)) != NULL &&
-      !parse_writes (parser, node, member_where, rule))
+      !parse_writes (parser, node, member_where, FALSE, rule))
+    return FALSE;
+
+  if ((node = optional_member (object, where, "links", &member_where)) != NULL &&
+      !parse_writes (parser, node, member_where, TRUE, rule))
     return FALSE;
 
   if ((node = optional_member (object, where, "chunks", &member_where)) != NULL &&

@@ -59,6 +59,8 @@
  * - `writes`: an object from workspace paths to text; those files are
  *   written (parents created) when the command starts, in order; a write
  *   that fails gives exit status 1 and a message on stderr;
+ * - `links`: an object from workspace paths to link targets; those
+ *   symbolic links are made after the `writes`, as `ln -sf` would;
  * - `chunks`: an array of output pieces written after the immediate output,
  *   each an object with exactly one of `stdout`, `stderr`, `stdout-base64`,
  *   `stderr-base64` and optionally `delay-ms` (milliseconds after the
@@ -101,6 +103,7 @@ write_free (gpointer data)
   SandboxMemoryWrite *write = data;
 
   g_free (write->relative);
+  g_free (write->target);
   g_clear_pointer (&write->contents, g_bytes_unref);
   g_free (write);
 }

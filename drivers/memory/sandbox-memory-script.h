@@ -45,14 +45,17 @@ typedef struct
 /**
  * SandboxMemoryWrite:
  * @relative: the workspace-relative path of the file
- * @contents: what the file holds afterwards
+ * @contents: what the file holds afterwards, or %NULL for a link
+ * @target: (nullable): the symbolic link's target, for a link
  *
- * A workspace file a scripted command writes when it starts.
+ * A workspace file (or symbolic link) a scripted command writes when it
+ * starts.
  */
 typedef struct
 {
   char   *relative;
   GBytes *contents;
+  char   *target;
 } SandboxMemoryWrite;
 
 /**
