@@ -74,12 +74,13 @@ typedef struct
 } ConformanceCheck;
 
 /* The checks, in the order they run (their TAP numbers): one table per file,
- * sessions, then workspace, then commands, then live processes; each ends
- * with a NULL name. */
+ * sessions, then workspace, then commands, then live processes, then
+ * snapshots; each ends with a NULL name. */
 extern const ConformanceCheck conformance_session_checks[];
 extern const ConformanceCheck conformance_workspace_checks[];
 extern const ConformanceCheck conformance_command_checks[];
 extern const ConformanceCheck conformance_live_checks[];
+extern const ConformanceCheck conformance_snapshot_checks[];
 
 /* The contents of the template's conformance.txt. */
 #define CONFORMANCE_HELLO "hello from the conformance suite\n"

@@ -106,6 +106,7 @@ static const ConformanceCheck * const check_tables[] = {
   conformance_workspace_checks,
   conformance_command_checks,
   conformance_live_checks,
+  conformance_snapshot_checks,
 };
 
 static const ConformanceCheck *
