@@ -57,14 +57,22 @@
  *   cancellation (%G_IO_ERROR_CANCELLED), the deadline and output cap
  *   (%SANDBOX_ERROR_LIMIT), admission at `max-concurrent-commands`
  *   (%SANDBOX_ERROR_BUSY before anything starts) and stop killing live
- *   commands.
+ *   commands;
+ * - snapshots ([method@Sandbox.Handle.snapshot], skipped when it is
+ *   %G_IO_ERROR_NOT_SUPPORTED): a fork sees exactly the snapshot of a
+ *   changed session, forks' writes show nowhere else, the same changes
+ *   give the same key, a restore gives the exact tree back and keeps the
+ *   id and lease, a restore outside the session's line is
+ *   %SANDBOX_ERROR_INVALID, deleting what something depends on and
+ *   snapshot or restore while a command runs are %SANDBOX_ERROR_BUSY.
  *
  * The command checks run only these commands, which a real driver finds in
  * its runtime and a scripted driver (such as `memory`) must declare:
  * `/usr/bin/cat conformance.txt` (prints the workspace file),
  * `/usr/bin/cat` (copies stdin to stdout), `/usr/bin/false` (exits 1),
  * `/usr/bin/printf \377` (writes the byte 0xFF), `/usr/bin/sleep 30` (runs
- * until killed) and `/usr/bin/yes` (writes without end). A driver that runs
+ * until killed), `/usr/bin/yes` (writes without end) and
+ * `/usr/bin/ln -s moved link` (makes the link `link` to `moved`). A driver that runs
  * no commands at all claims %SANDBOX_CONFORMANCE_FLAGS_NO_COMMANDS; the suite
  * then checks that every spawn is refused with %SANDBOX_ERROR_UNAVAILABLE and
  * skips the rest.

@@ -15,8 +15,9 @@
  * nothing is ever executed on the host. It keeps the semantics of the
  * bubblewrap backend — content-addressed templates, session ids, resume from
  * a [class@Sandbox.State], the exclusive lease, admission, deadlines, output and
- * file limits, stop and delete — so the errors a test sees are the ones
- * production sees.
+ * file limits, stop and delete, snapshots, forks and restores
+ * ([method@Sandbox.Handle.snapshot]) — so the errors a test sees are the
+ * ones production sees.
  *
  * |[<!-- language="C" -->
  * g_autoptr(SandboxBackend) backend =

@@ -73,7 +73,7 @@
  *   to stdout without end until the output limit kills it); neither of the
  *   last two may have `exit` or `delay-ms`.
  *
- * A command runs in this order: `writes`, then stdin (with
+ * A command runs in this order: `writes`, `links`, then stdin (with
  * `stdout-from-stdin`), the file (with `stdout-from-file-arg`), `stdout`,
  * `stderr`, the `chunks` in order, then `delay-ms`, then the exit.
  *
