@@ -703,6 +703,52 @@ check_snapshot_busy_while_command_runs (ConformanceRun  *run,
                        "between");
 }
 
+/* @key's record in the backend's listing, or NULL with @error set. */
+static SandboxTemplateInfo *
+find_listed (ConformanceRun  *run,
+             const char      *key,
+             GError         **error)
+{
+  g_autoptr(GPtrArray) listed = NULL;
+  GError *local_error = NULL;
+
+  listed = sandbox_backend_list_templates (run->backend, run->cancellable, &local_error);
+  if (!conformance_expect_success (&local_error, "list_templates()", error))
+    return NULL;
+  for (guint i = 0; i < listed->len; i++)
+    if (g_str_equal (sandbox_template_info_get_key (listed->pdata[i]), key))
+      return g_object_ref (listed->pdata[i]);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "list_templates() does not list %s", key);
+  return NULL;
+}
+
+static gboolean
+check_snapshot_lineage_listed (ConformanceRun  *run,
+                               GError         **error)
+{
+  g_autoptr(SandboxHandleDiscard) handle = NULL;
+  g_autoptr(SandboxTemplateInfo) snapshot = NULL;
+  g_autoptr(SandboxTemplateInfo) template_ = NULL;
+  g_autofree char *template_key = NULL;
+  g_autofree char *key = NULL;
+
+  key = snapshot_changed_session (run, NULL, &template_key, &handle, error);
+  if (key == NULL)
+    return run->skip_reason != NULL;
+  snapshot = find_listed (run, key, error);
+  template_ = snapshot != NULL ? find_listed (run, template_key, error) : NULL;
+  if (template_ == NULL)
+    return FALSE;
+  if (g_strcmp0 (sandbox_template_info_get_parent_key (snapshot), template_key) != 0)
+    return CHECK_FAILED (error, "the snapshot is listed with parent %s, not its session's "
+                         "template", sandbox_template_info_get_parent_key (snapshot));
+  if (sandbox_template_info_get_parent_key (template_) != NULL)
+    return CHECK_FAILED (error, "a prewarmed template is listed with a parent");
+  if (sandbox_template_info_get_n_snapshots (template_) == 0)
+    return CHECK_FAILED (error, "the template is listed with no snapshot over it");
+  return TRUE;
+}
+
 const ConformanceCheck conformance_snapshot_checks[] = {
   { "snapshot/fork-sees-the-snapshot", check_snapshot_capture, FALSE, CONFORMANCE_FIXTURE_NONE },
   { "snapshot/forks-isolated", check_snapshot_forks_isolated, FALSE, CONFORMANCE_FIXTURE_NONE },
@@ -711,6 +757,7 @@ const ConformanceCheck conformance_snapshot_checks[] = {
   { "snapshot/restore-foreign-key-invalid", check_snapshot_restore_foreign,
     FALSE, CONFORMANCE_FIXTURE_NONE },
   { "snapshot/delete-in-use-busy", check_snapshot_delete_busy, FALSE, CONFORMANCE_FIXTURE_NONE },
+  { "snapshot/lineage-listed", check_snapshot_lineage_listed, FALSE, CONFORMANCE_FIXTURE_NONE },
   { "snapshot/busy-while-command-runs", check_snapshot_busy_while_command_runs,
     TRUE, CONFORMANCE_FIXTURE_NONE },
   { NULL, NULL, FALSE, FALSE }

@@ -442,9 +442,26 @@ count_sessions_of_locked (SandboxMemoryStore *self,
   return n;
 }
 
+static guint
+count_snapshots_of_locked (SandboxMemoryStore *self,
+                           const char         *key)
+{
+  GHashTableIter iter;
+  gpointer parent;
+  guint n = 0;
+
+  g_hash_table_iter_init (&iter, self->parents);
+  while (g_hash_table_iter_next (&iter, NULL, &parent))
+    n += g_str_equal (parent, key);
+  return n;
+}
+
 /**
  * sandbox_memory_store_list_templates:
  * @self: a store
+ *
+ * Lists templates and snapshots with their lineage; a snapshot's size is
+ * its whole tree's (it holds every file, not a layer).
  *
  * Returns: (transfer container) (element-type SandboxTemplateInfo): the templates
  */
@@ -463,10 +480,11 @@ sandbox_memory_store_list_templates (SandboxMemoryStore *self)
 
       sandbox_memory_workspace_measure (workspace, &n_files, &n_bytes);
       g_ptr_array_add (templates,
-                       sandbox_template_info_new_full (key,
-                                                       g_hash_table_lookup (self->template_names, key),
-                                                       n_files, n_bytes,
-                                                       count_sessions_of_locked (self, key)));
+                       sandbox_template_info_new_with_lineage (
+                         key, g_hash_table_lookup (self->template_names, key),
+                         g_hash_table_lookup (self->parents, key), n_files, n_bytes,
+                         count_sessions_of_locked (self, key),
+                         count_snapshots_of_locked (self, key)));
     }
   g_mutex_unlock (&self->lock);
   return templates;
@@ -544,18 +562,14 @@ sandbox_memory_store_delete_template (SandboxMemoryStore  *self,
                                       const char          *template_key,
                                       GError             **error)
 {
-  guint n_sessions = 0, n_snapshots = 0;
+  guint n_sessions = 0, n_snapshots;
   gboolean found;
-  GHashTableIter iter;
-  gpointer parent;
 
   g_mutex_lock (&self->lock);
   found = g_hash_table_contains (self->templates, template_key);
   if (found)
     n_sessions = count_sessions_of_locked (self, template_key);
-  g_hash_table_iter_init (&iter, self->parents);
-  while (g_hash_table_iter_next (&iter, NULL, &parent))
-    n_snapshots += g_str_equal (parent, template_key);
+  n_snapshots = count_snapshots_of_locked (self, template_key);
   if (found && n_sessions == 0 && n_snapshots == 0)
     {
       g_hash_table_remove (self->templates, template_key);
