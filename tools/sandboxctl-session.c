@@ -201,10 +201,20 @@ sandboxctl_session_finish (SandboxctlContext *ctx,
   return status;
 }
 
-static gboolean
-check_no_arguments (SandboxctlContext *ctx,
-                    char             **argv,
-                    guint              expected)
+/**
+ * sandboxctl_check_arguments:
+ * @ctx: the invocation
+ * @argv: the arguments left after the options
+ * @expected: how many operands the command takes
+ *
+ * Reports a usage error unless exactly @expected operands are left.
+ *
+ * Returns: whether there are
+ */
+gboolean
+sandboxctl_check_arguments (SandboxctlContext *ctx,
+                            char             **argv,
+                            guint              expected)
 {
   guint n = g_strv_length (argv) - 1;
 
@@ -224,19 +234,19 @@ check_no_arguments (SandboxctlContext *ctx,
 /* The start of every command that works in a session: parses the options,
  * checks for @n_arguments operands and resumes the session into *@handle.
  * Returns the exit status to leave with, or SANDBOXCTL_EXIT_OK to go on. */
-static int
-resume_for_command (SandboxctlContext         *ctx,
-                    GOptionContext            *context,
-                    char                    ***argv,
-                    guint                      n_arguments,
-                    SandboxctlSessionOptions  *options,
-                    SandboxHandle            **handle)
+int
+sandboxctl_resume_for_command (SandboxctlContext         *ctx,
+                               GOptionContext            *context,
+                               char                    ***argv,
+                               guint                      n_arguments,
+                               SandboxctlSessionOptions  *options,
+                               SandboxHandle            **handle)
 {
   g_autoptr(GError) error = NULL;
 
   if (!sandboxctl_parse_options (ctx, context, argv))
     return SANDBOXCTL_EXIT_USAGE;
-  if (!check_no_arguments (ctx, *argv, n_arguments))
+  if (!sandboxctl_check_arguments (ctx, *argv, n_arguments))
     return SANDBOXCTL_EXIT_USAGE;
   *handle = sandboxctl_session_resume (ctx, options, NULL, &error);
   if (*handle == NULL)
@@ -263,6 +273,34 @@ write_private_file (const char  *path,
          g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, error);
 }
 
+/**
+ * sandboxctl_print_created:
+ * @handle: a session just created
+ * @output: (nullable): a file to save the state JSON to as well
+ * @error: return location for a #GError
+ *
+ * Prints the new session's state JSON on a line of its own (what create
+ * and fork print), after saving it to @output with mode 0600.
+ *
+ * Returns: whether it was printed
+ */
+gboolean
+sandboxctl_print_created (SandboxHandle  *handle,
+                          const char     *output,
+                          GError        **error)
+{
+  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, error);
+  g_autofree char *json = NULL;
+
+  if (state == NULL)
+    return FALSE;
+  json = sandbox_state_to_json (state);
+  if (output != NULL && !write_private_file (output, json, error))
+    return FALSE;
+  g_print ("%s\n", json);
+  return TRUE;
+}
+
 int
 sandboxctl_cmd_create (SandboxctlContext   *ctx,
                        char              ***argv)
@@ -286,15 +324,13 @@ sandboxctl_cmd_create (SandboxctlContext   *ctx,
   g_autoptr(SandboxBackend) backend = NULL;
   g_autoptr(SandboxNetworkPolicy) policy = NULL;
   g_autoptr(SandboxHandle) handle = NULL;
-  g_autoptr(SandboxState) state = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *json = NULL;
   SandboxctlProgressBar bar;
   int status = SANDBOXCTL_EXIT_OK;
 
   if (!sandboxctl_parse_options (ctx, context, argv))
     return SANDBOXCTL_EXIT_USAGE;
-  if (!check_no_arguments (ctx, *argv, 0))
+  if (!sandboxctl_check_arguments (ctx, *argv, 0))
     return SANDBOXCTL_EXIT_USAGE;
   if (template_arg == NULL)
     return sandboxctl_usage_error (ctx, "--template KEY|NAME is required");
@@ -316,15 +352,7 @@ sandboxctl_cmd_create (SandboxctlContext   *ctx,
   if (handle == NULL)
     return sandboxctl_report_error (ctx, error);
 
-  state = sandbox_handle_capture_state (handle, &error);
-  if (state != NULL)
-    json = sandbox_state_to_json (state);
-  if (json != NULL && output != NULL && !write_private_file (output, json, &error))
-    g_clear_pointer (&json, g_free);
-
-  if (json != NULL)
-    g_print ("%s\n", json);
-  else
+  if (!sandboxctl_print_created (handle, output, &error))
     status = sandboxctl_report_error (ctx, error);
 
   return sandboxctl_session_finish (ctx, handle, status);
@@ -362,7 +390,7 @@ sandboxctl_cmd_read (SandboxctlContext   *ctx,
   g_autoptr(GBytes) contents = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *canonical = NULL;
-  int status = resume_for_command (ctx, context, argv, 1, &session_options, &handle);
+  int status = sandboxctl_resume_for_command (ctx, context, argv, 1, &session_options, &handle);
 
   if (handle == NULL)
     return status;
@@ -443,7 +471,7 @@ sandboxctl_cmd_write (SandboxctlContext   *ctx,
   g_option_group_add_entries (g_option_context_get_main_group (context), session_entries);
   if (!sandboxctl_parse_options (ctx, context, argv))
     return SANDBOXCTL_EXIT_USAGE;
-  if (!check_no_arguments (ctx, *argv, 1))
+  if (!sandboxctl_check_arguments (ctx, *argv, 1))
     return SANDBOXCTL_EXIT_USAGE;
   if (from_file != NULL && text != NULL)
     return sandboxctl_usage_error (ctx, "--from and --text exclude each other");
@@ -491,7 +519,7 @@ sandboxctl_cmd_rm (SandboxctlContext   *ctx,
                                    entries, TRUE);
   g_autoptr(SandboxHandle) handle = NULL;
   g_autoptr(GError) error = NULL;
-  int status = resume_for_command (ctx, context, argv, 1, &session_options, &handle);
+  int status = sandboxctl_resume_for_command (ctx, context, argv, 1, &session_options, &handle);
 
   if (handle == NULL)
     return status;
@@ -712,7 +740,7 @@ sandboxctl_cmd_stop (SandboxctlContext   *ctx,
   g_option_group_add_entries (g_option_context_get_main_group (context), session_entries);
   if (!sandboxctl_parse_options (ctx, context, argv))
     return SANDBOXCTL_EXIT_USAGE;
-  if (!check_no_arguments (ctx, *argv, 0))
+  if (!sandboxctl_check_arguments (ctx, *argv, 0))
     return SANDBOXCTL_EXIT_USAGE;
   if (wait_ms < 0)
     return sandboxctl_usage_error (ctx, "--wait-ms must not be negative");
@@ -751,7 +779,7 @@ sandboxctl_cmd_delete (SandboxctlContext   *ctx,
   g_autoptr(SandboxHandle) handle = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *session_id = NULL;
-  int status = resume_for_command (ctx, context, argv, 0, &session_options, &handle);
+  int status = sandboxctl_resume_for_command (ctx, context, argv, 0, &session_options, &handle);
 
   if (handle == NULL)
     return status;
@@ -797,7 +825,7 @@ sandboxctl_cmd_recover (SandboxctlContext   *ctx,
 
   if (!sandboxctl_parse_options (ctx, context, argv))
     return SANDBOXCTL_EXIT_USAGE;
-  if (!check_no_arguments (ctx, *argv, 0))
+  if (!sandboxctl_check_arguments (ctx, *argv, 0))
     return SANDBOXCTL_EXIT_USAGE;
 
   policy = sandbox_network_policy_new_deny_all ();

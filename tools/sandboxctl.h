@@ -172,6 +172,18 @@ SandboxHandle *sandboxctl_session_resume          (SandboxctlContext        *ctx
                                                    SandboxctlSessionOptions *options,
                                                    SandboxBackend          **backend_out,
                                                    GError                  **error);
+int            sandboxctl_resume_for_command    (SandboxctlContext        *ctx,
+                                                   GOptionContext           *context,
+                                                   char                   ***argv,
+                                                   guint                     n_arguments,
+                                                   SandboxctlSessionOptions *options,
+                                                   SandboxHandle           **handle);
+gboolean       sandboxctl_check_arguments         (SandboxctlContext        *ctx,
+                                                   char                    **argv,
+                                                   guint                     expected);
+gboolean       sandboxctl_print_created           (SandboxHandle            *handle,
+                                                   const char               *output,
+                                                   GError                  **error);
 int            sandboxctl_session_finish          (SandboxctlContext        *ctx,
                                                    SandboxHandle            *handle,
                                                    int                       status);
@@ -204,6 +216,9 @@ int sandboxctl_cmd_rm      (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_stop    (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_delete  (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_recover (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_snapshot (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_restore (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_fork    (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_demo    (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_bg      (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_hold    (SandboxctlContext *ctx, char ***argv);

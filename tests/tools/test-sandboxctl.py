@@ -94,7 +94,8 @@ def test_usage():
     result = ctl("--help", state=False)
     expect(result, 0, "--help lists every command", stdout_has="demo")
     for command in ["drivers", "prewarm", "create", "run", "read", "write", "rm", "stop",
-                    "delete", "list", "templates", "rm-template", "demo", "bg"]:
+                    "delete", "list", "templates", "rm-template", "demo", "bg", "snapshot",
+                    "restore", "fork"]:
         result = ctl(command, "--help", state=False)
         expect(result, 0, f"{command} --help", stdout_has=f"sandboxctl {command}")
     result = ctl("help", state=False)
@@ -451,6 +452,36 @@ def test_session_options():
            "is SANDBOX_NOT_FOUND and points at the listing", stderr_has="sandboxctl templates")
 
 
+def test_snapshot_usage():
+    state = write_file("memory-state.json", json.dumps(
+        {"backend": "memory", "sessionId": "a" * 64, "templateKey": "b" * 64}))
+    result = ctl("snapshot", "--driver", "memory")
+    expect(result, EXIT_USAGE, "snapshot without a session is a usage error")
+    result = ctl("snapshot", "--driver", "memory", "--state", state, "extra")
+    expect(result, EXIT_USAGE, "snapshot refuses arguments", stderr_has="extra")
+    result = ctl("snapshot", "--driver", "memory", "--session", "a" * 64)
+    expect(result, EXIT_NOT_FOUND, "snapshot of an unknown session is SANDBOX_NOT_FOUND")
+    result = ctl("snapshot", "--driver", "memory", "--session", "../x", "--json")
+    tap.check(result.returncode == EXIT_INVALID
+              and json_error(result).get("code") == "SANDBOX_INVALID",
+              "snapshot --json of a malformed id is a SANDBOX_INVALID error object",
+              describe(result))
+    result = ctl("restore", "--driver", "memory", "--state", state)
+    expect(result, EXIT_USAGE, "restore without KEY is a usage error")
+    result = ctl("fork", "--driver", "memory")
+    expect(result, EXIT_USAGE, "fork without what to fork is a usage error",
+           stderr_has="--template KEY|NAME, --state FILE or --session ID")
+    result = ctl("fork", "--driver", "memory", "--template", "b" * 64, "--session", "a" * 64)
+    expect(result, EXIT_USAGE, "fork of a template and a session at once is a usage error")
+    for count in ("0", "1001", "x"):
+        result = ctl("fork", "--driver", "memory", "--template", "b" * 64, "-n", count)
+        expect(result, EXIT_USAGE, f"fork -n {count} is a usage error")
+    result = ctl("fork", "--driver", "memory", "--template", "b" * 64, "-n", "3")
+    expect(result, EXIT_NOT_FOUND, "fork of an unknown key is SANDBOX_NOT_FOUND and prints "
+           "no session")
+    tap.check(result.stdout == b"", "…no session", describe(result))
+
+
 def test_network_options():
     secret = "s3cret-never-printed"
     literal = memory_run("--ephemeral", "t", "--allow", "http://127.0.0.1:9",
@@ -758,6 +789,7 @@ def test_bubblewrap():
     expect(result, 0, "list prints sessions and templates", stdout_has=key)
     test_list_never_follows_guest_links(state_path, session_id, entry)
     test_templates_bubblewrap(key, session_id)
+    test_snapshots(key)
 
     test_busy_and_stop(state_path, session_id)
     test_stale_lease(state_path, session_id)
@@ -933,6 +965,11 @@ def test_background_commands(session_id, holders):
     result = bg("read", "--session", session_id, "hello.txt")
     expect(result, EXIT_BUSY, "read of a held session is SANDBOX_BUSY naming the holder",
            stderr_has=f"pid {holder}, the sandboxctl holding its background commands")
+    for command in (["snapshot"], ["fork"], ["restore", "0" * 64]):
+        result = bg(*command, "--session", session_id)
+        expect(result, EXIT_BUSY, f"{command[0]} of a held session is SANDBOX_BUSY naming the "
+               "holder (its background commands are not snapshotted)",
+               stderr_has=f"pid {holder}, the sandboxctl holding its background commands")
 
 
 def test_stale_holder_socket(session_id, holders):
@@ -1134,6 +1171,144 @@ def test_templates_bubblewrap(key, session_id):
            stderr_has="delete them first")
     result = ctl("run", "--session", session_id, "/usr/bin/true")
     expect(result, 0, "the refused rm-template left the session resumable")
+
+
+# Everything of /workspace a guest can tell apart: types, modes, link targets
+# and file digests (tests/bubblewrap/test-snapshot.c's TREE_DIGEST).
+TREE_DIGEST = ("cd /workspace && find . -printf '%y %m %p -> %l\\n' | LC_ALL=C sort && "
+               "find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum")
+
+
+def tree_of(session_id):
+    result = ctl("run", "--session", session_id, "/bin/sh", "-c", TREE_DIGEST)
+    return result.stdout if result.returncode == 0 else describe(result)
+
+
+def created_ids(result):
+    lines = result.stdout.decode().splitlines() if result.returncode == 0 else []
+    return [json.loads(line).get("sessionId") for line in lines]
+
+
+def test_snapshots(key):
+    """snapshot, fork and restore (sandboxctl-snapshot.c) over real overlays."""
+    result = ctl("create", "--template", key)
+    session_id = json.loads(result.stdout or b"{}").get("sessionId", "x" * 64)
+    forks = []
+    snapshots = []
+    try:
+        result = ctl("run", "--session", session_id, "/bin/sh", "-c",
+                     "echo edited > hello.txt && rm -r sub && mkdir -p new/empty && "
+                     "ln -s hello.txt link && chmod 0750 new")
+        expect(result, 0, "the session edits, deletes a template directory, adds a link")
+        before = tree_of(session_id)
+        result = ctl("snapshot", "--session", session_id)
+        snapshot = result.stdout.decode().strip()
+        tap.check(result.returncode == 0 and is_key(snapshot) and snapshot != key,
+                  "snapshot prints a new key", describe(result))
+        snapshots.append(snapshot)
+        result = ctl("snapshot", "--session", session_id, "--json")
+        tap.check(result.returncode == 0 and json.loads(result.stdout or b"{}")
+                  == {"sessionId": session_id, "snapshotKey": snapshot},
+                  "snapshot --json: {sessionId, snapshotKey}; the same changes are the same key",
+                  describe(result))
+
+        result = ctl("fork", "--session", session_id, "-n", "3")
+        ids = created_ids(result)
+        states = [json.loads(line) for line in result.stdout.decode().splitlines()]
+        forks += ids
+        tap.check(len(ids) == 3 and len(set(ids)) == 3 and session_id not in ids
+                  and all(s.get("templateKey") == snapshot and s.get("backend") == "bubblewrap"
+                          for s in states),
+                  "fork --session -n 3 snapshots once and prints three sessions' state JSON, "
+                  "a line each", describe(result))
+        tap.check(all(tree_of(i) == before for i in ids),
+                  "every fork sees exactly the snapshotted tree", before)
+        result = ctl("write", "--session", ids[0], "--text", "fork 0", "hello.txt")
+        expect(result, 0, "one fork writes")
+        result = ctl("read", "--session", ids[1], "hello.txt")
+        tap.check(result.stdout == b"edited\n" and tree_of(session_id) == before,
+                  "…which the other forks and the parent do not see", describe(result))
+
+        result = ctl("fork", "--template", snapshot, "--json")
+        ids = created_ids(result)
+        forks += ids
+        tap.check(len(ids) == 1 and tree_of(ids[0]) == before,
+                  "fork --template SNAPSHOT creates a session from a snapshot key",
+                  describe(result))
+        result = ctl("create", "--template", snapshot)
+        forks += created_ids(result)
+        tap.check(result.returncode == 0 and tree_of(forks[-1]) == before,
+                  "create takes a snapshot key as a template key", describe(result))
+
+        result = ctl("run", "--session", session_id, "/bin/sh", "-c",
+                     "rm -rf /workspace/* && echo junk > junk")
+        expect(result, 0, "the session wipes its workspace")
+        result = ctl("restore", "--session", session_id, snapshot)
+        expect(result, 0, "restore resets the session to its snapshot",
+               stdout_has=f"restored: session {session_id} to {snapshot}")
+        tap.check(tree_of(session_id) == before, "…giving back the exact tree")
+        result = ctl("restore", "--session", session_id, key, "--json")
+        tap.check(result.returncode == 0 and json.loads(result.stdout or b"{}")
+                  == {"sessionId": session_id, "restoredTo": key},
+                  "restore --json to the session's template", describe(result))
+        result = ctl("read", "--session", session_id, "sub/deep.txt")
+        expect(result, 0, "…brings the template's files back", stdout_has="deep")
+
+        test_snapshot_errors(key, session_id, snapshot)
+        snapshots.append(test_snapshot_busy(session_id, snapshot))
+    finally:
+        for fork in forks:
+            ctl("delete", "--session", fork)
+        ctl("delete", "--session", session_id)
+    for snapshot in reversed(snapshots):
+        result = ctl("rm-template", snapshot)
+        expect(result, 0, "a snapshot nothing depends on any more is deleted like a template")
+
+
+def test_snapshot_errors(key, session_id, snapshot):
+    unknown = "e" * 64
+    result = ctl("restore", "--session", session_id, "not-a-key")
+    expect(result, EXIT_INVALID, "restore to something not a key is SANDBOX_INVALID",
+           stderr_has="64 lowercase hexadecimal")
+    result = ctl("restore", "--session", session_id, unknown)
+    expect(result, EXIT_NOT_FOUND, "restore to an unknown key is SANDBOX_NOT_FOUND")
+    result = ctl("restore", "--session", session_id)
+    expect(result, EXIT_USAGE, "restore without KEY is a usage error")
+    result = ctl("snapshot", "--session", unknown)
+    expect(result, EXIT_NOT_FOUND, "snapshot of an unknown session is SANDBOX_NOT_FOUND")
+    result = ctl("fork", "--session", unknown)
+    expect(result, EXIT_NOT_FOUND, "fork of an unknown session is SANDBOX_NOT_FOUND")
+    result = ctl("fork", "--template", unknown, "-n", "2")
+    expect(result, EXIT_NOT_FOUND, "fork of an unknown snapshot is SANDBOX_NOT_FOUND")
+    result = ctl("rm-template", snapshot)
+    expect(result, EXIT_BUSY, "a snapshot sessions were forked from is not deleted")
+    other = os.path.join(work, "snapshot-other-tree")
+    os.makedirs(other, exist_ok=True)
+    write_file("snapshot-other-tree/x.txt", "x\n")
+    other_key = ctl("prewarm", "--template", "snapshot-other", "--dir", other).stdout.decode().strip()
+    result = ctl("restore", "--session", session_id, other_key)
+    expect(result, EXIT_INVALID, "restore to another template is SANDBOX_INVALID")
+    ctl("rm-template", other_key)
+
+
+def test_snapshot_busy(session_id, snapshot):
+    running = subprocess.Popen([SANDBOXCTL, "--state-dir", state_dir, "run", "--session",
+                                session_id, "/usr/bin/sleep", "60"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: lease_pid(session_id) == running.pid)
+        for args, what in ((["snapshot"], "snapshot"), (["restore", snapshot], "restore"),
+                           (["fork"], "fork")):
+            result = ctl(*args, "--session", session_id)
+            expect(result, EXIT_BUSY, f"{what} of a session a run holds is SANDBOX_BUSY, "
+                   "naming the owner", stderr_has=f"pid {running.pid}, a sandboxctl")
+    finally:
+        running.terminate()
+        running.communicate(timeout=20)
+    result = ctl("snapshot", "--session", session_id)
+    tap.check(result.returncode == 0 and is_key(result.stdout.decode().strip()),
+              "once released, the session snapshots again", describe(result))
+    return result.stdout.decode().strip()
 
 
 def test_workspace_layering_report():
@@ -1733,6 +1908,7 @@ def main():
             test_run_streams_live()
             test_run_usage()
             test_session_options()
+            test_snapshot_usage()
             test_network_options()
             test_list_errors()
             test_store_memory()
