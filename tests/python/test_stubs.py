@@ -46,6 +46,9 @@ with handle:
     process = session.spawn(command)
     for chunk in process.stdout_chunks():
         print(chunk)
+    snapshot: str = handle.snapshot()
+    fork = backend.create(snapshot, None, Sandbox.NetworkPolicy.new_deny_all())
+    restored: bool = handle.restore(snapshot)
 try:
     backend.resume(handle.capture_state(), Sandbox.NetworkPolicy.new_allow_all())
 except Sandbox.BusyError as error:
@@ -63,6 +66,8 @@ BAD = [
      'incompatible type "str"; expected "int"'),
     ("def f(s: Sandbox.Session) -> None: s.run(Sandbox.Command(['/bin/true']), on_stdout='p')",
      'Argument "on_stdout"'),
+    ("def g(h: Sandbox.Handle) -> None: h.restore(42)", 'incompatible type "int"; expected "str"'),
+    ("def k(h: Sandbox.Handle) -> int: return h.snapshot()", 'Incompatible return value type (got "str"'),
 ]
 # Not checked: assigning one Sandbox class to another. Without stubs for
 # GObject itself (the pygobject-stubs project has them), every class's

@@ -120,7 +120,7 @@ def check_completion(script, program):
     result = run('bash', '-n', script)
     tap.check(result.returncode == 0, 'the completion is valid bash', result.stderr)
     offered, errors = complete(script, program, ['sandboxctl', 'r'])
-    tap.check(set(offered) == {'run', 'read', 'recover', 'rm', 'rm-template'}, 'commands complete',
+    tap.check(set(offered) == {'run', 'read', 'recover', 'restore', 'rm', 'rm-template'}, 'commands complete',
               (offered, errors))
     offered, errors = complete(script, program, ['sandboxctl', 'run', '--ev'])
     tap.check(offered == ['--events'], "a command's options complete from its --help",
@@ -165,6 +165,14 @@ def check_store_completion(script, program):
         offered, errors = complete(script, program, ['sandboxctl', '--state-dir', state,
                                                      'rm-template', 'comp'])
         tap.check(offered == ['comp-test'], 'rm-template completes names, not files',
+                  (offered, errors))
+        offered, errors = complete(script, program, ['sandboxctl', '--state-dir', state,
+                                                     'fork', '--template', 'comp'])
+        tap.check(offered == ['comp-test'], 'fork --template completes stored names',
+                  (offered, errors))
+        offered, errors = complete(script, program, ['sandboxctl', '--state-dir', state,
+                                                     'restore', '--session', session, ''])
+        tap.check(offered == [key], "restore's KEY completes the store's keys, not names",
                   (offered, errors))
         offered, errors = complete(script, program, ['sandboxctl', '--state-dir', state,
                                                      'prewarm', '--template', ''])
