@@ -6,7 +6,8 @@
  *
  *   sandbox-bench [--quick] [--only SECTION] [--keep]
  *
- * Sections: command, async, io, gateway, proxy, template, layering, scale, cluster, live.
+ * Sections: command, async, io, gateway, proxy, template, layering, snapshot, scale,
+ * cluster, live.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -32,6 +33,7 @@
 #include "bench-floor.h"
 #include "bench-gateway.h"
 #include "bench-proxy.h"
+#include "bench-snapshot.h"
 #include "bench-stream.h"
 #include "bench-table.h"
 #include "sandbox-bubblewrap-keeper-private.h"
@@ -2037,7 +2039,7 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   GOptionEntry entries[] = {
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer rounds (for development)", NULL },
-    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, async, io, gateway, proxy, template, layering, scale, cluster, live", "SECTION" },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, async, io, gateway, proxy, template, layering, snapshot, scale, cluster, live", "SECTION" },
     { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Keep the state directories", NULL },
     { NULL }
   };
@@ -2096,6 +2098,8 @@ main (int   argc,
     bench_template ();
   if (section_enabled ("layering"))
     bench_layering ();
+  if (section_enabled ("snapshot"))
+    bench_snapshot (state_root, quick);
   if (section_enabled ("scale"))
     bench_scale ();
   if (section_enabled ("cluster"))
