@@ -27,18 +27,11 @@
 #include <sandbox.h>
 
 #include "bench-common.h"
+#include "bench-session.h"
 #include "bench-snapshot.h"
 #include "bench-table.h"
 
 #define TEMPLATE_FILES 20000
-
-static void
-check (GError     *error,
-       const char *what)
-{
-  if (error != NULL)
-    g_error ("snapshot bench: %s: %s", what, error->message);
-}
 
 /* A round changes every (TEMPLATE_FILES / CHANGED_FILES)-th file. */
 #define CHANGED_FILES 100
@@ -65,27 +58,6 @@ prewarm_many_files (SandboxBackend *backend,
   key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
   check (error, "prewarm");
   return key;
-}
-
-static SandboxHandle *
-create (SandboxBackend       *backend,
-        const char           *key,
-        SandboxNetworkPolicy *policy)
-{
-  g_autoptr(GError) error = NULL;
-  SandboxHandle *handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
-
-  check (error, "create");
-  return handle;
-}
-
-static void
-delete_session (SandboxHandle *handle)
-{
-  g_autoptr(GError) error = NULL;
-
-  sandbox_handle_delete (handle, NULL, &error);
-  check (error, "delete");
 }
 
 /* Rewrites @n_files template files of @handle's workspace, with contents
@@ -161,9 +133,9 @@ bench_snapshot_size (SandboxBackend       *backend,
                      SandboxNetworkPolicy *policy,
                      guint                 rounds)
 {
-  g_autoptr(SandboxHandle) many = create (backend, template_key, policy);
-  g_autoptr(SandboxHandle) one = create (backend, template_key, policy);
-  g_autoptr(SandboxHandle) small = create (backend, small_key, policy);
+  g_autoptr(SandboxHandle) many = create_session (backend, template_key, policy);
+  g_autoptr(SandboxHandle) one = create_session (backend, template_key, policy);
+  g_autoptr(SandboxHandle) small = create_session (backend, small_key, policy);
   g_autoptr(Samples) many_samples = samples_new ();
   g_autoptr(Samples) one_samples = samples_new ();
   g_autoptr(Samples) small_samples = samples_new ();
@@ -214,7 +186,7 @@ bench_fork (SandboxBackend       *backend,
           gboolean fork = (i + j) % 2 == 0;
           double start = bench_now_us ();
 
-          g_ptr_array_add (handles, create (backend, fork ? snapshot_key : template_key, policy));
+          g_ptr_array_add (handles, create_session (backend, fork ? snapshot_key : template_key, policy));
           samples_add (fork ? forks : creates, bench_now_us () - start);
         }
     }
@@ -249,7 +221,7 @@ bench_restore (SandboxBackend       *backend,
       check (error, "restore");
 
       start = bench_now_us ();
-      created = create (backend, template_key, policy);
+      created = create_session (backend, template_key, policy);
       samples_add (creates, bench_now_us () - start);
       delete_session (created);
     }
@@ -278,19 +250,10 @@ bench_snapshot (const char *state_root,
   g_autofree char *template_key = NULL;
   g_autofree char *small_key = NULL;
   g_autofree char *snapshot_key = NULL;
-  g_autofree char *layering = NULL;
   guint rounds = quick ? 6 : 20;
   guint n_forks = quick ? 20 : 100;
 
-  backend = sandbox_backend_new ("bubblewrap", NULL, &error, "state-directory", state,
-                                 "layering", "auto", NULL);
-  check (error, "backend");
-  g_object_get (backend, "workspace-layering", &layering, NULL);
-  if (!g_str_equal (layering, "overlay"))
-    {
-      g_print ("snapshot: skipped: workspaces are not layered here (%s)\n", layering);
-      return;
-    }
+  backend = new_layered_backend (state);
   g_printerr ("snapshots over %u files (%u rounds, %u forks)\n", TEMPLATE_FILES, rounds,
               n_forks);
   template_key = prewarm_many_files (backend, 1);
@@ -298,7 +261,7 @@ bench_snapshot (const char *state_root,
 
   bench_snapshot_size (backend, template_key, small_key, policy, rounds);
 
-  parent = create (backend, template_key, policy);
+  parent = create_session (backend, template_key, policy);
   change_files (parent, CHANGED_FILES, 0);
   snapshot_key = sandbox_handle_snapshot (parent, NULL, &error);
   check (error, "snapshot");

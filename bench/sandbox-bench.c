@@ -33,6 +33,7 @@
 #include "bench-floor.h"
 #include "bench-gateway.h"
 #include "bench-proxy.h"
+#include "bench-session.h"
 #include "bench-snapshot.h"
 #include "bench-stream.h"
 #include "bench-table.h"
@@ -45,14 +46,6 @@ static gboolean keep;
 static char *only;
 
 /* Helpers */
-
-static void
-check (GError *error,
-       const char *what)
-{
-  if (error != NULL)
-    g_error ("%s: %s", what, error->message);
-}
 
 static int
 run_host (const char * const *argv)
@@ -224,27 +217,6 @@ prewarm_small (SandboxBackend *backend,
   key = sandbox_backend_prewarm (backend, template_, NULL, NULL, &error);
   check (error, "prewarm");
   return key;
-}
-
-static SandboxHandle *
-create_session (SandboxBackend       *backend,
-                const char           *key,
-                SandboxNetworkPolicy *policy)
-{
-  g_autoptr(GError) error = NULL;
-  SandboxHandle *handle = sandbox_backend_create (backend, key, NULL, policy, NULL, &error);
-
-  check (error, "create");
-  return handle;
-}
-
-static void
-delete_session (SandboxHandle *handle)
-{
-  g_autoptr(GError) error = NULL;
-
-  sandbox_handle_delete (handle, NULL, &error);
-  check (error, "delete");
 }
 
 static double
@@ -1428,23 +1400,6 @@ write_small_tree (const char *directory,
       if (!g_file_set_contents (path, "layered\n", 8, NULL))
         g_error ("cannot write %s", path);
     }
-}
-
-static SandboxBackend *
-new_layered_backend (const char *state_directory)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *layering = NULL;
-  SandboxBackend *backend = sandbox_backend_new ("bubblewrap", NULL, &error,
-                                                 "state-directory", state_directory,
-                                                 "layering", "auto",
-                                                 NULL);
-
-  check (error, "backend");
-  g_object_get (backend, "workspace-layering", &layering, NULL);
-  if (!g_str_equal (layering, "overlay"))
-    g_error ("workspaces are not layered here (%s)", layering);
-  return backend;
 }
 
 static char *

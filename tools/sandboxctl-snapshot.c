@@ -18,10 +18,39 @@
 
 #include "config.h"
 
+#include <glib/gprintf.h>
+
 #include "sandboxctl.h"
 
 /* The most sessions one fork creates. */
 #define FORK_COUNT_MAX 1000
+
+/* What snapshot and restore print: with --json `{"sessionId": …, @member:
+ * @key}`, else the text of @format. */
+static void G_GNUC_PRINTF (5, 6)
+print_done (SandboxctlContext *ctx,
+            SandboxHandle     *handle,
+            const char        *member,
+            const char        *key,
+            const char        *format,
+            ...)
+{
+  va_list args;
+
+  if (ctx->json)
+    {
+      g_autoptr(JsonObject) object = json_object_new ();
+
+      json_object_set_string_member (object, "sessionId",
+                                     sandbox_session_get_id (sandbox_handle_get_session (handle)));
+      json_object_set_string_member (object, member, key);
+      sandboxctl_print_json_object (object);
+      return;
+    }
+  va_start (args, format);
+  g_vprintf (format, args);
+  va_end (args);
+}
 
 int
 sandboxctl_cmd_snapshot (SandboxctlContext   *ctx,
@@ -47,22 +76,9 @@ sandboxctl_cmd_snapshot (SandboxctlContext   *ctx,
 
   key = sandbox_handle_snapshot (handle, ctx->cancellable, &error);
   if (key == NULL)
-    {
-      status = sandboxctl_report_error (ctx, error);
-    }
-  else if (ctx->json)
-    {
-      g_autoptr(JsonObject) object = json_object_new ();
-
-      json_object_set_string_member (object, "sessionId",
-                                     sandbox_session_get_id (sandbox_handle_get_session (handle)));
-      json_object_set_string_member (object, "snapshotKey", key);
-      sandboxctl_print_json_object (object);
-    }
+    status = sandboxctl_report_error (ctx, error);
   else
-    {
-      g_print ("%s\n", key);
-    }
+    print_done (ctx, handle, "snapshotKey", key, "%s\n", key);
 
   return sandboxctl_session_finish (ctx, handle, status);
 }
@@ -90,23 +106,10 @@ sandboxctl_cmd_restore (SandboxctlContext   *ctx,
   key = (*argv)[1];
 
   if (!sandbox_handle_restore (handle, key, ctx->cancellable, &error))
-    {
-      status = sandboxctl_report_error (ctx, error);
-    }
-  else if (ctx->json)
-    {
-      g_autoptr(JsonObject) object = json_object_new ();
-
-      json_object_set_string_member (object, "sessionId",
-                                     sandbox_session_get_id (sandbox_handle_get_session (handle)));
-      json_object_set_string_member (object, "restoredTo", key);
-      sandboxctl_print_json_object (object);
-    }
+    status = sandboxctl_report_error (ctx, error);
   else
-    {
-      g_print ("restored: session %s to %s\n",
-               sandbox_session_get_id (sandbox_handle_get_session (handle)), key);
-    }
+    print_done (ctx, handle, "restoredTo", key, "restored: session %s to %s\n",
+                sandbox_session_get_id (sandbox_handle_get_session (handle)), key);
 
   return sandboxctl_session_finish (ctx, handle, status);
 }
