@@ -179,6 +179,12 @@ template_to_json (SandboxBackend      *backend,
   json_object_set_int_member (object, "files", sandbox_template_info_get_n_files (info));
   json_object_set_int_member (object, "bytes", sandbox_template_info_get_n_bytes (info));
   json_object_set_int_member (object, "sessions", sandbox_template_info_get_n_sessions (info));
+  if (sandbox_template_info_get_parent_key (info) != NULL)
+    json_object_set_string_member (object, "parentKey",
+                                   sandbox_template_info_get_parent_key (info));
+  else
+    json_object_set_null_member (object, "parentKey");
+  json_object_set_int_member (object, "snapshots", sandbox_template_info_get_n_snapshots (info));
   json_node_set_object (node, object);
   return node;
 }
@@ -284,15 +290,22 @@ print_templates (SandboxBackend *backend,
 
       const char *name = sandbox_template_info_get_name (info);
 
+      const char *parent = sandbox_template_info_get_parent_key (info);
+
       g_print ("  %s\n"
                "    name:      %s\n"
                "    backend:   %s\n"
-               "    contents:  %" G_GUINT64_FORMAT " files, %" G_GUINT64_FORMAT " bytes\n"
+               "    contents:  %" G_GUINT64_FORMAT " files, %" G_GUINT64_FORMAT " bytes%s\n"
                "    sessions:  %u\n",
                sandbox_template_info_get_key (info), name != NULL ? name : "(not recorded)",
                sandbox_backend_get_name (backend),
                sandbox_template_info_get_n_files (info), sandbox_template_info_get_n_bytes (info),
+               parent != NULL ? " (its own changes)" : "",
                sandbox_template_info_get_n_sessions (info));
+      if (parent != NULL)
+        g_print ("    snapshot over: %s\n", parent);
+      if (sandbox_template_info_get_n_snapshots (info) > 0)
+        g_print ("    snapshots: %u\n", sandbox_template_info_get_n_snapshots (info));
     }
 }
 

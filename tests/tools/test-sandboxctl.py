@@ -1229,6 +1229,19 @@ def test_snapshots(key):
         tap.check(result.stdout == b"edited\n" and tree_of(session_id) == before,
                   "…which the other forks and the parent do not see", describe(result))
 
+        result = ctl("templates", "--json")
+        listed = {t.get("templateKey"): t
+                  for t in json.loads(result.stdout or b"{}").get("templates", [])}
+        tap.check(result.returncode == 0
+                  and listed.get(snapshot, {}).get("parentKey") == key
+                  and listed.get(key, {}).get("parentKey", "") is None
+                  and listed.get(key, {}).get("snapshots") == 1,
+                  "templates --json gives the snapshot's parentKey and counts the snapshots over "
+                  "the template", describe(result))
+        result = ctl("templates")
+        expect(result, 0, "templates says what a snapshot lies over",
+               stdout_has=f"snapshot over: {key}")
+
         result = ctl("fork", "--template", snapshot, "--json")
         ids = created_ids(result)
         forks += ids
