@@ -324,6 +324,50 @@ test_lineage_listed (Fixture       *fixture,
   sandbox_test_delete_session (fork);
 }
 
+#define N_FORKS 100
+
+/* 100 forks of one snapshot: each sees the snapshot and writes a file of
+ * its own that no other fork, nor the parent, sees. Slow: only with -m slow
+ * (the suite 'slow'). */
+static void
+test_hundred_forks (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(GPtrArray) forks = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+
+  g_assert_true (sandbox_session_write_text (fixture->session, "hello.txt", "parent", NULL,
+                                             &error));
+  key = snapshot (fixture->handle);
+  for (guint i = 0; i < N_FORKS; i++)
+    {
+      g_autofree char *mine = g_strdup_printf ("%u", i);
+
+      g_ptr_array_add (forks, create (fixture, key));
+      g_assert_true (sandbox_session_write_text (sandbox_handle_get_session (forks->pdata[i]),
+                                                 "fork.txt", mine, NULL, &error));
+      g_assert_no_error (error);
+    }
+  for (guint i = 0; i < N_FORKS; i++)
+    {
+      SandboxSession *session = sandbox_handle_get_session (forks->pdata[i]);
+      g_autofree char *expected = g_strdup_printf ("%u", i);
+      g_autofree char *hello = sandbox_session_read_text (session, "hello.txt", NULL, &error);
+      g_autofree char *mine = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (hello, ==, "parent");
+      mine = sandbox_session_read_text (session, "fork.txt", NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (mine, ==, expected);
+    }
+  g_assert_null (sandbox_session_read_text (fixture->session, "fork.txt", NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  for (guint i = 0; i < N_FORKS; i++)
+    sandbox_test_delete_session (forks->pdata[i]);
+}
+
 /* A fork stopped and resumed is layered over the snapshot again. */
 static void
 test_fork_resumes (Fixture       *fixture,
@@ -860,6 +904,9 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/snapshot/lineage-listed", Fixture, NULL, fixture_set_up, test_lineage_listed,
               fixture_tear_down);
+  if (g_test_slow ())
+    g_test_add ("/snapshot/hundred-forks", Fixture, NULL, fixture_set_up, test_hundred_forks,
+                fixture_tear_down);
   g_test_add ("/snapshot/crash-in-snapshot", Fixture, "snapshot", fixture_set_up, test_crash,
               fixture_tear_down);
   g_test_add ("/snapshot/crash-in-restore", Fixture, "restore", fixture_set_up, test_crash,
