@@ -21,6 +21,10 @@
  * the next command starts it again, exposed ports stay). When the new
  * keeper cannot start, the session's commands are refused from then on
  * (UNAVAILABLE) and its file calls still reach the old overlay.
+ *
+ * A session that copies its template has no keeper: its workspace
+ * directory is swapped for a new one, so the ready sandbox (which bound
+ * the old one) goes and the file calls open the new one.
  */
 
 typedef struct
@@ -31,6 +35,27 @@ typedef struct
   SandboxBubblewrapRefillFunc refill;
   gpointer refill_data;
 } Replace;
+
+/* A copying session's: its files opened again once @refill swapped them. */
+static gboolean
+replace_copied_workspace (Replace  *replace,
+                          GError  **error)
+{
+  SandboxBubblewrapDriver *self = replace->self;
+  SandboxWorkspace *files;
+
+  if (!replace->refill (replace->refill_data, error))
+    return FALSE;
+  files = sandbox_workspace_open (self->workspace, self->files_flags, error);
+  if (files == NULL)
+    {
+      self->layers_lost = TRUE;
+      return FALSE;
+    }
+  sandbox_workspace_unref (self->files);
+  self->files = files;
+  return TRUE;
+}
 
 static gboolean
 replace_quietly (SandboxNetworkPolicy  *unused,
@@ -49,6 +74,8 @@ replace_quietly (SandboxNetworkPolicy  *unused,
   ready = g_steal_pointer (&self->ready);
   g_mutex_unlock (&self->ready_lock);
   sandbox_bubblewrap_ready_discard (ready);
+  if (self->keeper == NULL)
+    return replace_copied_workspace (replace, error);
   sandbox_bubblewrap_net_slot_drop (&self->net);
   sandbox_bubblewrap_keeper_stop (self->keeper);
 
@@ -74,17 +101,18 @@ replace_quietly (SandboxNetworkPolicy  *unused,
 
 /**
  * sandbox_bubblewrap_driver_replace_layers:
- * @self: a layered session's driver
- * @lowers: the session's lower layers, top first
- * @layers: the host path of the session's layers/
+ * @self: a session's driver
+ * @lowers: (nullable): the session's lower layers, top first (%NULL for a
+ *   session that copies its template)
+ * @layers: (nullable): the host path of the session's layers/
  * @refill: (scope call): rewrites layers/upper while nothing has it mounted
+ *   (or swaps a copying session's workspace while no command runs)
  * @refill_data: data for @refill
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
  * Stops the session's keeper, calls @refill and starts the keeper again
- * (see above). %SANDBOX_ERROR_BUSY while a command runs,
- * %G_IO_ERROR_NOT_SUPPORTED for a session that copied its template.
+ * (see above). %SANDBOX_ERROR_BUSY while a command runs.
  *
  * Returns: %TRUE when @refill succeeded and the session's overlay is
  *   mounted again
@@ -101,13 +129,6 @@ sandbox_bubblewrap_driver_replace_layers (SandboxBubblewrapDriver     *self,
   g_autoptr(GRWLockWriterLocker) locker = NULL;
   Replace replace = { self, lowers, layers, refill, refill_data };
 
-  if (self->keeper == NULL || lowers == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "Restoring is not supported for a session that copied its template "
-                   "(layering \"copy\") yet");
-      return FALSE;
-    }
   /* Before the gate's lock, as commands take them. */
   locker = g_rw_lock_writer_locker_new (&self->layers_lock);
   if (self->layers_lost)

@@ -104,7 +104,7 @@ refill_upper (gpointer   data,
 {
   Refill *refill = data;
 
-  return sandbox_bubblewrap_store_refill_upper (refill->lease->store, refill->lease,
+  return sandbox_bubblewrap_store_refill (refill->lease->store, refill->lease,
                                                 refill->source, error);
 }
 

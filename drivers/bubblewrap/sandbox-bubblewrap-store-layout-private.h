@@ -210,8 +210,17 @@ gboolean      sandbox_bubblewrap_store_measure_template (SandboxBubblewrapStore 
 char        **sandbox_bubblewrap_store_lower_chain     (SandboxBubblewrapStore  *self,
                                                          const char              *key,
                                                          GError                 **error);
-gboolean      sandbox_bubblewrap_store_lies_over       (SandboxBubblewrapStore  *self,
+gboolean      sandbox_bubblewrap_store_is_layer        (SandboxBubblewrapStore  *self,
                                                          const char              *key);
+gboolean      sandbox_bubblewrap_store_is_flat         (SandboxBubblewrapStore  *self,
+                                                         const char              *key);
+gboolean      sandbox_bubblewrap_store_copy_exactly    (SandboxBubblewrapStore  *self,
+                                                         SandboxBubblewrapLease  *lease,
+                                                         int                      session_fd,
+                                                         const char              *name,
+                                                         const char              *source,
+                                                         GCancellable            *cancellable,
+                                                         GError                 **error);
 guint         sandbox_bubblewrap_store_count_children  (SandboxBubblewrapStore  *self,
                                                          const char              *key);
 /* sandbox-bubblewrap-store-guests.c */

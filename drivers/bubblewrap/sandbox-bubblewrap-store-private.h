@@ -130,7 +130,7 @@ gboolean                sandbox_bubblewrap_store_restore_source (SandboxBubblewr
                                                                  const char              *key,
                                                                  char                   **source,
                                                                  GError                 **error);
-gboolean                sandbox_bubblewrap_store_refill_upper   (SandboxBubblewrapStore  *self,
+gboolean                sandbox_bubblewrap_store_refill         (SandboxBubblewrapStore  *self,
                                                                  SandboxBubblewrapLease  *lease,
                                                                  const char              *source,
                                                                  GError                 **error);

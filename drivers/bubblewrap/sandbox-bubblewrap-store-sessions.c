@@ -298,12 +298,20 @@ populate_new_session (SandboxBubblewrapStore  *self,
           !make_layers (lease, session_fd, error))
         return FALSE;
     }
-  else if (sandbox_bubblewrap_store_lies_over (self, template_key))
+  else if (sandbox_bubblewrap_store_is_layer (self, template_key))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    "Sessions that copy their template (layering \"copy\") cannot be created "
-                   "from snapshot %s yet: only layered ones can", template_key);
+                   "from snapshot %s yet: it was taken by a layered session, and only "
+                   "layered ones can", template_key);
       return FALSE;
+    }
+  else if (sandbox_bubblewrap_store_is_flat (self, template_key))
+    {
+      /* A snapshot keeps modes, which a template's copy makes its own. */
+      if (!sandbox_bubblewrap_store_copy_exactly (self, lease, session_fd, "workspace", data,
+                                                  cancellable, error))
+        return FALSE;
     }
   else if (!copy_template (self, lease, template_key, data_fd, session_fd, reporter, cancellable,
                            error))
@@ -598,9 +606,8 @@ sandbox_bubblewrap_store_prepare_resumed (SandboxBubblewrapStore  *self,
           sandbox_bubblewrap_layering_remove_all_work (lease->layers) > 0)
         g_debug ("Removed the overlay work directories a crashed owner left in %s",
                  lease->layers);
-      if (lease->layers != NULL &&
-          sandbox_bubblewrap_store_remove_restore_leftovers (lease) > 0)
-        g_debug ("Removed the layers of a restore a crashed owner left in %s", lease->layers);
+      if (sandbox_bubblewrap_store_remove_restore_leftovers (lease) > 0)
+        g_debug ("Removed what a restore a crashed owner left in %s", lease->directory);
     }
   return TRUE;
 }

@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
+#include "sandbox-bubblewrap-quota-private.h"
 #include "sandbox-bubblewrap-store-layout-private.h"
 
 /*
@@ -41,6 +42,16 @@
  * each entry, in name order, its path, type, mode, content digest or link
  * target, and kept attributes, each length-prefixed. Equal changes over
  * the same parent are one snapshot: the later copy is dropped.
+ *
+ * A session that copies its template (layering "copy": no overlayfs here)
+ * has no layer of its changes: its snapshot is its whole workspace, copied
+ * the same way, a *flat* snapshot (a `flat` file beside `parent`, and
+ * "libsandbox-snapshot-flat-1" in its key), whose data is a whole tree: a
+ * session layered over it has it as its only lower layer, and a copying
+ * session is created from it by copying it, as from a template. Time and
+ * space then follow the workspace, not the changes. Restores stay in a
+ * layout: a copying session restores to flat snapshots (and its template),
+ * a layered one to layered snapshots.
  */
 
 /* How deep a layer's directories may nest. */
@@ -356,6 +367,16 @@ sandbox_bubblewrap_store_read_parent (SandboxBubblewrapStore  *self,
   return TRUE;
 }
 
+/* Whether @key is a flat snapshot: its data a whole tree (see above). */
+gboolean
+sandbox_bubblewrap_store_is_flat (SandboxBubblewrapStore *self,
+                                  const char             *key)
+{
+  g_autofree char *path = g_build_filename (self->templates, key, "flat", NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
 /**
  * sandbox_bubblewrap_store_lower_chain:
  * @self: a store
@@ -392,20 +413,24 @@ sandbox_bubblewrap_store_lower_chain (SandboxBubblewrapStore  *self,
       g_autofree char *data = g_build_filename (self->templates, current, "data", NULL);
 
       g_strv_builder_add (chain, data);
+      /* A flat snapshot's data is a whole tree: nothing lies below it. */
+      if (sandbox_bubblewrap_store_is_flat (self, current))
+        g_clear_pointer (&parent, g_free);
       g_free (current);
       current = g_steal_pointer (&parent);
     }
   return g_strv_builder_end (chain);
 }
 
-/* Whether @key is a snapshot (it lies over a parent). */
+/* Whether @key's data is a layer over a parent's (a layered session's
+ * snapshot), not a whole tree (a template, or a flat snapshot). */
 gboolean
-sandbox_bubblewrap_store_lies_over (SandboxBubblewrapStore *self,
-                                    const char             *key)
+sandbox_bubblewrap_store_is_layer (SandboxBubblewrapStore *self,
+                                   const char             *key)
 {
   g_autofree char *path = g_build_filename (self->templates, key, "parent", NULL);
 
-  return g_file_test (path, G_FILE_TEST_EXISTS);
+  return g_file_test (path, G_FILE_TEST_EXISTS) && !sandbox_bubblewrap_store_is_flat (self, key);
 }
 
 /**
@@ -487,24 +512,27 @@ snapshot_name (SandboxBubblewrapStore *self,
   return g_strdup_printf ("%s (snapshot)", name);
 }
 
-/* Writes the record of templates/@uuid and renames it to templates/@key,
- * unless that is stored already. */
+/* Writes the record of templates/@uuid (and its `flat` mark) and renames
+ * it to templates/@key, unless that is stored already. */
 static gboolean
 name_snapshot (SandboxBubblewrapStore  *self,
                int                      templates_fd,
                const char              *uuid,
                const char              *key,
                const char              *parent,
+               gboolean                 flat,
                GError                 **error)
 {
   g_autofree char *temporary = g_build_filename (self->templates, uuid, NULL);
   g_autofree char *parent_path = g_build_filename (temporary, "parent", NULL);
+  g_autofree char *flat_path = g_build_filename (temporary, "flat", NULL);
   g_autofree char *ready = g_build_filename (temporary, "ready", NULL);
   g_autofree char *directory = g_build_filename (self->templates, key, NULL);
   g_autofree char *name = snapshot_name (self, parent);
   g_autofree char *record = sandbox_bubblewrap_store_ready_record (self->name, key, name);
 
   if (!sandbox_bubblewrap_store_write_new_file (parent_path, parent, self->durable, error) ||
+      (flat && !sandbox_bubblewrap_store_write_new_file (flat_path, "", self->durable, error)) ||
       !sandbox_bubblewrap_store_write_new_file (ready, record, self->durable, error) ||
       (self->durable &&
        !sandbox_bubblewrap_store_sync_tree (templates_fd, uuid, temporary, 0, error)))
@@ -519,15 +547,15 @@ name_snapshot (SandboxBubblewrapStore  *self,
 /**
  * sandbox_bubblewrap_store_snapshot:
  * @self: a store
- * @lease: a live layered session's lease; no command of it runs
+ * @lease: a live session's lease; no command of it runs
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Stores the session's changes as a snapshot over its template (see
- * above). The session itself is left as it is.
+ * Stores the session's changes as a snapshot over its template, or a
+ * copying session's workspace as a flat snapshot (see above). The session
+ * itself is left as it is.
  *
  * Returns: (transfer full): the snapshot's key, or %NULL with @error set:
- *   %G_IO_ERROR_NOT_SUPPORTED for a session that copied its template,
  *   %SANDBOX_ERROR_LIMIT past %SNAPSHOT_MAX_DEPTH snapshots
  */
 char *
@@ -544,19 +572,13 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
   g_auto(GStrv) chain = NULL;
   g_auto(SandboxBubblewrapFd) templates_fd = -1;
   g_auto(SandboxBubblewrapFd) build = -1;
+  gboolean flat = lease->layers == NULL;
   gboolean ok;
 
-  if (lease->layers == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "Snapshots are not supported for a session that copied its template "
-                   "(layering \"copy\"): only a layered session can snapshot yet");
-      return NULL;
-    }
   chain = sandbox_bubblewrap_store_lower_chain (self, parent, error);
   if (chain == NULL)
     return NULL;
-  if (g_strv_length (chain) > SNAPSHOT_MAX_DEPTH)
+  if (!flat && g_strv_length (chain) > SNAPSHOT_MAX_DEPTH)
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
                    "Could not snapshot: the session lies over %u snapshots already, the most "
@@ -571,12 +593,13 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
   tree = copy_layer (lease->workspace, data, cancellable, error);
   if (tree != NULL)
     {
-      g_autofree char *material = g_strconcat ("libsandbox-snapshot-1", "\n", parent, "\n",
-                                               tree, NULL);
+      g_autofree char *material = g_strconcat (flat ? "libsandbox-snapshot-flat-1"
+                                                    : "libsandbox-snapshot-1",
+                                               "\n", parent, "\n", tree, NULL);
 
       key = sha256_hex (material);
     }
-  ok = key != NULL && name_snapshot (self, templates_fd, uuid, key, parent, error);
+  ok = key != NULL && name_snapshot (self, templates_fd, uuid, key, parent, flat, error);
   /* Gone after a successful rename; a duplicate or a leftover otherwise. */
   sandbox_workspace_remove_tree_at (templates_fd, uuid, NULL);
   return ok ? g_steal_pointer (&key) : NULL;
@@ -615,16 +638,16 @@ sandbox_bubblewrap_store_restore_source (SandboxBubblewrapStore  *self,
   const char *base = sandbox_state_get_template_key (lease->state);
   g_autofree char *parent = NULL;
 
+  gboolean copying = lease->layers == NULL;
+
   *source = NULL;
-  if (lease->layers == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "Restoring is not supported for a session that copied its template "
-                   "(layering \"copy\") yet");
-      return FALSE;
-    }
+  /* A layered session's base is its lower layers: an empty upper layer. */
   if (g_str_equal (key, base))
-    return TRUE;
+    {
+      if (copying)
+        *source = g_build_filename (self->templates, base, "data", NULL);
+      return TRUE;
+    }
   if (!sandbox_bubblewrap_store_check_template (self, key, error) ||
       !sandbox_bubblewrap_store_read_parent (self, key, &parent, error))
     return FALSE;
@@ -633,6 +656,14 @@ sandbox_bubblewrap_store_restore_source (SandboxBubblewrapStore  *self,
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
                    "%s is not a snapshot over this session's template %s: a session restores "
                    "to its template or to a snapshot taken over it", key, base);
+      return FALSE;
+    }
+  if (sandbox_bubblewrap_store_is_flat (self, key) != copying)
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "%s was taken by a session that %s its template, and this one %s it: a "
+                   "session restores to snapshots taken the way it keeps its files",
+                   key, copying ? "layered over" : "copied", copying ? "copied" : "layers over");
       return FALSE;
     }
   *source = g_build_filename (self->templates, key, "data", NULL);
@@ -671,25 +702,27 @@ fill_new_upper (SandboxBubblewrapStore  *self,
 
 /**
  * sandbox_bubblewrap_store_remove_restore_leftovers:
- * @lease: a recovered layered session's lease, none of whose sandboxes runs
+ * @lease: a recovered session's lease, none of whose sandboxes runs
  *
- * Removes what a host killed in a restore left in the session's layers/: a
- * half-filled new upper layer, or the old one swapped out (see
- * sandbox_bubblewrap_store_refill_upper()). The lease keeps anyone else
- * from restoring meanwhile.
+ * Removes what a host killed in a restore left in the session's layers/
+ * (or, for a copying session, its directory): a half-filled new upper
+ * layer or workspace, or the old one swapped out (see
+ * sandbox_bubblewrap_store_refill()). The lease keeps anyone else from
+ * restoring meanwhile.
  *
  * Returns: how many were removed
  */
 guint
 sandbox_bubblewrap_store_remove_restore_leftovers (SandboxBubblewrapLease *lease)
 {
-  g_autoptr(GDir) dir = g_dir_open (lease->layers, 0, NULL);
+  const char *where = lease->layers != NULL ? lease->layers : lease->directory;
+  g_autoptr(GDir) dir = g_dir_open (where, 0, NULL);
   g_auto(SandboxBubblewrapFd) layers_fd = -1;
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   const char *name;
   guint removed = 0;
 
-  if (dir == NULL || (layers_fd = open_directory (lease->layers, NULL)) < 0)
+  if (dir == NULL || (layers_fd = open_directory (where, NULL)) < 0)
     return 0;
   /* Listed first: removing while reading a directory may skip entries. */
   while ((name = g_dir_read_name (dir)) != NULL)
@@ -700,38 +733,123 @@ sandbox_bubblewrap_store_remove_restore_leftovers (SandboxBubblewrapLease *lease
   return removed;
 }
 
+typedef struct
+{
+  int source_fd;
+  const SandboxWorkspaceOwner *guest;
+  gboolean exact;
+} FillFrom;
+
+/* @name made in @parent_fd, the guest's: an exact copy of a flat
+ * snapshot's data (modes too, as a snapshot keeps them), or a template's
+ * copied as a create copies it (a SandboxBubblewrapFillFunc). */
+static gboolean
+fill_from_source (int            parent_fd,
+                  const char    *name,
+                  gpointer       data,
+                  GCancellable  *cancellable,
+                  GError       **error)
+{
+  FillFrom *fill = data;
+  g_auto(SandboxBubblewrapFd) to = -1;
+  g_autofree char *tree = NULL;
+
+  if (!fill->exact)
+    return sandbox_workspace_copy_tree_at (fill->source_fd, parent_fd, name, fill->guest,
+                                           cancellable, error);
+  if (mkdirat (parent_fd, name, 0700) < 0 ||
+      (to = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+    return set_errno_error (error, errno, "Could not create directory", name);
+  tree = copy_layer_at (fill->source_fd, to, name, cancellable, error);
+  return tree != NULL &&
+         (fill->guest == NULL || sandbox_workspace_give_tree_at (parent_fd, name, fill->guest,
+                                                                 error));
+}
+
 /**
- * sandbox_bubblewrap_store_refill_upper:
+ * sandbox_bubblewrap_store_copy_exactly:
  * @self: a store
- * @lease: a live layered session's lease, whose overlay is not mounted
+ * @lease: a copying session's lease
+ * @session_fd: the descriptor of the session's directory
+ * @name: what to make there
+ * @source: the directory to copy: a flat snapshot's data, or a template's
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Makes @name the session's next workspace: a copy of @source (exact for a
+ * flat snapshot's, as a create makes it for a template's), the guest's, with the store's workspace quota (a subvolume of its own when
+ * there is one), synced when the store is durable. Nothing is left when it
+ * fails.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_bubblewrap_store_copy_exactly (SandboxBubblewrapStore  *self,
+                                       SandboxBubblewrapLease  *lease,
+                                       int                      session_fd,
+                                       const char              *name,
+                                       const char              *source,
+                                       GCancellable            *cancellable,
+                                       GError                 **error)
+{
+  g_autofree char *path = g_build_filename (lease->directory, name, NULL);
+  g_autofree char *stored = g_path_get_dirname (source);
+  g_autofree char *flat = g_build_filename (stored, "flat", NULL);
+  g_auto(SandboxBubblewrapFd) from = open_directory (source, error);
+  SandboxWorkspaceOwner owner;
+  FillFrom fill = { from, sandbox_bubblewrap_lease_owner (lease, &owner),
+                    g_file_test (flat, G_FILE_TEST_EXISTS) };
+
+  if (from < 0 ||
+      !sandbox_bubblewrap_quota_fill_directory (session_fd, name, self->workspace_quota,
+                                                fill_from_source, &fill, cancellable, error))
+    {
+      sandbox_workspace_remove_tree_at (session_fd, name, NULL);
+      return FALSE;
+    }
+  return !self->durable || sandbox_bubblewrap_store_sync_tree (session_fd, name, path, 0, error);
+}
+
+/**
+ * sandbox_bubblewrap_store_refill:
+ * @self: a store
+ * @lease: a live session's lease: a layered one's overlay is not mounted,
+ *   no command of a copying one runs
  * @source: (nullable): from sandbox_bubblewrap_store_restore_source()
  * @error: return location for a #GError
  *
  * Replaces the session's upper layer with a copy of @source, or an empty
- * one (see above).
+ * one; a copying session's workspace with a copy of @source (see above).
  *
- * Returns: %TRUE on success; on failure the old upper layer is there
+ * Returns: %TRUE on success; on failure the old layer or workspace is there
  */
 gboolean
-sandbox_bubblewrap_store_refill_upper (SandboxBubblewrapStore  *self,
-                                       SandboxBubblewrapLease  *lease,
-                                       const char              *source,
-                                       GError                 **error)
+sandbox_bubblewrap_store_refill (SandboxBubblewrapStore  *self,
+                                 SandboxBubblewrapLease  *lease,
+                                 const char              *source,
+                                 GError                 **error)
 {
+  gboolean copying = lease->layers == NULL;
   g_autofree char *uuid = g_uuid_string_random ();
   g_autofree char *name = g_strconcat (RESTORE_PREFIX, uuid, NULL);
-  g_auto(SandboxBubblewrapFd) layers_fd = open_directory (lease->layers, error);
+  const char *where = copying ? lease->directory : lease->layers;
+  const char *target = copying ? "workspace" : "upper";
+  g_auto(SandboxBubblewrapFd) where_fd = open_directory (where, error);
+  gboolean filled;
 
-  if (layers_fd < 0)
+  if (where_fd < 0)
     return FALSE;
-  if (!fill_new_upper (self, lease, layers_fd, name, source, error) ||
-      renameat2 (layers_fd, name, layers_fd, "upper", RENAME_EXCHANGE) < 0)
+  filled = copying ? sandbox_bubblewrap_store_copy_exactly (self, lease, where_fd, name, source,
+                                                            NULL, error)
+                   : fill_new_upper (self, lease, where_fd, name, source, error);
+  /* One rename swaps them: a crash leaves one or the other, whole. */
+  if (!filled || renameat2 (where_fd, name, where_fd, target, RENAME_EXCHANGE) < 0)
     {
       if (error == NULL || *error == NULL)
-        set_errno_error (error, errno, "Could not replace the upper layer of", lease->layers);
-      sandbox_workspace_remove_tree_at (layers_fd, name, NULL);
+        set_errno_error (error, errno, "Could not replace the files of", where);
+      sandbox_workspace_remove_tree_at (where_fd, name, NULL);
       return FALSE;
     }
-  /* The old upper layer, now under @name. */
-  return sandbox_workspace_remove_tree_at (layers_fd, name, error);
+  /* The old one, now under @name. */
+  return sandbox_workspace_remove_tree_at (where_fd, name, error);
 }

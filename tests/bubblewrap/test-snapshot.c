@@ -618,32 +618,97 @@ test_depth_limit (Fixture       *fixture,
   sandbox_test_delete_session (current);
 }
 
-/* A session that copied its template cannot snapshot yet. */
-static void
-test_copy_layout_not_supported (void)
+/* @handle's tree but its top directory's line: a layered session's top is
+ * its upper layer's (0755), a copying one's its workspace's (0700). */
+static char *
+tree_below_top (SandboxHandle *handle)
 {
-  g_autofree char *state_directory = sandbox_test_state_directory_new ();
+  g_autofree char *tree = tree_of (handle);
+  g_auto(GStrv) lines = g_strsplit (tree, "\n", -1);
+  GString *below = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (!g_str_has_suffix (lines[i], " . -> "))
+      g_string_append_printf (below, "%s\n", lines[i]);
+  return g_string_free (below, FALSE);
+}
+
+/* A session that copies its template (no overlayfs) snapshots its whole
+ * workspace, a flat snapshot: copying and layered sessions fork from it,
+ * it restores the copying session, and the layouts do not mix where a
+ * layer would be read as a whole tree or the other way round. */
+static void
+test_copy_layout (Fixture       *fixture,
+                  gconstpointer  data)
+{
   g_autoptr(GError) error = NULL;
-  g_autoptr(SandboxBackend) backend =
-    sandbox_test_bubblewrap_new (state_directory, &error, "layering", "copy", NULL);
-  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
-  g_autofree char *template_key = NULL;
+  g_autoptr(SandboxBackend) copying =
+    sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering", "copy", NULL);
   g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxHandle) copied_fork = NULL;
+  g_autoptr(SandboxHandle) layered_fork = NULL;
+  g_autoptr(SandboxHandle) refused = NULL;
+  g_autofree char *pristine = NULL;
+  g_autofree char *changed = NULL;
+  g_autofree char *changed_below = NULL;
+  g_autofree char *layered_below = NULL;
   g_autofree char *key = NULL;
+  g_autofree char *layered_key = NULL;
 
   g_assert_no_error (error);
-  template_key = sandbox_test_prewarm_hello (backend);
-  handle = sandbox_backend_create (backend, template_key, NULL, policy, NULL, &error);
+  handle = sandbox_test_create_session (copying, fixture->template_key);
+  pristine = tree_of (handle);
+  make_changes (sandbox_handle_get_session (handle));
+  changed = tree_of (handle);
+  changed_below = tree_below_top (handle);
+  key = snapshot (handle);
+  g_assert_cmpstr (key, !=, fixture->template_key);
+
+  /* Forks of both layouts see exactly the snapshot. */
+  copied_fork = sandbox_test_create_session (copying, key);
+  layered_fork = create (fixture, key);
+  assert_tree (copied_fork, TRUE, changed);
+  layered_below = tree_below_top (layered_fork);
+  g_assert_cmpstr (layered_below, ==, changed_below);
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (copied_fork),
+                                 "cd /workspace && printf mine > hello.txt"));
+  assert_tree (handle, TRUE, changed);
+  g_clear_pointer (&layered_below, g_free);
+  layered_below = tree_below_top (layered_fork);
+  g_assert_cmpstr (layered_below, ==, changed_below);
+
+  /* Restored in place, to the snapshot and to the template. */
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (handle),
+                                 "cd /workspace && rm -rf -- * .[!.]* && echo junk > junk"));
+  g_assert_true (sandbox_handle_restore (handle, key, NULL, &error));
   g_assert_no_error (error);
-  key = sandbox_handle_snapshot (handle, NULL, &error);
+  assert_tree (handle, TRUE, changed);
+  g_assert_true (sandbox_handle_restore (handle, fixture->template_key, NULL, &error));
+  g_assert_no_error (error);
+  assert_tree (handle, TRUE, pristine);
+
+  /* A layered fork's snapshot is a layer: no copying session reads it as
+   * a tree, nor restores to it; a layered session does not restore to a
+   * flat snapshot over its template. */
+  g_free (sandbox_test_guest_sh (sandbox_handle_get_session (layered_fork),
+                                 "cd /workspace && printf layered > layered.txt"));
+  layered_key = snapshot (layered_fork);
+  refused = sandbox_backend_create (copying, layered_key, NULL, fixture->policy, NULL, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
-  g_assert_nonnull (strstr (error->message, "copied its template"));
-  g_assert_null (key);
+  g_assert_null (refused);
   g_clear_error (&error);
-  g_assert_false (sandbox_handle_restore (handle, template_key, NULL, &error));
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_assert_true (sandbox_handle_restore (layered_fork, key, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&layered_below, g_free);
+  layered_below = tree_below_top (layered_fork);
+  g_assert_cmpstr (layered_below, ==, changed_below);
+  g_assert_false (sandbox_handle_restore (fixture->handle, key, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "taken by a session that copied"));
+
+  sandbox_test_delete_session (layered_fork);
+  sandbox_test_delete_session (copied_fork);
   sandbox_test_delete_session (handle);
-  sandbox_test_remove_tree (state_directory);
 }
 
 /* Crashes ----------------------------------------------------------------
@@ -671,8 +736,9 @@ helper_crash (const char *state_directory,
               const char *what)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(SandboxBackend) backend = sandbox_test_bubblewrap_new (state_directory, &error,
-                                                                    "layering", "auto", NULL);
+  g_autoptr(SandboxBackend) backend =
+    sandbox_test_bubblewrap_new (state_directory, &error, "layering",
+                                 g_str_has_suffix (what, "-copy") ? "copy" : "auto", NULL);
   g_autoptr(SandboxHandle) handle = NULL;
   g_autoptr(SandboxState) state = NULL;
   g_autofree char *json = NULL;
@@ -694,7 +760,7 @@ helper_crash (const char *state_directory,
   fflush (stdout);
   for (;;)
     {
-      if (g_str_equal (what, "restore"))
+      if (g_str_has_prefix (what, "restore"))
         g_assert_true (sandbox_handle_restore (handle, snapshot_key, NULL, NULL));
       else
         g_free (snapshot (handle));
@@ -767,7 +833,8 @@ test_crash (Fixture       *fixture,
             gconstpointer  data)
 {
   const char *what = data;
-  gboolean restoring = g_str_equal (what, "restore");
+  gboolean restoring = g_str_has_prefix (what, "restore");
+  const char *layering = g_str_has_suffix (what, "-copy") ? "copy" : "auto";
   g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
   g_autofree char *templates = g_build_filename (fixture->state_directory, digest, "templates",
@@ -797,7 +864,8 @@ test_crash (Fixture       *fixture,
   state = sandbox_state_new_from_json (json, &error);
   g_assert_no_error (error);
   layers = g_build_filename (fixture->state_directory, digest, "sessions",
-                             sandbox_state_get_session_id (state), "layers", NULL);
+                             sandbox_state_get_session_id (state),
+                             g_str_equal (layering, "copy") ? NULL : "layers", NULL);
   watched = restoring ? layers : templates;
 
   /* Killed while a build or a restore is under way. */
@@ -817,16 +885,25 @@ test_crash (Fixture       *fixture,
   /* A build a minute old that nobody holds goes when a backend opens the
    * store; the session's restore leftovers go when it is recovered. */
   age_builds (templates);
-  after = sandbox_test_bubblewrap_new (fixture->state_directory, &error,
-                                       "layering", "auto", NULL);
-  g_assert_no_error (error);
+  /* A child the builder forked may hold its lock a moment longer. */
+  for (guint tries = 0; tries < 100; tries++)
+    {
+      g_clear_object (&after);
+      after = sandbox_test_bubblewrap_new (fixture->state_directory, &error,
+                                           "layering", layering, NULL);
+      g_assert_no_error (error);
+      if (count_names (templates, is_build) == 0)
+        break;
+      g_usleep (50 * 1000);
+    }
   g_assert_cmpuint (count_names (templates, is_build), ==, 0);
   recovered = sandbox_backend_recover_session (after, state, fixture->policy, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (count_names (layers, is_restore), ==, 0);
 
-  /* The session has its files, as they were snapshotted. */
-  fork = create (fixture, snapshot_key);
+  /* The session has its files, as they were snapshotted (a fork of the
+   * same layout shows them the same way). */
+  fork = sandbox_test_create_session (after, snapshot_key);
   expected = tree_of (fork);
   assert_tree (recovered, TRUE, expected);
   sandbox_test_delete_session (fork);
@@ -887,7 +964,8 @@ main (int   argc,
 
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/snapshot/copy-layout-not-supported", test_copy_layout_not_supported);
+  g_test_add ("/snapshot/copy-layout", Fixture, NULL, fixture_set_up, test_copy_layout,
+              fixture_tear_down);
   g_test_add ("/snapshot/fork", Fixture, NULL, fixture_set_up, test_fork, fixture_tear_down);
   g_test_add ("/snapshot/fork-resumes", Fixture, NULL, fixture_set_up, test_fork_resumes,
               fixture_tear_down);
@@ -911,6 +989,8 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/snapshot/crash-in-restore", Fixture, "restore", fixture_set_up, test_crash,
               fixture_tear_down);
+  g_test_add ("/snapshot/crash-in-copied-restore", Fixture, "restore-copy", fixture_set_up,
+              test_crash, fixture_tear_down);
   g_test_add ("/snapshot/build-in-progress-kept", Fixture, NULL, fixture_set_up,
               test_build_in_progress_kept, fixture_tear_down);
 
