@@ -11,10 +11,6 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
-# error "This is a private header."
-#endif
-
 #include <json-glib/json-glib.h>
 
 #include "sandbox-coding-binding.h"

@@ -6,10 +6,6 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
-# error "This is a private header."
-#endif
-
 #include "sandbox-coding-call-private.h"
 #include "sandbox-coding-operation.h"
 

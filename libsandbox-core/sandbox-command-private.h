@@ -10,10 +10,6 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
-# error "This is a private header."
-#endif
-
 #include "sandbox-command.h"
 
 G_BEGIN_DECLS

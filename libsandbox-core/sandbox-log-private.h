@@ -5,10 +5,6 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
-# error "This is a private header."
-#endif
-
 #include "sandbox-backend.h"
 #include "sandbox-driver.h"
 #include "sandbox-handle.h"

@@ -5,10 +5,6 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
-# error "This is a private header."
-#endif
-
 #include "sandbox-command.h"
 #include "sandbox-idle-clock-private.h"
 #include "sandbox-process.h"

@@ -13,10 +13,6 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
-# error "This is a private header."
-#endif
-
 #include "sandbox-process.h"
 #include "sandbox-idle-clock-private.h"
 #include "sandbox-output-log-private.h"

@@ -9,10 +9,6 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
-# error "This is a private header."
-#endif
-
 #include <dirent.h>
 
 #include "sandbox-workspace.h"

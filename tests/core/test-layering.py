@@ -13,10 +13,14 @@ header the core's build generates, or config.h.
 
 A driver (drivers/*/) includes no private core header but the ones
 DRIVER_HELPERS grants it, and its meson.build does not define
-SANDBOX_COMPILATION (which every other private core header asks for). No
-driver includes another driver's header, nor names another driver's
-directory in its meson.build: a driver built on another (cluster on
-bubblewrap) reaches it through the public backend API only.
+SANDBOX_COMPILATION (which lets a file include a public core header by
+itself). No driver includes another driver's header, nor names another
+driver's directory in its meson.build: a driver built on another (cluster on
+bubblewrap) reaches it through the public backend API only. Nor does any file
+of the layers that build on the public API alone (APPLICATION_LAYERS) include
+a private core header: private headers are never installed, and this check,
+not a guard macro in each of them, is what keeps the tree's own programs off
+them.
 
 The check proves it can fail: it plants each kind of upward include in a
 scratch copy of the core and expects a report. To see the first case fail on
@@ -50,6 +54,9 @@ DRIVER_HELPERS = {
     "cluster": {"sandbox-context-thread-private.h", "sandbox-json-private.h"},
 }
 
+# What builds on libsandbox-1's public API alone, as an application does.
+APPLICATION_LAYERS = ["tools", "conformance", "examples", "bench"]
+
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
 
@@ -64,10 +71,16 @@ def upper_headers(srcdir):
     return found
 
 
-def includes(directory):
+def includes(directory, recursive=False):
     """(file name, line number, quote, target) for every #include of the
-    C files of a directory."""
-    for name in sorted(os.listdir(directory)):
+    C files of a directory (and, if recursive, of those below it, named by
+    their path from it)."""
+    if recursive:
+        names = sorted(os.path.relpath(os.path.join(root, name), directory)
+                       for root, _dirs, files in os.walk(directory) for name in files)
+    else:
+        names = sorted(os.listdir(directory))
+    for name in names:
         if not name.endswith((".c", ".h")):
             continue
         with open(os.path.join(directory, name), encoding="utf-8") as f:
@@ -75,6 +88,38 @@ def includes(directory):
                 match = INCLUDE.match(line)
                 if match:
                     yield (name, number) + match.groups()
+
+
+def core_private_headers(srcdir):
+    """The names of the core's private headers."""
+    return {name for name in os.listdir(os.path.join(srcdir, CORE))
+            if name.endswith("-private.h")}
+
+
+def application_findings(srcdir, root):
+    """Every private core header a file of APPLICATION_LAYERS (below root)
+    includes."""
+    core_private = core_private_headers(srcdir)
+    result = []
+    for layer in APPLICATION_LAYERS:
+        directory = os.path.join(root, layer)
+        if not os.path.isdir(directory):
+            continue
+        for name, number, _quote, target in includes(directory, recursive=True):
+            if os.path.basename(target) in core_private:
+                result.append("%s/%s:%d: includes %s, private to the core"
+                              % (layer, name, number, target))
+    return result
+
+
+def planted_in_application(srcdir, layer, line):
+    """The application findings on a scratch copy of `layer` with `line`
+    added to a new C file of it."""
+    with tempfile.TemporaryDirectory(prefix="sandbox-layering-") as work:
+        shutil.copytree(os.path.join(srcdir, layer), os.path.join(work, layer))
+        with open(os.path.join(work, layer, "planted.c"), "w", encoding="utf-8") as f:
+            f.write(line + "\n")
+        return application_findings(srcdir, work)
 
 
 def findings(srcdir, core_dir):
@@ -110,8 +155,7 @@ def driver_headers(drivers_dir):
 def driver_findings(srcdir, drivers_dir):
     """Every private core header a driver includes without being given it,
     and every way one driver reaches into another."""
-    core_private = {name for name in os.listdir(os.path.join(srcdir, CORE))
-                    if name.endswith("-private.h")}
+    core_private = core_private_headers(srcdir)
     headers = driver_headers(drivers_dir)
     result = []
     for driver in headers:
@@ -233,6 +277,14 @@ def main():
         cases.append(("planted %s in drivers/%s is reported" % (description, driver),
                       any(finding.startswith("drivers/%s/" % driver) and says in finding
                           for finding in found), found))
+    applications = application_findings(SRCDIR, SRCDIR)
+    cases.append(("no file of %s includes a private core header" % ", ".join(APPLICATION_LAYERS),
+                  not applications, applications))
+    for layer in ["tools", "conformance"]:
+        found = planted_in_application(SRCDIR, layer, '#include "sandbox-workspace-private.h"')
+        cases.append(("planted core private header in %s/ is reported" % layer,
+                      any(finding.startswith(layer + "/planted.c:") and "private to the core"
+                          in finding for finding in found), found))
     return sandbox_tap.report(cases)
 
 
