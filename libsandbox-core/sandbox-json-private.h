@@ -39,4 +39,9 @@ JsonNode *sandbox_json_parse_strict_full (const char  *json,
 const char *sandbox_json_type_name      (JsonNode *node);
 gboolean    sandbox_json_node_is_string (JsonNode *node);
 
+/* The bytes of @text, a JSON string carrying base64, or NULL if @text is not
+ * strict base64: only the RFC 4648 alphabet, whole quanta, padding only at
+ * the end (g_base64_decode() alone skips what it does not know). */
+GBytes     *sandbox_json_base64_decode  (const char *text);
+
 G_END_DECLS

@@ -569,3 +569,31 @@ sandbox_json_node_is_string (JsonNode *node)
   return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
          json_node_get_value_type (node) == G_TYPE_STRING;
 }
+
+GBytes *
+sandbox_json_base64_decode (const char *text)
+{
+  gsize length = strlen (text);
+  gsize padding = 0;
+  guchar *data;
+
+  if (length % 4 != 0)
+    return NULL;
+  for (gsize i = 0; i < length; i++)
+    {
+      char c = text[i];
+
+      if (c == '=')
+        {
+          if (i + 2 < length)
+            return NULL;
+          padding++;
+        }
+      else if (padding > 0 || !(g_ascii_isalnum (c) || c == '+' || c == '/'))
+        return NULL;
+    }
+  if (length == 0)
+    return g_bytes_new (NULL, 0);
+  data = g_base64_decode (text, &length);
+  return g_bytes_new_take (data, length);
+}

@@ -146,30 +146,6 @@ read_array (Parse      *parse,
   return TRUE;
 }
 
-static gboolean
-is_base64 (const char *text)
-{
-  gsize length = strlen (text);
-  gsize padding = 0;
-
-  if (length % 4 != 0)
-    return FALSE;
-  for (gsize i = 0; i < length; i++)
-    {
-      char c = text[i];
-
-      if (c == '=')
-        {
-          if (i < length - 2)
-            return FALSE;
-          padding++;
-        }
-      else if (padding > 0 || !(g_ascii_isalnum (c) || c == '+' || c == '/'))
-        return FALSE;
-    }
-  return TRUE;
-}
-
 /* A bytes member, base64 on the wire; absent means empty. */
 static gboolean
 read_bytes (Parse       *parse,
@@ -178,26 +154,16 @@ read_bytes (Parse       *parse,
             GBytes     **out)
 {
   JsonNode *node = json_object_get_member (object, member);
-  const char *text;
-  guchar *data;
-  gsize length;
 
-  *out = NULL;
   if (node == NULL)
     {
       *out = g_bytes_new (NULL, 0);
       return TRUE;
     }
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING
-      || !is_base64 (text = json_node_get_string (node)))
+  *out = sandbox_json_node_is_string (node)
+         ? sandbox_json_base64_decode (json_node_get_string (node)) : NULL;
+  if (*out == NULL)
     return malformed (parse, "\"%s\" is not base64", member);
-  if (text[0] == '\0')
-    {
-      *out = g_bytes_new (NULL, 0);
-      return TRUE;
-    }
-  data = g_base64_decode (text, &length);
-  *out = g_bytes_new_take (data, length);
   return TRUE;
 }
 

@@ -15,6 +15,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sandbox-memory-script-private.h"
+#include "sandbox-json-private.h"
 
 #define SCRIPT_MAX_EXIT_STATUS 255
 #define SCRIPT_MAX_DELAY_MS    G_MAXINT32
@@ -183,34 +184,6 @@ read_delay (ScriptParser *parser,
   return TRUE;
 }
 
-/* g_base64_decode() skips characters it does not know, so check the text
- * first: only the base64 alphabet, whole quanta, padding only at the end. */
-static gboolean
-base64_is_valid (const char *text)
-{
-  gsize length = strlen (text);
-  gsize padding = 0;
-
-  if (length % 4 != 0)
-    return FALSE;
-
-  for (gsize i = 0; i < length; i++)
-    {
-      char c = text[i];
-
-      if (c == '=')
-        {
-          if (i + 2 < length)
-            return FALSE;
-          padding++;
-        }
-      else if (padding > 0 || !(g_ascii_isalnum (c) || c == '+' || c == '/'))
-        return FALSE;
-    }
-
-  return TRUE;
-}
-
 /* Reads a "text" or "base64" output member into bytes. */
 static gboolean
 read_output (ScriptParser  *parser,
@@ -226,14 +199,9 @@ read_output (ScriptParser  *parser,
 
   if (is_base64)
     {
-      guchar *data;
-      gsize length = 0;
-
-      if (!base64_is_valid (text))
+      *bytes = sandbox_json_base64_decode (text);
+      if (*bytes == NULL)
         return parser_fail (parser, where, "must be valid base64");
-
-      data = g_base64_decode (text, &length);
-      *bytes = g_bytes_new_take (data, length);
     }
   else
     {

@@ -46,11 +46,11 @@ UPPER_LAYERS = ["gateway", "drivers", "conformance", "tools", "lib"]
 GENERATED = {"config.h", "sandbox-enums.h", "sandbox-version.h"}
 
 # The private core headers a driver may include: the memory driver links
-# sandbox_context_thread_dep (libsandbox-core/meson.build) for its worker; the
-# cluster driver that too (its etcd I/O and lease threads) and
-# sandbox_json_strict_dep (etcd's replies are untrusted JSON).
+# sandbox_context_thread_dep (libsandbox-core/meson.build) for its worker and
+# sandbox_json_strict_dep for its scripts' base64; the cluster driver both
+# too (its etcd I/O and lease threads; etcd's replies are untrusted JSON).
 DRIVER_HELPERS = {
-    "memory": {"sandbox-context-thread-private.h"},
+    "memory": {"sandbox-context-thread-private.h", "sandbox-json-private.h"},
     "cluster": {"sandbox-context-thread-private.h", "sandbox-json-private.h"},
 }
 
@@ -259,7 +259,7 @@ def main():
     cases.append(("the drivers include no private core header they are not given, "
                   "nor each other's", not drivers, drivers))
     driver_plants = [
-        ("memory", "a core private header", False, '#include "sandbox-json-private.h"',
+        ("memory", "a core private header", False, '#include "sandbox-digest-private.h"',
          "private to the core"),
         ("bubblewrap", "the memory driver's helper", False,
          '#include "sandbox-context-thread-private.h"', "private to the core"),
