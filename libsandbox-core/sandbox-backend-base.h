@@ -183,4 +183,47 @@ gboolean     sandbox_backend_base_delete_session           (SandboxBackendBase  
                                                             GCancellable            *cancellable,
                                                             GError                 **error);
 
+/**
+ * SANDBOX_DEFINE_DRIVER_MODULE:
+ * @name: the driver's name, as applications give it to
+ *   [func@Sandbox.Backend.new]
+ * @backend_type: the #GType of the module's backend class, an expression
+ *   evaluated once @register_types has run
+ * @register_types: a function `void (GTypeModule *module)` that registers
+ *   the module's dynamic types
+ *
+ * Defines the three GIO module entry points a driver module exports.
+ * `g_io_module_load()` keeps the module resident (its types cannot be
+ * unregistered while objects of them or threads running its code may
+ * live), calls @register_types and implements
+ * %SANDBOX_BACKEND_EXTENSION_POINT_NAME as @name; `g_io_module_unload()`
+ * does nothing; `g_io_module_query()` names the extension point. Use it
+ * once, at file scope, in one file of the module, and export only these
+ * three symbols (hidden visibility, or a linker version script).
+ */
+#define SANDBOX_DEFINE_DRIVER_MODULE(name, backend_type, register_types) \
+  G_MODULE_EXPORT void   g_io_module_load   (GIOModule *module); \
+  G_MODULE_EXPORT void   g_io_module_unload (GIOModule *module); \
+  G_MODULE_EXPORT char **g_io_module_query  (void); \
+  G_MODULE_EXPORT void \
+  g_io_module_load (GIOModule *module) \
+  { \
+    g_type_module_use (G_TYPE_MODULE (module)); \
+    register_types (G_TYPE_MODULE (module)); \
+    g_io_extension_point_implement (SANDBOX_BACKEND_EXTENSION_POINT_NAME, (backend_type), \
+                                    (name), 0); \
+  } \
+  G_MODULE_EXPORT void \
+  g_io_module_unload (GIOModule *module) \
+  { \
+    (void) module; \
+  } \
+  G_MODULE_EXPORT char ** \
+  g_io_module_query (void) \
+  { \
+    char *extension_points[] = { (char *) SANDBOX_BACKEND_EXTENSION_POINT_NAME, NULL }; \
+    \
+    return g_strdupv (extension_points); \
+  }
+
 G_END_DECLS

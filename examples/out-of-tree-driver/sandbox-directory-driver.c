@@ -676,33 +676,13 @@ sandbox_directory_backend_init (SandboxDirectoryBackend *self)
 /* The GIO module entry points — the only exported symbols                   */
 /* ------------------------------------------------------------------------ */
 
-G_MODULE_EXPORT void   g_io_module_load   (GIOModule *module);
-G_MODULE_EXPORT void   g_io_module_unload (GIOModule *module);
-G_MODULE_EXPORT char **g_io_module_query  (void);
-
-G_MODULE_EXPORT void
-g_io_module_load (GIOModule *module)
+/* Types of a loaded driver can't be unregistered: the module stays resident. */
+static void
+register_types (GTypeModule *module)
 {
-  GTypeModule *type_module = G_TYPE_MODULE (module);
-
-  /* Types of a loaded driver can't be unregistered: stay resident. */
-  g_type_module_use (type_module);
-  sandbox_directory_driver_register_type (type_module);
-  sandbox_directory_handle_register_type (type_module);
-  sandbox_directory_backend_register_type (type_module);
-  g_io_extension_point_implement (SANDBOX_BACKEND_EXTENSION_POINT_NAME,
-                                  SANDBOX_TYPE_DIRECTORY_BACKEND, DEFAULT_NAME, 0);
+  sandbox_directory_driver_register_type (module);
+  sandbox_directory_handle_register_type (module);
+  sandbox_directory_backend_register_type (module);
 }
 
-G_MODULE_EXPORT void
-g_io_module_unload (GIOModule *module)
-{
-}
-
-G_MODULE_EXPORT char **
-g_io_module_query (void)
-{
-  const char *extension_points[] = { SANDBOX_BACKEND_EXTENSION_POINT_NAME, NULL };
-
-  return g_strdupv ((char **) extension_points);
-}
+SANDBOX_DEFINE_DRIVER_MODULE (DEFAULT_NAME, SANDBOX_TYPE_DIRECTORY_BACKEND, register_types)
