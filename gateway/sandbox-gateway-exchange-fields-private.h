@@ -9,10 +9,6 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
-# error "This is a private header."
-#endif
-
 #include "sandbox-gateway-exchange-private.h"
 #include "sandbox-gateway-streamed-answer-private.h"
 

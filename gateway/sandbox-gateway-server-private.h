@@ -5,10 +5,6 @@
 
 #pragma once
 
-#ifndef SANDBOX_COMPILATION
-# error "This is a private header."
-#endif
-
 #include <gio/gio.h>
 
 #include "sandbox-network-policy.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """No include runs from the core up into the gateway, the drivers or any
 other layer built on it; the drivers build on the core's public headers
-only (the memory driver also on the one helper it is given). Reports TAP.
+only (the memory and cluster drivers also on the helpers they are given). Reports TAP.
 
     test-layering.py SRCDIR
 
@@ -11,16 +11,16 @@ lib/ — lib/sandbox.h is the umbrella, which includes the gateway's header) or
 a path into one of them fails. A quoted include must be a core header, a
 header the core's build generates, or config.h.
 
-A driver (drivers/*/) includes no private core header but the ones
-DRIVER_HELPERS grants it, and its meson.build does not define
-SANDBOX_COMPILATION (which lets a file include a public core header by
-itself). No driver includes another driver's header, nor names another
+A driver (drivers/*/) includes no private header of the library (the
+core's or the gateway's) but the ones DRIVER_HELPERS grants it, and its
+meson.build does not define SANDBOX_COMPILATION (which lets a file include
+a public core header by itself). No driver includes another driver's header, nor names another
 driver's directory in its meson.build: a driver built on another (cluster on
 bubblewrap) reaches it through the public backend API only. Nor does any file
 of the layers that build on the public API alone (APPLICATION_LAYERS) include
-a private core header: private headers are never installed, and this check,
-not a guard macro in each of them, is what keeps the tree's own programs off
-them.
+a private header of the library: private headers are never installed, and
+this check, not a guard macro in each of them, is what keeps the tree's own
+programs off them.
 
 The check proves it can fail: it plants each kind of upward include in a
 scratch copy of the core and expects a report. To see the first case fail on
@@ -90,25 +90,31 @@ def includes(directory, recursive=False):
                     yield (name, number) + match.groups()
 
 
-def core_private_headers(srcdir):
-    """The names of the core's private headers."""
-    return {name for name in os.listdir(os.path.join(srcdir, CORE))
-            if name.endswith("-private.h")}
+# The layers built into libsandbox-1 itself, whose private headers nothing
+# built on the library includes.
+LIBRARY_LAYERS = [CORE, "gateway"]
+
+
+def library_private_headers(srcdir):
+    """Maps the name of each private header of LIBRARY_LAYERS to its layer."""
+    return {name: layer for layer in LIBRARY_LAYERS
+            for name in os.listdir(os.path.join(srcdir, layer)) if name.endswith("-private.h")}
 
 
 def application_findings(srcdir, root):
     """Every private core header a file of APPLICATION_LAYERS (below root)
     includes."""
-    core_private = core_private_headers(srcdir)
+    private = library_private_headers(srcdir)
     result = []
     for layer in APPLICATION_LAYERS:
         directory = os.path.join(root, layer)
         if not os.path.isdir(directory):
             continue
         for name, number, _quote, target in includes(directory, recursive=True):
-            if os.path.basename(target) in core_private:
-                result.append("%s/%s:%d: includes %s, private to the core"
-                              % (layer, name, number, target))
+            base = os.path.basename(target)
+            if base in private:
+                result.append("%s/%s:%d: includes %s, private to %s"
+                              % (layer, name, number, target, private[base]))
     return result
 
 
@@ -155,7 +161,7 @@ def driver_headers(drivers_dir):
 def driver_findings(srcdir, drivers_dir):
     """Every private core header a driver includes without being given it,
     and every way one driver reaches into another."""
-    core_private = core_private_headers(srcdir)
+    private = library_private_headers(srcdir)
     headers = driver_headers(drivers_dir)
     result = []
     for driver in headers:
@@ -165,9 +171,9 @@ def driver_findings(srcdir, drivers_dir):
                   for name in headers[other] - headers[driver]}
         for name, number, _quote, target in includes(directory):
             base = os.path.basename(target)
-            if base in core_private and base not in allowed:
-                result.append("drivers/%s/%s:%d: includes %s, private to the core"
-                              % (driver, name, number, target))
+            if base in private and base not in allowed:
+                result.append("drivers/%s/%s:%d: includes %s, private to %s"
+                              % (driver, name, number, target, private[base]))
             elif base in others:
                 result.append("drivers/%s/%s:%d: includes %s, a header of drivers/%s"
                               % (driver, name, number, target, others[base]))
@@ -260,9 +266,11 @@ def main():
                   "nor each other's", not drivers, drivers))
     driver_plants = [
         ("memory", "a core private header", False, '#include "sandbox-digest-private.h"',
-         "private to the core"),
+         "private to libsandbox-core"),
+        ("cluster", "a gateway private header", False,
+         '#include "sandbox-gateway-loop-private.h"', "private to gateway"),
         ("bubblewrap", "the memory driver's helper", False,
-         '#include "sandbox-context-thread-private.h"', "private to the core"),
+         '#include "sandbox-context-thread-private.h"', "private to libsandbox-core"),
         ("memory", "-DSANDBOX_COMPILATION", True, "planted = ['-DSANDBOX_COMPILATION']",
          "builds with -DSANDBOX_COMPILATION"),
         ("cluster", "a bubblewrap private header", False,
@@ -280,10 +288,11 @@ def main():
     applications = application_findings(SRCDIR, SRCDIR)
     cases.append(("no file of %s includes a private core header" % ", ".join(APPLICATION_LAYERS),
                   not applications, applications))
-    for layer in ["tools", "conformance"]:
-        found = planted_in_application(SRCDIR, layer, '#include "sandbox-workspace-private.h"')
-        cases.append(("planted core private header in %s/ is reported" % layer,
-                      any(finding.startswith(layer + "/planted.c:") and "private to the core"
+    for layer, header, owner in [("tools", "sandbox-workspace-private.h", CORE),
+                                 ("conformance", "sandbox-gateway-http-private.h", "gateway")]:
+        found = planted_in_application(SRCDIR, layer, '#include "%s"' % header)
+        cases.append(("planted %s private header in %s/ is reported" % (owner, layer),
+                      any(finding.startswith(layer + "/planted.c:") and "private to " + owner
                           in finding for finding in found), found))
     return sandbox_tap.report(cases)
 
