@@ -508,6 +508,22 @@ exchange_into_place (int         dir_fd,
   return TRUE;
 }
 
+static int
+make_directory_at (int         dir_fd,
+                   const char *name,
+                   gpointer    data)
+{
+  return mkdirat (dir_fd, name, 0700);
+}
+
+static int
+make_whiteout_at (int         dir_fd,
+                  const char *name,
+                  gpointer    data)
+{
+  return mknodat (dir_fd, name, S_IFCHR | 0, makedev (0, 0));
+}
+
 /*
  * make_directory:
  * @self: an overlay workspace
@@ -531,19 +547,13 @@ make_directory (SandboxWorkspace *self,
 
   if (!entry->in_upper)
     {
-      if (mkdirat (level->upper, name, 0700) < 0)
+      if (make_directory_at (level->upper, name, NULL) < 0)
         return errno == EEXIST;
       return give_entry (self, level->upper, name);
     }
 
-  for (guint attempt = 0; ; attempt++)
-    {
-      sandbox_workspace_make_temporary_name (temporary);
-      if (mkdirat (level->upper, temporary, 0700) == 0)
-        break;
-      if (errno != EEXIST || attempt == 16)
-        return FALSE;
-    }
+  if (sandbox_workspace_make_temporary (level->upper, temporary, make_directory_at, NULL) < 0)
+    return FALSE;
   {
     g_auto(SandboxWorkspaceFd) fd = openat (level->upper, temporary, DIRECTORY_FLAGS);
 
@@ -585,21 +595,15 @@ white_out (SandboxWorkspace *self,
     return TRUE;
   if (!entry->in_upper)
     {
-      if (mknodat (level->upper, name, S_IFCHR | 0, makedev (0, 0)) == 0)
+      if (make_whiteout_at (level->upper, name, NULL) == 0)
         return give_entry (self, level->upper, name);
       if (errno != EEXIST)
         return FALSE;
       /* The guest made something meanwhile: replaced as below. */
     }
 
-  for (guint attempt = 0; ; attempt++)
-    {
-      sandbox_workspace_make_temporary_name (temporary);
-      if (mknodat (level->upper, temporary, S_IFCHR | 0, makedev (0, 0)) == 0)
-        break;
-      if (errno != EEXIST || attempt == 16)
-        return FALSE;
-    }
+  if (sandbox_workspace_make_temporary (level->upper, temporary, make_whiteout_at, NULL) < 0)
+    return FALSE;
   if (!give_entry (self, level->upper, temporary))
     {
       int saved_errno = errno;

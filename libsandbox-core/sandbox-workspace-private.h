@@ -125,7 +125,15 @@ GBytes  *sandbox_workspace_read_opened     (int           fd,
 const char *sandbox_workspace_entry_type_name (mode_t     mode);
 gboolean sandbox_workspace_owner_of_root   (int                    root_fd,
                                             SandboxWorkspaceOwner *owner);
-void     sandbox_workspace_make_temporary_name (char       *name);
+/* Makes an entry (a file, a directory, a link) named @name in @dir_fd
+ * only if nothing is there (EEXIST otherwise), following no link. */
+typedef int (*SandboxWorkspaceMakeTemporaryFunc) (int         dir_fd,
+                                                  const char *name,
+                                                  gpointer    data);
+int      sandbox_workspace_make_temporary  (int                                dir_fd,
+                                            char                              *name,
+                                            SandboxWorkspaceMakeTemporaryFunc  make,
+                                            gpointer                           data);
 gboolean sandbox_workspace_replace_file    (int                          parent_fd,
                                             const char                  *name,
                                             GBytes                      *contents,

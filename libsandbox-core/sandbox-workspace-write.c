@@ -148,43 +148,57 @@ is_temporary_name (const char *name)
   return TRUE;
 }
 
-/* Draws a fresh temporary name into @name, a buffer of at least 64 bytes. */
-void
-sandbox_workspace_make_temporary_name (char *name)
+/*
+ * sandbox_workspace_make_temporary:
+ * @dir_fd: the directory to make the entry in
+ * @name: (out caller-allocates): a buffer of at least 64 bytes for its name
+ * @make: makes the entry
+ * @data: data for @make
+ *
+ * Draws a fresh random temporary name into @name and has @make make an
+ * entry under it in @dir_fd; a name taken (EEXIST, a link planted there
+ * included: nothing @make does may follow one) draws another, up to 16.
+ *
+ * Returns: what @make returned (an fd, or 0), or -1 with errno set
+ */
+int
+sandbox_workspace_make_temporary (int                              dir_fd,
+                                  char                            *name,
+                                  SandboxWorkspaceMakeTemporaryFunc  make,
+                                  gpointer                         data)
 {
-  g_snprintf (name, 64, TEMPORARY_PREFIX "%08x%08x" TEMPORARY_SUFFIX,
-              g_random_int (), g_random_int ());
+  for (guint attempt = 0; attempt < 16; attempt++)
+    {
+      int result;
+
+      g_snprintf (name, 64, TEMPORARY_PREFIX "%08x%08x" TEMPORARY_SUFFIX,
+                  g_random_int (), g_random_int ());
+      result = make (dir_fd, name, data);
+      if (result >= 0 || errno != EEXIST)
+        return result;
+    }
+
+  errno = EEXIST;
+  return -1;
 }
 
 /*
- * create_temporary:
- * @dir_fd: the directory to create the file in
- * @name: (out caller-allocates): a buffer of at least 64 bytes for its name
+ * open_new_file:
  *
- * Creates a fresh file with a random name, mode 0600. O_CREAT | O_EXCL never
- * follows a symbolic link, so a link planted at the name fails with EEXIST
- * and another name is drawn. Only where O_TMPFILE is missing: a crash while
+ * Creates a file of mode 0600 (a SandboxWorkspaceMakeTemporaryFunc).
+ * O_CREAT | O_EXCL never follows a symbolic link, so a link planted at the
+ * name fails with EEXIST. Only where O_TMPFILE is missing: a crash while
  * it exists leaves it behind (sandbox_workspace_remove_temporaries()).
  *
  * Returns: the fd open for writing, or -1 with errno set
  */
 static int
-create_temporary (int   dir_fd,
-                  char *name)
+open_new_file (int         dir_fd,
+               const char *name,
+               gpointer    data)
 {
-  for (guint attempt = 0; attempt < 16; attempt++)
-    {
-      int fd;
-
-      sandbox_workspace_make_temporary_name (name);
-      fd = openat (dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-                   0600);
-      if (fd >= 0 || errno != EEXIST)
-        return fd;
-    }
-
-  errno = EEXIST;
-  return -1;
+  return openat (dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+                 0600);
 }
 
 /* Whether openat(O_TMPFILE) failed because the filesystem (EOPNOTSUPP) or
@@ -248,23 +262,14 @@ link_unnamed (int         fd,
   return linkat (AT_FDCWD, proc_path, dir_fd, name, AT_SYMLINK_FOLLOW) == 0;
 }
 
-/* Links the unnamed @fd under a fresh temporary name in @dir_fd. */
-static gboolean
-link_temporary (int   fd,
-                int   dir_fd,
-                char *name)
+/* Links the unnamed file @data (an fd) as @name in @dir_fd (a
+ * SandboxWorkspaceMakeTemporaryFunc). */
+static int
+link_unnamed_as (int         dir_fd,
+                 const char *name,
+                 gpointer    data)
 {
-  for (guint attempt = 0; attempt < 16; attempt++)
-    {
-      sandbox_workspace_make_temporary_name (name);
-      if (link_unnamed (fd, dir_fd, name))
-        return TRUE;
-      if (errno != EEXIST)
-        return FALSE;
-    }
-
-  errno = EEXIST;
-  return FALSE;
+  return link_unnamed (GPOINTER_TO_INT (data), dir_fd, name) ? 0 : -1;
 }
 
 /*
@@ -384,7 +389,7 @@ replace_with_named (int                          parent_fd,
   char temporary[64];
   int saved_errno;
 
-  fd = create_temporary (parent_fd, temporary);
+  fd = sandbox_workspace_make_temporary (parent_fd, temporary, open_new_file, NULL);
   if (fd < 0)
     return sandbox_workspace_set_errno_error (error, errno, "write", relative);
 
@@ -472,7 +477,8 @@ sandbox_workspace_replace_file (int                          parent_fd,
   if (!exists && errno != EEXIST)
     return sandbox_workspace_set_errno_error (error, errno, "write", relative);
 
-  if (!link_temporary (fd, parent_fd, temporary))
+  if (sandbox_workspace_make_temporary (parent_fd, temporary, link_unnamed_as,
+                                        GINT_TO_POINTER (fd)) < 0)
     return sandbox_workspace_set_errno_error (error, errno, "write", relative);
   if (!move_into_place (parent_fd, temporary, name))
     {
