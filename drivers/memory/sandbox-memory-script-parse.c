@@ -337,6 +337,18 @@ parse_writes (ScriptParser      *parser,
   return TRUE;
 }
 
+/* The "fault" member's values, read by parse_fault() and named back by
+ * check_fault_members(). */
+static const struct
+{
+  const char *name;
+  SandboxMemoryFault fault;
+} fault_names[] = {
+  { "spawn-failure", SANDBOX_MEMORY_FAULT_SPAWN_FAILURE },
+  { "never-ends", SANDBOX_MEMORY_FAULT_NEVER_ENDS },
+  { "output-flood", SANDBOX_MEMORY_FAULT_OUTPUT_FLOOD },
+};
+
 static gboolean
 parse_fault (ScriptParser       *parser,
              JsonNode           *node,
@@ -348,17 +360,15 @@ parse_fault (ScriptParser       *parser,
   if (!read_string (parser, node, where, &name))
     return FALSE;
 
-  if (g_str_equal (name, "spawn-failure"))
-    *fault = SANDBOX_MEMORY_FAULT_SPAWN_FAILURE;
-  else if (g_str_equal (name, "never-ends"))
-    *fault = SANDBOX_MEMORY_FAULT_NEVER_ENDS;
-  else if (g_str_equal (name, "output-flood"))
-    *fault = SANDBOX_MEMORY_FAULT_OUTPUT_FLOOD;
-  else
-    return parser_fail (parser, where,
-                        "must be “spawn-failure”, “never-ends” or “output-flood”, not “%s”", name);
+  for (gsize i = 0; i < G_N_ELEMENTS (fault_names); i++)
+    if (g_str_equal (name, fault_names[i].name))
+      {
+        *fault = fault_names[i].fault;
+        return TRUE;
+      }
 
-  return TRUE;
+  return parser_fail (parser, where,
+                      "must be “spawn-failure”, “never-ends” or “output-flood”, not “%s”", name);
 }
 
 /* A fault that ends the command some other way makes members describing a
@@ -371,14 +381,13 @@ check_fault_members (ScriptParser      *parser,
 {
   static const char * const ending_members[] = { "exit", "delay-ms", NULL };
   g_autoptr(GList) members = json_object_get_members (object);
-  const char *fault_name;
+  const char *fault_name = NULL;
 
-  if (fault == SANDBOX_MEMORY_FAULT_NONE)
-    return TRUE;
-
-  fault_name = fault == SANDBOX_MEMORY_FAULT_SPAWN_FAILURE ? "spawn-failure"
-             : fault == SANDBOX_MEMORY_FAULT_NEVER_ENDS ? "never-ends"
-             : "output-flood";
+  for (gsize i = 0; i < G_N_ELEMENTS (fault_names); i++)
+    if (fault_names[i].fault == fault)
+      fault_name = fault_names[i].name;
+  if (fault_name == NULL)
+    return TRUE;   /* SANDBOX_MEMORY_FAULT_NONE */
 
   for (const GList *l = members; l != NULL; l = l->next)
     {
