@@ -366,6 +366,26 @@ spawn_child (ChildSetup  *setup,
   return pid;
 }
 
+/* A pidfd of @pid, whose namespaces the child enters at @step; or -1 with
+ * %SANDBOX_ERROR_UNAVAILABLE saying the step could not be taken. */
+static int
+open_step_pidfd (pid_t       pid,
+                 ChildStep   step,
+                 GError    **error)
+{
+  int pidfd = pidfd_open (pid, 0);
+
+  if (pidfd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+                   "Sandbox process could not start: could not %s: %s",
+                   child_step_describe (step), g_strerror (saved_errno));
+    }
+  return pidfd;
+}
+
 /**
  * sandbox_bubblewrap_launcher_spawn:
  * @argv: the bwrap command line; argv[0] is the executable
@@ -430,30 +450,16 @@ sandbox_bubblewrap_launcher_spawn (const char * const *argv,
               (guint) getegid (), (guint) getegid ());
   if (extras != NULL && extras->enter_pid > 0)
     {
-      enter_pidfd = pidfd_open (extras->enter_pid, 0);
+      enter_pidfd = open_step_pidfd (extras->enter_pid, STEP_ENTER, error);
       if (enter_pidfd < 0)
-        {
-          int saved_errno = errno;
-
-          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                       "Sandbox process could not start: could not %s: %s",
-                       child_step_describe (STEP_ENTER), g_strerror (saved_errno));
-          return 0;
-        }
+        return 0;
       setup.enter_pidfd = enter_pidfd;
     }
   if (extras != NULL && extras->net_pid > 0)
     {
-      net_pidfd = pidfd_open (extras->net_pid, 0);
+      net_pidfd = open_step_pidfd (extras->net_pid, STEP_ENTER_NET, error);
       if (net_pidfd < 0)
-        {
-          int saved_errno = errno;
-
-          g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                       "Sandbox process could not start: could not %s: %s",
-                       child_step_describe (STEP_ENTER_NET), g_strerror (saved_errno));
-          return 0;
-        }
+        return 0;
       setup.net_pidfd = net_pidfd;
       setup.net_flags = CLONE_NEWNET | (extras->net_owns_user ? CLONE_NEWUSER : 0);
       /* Root enters the network keeper's namespace while it is still in
