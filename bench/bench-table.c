@@ -14,6 +14,7 @@ typedef struct
   char *floor;     /* the floor's figure, or "" */
   char *ratio;
   char *target;
+  char *cpu;       /* CPU per operation (bench-cpu.h), or "" */
   gboolean met;
   gboolean judged; /* FALSE for informational rows */
 } Row;
@@ -28,6 +29,7 @@ row_free (Row *row)
   g_free (row->floor);
   g_free (row->ratio);
   g_free (row->target);
+  g_free (row->cpu);
   g_free (row);
 }
 
@@ -49,12 +51,27 @@ add_row (const char *name,
   row->floor = floor != NULL ? floor : g_strdup ("");
   row->ratio = ratio != NULL ? ratio : g_strdup ("");
   row->target = g_strdup (target != NULL ? target : "");
+  row->cpu = g_strdup ("");
   row->judged = judged;
   row->met = met;
   g_ptr_array_add (rows, row);
 
   g_printerr ("  %-44s %-26s %-26s %-10s %s %s\n", row->name, row->value, row->floor, row->ratio,
               row->target, judged ? (met ? "MET" : "MISSED") : "");
+}
+
+/* Gives the row added last its CPU figure (see bench-cpu.h), measured in
+ * the same rounds as its wall time. */
+void
+set_row_cpu (char *cpu)
+{
+  Row *row;
+
+  g_return_if_fail (rows != NULL && rows->len > 0);
+  row = g_ptr_array_index (rows, rows->len - 1);
+  g_free (row->cpu);
+  row->cpu = cpu;
+  g_printerr ("  %-44s CPU per op, median: %s\n", "", cpu);
 }
 
 char *
@@ -70,14 +87,15 @@ format_time (Samples *s)
 void
 print_table (void)
 {
-  g_print ("\n| benchmark | libsandbox median (p95) | floor median (p95) | ratio | target | |\n");
-  g_print ("| --- | --- | --- | --- | --- | --- |\n");
+  g_print ("\n| benchmark | libsandbox median (p95) | floor median (p95) | ratio "
+           "| CPU per op, median: libsandbox / floor (ratio) | target | |\n");
+  g_print ("| --- | --- | --- | --- | --- | --- | --- |\n");
   for (guint i = 0; rows != NULL && i < rows->len; i++)
     {
       Row *row = g_ptr_array_index (rows, i);
 
-      g_print ("| %s | %s | %s | %s | %s | %s |\n", row->name, row->value, row->floor, row->ratio,
-               row->target, row->judged ? (row->met ? "met" : "**missed**") : "");
+      g_print ("| %s | %s | %s | %s | %s | %s | %s |\n", row->name, row->value, row->floor,
+               row->ratio, row->cpu, row->target, row->judged ? (row->met ? "met" : "**missed**") : "");
     }
 }
 

@@ -19,6 +19,7 @@ void   add_row      (const char *name,
                      const char *target,
                      gboolean    judged,
                      gboolean    met);
+void   set_row_cpu  (char       *cpu);
 char  *format_time  (Samples    *s);
 void   print_table  (void);
 guint  count_missed (void);
