@@ -30,6 +30,7 @@
 #include <sandbox-gateway.h>
 
 #include "bench-common.h"
+#include "bench-cpu.h"
 #include "bench-floor.h"
 #include "bench-gateway.h"
 #include "bench-proxy.h"
@@ -363,6 +364,21 @@ prestarted_run (const char *workspace,
   return bench_now_us () - start;
 }
 
+/* prestarted_run()'s wall time into @wall, and the tree's CPU over the
+ * whole of it (the bwrap started ahead included) into @cpu. */
+static void
+prestarted_measure (const char *workspace,
+                    gboolean    reference,
+                    Samples    *wall,
+                    Samples    *cpu)
+{
+  BenchCpu window;
+
+  bench_cpu_start (&window);
+  samples_add (wall, prestarted_run (workspace, reference));
+  samples_add (cpu, bench_cpu_stop (&window));
+}
+
 /* A cold session is no slower with ready sandboxes on: a session's first
  * command, and commands back to back (each comes within the launch delay of
  * the last, so its sandbox is launched when it is taken), on a default
@@ -378,6 +394,8 @@ bench_command_cold_default (void)
   g_autoptr(SandboxCommand) true_command = sandbox_command_new ("/usr/bin/true");
   g_autoptr(Samples) first_ready = samples_new (), first_none = samples_new ();
   g_autoptr(Samples) next_ready = samples_new (), next_none = samples_new ();
+  g_autoptr(Samples) first_ready_cpu = samples_new (), first_none_cpu = samples_new ();
+  g_autoptr(Samples) next_ready_cpu = samples_new (), next_none_cpu = samples_new ();
   guint rounds = quick ? 8 : 30;
   double ratio;
 
@@ -390,19 +408,29 @@ bench_command_cold_default (void)
         g_autoptr(SandboxHandle) handle = create_session (ready ? with_ready : without, key,
                                                           policy);
         SandboxSession *session = sandbox_handle_get_session (handle);
+        BenchCpu cpu;
 
+        /* Each window closes when its command completes, since the next
+         * comes at once: the first's sandbox's teardown lands in the
+         * next's window, and the next's in the delete, outside both. */
+        bench_cpu_start (&cpu);
         samples_add (ready ? first_ready : first_none, api_run (session, true_command));
+        samples_add (ready ? first_ready_cpu : first_none_cpu, bench_cpu_stop (&cpu));
+        bench_cpu_start (&cpu);
         samples_add (ready ? next_ready : next_none, api_run (session, true_command));
+        samples_add (ready ? next_ready_cpu : next_none_cpu, bench_cpu_stop (&cpu));
         delete_session (handle);
       }
   ratio = samples_median (first_ready) / samples_median (first_none);
   add_row ("cold: a session's first command, ready sandboxes on vs off",
            format_time (first_ready), format_time (first_none), g_strdup_printf ("%.3fx", ratio),
            "<= 1.10x (no slower than without)", TRUE, ratio <= 1.10);
+  set_row_cpu (bench_cpu_format_pair (first_ready_cpu, first_none_cpu));
   ratio = samples_median (next_ready) / samples_median (next_none);
   add_row ("cold: the next command at once, ready sandboxes on vs off",
            format_time (next_ready), format_time (next_none), g_strdup_printf ("%.3fx", ratio),
            "<= 1.10x (no slower than without)", TRUE, ratio <= 1.10);
+  set_row_cpu (bench_cpu_format_pair (next_ready_cpu, next_none_cpu));
 }
 
 static void
@@ -419,6 +447,8 @@ bench_command_hot (void)
   const char *true_argv[] = { "/usr/bin/true", NULL };
   g_autoptr(Samples) hot = samples_new (), reference = samples_new ();
   g_autoptr(Samples) prestarted = samples_new (), prestarted_driver = samples_new ();
+  g_autoptr(Samples) hot_cpu = samples_new ();
+  g_autoptr(Samples) prestarted_driver_cpu = samples_new ();
   guint rounds = quick ? 15 : 60;
   double ratio;
 
@@ -429,37 +459,50 @@ bench_command_hot (void)
   for (guint i = 0; i < rounds; i++)
     {
       g_usleep (THINK_TIME_US);
-      if (i % 2 == 0)
+      for (guint k = 0; k < 2; k++)
         {
+          BenchCpu cpu;
+
+          if ((k == 0) != (i % 2 == 0))
+            {
+              samples_add (reference, reference_run (workspace, true_argv));
+              continue;
+            }
+          /* After the reference, the think time; after a hot command, its
+           * window has had it. */
+          if (k == 1)
+            g_usleep (THINK_TIME_US);
+          bench_cpu_start (&cpu);
           samples_add (hot, api_run (session, true_command));
+          /* A hot command's CPU is also its sandbox's teardown and the
+           * setup of the next one, which it queued: they run in the think
+           * time after it, counted with it. */
           g_usleep (THINK_TIME_US);
-          samples_add (reference, reference_run (workspace, true_argv));
-        }
-      else
-        {
-          samples_add (reference, reference_run (workspace, true_argv));
-          g_usleep (THINK_TIME_US);
-          samples_add (hot, api_run (session, true_command));
+          samples_add (hot_cpu, bench_cpu_stop (&cpu));
         }
       samples_add (prestarted, prestarted_run (workspace, TRUE));
-      samples_add (prestarted_driver, prestarted_run (workspace, FALSE));
+      prestarted_measure (workspace, FALSE, prestarted_driver, prestarted_driver_cpu);
     }
   ratio = samples_median (hot) / samples_median (reference);
   add_row ("hot session: run true (ready sandbox)", format_time (hot), format_time (reference),
            g_strdup_printf ("%.3fx", ratio), "<= 0.3x raw bwrap, reference argv", TRUE,
            ratio <= 0.3);
+  set_row_cpu (bench_cpu_format_pair (hot_cpu, NULL));
   ratio = samples_median (prestarted) / samples_median (reference);
   add_row ("raw bwrap started ahead, reference argv: answer true", format_time (prestarted),
            format_time (reference), g_strdup_printf ("%.3fx", ratio),
            "informational: the floor of any ready sandbox", FALSE, TRUE);
+  set_row_cpu (g_strdup ("n/a"));
   ratio = samples_median (prestarted_driver) / samples_median (reference);
   add_row ("raw bwrap started ahead, driver argv: answer true", format_time (prestarted_driver),
            format_time (reference), g_strdup_printf ("%.3fx", ratio),
            "informational: the same with the hardening", FALSE, TRUE);
+  set_row_cpu (bench_cpu_format_pair (prestarted_driver_cpu, NULL));
   ratio = samples_median (hot) / samples_median (prestarted_driver);
   add_row ("hot session vs raw bwrap started ahead, driver argv", format_time (hot),
            format_time (prestarted_driver), g_strdup_printf ("%.3fx", ratio),
            "informational: the library's own part", FALSE, TRUE);
+  set_row_cpu (bench_cpu_format_pair (hot_cpu, prestarted_driver_cpu));
   delete_session (handle);
 }
 
@@ -638,6 +681,83 @@ bench_async_returns (void)
     }
 }
 
+/* The cold rounds' operations, in the order an even round runs them (an
+ * odd round reverses it, so drift hits both sides alike). */
+typedef enum
+{
+  COLD_API_TRUE,
+  COLD_RAW_TRUE,
+  COLD_REF_TRUE,
+  COLD_API_CAT,
+  COLD_RAW_CAT,
+  COLD_LAYERED_TRUE,
+  COLD_N_OPS
+} ColdOp;
+
+typedef struct
+{
+  SandboxSession *session, *layered;
+  SandboxCommand *true_command, *cat_command;
+  const char *workspace;
+  Samples *wall[COLD_N_OPS], *cpu[COLD_N_OPS];
+} ColdRounds;
+
+/* Long enough for a cold command's sandbox to be torn down and reaped
+ * after it has completed (the stub reports first; see docs/benchmarks.md),
+ * so that its CPU is in its own window, not the next operation's. */
+#define COLD_SETTLE_US (20 * 1000)
+
+static double
+cold_op_run (ColdRounds *c,
+             ColdOp      op)
+{
+  const char *true_argv[] = { "/usr/bin/true", NULL };
+  const char *cat_argv[] = { "/usr/bin/cat", "hello.txt", NULL };
+
+  switch (op)
+    {
+    case COLD_API_TRUE: return api_run (c->session, c->true_command);
+    case COLD_RAW_TRUE: return floor_run (c->workspace, true_argv);
+    case COLD_REF_TRUE: return reference_run (c->workspace, true_argv);
+    case COLD_API_CAT: return api_run (c->session, c->cat_command);
+    case COLD_RAW_CAT: return floor_run (c->workspace, cat_argv);
+    case COLD_LAYERED_TRUE: return api_run (c->layered, c->true_command);
+    case COLD_N_OPS: default: g_assert_not_reached ();
+    }
+}
+
+/* One operation: its wall time, and the whole tree's CPU over it and its
+ * aftermath. */
+static void
+cold_op_measure (ColdRounds *c,
+                 ColdOp      op)
+{
+  BenchCpu cpu;
+
+  bench_cpu_start (&cpu);
+  samples_add (c->wall[op], cold_op_run (c, op));
+  g_usleep (COLD_SETTLE_US);
+  samples_add (c->cpu[op], bench_cpu_stop (&cpu));
+}
+
+/* Adds a row comparing @op with @floor_op, wall time and CPU. */
+static void
+cold_row (ColdRounds *c,
+          const char *name,
+          ColdOp      op,
+          ColdOp      floor_op,
+          const char *target,
+          gboolean    judged,
+          double      limit)
+{
+  double ratio = samples_median (c->wall[op]) / samples_median (c->wall[floor_op]);
+
+  add_row (name, format_time (c->wall[op]), format_time (c->wall[floor_op]),
+           g_strdup_printf ("%.3fx", ratio), target, judged, ratio <= limit);
+  set_row_cpu (bench_cpu_format_pair (c->cpu[op],
+                                      floor_op == COLD_REF_TRUE ? NULL : c->cpu[floor_op]));
+}
+
 static void
 bench_command (void)
 {
@@ -654,21 +774,22 @@ bench_command (void)
   SandboxSession *session = sandbox_handle_get_session (handle);
   SandboxSession *layered = sandbox_handle_get_session (layered_handle);
   g_autofree char *workspace = workspace_of (state, handle);
-  g_autoptr(Samples) layered_true = samples_new ();
   g_autoptr(SandboxCommand) true_command = sandbox_command_new ("/usr/bin/true");
   g_autoptr(SandboxCommand) cat_command = sandbox_command_new ("/usr/bin/cat");
   const char *true_argv[] = { "/usr/bin/true", NULL };
-  const char *cat_argv[] = { "/usr/bin/cat", "hello.txt", NULL };
-  g_autoptr(Samples) api_true = samples_new (), raw_true = samples_new ();
-  g_autoptr(Samples) api_cat = samples_new (), raw_cat = samples_new ();
   g_autoptr(Samples) api_par = samples_new (), raw_par = samples_new ();
-  g_autoptr(Samples) ref_true = samples_new ();
+  ColdRounds c = { session, layered, true_command, cat_command, workspace };
   guint rounds = quick ? 15 : 60;
   guint par_rounds = quick ? 5 : 20;
   double ratio;
 
   g_printerr ("command round trip (%u rounds, 8 concurrent: %u rounds)\n", rounds, par_rounds);
   sandbox_command_add_arg (cat_command, "hello.txt");
+  for (guint op = 0; op < COLD_N_OPS; op++)
+    {
+      c.wall[op] = samples_new ();
+      c.cpu[op] = samples_new ();
+    }
 
   /* Warm up both paths. */
   for (guint i = 0; i < 3; i++)
@@ -679,46 +800,24 @@ bench_command (void)
     }
 
   for (guint i = 0; i < rounds; i++)
-    {
-      /* Alternate which goes first, so drift hits both alike. */
-      if (i % 2 == 0)
-        {
-          samples_add (api_true, api_run (session, true_command));
-          samples_add (raw_true, floor_run (workspace, true_argv));
-          samples_add (ref_true, reference_run (workspace, true_argv));
-          samples_add (api_cat, api_run (session, cat_command));
-          samples_add (raw_cat, floor_run (workspace, cat_argv));
-          samples_add (layered_true, api_run (layered, true_command));
-        }
-      else
-        {
-          samples_add (layered_true, api_run (layered, true_command));
-          samples_add (ref_true, reference_run (workspace, true_argv));
-          samples_add (raw_true, floor_run (workspace, true_argv));
-          samples_add (api_true, api_run (session, true_command));
-          samples_add (raw_cat, floor_run (workspace, cat_argv));
-          samples_add (api_cat, api_run (session, cat_command));
-        }
-    }
+    for (guint k = 0; k < COLD_N_OPS; k++)
+      cold_op_measure (&c, i % 2 == 0 ? k : COLD_N_OPS - 1 - k);
 
-  ratio = samples_median (api_true) / samples_median (ref_true);
-  add_row ("cold: run true, hardened, vs reference argv", format_time (api_true),
-           format_time (ref_true), g_strdup_printf ("%.3fx", ratio),
-           "<= 1.05x raw bwrap, reference argv", TRUE, ratio <= 1.05);
-  ratio = samples_median (layered_true) / samples_median (api_true);
-  add_row ("cold: run true, layered session vs copied", format_time (layered_true),
-           format_time (api_true), g_strdup_printf ("%.3fx", ratio),
-           "informational: entering the keeper's namespaces", FALSE, TRUE);
-  ratio = samples_median (raw_true) / samples_median (ref_true);
-  add_row ("raw bwrap, driver argv, vs reference argv", format_time (raw_true),
-           format_time (ref_true), g_strdup_printf ("%.3fx", ratio),
-           "informational: the hardening's own cost", FALSE, TRUE);
-  ratio = samples_median (api_true) / samples_median (raw_true);
-  add_row ("run /usr/bin/true, sequential", format_time (api_true), format_time (raw_true),
-           g_strdup_printf ("%.3fx", ratio), "<= 1.05x raw bwrap", TRUE, ratio <= 1.05);
-  ratio = samples_median (api_cat) / samples_median (raw_cat);
-  add_row ("run cat hello.txt, sequential", format_time (api_cat), format_time (raw_cat),
-           g_strdup_printf ("%.3fx", ratio), "<= 1.05x raw bwrap", TRUE, ratio <= 1.05);
+  cold_row (&c, "cold: run true, hardened, vs reference argv", COLD_API_TRUE, COLD_REF_TRUE,
+            "<= 1.05x raw bwrap, reference argv", TRUE, 1.05);
+  cold_row (&c, "cold: run true, layered session vs copied", COLD_LAYERED_TRUE, COLD_API_TRUE,
+            "informational: entering the keeper's namespaces", FALSE, G_MAXDOUBLE);
+  cold_row (&c, "raw bwrap, driver argv, vs reference argv", COLD_RAW_TRUE, COLD_REF_TRUE,
+            "informational: the hardening's own cost", FALSE, G_MAXDOUBLE);
+  cold_row (&c, "run /usr/bin/true, sequential", COLD_API_TRUE, COLD_RAW_TRUE,
+            "<= 1.05x raw bwrap", TRUE, 1.05);
+  cold_row (&c, "run cat hello.txt, sequential", COLD_API_CAT, COLD_RAW_CAT,
+            "<= 1.05x raw bwrap", TRUE, 1.05);
+  for (guint op = 0; op < COLD_N_OPS; op++)
+    {
+      samples_free (c.wall[op]);
+      samples_free (c.cpu[op]);
+    }
 
   for (guint i = 0; i < par_rounds; i++)
     {
@@ -877,6 +976,25 @@ throughput (const char *socket_path,
   return bench_rate (&client, n_clients, seconds);
 }
 
+/* throughput()'s rate into @rate, and the process's CPU per request over
+ * it into @cpu. */
+static void
+measure_throughput (const char *socket_path,
+                    guint16     port,
+                    const char *request,
+                    double      seconds,
+                    Samples    *rate,
+                    Samples    *cpu)
+{
+  double cpu_start = bench_cpu_process_us ();
+  double start = bench_now_us ();
+  double per_second = throughput (socket_path, port, request, 16, seconds);
+  double requests = per_second * (bench_now_us () - start) / 1e6;
+
+  samples_add (rate, per_second);
+  samples_add (cpu, (bench_cpu_process_us () - cpu_start) / MAX (requests, 1));
+}
+
 typedef struct
 {
   const char *socket_path;
@@ -888,18 +1006,26 @@ typedef struct
   guint64 audited;
 } GatewayRun;
 
-/* One timed GET on @fd, added to @samples. */
+/* One timed GET on @fd, added to @samples, and the CPU the process spent
+ * meanwhile to @cpu: the gateway, the relays and the upstream are threads
+ * of this process, so that is the whole request's, client and upstream
+ * included on both sides. Work a request leaves for after its response
+ * (libsoup's and libcurl's completion, the audit event) lands in the next
+ * request's window. */
 static void
 time_get (int         fd,
           const char *request,
           Samples    *samples,
+          Samples    *cpu,
           const char *what)
 {
+  double cpu_start = bench_cpu_process_us ();
   double start = bench_now_us ();
 
   if (!bench_client_get (fd, request, strlen (request)))
     g_error ("%s request failed", what);
   samples_add (samples, bench_now_us () - start);
+  samples_add (cpu, bench_cpu_process_us () - cpu_start);
 }
 
 static gpointer
@@ -908,8 +1034,11 @@ gateway_measure (gpointer data)
   GatewayRun *run = data;
   g_autofree char *request = g_strdup_printf ("GET /data HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", run->port);
   g_autoptr(Samples) gw = samples_new (), relay = samples_new (), direct = samples_new ();
+  g_autoptr(Samples) gw_cpu = samples_new (), relay_cpu = samples_new (), direct_cpu = samples_new ();
   g_autoptr(Samples) gw_rate = samples_new (), relay_rate = samples_new (), direct_rate = samples_new ();
   g_autoptr(Samples) relay2_rate = samples_new ();
+  g_autoptr(Samples) gw_rate_cpu = samples_new (), relay_rate_cpu = samples_new ();
+  g_autoptr(Samples) direct_rate_cpu = samples_new (), relay2_rate_cpu = samples_new ();
   guint rounds = quick ? 10 : 40;
   guint per_round = 100;
   guint rate_rounds = quick ? 2 : 5;
@@ -932,9 +1061,9 @@ gateway_measure (gpointer data)
   for (guint i = 0; i < rounds; i++)
     for (guint j = 0; j < per_round; j++)
       {
-        time_get (gw_fd, request, gw, "gateway");
-        time_get (relay_fd, request, relay, "relay");
-        time_get (direct_fd, request, direct, "direct");
+        time_get (gw_fd, request, gw, gw_cpu, "gateway");
+        time_get (relay_fd, request, relay, relay_cpu, "relay");
+        time_get (direct_fd, request, direct, direct_cpu, "direct");
       }
   close (gw_fd);
   close (relay_fd);
@@ -945,22 +1074,26 @@ gateway_measure (gpointer data)
   add_row ("gateway GET latency, 1 connection", format_time (gw), format_time (direct),
            g_strdup_printf ("%.2fx", samples_median (gw) / samples_median (direct)),
            "<= 1.5x direct + 50 us", TRUE, samples_median (gw) <= limit);
+  set_row_cpu (bench_cpu_format_pair (gw_cpu, direct_cpu));
   add_row ("gateway added latency per request",
            g_strdup_printf ("%.1f us (limit %.1f)", added, limit - samples_median (direct)),
            NULL, NULL, "<= 60 us over direct (issue 20)", TRUE, added <= 60);
+  set_row_cpu (g_strdup_printf ("%.1f us added", samples_median (gw_cpu) - samples_median (direct_cpu)));
   add_row ("minimal relay GET latency, 1 connection", format_time (relay), format_time (direct),
            g_strdup_printf ("%.2fx", samples_median (relay) / samples_median (direct)),
            "informational: a forwarder's floor", FALSE, TRUE);
+  set_row_cpu (bench_cpu_format_pair (relay_cpu, direct_cpu));
   add_row ("minimal relay added latency per request",
            g_strdup_printf ("%.1f us", samples_median (relay) - samples_median (direct)),
            NULL, NULL, "", FALSE, TRUE);
 
   for (guint i = 0; i < rate_rounds; i++)
     {
-      samples_add (gw_rate, throughput (run->socket_path, run->port, request, 16, seconds));
-      samples_add (relay_rate, throughput (run->relay_path, run->port, request, 16, seconds));
-      samples_add (relay2_rate, throughput (run->relay2_path, run->port, request, 16, seconds));
-      samples_add (direct_rate, throughput (NULL, run->port, request, 16, seconds));
+      measure_throughput (run->socket_path, run->port, request, seconds, gw_rate, gw_rate_cpu);
+      measure_throughput (run->relay_path, run->port, request, seconds, relay_rate, relay_rate_cpu);
+      measure_throughput (run->relay2_path, run->port, request, seconds, relay2_rate,
+                          relay2_rate_cpu);
+      measure_throughput (NULL, run->port, request, seconds, direct_rate, direct_rate_cpu);
     }
 
   add_row ("gateway GET throughput, 16 connections",
@@ -968,16 +1101,19 @@ gateway_measure (gpointer data)
            g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (direct_rate), samples_quantile (direct_rate, 0)),
            g_strdup_printf ("%.2fx", samples_median (gw_rate) / samples_median (direct_rate)),
            ">= 25,000 req/s", TRUE, samples_median (gw_rate) >= 25000);
+  set_row_cpu (bench_cpu_format_pair (gw_rate_cpu, direct_rate_cpu));
   add_row ("minimal relay GET throughput, 16 connections",
            g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (relay_rate), samples_quantile (relay_rate, 0)),
            g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (direct_rate), samples_quantile (direct_rate, 0)),
            g_strdup_printf ("%.2fx", samples_median (relay_rate) / samples_median (direct_rate)),
            "informational: a forwarder's floor", FALSE, TRUE);
+  set_row_cpu (bench_cpu_format_pair (relay_rate_cpu, direct_rate_cpu));
   add_row ("minimal relay on 2 threads, 16 connections",
            g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (relay2_rate), samples_quantile (relay2_rate, 0)),
            g_strdup_printf ("%.0f req/s (min %.0f)", samples_median (direct_rate), samples_quantile (direct_rate, 0)),
            g_strdup_printf ("%.2fx", samples_median (relay2_rate) / samples_median (direct_rate)),
            "informational: a forwarder's floor", FALSE, TRUE);
+  set_row_cpu (bench_cpu_format_pair (relay2_rate_cpu, direct_rate_cpu));
   add_row ("gateway throughput / minimal relay's", g_strdup_printf ("%.2fx", samples_median (gw_rate) / samples_median (relay_rate)),
            NULL, NULL, ">= 0.35x the minimal relay (issue 20)", TRUE,
            samples_median (gw_rate) >= 0.35 * samples_median (relay_rate));
