@@ -336,6 +336,11 @@ reference_run (const char         *workspace,
   return bench_now_us () - start;
 }
 
+/* Long enough for a cold command's sandbox to be torn down and reaped
+ * after it has completed (the stub reports first; see docs/benchmarks.md),
+ * so that its CPU is in its own window, not the next operation's. */
+#define COLD_SETTLE_US (20 * 1000)
+
 /* A hot session: each command comes after a pause (an agent's think time),
  * by which the sandbox its previous command left ready has finished its
  * setup; the floor gets the same pause. Measured: the command alone. */
@@ -405,10 +410,15 @@ bench_command_cold_default (void)
     for (guint j = 0; j < 2; j++)
       {
         gboolean ready = (j == 0) == (i % 2 == 0);
-        g_autoptr(SandboxHandle) handle = create_session (ready ? with_ready : without, key,
-                                                          policy);
-        SandboxSession *session = sandbox_handle_get_session (handle);
+        g_autoptr(SandboxHandle) handle = NULL;
+        SandboxSession *session;
         BenchCpu cpu;
+
+        /* The last session's delete may leave a sandbox being torn down
+         * (a ready one it killed): not this session's CPU. */
+        g_usleep (COLD_SETTLE_US);
+        handle = create_session (ready ? with_ready : without, key, policy);
+        session = sandbox_handle_get_session (handle);
 
         /* Each window closes when its command completes, since the next
          * comes at once: the first's sandbox's teardown lands in the
@@ -701,11 +711,6 @@ typedef struct
   const char *workspace;
   Samples *wall[COLD_N_OPS], *cpu[COLD_N_OPS];
 } ColdRounds;
-
-/* Long enough for a cold command's sandbox to be torn down and reaped
- * after it has completed (the stub reports first; see docs/benchmarks.md),
- * so that its CPU is in its own window, not the next operation's. */
-#define COLD_SETTLE_US (20 * 1000)
 
 static double
 cold_op_run (ColdRounds *c,
