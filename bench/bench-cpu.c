@@ -152,7 +152,7 @@ bench_cpu_process_us (void)
  * its own init (the reference's argv) exits without waiting for that
  * init, which is reparented to the system's init and reaped there, so
  * RUSAGE_CHILDREN never sees the sandbox's side (6.6 ms counted of the
- * 13–15 ms `perf stat` counts here). */
+ * 12.8 ms `perf stat` counts here). */
 char *
 bench_cpu_format_pair (Samples *cpu,
                        Samples *floor_cpu)
