@@ -63,6 +63,10 @@ gboolean sandbox_bubblewrap_driver_run_quiet (SandboxBubblewrapDriver     *self,
 typedef gboolean (*SandboxBubblewrapRefillFunc) (gpointer   data,
                                                  GError   **error);
 
+gboolean sandbox_bubblewrap_driver_revive_keeper (SandboxBubblewrapDriver  *self,
+                                                  GCancellable             *cancellable,
+                                                  GError                  **error);
+gboolean sandbox_bubblewrap_driver_set_layers_lost_error (GError **error);
 gboolean sandbox_bubblewrap_driver_replace_layers (SandboxBubblewrapDriver     *self,
                                                    const char * const          *lowers,
                                                    const char                  *layers,

@@ -402,13 +402,14 @@ spawn_process (SandboxBubblewrapDriver  *self,
                GCancellable             *cancellable,
                GError                  **error)
 {
-  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+  g_autoptr(GRWLockReaderLocker) locker = NULL;
 
+  if (!sandbox_bubblewrap_driver_revive_keeper (self, cancellable, error))
+    return NULL;
+  locker = g_rw_lock_reader_locker_new (&self->layers_lock);
   if (self->layers_lost)
     {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "The session's workspace could not be mounted again after a restore; "
-                   "stop the session and resume it");
+      sandbox_bubblewrap_driver_set_layers_lost_error (error);
       return NULL;
     }
   return spawn_process_locked (self, command, prepared_revision, prepare_next, cancellable,
