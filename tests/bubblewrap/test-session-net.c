@@ -292,6 +292,75 @@ test_stop_ends_the_network_keeper (SandboxTestFixture *f,
   g_assert_cmpuint (count_stub_children (), ==, 0);
 }
 
+/* This process's child that is the session's network keeper: a stub
+ * outside every sandbox that is not a layered session's keeper. */
+static pid_t
+find_network_keeper (void)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  pid_t found = 0;
+
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc", name, "stat", NULL);
+      g_autofree char *cmdline_path = g_build_filename ("/proc", name, "cmdline", NULL);
+      g_autofree char *stat = NULL;
+      g_autofree char *cmdline = NULL;
+      gsize length = 0;
+      const char *close_paren;
+      gboolean overlay = FALSE;
+      int parent;
+      char state;
+
+      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &stat, NULL, NULL) ||
+          !g_file_get_contents (cmdline_path, &cmdline, &length, NULL))
+        continue;
+      close_paren = strrchr (stat, ')');
+      if (close_paren == NULL || sscanf (close_paren, ") %c %d", &state, &parent) != 2 ||
+          parent != getpid () || state == 'Z' || strstr (stat, "(sandbox-stub)") == NULL)
+        continue;
+      for (gsize at = 0; at < length; at += strlen (cmdline + at) + 1)
+        overlay |= g_str_has_prefix (cmdline + at, "keep-overlay=");
+      if (!overlay)
+        {
+          g_assert_cmpint (found, ==, 0);
+          found = atoi (name);
+        }
+    }
+  return found;
+}
+
+/* A network keeper killed under a live session (the OOM killer, an
+ * operator) is replaced on the next command, in a new namespace: a server
+ * started then answers the commands after it. (The server started before
+ * stays in the old namespace, with the commands that were there.) Make
+ * sandbox_bubblewrap_net_slot_dup_or_start() keep a dead one to see the
+ * command fail. */
+static void
+test_killed_network_keeper_is_replaced (SandboxTestFixture *f,
+                                        gconstpointer       data)
+{
+  g_autoptr(SandboxProcess) server = start_server (f->session);
+  g_autoptr(SandboxProcess) again = NULL;
+  g_autoptr(GError) error = NULL;
+  pid_t keeper;
+
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  keeper = find_network_keeper ();
+  g_assert_cmpint (keeper, >, 0);
+  g_assert_cmpint (kill (keeper, SIGKILL), ==, 0);
+  /* Reaped by the session only: wait until it is a zombie. */
+  while (find_network_keeper () == keeper)
+    g_usleep (10 * 1000);
+  g_assert_true (sandbox_process_stop (server, NULL, &error));
+  g_assert_no_error (error);
+  again = start_server (f->session);
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  g_assert_cmpint (find_network_keeper (), >, 0);
+  g_assert_cmpint (find_network_keeper (), !=, keeper);
+}
+
 /* Sends a GET for hello.txt to @path and reads the whole answer, or NULL
  * when the connection is closed without one. */
 static char *
@@ -428,6 +497,9 @@ main (int    argc,
               test_expose_port_refused, sandbox_test_fixture_tear_down);
   g_test_add ("/sandbox/session-net/stop-ends-the-network-keeper", SandboxTestFixture,
               ALLOW_LIST, set_up, test_stop_ends_the_network_keeper,
+              sandbox_test_fixture_tear_down);
+  g_test_add ("/sandbox/session-net/killed-network-keeper-is-replaced", SandboxTestFixture,
+              DENY_ALL, set_up, test_killed_network_keeper_is_replaced,
               sandbox_test_fixture_tear_down);
   return g_test_run ();
 }
