@@ -98,7 +98,7 @@ replace_quietly (SandboxNetworkPolicy  *unused,
     }
   sandbox_bubblewrap_keeper_free (self->keeper);
   self->keeper = g_steal_pointer (&keeper);
-  sandbox_workspace_unref (self->files);
+  g_clear_pointer (&self->files, sandbox_workspace_unref);   /* NULL when parked */
   self->files = g_steal_pointer (&files);
   return refilled;
 }
@@ -187,8 +187,12 @@ sandbox_bubblewrap_driver_revive_keeper (SandboxBubblewrapDriver  *self,
   /* Another command's call may have replaced it meanwhile. */
   if (!keeper_has_exited_locked (self))
     return TRUE;
-  g_message ("The workspace keeper of session %s exited: mounting its layers again",
-             self->session_id);
+  /* Parked (sandbox-bubblewrap-driver-park.c) or killed. */
+  if (self->files == NULL)
+    g_debug ("Session %s is used again: starting its keeper", self->session_id);
+  else
+    g_message ("The workspace keeper of session %s exited: mounting its layers again",
+               self->session_id);
   if (sandbox_session_gate_get_n_live (self->gate) == 0)
     sandbox_bubblewrap_trees_wait (self->trees);
   return sandbox_session_gate_run_quiet (self->gate,
