@@ -87,7 +87,7 @@ scratch_tear_down (Scratch       *scratch,
 }
 
 /* Nothing may appear in the canary directory, nor anywhere in the scratch
- * root but in source/, target/ and outside/. */
+ * root but source/, target/, outside/, layout/ and a test's host secret. */
 void
 scratch_assert_outside_untouched (Scratch *scratch)
 {
@@ -107,11 +107,12 @@ scratch_assert_outside_untouched (Scratch *scratch)
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       if (g_strcmp0 (name, "source") != 0 && g_strcmp0 (name, "target") != 0 &&
-          g_strcmp0 (name, "outside") != 0 && g_strcmp0 (name, "layout") != 0)
+          g_strcmp0 (name, "outside") != 0 && g_strcmp0 (name, "layout") != 0 &&
+          g_strcmp0 (name, "secret") != 0)
         g_error ("Something was written outside the target: %s", name);
       count++;
     }
-  g_assert_cmpuint (count, <=, 4);
+  g_assert_cmpuint (count, <=, 5);
 }
 
 char *
@@ -218,8 +219,8 @@ contents_in (const char *root,
 }
 
 /* A small root file system: what a runtime has, and what it must lose. */
-static void
-make_sample_tree (const char *root)
+void
+runtime_unpack_make_sample_tree (const char *root)
 {
   put_dir (root, "usr", 0755);
   put_dir (root, "usr/bin", 0755);
@@ -277,7 +278,7 @@ test_directory_round_trip (Scratch       *scratch,
   g_autofree char *link_target = NULL;
   struct stat st, again;
 
-  make_sample_tree (scratch->source);
+  runtime_unpack_make_sample_tree (scratch->source);
   {
     g_autofree char *fifo = g_build_filename (scratch->source, "tmp/fifo", NULL);
     g_autofree char *tmp = g_build_filename (scratch->source, "tmp", NULL);
@@ -367,7 +368,7 @@ test_directory_key (Scratch       *scratch,
   g_autofree char *changed = NULL;
   int again_fd;
 
-  make_sample_tree (scratch->source);
+  runtime_unpack_make_sample_tree (scratch->source);
   g_assert_true (unpack_directory (scratch->source, scratch->target_fd, NULL, &error));
   g_assert_no_error (error);
   key = tree_key (scratch->target);
@@ -563,6 +564,7 @@ main (int   argc,
   ADD ("/runtime-unpack/directory/progress-and-cancel", test_directory_progress_and_cancel);
   ADD ("/runtime-unpack/key/listing-order", test_key_ignores_listing_order);
 #undef ADD
+  runtime_unpack_oci_add_tests ();
 
   return g_test_run ();
 }
