@@ -795,24 +795,37 @@ test_hostile_layer_size (Scratch       *scratch,
   assert_flaw_refused (scratch, LAYER_GZIP, FLAW_LAYER_SIZE, "larger than its descriptor's size");
 }
 
-/* A gzip layer cut short, its descriptor naming the cut blob. */
+/* A gzip layer cut short in the middle of a file's data, after its first
+ * entries were read, its descriptor naming the cut blob. */
 static void
 test_hostile_truncated_gzip (Scratch       *scratch,
                              gconstpointer  data)
 {
-  static const TestEntry entries[] = {
-    { "file", AE_IFREG, 0644, "payload, long enough to be cut in the middle of its deflate stream" },
-  };
   g_autoptr(GError) error = NULL;
   g_autofree char *layout = scratch_layout (scratch);
-  g_autoptr(GBytes) whole = build_layer (LAYER_GZIP, entries, G_N_ELEMENTS (entries));
-  g_autoptr(GBytes) cut = g_bytes_new_from_bytes (whole, 0, g_bytes_get_size (whole) / 2);
+  g_autofree char *rootfs = scratch_rootfs (scratch);
+  g_autofree char *noise = g_malloc (256 * 1024 + 1);
+  TestEntry entries[] = {
+    { "first", AE_IFREG, 0644, "the first file is whole" },
+    { "noise", AE_IFREG, 0644, noise },
+  };
+  g_autoptr(GBytes) whole = NULL;
+  g_autoptr(GBytes) cut = NULL;
   const char *type = LAYER_GZIP;
+
+  /* Incompressible, so that half the blob ends inside its data. */
+  for (gsize i = 0; i < 256 * 1024; i++)
+    noise[i] = (char) g_random_int_range (1, 256);
+  noise[256 * 1024] = '\0';
+  whole = build_layer (LAYER_GZIP, entries, G_N_ELEMENTS (entries));
+  cut = g_bytes_new_from_bytes (whole, 0, g_bytes_get_size (whole) / 2);
 
   write_layout (layout, &type, &cut, 1, FLAW_NONE);
   g_assert_false (unpack_scratch_layout (scratch, NULL, &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
   g_test_message ("Refused: %s", error->message);
+  g_assert_nonnull (strstr (error->message, "cannot read ‘noise’"));
+  g_assert_true (exists_at (rootfs, "first"));
   scratch_assert_outside_untouched (scratch);
 }
 
