@@ -518,6 +518,52 @@ test_oci_whiteouts (Scratch       *scratch,
   }
 }
 
+/* Modes that keep even the owner out (Fedora's /etc/shadow is 0000): the
+ * unpack gives them, the key still reads the entries and gives the modes
+ * back, and sees what is inside. */
+static void
+test_oci_unreadable_modes (Scratch       *scratch,
+                           gconstpointer  data)
+{
+  TestEntry entries[] = {
+    { "etc/", AE_IFDIR, 0755 },
+    { "etc/shadow", AE_IFREG, 0000, "root:*:19000:0:99999:7:::" },
+    { "locked/", AE_IFDIR, 0000 },
+    { "locked/inside", AE_IFREG, 0644, "one" },
+    { "locked/sub/", AE_IFDIR, 0300 },
+    { "locked/sub/deeper", AE_IFREG, 0200, "write only" },
+  };
+  g_autofree char *first_key = NULL;
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *layout = g_strdup_printf ("%s/layout-%u", scratch->outside, i);
+      g_autofree char *target = g_strdup_printf ("%s/%u", scratch->target, i);
+      g_autofree char *shadow = g_build_filename (target, "etc/shadow", NULL);
+      g_autofree char *locked = g_build_filename (target, "locked", NULL);
+      g_autofree char *key = NULL;
+      g_autofree char *again = NULL;
+      struct stat st;
+
+      entries[3].data = i == 0 ? "one" : "two";
+      write_one_layer_layout (layout, LAYER_GZIP, entries, G_N_ELEMENTS (entries), FLAW_NONE);
+      g_assert_true (unpack_layout_into (layout, target, NULL, &error));
+      g_assert_no_error (error);
+      key = tree_key (target);
+      again = tree_key (target);
+      g_assert_cmpstr (key, ==, again);
+      g_assert_no_errno (lstat (shadow, &st));
+      g_assert_cmpint (st.st_mode & 07777, ==, 0000);
+      g_assert_no_errno (lstat (locked, &st));
+      g_assert_cmpint (st.st_mode & 07777, ==, 0000);
+      if (first_key == NULL)
+        first_key = g_steal_pointer (&key);
+      else
+        g_assert_cmpstr (key, !=, first_key);
+    }
+}
+
 /* --- hostile images ----------------------------------------------------- */
 
 static void
@@ -896,6 +942,7 @@ runtime_unpack_oci_add_tests (void)
   ADD ("/runtime-unpack/oci/compressions", test_oci_compressions);
   ADD ("/runtime-unpack/oci/whiteouts", test_oci_whiteouts);
   ADD ("/runtime-unpack/oci/ambiguous-index", test_oci_ambiguous_index);
+  ADD ("/runtime-unpack/oci/unreadable-modes", test_oci_unreadable_modes);
   ADD ("/runtime-unpack/hostile/dotdot", test_hostile_dotdot);
   ADD ("/runtime-unpack/hostile/dotdot-inside", test_hostile_dotdot_inside);
   ADD ("/runtime-unpack/hostile/absolute", test_hostile_absolute);

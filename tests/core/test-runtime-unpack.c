@@ -33,6 +33,9 @@ make_removable (const char        *path,
 {
   if (type == FTW_D)
     chmod (path, 0700);
+  /* A directory nftw() could not read (mode 0000): opened up, then walked. */
+  if (type == FTW_DNR && chmod (path, 0700) == 0)
+    nftw (path, make_removable, 64, FTW_PHYS);
   return 0;
 }
 
