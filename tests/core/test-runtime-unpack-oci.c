@@ -138,6 +138,9 @@ put_text (const char *layout,
   g_autofree char *path = g_build_filename (layout, name, NULL);
   g_autoptr(GError) error = NULL;
 
+  /* Without its flags, g_file_set_contents_full() may write over a longer
+   * file in place. */
+  unlink (path);
   g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0644, &error);
   g_assert_no_error (error);
 }
@@ -564,6 +567,71 @@ test_oci_unreadable_modes (Scratch       *scratch,
     }
 }
 
+/* An index.json naming a multi-platform image index: followed one level,
+ * to its one manifest, or to the one for this machine's platform. */
+static void
+test_oci_nested_index (Scratch       *scratch,
+                       gconstpointer  data)
+{
+  static const TestEntry entries[] = {
+    { "file", AE_IFREG, 0644, "payload" },
+  };
+  g_autofree char *layout = scratch_layout (scratch);
+  g_autofree char *index_path = g_build_filename (layout, "index.json", NULL);
+  g_autofree char *index = NULL;
+  g_autofree char *item = NULL;
+
+#if !defined(__x86_64__)
+  g_test_skip ("The platform case is written for linux/amd64");
+  return;
+#endif
+  write_one_layer_layout (layout, LAYER_TAR, entries, G_N_ELEMENTS (entries), FLAW_NONE);
+  g_assert_true (g_file_get_contents (index_path, &index, NULL, NULL));
+  {
+    const char *open_list = strchr (index, '[');
+    const char *close_list = strrchr (index, ']');
+
+    /* The manifest's descriptor without its closing brace. */
+    item = g_strndup (open_list + 1, close_list - open_list - 2);
+  }
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *target = g_strdup_printf ("%s/%u", scratch->target, i);
+      g_autofree char *nested = NULL;
+      g_autofree char *nested_digest = NULL;
+      g_autofree char *top = NULL;
+
+      if (i == 0)
+        nested = g_strdup_printf ("{\"schemaVersion\":2,\"manifests\":[%s}]}", item);
+      else
+        nested = g_strdup_printf ("{\"schemaVersion\":2,\"manifests\":["
+                                  "%s,\"platform\":{\"os\":\"linux\",\"architecture\":\"s390x\"}},"
+                                  "%s,\"platform\":{\"os\":\"linux\",\"architecture\":\"%s\"}}]}",
+                                  item, item, i == 1 ? "amd64" : "arm64");
+      nested_digest = put_blob (layout, nested, strlen (nested));
+      top = g_strdup_printf ("{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":"
+                             "\"application/vnd.oci.image.index.v1+json\",\"digest\":\"%s\",\"size\":%zu}]}",
+                             nested_digest, strlen (nested));
+      put_text (layout, "index.json", top);
+      if (i < 2)
+        {
+          gboolean ok = unpack_layout_into (layout, target, NULL, &error);
+
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          g_assert_true (exists_at (target, "file"));
+        }
+      else
+        {
+          g_assert_false (unpack_layout_into (layout, target, NULL, &error));
+          g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+          g_assert_nonnull (strstr (error->message, "0 manifests for linux/amd64"));
+        }
+    }
+}
+
 /* --- hostile images ----------------------------------------------------- */
 
 static void
@@ -943,6 +1011,7 @@ runtime_unpack_oci_add_tests (void)
   ADD ("/runtime-unpack/oci/whiteouts", test_oci_whiteouts);
   ADD ("/runtime-unpack/oci/ambiguous-index", test_oci_ambiguous_index);
   ADD ("/runtime-unpack/oci/unreadable-modes", test_oci_unreadable_modes);
+  ADD ("/runtime-unpack/oci/nested-index", test_oci_nested_index);
   ADD ("/runtime-unpack/hostile/dotdot", test_hostile_dotdot);
   ADD ("/runtime-unpack/hostile/dotdot-inside", test_hostile_dotdot_inside);
   ADD ("/runtime-unpack/hostile/absolute", test_hostile_absolute);
