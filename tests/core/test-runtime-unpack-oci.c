@@ -349,9 +349,10 @@ test_oci_umoci_same_key (Scratch       *scratch,
   const char *unpack[] = { "umoci", "unpack", "--rootless", "--image", image, bundle, NULL };
   const char *cp[] = { "cp", "-a", copy, bundle_rootfs, NULL };
   const char *repack[] = { "umoci", "repack", "--image", image, bundle, NULL };
+  g_autofree char *umoci = g_find_program_in_path ("umoci");
   int source_fd, direct_fd;
 
-  if (g_find_program_in_path ("umoci") == NULL)
+  if (umoci == NULL)
     {
       g_test_skip ("umoci is not installed");
       return;
