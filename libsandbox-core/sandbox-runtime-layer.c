@@ -217,7 +217,12 @@ open_directory (SandboxRuntimeLayers  *self,
   components = g_strsplit (path, "/", -1);
   walked = g_string_new (NULL);
   fd = openat (self->target_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  for (guint i = 0; fd >= 0 && components[i] != NULL; i++)
+  if (fd < 0)
+    {
+      set_errno_error (self, error, errno, "open", entry);
+      return -1;
+    }
+  for (guint i = 0; components[i] != NULL; i++)
     {
       int next;
 
