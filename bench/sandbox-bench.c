@@ -31,6 +31,7 @@
 
 #include "bench-common.h"
 #include "bench-cpu.h"
+#include "bench-many.h"
 #include "bench-floor.h"
 #include "bench-gateway.h"
 #include "bench-proxy.h"
@@ -45,6 +46,7 @@ extern char **environ;
 static gboolean quick;
 static gboolean keep;
 static char *only;
+static int many_sessions = 10000;
 
 /* Helpers */
 
@@ -250,7 +252,10 @@ floor_run (const char         *workspace,
 static gboolean
 section_enabled (const char *name)
 {
-  return only == NULL || g_str_equal (only, name);
+  /* "many" takes minutes: only when asked for. */
+  if (only == NULL)
+    return !g_str_equal (name, "many");
+  return g_str_equal (only, name);
 }
 
 static char *state_root;
@@ -2171,7 +2176,8 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   GOptionEntry entries[] = {
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer rounds (for development)", NULL },
-    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, async, io, gateway, proxy, template, layering, snapshot, scale, cluster, live", "SECTION" },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, async, io, gateway, proxy, template, layering, snapshot, scale, cluster, live, many (not run by default)", "SECTION" },
+    { "sessions", 0, 0, G_OPTION_ARG_INT, &many_sessions, "How many sessions the section 'many' holds (10000)", "N" },
     { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Keep the state directories", NULL },
     { NULL }
   };
@@ -2236,6 +2242,8 @@ main (int   argc,
     bench_scale ();
   if (section_enabled ("cluster"))
     bench_cluster ();
+  if (section_enabled ("many"))
+    bench_many (state_root, (guint) MAX (many_sessions, 0));
   if (section_enabled ("live"))
     {
       bench_live ();
