@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,9 +41,11 @@ is_our_temporary_name (const char *name)
   return g_regex_match_simple ("^\\.sandbox-write-[0-9a-f]{16}\\.tmp$", name, 0, 0);
 }
 
-/* How many of our temporaries lie below @path, not following links. */
+/* How many of our temporaries lie below @path, not following links; adds
+ * to *@partial those that are not a whole write (WRITE_BYTES). */
 static guint
-count_temporaries (const char *path)
+count_temporaries_full (const char *path,
+                        guint      *partial)
 {
   g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
   const char *name;
@@ -51,14 +54,27 @@ count_temporaries (const char *path)
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *child = g_build_filename (path, name, NULL);
+      struct stat st;
 
       if (is_our_temporary_name (name))
-        count++;
+        {
+          count++;
+          if (lstat (child, &st) != 0 || st.st_size != WRITE_BYTES)
+            (*partial)++;
+        }
       else if (g_file_test (child, G_FILE_TEST_IS_DIR) &&
                !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        count += count_temporaries (child);
+        count += count_temporaries_full (child, partial);
     }
   return count;
+}
+
+static guint
+count_temporaries (const char *path)
+{
+  guint partial = 0;
+
+  return count_temporaries_full (path, &partial);
 }
 
 static SandboxHandle *
@@ -146,6 +162,7 @@ test_debris_sigkill_during_writes (void)
   g_autofree char *state_json = NULL;
   g_autofree char *workspace = NULL;
   guint left_by_kills = 0;
+  guint partial = 0;
   guint left;
 
   escape_session_open (&s, NULL);
@@ -164,10 +181,10 @@ test_debris_sigkill_during_writes (void)
       kill_writing_helper (s.state_directory, state_json, trial);
       /* What the guest would see if it ran now (the next helper's
        * recovery removes it). */
-      left_by_kills += count_temporaries (workspace);
+      left_by_kills += count_temporaries_full (workspace, &partial);
     }
-  g_test_message ("temporaries in the workspace right after %u kills: %u in all",
-                  TRIALS, left_by_kills);
+  g_test_message ("temporaries in the workspace right after %u kills: %u in all, %u partial",
+                  TRIALS, left_by_kills, partial);
 
   /* As a kill between linking and renaming (or on a filesystem without
    * O_TMPFILE) would leave one, deep in the tree. */
@@ -185,8 +202,15 @@ test_debris_sigkill_during_writes (void)
   left = count_temporaries (workspace);
   g_test_message ("after recovery: %u", left);
   g_assert_cmpuint (left, ==, 0);
-  /* With O_TMPFILE only the link-to-rename window can leave one. */
-  g_assert_cmpuint (left_by_kills, <=, TRIALS / 10);
+  /* With O_TMPFILE only the window between the link and the exchange
+   * (and the exchange and the unlink) can leave one, and it is a whole
+   * file: a kill while a file is written leaves nothing. How often a kill
+   * lands in that window is the machine's load's business (a descheduled
+   * helper stays in it for milliseconds), so that is not counted; a partial
+   * temporary would say the contents went to a named file. Make
+   * create_unnamed() (sandbox-workspace-write.c) always take the named
+   * fallback to see this fail (16 partial of 50 seen). */
+  g_assert_cmpuint (partial, ==, 0);
 
   s.handle = g_steal_pointer (&recovered);
   s.session = sandbox_handle_get_session (s.handle);
