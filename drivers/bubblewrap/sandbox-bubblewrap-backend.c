@@ -500,13 +500,19 @@ sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
   g_autoptr(SandboxBubblewrapLease) lease = sandbox_backend_base_steal_lease (base, session_id);
   g_autoptr(SandboxBubblewrapDriver) driver = NULL;
   SandboxBubblewrapHardening hardening = self->hardening;
+  g_autofree char *runtime = NULL;
 
   g_return_val_if_fail (lease != NULL, NULL);
 
-  if (lease->created || sandbox_bubblewrap_store_prepare_resumed (self->store, lease, state, error))
+  if ((lease->created ||
+       sandbox_bubblewrap_store_prepare_resumed (self->store, lease, state, error)) &&
+      sandbox_bubblewrap_store_runtime_of (self->store, sandbox_state_get_template_key (state),
+                                           &runtime, error))
     {
-      /* The session's own guest (sandbox-bubblewrap-guest-ids.c). */
+      /* The session's own guest (sandbox-bubblewrap-guest-ids.c), and the
+       * runtime its template names. */
       hardening.guest = lease->guest;
+      hardening.runtime = runtime;
       driver = sandbox_bubblewrap_driver_new (
         self->executable, session_id, lease->workspace, (const char * const *) lease->lowers, lease->layers,
         sandbox_backend_base_get_max_concurrent_commands (base), policy, SANDBOX_BACKEND (self),
@@ -618,6 +624,40 @@ sandbox_bubblewrap_backend_delete_template (SandboxBackend  *backend,
   return sandbox_bubblewrap_store_delete_template (self->store, template_key, error);
 }
 
+static char *
+sandbox_bubblewrap_backend_import_runtime (SandboxBackend  *backend,
+                                           GFile           *source,
+                                           gboolean        *reused,
+                                           GCancellable    *cancellable,
+                                           GError         **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_import_runtime (self->store, source, reused, cancellable,
+                                                  error);
+}
+
+static GPtrArray *
+sandbox_bubblewrap_backend_list_runtimes (SandboxBackend  *backend,
+                                          GCancellable    *cancellable,
+                                          GError         **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_list_runtimes (self->store, cancellable, error);
+}
+
+static gboolean
+sandbox_bubblewrap_backend_delete_runtime (SandboxBackend  *backend,
+                                           const char      *runtime_key,
+                                           GCancellable    *cancellable,
+                                           GError         **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_delete_runtime (self->store, runtime_key, error);
+}
+
 static void
 sandbox_bubblewrap_backend_finalize (GObject *object)
 {
@@ -688,6 +728,9 @@ sandbox_bubblewrap_backend_backend_iface_init (SandboxBackendInterface *iface)
   iface->import_session = sandbox_bubblewrap_backend_import_session;
   iface->open_session_files = sandbox_bubblewrap_backend_open_session_files;
   iface->open_template_files = sandbox_bubblewrap_backend_open_template_files;
+  iface->import_runtime = sandbox_bubblewrap_backend_import_runtime;
+  iface->list_runtimes = sandbox_bubblewrap_backend_list_runtimes;
+  iface->delete_runtime = sandbox_bubblewrap_backend_delete_runtime;
 }
 
 /**

@@ -204,6 +204,10 @@ typedef struct
  *   is kept (`<state-directory>/gateway-ca`)
  * @upstream_ca_file: (nullable): the CA certificates the gateways trust for
  *   upstreams (the backend's `upstream-ca-file`); %NULL: the system's
+ * @runtime: (nullable): the host path of the tree one session's commands
+ *   see as /usr, /bin, /lib*, /sbin and /etc (its template's runtime, see
+ *   sandbox-bubblewrap-store-runtimes.c); %NULL: the host's. Set per
+ *   session, never in the backend's own
  *
  * What a backend adds to the reference's isolation, for every command of
  * its sessions. Owned by the backend; drivers take their own references.
@@ -220,6 +224,7 @@ typedef struct
   gboolean host_loopback;
   char *gateway_ca_directory;
   char *upstream_ca_file;
+  const char *runtime;
 } SandboxBubblewrapHardening;
 
 /* Dynamic type registration, called from g_io_module_load(). */
