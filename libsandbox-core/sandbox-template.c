@@ -234,8 +234,8 @@ sandbox_template_set_runtime (SandboxTemplate *self,
                               const char      *runtime_key)
 {
   g_return_if_fail (SANDBOX_IS_TEMPLATE (self));
-  g_return_if_fail (runtime_key == NULL || sandbox_template_key_is_valid (runtime_key));
 
+  /* Checked by the backend that stores the template, which looks it up. */
   g_free (self->runtime);
   self->runtime = g_strdup (runtime_key);
 }

@@ -350,6 +350,7 @@ sandbox_bubblewrap_store_runtime_of (SandboxBubblewrapStore  *self,
  * the template records it.
  *
  * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_NOT_FOUND naming the key
+ *   (%SANDBOX_ERROR_INVALID for what is no key)
  */
 gboolean
 sandbox_bubblewrap_store_lock_runtime (SandboxBubblewrapStore  *self,
@@ -364,6 +365,13 @@ sandbox_bubblewrap_store_lock_runtime (SandboxBubblewrapStore  *self,
   *lock_fd = -1;
   if (runtime == NULL)
     return TRUE;
+  if (!sandbox_template_key_is_valid (runtime))
+    {
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
+                   "Template %s names no runtime key: expected 64 lowercase hexadecimal "
+                   "characters", sandbox_template_get_name (template_));
+      return FALSE;
+    }
   ready = g_build_filename (self->runtimes, runtime, "ready", NULL);
   fd = open (ready, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)

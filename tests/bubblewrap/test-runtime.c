@@ -249,6 +249,11 @@ test_refusals (void)
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND);
   g_assert_nonnull (strstr (error->message, unknown));
   g_clear_error (&error);
+  /* Never a path below runtimes/ built from it. */
+  sandbox_template_set_runtime (template_, "../../templates");
+  g_assert_null (sandbox_backend_prewarm (f.backend, template_, NULL, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
   g_assert_false (sandbox_backend_delete_runtime (f.backend, "not-a-key", NULL, &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
   sandbox_test_fixture_tear_down (&f, NULL);
