@@ -15,6 +15,7 @@
 
 #include "sandbox-backend.h"
 #include "sandbox-backend-private.h"
+#include "sandbox-signal-context-private.h"
 #include "sandbox-task-private.h"
 
 typedef struct
@@ -53,8 +54,9 @@ compare_runtimes (gconstpointer a,
  * or setgid), symbolic links (verbatim) and hard links; owners, extended
  * attributes, devices, FIFOs and sockets are not. An OCI layout's layers
  * are applied in order, with their whiteouts. The same tree imported twice
- * has the same key and is stored once. Blocking; see
- * [method@Sandbox.Backend.import_runtime_async].
+ * has the same key and is stored once. While the tree is unpacked,
+ * [signal@Sandbox.Backend::import-progress] reports how far it is. Blocking;
+ * see [method@Sandbox.Backend.import_runtime_async].
  *
  * Returns: (transfer full): the runtime's key (64 lowercase hex digits),
  *   or %NULL with @error set: %SANDBOX_ERROR_INVALID when @source is not a
@@ -84,17 +86,37 @@ sandbox_backend_import_runtime (SandboxBackend  *self,
   return key;
 }
 
+/* An import_async's source and its caller's context, where
+ * ::import-progress is emitted. */
+typedef struct
+{
+  GFile *source;
+  GMainContext *context;
+} ImportData;
+
+static void
+import_data_free (ImportData *data)
+{
+  g_object_unref (data->source);
+  g_main_context_unref (data->context);
+  g_free (data);
+}
+
 static void
 import_runtime_thread (GTask        *task,
                        gpointer      source_object,
                        gpointer      task_data,
                        GCancellable *cancellable)
 {
+  ImportData *data = task_data;
   ImportResult *result = g_new0 (ImportResult, 1);
+  SandboxSignalScope scope;
   GError *error = NULL;
 
-  result->key = sandbox_backend_import_runtime (source_object, task_data, &result->reused,
+  sandbox_signal_scope_begin (&scope, data->context);
+  result->key = sandbox_backend_import_runtime (source_object, data->source, &result->reused,
                                                 cancellable, &error);
+  sandbox_signal_scope_end (&scope);
   if (result->key == NULL)
     g_clear_pointer (&result, import_result_free);
   sandbox_task_return_pointer (task, result, (GDestroyNotify) import_result_free, error);
@@ -109,7 +131,9 @@ import_runtime_thread (GTask        *task,
  * @user_data: data for @callback
  *
  * Stores a runtime in a worker thread; see
- * [method@Sandbox.Backend.import_runtime].
+ * [method@Sandbox.Backend.import_runtime]. Its
+ * [signal@Sandbox.Backend::import-progress] is emitted in the
+ * thread-default main context of the caller, each before @callback.
  */
 void
 sandbox_backend_import_runtime_async (SandboxBackend      *self,
@@ -118,11 +142,16 @@ sandbox_backend_import_runtime_async (SandboxBackend      *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data)
 {
+  ImportData *data;
+
   g_return_if_fail (SANDBOX_IS_BACKEND (self));
   g_return_if_fail (G_IS_FILE (source));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  sandbox_task_run_in_thread (self, g_object_ref (source), g_object_unref,
+  data = g_new0 (ImportData, 1);
+  data->source = g_object_ref (source);
+  data->context = sandbox_signal_context_ref ();
+  sandbox_task_run_in_thread (self, data, (GDestroyNotify) import_data_free,
                               import_runtime_thread, sandbox_backend_import_runtime_async,
                               "[sandbox] import runtime", cancellable, callback, user_data);
 }
@@ -224,3 +253,72 @@ sandbox_backend_delete_runtime (SandboxBackend  *self,
   return SANDBOX_BACKEND_GET_IFACE (self)->delete_runtime (self, runtime_key, cancellable,
                                                            error);
 }
+
+/* One ::import-progress emission queued to the import's caller. */
+typedef struct
+{
+  SandboxBackend *backend;
+  guint64 n_entries, n_bytes;
+} ImportProgress;
+
+static void
+import_progress_free (ImportProgress *progress)
+{
+  g_object_unref (progress->backend);
+  g_free (progress);
+}
+
+static gboolean
+emit_queued_import_progress (gpointer data)
+{
+  ImportProgress *progress = data;
+
+  g_signal_emit_by_name (progress->backend, "import-progress", progress->n_entries,
+                         progress->n_bytes);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * sandbox_backend_emit_import_progress:
+ * @self: a [iface@Sandbox.Backend]
+ * @n_entries: how many entries of the runtime were created so far
+ * @n_bytes: how many bytes of its regular files were written so far
+ *
+ * For backends, from their import_runtime (in whatever thread it runs):
+ * emits [signal@Sandbox.Backend::import-progress] in the thread-default
+ * main context of the caller of [method@Sandbox.Backend.import_runtime] or
+ * [method@Sandbox.Backend.import_runtime_async], at most 20 times a second
+ * and once with the totals, as the signal's documentation says.
+ */
+void
+sandbox_backend_emit_import_progress (SandboxBackend *self,
+                                      guint64         n_entries,
+                                      guint64         n_bytes)
+{
+  g_autoptr(GMainContext) context = NULL;
+  g_autoptr(GSource) source = NULL;
+  ImportProgress *progress;
+
+  g_return_if_fail (SANDBOX_IS_BACKEND (self));
+
+  /* A blocking import runs in its caller's thread: emit here. */
+  if (!sandbox_signal_scope_is_open ())
+    {
+      g_signal_emit_by_name (self, "import-progress", n_entries, n_bytes);
+      return;
+    }
+  /* A worker queues each report to the caller's context at the priority
+   * of the GTask's completion, so all come before the callback. */
+  progress = g_new0 (ImportProgress, 1);
+  progress->backend = g_object_ref (self);
+  progress->n_entries = n_entries;
+  progress->n_bytes = n_bytes;
+  context = sandbox_signal_context_ref ();
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (source, "[sandbox] import progress");
+  g_source_set_callback (source, emit_queued_import_progress, progress,
+                         (GDestroyNotify) import_progress_free);
+  g_source_attach (source, context);
+}
+

@@ -396,6 +396,10 @@ gboolean         sandbox_backend_delete_runtime (SandboxBackend        *self,
                                                  GCancellable          *cancellable,
                                                  GError               **error);
 SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_emit_import_progress (SandboxBackend  *self,
+                                                 guint64                n_entries,
+                                                 guint64                n_bytes);
+SANDBOX_AVAILABLE_IN_ALL
 void             sandbox_backend_emit_gateway_error (SandboxBackend    *self,
                                                  const GError          *cause);
 SANDBOX_AVAILABLE_IN_ALL

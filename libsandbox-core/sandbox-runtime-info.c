@@ -53,7 +53,7 @@ sandbox_runtime_info_init (SandboxRuntimeInfo *self)
 /**
  * sandbox_runtime_info_new:
  * @key: the runtime's key
- * @n_entries: how many entries its tree holds (directories, files, links)
+ * @n_entries: how many entries its tree holds (files and links)
  * @n_bytes: how many bytes its regular files hold
  * @n_templates: how many stored templates name it
  * @n_sessions: how many stored sessions were created from those templates
@@ -86,6 +86,8 @@ sandbox_runtime_info_new (const char *key,
  * sandbox_runtime_info_get_key:
  * @self: a [class@Sandbox.RuntimeInfo]
  *
+ * Gets the runtime's content-addressed key, which templates name.
+ *
  * Returns: (transfer none): the runtime's key: 64 lowercase hex digits
  */
 const char *
@@ -100,7 +102,10 @@ sandbox_runtime_info_get_key (SandboxRuntimeInfo *self)
  * sandbox_runtime_info_get_n_entries:
  * @self: a [class@Sandbox.RuntimeInfo]
  *
- * Returns: how many entries the runtime's tree holds
+ * Gets how many entries the runtime's tree holds: its files and symbolic
+ * links (directories are not counted).
+ *
+ * Returns: the number of entries
  */
 guint64
 sandbox_runtime_info_get_n_entries (SandboxRuntimeInfo *self)
@@ -113,6 +118,8 @@ sandbox_runtime_info_get_n_entries (SandboxRuntimeInfo *self)
 /**
  * sandbox_runtime_info_get_n_bytes:
  * @self: a [class@Sandbox.RuntimeInfo]
+ *
+ * Gets the runtime's size: what its regular files hold.
  *
  * Returns: how many bytes the runtime's regular files hold
  */
@@ -128,6 +135,9 @@ sandbox_runtime_info_get_n_bytes (SandboxRuntimeInfo *self)
  * sandbox_runtime_info_get_n_templates:
  * @self: a [class@Sandbox.RuntimeInfo]
  *
+ * Gets how many stored templates name the runtime; while any does,
+ * [method@Sandbox.Backend.delete_runtime] refuses it.
+ *
  * Returns: how many stored templates name the runtime
  */
 guint
@@ -141,6 +151,9 @@ sandbox_runtime_info_get_n_templates (SandboxRuntimeInfo *self)
 /**
  * sandbox_runtime_info_get_n_sessions:
  * @self: a [class@Sandbox.RuntimeInfo]
+ *
+ * Gets how many stored sessions run on the runtime (created from the
+ * templates naming it).
  *
  * Returns: how many stored sessions run on the runtime
  */

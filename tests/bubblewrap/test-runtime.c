@@ -23,6 +23,7 @@
 #include <glib/gstdio.h>
 #include <sandbox.h>
 
+#include "sandbox-test-backend.h"
 #include "sandbox-test-fixture.h"
 #include "sandbox-test-session.h"
 
@@ -109,6 +110,26 @@ test_template_key_covers_runtime (void)
   g_assert_cmpstr (plain, ==, plain_again);
 }
 
+typedef struct
+{
+  guint n_reports;
+  guint64 n_entries, n_bytes;
+} Progress;
+
+static void
+import_progress_cb (SandboxBackend *backend,
+                    guint64         n_entries,
+                    guint64         n_bytes,
+                    gpointer        user_data)
+{
+  Progress *progress = user_data;
+
+  g_assert_cmpuint (n_entries, >=, progress->n_entries);
+  progress->n_reports++;
+  progress->n_entries = n_entries;
+  progress->n_bytes = n_bytes;
+}
+
 /* A session on the runtime sees the runtime's /usr and /etc, the curated
  * identity over it, nothing of the host's /usr, and cannot write any of it;
  * its workspace and /tmp are as always. */
@@ -125,12 +146,18 @@ test_session_runs_on_runtime (void)
   g_autofree char *workspace = NULL;
   g_autofree char *hostname = NULL;
   g_auto(GStrv) lines = NULL;
+  Progress progress = { 0 };
   gboolean reused = TRUE;
   SandboxSession *session;
 
   sandbox_test_fixture_set_up (&f, "bubblewrap", NULL, NULL);
+  g_signal_connect (f.backend, "import-progress", G_CALLBACK (import_progress_cb), &progress);
   runtime_key = import_runtime (f.backend, busybox, &reused);
   g_assert_false (reused);
+  /* Its totals last: busybox's 2 MB, its links. */
+  g_assert_cmpuint (progress.n_reports, >=, 1);
+  g_assert_cmpuint (progress.n_bytes, >, 1000000);
+  g_assert_cmpuint (progress.n_entries, >, 10);
   again = import_runtime (f.backend, busybox, &reused);
   g_assert_true (reused);
   g_assert_cmpstr (runtime_key, ==, again);
@@ -229,6 +256,7 @@ test_refusals (void)
   g_autoptr(GFile) missing = NULL;
   g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
   const char *unknown = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+  g_autoptr(SandboxBackend) memory = NULL;
   g_autofree char *key = NULL;
 
   sandbox_test_fixture_set_up (&f, "bubblewrap", NULL, NULL);
@@ -256,6 +284,15 @@ test_refusals (void)
   g_clear_error (&error);
   g_assert_false (sandbox_backend_delete_runtime (f.backend, "not-a-key", NULL, &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID);
+  g_clear_error (&error);
+
+  /* A backend without runtimes never stores a template on the host's /usr
+   * that names one. */
+  memory = sandbox_test_backend_new ("memory", f.state_directory, &error, NULL);
+  g_assert_no_error (error);
+  sandbox_template_set_runtime (template_, unknown);
+  g_assert_null (sandbox_backend_prewarm (memory, template_, NULL, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
   sandbox_test_fixture_tear_down (&f, NULL);
 }
 

@@ -30,10 +30,16 @@ class RuntimeTestCase(SandboxTestCase):
 
     def test_import_prewarm_run(self):
         source = Gio.File.new_for_path(busybox_runtime())
+        reports = []
+        self.backend.connect('import-progress',
+                             lambda _backend, entries, size: reports.append((entries, size)))
         key, reused = run_async(self.backend.import_runtime_async,
                                 self.backend.import_runtime_finish, source)
         self.assertRegex(key, '^[0-9a-f]{64}$')
         self.assertFalse(reused)
+        # Delivered on this thread's loop before the callback: the totals last.
+        self.assertGreater(len(reports), 0)
+        self.assertGreater(reports[-1][1], 1000000)
         self.assertEqual(self.backend.import_runtime(source), (key, True))
 
         template = Sandbox.Template.new('python-runtime')
