@@ -147,6 +147,10 @@ test_session_runs_on_runtime (void)
   g_autofree char *hostname = NULL;
   g_auto(GStrv) lines = NULL;
   Progress progress = { 0 };
+  g_autofree char *snapshot_key = NULL;
+  g_autoptr(SandboxHandle) fork = NULL;
+  g_autofree char *forked = NULL;
+  g_autoptr(GError) error = NULL;
   gboolean reused = TRUE;
   SandboxSession *session;
 
@@ -168,6 +172,7 @@ test_session_runs_on_runtime (void)
 
   os_release = sandbox_test_guest_sh (session, "cat /etc/os-release");
   g_assert_nonnull (strstr (os_release, "ID=libsandbox-test-runtime\n"));
+  /* The session's second command: the sandbox the first left ready. */
   g_assert_cmpint (sandbox_test_guest_status (session, "/bin/busybox true"), ==, 0);
   /* Host-only files: bwrap and GLib are on the host, not in busybox. */
   g_assert_cmpint (sandbox_test_guest_status (session, "test -e /usr/bin/bwrap"), ==, 1);
@@ -200,6 +205,15 @@ test_session_runs_on_runtime (void)
                                      "cat /workspace/hello.txt; echo x > /tmp/t; cat /tmp/t; "
                                      "echo y > /workspace/new; cat /workspace/new");
   g_assert_cmpstr (workspace, ==, "hellox\ny\n");
+
+  /* A snapshot's sessions run on its template's runtime. */
+  snapshot_key = sandbox_handle_snapshot (f.handle, NULL, &error);
+  g_assert_no_error (error);
+  fork = sandbox_test_create_session (f.backend, snapshot_key);
+  forked = sandbox_test_guest_sh (sandbox_handle_get_session (fork),
+                                  "cat /workspace/new; grep ^ID= /etc/os-release");
+  g_assert_cmpstr (forked, ==, "y\nID=libsandbox-test-runtime\n");
+  sandbox_test_delete_session (fork);
   sandbox_test_fixture_tear_down (&f, NULL);
 }
 
