@@ -27,7 +27,15 @@
  * it: the unpackers do not keep them. Device nodes, FIFOs and sockets have
  * no record: a tree holding one is refused (the unpackers never make one).
  * Nothing is followed: entries are inspected with AT_SYMLINK_NOFOLLOW and
- * opened with O_NOFOLLOW.
+ * opened through an O_NOFOLLOW descriptor.
+ *
+ * A tree may hold files and directories whose mode keeps even their owner
+ * out (a Fedora image's /etc/shadow is 0000). Root reads them regardless;
+ * any other user, if the entry is its own (an unpacked tree is), gets owner
+ * read (and search, for a directory) added while it reads the entry, and
+ * the mode given back after, so the key sees the tree's own modes. The
+ * change is made on the inode an O_PATH descriptor holds (through
+ * /proc/self/fd), never through a path that could have been swapped.
  */
 
 #include "config.h"
@@ -47,6 +55,9 @@
 #define KEY_VERSION_LINE "sandbox-runtime-key 1\n"
 #define READ_BUFFER_SIZE (64 * 1024)
 
+/* No mode to give back. */
+#define NO_RESTORE ((mode_t) -1)
+
 typedef struct
 {
   SandboxDigest *tree;
@@ -64,6 +75,69 @@ set_errno_error (GError     **error,
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                "Cannot %s ‘%s’ of the runtime tree: %s", action, path, g_strerror (saved_errno));
   return FALSE;
+}
+
+/*
+ * open_for_reading:
+ * @dir_fd: the directory holding @name
+ * @name: a file or directory of the tree
+ * @directory: which of the two @name must be
+ * @restore: (out): the mode to give back once read, or NO_RESTORE
+ *
+ * Returns: a descriptor to read @name with, or -1 with errno set
+ */
+static int
+open_for_reading (int          dir_fd,
+                  const char  *name,
+                  gboolean     directory,
+                  mode_t      *restore)
+{
+  mode_t needed = directory ? S_IRUSR | S_IXUSR : S_IRUSR;
+  g_auto(SandboxWorkspaceFd) path_fd = -1;
+  char proc_path[64];
+  struct stat st;
+  int fd;
+
+  *restore = NO_RESTORE;
+  path_fd = openat (dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (path_fd < 0 || fstat (path_fd, &st) < 0)
+    return -1;
+  if (directory ? !S_ISDIR (st.st_mode) : !S_ISREG (st.st_mode))
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  g_snprintf (proc_path, sizeof proc_path, "/proc/self/fd/%d", path_fd);
+  if ((st.st_mode & needed) != needed && geteuid () != 0 && st.st_uid == geteuid ())
+    {
+      if (chmod (proc_path, (st.st_mode & 07777) | needed) < 0)
+        return -1;
+      *restore = st.st_mode & 07777;
+    }
+
+  /* The inode path_fd holds, whatever its name points at by now. */
+  fd = open (proc_path, O_RDONLY | O_NOCTTY | O_CLOEXEC | (directory ? O_DIRECTORY : O_NONBLOCK));
+  if (fd < 0 && *restore != NO_RESTORE)
+    {
+      int saved_errno = errno;
+
+      chmod (proc_path, *restore);
+      *restore = NO_RESTORE;
+      errno = saved_errno;
+    }
+  return fd;
+}
+
+/* Gives @fd back the mode open_for_reading() widened. */
+static gboolean
+restore_mode (int          fd,
+              mode_t       restore,
+              const char  *path,
+              GError     **error)
+{
+  if (restore != NO_RESTORE && fchmod (fd, restore) < 0)
+    return set_errno_error (error, errno, "give back the mode of", path);
+  return TRUE;
 }
 
 static gint
@@ -109,17 +183,12 @@ file_digest (KeyWalk     *walk,
 {
   g_autoptr(SandboxDigest) digest = sandbox_digest_new ();
   g_auto(SandboxWorkspaceFd) fd = -1;
-  struct stat st;
+  mode_t restore;
 
-  fd = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  fd = open_for_reading (dir_fd, name, FALSE, &restore);
   if (fd < 0)
     {
       set_errno_error (error, errno, "open", path);
-      return NULL;
-    }
-  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
-    {
-      set_errno_error (error, errno != 0 ? errno : EINVAL, "read", path);
       return NULL;
     }
 
@@ -130,6 +199,7 @@ file_digest (KeyWalk     *walk,
       if (n < 0)
         {
           set_errno_error (error, errno, "read", path);
+          restore_mode (fd, restore, path, NULL);
           return NULL;
         }
       if (n == 0)
@@ -137,6 +207,8 @@ file_digest (KeyWalk     *walk,
       sandbox_digest_update (digest, walk->buffer, n);
     }
 
+  if (!restore_mode (fd, restore, path, error))
+    return NULL;
   return sandbox_digest_finish_hex (digest);
 }
 
@@ -164,6 +236,7 @@ walk_entry (KeyWalk     *walk,
   struct stat st;
   GString *record = walk->record;
   g_auto(SandboxWorkspaceFd) child_fd = -1;
+  mode_t restore;
 
   if (g_cancellable_set_error_if_cancelled (walk->cancellable, error))
     return FALSE;
@@ -220,10 +293,15 @@ walk_entry (KeyWalk     *walk,
                    SANDBOX_RUNTIME_MAX_DEPTH, path);
       return FALSE;
     }
-  child_fd = openat (dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  child_fd = open_for_reading (dir_fd, name, TRUE, &restore);
   if (child_fd < 0)
     return set_errno_error (error, errno, "open", path);
-  return walk_directory (walk, child_fd, path, depth + 1, error);
+  if (!walk_directory (walk, child_fd, path, depth + 1, error))
+    {
+      restore_mode (child_fd, restore, path, NULL);
+      return FALSE;
+    }
+  return restore_mode (child_fd, restore, path, error);
 }
 
 static gboolean

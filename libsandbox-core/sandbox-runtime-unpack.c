@@ -198,14 +198,13 @@ copy_contents (DirectoryUnpack  *unpack,
 }
 
 /* A hard link's second name: linked to the first copy in the tree, whose
- * parent is resolved beneath the target without following any link. */
+ * parent is resolved beneath the target without following any link.
+ * Returns FALSE with errno set if it cannot be linked. */
 static gboolean
 link_again (DirectoryUnpack  *unpack,
             const char       *first,
             int               target_dir_fd,
-            const char       *name,
-            const char       *path,
-            GError          **error)
+            const char       *name)
 {
   g_autofree char *parent = NULL;
   const char *first_name = sandbox_workspace_split_parent (first, &parent);
@@ -213,12 +212,8 @@ link_again (DirectoryUnpack  *unpack,
 
   parent_fd = sandbox_workspace_open_beneath (unpack->target_fd, parent != NULL ? parent : ".",
                                               O_PATH | O_DIRECTORY, RESOLVE_NO_SYMLINKS);
-  if (parent_fd < 0)
-    return set_errno_error (error, errno, "resolve", first);
   /* No AT_SYMLINK_FOLLOW: the new name is a link to the entry itself. */
-  if (linkat (parent_fd, first_name, target_dir_fd, name, 0) < 0)
-    return set_errno_error (error, errno, "link", path);
-  return TRUE;
+  return parent_fd >= 0 && linkat (parent_fd, first_name, target_dir_fd, name, 0) == 0;
 }
 
 static gboolean
@@ -242,7 +237,14 @@ unpack_file (DirectoryUnpack    *unpack,
       inode = g_strdup_printf ("%ju:%ju", (uintmax_t) st->st_dev, (uintmax_t) st->st_ino);
       first = g_hash_table_lookup (unpack->inodes, inode);
       if (first != NULL)
-        return link_again (unpack, first, target_dir_fd, name, path, error);
+        {
+          if (link_again (unpack, first, target_dir_fd, name))
+            return TRUE;
+          /* A directory the first copy is in already has a mode that
+           * keeps the user out, or the file has too many links: a copy. */
+          if (errno != EACCES && errno != EPERM && errno != EMLINK)
+            return set_errno_error (error, errno, "link", path);
+        }
     }
 
   source_fd = openat (source_dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);

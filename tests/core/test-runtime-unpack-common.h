@@ -5,7 +5,7 @@
 
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -28,5 +28,9 @@ void  scratch_remove                   (const char    *path);
 void  scratch_assert_outside_untouched (Scratch       *scratch);
 char *tree_key                         (const char    *path);
 guint sandbox_test_count_dir           (const char    *path);
+void  runtime_unpack_make_sample_tree  (const char    *root);
+
+/* test-runtime-unpack-oci.c */
+void  runtime_unpack_oci_add_tests     (void);
 
 G_END_DECLS
