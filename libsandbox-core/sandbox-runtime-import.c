@@ -79,16 +79,10 @@ sandbox_runtime_import_at (GFile                            *source,
                    "Runtime source %s is not a directory: %s", path, g_strerror (saved_errno));
       return NULL;
     }
-  /* OCI_PENDING: until sandbox_runtime_unpack_oci_layout() lands, an OCI
-   * layout (its `oci-layout` file) is refused rather than copied as if it
-   * were a root file system. */
-  if (faccessat (source_fd, "oci-layout", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "Runtime source %s is an OCI image layout, which cannot be imported yet",
-                   path);
-      ok = FALSE;
-    }
+  if (sandbox_runtime_source_is_oci_layout (source_fd))
+    ok = sandbox_runtime_unpack_oci_layout (source_fd, target_dirfd, &limits,
+                                            (SandboxRuntimeProgressFunc) progress, user_data,
+                                            cancellable, error);
   else
     ok = sandbox_runtime_unpack_directory (source_fd, target_dirfd, &limits,
                                            (SandboxRuntimeProgressFunc) progress, user_data,

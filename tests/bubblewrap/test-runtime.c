@@ -388,6 +388,74 @@ test_etc_link_refused (void)
   sandbox_test_fixture_tear_down (&f, NULL);
 }
 
+/* Runs @argv; fails the test unless it exits 0. */
+static void
+run_tool (const char * const *argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, &error))
+    g_error ("%s %s: %s: %s", argv[0], argv[1], error->message, err);
+}
+
+/* The busybox runtime as an OCI image layout (umoci's, one layer): the
+ * same tree, so the same key as the directory, and a session on it. */
+static void
+test_oci_layout (void)
+{
+  Fixture f = { 0 };
+  g_autofree char *busybox = busybox_runtime_path ();
+  g_autofree char *umoci = g_find_program_in_path ("umoci");
+  g_autofree char *layout = NULL;
+  g_autofree char *image = NULL;
+  g_autofree char *bundle = NULL;
+  g_autofree char *copy_from = g_strconcat (busybox, "/.", NULL);
+  g_autofree char *copy_to = NULL;
+  g_autofree char *from_directory = NULL;
+  g_autofree char *from_image = NULL;
+  g_autofree char *os_release = NULL;
+  gboolean reused = FALSE;
+
+  if (umoci == NULL)
+    {
+      g_test_skip ("umoci is not installed");
+      return;
+    }
+  sandbox_test_fixture_set_up (&f, "bubblewrap", NULL, NULL);
+  layout = g_build_filename (f.state_directory, "layout", NULL);
+  image = g_strconcat (layout, ":latest", NULL);
+  bundle = g_build_filename (f.state_directory, "bundle", NULL);
+  copy_to = g_build_filename (bundle, "rootfs", NULL);
+  {
+    const char * const init[] = { "umoci", "init", "--layout", layout, NULL };
+    const char * const new_image[] = { "umoci", "new", "--image", image, NULL };
+    const char * const unpack[] = { "umoci", "unpack", "--rootless", "--image", image, bundle, NULL };
+    const char * const cp[] = { "cp", "-a", copy_from, copy_to, NULL };
+    const char * const repack[] = { "umoci", "repack", "--image", image, bundle, NULL };
+
+    run_tool (init);
+    run_tool (new_image);
+    run_tool (unpack);
+    run_tool (cp);
+    run_tool (repack);
+  }
+
+  from_directory = import_runtime (f.backend, busybox, NULL);
+  from_image = import_runtime (f.backend, layout, &reused);
+  g_assert_cmpstr (from_image, ==, from_directory);
+  g_assert_true (reused);
+  f.template_key = prewarm_on (f.backend, from_image);
+  sandbox_test_fixture_open_session (&f, NULL);
+  os_release = sandbox_test_guest_sh (f.session, "grep ^ID= /etc/os-release");
+  g_assert_cmpstr (os_release, ==, "ID=libsandbox-test-runtime\n");
+  sandbox_test_fixture_tear_down (&f, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -400,6 +468,7 @@ main (int   argc,
   g_test_add_func ("/bubblewrap/runtime/refusals", test_refusals);
   g_test_add_func ("/bubblewrap/runtime/top-level-link", test_top_level_link_stays_inside);
   g_test_add_func ("/bubblewrap/runtime/etc-link", test_etc_link_refused);
+  g_test_add_func ("/bubblewrap/runtime/oci-layout", test_oci_layout);
 
   return g_test_run ();
 }
