@@ -12,6 +12,8 @@
 
 #include "bench-cpu.h"
 
+#include <stdio.h>
+
 static double
 timeval_us (const struct timeval *tv)
 {
@@ -75,12 +77,15 @@ reaped_children_cpu_us (const char *pid)
          sysconf (_SC_CLK_TCK);
 }
 
-/* Adds the CPU of @pid's live descendants to @sum, following each of its
+typedef void (*DescendantFunc) (const char *pid, gpointer data);
+
+/* Calls @func on each of @pid's live descendants, following each of its
  * threads' children lists (a child belongs to the thread that forked
  * it). */
 static void
-add_descendants_cpu (const char *pid,
-                     double     *sum)
+for_each_descendant (const char     *pid,
+                     DescendantFunc  func,
+                     gpointer        data)
 {
   g_autofree char *tasks = g_strdup_printf ("/proc/%s/task", pid);
   g_autoptr(GDir) dir = g_dir_open (tasks, 0, NULL);
@@ -99,10 +104,17 @@ add_descendants_cpu (const char *pid,
         {
           if (children[i][0] == '\0')
             continue;
-          *sum += threads_cpu_us (children[i]) + reaped_children_cpu_us (children[i]);
-          add_descendants_cpu (children[i], sum);
+          func (children[i], data);
+          for_each_descendant (children[i], func, data);
         }
     }
+}
+
+static void
+add_cpu (const char *pid,
+         gpointer    data)
+{
+  *(double *) data += threads_cpu_us (pid) + reaped_children_cpu_us (pid);
 }
 
 static double
@@ -111,8 +123,39 @@ descendants_cpu_us (void)
   g_autofree char *self = g_strdup_printf ("%d", (int) getpid ());
   double sum = 0;
 
-  add_descendants_cpu (self, &sum);
+  for_each_descendant (self, add_cpu, &sum);
   return sum;
+}
+
+static void
+add_process (const char *pid,
+             gpointer    data)
+{
+  BenchTree *tree = data;
+  g_autofree char *path = g_strdup_printf ("/proc/%s/statm", pid);
+  g_autofree char *statm = NULL;
+  unsigned long size = 0, resident = 0;
+
+  tree->n_processes++;
+  if (g_file_get_contents (path, &statm, NULL, NULL))
+    sscanf (statm, "%lu %lu", &size, &resident);
+  tree->rss_bytes += resident * (gsize) sysconf (_SC_PAGESIZE);
+}
+
+/**
+ * bench_tree_read:
+ * @tree: (out): the live descendants of this process
+ *
+ * How many processes this process's tree holds besides itself, and their
+ * resident memory summed (shared pages counted in each).
+ */
+void
+bench_tree_read (BenchTree *tree)
+{
+  g_autofree char *self = g_strdup_printf ("%d", (int) getpid ());
+
+  *tree = (BenchTree) { 0, 0 };
+  for_each_descendant (self, add_process, tree);
 }
 
 /* The walk through /proc costs this process CPU of its own, which is not

@@ -25,6 +25,14 @@ typedef struct
   double descendants_us; /* the live descendants, read from /proc */
 } BenchCpu;
 
+typedef struct
+{
+  guint n_processes;     /* live descendants */
+  gsize rss_bytes;       /* their resident memory, summed */
+} BenchTree;
+
+void    bench_tree_read        (BenchTree *tree);
+
 void    bench_cpu_start        (BenchCpu *cpu);
 double  bench_cpu_stop         (BenchCpu *cpu);
 double  bench_cpu_process_us   (void);

@@ -44,6 +44,7 @@ enum {
   PROP_WORKSPACE_QUOTA_BYTES,
   PROP_MAX_READY_SANDBOXES,
   PROP_READY_IDLE_TIMEOUT_MS,
+  PROP_IDLE_HELPERS_TIMEOUT_MS,
 };
 
 /**
@@ -150,6 +151,9 @@ sandbox_bubblewrap_backend_get_property (GObject    *object,
     case PROP_READY_IDLE_TIMEOUT_MS:
       g_value_set_uint (value, self->ready_idle_timeout_ms);
       break;
+    case PROP_IDLE_HELPERS_TIMEOUT_MS:
+      g_value_set_uint (value, self->hardening.idle_helpers_timeout_ms);
+      break;
     case PROP_EXTRA_CA_CERTIFICATES:
       g_value_set_string (value, self->hardening.etc.extra_ca_path);
       break;
@@ -238,6 +242,9 @@ sandbox_bubblewrap_backend_set_property (GObject      *object,
       break;
     case PROP_READY_IDLE_TIMEOUT_MS:
       self->ready_idle_timeout_ms = g_value_get_uint (value);
+      break;
+    case PROP_IDLE_HELPERS_TIMEOUT_MS:
+      self->hardening.idle_helpers_timeout_ms = g_value_get_uint (value);
       break;
     case PROP_EXTRA_CA_CERTIFICATES:
       g_free (self->hardening.etc.extra_ca_path);
@@ -619,6 +626,22 @@ sandbox_bubblewrap_backend_install_properties (GObjectClass *object_class)
   g_object_class_install_property (object_class, PROP_READY_IDLE_TIMEOUT_MS,
     g_param_spec_uint ("ready-idle-timeout-ms", NULL, NULL, 1, G_MAXINT,
                        SANDBOX_BUBBLEWRAP_DEFAULT_READY_IDLE_TIMEOUT_MS,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SandboxBubblewrapBackend:idle-helpers-timeout-ms:
+   *
+   * How long a live session with nothing running (no command, no
+   * background command) keeps its helper processes, in milliseconds: a
+   * layered session's overlay keeper, the network keeper its commands
+   * share, and its ready sandbox. Then they end, and the session holds no
+   * process and no mount until its next command or file call, which
+   * starts them again over the same layers (a few milliseconds, once).
+   * 60000 by default; 0 keeps them until stop.
+   */
+  g_object_class_install_property (object_class, PROP_IDLE_HELPERS_TIMEOUT_MS,
+    g_param_spec_uint ("idle-helpers-timeout-ms", NULL, NULL, 0, G_MAXINT,
+                       SANDBOX_BUBBLEWRAP_DEFAULT_IDLE_HELPERS_TIMEOUT_MS,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 }
 

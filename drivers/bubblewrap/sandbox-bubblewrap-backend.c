@@ -742,6 +742,7 @@ sandbox_bubblewrap_backend_init (SandboxBubblewrapBackend *self)
   self->seccomp = TRUE;
   self->max_ready_sandboxes = SANDBOX_BUBBLEWRAP_DEFAULT_MAX_READY;
   self->ready_idle_timeout_ms = SANDBOX_BUBBLEWRAP_DEFAULT_READY_IDLE_TIMEOUT_MS;
+  self->hardening.idle_helpers_timeout_ms = SANDBOX_BUBBLEWRAP_DEFAULT_IDLE_HELPERS_TIMEOUT_MS;
   self->guest_uid = -1;
   self->guest_gid = -1;
 }

@@ -59,6 +59,12 @@ struct _SandboxBubblewrapDriver
    * @layers_lock too. */
   SandboxBubblewrapKeeper *keeper;
   SandboxBubblewrapNetSlot net;      /* what the commands share */
+  /* Idle helpers (sandbox-bubblewrap-driver-park.c). */
+  guint park_timeout_ms;             /* 0: never parked */
+  GMutex park_lock;
+  /* Guarded by @park_lock. */
+  gint64 last_use;                   /* monotonic, of the last command or file call */
+  GSource *park_source;              /* (owned) (nullable): armed */
   SandboxBubblewrapPorts *ports;     /* its ports exposed to the host */
   /* Set under the gate's lock (see apply_policy_locked()): read it after
    * reading an allow-list policy from the gate. */

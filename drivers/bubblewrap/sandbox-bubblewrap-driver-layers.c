@@ -79,10 +79,14 @@ replace_quietly (SandboxNetworkPolicy  *unused,
   sandbox_bubblewrap_net_slot_drop (&self->net);
   sandbox_bubblewrap_keeper_stop (self->keeper);
 
-  /* Whether or not it refilled the layer, the session needs its overlay. */
-  refilled = replace->refill (replace->refill_data, error);
-  keeper = sandbox_bubblewrap_keeper_start (replace->lowers, replace->layers, &self->guest,
-                                            &cause);
+  /* Whether or not it refilled the layer, the session needs its overlay:
+   * the same layers when there is no refill (a keeper that exited). */
+  refilled = replace->refill == NULL || replace->refill (replace->refill_data, error);
+  if (replace->lowers != NULL)
+    keeper = sandbox_bubblewrap_keeper_start (replace->lowers, replace->layers, &self->guest,
+                                              &cause);
+  else
+    keeper = sandbox_bubblewrap_keeper_start_again (self->keeper, &self->guest, &cause);
   if (keeper != NULL)
     files = sandbox_bubblewrap_keeper_open_workspace (keeper, self->files_flags, &cause);
   if (files == NULL)
@@ -94,7 +98,7 @@ replace_quietly (SandboxNetworkPolicy  *unused,
     }
   sandbox_bubblewrap_keeper_free (self->keeper);
   self->keeper = g_steal_pointer (&keeper);
-  sandbox_workspace_unref (self->files);
+  g_clear_pointer (&self->files, sandbox_workspace_unref);   /* NULL when parked */
   self->files = g_steal_pointer (&files);
   return refilled;
 }
@@ -132,15 +136,83 @@ sandbox_bubblewrap_driver_replace_layers (SandboxBubblewrapDriver     *self,
   /* Before the gate's lock, as commands take them. */
   locker = g_rw_lock_writer_locker_new (&self->layers_lock);
   if (self->layers_lost)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "The session's workspace could not be mounted again after a restore; "
-                   "stop the session and resume it");
-      return FALSE;
-    }
+    return sandbox_bubblewrap_driver_set_layers_lost_error (error);
   /* No command starts now; one that runs makes the gate refuse below. */
   if (sandbox_session_gate_get_n_live (self->gate) == 0)
     sandbox_bubblewrap_trees_wait (self->trees);
   return sandbox_session_gate_run_quiet (self->gate, "restoring a snapshot", replace_quietly,
                                          &replace, cancellable, error);
+}
+
+/* Whether the session's keeper has exited (read under @layers_lock). */
+static gboolean
+keeper_has_exited_locked (SandboxBubblewrapDriver *self)
+{
+  return self->keeper != NULL && !self->layers_lost &&
+         !sandbox_session_gate_is_stopped (self->gate) &&
+         sandbox_bubblewrap_keeper_has_exited (self->keeper);
+}
+
+/**
+ * sandbox_bubblewrap_driver_revive_keeper:
+ * @self: a session's driver
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * A layered session whose keeper has exited (the OOM killer, an operator's
+ * kill) gets a new one over the same layers before its next command, as a
+ * restore without a refill does: commands can only enter a live keeper's
+ * namespaces. Commands still running in the old namespaces hold its
+ * overlay and its upper layer: until they end, %SANDBOX_ERROR_BUSY. The
+ * host's file calls meanwhile work on the overlay they hold open.
+ *
+ * Returns: %TRUE when the keeper lives (or the session has none)
+ */
+gboolean
+sandbox_bubblewrap_driver_revive_keeper (SandboxBubblewrapDriver  *self,
+                                         GCancellable             *cancellable,
+                                         GError                  **error)
+{
+  g_autoptr(GRWLockWriterLocker) locker = NULL;
+  Replace replace = { self, NULL, NULL, NULL, NULL };
+  gboolean exited;
+
+  g_rw_lock_reader_lock (&self->layers_lock);
+  exited = keeper_has_exited_locked (self);
+  g_rw_lock_reader_unlock (&self->layers_lock);
+  if (!exited)
+    return TRUE;
+
+  locker = g_rw_lock_writer_locker_new (&self->layers_lock);
+  /* Another command's call may have replaced it meanwhile. */
+  if (!keeper_has_exited_locked (self))
+    return TRUE;
+  /* Parked (sandbox-bubblewrap-driver-park.c) or killed. */
+  if (self->files == NULL)
+    g_debug ("Session %s is used again: starting its keeper", self->session_id);
+  else
+    g_message ("The workspace keeper of session %s exited: mounting its layers again",
+               self->session_id);
+  if (sandbox_session_gate_get_n_live (self->gate) == 0)
+    sandbox_bubblewrap_trees_wait (self->trees);
+  return sandbox_session_gate_run_quiet (self->gate,
+                                         "its workspace can be mounted again (its keeper exited)",
+                                         replace_quietly, &replace, cancellable, error);
+}
+
+/**
+ * sandbox_bubblewrap_driver_set_layers_lost_error:
+ * @error: return location for a #GError
+ *
+ * The error of a session whose overlay could not be mounted again.
+ *
+ * Returns: %FALSE
+ */
+gboolean
+sandbox_bubblewrap_driver_set_layers_lost_error (GError **error)
+{
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
+               "The session's workspace could not be mounted again; stop the session and "
+               "resume it");
+  return FALSE;
 }

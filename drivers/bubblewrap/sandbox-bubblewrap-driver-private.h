@@ -63,6 +63,17 @@ gboolean sandbox_bubblewrap_driver_run_quiet (SandboxBubblewrapDriver     *self,
 typedef gboolean (*SandboxBubblewrapRefillFunc) (gpointer   data,
                                                  GError   **error);
 
+gboolean sandbox_bubblewrap_driver_revive_keeper (SandboxBubblewrapDriver  *self,
+                                                  GCancellable             *cancellable,
+                                                  GError                  **error);
+gboolean sandbox_bubblewrap_driver_set_layers_lost_error (GError **error);
+void     sandbox_bubblewrap_driver_init_park  (SandboxBubblewrapDriver *self,
+                                               guint                    timeout_ms);
+void     sandbox_bubblewrap_driver_note_use   (SandboxBubblewrapDriver *self);
+void     sandbox_bubblewrap_driver_clear_park (SandboxBubblewrapDriver *self);
+GRWLockReaderLocker *sandbox_bubblewrap_driver_lock_files (SandboxBubblewrapDriver  *self,
+                                                           GCancellable             *cancellable,
+                                                           GError                  **error);
 gboolean sandbox_bubblewrap_driver_replace_layers (SandboxBubblewrapDriver     *self,
                                                    const char * const          *lowers,
                                                    const char                  *layers,

@@ -185,8 +185,11 @@ sandbox_bubblewrap_driver_read_bytes (SandboxDriver  *driver,
                                       GError        **error)
 {
   SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
-  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+  g_autoptr(GRWLockReaderLocker) locker = sandbox_bubblewrap_driver_lock_files (self, cancellable,
+                                                                               error);
 
+  if (locker == NULL)
+    return NULL;
   return sandbox_workspace_read (self->files, sandbox_path_relative (path),
                                  sandbox_driver_get_max_file_bytes (driver), error);
 }
@@ -199,8 +202,11 @@ sandbox_bubblewrap_driver_write_bytes (SandboxDriver  *driver,
                                        GError        **error)
 {
   SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
-  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+  g_autoptr(GRWLockReaderLocker) locker = sandbox_bubblewrap_driver_lock_files (self, cancellable,
+                                                                               error);
 
+  if (locker == NULL)
+    return FALSE;
   return sandbox_workspace_write (self->files, sandbox_path_relative (path), contents,
                                   sandbox_driver_get_max_file_bytes (driver), error);
 }
@@ -212,8 +218,11 @@ sandbox_bubblewrap_driver_remove_path (SandboxDriver  *driver,
                                        GError        **error)
 {
   SandboxBubblewrapDriver *self = SANDBOX_BUBBLEWRAP_DRIVER (driver);
-  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+  g_autoptr(GRWLockReaderLocker) locker = sandbox_bubblewrap_driver_lock_files (self, cancellable,
+                                                                               error);
 
+  if (locker == NULL)
+    return FALSE;
   return sandbox_workspace_remove (self->files, sandbox_path_relative (path), error);
 }
 
@@ -311,6 +320,7 @@ static void
 command_exited_cb (SandboxBubblewrapProcess *process,
                    GObject                  *owner)
 {
+  sandbox_bubblewrap_driver_note_use (SANDBOX_BUBBLEWRAP_DRIVER (owner));
   prepare_next_sandbox (SANDBOX_BUBBLEWRAP_DRIVER (owner));
 }
 
@@ -403,13 +413,17 @@ spawn_process (SandboxBubblewrapDriver  *self,
                GCancellable             *cancellable,
                GError                  **error)
 {
-  g_autoptr(GRWLockReaderLocker) locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+  g_autoptr(GRWLockReaderLocker) locker = NULL;
 
+  sandbox_bubblewrap_driver_note_use (self);
+  if (!sandbox_bubblewrap_driver_revive_keeper (self, cancellable, error))
+    return NULL;
+  /* Its idle time starts again after the keeper did (see -driver-park.c). */
+  sandbox_bubblewrap_driver_note_use (self);
+  locker = g_rw_lock_reader_locker_new (&self->layers_lock);
   if (self->layers_lost)
     {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "The session's workspace could not be mounted again after a restore; "
-                   "stop the session and resume it");
+      sandbox_bubblewrap_driver_set_layers_lost_error (error);
       return NULL;
     }
   return spawn_process_locked (self, command, prepared_revision, prepare_next, cancellable,
@@ -484,6 +498,7 @@ sandbox_bubblewrap_driver_prove_isolation (SandboxBubblewrapDriver  *self,
 void
 sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
 {
+  sandbox_bubblewrap_driver_clear_park (self);
   /* SIGKILL, as the reference: the commands' waiters see status 137. */
   sandbox_session_gate_stop (self->gate, NULL, NULL);
   /* And the next command's sandbox, which no command will take. */
@@ -509,68 +524,6 @@ sandbox_bubblewrap_driver_stop (SandboxBubblewrapDriver *self)
   /* Removes the socket and its temporary directory. */
   if (self->gateway != NULL)
     sandbox_gateway_close (self->gateway);
-}
-
-/**
- * sandbox_bubblewrap_driver_get_syscalls_filtered:
- * @self: a driver
- *
- * For the coding binding's `syscalls-filtered` restriction.
- *
- * Returns: whether every command of the session runs under the default
- *   seccomp filter
- */
-gboolean
-sandbox_bubblewrap_driver_get_syscalls_filtered (SandboxBubblewrapDriver *self)
-{
-  return self->seccomp_program != NULL;
-}
-
-/**
- * sandbox_bubblewrap_driver_get_resources_bounded:
- * @self: a driver
- *
- * For the coding binding's `resources-bounded` restriction.
- *
- * Returns: whether the memory and the number of processes of every
- *   command's whole tree are bounded by a cgroup (rlimits alone bound
- *   neither a fork bomb nor a tree of memory hogs)
- */
-gboolean
-sandbox_bubblewrap_driver_get_resources_bounded (SandboxBubblewrapDriver *self)
-{
-  return self->cgroup_root != NULL && self->limits.memory_limit > 0 &&
-         self->limits.max_processes > 0;
-}
-
-/**
- * sandbox_bubblewrap_driver_get_host_loopback:
- * @self: a driver
- *
- * For the coding binding's `host-ipc-isolated` restriction.
- *
- * Returns: whether the session's allow-all guests reach the host's
- *   loopback (the backend's host-loopback)
- */
-gboolean
-sandbox_bubblewrap_driver_get_host_loopback (SandboxBubblewrapDriver *self)
-{
-  return self->host_loopback;
-}
-
-/**
- * sandbox_bubblewrap_driver_get_layered:
- * @self: a driver
- *
- * For the coding binding's workspace layering.
- *
- * Returns: whether the session's workspace is its keeper's overlay (set
- *   at construction, kept after stop), rather than a copy
- */
-gboolean
-sandbox_bubblewrap_driver_get_layered (SandboxBubblewrapDriver *self)
-{
-  return self->keeper != NULL;
 }
 
 /**
@@ -681,7 +634,9 @@ sandbox_bubblewrap_driver_list_directory (SandboxBubblewrapDriver  *self,
 
   if (!check_active (self, cancellable, error))
     return NULL;
-  locker = g_rw_lock_reader_locker_new (&self->layers_lock);
+  locker = sandbox_bubblewrap_driver_lock_files (self, cancellable, error);
+  if (locker == NULL)
+    return NULL;
   return sandbox_workspace_list (self->files, sandbox_path_relative (path),
                                  max_entries, truncated, error);
 }
@@ -812,6 +767,7 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self->gate = sandbox_session_gate_new (max_concurrent_commands, policy);
   self->trees = sandbox_bubblewrap_trees_new ();
   self->ports = sandbox_bubblewrap_ports_new (dup_current_net, G_OBJECT (self));
+  sandbox_bubblewrap_driver_init_park (self, hardening->idle_helpers_timeout_ms);
   return g_steal_pointer (&self);
 }
 
@@ -831,6 +787,8 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_clear_pointer (&self->trees, sandbox_bubblewrap_trees_unref);
   g_mutex_clear (&self->ready_lock);
   g_rw_lock_clear (&self->layers_lock);
+  sandbox_bubblewrap_driver_clear_park (self);
+  g_mutex_clear (&self->park_lock);
   g_clear_pointer (&self->files, sandbox_workspace_unref);
   if (self->gateway != NULL)
     sandbox_gateway_close (self->gateway);
@@ -881,6 +839,7 @@ sandbox_bubblewrap_driver_init (SandboxBubblewrapDriver *self)
   g_weak_ref_init (&self->handle, NULL);
   g_mutex_init (&self->ready_lock);
   g_rw_lock_init (&self->layers_lock);
+  g_mutex_init (&self->park_lock);
   sandbox_bubblewrap_net_slot_init (&self->net);
 }
 

@@ -24,6 +24,10 @@ SandboxBubblewrapKeeper *sandbox_bubblewrap_keeper_start (const char * const    
                                                           const SandboxBubblewrapGuest *guest,
                                                           GError                      **error);
 pid_t       sandbox_bubblewrap_keeper_get_pid     (SandboxBubblewrapKeeper *self);
+gboolean    sandbox_bubblewrap_keeper_has_exited  (SandboxBubblewrapKeeper *self);
+SandboxBubblewrapKeeper *sandbox_bubblewrap_keeper_start_again (SandboxBubblewrapKeeper       *self,
+                                                                const SandboxBubblewrapGuest  *guest,
+                                                                GError                       **error);
 SandboxWorkspace *sandbox_bubblewrap_keeper_open_workspace (SandboxBubblewrapKeeper  *self,
                                                             SandboxWorkspaceFlags     flags,
                                                             GError                  **error);

@@ -57,6 +57,7 @@ struct _SandboxBubblewrapKeeper
                                          * (a descriptor per session less) */
   int root_fd;                          /* O_PATH, the overlay's root, until
                                          * a workspace is opened on it */
+  char **lowers;                        /* what it mounted, to mount it again */
   char *layers;
   char *work_name;
   char *mount;                          /* layers/mount */
@@ -255,6 +256,7 @@ sandbox_bubblewrap_keeper_start (const char * const           *lowers,
 
   self->launched = (SandboxBubblewrapLaunched) SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
   self->root_fd = -1;
+  self->lowers = g_strdupv ((char **) lowers);
   self->layers = g_strdup (layers);
   if (!sandbox_bubblewrap_keeper_prepare_layers (layers, guest, error))
     return NULL;
@@ -301,6 +303,49 @@ pid_t
 sandbox_bubblewrap_keeper_get_pid (SandboxBubblewrapKeeper *self)
 {
   return self->launched.pid;
+}
+
+/**
+ * sandbox_bubblewrap_keeper_has_exited:
+ * @self: a keeper
+ *
+ * Whether the keeper is gone while the session is live (the OOM killer,
+ * an operator's kill): its namespaces then hold no overlay new commands
+ * could enter. It is not reaped here (WNOWAIT), so its pid stays its own
+ * until sandbox_bubblewrap_keeper_stop().
+ *
+ * Returns: %TRUE when the keeper has exited or was stopped
+ */
+gboolean
+sandbox_bubblewrap_keeper_has_exited (SandboxBubblewrapKeeper *self)
+{
+  siginfo_t info = { 0, };
+
+  if (self->launched.pid == 0)
+    return TRUE;
+  if (waitid (P_PID, self->launched.pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
+    return errno != EINTR;
+  return info.si_pid == self->launched.pid;
+}
+
+/**
+ * sandbox_bubblewrap_keeper_start_again:
+ * @self: a keeper, stopped or exited
+ * @guest: (nullable): who guests are, as for sandbox_bubblewrap_keeper_start()
+ * @error: return location for a #GError
+ *
+ * A new keeper of the same layers, once @self is stopped.
+ *
+ * Returns: (transfer full): the new keeper, or %NULL with
+ *   %SANDBOX_ERROR_UNAVAILABLE
+ */
+SandboxBubblewrapKeeper *
+sandbox_bubblewrap_keeper_start_again (SandboxBubblewrapKeeper       *self,
+                                       const SandboxBubblewrapGuest  *guest,
+                                       GError                       **error)
+{
+  return sandbox_bubblewrap_keeper_start ((const char * const *) self->lowers, self->layers,
+                                          guest, error);
 }
 
 /**
@@ -394,6 +439,7 @@ sandbox_bubblewrap_keeper_free (SandboxBubblewrapKeeper *self)
     return;
   sandbox_bubblewrap_keeper_stop (self);
   sandbox_bubblewrap_clear_fd (&self->root_fd);
+  g_strfreev (self->lowers);
   g_free (self->layers);
   g_free (self->mount);
   g_free (self->lock);

@@ -204,6 +204,8 @@ typedef struct
  *   is kept (`<state-directory>/gateway-ca`)
  * @upstream_ca_file: (nullable): the CA certificates the gateways trust for
  *   upstreams (the backend's `upstream-ca-file`); %NULL: the system's
+ * @idle_helpers_timeout_ms: how long an idle session keeps its helper
+ *   processes (the backend's `idle-helpers-timeout-ms`); 0: until stop
  * @runtime: (nullable): the host path of the tree one session's commands
  *   see as /usr, /bin, /lib*, /sbin and /etc (its template's runtime, see
  *   sandbox-bubblewrap-store-runtimes.c); %NULL: the host's. Set per
@@ -224,8 +226,11 @@ typedef struct
   gboolean host_loopback;
   char *gateway_ca_directory;
   char *upstream_ca_file;
+  guint idle_helpers_timeout_ms;
   const char *runtime;
 } SandboxBubblewrapHardening;
+
+#define SANDBOX_BUBBLEWRAP_DEFAULT_IDLE_HELPERS_TIMEOUT_MS 60000
 
 /* Dynamic type registration, called from g_io_module_load(). */
 void sandbox_bubblewrap_backend_register (GTypeModule *module);

@@ -45,6 +45,7 @@ SandboxBubblewrapTrees *sandbox_bubblewrap_trees_new   (void);
 SandboxBubblewrapTrees *sandbox_bubblewrap_trees_ref   (SandboxBubblewrapTrees *trees);
 void                    sandbox_bubblewrap_trees_unref (SandboxBubblewrapTrees *trees);
 void                    sandbox_bubblewrap_trees_wait  (SandboxBubblewrapTrees *trees);
+gboolean                sandbox_bubblewrap_trees_is_empty (SandboxBubblewrapTrees *trees);
 void                    sandbox_bubblewrap_trees_enter (SandboxBubblewrapTrees *trees);
 void                    sandbox_bubblewrap_trees_leave (SandboxBubblewrapTrees *trees);
 

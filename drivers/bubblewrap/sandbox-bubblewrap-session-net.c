@@ -106,6 +106,22 @@ sandbox_bubblewrap_session_net_close (SandboxBubblewrapSessionNet *self)
     }
 }
 
+/* Whether the network keeper has exited under a live session (the OOM
+ * killer, an operator's kill): no command can join its namespace any more.
+ * Not reaped here (WNOWAIT): its pid stays its own until the close. Under
+ * the slot's lock, which every close of a slot's network takes. */
+static gboolean
+session_net_has_exited (SandboxBubblewrapSessionNet *self)
+{
+  siginfo_t info = { 0, };
+
+  if (self->pid == 0)
+    return TRUE;
+  if (waitid (P_PID, self->pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
+    return errno != EINTR;
+  return info.si_pid == self->pid;
+}
+
 /* The network keeper, with @answer_fd at its 0, 1 and 2. */
 static gboolean
 spawn_net_keeper (SandboxBubblewrapSessionNet  *self,
@@ -388,7 +404,7 @@ sandbox_bubblewrap_net_slot_dup (SandboxBubblewrapNetSlot *slot,
   SandboxBubblewrapSessionNet *net = NULL;
 
   g_mutex_lock (&slot->lock);
-  if (slot->net != NULL && slot->revision == revision)
+  if (slot->net != NULL && slot->revision == revision && !session_net_has_exited (slot->net))
     net = sandbox_bubblewrap_session_net_ref (slot->net);
   g_mutex_unlock (&slot->lock);
   return net;
@@ -468,15 +484,26 @@ sandbox_bubblewrap_net_slot_dup_or_start (SandboxBubblewrapNetSlot  *slot,
                                           SandboxGateway            *gateway,
                                           GError                   **error)
 {
+  g_autoptr(SandboxBubblewrapSessionNet) exited = NULL;
   SandboxBubblewrapSessionNet *net = NULL;
   SandboxBubblewrapSessionNet *started;
   gboolean wanted;
 
   g_mutex_lock (&slot->lock);
+  /* A network keeper that died is replaced for the same revision: the
+   * commands still in its namespace keep it, new ones get the new one. */
+  if (slot->net != NULL && slot->revision == revision && session_net_has_exited (slot->net))
+    exited = g_steal_pointer (&slot->net);
   if (slot->net != NULL && slot->revision == revision)
     net = sandbox_bubblewrap_session_net_ref (slot->net);
-  wanted = net == NULL && !slot->closed && (slot->net == NULL || slot->revision < revision);
+  wanted = net == NULL && !slot->closed &&
+           (slot->net == NULL || slot->revision < revision);
   g_mutex_unlock (&slot->lock);
+  if (exited != NULL)
+    {
+      g_message ("A session's network keeper exited: starting another");
+      sandbox_bubblewrap_session_net_close (exited);
+    }
   if (!wanted)
     return net;
   started = sandbox_bubblewrap_session_net_start (kind, host_loopback, keeper, gateway, error);

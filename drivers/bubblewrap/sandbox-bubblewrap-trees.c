@@ -74,6 +74,23 @@ sandbox_bubblewrap_trees_leave (SandboxBubblewrapTrees *trees)
 }
 
 /**
+ * sandbox_bubblewrap_trees_is_empty:
+ * @trees: a count
+ *
+ * Returns: whether every sandbox it counts is reaped now; any thread
+ */
+gboolean
+sandbox_bubblewrap_trees_is_empty (SandboxBubblewrapTrees *trees)
+{
+  gboolean empty;
+
+  g_mutex_lock (&trees->lock);
+  empty = trees->n_trees == 0;
+  g_mutex_unlock (&trees->lock);
+  return empty;
+}
+
+/**
  * sandbox_bubblewrap_trees_wait:
  * @trees: a count
  *

@@ -1063,49 +1063,80 @@ test_sandboxes_hold_the_session_lock (Fixture       *fixture,
 }
 
 /* A keeper killed under a live session (an operator's kill, the OOM
- * killer): the session's commands are refused, UNAVAILABLE naming the
- * overlay, and nothing runs outside it; the host's file calls keep
- * working on the overlay they hold; stop and resume start a new keeper
- * and everything works again. */
+ * killer) is replaced on the session's next command, over the same
+ * layers: what the guest and the host wrote before and after is there,
+ * and the command runs in the new overlay (its writes reach the host's
+ * file calls). While a command started before still runs in the old
+ * keeper's namespaces, the next one is refused (BUSY); once it ends, the
+ * keeper comes back. Make sandbox_bubblewrap_driver_revive_keeper() return
+ * TRUE at once to see the commands fail (UNAVAILABLE: the overlay is gone). */
+static gboolean
+is_zombie (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *stat = NULL;
+  const char *end;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return TRUE;
+  end = strrchr (stat, ')');
+  return end != NULL && end[1] == ' ' && end[2] == 'Z';
+}
+
+/* Kills the keeper and waits until it has exited (the driver reaps it). */
+static void
+kill_keeper (const char *lock)
+{
+  pid_t keeper = lock_holder (lock);
+
+  g_assert_cmpint (keeper, >, 0);
+  g_assert_cmpint (kill (keeper, SIGKILL), ==, 0);
+  for (guint i = 0; i < 500 && !is_zombie (keeper); i++)
+    g_usleep (10 * 1000);
+  g_assert_true (is_zombie (keeper));
+}
+
 static void
 test_keeper_killed (Fixture       *fixture,
                     gconstpointer  data)
 {
   g_autofree char *lock = g_build_filename (fixture->session_dir, "layers", "lock", NULL);
-  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxCommand) sleeper = sandbox_command_new ("/bin/sh");
   g_autoptr(SandboxCommand) command = sandbox_command_new ("/bin/true");
-  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(SandboxProcess) running = NULL;
   g_autoptr(SandboxResult) result = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *seen = NULL;
   g_autofree char *out = NULL;
-  pid_t keeper = lock_holder (lock);
 
-  g_assert_cmpint (keeper, >, 0);
-  g_assert_cmpint (kill (keeper, SIGKILL), ==, 0);
-  for (guint i = 0; i < 200 && lock_holder (lock) != 0; i++)
-    g_usleep (10 * 1000);
-  result = sandbox_session_run (fixture->session, command, NULL, &error);
-  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE);
-  g_assert_nonnull (strstr (error->message, "overlay"));
-  g_clear_error (&error);
+  g_free (sandbox_test_guest_sh (fixture->session, "echo -n guest > before.txt"));
+  kill_keeper (lock);
   g_assert_true (sandbox_session_write_text (fixture->session, "after.txt", "kept", NULL, &error));
   g_assert_no_error (error);
+  out = sandbox_test_guest_sh (fixture->session,
+                               "cat before.txt after.txt hello.txt; echo -n new > new.txt");
+  g_assert_cmpstr (out, ==, "guestkepthello");
+  seen = host_read (fixture, "new.txt", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (seen, ==, "new");
+  g_assert_cmpint (lock_holder (lock), >, 0);
 
-  state = sandbox_handle_capture_state (fixture->handle, &error);
+  /* A command that outlives the keeper holds the old overlay. */
+  sandbox_command_add_arg (sleeper, "-c");
+  sandbox_command_add_arg (sleeper, "touch started; exec sleep 30");
+  running = sandbox_session_spawn (fixture->session, sleeper, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (sandbox_handle_stop (fixture->handle, NULL, &error));
+  wait_for_guest_file (fixture, "started");
+  kill_keeper (lock);
+  result = sandbox_session_run (fixture->session, command, NULL, &error);
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
+  g_assert_nonnull (strstr (error->message, "keeper exited"));
+  g_clear_error (&error);
+  g_assert_true (sandbox_process_stop (running, NULL, &error));
   g_assert_no_error (error);
-  g_clear_object (&fixture->handle);
-  fixture->handle = sandbox_backend_create (fixture->backend, fixture->template_key, state, policy,
-                                            NULL, &error);
-  g_assert_no_error (error);
-  fixture->session = sandbox_handle_get_session (fixture->handle);
-  out = sandbox_test_guest_sh (fixture->session, "cat after.txt hello.txt");
-  g_assert_cmpstr (out, ==, "kepthello");
-  seen = host_read (fixture, "after.txt", &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (seen, ==, "kept");
+  g_clear_pointer (&out, g_free);
+  out = sandbox_test_guest_sh (fixture->session, "cat new.txt started && echo -n ok");
+  g_assert_cmpstr (out, ==, "newok");
 }
 
 /* A real repository's size ------------------------------------------------- */

@@ -35,7 +35,9 @@
 #include <gio/gunixsocketaddress.h>
 #include <sandbox.h>
 
+#include "sandbox-test-bwrap-children.h"
 #include "sandbox-test-fixture.h"
+#include "sandbox-test-session.h"
 
 #define PORT "8471"
 
@@ -97,6 +99,24 @@ set_up (SandboxTestFixture *f,
 
   /* No ready sandboxes: the children counted are the session's own. */
   sandbox_test_fixture_set_up (f, "bubblewrap", template_, "max-ready-sandboxes", "0", NULL);
+  policy = sandbox_network_policy_new_from_json (policy_json, &error);
+  g_assert_no_error (error);
+  sandbox_test_fixture_open_session (f, policy);
+}
+
+/* A backend whose idle sessions end their helpers after 300 ms, with its
+ * default ready sandboxes (which go too). */
+static void
+set_up_idle (SandboxTestFixture *f,
+             gconstpointer       data)
+{
+  const char *policy_json = data;
+  g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sandbox_test_fixture_set_up (f, "bubblewrap", template_, "idle-helpers-timeout-ms", "300",
+                               NULL);
   policy = sandbox_network_policy_new_from_json (policy_json, &error);
   g_assert_no_error (error);
   sandbox_test_fixture_open_session (f, policy);
@@ -292,6 +312,190 @@ test_stop_ends_the_network_keeper (SandboxTestFixture *f,
   g_assert_cmpuint (count_stub_children (), ==, 0);
 }
 
+/* This process's child that is the session's network keeper: a stub
+ * outside every sandbox that is not a layered session's keeper. */
+static pid_t
+find_network_keeper (void)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  pid_t found = 0;
+
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc", name, "stat", NULL);
+      g_autofree char *cmdline_path = g_build_filename ("/proc", name, "cmdline", NULL);
+      g_autofree char *stat = NULL;
+      g_autofree char *cmdline = NULL;
+      gsize length = 0;
+      const char *close_paren;
+      gboolean overlay = FALSE;
+      int parent;
+      char state;
+
+      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &stat, NULL, NULL) ||
+          !g_file_get_contents (cmdline_path, &cmdline, &length, NULL))
+        continue;
+      close_paren = strrchr (stat, ')');
+      if (close_paren == NULL || sscanf (close_paren, ") %c %d", &state, &parent) != 2 ||
+          parent != getpid () || state == 'Z' || strstr (stat, "(sandbox-stub)") == NULL)
+        continue;
+      for (gsize at = 0; at < length; at += strlen (cmdline + at) + 1)
+        overlay |= g_str_has_prefix (cmdline + at, "keep-overlay=");
+      if (!overlay)
+        {
+          g_assert_cmpint (found, ==, 0);
+          found = atoi (name);
+        }
+    }
+  return found;
+}
+
+/* A network keeper killed under a live session (the OOM killer, an
+ * operator) is replaced on the next command, in a new namespace: a server
+ * started then answers the commands after it. (The server started before
+ * stays in the old namespace, with the commands that were there.) Make
+ * sandbox_bubblewrap_net_slot_dup_or_start() keep a dead one to see the
+ * command fail. */
+static void
+test_killed_network_keeper_is_replaced (SandboxTestFixture *f,
+                                        gconstpointer       data)
+{
+  g_autoptr(SandboxProcess) server = start_server (f->session);
+  g_autoptr(SandboxProcess) again = NULL;
+  g_autoptr(GError) error = NULL;
+  pid_t keeper;
+
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  keeper = find_network_keeper ();
+  g_assert_cmpint (keeper, >, 0);
+  g_assert_cmpint (kill (keeper, SIGKILL), ==, 0);
+  /* Reaped by the session only: wait until it is a zombie. */
+  while (find_network_keeper () == keeper)
+    g_usleep (10 * 1000);
+  g_assert_true (sandbox_process_stop (server, NULL, &error));
+  g_assert_no_error (error);
+  again = start_server (f->session);
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  g_assert_cmpint (find_network_keeper (), >, 0);
+  g_assert_cmpint (find_network_keeper (), !=, keeper);
+}
+
+/* Whether, within 5 s, this process has no helper child left: no stub
+ * outside a sandbox (keepers) and no bwrap (a ready sandbox). */
+static gboolean
+helpers_end (void)
+{
+  for (guint i = 0; i < 500; i++)
+    {
+      g_autoptr(GArray) bwraps = sandbox_test_bwrap_children ();
+
+      if (count_stub_children () == 0 && bwraps->len == 0)
+        return TRUE;
+      g_usleep (10 * 1000);
+    }
+  return FALSE;
+}
+
+/* An idle session (no command, no background command) ends its helpers
+ * after idle-helpers-timeout-ms: the layered workspace's keeper, the
+ * network keeper, the ready sandbox. What the guest wrote stays; a file
+ * call and a command start what they need again; a background command
+ * keeps them. Set the backend's timeout to 0 (never) to see the first
+ * wait fail. */
+static void
+test_idle_helpers_end (SandboxTestFixture *f,
+                       gconstpointer       data)
+{
+  g_autoptr(SandboxProcess) server = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) read = NULL;
+  g_autofree char *out = NULL;
+
+  g_free (sandbox_test_guest_sh (f->session, "echo -n guest > guest.txt"));
+  g_assert_true (helpers_end ());
+  read = sandbox_session_read_bytes (f->session, "guest.txt", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (read, NULL), g_bytes_get_size (read), "guest", 5);
+  g_assert_true (sandbox_session_write_text (f->session, "host.txt", "host", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (helpers_end ());
+  out = sandbox_test_guest_sh (f->session, "cat guest.txt host.txt hello.txt");
+  g_assert_cmpstr (out, ==, "guesthosthello");
+
+  /* A server in the background holds them. */
+  server = start_server (f->session);
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  g_usleep (1000 * 1000);
+  g_assert_cmpuint (count_stub_children (), >, 0);
+  assert_python_prints (f->session, FETCH_SCRIPT, "hello");
+  g_assert_true (sandbox_process_stop (server, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (helpers_end ());
+}
+
+/* Commands and file calls from two threads on a session whose helpers end
+ * after 1 ms of idleness: every call starts what it needs and none fails
+ * or sees another workspace. */
+typedef struct
+{
+  SandboxSession *session;
+  guint id;
+} Caller;
+
+static gpointer
+call_repeatedly (gpointer data)
+{
+  Caller *caller = data;
+
+  for (guint i = 0; i < 15; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("t%u-%u.txt", caller->id, i);
+      g_autofree char *script = g_strdup_printf ("cat %s; echo -n +%u > %s", name, i, name);
+      g_autofree char *text = g_strdup_printf ("%u", i);
+      g_autofree char *expected = g_strdup_printf ("%u", i);
+      g_autofree char *out = NULL;
+      g_autoptr(GBytes) back = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (sandbox_session_write_text (caller->session, name, text, NULL, &error));
+      g_assert_no_error (error);
+      out = sandbox_test_guest_sh (caller->session, script);
+      g_assert_cmpstr (out, ==, expected);
+      back = sandbox_session_read_bytes (caller->session, name, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (g_bytes_get_size (back), ==, strlen (text) + 1);
+      g_usleep (g_random_int_range (0, 5000));
+    }
+  return NULL;
+}
+
+static void
+set_up_idle_at_once (SandboxTestFixture *f,
+                     gconstpointer       data)
+{
+  g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+
+  sandbox_test_fixture_set_up (f, "bubblewrap", template_, "idle-helpers-timeout-ms", "1",
+                               NULL);
+  sandbox_test_fixture_open_session (f, policy);
+}
+
+static void
+test_idle_helpers_race (SandboxTestFixture *f,
+                        gconstpointer       data)
+{
+  Caller callers[] = { { f->session, 0 }, { f->session, 1 } };
+  GThread *threads[G_N_ELEMENTS (callers)];
+
+  for (guint i = 0; i < G_N_ELEMENTS (callers); i++)
+    threads[i] = g_thread_new ("caller", call_repeatedly, &callers[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (callers); i++)
+    g_thread_join (threads[i]);
+  g_assert_true (helpers_end ());
+}
+
 /* Sends a GET for hello.txt to @path and reads the whole answer, or NULL
  * when the connection is closed without one. */
 static char *
@@ -429,5 +633,12 @@ main (int    argc,
   g_test_add ("/sandbox/session-net/stop-ends-the-network-keeper", SandboxTestFixture,
               ALLOW_LIST, set_up, test_stop_ends_the_network_keeper,
               sandbox_test_fixture_tear_down);
+  g_test_add ("/sandbox/session-net/killed-network-keeper-is-replaced", SandboxTestFixture,
+              DENY_ALL, set_up, test_killed_network_keeper_is_replaced,
+              sandbox_test_fixture_tear_down);
+  g_test_add ("/sandbox/session-net/idle-helpers-end", SandboxTestFixture, DENY_ALL,
+              set_up_idle, test_idle_helpers_end, sandbox_test_fixture_tear_down);
+  g_test_add ("/sandbox/session-net/idle-helpers-race", SandboxTestFixture, NULL,
+              set_up_idle_at_once, test_idle_helpers_race, sandbox_test_fixture_tear_down);
   return g_test_run ();
 }
