@@ -500,6 +500,7 @@ sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
   g_autoptr(SandboxBubblewrapLease) lease = sandbox_backend_base_steal_lease (base, session_id);
   g_autoptr(SandboxBubblewrapDriver) driver = NULL;
   SandboxBubblewrapHardening hardening = self->hardening;
+  g_autofree char *runtime_key = NULL;
   g_autofree char *runtime = NULL;
 
   g_return_val_if_fail (lease != NULL, NULL);
@@ -507,12 +508,13 @@ sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
   if ((lease->created ||
        sandbox_bubblewrap_store_prepare_resumed (self->store, lease, state, error)) &&
       sandbox_bubblewrap_store_runtime_of (self->store, sandbox_state_get_template_key (state),
-                                           &runtime, error))
+                                           &runtime_key, &runtime, error))
     {
       /* The session's own guest (sandbox-bubblewrap-guest-ids.c), and the
        * runtime its template names. */
       hardening.guest = lease->guest;
       hardening.runtime = runtime;
+      hardening.runtime_key = runtime_key;
       driver = sandbox_bubblewrap_driver_new (
         self->executable, session_id, lease->workspace, (const char * const *) lease->lowers, lease->layers,
         sandbox_backend_base_get_max_concurrent_commands (base), policy, SANDBOX_BACKEND (self),

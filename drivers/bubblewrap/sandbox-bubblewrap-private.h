@@ -210,6 +210,7 @@ typedef struct
  *   see as /usr, /bin, /lib*, /sbin and /etc (its template's runtime, see
  *   sandbox-bubblewrap-store-runtimes.c); %NULL: the host's. Set per
  *   session, never in the backend's own
+ * @runtime_key: (nullable): with @runtime, its key
  *
  * What a backend adds to the reference's isolation, for every command of
  * its sessions. Owned by the backend; drivers take their own references.
@@ -228,6 +229,7 @@ typedef struct
   char *upstream_ca_file;
   guint idle_helpers_timeout_ms;
   const char *runtime;
+  const char *runtime_key;
 } SandboxBubblewrapHardening;
 
 #define SANDBOX_BUBBLEWRAP_DEFAULT_IDLE_HELPERS_TIMEOUT_MS 60000

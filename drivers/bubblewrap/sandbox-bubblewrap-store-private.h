@@ -152,6 +152,7 @@ gboolean                sandbox_bubblewrap_store_delete_runtime (SandboxBubblewr
                                                                  GError                **error);
 gboolean                sandbox_bubblewrap_store_runtime_of     (SandboxBubblewrapStore  *self,
                                                                  const char              *template_key,
+                                                                 char                   **key,
                                                                  char                   **tree,
                                                                  GError                 **error);
 char                   *sandbox_bubblewrap_store_snapshot       (SandboxBubblewrapStore  *self,

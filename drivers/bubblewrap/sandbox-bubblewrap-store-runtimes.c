@@ -315,6 +315,8 @@ find_runtime (SandboxBubblewrapStore  *self,
  * sandbox_bubblewrap_store_runtime_of:
  * @self: a store
  * @template_key: a stored template's (or snapshot's) key
+ * @key: (out) (transfer full) (nullable): the runtime's key, or %NULL when
+ *   the template names none
  * @tree: (out) (transfer full) (nullable): the host path of the runtime's
  *   tree, or %NULL when the template names none (the host's /usr)
  * @error: return location for a #GError
@@ -325,11 +327,13 @@ find_runtime (SandboxBubblewrapStore  *self,
 gboolean
 sandbox_bubblewrap_store_runtime_of (SandboxBubblewrapStore  *self,
                                      const char              *template_key,
+                                     char                   **key,
                                      char                   **tree,
                                      GError                 **error)
 {
   g_autofree char *runtime = NULL;
 
+  *key = NULL;
   *tree = NULL;
   if (!find_runtime (self, template_key, &runtime, error))
     return FALSE;
@@ -338,6 +342,7 @@ sandbox_bubblewrap_store_runtime_of (SandboxBubblewrapStore  *self,
   if (!runtime_is_stored (self, runtime))
     return set_unknown_runtime (error, runtime);
   *tree = g_build_filename (self->runtimes, runtime, RUNTIME_TREE, NULL);
+  *key = g_steal_pointer (&runtime);
   return TRUE;
 }
 

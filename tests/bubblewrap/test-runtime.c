@@ -151,6 +151,8 @@ test_session_runs_on_runtime (void)
   g_autoptr(SandboxHandle) fork = NULL;
   g_autofree char *forked = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxCodingTools) tools = NULL;
+  g_autofree char *probed = NULL;
   gboolean reused = TRUE;
   SandboxSession *session;
 
@@ -205,6 +207,13 @@ test_session_runs_on_runtime (void)
                                      "cat /workspace/hello.txt; echo x > /tmp/t; cat /tmp/t; "
                                      "echo y > /workspace/new; cat /workspace/new");
   g_assert_cmpstr (workspace, ==, "hellox\ny\n");
+
+  /* The coding tools' probe says which runtime. */
+  tools = sandbox_coding_tools_new (f.handle, &error);
+  g_assert_no_error (error);
+  g_assert_true (sandbox_coding_tools_probe_runtime (tools, &probed, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (probed, ==, runtime_key);
 
   /* A snapshot's sessions run on its template's runtime. */
   snapshot_key = sandbox_handle_snapshot (f.handle, NULL, &error);

@@ -60,6 +60,8 @@ class RuntimeTestCase(SandboxTestCase):
             self.assertEqual(result.exit_status, 0, result.stderr)
             self.assertIn(b'ID=libsandbox-test-runtime\n', result.stdout)
             self.assertTrue(result.stdout.endswith(b'hello\n'))
+            tools = Sandbox.CodingTools.new(handle)
+            self.assertEqual(tools.probe_runtime(), (True, key))
         finally:
             handle.delete()
 
