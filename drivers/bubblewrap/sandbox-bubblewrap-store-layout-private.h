@@ -135,7 +135,7 @@ gboolean sandbox_bubblewrap_store_read_parent (SandboxBubblewrapStore  *self,
                                                const char              *key,
                                                char                   **parent,
                                                GError                 **error);
-int sandbox_bubblewrap_store_begin_build (SandboxBubblewrapStore  *self,
+int sandbox_bubblewrap_store_begin_build (const char              *directory,
                                           int                      templates_fd,
                                           char                   **uuid,
                                           GError                 **error);

@@ -234,7 +234,8 @@ sandbox_bubblewrap_store_import_runtime (SandboxBubblewrapStore  *self,
     return NULL;
   runtimes_fd = open_directory (self->runtimes, error);
   if (runtimes_fd < 0 ||
-      (build = sandbox_bubblewrap_store_begin_build (self, runtimes_fd, &uuid, error)) < 0)
+      (build = sandbox_bubblewrap_store_begin_build (self->runtimes, runtimes_fd, &uuid,
+                                                       error)) < 0)
     return NULL;
   /* 0755: a root host's guests pass it (the way to it is made for them,
    * see sandbox_bubblewrap_guest_view_expose_runtime()). */

@@ -331,18 +331,19 @@ template_is_stored (SandboxBubblewrapStore *self,
 
 /**
  * sandbox_bubblewrap_store_begin_build:
- * @self: a store
- * @templates_fd: the descriptor of templates/
+ * @directory: the host path of templates/ (or runtimes/), for errors
+ * @templates_fd: its descriptor
  * @uuid: (out) (transfer full): the new directory's name
  * @error: return location for a #GError
  *
- * Makes templates/<uuid> for a template or a snapshot to be built in.
+ * Makes templates/<uuid> for a template or a snapshot to be built in
+ * (runtimes/<uuid> for a runtime).
  *
  * Returns: the directory's descriptor, locked until it is closed; -1 with
  *   @error set
  */
 int
-sandbox_bubblewrap_store_begin_build (SandboxBubblewrapStore  *self,
+sandbox_bubblewrap_store_begin_build (const char              *directory,
                                       int                      templates_fd,
                                       char                   **uuid,
                                       GError                 **error)
@@ -355,7 +356,7 @@ sandbox_bubblewrap_store_begin_build (SandboxBubblewrapStore  *self,
       TEMP_FAILURE_RETRY (flock (fd, LOCK_EX)) < 0)
     {
       int saved_errno = errno;
-      g_autofree char *path = g_build_filename (self->templates, name, NULL);
+      g_autofree char *path = g_build_filename (directory, name, NULL);
 
       unlinkat (templates_fd, name, AT_REMOVEDIR);
       return set_errno_error (error, saved_errno, "Could not create directory", path), -1;
@@ -485,7 +486,8 @@ create_template (SandboxBubblewrapStore  *self,
 
   templates_fd = open_directory (self->templates, error);
   if (templates_fd < 0 ||
-      (build = sandbox_bubblewrap_store_begin_build (self, templates_fd, &uuid, error)) < 0)
+      (build = sandbox_bubblewrap_store_begin_build (self->templates, templates_fd, &uuid,
+                                                       error)) < 0)
     return NULL;
   data = g_build_filename (self->templates, uuid, "data", NULL);
 
