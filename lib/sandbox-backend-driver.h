@@ -12,7 +12,9 @@
  *   makes in a guest-shaped workspace;
  * - the backend methods a driver built on another uses to move sessions
  *   and templates in and out of it (sandbox_backend_import_session() and
- *   its kin).
+ *   its kin);
+ * - sandbox_runtime_import_at(), the contained unpacking of a runtime into
+ *   a driver's store.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -28,6 +30,7 @@ G_BEGIN_DECLS
 # include "sandbox-session-gate.h"
 # include "sandbox-backend-base.h"
 # include "sandbox-backend-transfer.h"
+# include "sandbox-runtime-import.h"
 #undef SANDBOX_DRIVER_INSIDE
 
 G_END_DECLS

@@ -30,6 +30,7 @@ G_BEGIN_DECLS
 # include "sandbox-lease-owner.h"
 # include "sandbox-session-info.h"
 # include "sandbox-template-info.h"
+# include "sandbox-runtime-info.h"
 # include "sandbox-process.h"
 # include "sandbox-driver.h"
 # include "sandbox-session.h"

@@ -13,6 +13,7 @@ G_BEGIN_DECLS
 /* sandbox-backend-unsupported.c: the defaults of the store's own view. */
 void sandbox_backend_install_store_defaults (SandboxBackendInterface *iface);
 
+
 /* sandbox-backend-unsupported.c: the defaults of moving sessions and
  * templates in and out (sandbox-backend-transfer.c). */
 void sandbox_backend_install_transfer_defaults (SandboxBackendInterface *iface);

@@ -134,6 +134,35 @@ sandbox_backend_real_delete_template (SandboxBackend  *self,
   return set_not_supported (self, "Deleting templates", error);
 }
 
+static char *
+sandbox_backend_real_import_runtime (SandboxBackend  *self,
+                                     GFile           *source,
+                                     gboolean        *reused,
+                                     GCancellable    *cancellable,
+                                     GError         **error)
+{
+  set_not_supported (self, "Importing runtimes", error);
+  return NULL;
+}
+
+static GPtrArray *
+sandbox_backend_real_list_runtimes (SandboxBackend  *self,
+                                    GCancellable    *cancellable,
+                                    GError         **error)
+{
+  set_not_supported (self, "Listing runtimes", error);
+  return NULL;
+}
+
+static gboolean
+sandbox_backend_real_delete_runtime (SandboxBackend  *self,
+                                     const char      *runtime_key,
+                                     GCancellable    *cancellable,
+                                     GError         **error)
+{
+  return set_not_supported (self, "Deleting runtimes", error);
+}
+
 void
 sandbox_backend_install_store_defaults (SandboxBackendInterface *iface)
 {
@@ -142,6 +171,9 @@ sandbox_backend_install_store_defaults (SandboxBackendInterface *iface)
   iface->lookup_state = sandbox_backend_real_lookup_state;
   iface->query_lease_owner = sandbox_backend_real_query_lease_owner;
   iface->delete_template = sandbox_backend_real_delete_template;
+  iface->import_runtime = sandbox_backend_real_import_runtime;
+  iface->list_runtimes = sandbox_backend_real_list_runtimes;
+  iface->delete_runtime = sandbox_backend_real_delete_runtime;
 }
 
 /* Moving sessions and templates in and out (sandbox-backend-transfer.c). */

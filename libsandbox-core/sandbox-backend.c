@@ -30,10 +30,15 @@ G_DEFINE_INTERFACE (SandboxBackend, sandbox_backend, G_TYPE_OBJECT)
 enum {
   SIGNAL_GATEWAY_ERROR,
   SIGNAL_CREATE_PROGRESS,
+  SIGNAL_IMPORT_PROGRESS,
   N_SIGNALS
 };
 
 static guint signals[N_SIGNALS];
+
+/* The default import_runtime (sandbox-backend-unsupported.c): a backend
+ * that keeps it has no runtimes. */
+static gpointer default_import_runtime;
 
 typedef struct
 {
@@ -87,6 +92,19 @@ log_session_opened (SandboxBackend        *self,
                               handle != NULL ? objects : NULL, error);
 }
 
+/* Refuses (G_IO_ERROR_NOT_SUPPORTED) a template naming a runtime for a
+ * backend without runtimes, which would store it on the host's /usr. */
+static gboolean
+check_runtime_support (SandboxBackend   *self,
+                       SandboxTemplate  *template_,
+                       GError          **error)
+{
+  if (sandbox_template_get_runtime (template_) == NULL ||
+      (gpointer) SANDBOX_BACKEND_GET_IFACE (self)->import_runtime != default_import_runtime)
+    return TRUE;
+  return sandbox_set_error_not_supported (G_OBJECT_TYPE (self), "Runtimes", TRUE, error);
+}
+
 typedef struct
 {
   char *key;
@@ -111,8 +129,10 @@ prewarm_thread (GTask        *task,
   gboolean reused = FALSE;
   char *key;
 
-  key = SANDBOX_BACKEND_GET_IFACE (source_object)->prewarm (source_object, data->template_,
-                                                            &reused, cancellable, &error);
+  key = check_runtime_support (source_object, data->template_, &error)
+        ? SANDBOX_BACKEND_GET_IFACE (source_object)->prewarm (source_object, data->template_,
+                                                              &reused, cancellable, &error)
+        : NULL;
   if (key == NULL)
     {
       g_task_return_error (task, error);
@@ -258,6 +278,7 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
   iface->create_finish = sandbox_backend_real_create_finish;
   iface->recover_session = sandbox_backend_real_recover_session;
   sandbox_backend_install_store_defaults (iface);
+  default_import_runtime = (gpointer) iface->import_runtime;
   sandbox_backend_install_transfer_defaults (iface);
 
   /**
@@ -350,6 +371,27 @@ sandbox_backend_default_init (SandboxBackendInterface *iface)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_UINT64, G_TYPE_UINT64,
                   G_TYPE_UINT64, G_TYPE_UINT64);
+
+  /**
+   * SandboxBackend::import-progress:
+   * @self: the backend
+   * @n_entries: how many entries of the runtime were created so far
+   * @n_bytes: how many bytes of its regular files were written so far
+   *
+   * Reports how far [method@Sandbox.Backend.import_runtime] (or its async
+   * form) is in unpacking a runtime: every few hundred entries, at most 20
+   * times a second, then once with the totals when the tree is unpacked
+   * (an import that fails ends without it; a runtime already stored is
+   * still unpacked to learn its key). Emitted, as
+   * [signal@Sandbox.Backend::create-progress] is, in the thread-default
+   * main context of the thread that called the import.
+   */
+  signals[SIGNAL_IMPORT_PROGRESS] =
+    g_signal_new ("import-progress",
+                  G_TYPE_FROM_INTERFACE (iface),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_UINT64, G_TYPE_UINT64);
 }
 
 /**
@@ -425,9 +467,12 @@ sandbox_backend_get_max_concurrent_commands (SandboxBackend *self)
  * Stores @template_ under its content-addressed key (see
  * [method@Sandbox.Template.compute_key]). Blocking. While the backend reads
  * the template's files, [signal@Sandbox.Template::progress] reports how far
- * it is.
+ * it is. A template naming a runtime ([method@Sandbox.Template.set_runtime])
+ * needs a backend with runtimes, where that runtime is imported.
  *
  * Returns: (transfer full): the template key, or %NULL with @error set
+ *   (%G_IO_ERROR_NOT_SUPPORTED for a runtime the backend cannot have,
+ *   %SANDBOX_ERROR_NOT_FOUND for one it has not imported)
  */
 char *
 sandbox_backend_prewarm (SandboxBackend   *self,
@@ -445,6 +490,8 @@ sandbox_backend_prewarm (SandboxBackend   *self,
 
   /* SandboxTemplate::progress counts from zero, in the caller's context. */
   sandbox_template_begin_progress (template_, context);
+  if (!check_runtime_support (self, template_, error))
+    return NULL;
   key = SANDBOX_BACKEND_GET_IFACE (self)->prewarm (self, template_, &local_reused,
                                                    cancellable, error);
   if (reused != NULL)

@@ -19,6 +19,7 @@
 #include "sandbox-state.h"
 #include "sandbox-template.h"
 #include "sandbox-template-info.h"
+#include "sandbox-runtime-info.h"
 
 G_BEGIN_DECLS
 
@@ -104,9 +105,18 @@ G_DECLARE_INTERFACE (SandboxBackend, sandbox_backend, SANDBOX, BACKEND, GObject)
  *   files (blocking, thread-safe)
  * @open_template_files: a directory descriptor of a stored template's
  *   files (blocking, thread-safe)
+ * @import_runtime: stores the runtime tree at @source (a root file system
+ *   directory or an OCI image layout) under its content-addressed key
+ *   (blocking, thread-safe); sets @reused when it was already stored
+ * @list_runtimes: the runtimes the backend stores, as a #GPtrArray of
+ *   [class@Sandbox.RuntimeInfo] that unrefs them when freed (blocking,
+ *   thread-safe)
+ * @delete_runtime: removes a stored runtime that no stored template names
+ *   (blocking, thread-safe)
  *
  * The store's own view (@list_sessions, @list_templates, @lookup_state,
- * @query_lease_owner, @delete_template) is optional: the defaults fail with
+ * @query_lease_owner, @delete_template) and runtimes (@import_runtime,
+ * @list_runtimes, @delete_runtime) are optional: the defaults fail with
  * %G_IO_ERROR_NOT_SUPPORTED. It is how tools ask a backend about what it
  * stores without knowing where or how it stores it. So are the ways a
  * driver built on another backend (the `cluster` driver over `bubblewrap`)
@@ -199,8 +209,19 @@ struct _SandboxBackendInterface
                                          GCancellable        *cancellable,
                                          GError             **error);
 
-  /*< private >*/
-  gpointer _padding[3];
+  /* Took the last three padding slots. */
+  char          *(*import_runtime)  (SandboxBackend      *self,
+                                     GFile               *source,
+                                     gboolean            *reused,
+                                     GCancellable        *cancellable,
+                                     GError             **error);
+  GPtrArray     *(*list_runtimes)   (SandboxBackend      *self,
+                                     GCancellable        *cancellable,
+                                     GError             **error);
+  gboolean       (*delete_runtime)  (SandboxBackend      *self,
+                                     const char          *runtime_key,
+                                     GCancellable        *cancellable,
+                                     GError             **error);
 };
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -348,6 +369,36 @@ SANDBOX_AVAILABLE_IN_ALL
 gboolean         sandbox_backend_delete_template_finish (SandboxBackend *self,
                                                  GAsyncResult          *result,
                                                  GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+char            *sandbox_backend_import_runtime (SandboxBackend        *self,
+                                                 GFile                 *source,
+                                                 gboolean              *reused,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_import_runtime_async (SandboxBackend  *self,
+                                                 GFile                 *source,
+                                                 GCancellable          *cancellable,
+                                                 GAsyncReadyCallback    callback,
+                                                 gpointer               user_data);
+SANDBOX_AVAILABLE_IN_ALL
+char            *sandbox_backend_import_runtime_finish (SandboxBackend *self,
+                                                 GAsyncResult          *result,
+                                                 gboolean              *reused,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+GPtrArray       *sandbox_backend_list_runtimes  (SandboxBackend        *self,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean         sandbox_backend_delete_runtime (SandboxBackend        *self,
+                                                 const char            *runtime_key,
+                                                 GCancellable          *cancellable,
+                                                 GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+void             sandbox_backend_emit_import_progress (SandboxBackend  *self,
+                                                 guint64                n_entries,
+                                                 guint64                n_bytes);
 SANDBOX_AVAILABLE_IN_ALL
 void             sandbox_backend_emit_gateway_error (SandboxBackend    *self,
                                                  const GError          *cause);

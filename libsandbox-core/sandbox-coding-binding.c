@@ -225,3 +225,26 @@ sandbox_coding_binding_get_landlock_abi (SandboxCodingBinding *self)
   iface = SANDBOX_CODING_BINDING_GET_IFACE (self);
   return iface->get_landlock_abi != NULL ? iface->get_landlock_abi (self) : 0;
 }
+
+/**
+ * sandbox_coding_binding_get_runtime:
+ * @self: a [iface@Sandbox.CodingBinding]
+ *
+ * The runtime the session's commands run on: the key its template names
+ * ([method@Sandbox.Template.set_runtime]). A binding that does not say runs
+ * on the host's.
+ *
+ * Returns: (transfer none) (nullable): the runtime's key, or %NULL for the
+ *   host's /usr
+ */
+const char *
+sandbox_coding_binding_get_runtime (SandboxCodingBinding *self)
+{
+  SandboxCodingBindingInterface *iface;
+
+  g_return_val_if_fail (SANDBOX_IS_CODING_BINDING (self), NULL);
+
+  iface = SANDBOX_CODING_BINDING_GET_IFACE (self);
+  return iface->get_runtime != NULL ? iface->get_runtime (self) : NULL;
+}
+

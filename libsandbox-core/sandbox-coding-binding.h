@@ -95,6 +95,9 @@ G_DECLARE_INTERFACE (SandboxCodingBinding, sandbox_coding_binding, SANDBOX, CODI
  * @get_landlock_abi: the Landlock ABI the session's sandboxes are scoped
  *   with, 0 for none. Optional: a binding without it reports 0.
  *   Thread-safe, never blocks.
+ * @get_runtime: the key of the runtime the session's commands run on
+ *   ([method@Sandbox.Template.set_runtime]), %NULL for the host's.
+ *   Optional: a binding without it reports %NULL. Thread-safe, never blocks.
  *
  * The host-only binding a backend's live session offers to
  * [class@Sandbox.CodingTools]. It is never serialized and never reaches a model.
@@ -120,9 +123,10 @@ struct _SandboxCodingBindingInterface
                                        GError               **error);
   const char     *(*get_workspace_layering) (SandboxCodingBinding *self);
   guint           (*get_landlock_abi) (SandboxCodingBinding  *self);
+  const char     *(*get_runtime)      (SandboxCodingBinding  *self);
 
   /*< private >*/
-  gpointer _padding[6];
+  gpointer _padding[5];
 };
 
 SANDBOX_AVAILABLE_IN_ALL
@@ -148,5 +152,7 @@ SANDBOX_AVAILABLE_IN_ALL
 const char     *sandbox_coding_binding_get_workspace_layering (SandboxCodingBinding *self);
 SANDBOX_AVAILABLE_IN_ALL
 guint           sandbox_coding_binding_get_landlock_abi (SandboxCodingBinding  *self);
+SANDBOX_AVAILABLE_IN_ALL
+const char     *sandbox_coding_binding_get_runtime      (SandboxCodingBinding  *self);
 
 G_END_DECLS

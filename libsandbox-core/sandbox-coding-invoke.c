@@ -251,6 +251,43 @@ sandbox_coding_tools_probe (SandboxCodingTools   *self,
 }
 
 /**
+ * sandbox_coding_tools_probe_runtime:
+ * @self: a [class@Sandbox.CodingTools]
+ * @runtime_key: (out) (transfer full) (nullable): the key of the runtime the
+ *   session's commands run on ([method@Sandbox.Template.set_runtime]), or
+ *   %NULL where they see the host's /usr
+ * @error: return location for a #GError
+ *
+ * What the adapter's probe reports beside the grade: the userland the
+ * session's commands run on. Refuses a stopped session as
+ * [method@Sandbox.CodingTools.probe] does.
+ *
+ * Returns: %TRUE with @runtime_key set, or %FALSE with @error set
+ */
+gboolean
+sandbox_coding_tools_probe_runtime (SandboxCodingTools  *self,
+                                    char               **runtime_key,
+                                    GError             **error)
+{
+  SandboxCodingBinding *binding;
+  GError *cause = NULL;
+
+  g_return_val_if_fail (SANDBOX_IS_CODING_TOOLS (self), FALSE);
+  g_return_val_if_fail (made_by_new (self), FALSE);
+  g_return_val_if_fail (runtime_key != NULL && *runtime_key == NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  binding = sandbox_coding_tools_get_binding (self);
+  if (!sandbox_coding_binding_check_active (binding, &cause))
+    {
+      refuse (self, cause, error);
+      return FALSE;
+    }
+  *runtime_key = g_strdup (sandbox_coding_binding_get_runtime (binding));
+  return TRUE;
+}
+
+/**
  * sandbox_coding_tools_probe_full:
  * @self: a [class@Sandbox.CodingTools]
  * @restrictions: (out) (optional) (transfer full) (array zero-terminated=1):

@@ -144,6 +144,10 @@ char                *sandbox_coding_tools_probe                (SandboxCodingToo
                                                                 char               ***restrictions,
                                                                 GError              **error);
 SANDBOX_AVAILABLE_IN_ALL
+gboolean             sandbox_coding_tools_probe_runtime        (SandboxCodingTools   *self,
+                                                                char                **runtime_key,
+                                                                GError              **error);
+SANDBOX_AVAILABLE_IN_ALL
 char                *sandbox_coding_tools_probe_full           (SandboxCodingTools   *self,
                                                                 char               ***restrictions,
                                                                 const char          **workspace_layering,

@@ -124,7 +124,17 @@ sandbox_template_dup_canonical_json (SandboxTemplate *self,
         g_string_append_c (out, ',');
       append_entry (out, paths[i], sandbox_template_lookup_entry (self, paths[i]));
     }
-  g_string_append (out, "]]");
+  g_string_append_c (out, ']');
+  /* Only with a runtime, so that a template without one keeps the key it
+   * always had (tests/vectors pin them); an object is no entry list, so
+   * no template without a runtime serializes alike. */
+  if (sandbox_template_get_runtime (self) != NULL)
+    {
+      g_string_append (out, ",{\"runtime\":");
+      append_js_json_string (out, sandbox_template_get_runtime (self));
+      g_string_append_c (out, '}');
+    }
+  g_string_append_c (out, ']');
 
   return g_string_free (out, FALSE);
 }
@@ -142,8 +152,10 @@ sandbox_template_dup_canonical_json (SandboxTemplate *self,
  * in the reference design, so a template of plain files has the reference's
  * key. The other kinds add a third element naming them:
  * `[path, sha256hex(bytes), "executable"]`, `[path, target, "symlink"]` and
- * `[path, "", "directory"]` (empty directories only). Equal templates get
- * equal keys in every implementation of the design.
+ * `[path, "", "directory"]` (empty directories only). A template naming a
+ * runtime ([method@Sandbox.Template.set_runtime]) adds a fourth element,
+ * `{"runtime": key}`, after the entries. Equal templates get equal keys in
+ * every implementation of the design.
  *
  * Files imported with [method@Sandbox.Template.add_directory] are hashed
  * when they are first read: by a backend storing the template

@@ -53,6 +53,7 @@ struct _SandboxTemplate
   GObject parent_instance;
 
   char *name;
+  char *runtime; /* the key of the runtime its sessions run on, or NULL */
   GHashTable *entries; /* canonical path → SandboxTemplateEntry */
   GHashTable *directories; /* canonical path of an implied directory → entries below it */
   guint n_listed; /* entries part of the key: all but directories with entries below */
@@ -92,6 +93,7 @@ sandbox_template_finalize (GObject *object)
   SandboxTemplate *self = SANDBOX_TEMPLATE (object);
 
   g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->runtime, g_free);
   g_clear_pointer (&self->entries, g_hash_table_unref);
   g_clear_pointer (&self->directories, g_hash_table_unref);
   /* A queued emission holds a reference, so none is pending here. */
@@ -213,6 +215,46 @@ sandbox_template_new (const char *name)
   g_return_val_if_fail (name != NULL, NULL);
 
   return g_object_new (SANDBOX_TYPE_TEMPLATE, "name", name, NULL);
+}
+
+/**
+ * sandbox_template_set_runtime:
+ * @self: a [class@Sandbox.Template]
+ * @runtime_key: (nullable): the key of an imported runtime
+ *   ([method@Sandbox.Backend.import_runtime]), or %NULL for none
+ *
+ * Names the runtime the template's sessions run on: the tree their commands
+ * see as /usr, /bin, /lib*, /sbin and /etc instead of the host's. The
+ * template's key covers it, so the same files on two runtimes are two
+ * templates; without one the key is what it always was. The runtime must be
+ * imported into the backend before the template is stored.
+ */
+void
+sandbox_template_set_runtime (SandboxTemplate *self,
+                              const char      *runtime_key)
+{
+  g_return_if_fail (SANDBOX_IS_TEMPLATE (self));
+
+  /* Checked by the backend that stores the template, which looks it up. */
+  g_free (self->runtime);
+  self->runtime = g_strdup (runtime_key);
+}
+
+/**
+ * sandbox_template_get_runtime:
+ * @self: a [class@Sandbox.Template]
+ *
+ * Gets the key of the runtime the template's sessions run on.
+ *
+ * Returns: (transfer none) (nullable): the runtime's key, or %NULL when its
+ *   sessions see the host's /usr
+ */
+const char *
+sandbox_template_get_runtime (SandboxTemplate *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), NULL);
+
+  return self->runtime;
 }
 
 /**

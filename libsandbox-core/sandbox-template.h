@@ -39,6 +39,11 @@ SandboxTemplate  *sandbox_template_new            (const char       *name);
 SANDBOX_AVAILABLE_IN_ALL
 const char       *sandbox_template_get_name       (SandboxTemplate  *self);
 SANDBOX_AVAILABLE_IN_ALL
+void              sandbox_template_set_runtime    (SandboxTemplate  *self,
+                                                   const char       *runtime_key);
+SANDBOX_AVAILABLE_IN_ALL
+const char       *sandbox_template_get_runtime    (SandboxTemplate  *self);
+SANDBOX_AVAILABLE_IN_ALL
 gboolean          sandbox_template_add_file       (SandboxTemplate  *self,
                                                    const char       *path,
                                                    GBytes           *contents,

@@ -80,6 +80,8 @@ sandboxctl_cmd_prewarm (SandboxctlContext   *ctx,
       "Add a host file at workspace PATH (repeatable)", "PATH=HOSTFILE" },
     { "dir", 'd', 0, G_OPTION_ARG_FILENAME, &options.directory,
       "Add a host directory's tree", "HOSTDIR" },
+    { "runtime", 0, 0, G_OPTION_ARG_STRING, &options.runtime,
+      "Run the template's sessions on an imported runtime (part of the key)", "KEY" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GOptionContext) context =

@@ -15,12 +15,14 @@ sandboxctl_template_options_clear (SandboxctlTemplateOptions *options)
   g_clear_pointer (&options->name, g_free);
   g_clear_pointer (&options->files, g_strfreev);
   g_clear_pointer (&options->directory, g_free);
+  g_clear_pointer (&options->runtime, g_free);
 }
 
 gboolean
 sandboxctl_template_options_given (SandboxctlTemplateOptions *options)
 {
-  return options->name != NULL || options->files != NULL || options->directory != NULL;
+  return options->name != NULL || options->files != NULL || options->directory != NULL ||
+         options->runtime != NULL;
 }
 
 static gboolean
@@ -49,7 +51,8 @@ add_host_file (SandboxTemplate  *template_,
 
 /**
  * sandboxctl_template_build:
- * @options: --template NAME, --dir HOSTDIR and --file PATH=HOSTFILE…
+ * @options: --template NAME, --dir HOSTDIR, --file PATH=HOSTFILE… and
+ *   --runtime KEY
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -73,6 +76,17 @@ sandboxctl_template_build (SandboxctlTemplateOptions  *options,
     }
 
   template_ = sandbox_template_new (options->name);
+  if (options->runtime != NULL)
+    {
+      if (!sandbox_template_key_is_valid (options->runtime))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--runtime expects a runtime key (sandboxctl runtime list), not “%s”",
+                       options->runtime);
+          return NULL;
+        }
+      sandbox_template_set_runtime (template_, options->runtime);
+    }
   if (options->directory != NULL)
     {
       g_autoptr(GFile) directory = g_file_new_for_commandline_arg (options->directory);

@@ -44,6 +44,8 @@ static const SandboxctlCommand commands[] = {
   { "list",    sandboxctl_cmd_list,    "List the sessions and templates the driver stores" },
   { "templates", sandboxctl_cmd_templates, "List the templates the driver stores" },
   { "rm-template", sandboxctl_cmd_rm_template, "Delete a stored template no session needs" },
+  { "runtime", sandboxctl_cmd_runtime, "Runtimes sessions run on: import, list, rm",
+    FALSE, TRUE },
   { "bg",      sandboxctl_cmd_bg,      "Background commands: start, list, output, kill, wait",
     FALSE, TRUE },
   { "demo",    sandboxctl_cmd_demo,    "A guided tour of the whole system on this machine" },

@@ -124,6 +124,7 @@ typedef struct
   char  *name;
   char **files;      /* PATH=HOSTFILE */
   char  *directory;
+  char  *runtime;    /* a runtime key, or NULL for the host's /usr */
 } SandboxctlTemplateOptions;
 
 void             sandboxctl_template_options_clear (SandboxctlTemplateOptions *options);
@@ -207,6 +208,7 @@ int sandboxctl_cmd_prewarm (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_list    (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_templates (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_rm_template (SandboxctlContext *ctx, char ***argv);
+int sandboxctl_cmd_runtime (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_create  (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_run     (SandboxctlContext *ctx, char ***argv);
 int sandboxctl_cmd_shell   (SandboxctlContext *ctx, char ***argv);

@@ -67,6 +67,8 @@ typedef struct
  * @host_loopback: whether an allow-all guest reaches the host's loopback
  * @gateway_ca: (nullable): with @gateway_socket, the PEM certificate of the
  *   CA the gateway ends tunnels' TLS with: the only one the guest trusts
+ * @runtime: (nullable): the host path of the session's runtime tree: the
+ *   guest's /usr, /bin, /lib*, /sbin and /etc; %NULL: the host's
  *
  * What a command line is built from.
  */
@@ -88,6 +90,7 @@ typedef struct
   const SandboxBubblewrapEtc *etc;
   gboolean host_loopback;
   GBytes *gateway_ca;
+  const char *runtime;
 } SandboxBubblewrapArgsInput;
 
 SandboxBubblewrapArgs *sandbox_bubblewrap_args_new      (const char             *executable);
@@ -124,9 +127,16 @@ void                   sandbox_bubblewrap_etc_add       (SandboxBubblewrapArgs  
                                                          gid_t                   gid,
                                                          const SandboxBubblewrapEtc *etc,
                                                          gboolean                resolv_conf);
+void                   sandbox_bubblewrap_etc_add_runtime (SandboxBubblewrapArgs  *self,
+                                                           uid_t                   uid,
+                                                           gid_t                   gid,
+                                                           const SandboxBubblewrapEtc *etc,
+                                                           gboolean                resolv_conf,
+                                                           const char             *runtime);
 void                   sandbox_bubblewrap_etc_add_gateway_ca (SandboxBubblewrapArgs *self,
                                                               GBytes                *pem,
-                                                              gboolean               curated);
+                                                              gboolean               curated,
+                                                              const char            *runtime);
 gboolean               sandbox_bubblewrap_etc_load_ca_bundle (SandboxBubblewrapEtc *etc,
                                                          GError                **error);
 void                   sandbox_bubblewrap_etc_copy      (SandboxBubblewrapEtc       *dest,

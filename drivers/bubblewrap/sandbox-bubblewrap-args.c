@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -449,6 +450,49 @@ add_stub (SandboxBubblewrapArgs            *self,
   return separator;
 }
 
+/* The top-level names of a runtime that the guest sees as the host's
+ * /usr, /bin, /lib* and /sbin otherwise; etc is the curated /etc's
+ * (sandbox_bubblewrap_etc_add_runtime()). */
+static const char * const runtime_top_names[] = {
+  "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32",
+};
+
+/* The session's runtime instead of the host's /usr: each of
+ * runtime_top_names that @runtime has is, if a directory, bound read-only
+ * (bwrap's binds are nosuid and nodev unless --dev-bind asks otherwise),
+ * if a symbolic link (a merged /usr's bin -> usr/bin), made as that link
+ * inside the sandbox, where its target is resolved. A link is never a
+ * bind's source: bwrap resolves sources on the host, where a runtime's
+ * link could name any host path. Anything else there is left out. The
+ * runtime is the store's, immutable once imported. Nothing of the host's
+ * /usr is bound; the stub runs from a descriptor. */
+static void
+add_runtime (SandboxBubblewrapArgs *self,
+             const char            *runtime)
+{
+  g_auto(SandboxBubblewrapFd) runtime_fd = open (runtime, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  for (gsize i = 0; runtime_fd >= 0 && i < G_N_ELEMENTS (runtime_top_names); i++)
+    {
+      const char *name = runtime_top_names[i];
+      g_autofree char *destination = g_strconcat ("/", name, NULL);
+      g_autofree char *source = g_build_filename (runtime, name, NULL);
+      struct stat st;
+
+      if (fstatat (runtime_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        continue;
+      if (S_ISDIR (st.st_mode))
+        sandbox_bubblewrap_args_add_many (self, "--ro-bind", source, destination, NULL);
+      else if (S_ISLNK (st.st_mode))
+        {
+          g_autofree char *target = g_file_read_link (source, NULL);
+
+          if (target != NULL)
+            sandbox_bubblewrap_args_add_many (self, "--symlink", target, destination, NULL);
+        }
+    }
+}
+
 /* An allow-all guest's resolv.conf, naming slirp4netns's DNS (the
  * curated /etc writes it itself). */
 static void
@@ -591,20 +635,32 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
                                     "--die-with-parent",
                                     "--new-session",
                                     "--cap-drop", "ALL",
-                                    "--ro-bind", "/usr", "/usr",
-                                    "--ro-bind", "/lib", "/lib",
-                                    "--ro-bind", "/lib64", "/lib64",
-                                    "--symlink", "usr/bin", "/bin",
-                                    "--symlink", "usr/sbin", "/sbin",
-                                    "--proc", "/proc",
                                     NULL);
+  if (input->runtime != NULL)
+    add_runtime (self, input->runtime);
+  else
+    sandbox_bubblewrap_args_add_many (self,
+                                      "--ro-bind", "/usr", "/usr",
+                                      "--ro-bind", "/lib", "/lib",
+                                      "--ro-bind", "/lib64", "/lib64",
+                                      "--symlink", "usr/bin", "/bin",
+                                      "--symlink", "usr/sbin", "/sbin",
+                                      NULL);
+  sandbox_bubblewrap_args_add_many (self, "--proc", "/proc", NULL);
   /* The session's network namespace, which the launcher starts bwrap in. */
   if (input->session_net != NULL)
     sandbox_bubblewrap_args_add (self, "--share-net");
   add_proc_covering (self);
   add_memory_backed_mounts (self, input->limits);
   add_workspace (self, input);
-  if (input->etc != NULL)
+  if (input->runtime != NULL)
+    sandbox_bubblewrap_etc_add_runtime (self,
+                                        input->guest != NULL ? input->guest->uid : getuid (),
+                                        input->guest != NULL ? input->guest->gid : getgid (),
+                                        input->etc,
+                                        input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL,
+                                        input->runtime);
+  else if (input->etc != NULL)
     sandbox_bubblewrap_etc_add (self,
                                 input->guest != NULL ? input->guest->uid : getuid (),
                                 input->guest != NULL ? input->guest->gid : getgid (),
@@ -613,7 +669,8 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
     sandbox_bubblewrap_args_add_many (self, "--ro-bind", input->gateway_socket,
                                       SANDBOX_GATEWAY_GUEST_SOCKET, NULL);
   if (input->gateway_socket != NULL && input->gateway_ca != NULL)
-    sandbox_bubblewrap_etc_add_gateway_ca (self, input->gateway_ca, input->etc != NULL);
+    sandbox_bubblewrap_etc_add_gateway_ca (self, input->gateway_ca, input->etc != NULL,
+                                           input->runtime);
   sandbox_bubblewrap_args_add (self, "--clearenv");
   /* The curated /etc writes resolv.conf itself, before it is read-only. */
   if (input->policy_kind == SANDBOX_NETWORK_POLICY_ALLOW_ALL && input->session_net != NULL)
@@ -659,6 +716,8 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
   else
     self->guest_view = sandbox_bubblewrap_guest_view_new (input->guest, input->workspace,
                                                           input->gateway_socket);
+  if (input->runtime != NULL)
+    sandbox_bubblewrap_guest_view_expose_runtime (self->guest_view, input->runtime);
   return g_steal_pointer (&self);
 }
 

@@ -500,13 +500,21 @@ sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
   g_autoptr(SandboxBubblewrapLease) lease = sandbox_backend_base_steal_lease (base, session_id);
   g_autoptr(SandboxBubblewrapDriver) driver = NULL;
   SandboxBubblewrapHardening hardening = self->hardening;
+  g_autofree char *runtime_key = NULL;
+  g_autofree char *runtime = NULL;
 
   g_return_val_if_fail (lease != NULL, NULL);
 
-  if (lease->created || sandbox_bubblewrap_store_prepare_resumed (self->store, lease, state, error))
+  if ((lease->created ||
+       sandbox_bubblewrap_store_prepare_resumed (self->store, lease, state, error)) &&
+      sandbox_bubblewrap_store_runtime_of (self->store, sandbox_state_get_template_key (state),
+                                           &runtime_key, &runtime, error))
     {
-      /* The session's own guest (sandbox-bubblewrap-guest-ids.c). */
+      /* The session's own guest (sandbox-bubblewrap-guest-ids.c), and the
+       * runtime its template names. */
       hardening.guest = lease->guest;
+      hardening.runtime = runtime;
+      hardening.runtime_key = runtime_key;
       driver = sandbox_bubblewrap_driver_new (
         self->executable, session_id, lease->workspace, (const char * const *) lease->lowers, lease->layers,
         sandbox_backend_base_get_max_concurrent_commands (base), policy, SANDBOX_BACKEND (self),
@@ -618,6 +626,70 @@ sandbox_bubblewrap_backend_delete_template (SandboxBackend  *backend,
   return sandbox_bubblewrap_store_delete_template (self->store, template_key, error);
 }
 
+/* An import's ::import-progress, at most every 50 ms (the unpacker calls
+ * every 256 entries), and its totals once it is unpacked. */
+typedef struct
+{
+  SandboxBackend *backend;
+  gint64 last;
+  guint64 n_entries, n_bytes;
+} ImportProgress;
+
+static void
+import_progress_cb (guint64  n_entries,
+                    guint64  n_bytes,
+                    gpointer user_data)
+{
+  ImportProgress *progress = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  progress->n_entries = n_entries;
+  progress->n_bytes = n_bytes;
+  if (now - progress->last < 50 * G_TIME_SPAN_MILLISECOND)
+    return;
+  progress->last = now;
+  sandbox_backend_emit_import_progress (progress->backend, n_entries, n_bytes);
+}
+
+static char *
+sandbox_bubblewrap_backend_import_runtime (SandboxBackend  *backend,
+                                           GFile           *source,
+                                           gboolean        *reused,
+                                           GCancellable    *cancellable,
+                                           GError         **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+  ImportProgress progress = { backend, g_get_monotonic_time (), 0, 0 };
+  char *key = sandbox_bubblewrap_store_import_runtime (self->store, source, reused,
+                                                       import_progress_cb, &progress,
+                                                       cancellable, error);
+
+  if (key != NULL)
+    sandbox_backend_emit_import_progress (backend, progress.n_entries, progress.n_bytes);
+  return key;
+}
+
+static GPtrArray *
+sandbox_bubblewrap_backend_list_runtimes (SandboxBackend  *backend,
+                                          GCancellable    *cancellable,
+                                          GError         **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_list_runtimes (self->store, cancellable, error);
+}
+
+static gboolean
+sandbox_bubblewrap_backend_delete_runtime (SandboxBackend  *backend,
+                                           const char      *runtime_key,
+                                           GCancellable    *cancellable,
+                                           GError         **error)
+{
+  SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
+
+  return sandbox_bubblewrap_store_delete_runtime (self->store, runtime_key, error);
+}
+
 static void
 sandbox_bubblewrap_backend_finalize (GObject *object)
 {
@@ -689,6 +761,9 @@ sandbox_bubblewrap_backend_backend_iface_init (SandboxBackendInterface *iface)
   iface->import_session = sandbox_bubblewrap_backend_import_session;
   iface->open_session_files = sandbox_bubblewrap_backend_open_session_files;
   iface->open_template_files = sandbox_bubblewrap_backend_open_template_files;
+  iface->import_runtime = sandbox_bubblewrap_backend_import_runtime;
+  iface->list_runtimes = sandbox_bubblewrap_backend_list_runtimes;
+  iface->delete_runtime = sandbox_bubblewrap_backend_delete_runtime;
 }
 
 /**

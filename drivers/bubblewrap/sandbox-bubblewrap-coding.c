@@ -118,6 +118,14 @@ sandbox_bubblewrap_coding_get_landlock_abi (SandboxCodingBinding *binding)
   return abi >= SANDBOX_BUBBLEWRAP_LANDLOCK_SCOPING_ABI ? abi : 0;
 }
 
+static const char *
+sandbox_bubblewrap_coding_get_runtime (SandboxCodingBinding *binding)
+{
+  SandboxBubblewrapCoding *self = SANDBOX_BUBBLEWRAP_CODING (binding);
+
+  return sandbox_bubblewrap_driver_get_runtime_key (self->driver);
+}
+
 /**
  * sandbox_bubblewrap_coding_new:
  * @driver: the session's driver
@@ -168,6 +176,7 @@ sandbox_bubblewrap_coding_iface_init (SandboxCodingBindingInterface *iface)
   iface->spawn = sandbox_bubblewrap_coding_spawn;
   iface->get_workspace_layering = sandbox_bubblewrap_coding_get_workspace_layering;
   iface->get_landlock_abi = sandbox_bubblewrap_coding_get_landlock_abi;
+  iface->get_runtime = sandbox_bubblewrap_coding_get_runtime;
 }
 
 /**

@@ -42,6 +42,8 @@ struct _SandboxBubblewrapDriver
   SandboxBubblewrapEtc etc;                   /* the guests' /etc */
   char *gateway_ca_directory;                 /* the backend's gateway CA */
   char *upstream_ca_file;                     /* NULL: the system's store */
+  char *runtime;                              /* NULL: the host's /usr */
+  char *runtime_key;                          /* its key, for the coding probe */
 
   GWeakRef backend;           /* receives gateway-error */
   GWeakRef handle;            /* relays the gateway's audit stream */

@@ -50,6 +50,7 @@ void                     sandbox_bubblewrap_driver_set_handle     (SandboxBubble
 gboolean                 sandbox_bubblewrap_driver_get_syscalls_filtered (SandboxBubblewrapDriver *self);
 gboolean                 sandbox_bubblewrap_driver_get_resources_bounded (SandboxBubblewrapDriver *self);
 gboolean                 sandbox_bubblewrap_driver_get_host_loopback (SandboxBubblewrapDriver *self);
+const char              *sandbox_bubblewrap_driver_get_runtime_key (SandboxBubblewrapDriver *self);
 gboolean                 sandbox_bubblewrap_driver_get_layered (SandboxBubblewrapDriver *self);
 
 gboolean sandbox_bubblewrap_driver_run_quiet (SandboxBubblewrapDriver     *self,

@@ -70,3 +70,18 @@ sandbox_bubblewrap_driver_get_layered (SandboxBubblewrapDriver *self)
 {
   return self->keeper != NULL;
 }
+
+/**
+ * sandbox_bubblewrap_driver_get_runtime_key:
+ * @self: a driver
+ *
+ * For the coding binding's probe.
+ *
+ * Returns: (nullable): the key of the runtime the session's commands run
+ *   on, or %NULL for the host's /usr
+ */
+const char *
+sandbox_bubblewrap_driver_get_runtime_key (SandboxBubblewrapDriver *self)
+{
+  return self->runtime_key;
+}

@@ -277,6 +277,7 @@ session_input (SandboxBubblewrapDriver *self)
     .guest = &self->guest,
     .etc = self->etc.curated ? &self->etc : NULL,
     .host_loopback = self->host_loopback,
+    .runtime = self->runtime,
   };
 }
 
@@ -755,6 +756,8 @@ sandbox_bubblewrap_driver_new (const char            *executable,
   self->host_loopback = hardening->host_loopback;
   self->gateway_ca_directory = g_strdup (hardening->gateway_ca_directory);
   self->upstream_ca_file = g_strdup (hardening->upstream_ca_file);
+  self->runtime = g_strdup (hardening->runtime);
+  self->runtime_key = g_strdup (hardening->runtime_key);
   sandbox_bubblewrap_etc_copy (&self->etc, &hardening->etc);
   if (hardening->ready_pool != NULL)
     self->ready_pool = sandbox_bubblewrap_ready_pool_ref (hardening->ready_pool);
@@ -794,6 +797,8 @@ sandbox_bubblewrap_driver_finalize (GObject *object)
   g_clear_pointer (&self->gateway_ca, g_bytes_unref);
   g_free (self->gateway_ca_directory);
   g_free (self->upstream_ca_file);
+  g_free (self->runtime);
+  g_free (self->runtime_key);
   g_weak_ref_clear (&self->backend);
   g_weak_ref_clear (&self->handle);
   g_clear_pointer (&self->seccomp_program, g_bytes_unref);

@@ -141,6 +141,29 @@ add_host_copy (SandboxBubblewrapArgs *self,
   return TRUE;
 }
 
+/* Whether @runtime's etc/ssl/certs/ca-certificates.crt is a regular file
+ * (the import made it where etc/ssl/certs is a directory), looked at
+ * without following a link: a link there would lead the check, never the
+ * bind (bwrap resolves its destination inside the sandbox), out of the
+ * tree. */
+static gboolean
+runtime_has_ca_bundle (const char *runtime)
+{
+  static const char * const way[] = { "etc", "ssl", "certs" };
+  g_auto(SandboxBubblewrapFd) fd = open (runtime, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct stat st;
+
+  for (gsize i = 0; fd >= 0 && i < G_N_ELEMENTS (way); i++)
+    {
+      int next = openat (fd, way[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+      close (fd);
+      fd = next;
+    }
+  return fd >= 0 && fstatat (fd, "ca-certificates.crt", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+         S_ISREG (st.st_mode);
+}
+
 /* The contents of the operator's PEM file, once GIO's TLS backend has
  * parsed at least one certificate from it and nothing but certificates. */
 static char *
@@ -187,6 +210,8 @@ read_extra_ca_certificates (const char  *path,
  * sandbox_bubblewrap_etc_add_gateway_ca:
  * @pem: the certificate of the CA the gateway ends tunnels' TLS with
  * @curated: whether the guest has the curated /etc
+ * @runtime: (nullable): the host path of the session's runtime tree, whose
+ *   bundle is the one replaced; %NULL: the host's
  *
  * Under an allow-list every TLS connection the guest makes goes through the
  * gateway's proxy, which answers it with a certificate of this CA: the
@@ -198,13 +223,15 @@ read_extra_ca_certificates (const char  *path,
 void
 sandbox_bubblewrap_etc_add_gateway_ca (SandboxBubblewrapArgs *self,
                                        GBytes                *pem,
-                                       gboolean               curated)
+                                       gboolean               curated,
+                                       const char            *runtime)
 {
   gsize size;
   const char *data = g_bytes_get_data (pem, &size);
 
   add_data (self, "--ro-bind-data", SANDBOX_BUBBLEWRAP_GATEWAY_CA_FILE, data, size);
-  if (curated && g_file_test (HOST_CA_BUNDLE, G_FILE_TEST_IS_REGULAR))
+  if (curated && (runtime != NULL ? runtime_has_ca_bundle (runtime)
+                                  : g_file_test (HOST_CA_BUNDLE, G_FILE_TEST_IS_REGULAR)))
     add_data (self, "--ro-bind-data", HOST_CA_BUNDLE, data, size);
 }
 
@@ -305,6 +332,48 @@ localtime_target (void)
   return g_strdup ("/usr/share/zoneinfo/Etc/UTC");
 }
 
+/* The synthesized files that say who the guest is: `passwd` and `group`
+ * naming the guest (home /workspace), `nsswitch.conf`, `hosts`, `hostname`
+ * and `gitconfig` with the default identity (checked by the backend: no
+ * control characters, quotes or backslashes), each put with @option (see
+ * add_data()). */
+static void
+add_identity_files (SandboxBubblewrapArgs      *self,
+                    uid_t                       uid,
+                    gid_t                       gid,
+                    const SandboxBubblewrapEtc *etc,
+                    const char                 *option)
+{
+  static const char nsswitch[] =
+    "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n"
+    "networks: files\nprotocols: files\nservices: files\n";
+  static const char hosts[] =
+    "127.0.0.1\tlocalhost\n127.0.1.1\t" GUEST_HOSTNAME "\n"
+    "::1\tlocalhost ip6-localhost ip6-loopback\n";
+  const char *user = uid == 0 ? "root" : GUEST_USER;
+  const char *group_name = gid == 0 ? "root" : GUEST_USER;
+  g_autofree char *passwd = NULL;
+  g_autofree char *group = NULL;
+  g_autofree char *gitconfig = NULL;
+
+  /* The guest first (a root host's guests are the overflow ids, which are
+   * nobody's), then nobody for the unmapped owners of /usr. */
+  passwd = g_strdup_printf ("%s:x:%u:%u:%s:" SANDBOX_WORKSPACE ":/bin/sh\n%s",
+                            user, (guint) uid, (guint) gid, user,
+                            uid == NOBODY_ID ? ""
+                            : "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
+  group = g_strdup_printf ("%s:x:%u:\n%s", group_name, (guint) gid,
+                           gid == NOBODY_ID ? "" : "nogroup:x:65534:\n");
+  gitconfig = g_strdup_printf ("[user]\n\tname = \"%s\"\n\temail = \"%s\"\n", etc->git_name,
+                               etc->git_email);
+  add_data (self, option, "/etc/passwd", passwd, strlen (passwd));
+  add_data (self, option, "/etc/group", group, strlen (group));
+  add_data (self, option, "/etc/nsswitch.conf", nsswitch, sizeof nsswitch - 1);
+  add_data (self, option, "/etc/hosts", hosts, sizeof hosts - 1);
+  add_data (self, option, "/etc/hostname", GUEST_HOSTNAME "\n", strlen (GUEST_HOSTNAME "\n"));
+  add_data (self, option, "/etc/gitconfig", gitconfig, strlen (gitconfig));
+}
+
 /**
  * sandbox_bubblewrap_etc_add:
  * @self: a command line
@@ -330,12 +399,7 @@ sandbox_bubblewrap_etc_add (SandboxBubblewrapArgs *self,
                             const SandboxBubblewrapEtc *etc,
                             gboolean               resolv_conf)
 {
-  g_autofree char *passwd = NULL;
-  g_autofree char *group = NULL;
-  g_autofree char *gitconfig = NULL;
   g_autofree char *zone = localtime_target ();
-  const char *user = uid == 0 ? "root" : GUEST_USER;
-  const char *group_name = gid == 0 ? "root" : GUEST_USER;
 
   /* A tmpfs of its own, read-only once filled: the guest adds nothing. */
   sandbox_bubblewrap_args_add_many (self, "--tmpfs", "/etc", NULL);
@@ -350,26 +414,7 @@ sandbox_bubblewrap_etc_add (SandboxBubblewrapArgs *self,
     add_data_file (self, "/etc/resolv.conf", SANDBOX_BUBBLEWRAP_NETWORK_RESOLV_CONF);
   sandbox_bubblewrap_args_add_many (self, "--symlink", zone, "/etc/localtime", NULL);
 
-  /* The guest first (a root host's guests are the overflow ids, which are
-   * nobody's), then nobody for the unmapped owners of /usr. */
-  passwd = g_strdup_printf ("%s:x:%u:%u:%s:" SANDBOX_WORKSPACE ":/bin/sh\n%s",
-                            user, (guint) uid, (guint) gid, user,
-                            uid == NOBODY_ID ? ""
-                            : "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
-  group = g_strdup_printf ("%s:x:%u:\n%s", group_name, (guint) gid,
-                           gid == NOBODY_ID ? "" : "nogroup:x:65534:\n");
-  gitconfig = g_strdup_printf ("[user]\n\tname = \"%s\"\n\temail = \"%s\"\n", etc->git_name,
-                               etc->git_email);
-  add_data_file (self, "/etc/passwd", passwd);
-  add_data_file (self, "/etc/group", group);
-  add_data_file (self, "/etc/nsswitch.conf",
-                 "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n"
-                 "networks: files\nprotocols: files\nservices: files\n");
-  add_data_file (self, "/etc/hosts",
-                 "127.0.0.1\tlocalhost\n127.0.1.1\t" GUEST_HOSTNAME "\n"
-                 "::1\tlocalhost ip6-localhost ip6-loopback\n");
-  add_data_file (self, "/etc/hostname", GUEST_HOSTNAME "\n");
-  add_data_file (self, "/etc/gitconfig", gitconfig);
+  add_identity_files (self, uid, gid, etc, "--file");
   if (etc->ca_bundle != NULL)
     /* Within the host's read-only /etc/ssl/certs bind: a file cannot be
      * written there, only bound over. */
@@ -377,4 +422,48 @@ sandbox_bubblewrap_etc_add (SandboxBubblewrapArgs *self,
               g_bytes_get_size (etc->ca_bundle));
   sandbox_bubblewrap_args_add_many (self, "--remount-ro", "/etc",
                                     "--hostname", GUEST_HOSTNAME, NULL);
+}
+
+/**
+ * sandbox_bubblewrap_etc_add_runtime:
+ * @self: a command line
+ * @uid: the guest's uid as the guest sees it
+ * @gid: the guest's gid as the guest sees it
+ * @etc: (nullable): the backend's /etc settings; %NULL: no curated files
+ *   (curated-etc off), the runtime's /etc as it is
+ * @resolv_conf: whether to put a `/etc/resolv.conf` naming the DNS of an
+ *   allow-all guest's network
+ * @runtime: the host path of the session's runtime tree
+ *
+ * The guest's /etc on a runtime: the runtime's etc/, bound read-only (a
+ * bwrap bind is always nosuid and nodev too), with the identity files of
+ * sandbox_bubblewrap_etc_add() bound over it and the extra CA bundle over
+ * its own. Nothing of the host's /etc: the runtime's alternatives,
+ * ld.so.cache, certificates and localtime are its own. The import made
+ * every file bound over here (sandbox-bubblewrap-store-runtimes.c): a
+ * read-only bind has no room for a mount point bwrap would make, and this
+ * costs a mount per curated file where a tmpfs /etc filled from the
+ * runtime's would cost one per entry of its /etc.
+ */
+void
+sandbox_bubblewrap_etc_add_runtime (SandboxBubblewrapArgs      *self,
+                                    uid_t                       uid,
+                                    gid_t                       gid,
+                                    const SandboxBubblewrapEtc *etc,
+                                    gboolean                    resolv_conf,
+                                    const char                 *runtime)
+{
+  static const char resolv[] = SANDBOX_BUBBLEWRAP_NETWORK_RESOLV_CONF;
+  g_autofree char *runtime_etc = g_build_filename (runtime, "etc", NULL);
+
+  sandbox_bubblewrap_args_add_many (self, "--ro-bind", runtime_etc, "/etc", NULL);
+  if (etc == NULL)
+    return;
+  add_identity_files (self, uid, gid, etc, "--ro-bind-data");
+  if (resolv_conf)
+    add_data (self, "--ro-bind-data", "/etc/resolv.conf", resolv, sizeof resolv - 1);
+  if (etc->ca_bundle != NULL && runtime_has_ca_bundle (runtime))
+    add_data (self, "--ro-bind-data", HOST_CA_BUNDLE, g_bytes_get_data (etc->ca_bundle, NULL),
+              g_bytes_get_size (etc->ca_bundle));
+  sandbox_bubblewrap_args_add_many (self, "--hostname", GUEST_HOSTNAME, NULL);
 }

@@ -25,6 +25,8 @@ SandboxBubblewrapGuestView *sandbox_bubblewrap_guest_view_new   (const SandboxBu
                                                                  const char                   *gateway_socket);
 void                        sandbox_bubblewrap_guest_view_expose_lower (SandboxBubblewrapGuestView *view,
                                                                         const char                 *path);
+void                        sandbox_bubblewrap_guest_view_expose_runtime (SandboxBubblewrapGuestView *view,
+                                                                          const char                 *path);
 void                        sandbox_bubblewrap_guest_view_free  (SandboxBubblewrapGuestView   *view);
 
 /* In the child between fork and exec: async-signal-safe, FALSE with errno

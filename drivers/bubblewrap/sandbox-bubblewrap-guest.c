@@ -364,6 +364,24 @@ sandbox_bubblewrap_guest_view_expose_lower (SandboxBubblewrapGuestView *view,
 }
 
 /**
+ * sandbox_bubblewrap_guest_view_expose_runtime:
+ * @view: (nullable): a view
+ * @path: the host path of a session's runtime tree, which the host owns
+ *   and the guest may read (never write: see
+ *   sandbox-bubblewrap-store-runtimes.c)
+ *
+ * Adds @path to what @view exposes, as it is: bwrap binds it read-only.
+ * Nothing without a view.
+ */
+void
+sandbox_bubblewrap_guest_view_expose_runtime (SandboxBubblewrapGuestView *view,
+                                              const char                 *path)
+{
+  if (view != NULL)
+    plan_way (view, path, TRUE, FALSE);
+}
+
+/**
  * sandbox_bubblewrap_guest_view_free:
  * @view: (nullable) (transfer full): a view
  */

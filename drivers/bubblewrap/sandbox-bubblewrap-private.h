@@ -206,6 +206,11 @@ typedef struct
  *   upstreams (the backend's `upstream-ca-file`); %NULL: the system's
  * @idle_helpers_timeout_ms: how long an idle session keeps its helper
  *   processes (the backend's `idle-helpers-timeout-ms`); 0: until stop
+ * @runtime: (nullable): the host path of the tree one session's commands
+ *   see as /usr, /bin, /lib*, /sbin and /etc (its template's runtime, see
+ *   sandbox-bubblewrap-store-runtimes.c); %NULL: the host's. Set per
+ *   session, never in the backend's own
+ * @runtime_key: (nullable): with @runtime, its key
  *
  * What a backend adds to the reference's isolation, for every command of
  * its sessions. Owned by the backend; drivers take their own references.
@@ -223,6 +228,8 @@ typedef struct
   char *gateway_ca_directory;
   char *upstream_ca_file;
   guint idle_helpers_timeout_ms;
+  const char *runtime;
+  const char *runtime_key;
 } SandboxBubblewrapHardening;
 
 #define SANDBOX_BUBBLEWRAP_DEFAULT_IDLE_HELPERS_TIMEOUT_MS 60000

@@ -58,6 +58,9 @@ typedef struct
   GBytes *seccomp_program;
   SandboxBubblewrapGuest guest;
   SandboxBubblewrapEtc etc;
+  /* The session's runtime, which never changes: a ready sandbox belongs
+   * to one session (its driver's), so it never serves another runtime. */
+  char *runtime;
   guint has_guest : 1;
   guint has_etc : 1;
   guint host_loopback : 1;
@@ -174,6 +177,7 @@ setup_new (const SandboxBubblewrapArgsInput *input)
   setup->has_etc = input->etc != NULL;
   if (input->etc != NULL)
     sandbox_bubblewrap_etc_copy (&setup->etc, input->etc);
+  setup->runtime = g_strdup (input->runtime);
   return setup;
 }
 
@@ -184,6 +188,7 @@ setup_free (ReadySetup *setup)
   g_free (setup->session_id);
   g_free (setup->workspace);
   g_free (setup->gateway_socket);
+  g_free (setup->runtime);
   g_clear_pointer (&setup->session_net, sandbox_bubblewrap_session_net_unref);
   g_clear_pointer (&setup->gateway_ca, g_bytes_unref);
   g_clear_pointer (&setup->seccomp_program, g_bytes_unref);
@@ -304,6 +309,7 @@ build_locked (SandboxBubblewrapReady  *self,
     .guest = setup->has_guest ? &setup->guest : NULL,
     .etc = setup->has_etc ? &setup->etc : NULL,
     .host_loopback = setup->host_loopback,
+    .runtime = setup->runtime,
   };
   SandboxBubblewrapArgs *args;
   int status_pipe[2];

@@ -39,6 +39,7 @@ struct _SandboxBubblewrapStore
   char *base;       /* root/sha256(name) */
   char *templates;  /* base/templates */
   char *sessions;   /* base/sessions */
+  char *runtimes;   /* base/runtimes */
   gboolean durable; /* fsync before renames and state writes */
   SandboxWorkspaceOwner guest;   /* who owns workspaces, unless @per_session */
   gboolean give;    /* whether that is not the host: workspaces are given to it */
@@ -134,7 +135,7 @@ gboolean sandbox_bubblewrap_store_read_parent (SandboxBubblewrapStore  *self,
                                                const char              *key,
                                                char                   **parent,
                                                GError                 **error);
-int sandbox_bubblewrap_store_begin_build (SandboxBubblewrapStore  *self,
+int sandbox_bubblewrap_store_begin_build (const char              *directory,
                                           int                      templates_fd,
                                           char                   **uuid,
                                           GError                 **error);
@@ -237,6 +238,16 @@ const SandboxWorkspaceOwner *
                                                          SandboxWorkspaceOwner   *owner);
 gboolean      sandbox_bubblewrap_store_give_template_to_host (SandboxBubblewrapStore *self,
                                                          const char              *template_key,
+                                                         GError                 **error);
+
+/* sandbox-bubblewrap-store-runtimes.c */
+gboolean      sandbox_bubblewrap_store_lock_runtime    (SandboxBubblewrapStore  *self,
+                                                         SandboxTemplate         *template_,
+                                                         int                     *lock_fd,
+                                                         GError                 **error);
+gboolean      sandbox_bubblewrap_store_record_runtime  (SandboxBubblewrapStore  *self,
+                                                         SandboxTemplate         *template_,
+                                                         const char              *build,
                                                          GError                 **error);
 
 gboolean      sandbox_bubblewrap_lease_end_leftovers   (SandboxBubblewrapLease  *lease,

@@ -15,7 +15,8 @@ G_BEGIN_DECLS
  *
  * The state directory of one backend name (DESIGN.md §5):
  * `<root>/<sha256(name)>/templates/<key>/{ready,data/}` and
- * `<root>/<sha256(name)>/sessions/<id>/{lease,state.json,workspace/}`.
+ * `<root>/<sha256(name)>/sessions/<id>/{lease,state.json,workspace/}` and
+ * `<root>/<sha256(name)>/runtimes/<key>/{ready,tree/}`.
  * Reference-counted and thread-safe.
  */
 typedef struct _SandboxBubblewrapStore SandboxBubblewrapStore;
@@ -136,6 +137,24 @@ gboolean                sandbox_bubblewrap_store_refill         (SandboxBubblewr
                                                                  GError                 **error);
 guint                   sandbox_bubblewrap_store_remove_restore_leftovers (SandboxBubblewrapLease *lease);
 guint                   sandbox_bubblewrap_store_remove_build_leftovers (SandboxBubblewrapStore *self);
+char                   *sandbox_bubblewrap_store_import_runtime (SandboxBubblewrapStore *self,
+                                                                 GFile                  *source,
+                                                                 gboolean               *reused,
+                                                                 SandboxRuntimeImportProgressFunc progress,
+                                                                 gpointer                user_data,
+                                                                 GCancellable           *cancellable,
+                                                                 GError                **error);
+GPtrArray              *sandbox_bubblewrap_store_list_runtimes  (SandboxBubblewrapStore  *self,
+                                                                 GCancellable            *cancellable,
+                                                                 GError                 **error);
+gboolean                sandbox_bubblewrap_store_delete_runtime (SandboxBubblewrapStore *self,
+                                                                 const char             *key,
+                                                                 GError                **error);
+gboolean                sandbox_bubblewrap_store_runtime_of     (SandboxBubblewrapStore  *self,
+                                                                 const char              *template_key,
+                                                                 char                   **key,
+                                                                 char                   **tree,
+                                                                 GError                 **error);
 char                   *sandbox_bubblewrap_store_snapshot       (SandboxBubblewrapStore  *self,
                                                                  SandboxBubblewrapLease  *lease,
                                                                  GCancellable            *cancellable,

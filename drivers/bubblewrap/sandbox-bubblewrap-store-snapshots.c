@@ -587,7 +587,8 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
     }
   templates_fd = open_directory (self->templates, error);
   if (templates_fd < 0 ||
-      (build = sandbox_bubblewrap_store_begin_build (self, templates_fd, &uuid, error)) < 0)
+      (build = sandbox_bubblewrap_store_begin_build (self->templates, templates_fd, &uuid,
+                                                       error)) < 0)
     return NULL;
   data = g_build_filename (self->templates, uuid, "data", NULL);
   tree = copy_layer (lease->workspace, data, cancellable, error);

@@ -331,18 +331,19 @@ template_is_stored (SandboxBubblewrapStore *self,
 
 /**
  * sandbox_bubblewrap_store_begin_build:
- * @self: a store
- * @templates_fd: the descriptor of templates/
+ * @directory: the host path of templates/ (or runtimes/), for errors
+ * @templates_fd: its descriptor
  * @uuid: (out) (transfer full): the new directory's name
  * @error: return location for a #GError
  *
- * Makes templates/<uuid> for a template or a snapshot to be built in.
+ * Makes templates/<uuid> for a template or a snapshot to be built in
+ * (runtimes/<uuid> for a runtime).
  *
  * Returns: the directory's descriptor, locked until it is closed; -1 with
  *   @error set
  */
 int
-sandbox_bubblewrap_store_begin_build (SandboxBubblewrapStore  *self,
+sandbox_bubblewrap_store_begin_build (const char              *directory,
                                       int                      templates_fd,
                                       char                   **uuid,
                                       GError                 **error)
@@ -355,7 +356,7 @@ sandbox_bubblewrap_store_begin_build (SandboxBubblewrapStore  *self,
       TEMP_FAILURE_RETRY (flock (fd, LOCK_EX)) < 0)
     {
       int saved_errno = errno;
-      g_autofree char *path = g_build_filename (self->templates, name, NULL);
+      g_autofree char *path = g_build_filename (directory, name, NULL);
 
       unlinkat (templates_fd, name, AT_REMOVEDIR);
       return set_errno_error (error, saved_errno, "Could not create directory", path), -1;
@@ -382,25 +383,18 @@ is_build_leftover (int         templates_fd,
   return fd >= 0 && flock (fd, LOCK_EX | LOCK_NB) == 0;
 }
 
-/**
- * sandbox_bubblewrap_store_remove_build_leftovers:
- * @self: a store
- *
- * Removes the templates and snapshots that builders killed with their
- * host left half-built (see above). Best effort.
- *
- * Returns: how many were removed
- */
-guint
-sandbox_bubblewrap_store_remove_build_leftovers (SandboxBubblewrapStore *self)
+/* Removes the builds in @directory (templates/ or runtimes/) that nobody
+ * holds. */
+static guint
+remove_build_leftovers_in (const char *directory)
 {
-  g_autoptr(GDir) dir = g_dir_open (self->templates, 0, NULL);
+  g_autoptr(GDir) dir = g_dir_open (directory, 0, NULL);
   g_auto(SandboxBubblewrapFd) templates_fd = -1;
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   guint removed = 0;
   const char *name;
 
-  if (dir == NULL || (templates_fd = open_directory (self->templates, NULL)) < 0)
+  if (dir == NULL || (templates_fd = open_directory (directory, NULL)) < 0)
     return 0;
   /* Listed first: removing while reading a directory may skip entries. */
   while ((name = g_dir_read_name (dir)) != NULL)
@@ -417,9 +411,24 @@ sandbox_bubblewrap_store_remove_build_leftovers (SandboxBubblewrapStore *self)
   if (removed > 0)
     g_log_structured ("Sandbox", G_LOG_LEVEL_INFO, "SANDBOX_EVENT", "leftovers",
                       "SANDBOX_DRIVER", "bubblewrap",
-                      "MESSAGE", "Removed %u half-built templates or snapshots in %s",
-                      removed, self->templates);
+                      "MESSAGE", "Removed %u half-built templates, snapshots or runtimes in %s",
+                      removed, directory);
   return removed;
+}
+
+/**
+ * sandbox_bubblewrap_store_remove_build_leftovers:
+ * @self: a store
+ *
+ * Removes the templates, snapshots and runtimes that builders killed with
+ * their host left half-built (see above). Best effort.
+ *
+ * Returns: how many were removed
+ */
+guint
+sandbox_bubblewrap_store_remove_build_leftovers (SandboxBubblewrapStore *self)
+{
+  return remove_build_leftovers_in (self->templates) + remove_build_leftovers_in (self->runtimes);
 }
 
 /* Completes the template built in templates/@uuid and renames it to
@@ -441,7 +450,8 @@ name_template (SandboxBubblewrapStore  *self,
   *reused = template_is_stored (self, key);
   if (*reused)
     return TRUE;
-  if (!sandbox_bubblewrap_store_write_new_file (ready, record, self->durable, error) ||
+  if (!sandbox_bubblewrap_store_record_runtime (self, template_, temporary, error) ||
+      !sandbox_bubblewrap_store_write_new_file (ready, record, self->durable, error) ||
       (self->durable &&
        !sandbox_bubblewrap_store_sync_tree (templates_fd, uuid, temporary, 0, error)))
     return FALSE;
@@ -476,7 +486,8 @@ create_template (SandboxBubblewrapStore  *self,
 
   templates_fd = open_directory (self->templates, error);
   if (templates_fd < 0 ||
-      (build = sandbox_bubblewrap_store_begin_build (self, templates_fd, &uuid, error)) < 0)
+      (build = sandbox_bubblewrap_store_begin_build (self->templates, templates_fd, &uuid,
+                                                       error)) < 0)
     return NULL;
   data = g_build_filename (self->templates, uuid, "data", NULL);
 
@@ -517,10 +528,14 @@ sandbox_bubblewrap_store_prewarm (SandboxBubblewrapStore  *self,
                                   GError                 **error)
 {
   g_autofree char *key = NULL;
+  g_auto(SandboxBubblewrapFd) runtime_lock = -1;
   gboolean stored = FALSE;
   char *created;
 
   if (!check_key_names (self, template_, error))
+    return NULL;
+  /* Held until the template is stored: its runtime cannot go meanwhile. */
+  if (!sandbox_bubblewrap_store_lock_runtime (self, template_, &runtime_lock, error))
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;

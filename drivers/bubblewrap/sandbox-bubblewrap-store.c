@@ -132,6 +132,7 @@ store_free (SandboxBubblewrapStore *self)
   g_free (self->base);
   g_free (self->templates);
   g_free (self->sessions);
+  g_free (self->runtimes);
   g_clear_pointer (&self->measures, g_hash_table_unref);
   g_mutex_clear (&self->measures_lock);
 }
@@ -177,6 +178,7 @@ sandbox_bubblewrap_store_open (const char                   *state_directory,
   self->base = g_build_filename (root, digest, NULL);
   self->templates = g_build_filename (self->base, "templates", NULL);
   self->sessions = g_build_filename (self->base, "sessions", NULL);
+  self->runtimes = g_build_filename (self->base, "runtimes", NULL);
   self->root = g_steal_pointer (&root);
   self->name = g_strdup (name);
   self->durable = durable;

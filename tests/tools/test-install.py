@@ -120,7 +120,8 @@ def check_completion(script, program):
     result = run('bash', '-n', script)
     tap.check(result.returncode == 0, 'the completion is valid bash', result.stderr)
     offered, errors = complete(script, program, ['sandboxctl', 'r'])
-    tap.check(set(offered) == {'run', 'read', 'recover', 'restore', 'rm', 'rm-template'}, 'commands complete',
+    tap.check(set(offered) == {'run', 'read', 'recover', 'restore', 'rm', 'rm-template', 'runtime'},
+              'commands complete',
               (offered, errors))
     offered, errors = complete(script, program, ['sandboxctl', 'run', '--ev'])
     tap.check(offered == ['--events'], "a command's options complete from its --help",

@@ -95,7 +95,7 @@ def test_usage():
     expect(result, 0, "--help lists every command", stdout_has="demo")
     for command in ["drivers", "prewarm", "create", "run", "read", "write", "rm", "stop",
                     "delete", "list", "templates", "rm-template", "demo", "bg", "snapshot",
-                    "restore", "fork"]:
+                    "restore", "fork", "runtime"]:
         result = ctl(command, "--help", state=False)
         expect(result, 0, f"{command} --help", stdout_has=f"sandboxctl {command}")
     result = ctl("help", state=False)
@@ -1173,6 +1173,59 @@ def test_templates_bubblewrap(key, session_id):
     expect(result, 0, "the refused rm-template left the session resumable")
 
 
+# Runtimes (issue 35): busybox-static, made once per build directory by
+# tests/bubblewrap/with-test-runtime.sh (which meson runs this suite through),
+# imported, named by a template, run on, listed and deleted.
+def test_runtime_bubblewrap():
+    busybox = os.path.join(os.path.dirname(SANDBOXCTL), "..", "tests", "runtime-cache",
+                           "busybox")
+    result = ctl("runtime", "import", busybox, "--json")
+    imported = json.loads(result.stdout or b"{}")
+    runtime_key = imported.get("runtimeKey", "")
+    tap.check(result.returncode == 0 and is_key(runtime_key) and imported.get("reused") is False,
+              "runtime import prints the runtime's key", describe(result))
+    result = ctl("runtime", "import", busybox)
+    tap.check(result.returncode == 0 and result.stdout.decode().strip() == runtime_key
+              and b"reused" in result.stderr,
+              "importing the same tree again reuses it", describe(result))
+    write_file("runtime-tree/hello.txt", "on busybox\n")
+    result = ctl("prewarm", "--template", "on-runtime", "--dir",
+                 os.path.join(work, "runtime-tree"), "--runtime", runtime_key)
+    key = result.stdout.decode().strip()
+    tap.check(result.returncode == 0 and is_key(key), "prewarm --runtime prints a key",
+              describe(result))
+    state_path = os.path.join(work, "runtime-state.json")
+    result = ctl("create", "--template", key, "--output", state_path)
+    expect(result, 0, "create a session on the runtime")
+    result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c",
+                 "cat /etc/os-release hello.txt; test -e /usr/bin/bwrap || echo no-host-usr")
+    expect(result, 0, "run: the runtime's /etc/os-release, the workspace, no host /usr",
+           stdout_has="ID=libsandbox-test-runtime\nNAME=\"libsandbox test runtime "
+                      "(busybox-static)\"\non busybox\nno-host-usr\n")
+    result = ctl("runtime", "list", "--json")
+    listed = {r["runtimeKey"]: r for r in json.loads(result.stdout or b"{}").get("runtimes", [])}
+    entry = listed.get(runtime_key, {})
+    tap.check(entry.get("templates") == 1 and entry.get("sessions") == 1
+              and entry.get("bytes", 0) > 1000000,
+              "runtime list --json: its size, the template and session on it", describe(result))
+    result = ctl("runtime", "rm", runtime_key)
+    expect(result, EXIT_BUSY, "runtime rm refuses a runtime a template names",
+           stderr_has="delete them first")
+    expect(ctl("delete", "--state", state_path), 0, "delete the session on the runtime")
+    expect(ctl("rm-template", key), 0, "rm-template the template naming it")
+    result = ctl("runtime", "rm", runtime_key)
+    expect(result, 0, "runtime rm once no template names it", stdout_has="deleted: runtime")
+    result = ctl("runtime", "rm", runtime_key)
+    expect(result, EXIT_NOT_FOUND, "runtime rm of a runtime not stored is SANDBOX_NOT_FOUND")
+    result = ctl("runtime", "import", os.path.join(work, "runtime-tree", "hello.txt"))
+    expect(result, EXIT_INVALID, "runtime import of a file is SANDBOX_INVALID",
+           stderr_has="not a directory")
+    result = ctl("runtime")
+    expect(result, EXIT_USAGE, "runtime without a subcommand is a usage error")
+    result = ctl("prewarm", "--template", "x", "--runtime", "../etc")
+    expect(result, EXIT_USAGE, "prewarm --runtime takes a key", stderr_has="--runtime")
+
+
 # Everything of /workspace a guest can tell apart: types, modes, link targets
 # and file digests (tests/bubblewrap/test-snapshot.c's TREE_DIGEST).
 TREE_DIGEST = ("cd /workspace && find . -printf '%y %m %p -> %l\\n' | LC_ALL=C sort && "
@@ -1938,6 +1991,7 @@ def main():
             test_background(result.stdout.decode().strip())
         else:
             test_bubblewrap()
+            test_runtime_bubblewrap()
             test_prewarm_progress()
             test_create_progress()
     finally:
