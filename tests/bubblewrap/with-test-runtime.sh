@@ -23,7 +23,11 @@ chmod 0755 "$cache"
     trap 'rm -rf "$work"' EXIT
     # apt-get drops to _apt for downloads, which must be able to write here.
     chmod 0777 "$work"
-    if ! (cd "$work" && apt-get download -q busybox-static >"$work/apt.log" 2>&1); then
+    # A machine whose apt lists were never fetched (a fresh container)
+    # cannot download: fetch them once, where that is allowed (root).
+    if ! (cd "$work" && apt-get download -q busybox-static >"$work/apt.log" 2>&1) &&
+       ! { [ "$(id -u)" = 0 ] && apt-get update -qq >>"$work/apt.log" 2>&1 &&
+           (cd "$work" && apt-get download -q busybox-static >>"$work/apt.log" 2>&1); }; then
       cat "$work/apt.log" >&2
       echo "with-test-runtime.sh: apt-get download busybox-static failed (no apt lists? run apt-get update)" >&2
       exit 1
