@@ -32,6 +32,7 @@
 #include "bench-common.h"
 #include "bench-cpu.h"
 #include "bench-many.h"
+#include "bench-runtime.h"
 #include "bench-floor.h"
 #include "bench-gateway.h"
 #include "bench-proxy.h"
@@ -2176,7 +2177,7 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   GOptionEntry entries[] = {
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer rounds (for development)", NULL },
-    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, async, io, gateway, proxy, template, layering, snapshot, scale, cluster, live, many (not run by default)", "SECTION" },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section: command, async, io, gateway, proxy, template, layering, snapshot, runtime, scale, cluster, live, many (not run by default)", "SECTION" },
     { "sessions", 0, 0, G_OPTION_ARG_INT, &many_sessions, "How many sessions the section 'many' holds (10000)", "N" },
     { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Keep the state directories", NULL },
     { NULL }
@@ -2238,6 +2239,8 @@ main (int   argc,
     bench_layering ();
   if (section_enabled ("snapshot"))
     bench_snapshot (state_root, quick);
+  if (section_enabled ("runtime"))
+    bench_runtime (state_root, quick);
   if (section_enabled ("scale"))
     bench_scale ();
   if (section_enabled ("cluster"))
