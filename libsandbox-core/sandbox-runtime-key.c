@@ -66,17 +66,6 @@ typedef struct
   GString       *record;
 } KeyWalk;
 
-static gboolean
-set_errno_error (GError     **error,
-                 int          saved_errno,
-                 const char  *action,
-                 const char  *path)
-{
-  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-               "Cannot %s ‘%s’ of the runtime tree: %s", action, path, g_strerror (saved_errno));
-  return FALSE;
-}
-
 /*
  * open_for_reading:
  * @dir_fd: the directory holding @name
@@ -136,7 +125,7 @@ restore_mode (int          fd,
               GError     **error)
 {
   if (restore != NO_RESTORE && fchmod (fd, restore) < 0)
-    return set_errno_error (error, errno, "give back the mode of", path);
+    return sandbox_runtime_set_errno_error (error, errno, "give back the mode of", path);
   return TRUE;
 }
 
@@ -163,7 +152,7 @@ list_sorted (int          dir_fd,
     {
       if (!sandbox_workspace_dirents_next (&dirents, &entry))
         {
-          set_errno_error (error, errno, "list", path);
+          sandbox_runtime_set_errno_error (error, errno, "list", path);
           return NULL;
         }
       if (entry == NULL)
@@ -188,7 +177,7 @@ file_digest (KeyWalk     *walk,
   fd = open_for_reading (dir_fd, name, FALSE, &restore);
   if (fd < 0)
     {
-      set_errno_error (error, errno, "open", path);
+      sandbox_runtime_set_errno_error (error, errno, "open", path);
       return NULL;
     }
 
@@ -198,7 +187,7 @@ file_digest (KeyWalk     *walk,
 
       if (n < 0)
         {
-          set_errno_error (error, errno, "read", path);
+          sandbox_runtime_set_errno_error (error, errno, "read", path);
           restore_mode (fd, restore, path, NULL);
           return NULL;
         }
@@ -241,7 +230,7 @@ walk_entry (KeyWalk     *walk,
   if (g_cancellable_set_error_if_cancelled (walk->cancellable, error))
     return FALSE;
   if (fstatat (dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-    return set_errno_error (error, errno, "inspect", path);
+    return sandbox_runtime_set_errno_error (error, errno, "inspect", path);
 
   g_string_truncate (record, 0);
   if (S_ISDIR (st.st_mode))
@@ -274,7 +263,7 @@ walk_entry (KeyWalk     *walk,
       ssize_t n = readlinkat (dir_fd, name, target, sizeof target);
 
       if (n < 0 || n > PATH_MAX)
-        return set_errno_error (error, n < 0 ? errno : ENAMETOOLONG, "read the link", path);
+        return sandbox_runtime_set_errno_error (error, n < 0 ? errno : ENAMETOOLONG, "read the link", path);
       target[n] = '\0';
       append_counted (record, target);
     }
@@ -295,7 +284,7 @@ walk_entry (KeyWalk     *walk,
     }
   child_fd = open_for_reading (dir_fd, name, TRUE, &restore);
   if (child_fd < 0)
-    return set_errno_error (error, errno, "open", path);
+    return sandbox_runtime_set_errno_error (error, errno, "open", path);
   if (!walk_directory (walk, child_fd, path, depth + 1, error))
     {
       restore_mode (child_fd, restore, path, NULL);
@@ -355,7 +344,7 @@ sandbox_runtime_compute_key (int            tree_dirfd,
   root_fd = openat (tree_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0)
     {
-      set_errno_error (error, errno, "open", ".");
+      sandbox_runtime_set_errno_error (error, errno, "open", ".");
       return NULL;
     }
 

@@ -134,4 +134,9 @@ void     sandbox_runtime_budget_finish    (SandboxRuntimeBudget       *budget);
 #define SANDBOX_RUNTIME_FILE_MODE_MASK 0777
 #define SANDBOX_RUNTIME_DIR_MODE_MASK  01777
 
+gboolean sandbox_runtime_set_errno_error (GError     **error,
+                                          int          saved_errno,
+                                          const char  *action,
+                                          const char  *path);
+
 G_END_DECLS

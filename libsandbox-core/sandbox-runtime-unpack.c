@@ -155,11 +155,20 @@ typedef struct
   guint8              *buffer;   /* COPY_BUFFER_SIZE */
 } DirectoryUnpack;
 
-static gboolean
-set_errno_error (GError     **error,
-                 int          saved_errno,
-                 const char  *action,
-                 const char  *path)
+/**
+ * sandbox_runtime_set_errno_error:
+ * @error: return location for a #GError
+ * @saved_errno: the errno of the failed call
+ * @action: what was attempted ("open", "read", …)
+ * @path: the path in the runtime it was attempted on
+ *
+ * Returns: %FALSE, with @error the #GIOErrorEnum of @saved_errno
+ */
+gboolean
+sandbox_runtime_set_errno_error (GError     **error,
+                                 int          saved_errno,
+                                 const char  *action,
+                                 const char  *path)
 {
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                "Cannot %s ‘%s’ of the runtime: %s", action, path, g_strerror (saved_errno));
@@ -182,7 +191,7 @@ copy_contents (DirectoryUnpack  *unpack,
       ssize_t n = TEMP_FAILURE_RETRY (read (source_fd, unpack->buffer, MIN (size, COPY_BUFFER_SIZE)));
 
       if (n < 0)
-        return set_errno_error (error, errno, "read", path);
+        return sandbox_runtime_set_errno_error (error, errno, "read", path);
       if (n == 0)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
@@ -190,7 +199,7 @@ copy_contents (DirectoryUnpack  *unpack,
           return FALSE;
         }
       if (!sandbox_workspace_write_all (target_fd, unpack->buffer, n))
-        return set_errno_error (error, errno, "write", path);
+        return sandbox_runtime_set_errno_error (error, errno, "write", path);
       size -= n;
     }
 
@@ -243,16 +252,16 @@ unpack_file (DirectoryUnpack    *unpack,
           /* A directory the first copy is in already has a mode that
            * keeps the user out, or the file has too many links: a copy. */
           if (errno != EACCES && errno != EPERM && errno != EMLINK)
-            return set_errno_error (error, errno, "link", path);
+            return sandbox_runtime_set_errno_error (error, errno, "link", path);
         }
     }
 
   source_fd = openat (source_dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (source_fd < 0)
-    return set_errno_error (error, errno, "open", path);
+    return sandbox_runtime_set_errno_error (error, errno, "open", path);
   /* What was opened may not be what was inspected: check it again. */
   if (fstat (source_fd, &opened) < 0)
-    return set_errno_error (error, errno, "inspect", path);
+    return sandbox_runtime_set_errno_error (error, errno, "inspect", path);
   if (!S_ISREG (opened.st_mode) || opened.st_ino != st->st_ino || opened.st_dev != st->st_dev)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
@@ -264,12 +273,12 @@ unpack_file (DirectoryUnpack    *unpack,
 
   target_fd = openat (target_dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (target_fd < 0)
-    return set_errno_error (error, errno, "create", path);
+    return sandbox_runtime_set_errno_error (error, errno, "create", path);
   if (!copy_contents (unpack, source_fd, target_fd, opened.st_size, path, error))
     return FALSE;
   /* The permission bits only: setuid and setgid are dropped. */
   if (fchmod (target_fd, opened.st_mode & SANDBOX_RUNTIME_FILE_MODE_MASK) < 0)
-    return set_errno_error (error, errno, "chmod", path);
+    return sandbox_runtime_set_errno_error (error, errno, "chmod", path);
 
   if (inode != NULL)
     g_hash_table_insert (unpack->inodes, g_steal_pointer (&inode), g_strdup (path));
@@ -287,14 +296,14 @@ unpack_symlink (int                 source_dir_fd,
   ssize_t n = readlinkat (source_dir_fd, name, link_target, sizeof link_target);
 
   if (n < 0)
-    return set_errno_error (error, errno, "read the link", path);
+    return sandbox_runtime_set_errno_error (error, errno, "read the link", path);
   if (n > PATH_MAX)
-    return set_errno_error (error, ENAMETOOLONG, "read the link", path);
+    return sandbox_runtime_set_errno_error (error, ENAMETOOLONG, "read the link", path);
   link_target[n] = '\0';
 
   /* The target text verbatim; symlinkat() never resolves it. */
   if (symlinkat (link_target, target_dir_fd, name) < 0)
-    return set_errno_error (error, errno, "create the link", path);
+    return sandbox_runtime_set_errno_error (error, errno, "create the link", path);
   return TRUE;
 }
 
@@ -328,22 +337,22 @@ unpack_directory (DirectoryUnpack    *unpack,
 
   source_fd = openat (source_dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (source_fd < 0)
-    return set_errno_error (error, errno, "open", path);
+    return sandbox_runtime_set_errno_error (error, errno, "open", path);
   if (fstat (source_fd, &opened) < 0)
-    return set_errno_error (error, errno, "inspect", path);
+    return sandbox_runtime_set_errno_error (error, errno, "inspect", path);
 
   /* Owner-only until it is filled, its own mode afterwards. */
   if (mkdirat (target_dir_fd, name, 0700) < 0)
-    return set_errno_error (error, errno, "create", path);
+    return sandbox_runtime_set_errno_error (error, errno, "create", path);
   target_fd = openat (target_dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (target_fd < 0)
-    return set_errno_error (error, errno, "open", path);
+    return sandbox_runtime_set_errno_error (error, errno, "open", path);
 
   if (!unpack_tree (unpack, source_fd, target_fd, path, depth + 1, error))
     return FALSE;
 
   if (fchmod (target_fd, opened.st_mode & SANDBOX_RUNTIME_DIR_MODE_MASK) < 0)
-    return set_errno_error (error, errno, "chmod", path);
+    return sandbox_runtime_set_errno_error (error, errno, "chmod", path);
   return TRUE;
 }
 
@@ -370,13 +379,13 @@ unpack_tree (DirectoryUnpack  *unpack,
       gboolean ok;
 
       if (!sandbox_workspace_dirents_next (&dirents, &entry))
-        return set_errno_error (error, errno, "list", prefix[0] != '\0' ? prefix : ".");
+        return sandbox_runtime_set_errno_error (error, errno, "list", prefix[0] != '\0' ? prefix : ".");
       if (entry == NULL)
         return TRUE;
 
       path = prefix[0] != '\0' ? g_strconcat (prefix, "/", entry->d_name, NULL) : g_strdup (entry->d_name);
       if (fstatat (source_dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return set_errno_error (error, errno, "inspect", path);
+        return sandbox_runtime_set_errno_error (error, errno, "inspect", path);
 
       kind = special_kind (st.st_mode);
       if (kind != NULL)
@@ -447,7 +456,7 @@ sandbox_runtime_unpack_directory (int                         source_dirfd,
    * @source_dirfd's offset and flags are. */
   source_fd = openat (source_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (source_fd < 0)
-    return set_errno_error (error, errno, "open", ".");
+    return sandbox_runtime_set_errno_error (error, errno, "open", ".");
 
   if (!unpack_tree (&unpack, source_fd, target_dirfd, "", 0, error))
     return FALSE;
