@@ -1676,7 +1676,7 @@ bench_layering_io (void)
   }
   copied = sandbox_workspace_open (plain, SANDBOX_WORKSPACE_FLAGS_NONE, &error);
   check (error, "open");
-  keeper = sandbox_bubblewrap_keeper_start ((const char * const[]) { lower, NULL }, layers, &host,
+  keeper = sandbox_bubblewrap_keeper_start ((const char * const[]) { lower, NULL }, NULL, layers, &host,
                                             &error);
   check (error, "start a keeper");
   layered = sandbox_bubblewrap_keeper_open_workspace (keeper, SANDBOX_WORKSPACE_FLAGS_NONE,

@@ -132,6 +132,9 @@ sandbox_template_dup_canonical_json (SandboxTemplate *self,
     {
       g_string_append (out, ",{\"runtime\":");
       append_js_json_string (out, sandbox_template_get_runtime (self));
+      /* Likewise only when set: a read-only runtime's key is unchanged. */
+      if (sandbox_template_get_runtime_writable (self))
+        g_string_append (out, ",\"writable\":true");
       g_string_append_c (out, '}');
     }
   g_string_append_c (out, ']');
@@ -154,7 +157,9 @@ sandbox_template_dup_canonical_json (SandboxTemplate *self,
  * `[path, sha256hex(bytes), "executable"]`, `[path, target, "symlink"]` and
  * `[path, "", "directory"]` (empty directories only). A template naming a
  * runtime ([method@Sandbox.Template.set_runtime]) adds a fourth element,
- * `{"runtime": key}`, after the entries. Equal templates get equal keys in
+ * `{"runtime": key}` (`{"runtime": key, "writable": true}` for a runtime
+ * writable per session, [method@Sandbox.Template.set_runtime_writable]),
+ * after the entries. Equal templates get equal keys in
  * every implementation of the design.
  *
  * Files imported with [method@Sandbox.Template.add_directory] are hashed

@@ -54,6 +54,7 @@ struct _SandboxTemplate
 
   char *name;
   char *runtime; /* the key of the runtime its sessions run on, or NULL */
+  gboolean runtime_writable;
   GHashTable *entries; /* canonical path → SandboxTemplateEntry */
   GHashTable *directories; /* canonical path of an implied directory → entries below it */
   guint n_listed; /* entries part of the key: all but directories with entries below */
@@ -238,6 +239,44 @@ sandbox_template_set_runtime (SandboxTemplate *self,
   /* Checked by the backend that stores the template, which looks it up. */
   g_free (self->runtime);
   self->runtime = g_strdup (runtime_key);
+}
+
+/**
+ * sandbox_template_set_runtime_writable:
+ * @self: a [class@Sandbox.Template]
+ * @writable: whether each session may change its runtime
+ *
+ * Makes the runtime ([method@Sandbox.Template.set_runtime]) writable per
+ * session: each session's commands see it through an overlay whose upper
+ * layer is the session's own, so `pip install` or `npm install -g` into
+ * /usr persist across its commands, stop and resume, and snapshots, and
+ * no other session and not the stored runtime see them. The template's
+ * key covers it. Only a backend whose sessions layer over their template
+ * can: elsewhere a session of such a template is refused
+ * (%G_IO_ERROR_NOT_SUPPORTED). Meaningless without a runtime.
+ */
+void
+sandbox_template_set_runtime_writable (SandboxTemplate *self,
+                                       gboolean         writable)
+{
+  g_return_if_fail (SANDBOX_IS_TEMPLATE (self));
+
+  self->runtime_writable = !!writable;
+}
+
+/**
+ * sandbox_template_get_runtime_writable:
+ * @self: a [class@Sandbox.Template]
+ *
+ * Returns: whether the template's sessions each get a writable copy of its
+ *   runtime; %FALSE when it names none
+ */
+gboolean
+sandbox_template_get_runtime_writable (SandboxTemplate *self)
+{
+  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), FALSE);
+
+  return self->runtime != NULL && self->runtime_writable;
 }
 
 /**

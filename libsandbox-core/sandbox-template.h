@@ -44,6 +44,11 @@ void              sandbox_template_set_runtime    (SandboxTemplate  *self,
 SANDBOX_AVAILABLE_IN_ALL
 const char       *sandbox_template_get_runtime    (SandboxTemplate  *self);
 SANDBOX_AVAILABLE_IN_ALL
+void              sandbox_template_set_runtime_writable (SandboxTemplate *self,
+                                                         gboolean         writable);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean          sandbox_template_get_runtime_writable (SandboxTemplate *self);
+SANDBOX_AVAILABLE_IN_ALL
 gboolean          sandbox_template_add_file       (SandboxTemplate  *self,
                                                    const char       *path,
                                                    GBytes           *contents,

@@ -465,27 +465,37 @@ static const char * const runtime_top_names[] = {
  * bind's source: bwrap resolves sources on the host, where a runtime's
  * link could name any host path. Anything else there is left out. The
  * runtime is the store's, immutable once imported. Nothing of the host's
- * /usr is bound; the stub runs from a descriptor. */
+ * /usr is bound; the stub runs from a descriptor.
+ *
+ * A runtime writable per session is bound writable from the session's
+ * overlay of it instead (@writable, layers/runtime-mount in the keeper's
+ * namespaces, which bwrap starts in): the same names, as the stored
+ * tree's top level has them, which its overlay's shows unchanged (the
+ * guest never sees that top level, only what is bound of it). */
 static void
 add_runtime (SandboxBubblewrapArgs *self,
-             const char            *runtime)
+             const char            *runtime,
+             const char            *writable)
 {
   g_auto(SandboxBubblewrapFd) runtime_fd = open (runtime, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const char *bind = writable != NULL ? "--bind" : "--ro-bind";
 
   for (gsize i = 0; runtime_fd >= 0 && i < G_N_ELEMENTS (runtime_top_names); i++)
     {
       const char *name = runtime_top_names[i];
       g_autofree char *destination = g_strconcat ("/", name, NULL);
-      g_autofree char *source = g_build_filename (runtime, name, NULL);
+      g_autofree char *stored = g_build_filename (runtime, name, NULL);
+      g_autofree char *source = g_build_filename (writable != NULL ? writable : runtime, name,
+                                                  NULL);
       struct stat st;
 
       if (fstatat (runtime_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         continue;
       if (S_ISDIR (st.st_mode))
-        sandbox_bubblewrap_args_add_many (self, "--ro-bind", source, destination, NULL);
+        sandbox_bubblewrap_args_add_many (self, bind, source, destination, NULL);
       else if (S_ISLNK (st.st_mode))
         {
-          g_autofree char *target = g_file_read_link (source, NULL);
+          g_autofree char *target = g_file_read_link (stored, NULL);
 
           if (target != NULL)
             sandbox_bubblewrap_args_add_many (self, "--symlink", target, destination, NULL);
@@ -637,7 +647,9 @@ sandbox_bubblewrap_args_new_for_sandbox (const SandboxBubblewrapArgsInput  *inpu
                                     "--cap-drop", "ALL",
                                     NULL);
   if (input->runtime != NULL)
-    add_runtime (self, input->runtime);
+    add_runtime (self, input->runtime,
+                 input->keeper != NULL ? sandbox_bubblewrap_keeper_get_runtime_mount (input->keeper)
+                                       : NULL);
   else
     sandbox_bubblewrap_args_add_many (self,
                                       "--ro-bind", "/usr", "/usr",

@@ -488,6 +488,22 @@ sandbox_bubblewrap_backend_new_session (SandboxBackendBase  *base,
 /* Settles a resumed session's ids and workspace, proves isolation in the
  * leased session and hands it to a new handle. On failure the lease keeps
  * waiting: the base's release_lease abandons it. */
+/* A runtime writable per session is an overlay in the session's layers:
+ * a session that copies its template has none (no overlayfs here). */
+static gboolean
+check_writable_runtime (SandboxBubblewrapLease  *lease,
+                        gboolean                 writable,
+                        GError                 **error)
+{
+  if (!writable || lease->layers != NULL)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+               "Sandbox template %s has a runtime writable per session, which needs layered "
+               "workspaces (overlayfs); this backend copies its templates (its `layering` is "
+               "copy)", sandbox_state_get_template_key (lease->state));
+  return FALSE;
+}
+
 static SandboxHandle *
 sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
                                        SandboxState          *state,
@@ -502,19 +518,22 @@ sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
   SandboxBubblewrapHardening hardening = self->hardening;
   g_autofree char *runtime_key = NULL;
   g_autofree char *runtime = NULL;
+  g_auto(GStrv) runtime_lowers = NULL;
 
   g_return_val_if_fail (lease != NULL, NULL);
 
   if ((lease->created ||
        sandbox_bubblewrap_store_prepare_resumed (self->store, lease, state, error)) &&
       sandbox_bubblewrap_store_runtime_of (self->store, sandbox_state_get_template_key (state),
-                                           &runtime_key, &runtime, error))
+                                           &runtime_key, &runtime, &runtime_lowers, error) &&
+      check_writable_runtime (lease, runtime_lowers != NULL, error))
     {
       /* The session's own guest (sandbox-bubblewrap-guest-ids.c), and the
        * runtime its template names. */
       hardening.guest = lease->guest;
       hardening.runtime = runtime;
       hardening.runtime_key = runtime_key;
+      hardening.runtime_lowers = (const char * const *) runtime_lowers;
       driver = sandbox_bubblewrap_driver_new (
         self->executable, session_id, lease->workspace, (const char * const *) lease->lowers, lease->layers,
         sandbox_backend_base_get_max_concurrent_commands (base), policy, SANDBOX_BACKEND (self),

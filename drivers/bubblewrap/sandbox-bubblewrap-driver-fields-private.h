@@ -44,6 +44,7 @@ struct _SandboxBubblewrapDriver
   char *upstream_ca_file;                     /* NULL: the system's store */
   char *runtime;                              /* NULL: the host's /usr */
   char *runtime_key;                          /* its key, for the coding probe */
+  gboolean runtime_writable;                  /* the session's own copy of it */
 
   GWeakRef backend;           /* receives gateway-error */
   GWeakRef handle;            /* relays the gateway's audit stream */

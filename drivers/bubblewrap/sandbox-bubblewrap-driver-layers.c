@@ -83,8 +83,9 @@ replace_quietly (SandboxNetworkPolicy  *unused,
    * the same layers when there is no refill (a keeper that exited). */
   refilled = replace->refill == NULL || replace->refill (replace->refill_data, error);
   if (replace->lowers != NULL)
-    keeper = sandbox_bubblewrap_keeper_start (replace->lowers, replace->layers, &self->guest,
-                                              &cause);
+    keeper = sandbox_bubblewrap_keeper_start (replace->lowers,
+                                              sandbox_bubblewrap_keeper_get_runtime_lowers (self->keeper),
+                                              replace->layers, &self->guest, &cause);
   else
     keeper = sandbox_bubblewrap_keeper_start_again (self->keeper, &self->guest, &cause);
   if (keeper != NULL)

@@ -20,6 +20,7 @@ G_BEGIN_DECLS
 typedef struct _SandboxBubblewrapKeeper SandboxBubblewrapKeeper;
 
 SandboxBubblewrapKeeper *sandbox_bubblewrap_keeper_start (const char * const           *lowers,
+                                                          const char * const           *runtime_lowers,
                                                           const char                   *layers,
                                                           const SandboxBubblewrapGuest *guest,
                                                           GError                      **error);
@@ -32,11 +33,14 @@ SandboxWorkspace *sandbox_bubblewrap_keeper_open_workspace (SandboxBubblewrapKee
                                                             SandboxWorkspaceFlags     flags,
                                                             GError                  **error);
 const char *sandbox_bubblewrap_keeper_get_mount   (SandboxBubblewrapKeeper *self);
+const char *sandbox_bubblewrap_keeper_get_runtime_mount (SandboxBubblewrapKeeper *self);
+const char * const *sandbox_bubblewrap_keeper_get_runtime_lowers (SandboxBubblewrapKeeper *self);
 const char *sandbox_bubblewrap_keeper_get_lock    (SandboxBubblewrapKeeper *self);
 void        sandbox_bubblewrap_keeper_stop        (SandboxBubblewrapKeeper *self);
 void        sandbox_bubblewrap_keeper_free        (SandboxBubblewrapKeeper *self);
 
 gboolean    sandbox_bubblewrap_keeper_prepare_layers (const char                   *layers,
+                                                      gboolean                      runtime,
                                                       const SandboxBubblewrapGuest *guest,
                                                       GError                      **error);
 

@@ -58,9 +58,11 @@ struct _SandboxBubblewrapKeeper
   int root_fd;                          /* O_PATH, the overlay's root, until
                                          * a workspace is opened on it */
   char **lowers;                        /* what it mounted, to mount it again */
+  char **runtime_lowers;                /* its writable runtime's, or NULL */
   char *layers;
   char *work_name;
   char *mount;                          /* layers/mount */
+  char *runtime_mount;                  /* layers/runtime-mount, or NULL */
   char *lock;                           /* layers/lock */
 };
 
@@ -101,21 +103,44 @@ set_layers_error (GError     **error,
   return FALSE;
 }
 
+/* layers/runtime-upper and layers/runtime-mount, the guest's (@guest
+ * non-NULL) like upper/ and mount/. */
+static gboolean
+prepare_runtime_layers (int                           layers_fd,
+                        const SandboxBubblewrapGuest *guest,
+                        GError                      **error)
+{
+  const char *names[] = { STUB_KEEPER_RUNTIME_UPPER, STUB_KEEPER_RUNTIME_MOUNT };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      if (mkdirat (layers_fd, names[i], 0755) < 0 && errno != EEXIST)
+        return set_layers_error (error, errno, names[i]);
+      if (guest != NULL &&
+          fchownat (layers_fd, names[i], guest->uid, guest->gid, AT_SYMLINK_NOFOLLOW) < 0)
+        return set_layers_error (error, errno, names[i]);
+    }
+  return TRUE;
+}
+
 /**
  * sandbox_bubblewrap_keeper_prepare_layers:
  * @layers: the host path of a layered session's layers/
+ * @runtime: whether the session's runtime is writable
  * @guest: (nullable): who guests are; %NULL: the host itself
  * @error: return location for a #GError
  *
  * Makes layers/mount (the overlay's mount point) and layers/lock (the
  * file sandboxes and the keeper hold their locks on) if they are missing
  * — sessions made before the keeper have neither — the guest's on a root
- * host. Never follows a link.
+ * host; and with @runtime, the writable runtime's upper layer and mount
+ * point (made on its first use). Never follows a link.
  *
  * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_UNAVAILABLE
  */
 gboolean
 sandbox_bubblewrap_keeper_prepare_layers (const char                   *layers,
+                                          gboolean                      runtime,
                                           const SandboxBubblewrapGuest *guest,
                                           GError                      **error)
 {
@@ -130,6 +155,8 @@ sandbox_bubblewrap_keeper_prepare_layers (const char                   *layers,
     return set_layers_error (error, errno, "mount");
   if (give && fchownat (layers_fd, "mount", guest->uid, guest->gid, AT_SYMLINK_NOFOLLOW) < 0)
     return set_layers_error (error, errno, "mount");
+  if (runtime && !prepare_runtime_layers (layers_fd, give ? guest : NULL, error))
+    return FALSE;
   lock_fd = openat (layers_fd, "lock", O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (lock_fd < 0)
     return set_layers_error (error, errno, "lock");
@@ -167,6 +194,7 @@ receive_root (int      socket_fd,
  * its layers as it does for bwrap, and switches to the guest's ids. */
 static SandboxBubblewrapGuestView *
 keeper_view (const char * const           *lowers,
+             const char * const           *runtime_lowers,
              const char                   *layers,
              const SandboxBubblewrapGuest *guest)
 {
@@ -174,6 +202,10 @@ keeper_view (const char * const           *lowers,
 
   for (guint i = 0; lowers[i] != NULL; i++)
     sandbox_bubblewrap_guest_view_expose_lower (view, lowers[i]);
+  /* Shown as the guest's too, so that its commands can change (copy up)
+   * what the runtime holds, in their session's upper layer only. */
+  for (guint i = 0; runtime_lowers != NULL && runtime_lowers[i] != NULL; i++)
+    sandbox_bubblewrap_guest_view_expose_lower (view, runtime_lowers[i]);
   return view;
 }
 
@@ -201,26 +233,33 @@ lowers_relative_to_layers (const char * const *lowers,
 
 static gboolean
 spawn_keeper (SandboxBubblewrapKeeper      *self,
-              const char * const           *lowers,
               const SandboxBubblewrapGuest *guest,
               int                           answer_fd,
               GError                      **error)
 {
-  g_autoptr(SandboxBubblewrapGuestView) view = keeper_view (lowers, self->layers, guest);
+  const char * const *lowers = (const char * const *) self->lowers;
+  const char * const *runtime_lowers = (const char * const *) self->runtime_lowers;
+  g_autoptr(SandboxBubblewrapGuestView) view = keeper_view (lowers, runtime_lowers, self->layers,
+                                                            guest);
   g_autofree char *keep_arg = g_strconcat (STUB_KEEPER_OPTION, self->work_name, NULL);
   g_autofree char *relative_lower = lowers_relative_to_layers (lowers, self->layers);
   g_autofree char *lower_arg = g_strconcat ("lower=", relative_lower, NULL);
   g_autofree char *layers_arg = g_strconcat ("layers=", self->layers, NULL);
-  const char *options[] = { keep_arg, lower_arg, layers_arg, NULL };
+  g_autofree char *relative_runtime = runtime_lowers != NULL
+                                      ? lowers_relative_to_layers (runtime_lowers, self->layers)
+                                      : NULL;
+  g_autofree char *runtime_arg = g_strconcat ("runtime=", relative_runtime, NULL);
+  const char *options[] = { keep_arg, lower_arg, layers_arg,
+                            runtime_lowers != NULL ? runtime_arg : NULL, NULL };
   SandboxBubblewrapSpawnExtras extras = SANDBOX_BUBBLEWRAP_SPAWN_EXTRAS_INIT;
 
   extras.guest_view = view;
-  if (relative_lower == NULL)
+  if (relative_lower == NULL || (runtime_lowers != NULL && relative_runtime == NULL))
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_UNAVAILABLE,
-                   "Could not mount the layered workspace: the template's path relative to "
-                   "the session's holds ',', ':' or '\\', which overlay options cannot, or "
-                   "its layers' paths are too long");
+                   "Could not mount the layered workspace: the template's (or runtime's) "
+                   "path relative to the session's holds ',', ':' or '\\', which overlay "
+                   "options cannot, or its layers' paths are too long");
       return FALSE;
     }
   /* The answer socket at 0, 1 and 2: the keeper reads nothing. */
@@ -229,10 +268,34 @@ spawn_keeper (SandboxBubblewrapKeeper      *self,
   return self->launched.pid != 0;
 }
 
+/* The keeper's work directory in layers/work/, and its runtime overlay's
+ * beside it; none when either cannot be made. */
+static gboolean
+make_work_directories (SandboxBubblewrapKeeper      *self,
+                       const SandboxBubblewrapGuest *guest,
+                       GError                      **error)
+{
+  g_autofree char *name = sandbox_bubblewrap_layering_new_work_name ();
+  g_autofree char *runtime_name = g_strconcat (name, STUB_KEEPER_RUNTIME_WORK_SUFFIX, NULL);
+
+  if (!sandbox_bubblewrap_layering_make_work (self->layers, name, guest, error))
+    return FALSE;
+  if (self->runtime_lowers != NULL &&
+      !sandbox_bubblewrap_layering_make_work (self->layers, runtime_name, guest, error))
+    {
+      sandbox_bubblewrap_layering_remove_work (self->layers, name);
+      return FALSE;
+    }
+  self->work_name = g_steal_pointer (&name);
+  return TRUE;
+}
+
 /**
  * sandbox_bubblewrap_keeper_start:
  * @lowers: the host paths of the lower layers, top first: the template's
  *   data, under the snapshots the session lies over
+ * @runtime_lowers: (nullable): of a session whose runtime is writable, the
+ *   lower layers of its runtime's overlay, top first; %NULL otherwise
  * @layers: the host path of the session's layers/
  * @guest: (nullable): who guests are; %NULL: the host itself
  * @error: return location for a #GError
@@ -245,6 +308,7 @@ spawn_keeper (SandboxBubblewrapKeeper      *self,
  */
 SandboxBubblewrapKeeper *
 sandbox_bubblewrap_keeper_start (const char * const           *lowers,
+                                 const char * const           *runtime_lowers,
                                  const char                   *layers,
                                  const SandboxBubblewrapGuest *guest,
                                  GError                      **error)
@@ -257,17 +321,16 @@ sandbox_bubblewrap_keeper_start (const char * const           *lowers,
   self->launched = (SandboxBubblewrapLaunched) SANDBOX_BUBBLEWRAP_LAUNCHED_INIT;
   self->root_fd = -1;
   self->lowers = g_strdupv ((char **) lowers);
+  self->runtime_lowers = g_strdupv ((char **) runtime_lowers);
   self->layers = g_strdup (layers);
-  if (!sandbox_bubblewrap_keeper_prepare_layers (layers, guest, error))
+  if (!sandbox_bubblewrap_keeper_prepare_layers (layers, runtime_lowers != NULL, guest, error))
     return NULL;
-  self->work_name = sandbox_bubblewrap_layering_new_work_name ();
-  if (!sandbox_bubblewrap_layering_make_work (layers, self->work_name, guest, error))
-    {
-      g_clear_pointer (&self->work_name, g_free);
-      return NULL;
-    }
+  if (!make_work_directories (self, guest, error))
+    return NULL;
   self->mount = g_build_filename (layers, "mount", NULL);
   self->lock = g_build_filename (layers, "lock", NULL);
+  if (runtime_lowers != NULL)
+    self->runtime_mount = g_build_filename (layers, STUB_KEEPER_RUNTIME_MOUNT, NULL);
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) < 0)
     {
@@ -282,7 +345,7 @@ sandbox_bubblewrap_keeper_start (const char * const           *lowers,
       set_layers_error (error, EBADF, "descriptors");
       return NULL;
     }
-  if (!spawn_keeper (self, lowers, guest, answer_child, error))
+  if (!spawn_keeper (self, guest, answer_child, error))
     return NULL;
   sandbox_bubblewrap_clear_fd (&answer_child);
   self->root_fd = receive_root (g_steal_fd (&answer_host), error);
@@ -344,8 +407,9 @@ sandbox_bubblewrap_keeper_start_again (SandboxBubblewrapKeeper       *self,
                                        const SandboxBubblewrapGuest  *guest,
                                        GError                       **error)
 {
-  return sandbox_bubblewrap_keeper_start ((const char * const *) self->lowers, self->layers,
-                                          guest, error);
+  return sandbox_bubblewrap_keeper_start ((const char * const *) self->lowers,
+                                          (const char * const *) self->runtime_lowers,
+                                          self->layers, guest, error);
 }
 
 /**
@@ -389,6 +453,33 @@ sandbox_bubblewrap_keeper_get_mount (SandboxBubblewrapKeeper *self)
 }
 
 /**
+ * sandbox_bubblewrap_keeper_get_runtime_mount:
+ * @self: a keeper
+ *
+ * Returns: (nullable): the host path of layers/runtime-mount, the
+ *   session's writable runtime in the keeper's namespaces, or %NULL when
+ *   its runtime (if any) is read-only
+ */
+const char *
+sandbox_bubblewrap_keeper_get_runtime_mount (SandboxBubblewrapKeeper *self)
+{
+  return self->runtime_mount;
+}
+
+/**
+ * sandbox_bubblewrap_keeper_get_runtime_lowers:
+ * @self: a keeper
+ *
+ * Returns: (nullable): the lower layers of its writable runtime's overlay,
+ *   as sandbox_bubblewrap_keeper_start() took them, or %NULL
+ */
+const char * const *
+sandbox_bubblewrap_keeper_get_runtime_lowers (SandboxBubblewrapKeeper *self)
+{
+  return (const char * const *) self->runtime_lowers;
+}
+
+/**
  * sandbox_bubblewrap_keeper_get_lock:
  * @self: a keeper
  *
@@ -423,6 +514,13 @@ sandbox_bubblewrap_keeper_stop (SandboxBubblewrapKeeper *self)
   sandbox_bubblewrap_launched_close_pipes (&self->launched);
   if (self->work_name != NULL)
     sandbox_bubblewrap_layering_remove_work (self->layers, self->work_name);
+  if (self->work_name != NULL && self->runtime_lowers != NULL)
+    {
+      g_autofree char *runtime_name = g_strconcat (self->work_name,
+                                                   STUB_KEEPER_RUNTIME_WORK_SUFFIX, NULL);
+
+      sandbox_bubblewrap_layering_remove_work (self->layers, runtime_name);
+    }
   g_clear_pointer (&self->work_name, g_free);
 }
 
@@ -440,8 +538,10 @@ sandbox_bubblewrap_keeper_free (SandboxBubblewrapKeeper *self)
   sandbox_bubblewrap_keeper_stop (self);
   sandbox_bubblewrap_clear_fd (&self->root_fd);
   g_strfreev (self->lowers);
+  g_strfreev (self->runtime_lowers);
   g_free (self->layers);
   g_free (self->mount);
+  g_free (self->runtime_mount);
   g_free (self->lock);
   g_free (self);
 }

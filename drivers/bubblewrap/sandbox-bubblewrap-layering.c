@@ -145,7 +145,7 @@ sandbox_bubblewrap_layering_probe (const char                   *directory,
   if (ok)
     {
       g_autoptr(SandboxBubblewrapKeeper) keeper =
-        sandbox_bubblewrap_keeper_start ((const char * const[]) { lower, NULL }, layers, guest,
+        sandbox_bubblewrap_keeper_start ((const char * const[]) { lower, NULL }, NULL, layers, guest,
                                          &cause);
 
       ok = keeper != NULL && write_through (keeper, &cause);

@@ -211,6 +211,9 @@ typedef struct
  *   sandbox-bubblewrap-store-runtimes.c); %NULL: the host's. Set per
  *   session, never in the backend's own
  * @runtime_key: (nullable): with @runtime, its key
+ * @runtime_lowers: (nullable): with @runtime writable per session, the
+ *   lower layers of the session's overlay of it, top first (see
+ *   sandbox_bubblewrap_store_runtime_of()); %NULL: @runtime read-only
  *
  * What a backend adds to the reference's isolation, for every command of
  * its sessions. Owned by the backend; drivers take their own references.
@@ -230,6 +233,7 @@ typedef struct
   guint idle_helpers_timeout_ms;
   const char *runtime;
   const char *runtime_key;
+  const char * const *runtime_lowers;
 } SandboxBubblewrapHardening;
 
 #define SANDBOX_BUBBLEWRAP_DEFAULT_IDLE_HELPERS_TIMEOUT_MS 60000

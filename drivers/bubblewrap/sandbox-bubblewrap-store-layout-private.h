@@ -208,6 +208,13 @@ gboolean      sandbox_bubblewrap_store_measure_template (SandboxBubblewrapStore 
  * of the sessions forked from it, and the keeper's mount options (the
  * layers' paths relative to the session's) must fit in a page. */
 #define SNAPSHOT_MAX_DEPTH 32u
+
+/* In templates/KEY/ of a template whose runtime is writable per session:
+ * the mark of it (empty); of a snapshot of a session on one: the
+ * session's changes to its runtime, frozen as its workspace's are in
+ * data/. */
+#define RUNTIME_WRITABLE "runtime-writable"
+#define RUNTIME_LAYER "runtime-data"
 char        **sandbox_bubblewrap_store_lower_chain     (SandboxBubblewrapStore  *self,
                                                          const char              *key,
                                                          GError                 **error);

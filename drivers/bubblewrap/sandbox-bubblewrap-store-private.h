@@ -154,6 +154,7 @@ gboolean                sandbox_bubblewrap_store_runtime_of     (SandboxBubblewr
                                                                  const char              *template_key,
                                                                  char                   **key,
                                                                  char                   **tree,
+                                                                 char                  ***writable_lowers,
                                                                  GError                 **error);
 char                   *sandbox_bubblewrap_store_snapshot       (SandboxBubblewrapStore  *self,
                                                                  SandboxBubblewrapLease  *lease,

@@ -282,24 +282,45 @@ read_template_runtime (SandboxBubblewrapStore  *self,
   return TRUE;
 }
 
+/* Whether templates/@key names its runtime writable per session. */
+static gboolean
+template_runtime_is_writable (SandboxBubblewrapStore *self,
+                              const char             *key)
+{
+  g_autofree char *path = g_build_filename (self->templates, key, RUNTIME_WRITABLE, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
 /* The runtime @key's sessions run on: a template's own, a snapshot's
- * template's. NULL without one. */
+ * template's (NULL without one); and, when it is writable, the session's
+ * frozen changes to it on the way down, top first (each snapshot's
+ * runtime-data, see sandbox-bubblewrap-store-snapshots.c). */
 static gboolean
 find_runtime (SandboxBubblewrapStore  *self,
               const char              *key,
               char                   **runtime,
+              gboolean                *writable,
+              GStrvBuilder            *layers,
               GError                 **error)
 {
   g_autofree char *current = g_strdup (key);
 
+  *writable = FALSE;
   for (guint depth = 0; depth <= SNAPSHOT_MAX_DEPTH; depth++)
     {
       g_autofree char *parent = NULL;
+      g_autofree char *layer = g_build_filename (self->templates, current, RUNTIME_LAYER, NULL);
 
       if (!read_template_runtime (self, current, runtime, error))
         return FALSE;
       if (*runtime != NULL)
-        return TRUE;
+        {
+          *writable = template_runtime_is_writable (self, current);
+          return TRUE;
+        }
+      if (g_file_test (layer, G_FILE_TEST_IS_DIR))
+        g_strv_builder_add (layers, layer);
       if (!sandbox_bubblewrap_store_read_parent (self, current, &parent, error))
         return FALSE;
       if (parent == NULL)
@@ -320,6 +341,10 @@ find_runtime (SandboxBubblewrapStore  *self,
  *   the template names none
  * @tree: (out) (transfer full) (nullable): the host path of the runtime's
  *   tree, or %NULL when the template names none (the host's /usr)
+ * @writable_lowers: (out) (transfer full) (nullable): for a runtime
+ *   writable per session, the lower layers of a session's overlay of it,
+ *   top first: the snapshots' changes to it, then @tree; %NULL for a
+ *   read-only one
  * @error: return location for a #GError
  *
  * Returns: %TRUE with @tree set, or %FALSE with @error set:
@@ -330,13 +355,17 @@ sandbox_bubblewrap_store_runtime_of (SandboxBubblewrapStore  *self,
                                      const char              *template_key,
                                      char                   **key,
                                      char                   **tree,
+                                     char                  ***writable_lowers,
                                      GError                 **error)
 {
+  g_autoptr(GStrvBuilder) layers = g_strv_builder_new ();
   g_autofree char *runtime = NULL;
+  gboolean writable;
 
   *key = NULL;
   *tree = NULL;
-  if (!find_runtime (self, template_key, &runtime, error))
+  *writable_lowers = NULL;
+  if (!find_runtime (self, template_key, &runtime, &writable, layers, error))
     return FALSE;
   if (runtime == NULL)
     return TRUE;
@@ -344,6 +373,11 @@ sandbox_bubblewrap_store_runtime_of (SandboxBubblewrapStore  *self,
     return set_unknown_runtime (error, runtime);
   *tree = g_build_filename (self->runtimes, runtime, RUNTIME_TREE, NULL);
   *key = g_steal_pointer (&runtime);
+  if (writable)
+    {
+      g_strv_builder_add (layers, *tree);
+      *writable_lowers = g_strv_builder_end (layers);
+    }
   return TRUE;
 }
 
@@ -411,7 +445,8 @@ sandbox_bubblewrap_store_lock_runtime (SandboxBubblewrapStore  *self,
  * @build: the host path of the directory it is built in
  * @error: return location for a #GError
  *
- * Writes @build/runtime naming @template_'s runtime, if it has one.
+ * Writes @build/runtime naming @template_'s runtime, if it has one, and
+ * @build/runtime-writable when each session may change it.
  *
  * Returns: %TRUE on success
  */
@@ -423,11 +458,15 @@ sandbox_bubblewrap_store_record_runtime (SandboxBubblewrapStore  *self,
 {
   const char *runtime = sandbox_template_get_runtime (template_);
   g_autofree char *path = NULL;
+  g_autofree char *writable = NULL;
 
   if (runtime == NULL)
     return TRUE;
   path = g_build_filename (build, "runtime", NULL);
-  return sandbox_bubblewrap_store_write_new_file (path, runtime, self->durable, error);
+  writable = g_build_filename (build, RUNTIME_WRITABLE, NULL);
+  return sandbox_bubblewrap_store_write_new_file (path, runtime, self->durable, error) &&
+         (!sandbox_template_get_runtime_writable (template_) ||
+          sandbox_bubblewrap_store_write_new_file (writable, "", self->durable, error));
 }
 
 /* How many stored templates name @key, and how many stored sessions run

@@ -2,7 +2,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * `sandbox-stub keep-overlay=NAME lower=RELATIVE-DIR layers=DIR`, started by the
+ * `sandbox-stub keep-overlay=NAME lower=RELATIVE-DIR layers=DIR [runtime=RELATIVE-DIR]`,
+ * started by the
  * host (through the launcher, as the guest's ids) once per live layered
  * session, with a socket to the host at 0, 1 and 2 (for the answer,
  * below). DIR is the host
@@ -37,6 +38,14 @@
  * (`../../../templates/KEY/data`), or the lower layers of a session
  * forked from a snapshot, top first, joined by ':' (each snapshot's data,
  * then the template's); each element is checked as one path.
+ *
+ * With runtime=, the session's runtime is writable per session: a second
+ * overlay, of the runtime's tree (under the snapshots' changes to it, the
+ * same ':' list) with layers/runtime-upper as its upper layer, is mounted
+ * on layers/runtime-mount in the same namespaces, with its own work
+ * directory work/NAME-runtime, so that commands bind /usr and the rest
+ * from there (sandbox-bubblewrap-args.c) and what they install persists
+ * in the session's layers like its workspace's changes.
  */
 
 #ifndef _GNU_SOURCE
@@ -173,23 +182,27 @@ enter_own_namespaces (void)
   return mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
-/* In layers/, the working directory. */
+/* In layers/, the working directory: an overlay of @lower with @upper as
+ * its upper layer on @target. */
 static int
 mount_overlay (const char *lower,
-               const char *work_name)
+               const char *upper,
+               const char *work_name,
+               const char *work_suffix,
+               const char *target)
 {
-  char options[MAX_LAYER_PATH + 160 + sizeof SANDBOX_STUB_OVERLAY_OPTIONS];
+  char options[MAX_LAYER_PATH + 200 + sizeof SANDBOX_STUB_OVERLAY_OPTIONS];
   int length;
 
   length = snprintf (options, sizeof options,
-                     "lowerdir=%s,upperdir=upper,workdir=work/%s,%s",
-                     lower, work_name, SANDBOX_STUB_OVERLAY_OPTIONS);
+                     "lowerdir=%s,upperdir=%s,workdir=work/%s%s,%s",
+                     lower, upper, work_name, work_suffix, SANDBOX_STUB_OVERLAY_OPTIONS);
   if (length < 0 || (size_t) length >= sizeof options)
     {
       errno = ENAMETOOLONG;
       return -1;
     }
-  return mount ("overlay", "mount", "overlay", MS_NOSUID | MS_NODEV, options);
+  return mount ("overlay", target, "overlay", MS_NOSUID | MS_NODEV, options);
 }
 
 /* A read lock on layers/lock for as long as this process lives. */
@@ -215,15 +228,19 @@ stub_keep_overlay (int    argc,
                    char **argv)
 {
   const char *work_name = argv[1] + strlen ("keep-overlay=");
-  const char *lower = argc == 4 ? option_value (argv[2], "lower") : NULL;
-  const char *layers = argc == 4 ? option_value (argv[3], "layers") : NULL;
+  int known = argc == 4 || argc == 5;
+  const char *lower = known ? option_value (argv[2], "lower") : NULL;
+  const char *layers = known ? option_value (argv[3], "layers") : NULL;
+  const char *runtime = argc == 5 ? option_value (argv[4], "runtime") : NULL;
   int root_fd;
 
   if (lower == NULL || layers == NULL || !is_option_path_list (lower) || layers[0] != '/' ||
-      !is_work_name (work_name))
+      !is_work_name (work_name) ||
+      (argc == 5 && (runtime == NULL || !is_option_path_list (runtime))))
     {
       errno = EINVAL;
-      stub_helper_fail ("usage: sandbox-stub keep-overlay=NAME lower=RELATIVE-DIR layers=DIR");
+      stub_helper_fail ("usage: sandbox-stub keep-overlay=NAME lower=RELATIVE-DIR layers=DIR "
+                        "[runtime=RELATIVE-DIR]");
     }
   /* Before the new mount namespace, which takes the working directory
    * along (as its own mount's). */
@@ -231,8 +248,12 @@ stub_keep_overlay (int    argc,
     stub_helper_fail ("enter its layers");
   if (enter_own_namespaces () < 0)
     stub_helper_fail ("make its namespaces");
-  if (mount_overlay (lower, work_name) < 0)
+  if (mount_overlay (lower, "upper", work_name, "", "mount") < 0)
     stub_helper_fail ("mount the overlay");
+  if (runtime != NULL &&
+      mount_overlay (runtime, STUB_KEEPER_RUNTIME_UPPER, work_name,
+                     STUB_KEEPER_RUNTIME_WORK_SUFFIX, STUB_KEEPER_RUNTIME_MOUNT) < 0)
+    stub_helper_fail ("mount the runtime's overlay");
   if (lock_session () < 0)
     stub_helper_fail ("lock the session");
   root_fd = open ("mount", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -18,6 +18,13 @@
  * page. */
 #define STUB_KEEPER_MAX_LOWER 3200
 
+/* In a layered session's layers/, beside upper/ and mount/: the upper
+ * layer and the mount point of its writable runtime's overlay, whose
+ * work directory is work/NAME-runtime (NAME the keeper's own). */
+#define STUB_KEEPER_RUNTIME_UPPER "runtime-upper"
+#define STUB_KEEPER_RUNTIME_MOUNT "runtime-mount"
+#define STUB_KEEPER_RUNTIME_WORK_SUFFIX "-runtime"
+
 /* The first argument that selects the keeper mode: keep-overlay=NAME. */
 #define STUB_KEEPER_OPTION "keep-overlay="
 
