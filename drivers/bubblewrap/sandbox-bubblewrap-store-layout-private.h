@@ -215,6 +215,11 @@ gboolean      sandbox_bubblewrap_store_measure_template (SandboxBubblewrapStore 
  * data/. */
 #define RUNTIME_WRITABLE "runtime-writable"
 #define RUNTIME_LAYER "runtime-data"
+char         *sandbox_bubblewrap_store_copy_layer_at   (int                      from,
+                                                         int                      to,
+                                                         const char              *path,
+                                                         GCancellable            *cancellable,
+                                                         GError                 **error);
 char        **sandbox_bubblewrap_store_lower_chain     (SandboxBubblewrapStore  *self,
                                                          const char              *key,
                                                          GError                 **error);

@@ -13,6 +13,7 @@
 
 #include "sandbox-bubblewrap-quota-private.h"
 #include "sandbox-bubblewrap-store-layout-private.h"
+#include "stub/sandbox-stub-keeper.h"
 
 /*
  * A snapshot of a layered session is its upper layer (its changes over
@@ -52,6 +53,14 @@
  * space then follow the workspace, not the changes. Restores stay in a
  * layout: a copying session restores to flat snapshots (and its template),
  * a layered one to layered snapshots.
+ *
+ * A session whose runtime is writable per session has a second upper
+ * layer, its changes to the runtime (layers/runtime-upper): a snapshot
+ * copies it the same way into runtime-data beside data, and its key
+ * covers that tree's digest too ("runtime" and the digest after the
+ * workspace's, only then, so no other snapshot's key changes). Its forks'
+ * runtime overlays lie over it (sandbox_bubblewrap_store_runtime_of()),
+ * and a restore puts it back as it puts back data.
  */
 
 /* How deep a layer's directories may nest. */
@@ -457,14 +466,25 @@ sandbox_bubblewrap_store_count_children (SandboxBubblewrapStore *self,
   return n;
 }
 
-/* Copies the layer @from into the empty directory @to (@path); returns
- * the digest of the tree, hex. */
-static char *
-copy_layer_at (int            from,
-               int            to,
-               const char    *path,
-               GCancellable  *cancellable,
-               GError       **error)
+/**
+ * sandbox_bubblewrap_store_copy_layer_at:
+ * @from: a layer's directory
+ * @to: an empty directory
+ * @path: @to's path, for messages
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Copies the layer @from into @to, keeping exactly what the layer means
+ * (see above).
+ *
+ * Returns: (transfer full): the digest of the tree, hex; %NULL with @error
+ */
+char *
+sandbox_bubblewrap_store_copy_layer_at (int            from,
+                                        int            to,
+                                        const char    *path,
+                                        GCancellable  *cancellable,
+                                        GError       **error)
 {
   g_autoptr(GChecksum) digest = g_checksum_new (G_CHECKSUM_SHA256);
   LayerCopy copy = { digest, cancellable };
@@ -498,7 +518,31 @@ copy_layer (const char    *upper,
   to = open_directory (data, error);
   if (to < 0)
     return NULL;
-  return copy_layer_at (from, to, data, cancellable, error);
+  return sandbox_bubblewrap_store_copy_layer_at (from, to, data, cancellable, error);
+}
+
+/* A layered session's changes to its writable runtime, copied into
+ * @build/runtime-data: TRUE with *@digest the tree's, or NULL for a
+ * session without them. */
+static gboolean
+copy_runtime_layer (SandboxBubblewrapLease  *lease,
+                    const char              *build,
+                    char                   **digest,
+                    GCancellable            *cancellable,
+                    GError                 **error)
+{
+  g_autofree char *upper = NULL;
+  g_autofree char *data = g_build_filename (build, RUNTIME_LAYER, NULL);
+  struct stat st;
+
+  *digest = NULL;
+  if (lease->layers == NULL)
+    return TRUE;
+  upper = g_build_filename (lease->layers, STUB_KEEPER_RUNTIME_UPPER, NULL);
+  if (lstat (upper, &st) < 0 && errno == ENOENT)
+    return TRUE;
+  *digest = copy_layer (upper, data, cancellable, error);
+  return *digest != NULL;
 }
 
 static char *
@@ -569,6 +613,8 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
   g_autofree char *data = NULL;
   g_autofree char *tree = NULL;
   g_autofree char *key = NULL;
+  g_autofree char *build_path = NULL;
+  g_autofree char *runtime_tree = NULL;
   g_auto(GStrv) chain = NULL;
   g_auto(SandboxBubblewrapFd) templates_fd = -1;
   g_auto(SandboxBubblewrapFd) build = -1;
@@ -590,13 +636,18 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
       (build = sandbox_bubblewrap_store_begin_build (self->templates, templates_fd, &uuid,
                                                        error)) < 0)
     return NULL;
-  data = g_build_filename (self->templates, uuid, "data", NULL);
+  build_path = g_build_filename (self->templates, uuid, NULL);
+  data = g_build_filename (build_path, "data", NULL);
   tree = copy_layer (lease->workspace, data, cancellable, error);
-  if (tree != NULL)
+  if (tree != NULL &&
+      copy_runtime_layer (lease, build_path, &runtime_tree, cancellable, error))
     {
+      g_autofree char *runtime_part = runtime_tree != NULL
+                                      ? g_strconcat ("\nruntime\n", runtime_tree, NULL)
+                                      : g_strdup ("");
       g_autofree char *material = g_strconcat (flat ? "libsandbox-snapshot-flat-1"
                                                     : "libsandbox-snapshot-1",
-                                               "\n", parent, "\n", tree, NULL);
+                                               "\n", parent, "\n", tree, runtime_part, NULL);
 
       key = sha256_hex (material);
     }
@@ -604,253 +655,4 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
   /* Gone after a successful rename; a duplicate or a leftover otherwise. */
   sandbox_workspace_remove_tree_at (templates_fd, uuid, NULL);
   return ok ? g_steal_pointer (&key) : NULL;
-}
-
-/* Restores ----------------------------------------------------------------
- *
- * A session restores to its base (the template or snapshot it was created
- * from: an empty upper layer) or to a snapshot over that base (taken from
- * it, or from another session of the same base): its data copied into a
- * new upper layer, which the session's guest owns, swapped with the old
- * one in one rename (a crash leaves one or the other, whole) before the
- * old one is removed without following a link. A key further down the
- * session's line would change its lower layers: refused (INVALID) for
- * now. */
-
-/**
- * sandbox_bubblewrap_store_restore_source:
- * @self: a store
- * @lease: a live session's lease
- * @key: the key to restore to (a valid key)
- * @source: (out) (transfer full): the data to copy, %NULL for the base
- * @error: return location for a #GError
- *
- * Returns: whether the session may restore to @key: %FALSE with
- *   %G_IO_ERROR_NOT_SUPPORTED for a copy, %SANDBOX_ERROR_INVALID for a
- *   key outside its line, or the check of a stored snapshot's error
- */
-gboolean
-sandbox_bubblewrap_store_restore_source (SandboxBubblewrapStore  *self,
-                                         SandboxBubblewrapLease  *lease,
-                                         const char              *key,
-                                         char                   **source,
-                                         GError                 **error)
-{
-  const char *base = sandbox_state_get_template_key (lease->state);
-  g_autofree char *parent = NULL;
-
-  gboolean copying = lease->layers == NULL;
-
-  *source = NULL;
-  /* A layered session's base is its lower layers: an empty upper layer. */
-  if (g_str_equal (key, base))
-    {
-      if (copying)
-        *source = g_build_filename (self->templates, base, "data", NULL);
-      return TRUE;
-    }
-  if (!sandbox_bubblewrap_store_check_template (self, key, error) ||
-      !sandbox_bubblewrap_store_read_parent (self, key, &parent, error))
-    return FALSE;
-  if (g_strcmp0 (parent, base) != 0)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "%s is not a snapshot over this session's template %s: a session restores "
-                   "to its template or to a snapshot taken over it", key, base);
-      return FALSE;
-    }
-  if (sandbox_bubblewrap_store_is_flat (self, key) != copying)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "%s was taken by a session that %s its template, and this one %s it: a "
-                   "session restores to snapshots taken the way it keeps its files",
-                   key, copying ? "layered over" : "copied", copying ? "copied" : "layers over");
-      return FALSE;
-    }
-  *source = g_build_filename (self->templates, key, "data", NULL);
-  return TRUE;
-}
-
-/* Makes layers/@name the session's next upper layer: a copy of @source
- * (or empty), the guest's, synced when the store is durable. */
-static gboolean
-fill_new_upper (SandboxBubblewrapStore  *self,
-                SandboxBubblewrapLease  *lease,
-                int                      layers_fd,
-                const char              *name,
-                const char              *source,
-                GError                 **error)
-{
-  g_autofree char *path = g_build_filename (lease->layers, name, NULL);
-  g_auto(SandboxBubblewrapFd) from = -1;
-  g_auto(SandboxBubblewrapFd) to = -1;
-  g_autofree char *tree = NULL;
-  SandboxWorkspaceOwner owner;
-  const SandboxWorkspaceOwner *guest = sandbox_bubblewrap_lease_owner (lease, &owner);
-
-  if (mkdirat (layers_fd, name, 0755) < 0 ||
-      (to = openat (layers_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-    return set_errno_error (error, errno, "Could not create directory", path);
-  if (source != NULL && ((from = open_directory (source, error)) < 0 ||
-                         (tree = copy_layer_at (from, to, path, NULL, error)) == NULL))
-    return FALSE;
-  return (guest == NULL || sandbox_workspace_give_tree_at (layers_fd, name, guest, error)) &&
-         (!self->durable ||
-          sandbox_bubblewrap_store_sync_tree (layers_fd, name, path, 0, error));
-}
-
-#define RESTORE_PREFIX "restore-"
-
-/**
- * sandbox_bubblewrap_store_remove_restore_leftovers:
- * @lease: a recovered session's lease, none of whose sandboxes runs
- *
- * Removes what a host killed in a restore left in the session's layers/
- * (or, for a copying session, its directory): a half-filled new upper
- * layer or workspace, or the old one swapped out (see
- * sandbox_bubblewrap_store_refill()). The lease keeps anyone else from
- * restoring meanwhile.
- *
- * Returns: how many were removed
- */
-guint
-sandbox_bubblewrap_store_remove_restore_leftovers (SandboxBubblewrapLease *lease)
-{
-  const char *where = lease->layers != NULL ? lease->layers : lease->directory;
-  g_autoptr(GDir) dir = g_dir_open (where, 0, NULL);
-  g_auto(SandboxBubblewrapFd) layers_fd = -1;
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-  guint removed = 0;
-
-  if (dir == NULL || (layers_fd = open_directory (where, NULL)) < 0)
-    return 0;
-  /* Listed first: removing while reading a directory may skip entries. */
-  while ((name = g_dir_read_name (dir)) != NULL)
-    if (g_str_has_prefix (name, RESTORE_PREFIX))
-      g_ptr_array_add (names, g_strdup (name));
-  for (guint i = 0; i < names->len; i++)
-    removed += sandbox_workspace_remove_tree_at (layers_fd, g_ptr_array_index (names, i), NULL);
-  return removed;
-}
-
-typedef struct
-{
-  int source_fd;
-  const SandboxWorkspaceOwner *guest;
-  gboolean exact;
-} FillFrom;
-
-/* @name made in @parent_fd, the guest's: an exact copy of a flat
- * snapshot's data (modes too, as a snapshot keeps them), or a template's
- * copied as a create copies it (a SandboxBubblewrapFillFunc). */
-static gboolean
-fill_from_source (int            parent_fd,
-                  const char    *name,
-                  gpointer       data,
-                  GCancellable  *cancellable,
-                  GError       **error)
-{
-  FillFrom *fill = data;
-  g_auto(SandboxBubblewrapFd) to = -1;
-  g_autofree char *tree = NULL;
-
-  if (!fill->exact)
-    return sandbox_workspace_copy_tree_at (fill->source_fd, parent_fd, name, fill->guest,
-                                           cancellable, error);
-  if (mkdirat (parent_fd, name, 0700) < 0 ||
-      (to = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-    return set_errno_error (error, errno, "Could not create directory", name);
-  tree = copy_layer_at (fill->source_fd, to, name, cancellable, error);
-  return tree != NULL &&
-         (fill->guest == NULL || sandbox_workspace_give_tree_at (parent_fd, name, fill->guest,
-                                                                 error));
-}
-
-/**
- * sandbox_bubblewrap_store_copy_exactly:
- * @self: a store
- * @lease: a copying session's lease
- * @session_fd: the descriptor of the session's directory
- * @name: what to make there
- * @source: the directory to copy: a flat snapshot's data, or a template's
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * Makes @name the session's next workspace: a copy of @source (exact for a
- * flat snapshot's, as a create makes it for a template's), the guest's, with the store's workspace quota (a subvolume of its own when
- * there is one), synced when the store is durable. Nothing is left when it
- * fails.
- *
- * Returns: %TRUE on success
- */
-gboolean
-sandbox_bubblewrap_store_copy_exactly (SandboxBubblewrapStore  *self,
-                                       SandboxBubblewrapLease  *lease,
-                                       int                      session_fd,
-                                       const char              *name,
-                                       const char              *source,
-                                       GCancellable            *cancellable,
-                                       GError                 **error)
-{
-  g_autofree char *path = g_build_filename (lease->directory, name, NULL);
-  g_autofree char *stored = g_path_get_dirname (source);
-  g_autofree char *flat = g_build_filename (stored, "flat", NULL);
-  g_auto(SandboxBubblewrapFd) from = open_directory (source, error);
-  SandboxWorkspaceOwner owner;
-  FillFrom fill = { from, sandbox_bubblewrap_lease_owner (lease, &owner),
-                    g_file_test (flat, G_FILE_TEST_EXISTS) };
-
-  if (from < 0 ||
-      !sandbox_bubblewrap_quota_fill_directory (session_fd, name, self->workspace_quota,
-                                                fill_from_source, &fill, cancellable, error))
-    {
-      sandbox_workspace_remove_tree_at (session_fd, name, NULL);
-      return FALSE;
-    }
-  return !self->durable || sandbox_bubblewrap_store_sync_tree (session_fd, name, path, 0, error);
-}
-
-/**
- * sandbox_bubblewrap_store_refill:
- * @self: a store
- * @lease: a live session's lease: a layered one's overlay is not mounted,
- *   no command of a copying one runs
- * @source: (nullable): from sandbox_bubblewrap_store_restore_source()
- * @error: return location for a #GError
- *
- * Replaces the session's upper layer with a copy of @source, or an empty
- * one; a copying session's workspace with a copy of @source (see above).
- *
- * Returns: %TRUE on success; on failure the old layer or workspace is there
- */
-gboolean
-sandbox_bubblewrap_store_refill (SandboxBubblewrapStore  *self,
-                                 SandboxBubblewrapLease  *lease,
-                                 const char              *source,
-                                 GError                 **error)
-{
-  gboolean copying = lease->layers == NULL;
-  g_autofree char *uuid = g_uuid_string_random ();
-  g_autofree char *name = g_strconcat (RESTORE_PREFIX, uuid, NULL);
-  const char *where = copying ? lease->directory : lease->layers;
-  const char *target = copying ? "workspace" : "upper";
-  g_auto(SandboxBubblewrapFd) where_fd = open_directory (where, error);
-  gboolean filled;
-
-  if (where_fd < 0)
-    return FALSE;
-  filled = copying ? sandbox_bubblewrap_store_copy_exactly (self, lease, where_fd, name, source,
-                                                            NULL, error)
-                   : fill_new_upper (self, lease, where_fd, name, source, error);
-  /* One rename swaps them: a crash leaves one or the other, whole. */
-  if (!filled || renameat2 (where_fd, name, where_fd, target, RENAME_EXCHANGE) < 0)
-    {
-      if (error == NULL || *error == NULL)
-        set_errno_error (error, errno, "Could not replace the files of", where);
-      sandbox_workspace_remove_tree_at (where_fd, name, NULL);
-      return FALSE;
-    }
-  /* The old one, now under @name. */
-  return sandbox_workspace_remove_tree_at (where_fd, name, error);
 }

@@ -274,6 +274,90 @@ test_guest_breaks_its_true (void)
   sandbox_test_fixture_tear_down (&f, NULL);
 }
 
+static char *
+snapshot (SandboxHandle *handle)
+{
+  g_autoptr(GError) error = NULL;
+  char *key = sandbox_handle_snapshot (handle, NULL, &error);
+
+  g_assert_no_error (error);
+  return key;
+}
+
+static void
+restore (SandboxHandle *handle,
+         const char    *key)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_handle_restore (handle, key, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* A snapshot keeps what the session installed; its forks start from it and
+ * change it for themselves; a restore puts back the snapshot's runtime or
+ * the template's. The key covers the runtime's changes. */
+static void
+test_snapshot_fork_restore (void)
+{
+  Fixture f = { 0 };
+  g_autofree char *runtime_key = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *other_key = NULL;
+  g_autofree char *ran = NULL;
+  g_autoptr(SandboxHandle) fork = NULL;
+  g_autoptr(SandboxHandle) other = NULL;
+  SandboxSession *forked;
+
+  sandbox_test_fixture_set_up (&f, "bubblewrap", NULL, NULL);
+  if (!backend_layers (f.backend))
+    {
+      g_test_skip ("this run copies its templates");
+      sandbox_test_fixture_tear_down (&f, NULL);
+      return;
+    }
+  runtime_key = import_busybox (f.backend);
+  f.template_key = prewarm_on (f.backend, runtime_key, TRUE);
+  sandbox_test_fixture_open_session (&f, NULL);
+  g_assert_cmpint (sandbox_test_guest_status (f.session, INSTALL " && echo w > /workspace/w"),
+                   ==, 0);
+  key = snapshot (f.handle);
+
+  /* The same workspace changes without the runtime's: another key. */
+  other = sandbox_test_create_session (f.backend, f.template_key);
+  g_assert_cmpint (sandbox_test_guest_status (sandbox_handle_get_session (other),
+                                              "echo w > /workspace/w"), ==, 0);
+  other_key = snapshot (other);
+  g_assert_cmpstr (other_key, !=, key);
+
+  fork = sandbox_test_create_session (f.backend, key);
+  forked = sandbox_handle_get_session (fork);
+  ran = sandbox_test_guest_sh (forked, "/usr/local/bin/tool; cat /usr/bin/extra /workspace/w");
+  g_assert_cmpstr (ran, ==, "installed\nextra\nw\n");
+  g_assert_cmpint (sandbox_test_guest_status (forked, "echo fork > /usr/bin/extra && "
+                                                      "rm /usr/local/bin/tool"), ==, 0);
+  g_clear_pointer (&ran, g_free);
+  ran = sandbox_test_guest_sh (f.session, "/usr/local/bin/tool; cat /usr/bin/extra");
+  g_assert_cmpstr (ran, ==, "installed\nextra\n");
+
+  restore (f.handle, f.template_key);
+  g_assert_cmpint (sandbox_test_guest_status (f.session, "test -e /usr/bin/extra"), ==, 1);
+  g_assert_cmpint (sandbox_test_guest_status (f.session, "test -e /usr/local/bin/tool"), ==, 1);
+  g_assert_cmpint (sandbox_test_guest_status (f.session, "test -e /workspace/w"), ==, 1);
+  restore (f.handle, key);
+  g_clear_pointer (&ran, g_free);
+  ran = sandbox_test_guest_sh (f.session, "/usr/local/bin/tool; cat /usr/bin/extra /workspace/w");
+  g_assert_cmpstr (ran, ==, "installed\nextra\nw\n");
+  /* The fork's own changes are its own still. */
+  g_clear_pointer (&ran, g_free);
+  ran = sandbox_test_guest_sh (forked, "cat /usr/bin/extra; test -e /usr/local/bin/tool || echo gone");
+  g_assert_cmpstr (ran, ==, "fork\ngone\n");
+
+  sandbox_test_delete_session (fork);
+  sandbox_test_delete_session (other);
+  sandbox_test_fixture_tear_down (&f, NULL);
+}
+
 /* A backend that copies its templates has no overlay to give a runtime:
  * a session of a writable-runtime template is refused, and leaves nothing. */
 static void
@@ -311,6 +395,8 @@ main (int   argc,
   g_test_add_func ("/bubblewrap/runtime-writable/install-persists", test_install_persists);
   g_test_add_func ("/bubblewrap/runtime-writable/guest-breaks-its-true",
                    test_guest_breaks_its_true);
+  g_test_add_func ("/bubblewrap/runtime-writable/snapshot-fork-restore",
+                   test_snapshot_fork_restore);
   g_test_add_func ("/bubblewrap/runtime-writable/copy", test_copy_refused);
 
   return g_test_run ();
