@@ -82,6 +82,8 @@ sandboxctl_cmd_prewarm (SandboxctlContext   *ctx,
       "Add a host directory's tree", "HOSTDIR" },
     { "runtime", 0, 0, G_OPTION_ARG_STRING, &options.runtime,
       "Run the template's sessions on an imported runtime (part of the key)", "KEY" },
+    { "writable-runtime", 0, 0, G_OPTION_ARG_NONE, &options.writable_runtime,
+      "Let each session change its runtime for itself (pip install into /usr persists)", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GOptionContext) context =

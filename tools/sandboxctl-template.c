@@ -52,7 +52,7 @@ add_host_file (SandboxTemplate  *template_,
 /**
  * sandboxctl_template_build:
  * @options: --template NAME, --dir HOSTDIR, --file PATH=HOSTFILE… and
- *   --runtime KEY
+ *   --runtime KEY [--writable-runtime]
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -86,6 +86,13 @@ sandboxctl_template_build (SandboxctlTemplateOptions  *options,
           return NULL;
         }
       sandbox_template_set_runtime (template_, options->runtime);
+      sandbox_template_set_runtime_writable (template_, options->writable_runtime);
+    }
+  else if (options->writable_runtime)
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "--writable-runtime needs --runtime KEY");
+      return NULL;
     }
   if (options->directory != NULL)
     {

@@ -125,6 +125,7 @@ typedef struct
   char **files;      /* PATH=HOSTFILE */
   char  *directory;
   char  *runtime;    /* a runtime key, or NULL for the host's /usr */
+  gboolean writable_runtime;   /* each session's own copy of it */
 } SandboxctlTemplateOptions;
 
 void             sandboxctl_template_options_clear (SandboxctlTemplateOptions *options);

@@ -72,6 +72,29 @@ class RuntimeTestCase(SandboxTestCase):
         self.backend.delete_runtime(key)
         self.assertEqual(self.backend.list_runtimes(), [])
 
+    def test_writable_runtime(self):
+        key, _reused = self.backend.import_runtime(Gio.File.new_for_path(busybox_runtime()))
+        template = Sandbox.Template.new('python-writable-runtime')
+        template.set_runtime(key)
+        template.set_runtime_writable(True)
+        self.assertTrue(template.get_runtime_writable())
+        template_key, _reused = self.backend.prewarm(template)
+        if self.backend.get_property('workspace-layering') != 'overlay':
+            with self.assertRaises(GLib.Error) as raised:
+                self.backend.create(template_key, None, self.policy)
+            self.assertTrue(raised.exception.matches(Gio.io_error_quark(),
+                                                     Gio.IOErrorEnum.NOT_SUPPORTED))
+            return
+        handle = self.backend.create(template_key, None, self.policy)
+        try:
+            session = handle.get_session()
+            result = session.run(Sandbox.Command(['/bin/sh', '-c', 'echo mine > /usr/bin/mine']))
+            self.assertEqual(result.exit_status, 0, result.stderr)
+            result = session.run(Sandbox.Command(['/bin/cat', '/usr/bin/mine']))
+            self.assertEqual(result.stdout, b'mine\n')
+        finally:
+            handle.delete()
+
     def test_not_a_directory(self):
         with self.assertRaises(GLib.Error) as raised:
             self.backend.import_runtime(Gio.File.new_for_path('/nonexistent/runtime'))

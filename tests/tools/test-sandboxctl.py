@@ -1213,6 +1213,23 @@ def test_runtime_bubblewrap():
            stderr_has="delete them first")
     expect(ctl("delete", "--state", state_path), 0, "delete the session on the runtime")
     expect(ctl("rm-template", key), 0, "rm-template the template naming it")
+    result = ctl("prewarm", "--template", "on-runtime", "--dir",
+                 os.path.join(work, "runtime-tree"), "--runtime", runtime_key,
+                 "--writable-runtime")
+    writable_key = result.stdout.decode().strip()
+    tap.check(result.returncode == 0 and is_key(writable_key) and writable_key != key,
+              "prewarm --writable-runtime: another key", describe(result))
+    result = ctl("create", "--template", writable_key, "--output", state_path)
+    expect(result, 0, "create a session on the writable runtime")
+    result = ctl("run", "--state", state_path, "--", "/bin/sh", "-c", "echo mine > /usr/bin/mine")
+    expect(result, 0, "a session writes into its writable runtime's /usr")
+    result = ctl("run", "--state", state_path, "--", "/bin/cat", "/usr/bin/mine")
+    expect(result, 0, "what it wrote there is there for its next command", stdout_has="mine\n")
+    expect(ctl("delete", "--state", state_path), 0, "delete the session on the writable runtime")
+    expect(ctl("rm-template", writable_key), 0, "rm-template the writable runtime's template")
+    result = ctl("prewarm", "--template", "x", "--writable-runtime")
+    expect(result, EXIT_USAGE, "--writable-runtime needs --runtime",
+           stderr_has="--writable-runtime needs --runtime")
     result = ctl("runtime", "rm", runtime_key)
     expect(result, 0, "runtime rm once no template names it", stdout_has="deleted: runtime")
     result = ctl("runtime", "rm", runtime_key)
