@@ -19,6 +19,7 @@
 #include "sandbox-bubblewrap-seccomp-private.h"
 #include "sandbox-bubblewrap-guest-ids-private.h"
 #include "sandbox-bubblewrap-store-private.h"
+#include "sandbox-bubblewrap-stub-private.h"
 
 /**
  * SandboxBubblewrapBackend:
@@ -488,13 +489,18 @@ sandbox_bubblewrap_backend_new_session (SandboxBackendBase  *base,
 /* Settles a resumed session's ids and workspace, proves isolation in the
  * leased session and hands it to a new handle. On failure the lease keeps
  * waiting: the base's release_lease abandons it. */
-/* A runtime writable per session is an overlay in the session's layers:
- * a session that copies its template has none (no overlayfs here). */
+/* A session on a runtime runs a static stub (see
+ * sandbox_bubblewrap_stub_check_static()); one writable per session is an
+ * overlay in the session's layers: a session that copies its template has
+ * none (no overlayfs here). */
 static gboolean
-check_writable_runtime (SandboxBubblewrapLease  *lease,
-                        gboolean                 writable,
-                        GError                 **error)
+check_runtime (SandboxBubblewrapLease  *lease,
+               const char              *runtime,
+               gboolean                 writable,
+               GError                 **error)
 {
+  if (runtime != NULL && !sandbox_bubblewrap_stub_check_static (error))
+    return FALSE;
   if (!writable || lease->layers != NULL)
     return TRUE;
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
@@ -526,7 +532,7 @@ sandbox_bubblewrap_backend_new_handle (SandboxBackendBase    *base,
        sandbox_bubblewrap_store_prepare_resumed (self->store, lease, state, error)) &&
       sandbox_bubblewrap_store_runtime_of (self->store, sandbox_state_get_template_key (state),
                                            &runtime_key, &runtime, &runtime_lowers, error) &&
-      check_writable_runtime (lease, runtime_lowers != NULL, error))
+      check_runtime (lease, runtime, runtime_lowers != NULL, error))
     {
       /* The session's own guest (sandbox-bubblewrap-guest-ids.c), and the
        * runtime its template names. */

@@ -40,6 +40,7 @@ G_BEGIN_DECLS
 
 const char *sandbox_bubblewrap_stub_get_path       (GError         **error);
 int         sandbox_bubblewrap_stub_open           (GError         **error);
+gboolean    sandbox_bubblewrap_stub_check_static   (GError         **error);
 GBytes     *sandbox_bubblewrap_stub_message_new    (SandboxCommand  *command,
                                                     gboolean         proxy,
                                                     GError         **error);

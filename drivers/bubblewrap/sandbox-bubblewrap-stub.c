@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -81,6 +82,73 @@ sandbox_bubblewrap_stub_get_path (GError **error)
                  "Sandbox process could not start: the sandbox stub is missing (set "
                  "SANDBOX_BUBBLEWRAP_STUB or install it at %s)", SANDBOX_STUB_PATH);
   return path;
+}
+
+/* Whether the ELF file on @fd asks for no program interpreter: a 64-bit
+ * executable of this machine's byte order without PT_INTERP. Anything
+ * else, or a file that cannot be read, is not. */
+static gboolean
+elf_has_no_interpreter (int fd)
+{
+  Elf64_Ehdr header;
+
+  if (pread (fd, &header, sizeof header, 0) != (gssize) sizeof header ||
+      memcmp (header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_ident[EI_DATA] != (G_BYTE_ORDER == G_LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB) ||
+      header.e_phentsize != sizeof (Elf64_Phdr) || header.e_phnum == 0 ||
+      header.e_phnum > 1024)
+    return FALSE;
+  for (guint i = 0; i < header.e_phnum; i++)
+    {
+      Elf64_Phdr program;
+
+      if (pread (fd, &program, sizeof program,
+                 (off_t) (header.e_phoff + (guint64) i * sizeof program)) != (gssize) sizeof program ||
+          program.p_type == PT_INTERP)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_stub_check_static:
+ * @error: return location for a #GError
+ *
+ * The stub runs inside the sandbox before it has dropped its capabilities
+ * and installed the seccomp filter. Linked dynamically, it would load the
+ * dynamic loader and libc of the sandbox's /usr, which on a runtime are
+ * the runtime's (an image's author's; on a runtime writable per session,
+ * the guest's own) and could skip every one of its steps. So a session on
+ * a runtime needs a static stub (the build makes one where libc.a is
+ * there). Checked once per process.
+ *
+ * Returns: %TRUE when the stub needs no program interpreter, or %FALSE
+ *   with %G_IO_ERROR_NOT_SUPPORTED
+ */
+gboolean
+sandbox_bubblewrap_stub_check_static (GError **error)
+{
+  static gsize initialized = 0;
+  static gboolean is_static = FALSE;
+  const char *path = sandbox_bubblewrap_stub_get_path (error);
+
+  if (path == NULL)
+    return FALSE;
+  if (g_once_init_enter (&initialized))
+    {
+      int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+      is_static = fd >= 0 && elf_has_no_interpreter (fd);
+      if (fd >= 0)
+        close (fd);
+      g_once_init_leave (&initialized, 1);
+    }
+  if (!is_static)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                 "Sessions on a runtime need a statically linked sandbox stub, and %s is not "
+                 "one (it would load the runtime's own dynamic loader and libc before its "
+                 "seccomp filter); build it where libc.a is installed (libc6-dev)", path);
+  return is_static;
 }
 
 /**

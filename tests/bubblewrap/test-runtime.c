@@ -465,6 +465,43 @@ test_oci_layout (void)
   sandbox_test_fixture_tear_down (&f, NULL);
 }
 
+/* A dynamically linked stub would load the runtime's own loader and libc
+ * before its seccomp filter: sessions on a runtime refuse it. The stub
+ * here is this test's own executable (dynamic), in a subprocess, which
+ * looks the stub up afresh. Without the check the session fails later
+ * and otherwise (UNAVAILABLE: the stub could not start on busybox's /usr,
+ * which has no loader for it). */
+static void
+test_dynamic_stub_refused (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+      g_autofree char *busybox = busybox_runtime_path ();
+      g_autofree char *state_directory = sandbox_test_state_directory_new ();
+      g_autoptr(SandboxBackend) backend = NULL;
+      g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+      g_autoptr(SandboxHandle) handle = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *runtime_key = NULL;
+      g_autofree char *template_key = NULL;
+
+      g_setenv ("SANDBOX_BUBBLEWRAP_STUB", self, TRUE);
+      backend = sandbox_test_bubblewrap_new (state_directory, NULL, "layering", "copy", NULL);
+      runtime_key = import_runtime (backend, busybox, NULL);
+      template_key = prewarm_on (backend, runtime_key);
+      handle = sandbox_backend_create (backend, template_key, NULL, policy, NULL, &error);
+      g_assert_null (handle);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+      g_assert_nonnull (strstr (error->message, "statically linked"));
+      g_clear_object (&backend);
+      sandbox_test_state_directory_remove (state_directory);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -478,6 +515,7 @@ main (int   argc,
   g_test_add_func ("/bubblewrap/runtime/top-level-link", test_top_level_link_stays_inside);
   g_test_add_func ("/bubblewrap/runtime/etc-link", test_etc_link_refused);
   g_test_add_func ("/bubblewrap/runtime/oci-layout", test_oci_layout);
+  g_test_add_func ("/bubblewrap/runtime/dynamic-stub-refused", test_dynamic_stub_refused);
 
   return g_test_run ();
 }
