@@ -21,6 +21,7 @@
 
 #include "sandbox-test-backend.h"
 #include "sandbox-test-fixture.h"
+#include "sandbox-test-runtime.h"
 #include "sandbox-test-session.h"
 
 typedef SandboxTestFixture Fixture;
@@ -32,30 +33,11 @@ typedef SandboxTestFixture Fixture;
   "chmod 0755 /usr/local/bin/tool && echo extra > /usr/bin/extra"
 
 static char *
-busybox_runtime_path (void)
-{
-  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *directory = NULL;
-  char *path;
-
-  g_assert_nonnull (self);
-  directory = g_path_get_dirname (self);
-  path = g_build_filename (directory, "..", "runtime-cache", "busybox", NULL);
-  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
-    g_error ("No test runtime at %s: run this test through meson (with-test-runtime.sh)", path);
-  return path;
-}
-
-static char *
 import_busybox (SandboxBackend *backend)
 {
-  g_autofree char *busybox = busybox_runtime_path ();
-  g_autoptr(GFile) source = g_file_new_for_path (busybox);
-  g_autoptr(GError) error = NULL;
-  char *key = sandbox_backend_import_runtime (backend, source, NULL, NULL, &error);
+  g_autofree char *busybox = sandbox_test_runtime_path ("busybox");
 
-  g_assert_no_error (error);
-  return key;
+  return sandbox_test_import_runtime (backend, busybox, NULL);
 }
 
 /* The hello template on @runtime_key, writable per session or not. */
@@ -79,6 +61,27 @@ backend_layers (SandboxBackend *backend)
 
   g_object_get (backend, "workspace-layering", &layering, NULL);
   return g_strcmp0 (layering, "overlay") == 0;
+}
+
+/* @f's backend, the busybox runtime imported (@runtime_key), the hello
+ * template on it writable per session, and a session of it; FALSE (the
+ * test skipped) where the run copies its templates: see
+ * /bubblewrap/runtime-writable/copy for that. */
+static gboolean
+set_up_session (Fixture  *f,
+                char    **runtime_key)
+{
+  sandbox_test_fixture_set_up (f, "bubblewrap", NULL, NULL);
+  if (!backend_layers (f->backend))
+    {
+      g_test_skip ("this run copies its templates");
+      sandbox_test_fixture_tear_down (f, NULL);
+      return FALSE;
+    }
+  *runtime_key = import_busybox (f->backend);
+  f->template_key = prewarm_on (f->backend, *runtime_key, TRUE);
+  sandbox_test_fixture_open_session (f, NULL);
+  return TRUE;
 }
 
 /* Whether any stored runtime's tree (STATE/STORE/runtimes/KEY/tree) holds
@@ -175,18 +178,10 @@ test_install_persists (void)
   g_autoptr(SandboxHandle) plain = NULL;
   g_auto(GStrv) lines = NULL;
 
-  sandbox_test_fixture_set_up (&f, "bubblewrap", NULL, NULL);
-  if (!backend_layers (f.backend))
-    {
-      g_test_skip ("this run copies its templates: see /bubblewrap/runtime-writable/copy");
-      sandbox_test_fixture_tear_down (&f, NULL);
-      return;
-    }
-  runtime_key = import_busybox (f.backend);
-  f.template_key = prewarm_on (f.backend, runtime_key, TRUE);
+  if (!set_up_session (&f, &runtime_key))
+    return;
   read_only_key = prewarm_on (f.backend, runtime_key, FALSE);
   g_assert_cmpstr (f.template_key, !=, read_only_key);
-  sandbox_test_fixture_open_session (&f, NULL);
 
   g_assert_cmpint (sandbox_test_guest_status (f.session, INSTALL), ==, 0);
   ran = sandbox_test_guest_sh (f.session, "/usr/local/bin/tool; cat /usr/bin/extra; cat /workspace/hello.txt");
@@ -246,16 +241,8 @@ test_guest_breaks_its_true (void)
   g_autoptr(SandboxHandle) again = NULL;
   g_autofree char *ran = NULL;
 
-  sandbox_test_fixture_set_up (&f, "bubblewrap", NULL, NULL);
-  if (!backend_layers (f.backend))
-    {
-      g_test_skip ("this run copies its templates");
-      sandbox_test_fixture_tear_down (&f, NULL);
-      return;
-    }
-  runtime_key = import_busybox (f.backend);
-  f.template_key = prewarm_on (f.backend, runtime_key, TRUE);
-  sandbox_test_fixture_open_session (&f, NULL);
+  if (!set_up_session (&f, &runtime_key))
+    return;
   g_assert_cmpint (sandbox_test_guest_status (f.session, "rm /usr/bin/true"), ==, 0);
   resumed = stop_and_resume (f.backend, f.handle);
   ran = sandbox_test_guest_sh (sandbox_handle_get_session (resumed), "echo still");
@@ -309,16 +296,8 @@ test_snapshot_fork_restore (void)
   g_autoptr(SandboxHandle) other = NULL;
   SandboxSession *forked;
 
-  sandbox_test_fixture_set_up (&f, "bubblewrap", NULL, NULL);
-  if (!backend_layers (f.backend))
-    {
-      g_test_skip ("this run copies its templates");
-      sandbox_test_fixture_tear_down (&f, NULL);
-      return;
-    }
-  runtime_key = import_busybox (f.backend);
-  f.template_key = prewarm_on (f.backend, runtime_key, TRUE);
-  sandbox_test_fixture_open_session (&f, NULL);
+  if (!set_up_session (&f, &runtime_key))
+    return;
   g_assert_cmpint (sandbox_test_guest_status (f.session, INSTALL " && echo w > /workspace/w"),
                    ==, 0);
   key = snapshot (f.handle);

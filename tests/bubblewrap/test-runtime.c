@@ -25,40 +25,10 @@
 
 #include "sandbox-test-backend.h"
 #include "sandbox-test-fixture.h"
+#include "sandbox-test-runtime.h"
 #include "sandbox-test-session.h"
 
 typedef SandboxTestFixture Fixture;
-
-/* tests/runtime-cache/busybox in the build directory, next to this test's
- * own directory (tests/bubblewrap). */
-static char *
-busybox_runtime_path (void)
-{
-  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *directory = NULL;
-  char *path;
-
-  g_assert_nonnull (self);
-  directory = g_path_get_dirname (self);
-  path = g_build_filename (directory, "..", "runtime-cache", "busybox", NULL);
-  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
-    g_error ("No test runtime at %s: run this test through meson (with-test-runtime.sh)", path);
-  return path;
-}
-
-static char *
-import_runtime (SandboxBackend *backend,
-                const char     *path,
-                gboolean       *reused)
-{
-  g_autoptr(GFile) source = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  char *key = sandbox_backend_import_runtime (backend, source, reused, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_true (sandbox_template_key_is_valid (key));
-  return key;
-}
 
 /* The hello template on @runtime_key, prewarmed. */
 static char *
@@ -137,7 +107,7 @@ static void
 test_session_runs_on_runtime (void)
 {
   Fixture f = { 0 };
-  g_autofree char *busybox = busybox_runtime_path ();
+  g_autofree char *busybox = sandbox_test_runtime_path ("busybox");
   g_autofree char *runtime_key = NULL;
   g_autofree char *again = NULL;
   g_autofree char *os_release = NULL;
@@ -158,13 +128,13 @@ test_session_runs_on_runtime (void)
 
   sandbox_test_fixture_set_up (&f, "bubblewrap", NULL, NULL);
   g_signal_connect (f.backend, "import-progress", G_CALLBACK (import_progress_cb), &progress);
-  runtime_key = import_runtime (f.backend, busybox, &reused);
+  runtime_key = sandbox_test_import_runtime (f.backend, busybox, &reused);
   g_assert_false (reused);
   /* Its totals last: busybox's 2 MB, its links. */
   g_assert_cmpuint (progress.n_reports, >=, 1);
   g_assert_cmpuint (progress.n_bytes, >, 1000000);
   g_assert_cmpuint (progress.n_entries, >, 10);
-  again = import_runtime (f.backend, busybox, &reused);
+  again = sandbox_test_import_runtime (f.backend, busybox, &reused);
   g_assert_true (reused);
   g_assert_cmpstr (runtime_key, ==, again);
 
@@ -232,14 +202,14 @@ static void
 test_list_and_delete (void)
 {
   Fixture f = { 0 };
-  g_autofree char *busybox = busybox_runtime_path ();
+  g_autofree char *busybox = sandbox_test_runtime_path ("busybox");
   g_autofree char *runtime_key = NULL;
   g_autoptr(SandboxRuntimeInfo) info = NULL;
   g_autoptr(SandboxRuntimeInfo) gone = NULL;
   g_autoptr(GError) error = NULL;
 
   sandbox_test_fixture_set_up (&f, "bubblewrap", NULL, NULL);
-  runtime_key = import_runtime (f.backend, busybox, NULL);
+  runtime_key = sandbox_test_import_runtime (f.backend, busybox, NULL);
   f.template_key = prewarm_on (f.backend, runtime_key);
   sandbox_test_fixture_open_session (&f, NULL);
 
@@ -326,7 +296,7 @@ hostile_runtime (const char *directory,
                  const char *link_name,
                  const char *target)
 {
-  g_autofree char *busybox = busybox_runtime_path ();
+  g_autofree char *busybox = sandbox_test_runtime_path ("busybox");
   g_autofree char *root = g_build_filename (directory, "hostile", NULL);
   g_autofree char *command = g_strdup_printf ("cp -a '%s' '%s'", busybox, root);
   g_autofree char *link = g_build_filename (root, link_name, NULL);
@@ -360,7 +330,7 @@ test_top_level_link_stays_inside (void)
   g_assert_true (g_file_set_contents (secret, "host secret", -1, NULL));
   g_assert_cmpint (chmod (secret, 0644), ==, 0);
   root = hostile_runtime (f.state_directory, "lib32", outside);
-  runtime_key = import_runtime (f.backend, root, NULL);
+  runtime_key = sandbox_test_import_runtime (f.backend, root, NULL);
   f.template_key = prewarm_on (f.backend, runtime_key);
   sandbox_test_fixture_open_session (&f, NULL);
 
@@ -418,7 +388,7 @@ static void
 test_oci_layout (void)
 {
   Fixture f = { 0 };
-  g_autofree char *busybox = busybox_runtime_path ();
+  g_autofree char *busybox = sandbox_test_runtime_path ("busybox");
   g_autofree char *umoci = g_find_program_in_path ("umoci");
   g_autofree char *layout = NULL;
   g_autofree char *image = NULL;
@@ -454,8 +424,8 @@ test_oci_layout (void)
     run_tool (repack);
   }
 
-  from_directory = import_runtime (f.backend, busybox, NULL);
-  from_image = import_runtime (f.backend, layout, &reused);
+  from_directory = sandbox_test_import_runtime (f.backend, busybox, NULL);
+  from_image = sandbox_test_import_runtime (f.backend, layout, &reused);
   g_assert_cmpstr (from_image, ==, from_directory);
   g_assert_true (reused);
   f.template_key = prewarm_on (f.backend, from_image);
@@ -477,7 +447,7 @@ test_dynamic_stub_refused (void)
   if (g_test_subprocess ())
     {
       g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-      g_autofree char *busybox = busybox_runtime_path ();
+      g_autofree char *busybox = sandbox_test_runtime_path ("busybox");
       g_autofree char *state_directory = sandbox_test_state_directory_new ();
       g_autoptr(SandboxBackend) backend = NULL;
       g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
@@ -488,7 +458,7 @@ test_dynamic_stub_refused (void)
 
       g_setenv ("SANDBOX_BUBBLEWRAP_STUB", self, TRUE);
       backend = sandbox_test_bubblewrap_new (state_directory, NULL, "layering", "copy", NULL);
-      runtime_key = import_runtime (backend, busybox, NULL);
+      runtime_key = sandbox_test_import_runtime (backend, busybox, NULL);
       template_key = prewarm_on (backend, runtime_key);
       handle = sandbox_backend_create (backend, template_key, NULL, policy, NULL, &error);
       g_assert_null (handle);
