@@ -135,6 +135,16 @@ gboolean sandbox_bubblewrap_store_read_parent (SandboxBubblewrapStore  *self,
                                                const char              *key,
                                                char                   **parent,
                                                GError                 **error);
+gboolean sandbox_bubblewrap_store_try_lock_entry (int                      ready_fd,
+                                                  const char              *what,
+                                                  const char              *key,
+                                                  const char              *busy_reason,
+                                                  GError                 **error);
+gboolean sandbox_bubblewrap_store_remove_entry   (SandboxBubblewrapStore  *self,
+                                                  const char              *parent,
+                                                  const char              *key,
+                                                  const char              *what,
+                                                  GError                 **error);
 int sandbox_bubblewrap_store_begin_build (const char              *directory,
                                           int                      templates_fd,
                                           char                   **uuid,

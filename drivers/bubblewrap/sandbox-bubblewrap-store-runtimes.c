@@ -576,13 +576,9 @@ sandbox_bubblewrap_store_delete_runtime (SandboxBubblewrapStore  *self,
                                          const char              *key,
                                          GError                 **error)
 {
-  g_autofree char *directory = g_build_filename (self->runtimes, key, NULL);
-  g_autofree char *ready = g_build_filename (directory, "ready", NULL);
-  g_autofree char *uuid = g_uuid_string_random ();
-  g_autofree char *doomed = g_build_filename (self->runtimes, uuid, NULL);
+  g_autofree char *ready = g_build_filename (self->runtimes, key, "ready", NULL);
   g_autoptr(GPtrArray) templates = NULL;
   g_auto(SandboxBubblewrapFd) ready_fd = -1;
-  g_auto(SandboxBubblewrapFd) runtimes_fd = -1;
   guint n_templates, n_sessions;
 
   g_return_val_if_fail (sandbox_template_key_is_valid (key), FALSE);
@@ -593,14 +589,9 @@ sandbox_bubblewrap_store_delete_runtime (SandboxBubblewrapStore  *self,
                            : set_errno_error (error, errno, "Could not open", ready);
   /* Held until it is renamed away: a prewarm naming it waits for none,
    * it is refused here (see sandbox_bubblewrap_store_lock_runtime()). */
-  if (flock (ready_fd, LOCK_EX | LOCK_NB) < 0)
-    {
-      if (errno != EWOULDBLOCK)
-        return set_errno_error (error, errno, "Could not lock runtime", key);
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                   "Sandbox runtime %s is in use: a template naming it is being stored", key);
-      return FALSE;
-    }
+  if (!sandbox_bubblewrap_store_try_lock_entry (ready_fd, "runtime", key,
+                                                "a template naming it is being stored", error))
+    return FALSE;
   templates = sandbox_bubblewrap_store_list_ids (self->templates, error);
   if (templates == NULL)
     return FALSE;
@@ -612,13 +603,5 @@ sandbox_bubblewrap_store_delete_runtime (SandboxBubblewrapStore  *self,
                    key, n_templates);
       return FALSE;
     }
-  runtimes_fd = open_directory (self->runtimes, error);
-  if (runtimes_fd < 0)
-    return FALSE;
-  if (rename (directory, doomed) < 0)
-    return set_errno_error (error, errno, "Could not remove runtime", directory);
-  if (self->durable && !sync_fd (runtimes_fd, self->runtimes, error))
-    return FALSE;
-  /* Out of sight now: what a failure here leaves is an unnamed leftover. */
-  return sandbox_workspace_remove_tree_at (runtimes_fd, uuid, error);
+  return sandbox_bubblewrap_store_remove_entry (self, self->runtimes, key, "runtime", error);
 }

@@ -680,6 +680,79 @@ sandbox_bubblewrap_store_open_template (SandboxBubblewrapStore  *self,
   return fd;
 }
 
+/**
+ * sandbox_bubblewrap_store_try_lock_entry:
+ * @ready_fd: an entry's `ready` record, open
+ * @what: "template" or "runtime", for the messages
+ * @key: the entry's key
+ * @busy_reason: why a held lock means it is busy
+ * @error: return location for a #GError
+ *
+ * Takes an exclusive flock() on an entry about to be deleted, without
+ * waiting: whoever holds a shared one is using it.
+ *
+ * Returns: %TRUE, or %FALSE with %SANDBOX_ERROR_BUSY naming @busy_reason
+ */
+gboolean
+sandbox_bubblewrap_store_try_lock_entry (int          ready_fd,
+                                         const char  *what,
+                                         const char  *key,
+                                         const char  *busy_reason,
+                                         GError     **error)
+{
+  if (flock (ready_fd, LOCK_EX | LOCK_NB) == 0)
+    return TRUE;
+  if (errno != EWOULDBLOCK)
+    {
+      g_autofree char *doing = g_strdup_printf ("Could not lock %s", what);
+
+      return set_errno_error (error, errno, doing, key);
+    }
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY, "Sandbox %s %s is in use: %s", what,
+               key, busy_reason);
+  return FALSE;
+}
+
+/**
+ * sandbox_bubblewrap_store_remove_entry:
+ * @self: a store
+ * @parent: the store's directory of such entries (templates/, runtimes/)
+ * @key: the entry's name there, locked by the caller
+ * @what: "template" or "runtime", for the messages
+ * @error: return location for a #GError
+ *
+ * Renames the entry out of sight (to a random name, which a restart
+ * cleans as a leftover if this process dies), syncs @parent when the store
+ * is durable, and removes it without following a link.
+ *
+ * Returns: %TRUE when it is gone, or %FALSE with @error set
+ */
+gboolean
+sandbox_bubblewrap_store_remove_entry (SandboxBubblewrapStore  *self,
+                                       const char              *parent,
+                                       const char              *key,
+                                       const char              *what,
+                                       GError                 **error)
+{
+  g_autofree char *directory = g_build_filename (parent, key, NULL);
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *doomed = g_build_filename (parent, uuid, NULL);
+  g_auto(SandboxBubblewrapFd) parent_fd = open_directory (parent, error);
+
+  if (parent_fd < 0)
+    return FALSE;
+  if (rename (directory, doomed) < 0)
+    {
+      g_autofree char *doing = g_strdup_printf ("Could not remove %s", what);
+
+      return set_errno_error (error, errno, doing, directory);
+    }
+  if (self->durable && !sync_fd (parent_fd, parent, error))
+    return FALSE;
+  /* Out of sight now: what a failure here leaves is an unnamed leftover. */
+  return sandbox_workspace_remove_tree_at (parent_fd, uuid, error);
+}
+
 /*
  * Deleting a template. Sessions are copies, but a resume checks the
  * template it came from, so a template with stored sessions stays (BUSY).
@@ -737,11 +810,7 @@ sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore  *self,
                                           const char              *key,
                                           GError                 **error)
 {
-  g_autofree char *directory = g_build_filename (self->templates, key, NULL);
-  g_autofree char *uuid = g_uuid_string_random ();
-  g_autofree char *doomed = g_build_filename (self->templates, uuid, NULL);
   g_auto(SandboxBubblewrapFd) ready_fd = -1;
-  g_auto(SandboxBubblewrapFd) templates_fd = -1;
   g_autoptr(GPtrArray) states = NULL;
   guint n_sessions;
 
@@ -750,14 +819,9 @@ sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore  *self,
   ready_fd = open_template_ready (self, key, error);
   if (ready_fd < 0)
     return FALSE;
-  if (flock (ready_fd, LOCK_EX | LOCK_NB) < 0)
-    {
-      if (errno != EWOULDBLOCK)
-        return set_errno_error (error, errno, "Could not lock template", key);
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY,
-                   "Sandbox template %s is in use: a session is being created from it", key);
-      return FALSE;
-    }
+  if (!sandbox_bubblewrap_store_try_lock_entry (ready_fd, "template", key,
+                                                "a session is being created from it", error))
+    return FALSE;
   if (!sandbox_bubblewrap_store_check_template (self, key, error) ||
       (states = sandbox_bubblewrap_store_collect_states (self, error)) == NULL)
     return FALSE;
@@ -778,14 +842,5 @@ sandbox_bubblewrap_store_delete_template (SandboxBubblewrapStore  *self,
                    key, n_sessions);
       return FALSE;
     }
-
-  templates_fd = open_directory (self->templates, error);
-  if (templates_fd < 0)
-    return FALSE;
-  if (rename (directory, doomed) < 0)
-    return set_errno_error (error, errno, "Could not remove template", directory);
-  if (self->durable && !sync_fd (templates_fd, self->templates, error))
-    return FALSE;
-  /* Out of sight now: what a failure here leaves is an unnamed leftover. */
-  return sandbox_workspace_remove_tree_at (templates_fd, uuid, error);
+  return sandbox_bubblewrap_store_remove_entry (self, self->templates, key, "template", error);
 }
