@@ -24,6 +24,7 @@
 
 #include "sandbox-cluster-backend-fields-private.h"
 #include "sandbox-cluster-handle-private.h"
+#include "sandbox-cluster-runtime-share-private.h"
 #include "sandbox-cluster-template-share-private.h"
 
 enum
@@ -174,6 +175,7 @@ sandbox_cluster_backend_prewarm (SandboxBackend   *backend,
 
   if (key == NULL ||
       !sandbox_cluster_template_publish (&share, key, sandbox_template_get_name (template_),
+                                         sandbox_template_get_runtime (template_),
                                          cancellable, error))
     return NULL;
   sandbox_cluster_placement_add_template (self->placement, key);
@@ -223,6 +225,42 @@ sandbox_cluster_backend_delete_template (SandboxBackend  *backend,
   sandbox_cluster_placement_remove_template (self->placement, template_key);
   announce (self);
   return TRUE;
+}
+
+/* Runtimes: imported here and published (sandbox-cluster-runtime-share.c);
+ * this host's own view and deletes are bubblewrap's. The etcd record and
+ * the blobs stay after a delete, as a template's do: another host's
+ * templates may name the runtime, and a host can fetch it again. */
+
+static char *
+sandbox_cluster_backend_import_runtime (SandboxBackend  *backend,
+                                        GFile           *source,
+                                        gboolean        *reused,
+                                        GCancellable    *cancellable,
+                                        GError         **error)
+{
+  SandboxClusterTemplateShare share = share_of (SANDBOX_CLUSTER_BACKEND (backend));
+
+  return sandbox_cluster_runtime_import (&share, backend, source, reused, cancellable, error);
+}
+
+static GPtrArray *
+sandbox_cluster_backend_list_runtimes (SandboxBackend  *backend,
+                                       GCancellable    *cancellable,
+                                       GError         **error)
+{
+  return sandbox_backend_list_runtimes (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
+                                        cancellable, error);
+}
+
+static gboolean
+sandbox_cluster_backend_delete_runtime (SandboxBackend  *backend,
+                                        const char      *runtime_key,
+                                        GCancellable    *cancellable,
+                                        GError         **error)
+{
+  return sandbox_backend_delete_runtime (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
+                                         runtime_key, cancellable, error);
 }
 
 /* Placement: the action signals -------------------------------------------- */
@@ -494,6 +532,9 @@ sandbox_cluster_backend_backend_iface_init (SandboxBackendInterface *iface)
   iface->list_templates = sandbox_cluster_backend_list_templates;
   iface->query_lease_owner = sandbox_cluster_backend_query_lease_owner;
   iface->delete_template = sandbox_cluster_backend_delete_template;
+  iface->import_runtime = sandbox_cluster_backend_import_runtime;
+  iface->list_runtimes = sandbox_cluster_backend_list_runtimes;
+  iface->delete_runtime = sandbox_cluster_backend_delete_runtime;
   sandbox_cluster_backend_implement_sessions (iface);
 }
 
