@@ -159,6 +159,32 @@ sandbox_cluster_backend_check_template (SandboxBackendBase  *base,
   return TRUE;
 }
 
+/* The runtime @template_ names, fetched first when this host lacks it and
+ * the cluster published it, so that a prewarm works on any host. What is
+ * no key or not published is left to bubblewrap's prewarm (INVALID,
+ * NOT_FOUND) and the publish (NOT_FOUND). */
+static gboolean
+fetch_runtime_of (SandboxClusterBackend  *self,
+                  SandboxTemplate        *template_,
+                  GCancellable           *cancellable,
+                  GError                **error)
+{
+  SandboxClusterTemplateShare share = share_of (self);
+  const char *runtime_key = sandbox_template_get_runtime (template_);
+  g_autoptr(GError) local_error = NULL;
+
+  if (runtime_key == NULL || !sandbox_template_key_is_valid (runtime_key))
+    return TRUE;
+  if (!sandbox_cluster_runtime_is_published (&share, runtime_key, cancellable, &local_error))
+    {
+      if (g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  return sandbox_cluster_runtime_ensure (&share, runtime_key, cancellable, error);
+}
+
 /* Templates and this host's own view are bubblewrap's. */
 
 static char *
@@ -170,9 +196,11 @@ sandbox_cluster_backend_prewarm (SandboxBackend   *backend,
 {
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (backend);
   SandboxClusterTemplateShare share = share_of (self);
-  g_autofree char *key = sandbox_backend_prewarm (self->bubblewrap, template_, reused,
-                                                  cancellable, error);
+  g_autofree char *key = NULL;
 
+  if (!fetch_runtime_of (self, template_, cancellable, error))
+    return NULL;
+  key = sandbox_backend_prewarm (self->bubblewrap, template_, reused, cancellable, error);
   if (key == NULL ||
       !sandbox_cluster_template_publish (&share, key, sandbox_template_get_name (template_),
                                          sandbox_template_get_runtime (template_),

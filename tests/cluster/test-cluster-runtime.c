@@ -381,12 +381,15 @@ test_no_runtime_no_member (Fixture       *fixture,
 
 /* list and delete on a cluster backend are its host's: a runtime no
  * template names goes, its record stays (other hosts' templates may name
- * it); an unknown key is NOT_FOUND. */
+ * it); an unknown key is NOT_FOUND. A prewarm naming a runtime its host
+ * lacks fetches it from the cluster; one naming a runtime nobody published
+ * is NOT_FOUND. */
 static void
 test_list_and_delete (Fixture       *fixture,
                       gconstpointer  data)
 {
   g_autoptr(SandboxRuntimeInfo) info = NULL;
+  g_autoptr(SandboxTemplate) template_ = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *unknown = g_strnfill (64, 'a');
   g_autofree char *manifest = NULL;
@@ -407,6 +410,15 @@ test_list_and_delete (Fixture       *fixture,
 
   g_assert_false (sandbox_backend_delete_runtime (fixture->a, unknown, NULL, &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  g_free (prewarm_on (fixture->b, fixture->runtime_key));
+  g_assert_cmpuint (count_runtimes (fixture->b), ==, 1);
+  template_ = sandbox_template_new ("nowhere");
+  sandbox_template_set_runtime (template_, unknown);
+  g_assert_null (sandbox_backend_prewarm (fixture->b, template_, NULL, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND);
+  g_assert_cmpuint (count_runtimes (fixture->b), ==, 1);
 }
 
 /* An attacker points runtimes/KEY at another runtime's manifest (a tree
