@@ -315,12 +315,14 @@ test_follows_template (Fixture       *fixture,
   g_autofree char *os_release = NULL;
   g_autofree char *extra = NULL;
   g_autofree char *again = NULL;
+  g_autofree char *published = NULL;
   Progress progress = { 0 };
   gboolean reused = FALSE;
 
   if (fixture->etcd == NULL)
     return;
-  g_assert_nonnull (etcd_member (fixture, "runtimes", fixture->runtime_key, "manifest"));
+  published = etcd_member (fixture, "runtimes", fixture->runtime_key, "manifest");
+  g_assert_nonnull (published);
 
   /* Published already: reused, on a host that stored it too and one that
    * did not (b stores it now), with the unpacking's progress. */
