@@ -24,6 +24,7 @@
 
 #include "sandbox-cluster-backend-fields-private.h"
 #include "sandbox-cluster-handle-private.h"
+#include "sandbox-cluster-runtime-share-private.h"
 #include "sandbox-cluster-template-share-private.h"
 
 enum
@@ -158,6 +159,32 @@ sandbox_cluster_backend_check_template (SandboxBackendBase  *base,
   return TRUE;
 }
 
+/* The runtime @template_ names, fetched first when this host lacks it and
+ * the cluster published it, so that a prewarm works on any host. What is
+ * no key or not published is left to bubblewrap's prewarm (INVALID,
+ * NOT_FOUND) and the publish (NOT_FOUND). */
+static gboolean
+fetch_runtime_of (SandboxClusterBackend  *self,
+                  SandboxTemplate        *template_,
+                  GCancellable           *cancellable,
+                  GError                **error)
+{
+  SandboxClusterTemplateShare share = share_of (self);
+  const char *runtime_key = sandbox_template_get_runtime (template_);
+  g_autoptr(GError) local_error = NULL;
+
+  if (runtime_key == NULL || !sandbox_template_key_is_valid (runtime_key))
+    return TRUE;
+  if (!sandbox_cluster_runtime_is_published (&share, runtime_key, cancellable, &local_error))
+    {
+      if (g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  return sandbox_cluster_runtime_ensure (&share, runtime_key, cancellable, error);
+}
+
 /* Templates and this host's own view are bubblewrap's. */
 
 static char *
@@ -169,11 +196,14 @@ sandbox_cluster_backend_prewarm (SandboxBackend   *backend,
 {
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (backend);
   SandboxClusterTemplateShare share = share_of (self);
-  g_autofree char *key = sandbox_backend_prewarm (self->bubblewrap, template_, reused,
-                                                  cancellable, error);
+  g_autofree char *key = NULL;
 
+  if (!fetch_runtime_of (self, template_, cancellable, error))
+    return NULL;
+  key = sandbox_backend_prewarm (self->bubblewrap, template_, reused, cancellable, error);
   if (key == NULL ||
       !sandbox_cluster_template_publish (&share, key, sandbox_template_get_name (template_),
+                                         sandbox_template_get_runtime (template_),
                                          cancellable, error))
     return NULL;
   sandbox_cluster_placement_add_template (self->placement, key);
@@ -223,6 +253,42 @@ sandbox_cluster_backend_delete_template (SandboxBackend  *backend,
   sandbox_cluster_placement_remove_template (self->placement, template_key);
   announce (self);
   return TRUE;
+}
+
+/* Runtimes: imported here and published (sandbox-cluster-runtime-share.c);
+ * this host's own view and deletes are bubblewrap's. The etcd record and
+ * the blobs stay after a delete, as a template's do: another host's
+ * templates may name the runtime, and a host can fetch it again. */
+
+static char *
+sandbox_cluster_backend_import_runtime (SandboxBackend  *backend,
+                                        GFile           *source,
+                                        gboolean        *reused,
+                                        GCancellable    *cancellable,
+                                        GError         **error)
+{
+  SandboxClusterTemplateShare share = share_of (SANDBOX_CLUSTER_BACKEND (backend));
+
+  return sandbox_cluster_runtime_import (&share, backend, source, reused, cancellable, error);
+}
+
+static GPtrArray *
+sandbox_cluster_backend_list_runtimes (SandboxBackend  *backend,
+                                       GCancellable    *cancellable,
+                                       GError         **error)
+{
+  return sandbox_backend_list_runtimes (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
+                                        cancellable, error);
+}
+
+static gboolean
+sandbox_cluster_backend_delete_runtime (SandboxBackend  *backend,
+                                        const char      *runtime_key,
+                                        GCancellable    *cancellable,
+                                        GError         **error)
+{
+  return sandbox_backend_delete_runtime (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
+                                         runtime_key, cancellable, error);
 }
 
 /* Placement: the action signals -------------------------------------------- */
@@ -494,6 +560,9 @@ sandbox_cluster_backend_backend_iface_init (SandboxBackendInterface *iface)
   iface->list_templates = sandbox_cluster_backend_list_templates;
   iface->query_lease_owner = sandbox_cluster_backend_query_lease_owner;
   iface->delete_template = sandbox_cluster_backend_delete_template;
+  iface->import_runtime = sandbox_cluster_backend_import_runtime;
+  iface->list_runtimes = sandbox_cluster_backend_list_runtimes;
+  iface->delete_runtime = sandbox_cluster_backend_delete_runtime;
   sandbox_cluster_backend_implement_sessions (iface);
 }
 

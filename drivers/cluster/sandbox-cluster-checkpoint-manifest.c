@@ -238,8 +238,11 @@ parse_kind_members (JsonObject          *object,
       g_assert_not_reached ();
     }
 
-  if (!get_bounded (object, "mode", 0777, &mode))
-    return "a mode is an integer from 0 to 0777";
+  /* A directory may be sticky (see checkpoint.c); nothing is setuid or
+   * setgid, no file sticky. */
+  if (!get_bounded (object, "mode", entry->kind == SANDBOX_CLUSTER_ENTRY_DIRECTORY ? 01777 : 0777,
+                    &mode))
+    return "a mode is an integer from 0 to 0777 (01777 for a directory)";
   entry->mode = mode;
   return NULL;
 }

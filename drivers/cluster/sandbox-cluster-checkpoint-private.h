@@ -13,7 +13,8 @@
  * exactly, `mode & 0777`: a session's workspace, unlike a template, may hold
  * private 0600 files or read-only ones, and a resumed guest expects them as
  * they were; setuid, setgid and sticky bits are dropped), directories (empty
- * ones too, with their permission bits), symbolic links verbatim (never
+ * ones too, with their permission bits and sticky bit: a runtime's tmp/ is
+ * 01777, and its key covers it), symbolic links verbatim (never
  * followed; dangling or absolute ones too). Hard links become separate
  * copies. FIFOs, sockets and devices are skipped with the reason logged, as
  * are names and link targets that are not UTF-8 (a manifest is JSON).
@@ -69,7 +70,8 @@ typedef enum
  * SandboxClusterEntry:
  * @path: the workspace-relative path ("dir/file")
  * @kind: what it is
- * @mode: a directory's or file's permission bits (at most 0777)
+ * @mode: a file's permission bits (at most 0777), a directory's with its
+ *   sticky bit (at most 01777)
  * @size: a file's size
  * @sha256: a file's content address
  * @target: a symbolic link's target, verbatim

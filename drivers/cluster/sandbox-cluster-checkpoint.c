@@ -235,7 +235,9 @@ add_directory (Walk        *walk,
       return skip (walk, path, "it is another filesystem");
     }
 
-  add_entry (walk, path, SANDBOX_CLUSTER_ENTRY_DIRECTORY)->mode = st.st_mode & 0777;
+  /* A directory's sticky bit is kept: a runtime's tmp/ (01777) is part of
+   * its key, and a workspace's is harmless to give back. */
+  add_entry (walk, path, SANDBOX_CLUSTER_ENTRY_DIRECTORY)->mode = st.st_mode & (0777 | S_ISVTX);
   /* walk_directory() owns @fd from here on */
   return walk_directory (walk, fd, path, depth, error);
 }

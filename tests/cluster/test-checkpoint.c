@@ -295,6 +295,7 @@ make_rich_workspace (Fixture *fixture)
   make_dir (ws, "empty", 0755);
   make_dir (ws, "deep/er/est", 0750);
   make_dir (ws, "locked", 0500);
+  make_dir (ws, "shared-tmp", 01777);
   make_link (ws, "relative", "bin/run");
   make_link (ws, "absolute", "/usr/bin/env");
   make_link (ws, "dangling", "nowhere/at/all");
@@ -325,7 +326,7 @@ test_round_trip (Fixture       *fixture,
   make_rich_workspace (fixture);
   digest = checkpoint (fixture, &stats);
   g_assert_cmpuint (stats.skipped, ==, 1);   /* the FIFO */
-  g_assert_cmpuint (stats.entries, ==, 16);
+  g_assert_cmpuint (stats.entries, ==, 17);
 
   entries = manifest_entries (fixture, digest);
   g_assert_null (find_entry (entries, "pipe"));
@@ -349,6 +350,7 @@ test_round_trip (Fixture       *fixture,
   g_assert_cmpuint (mode_of (restored, "empty"), ==, 0755);
   g_assert_cmpuint (mode_of (restored, "deep/er/est"), ==, 0750);
   g_assert_cmpuint (mode_of (restored, "locked"), ==, 0500);
+  g_assert_cmpuint (mode_of (restored, "shared-tmp"), ==, 01777);
   assert_link (restored, "relative", "bin/run");
   assert_link (restored, "absolute", "/usr/bin/env");
   assert_link (restored, "dangling", "nowhere/at/all");
@@ -669,6 +671,9 @@ static const char *const hostile_manifests[] = {
   /* modes, digests, kinds, members */
   "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":2541,"
   "\"size\":3,\"sha256\":\"@BLOB@\"}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":932,"
+  "\"size\":3,\"sha256\":\"@BLOB@\"}]}",
+  "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"d\",\"kind\":\"directory\",\"mode\":2541}]}",
   "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,"
   "\"size\":3,\"sha256\":\"../../../../etc/passwd\"}]}",
   "{\"version\":2,\"session\":null,\"entries\":[{\"path\":\"f\",\"kind\":\"file\",\"mode\":420,\"size\":3}]}",
