@@ -198,6 +198,17 @@ sandbox_cluster_backend_prewarm (SandboxBackend   *backend,
   SandboxClusterTemplateShare share = share_of (self);
   g_autofree char *key = NULL;
 
+  /* A session's changes to such a runtime are layers of the host it runs
+   * on, which its checkpoints do not carry: another host would resume it
+   * on the runtime as published, silently without them. */
+  if (sandbox_template_get_runtime_writable (template_))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "The cluster driver does not support a runtime writable per session yet "
+                   "(a session's checkpoints carry its workspace, not its changes to the "
+                   "runtime)");
+      return NULL;
+    }
   if (!fetch_runtime_of (self, template_, cancellable, error))
     return NULL;
   key = sandbox_backend_prewarm (self->bubblewrap, template_, reused, cancellable, error);

@@ -27,6 +27,7 @@
 #include "etcd-fixture.h"
 #include "sandbox-test-backend.h"
 #include "sandbox-test-fixture.h"
+#include "sandbox-test-runtime.h"
 #include "sandbox-test-session.h"
 
 #define PREFIX "/libsandbox/"
@@ -41,21 +42,6 @@ typedef struct
   char *runtime;          /* the busybox copy, imported on a */
   char *runtime_key;
 } Fixture;
-
-static char *
-busybox_runtime_path (void)
-{
-  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *directory = NULL;
-  char *path;
-
-  g_assert_nonnull (self);
-  directory = g_path_get_dirname (self);
-  path = g_build_filename (directory, "..", "runtime-cache", "busybox", NULL);
-  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
-    g_error ("No test runtime at %s: run this test through meson (with-test-runtime.sh)", path);
-  return path;
-}
 
 static void
 run_shell (const char *script)
@@ -80,7 +66,7 @@ make_runtime (const char *base,
               const char *name,
               const char *extra)
 {
-  g_autofree char *busybox = busybox_runtime_path ();
+  g_autofree char *busybox = sandbox_test_runtime_path ("busybox");
   char *root = g_build_filename (base, name, NULL);
   g_autofree char *script = g_strdup_printf (
     "cp -a '%s' '%s'\n"
@@ -381,6 +367,25 @@ test_no_runtime_no_member (Fixture       *fixture,
   g_assert_nonnull (manifest);
 }
 
+/* A runtime writable per session keeps a session's changes in its host's
+ * layers, which checkpoints do not carry: the cluster refuses such a
+ * template rather than resume it elsewhere without them. */
+static void
+test_writable_refused (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(SandboxTemplate) template_ = sandbox_template_new ("writable");
+  g_autoptr(GError) error = NULL;
+
+  if (fixture->etcd == NULL)
+    return;
+  sandbox_template_set_runtime (template_, fixture->runtime_key);
+  sandbox_template_set_runtime_writable (template_, TRUE);
+  g_assert_null (sandbox_backend_prewarm (fixture->a, template_, NULL, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message, "writable"));
+}
+
 /* list and delete on a cluster backend are its host's: a runtime no
  * template names goes, its record stays (other hosts' templates may name
  * it); an unknown key is NOT_FOUND. A prewarm naming a runtime its host
@@ -510,6 +515,8 @@ main (int   argc,
               test_follows_template, fixture_tear_down);
   g_test_add ("/cluster-runtime/no-runtime-no-member", Fixture, NULL, fixture_set_up,
               test_no_runtime_no_member, fixture_tear_down);
+  g_test_add ("/cluster-runtime/writable-refused", Fixture, NULL, fixture_set_up,
+              test_writable_refused, fixture_tear_down);
   g_test_add ("/cluster-runtime/list-and-delete", Fixture, NULL, fixture_set_up,
               test_list_and_delete, fixture_tear_down);
   g_test_add ("/cluster-runtime/forged-runtime-record", Fixture, NULL, fixture_set_up,
