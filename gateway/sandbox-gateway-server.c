@@ -57,7 +57,6 @@ struct _SandboxGatewayServer
   GSource *accept_source;
   /* Proxy listeners by id (GUINT_TO_POINTER), each a ProxyListener. */
   GHashTable *proxy_listeners;
-  guint last_proxy_id;
   SoupServer *soup;
   GSocketAddress *stand_in_address;
   SandboxGatewayExchanges exchanges;
@@ -435,6 +434,9 @@ typedef struct
   guint id;
 } ProxyCall;
 
+/* The last proxy listener id given out, by any server: gateway thread only. */
+static guint last_proxy_id;
+
 static gboolean
 add_proxy_on_gateway_thread (gpointer user_data)
 {
@@ -449,9 +451,11 @@ add_proxy_on_gateway_thread (gpointer user_data)
   listener->socket = g_object_ref (call->socket);
   listener->source = watch_listener (listener->socket, on_proxy_listener_ready, listener,
                                      "[sandbox] gateway proxy accept");
-  /* 0 is no id: after 2^32 listeners the count wraps past it. */
+  /* 0 is no id: after 2^32 listeners the count wraps past it. Counted
+   * across servers (on the one gateway thread), so that an id a parked
+   * gateway's old server gave out is never its new server's. */
   do
-    call->id = ++self->last_proxy_id;
+    call->id = ++last_proxy_id;
   while (call->id == 0 || g_hash_table_contains (self->proxy_listeners, GUINT_TO_POINTER (call->id)));
   g_hash_table_insert (self->proxy_listeners, GUINT_TO_POINTER (call->id), listener);
   return G_SOURCE_REMOVE;

@@ -79,6 +79,8 @@ struct _SandboxGateway
   char *socket_path;
   SandboxGatewayServer *server;
   SandboxGatewayRelay *relay;
+  SandboxNetworkPolicy *parked_policy;   /* while parked: server NULL */
+  GMutex park_lock;                      /* one park or unpark at a time */
 };
 
 static void sandbox_gateway_initable_iface_init (GInitableIface *iface);
@@ -192,6 +194,32 @@ remove_socket_and_directory (SandboxGateway *self)
   g_clear_pointer (&self->directory, g_free);
 }
 
+/* Listens on the socket again and serves it with a new server over
+ * @policy (the CA read again from its directory, where it stays). */
+static SandboxGatewayServer *
+start_server (SandboxGateway        *self,
+              SandboxNetworkPolicy  *policy,
+              GError               **error)
+{
+  g_autoptr(GSocket) listener = NULL;
+  g_autoptr(SandboxGatewayCa) ca = NULL;
+
+  if (self->ca_directory != NULL)
+    {
+      ca = sandbox_gateway_ca_open (self->ca_directory, error);
+      if (ca == NULL)
+        return NULL;
+      if (self->ca_file == NULL)
+        self->ca_file = g_strdup (sandbox_gateway_ca_get_file (ca));
+    }
+  listener = listen_on (self->socket_path, error);
+  if (listener == NULL)
+    return NULL;
+  return sandbox_gateway_server_new (listener, policy, self->request_timeout_ms,
+                                     self->header_timeout_ms, ca, self->upstream_ca_file,
+                                     &server_callbacks, self->relay, error);
+}
+
 static gboolean
 sandbox_gateway_initable_init (GInitable     *initable,
                                GCancellable  *cancellable,
@@ -199,19 +227,9 @@ sandbox_gateway_initable_init (GInitable     *initable,
 {
   SandboxGateway *self = SANDBOX_GATEWAY (initable);
   g_autoptr(SandboxNetworkPolicy) policy = NULL;
-  g_autoptr(GSocket) listener = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_autoptr(SandboxGatewayCa) ca = NULL;
 
   g_return_val_if_fail (self->server == NULL, FALSE);
-
-  if (self->ca_directory != NULL)
-    {
-      ca = sandbox_gateway_ca_open (self->ca_directory, error);
-      if (ca == NULL)
-        return FALSE;
-      self->ca_file = g_strdup (sandbox_gateway_ca_get_file (ca));
-    }
 
   policy = self->initial_policy != NULL ? g_object_ref (self->initial_policy)
                                         : sandbox_network_policy_new_deny_all ();
@@ -226,18 +244,8 @@ sandbox_gateway_initable_init (GInitable     *initable,
   g_chmod (self->directory, 0700);
   self->socket_path = g_build_filename (self->directory, SOCKET_NAME, NULL);
 
-  listener = listen_on (self->socket_path, error);
-  if (listener == NULL)
-    {
-      remove_socket_and_directory (self);
-      return FALSE;
-    }
-
   self->relay = sandbox_gateway_relay_new (G_OBJECT (self), emit_signals);
-  self->server = sandbox_gateway_server_new (listener, policy,
-                                             self->request_timeout_ms, self->header_timeout_ms,
-                                             ca, self->upstream_ca_file,
-                                             &server_callbacks, self->relay, error);
+  self->server = start_server (self, policy, error);
   if (self->server == NULL)
     {
       remove_socket_and_directory (self);
@@ -265,6 +273,7 @@ sandbox_gateway_finalize (GObject *object)
   sandbox_gateway_close (self);
 
   g_clear_object (&self->initial_policy);
+  g_clear_object (&self->parked_policy);
   if (self->relay != NULL)
     sandbox_gateway_relay_close (self->relay);
   g_clear_pointer (&self->relay, sandbox_gateway_relay_unref);
@@ -274,6 +283,7 @@ sandbox_gateway_finalize (GObject *object)
   g_free (self->ca_file);
   g_free (self->session_id);
   g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->park_lock);
 
   G_OBJECT_CLASS (sandbox_gateway_parent_class)->finalize (object);
 }
@@ -478,6 +488,7 @@ static void
 sandbox_gateway_init (SandboxGateway *self)
 {
   g_mutex_init (&self->lock);
+  g_mutex_init (&self->park_lock);
   self->request_timeout_ms = DEFAULT_REQUEST_TIMEOUT_MS;
   self->header_timeout_ms = DEFAULT_HEADER_TIMEOUT_MS;
 }
@@ -585,6 +596,8 @@ sandbox_gateway_dup_policy (SandboxGateway *self)
   g_mutex_lock (&self->lock);
   if (self->server != NULL)
     policy = sandbox_gateway_server_dup_policy (self->server);
+  else if (self->parked_policy != NULL)
+    policy = g_object_ref (self->parked_policy);
   else if (self->initial_policy != NULL)
     policy = g_object_ref (self->initial_policy);
   g_mutex_unlock (&self->lock);
@@ -618,6 +631,13 @@ sandbox_gateway_set_policy (SandboxGateway       *self,
       /* Before the swap, so the aborted requests' events follow the caller. */
       sandbox_gateway_relay_set_context (self->relay, context);
       sandbox_gateway_server_set_policy (self->server, policy);
+    }
+  else if (self->parked_policy != NULL)
+    {
+      g_autoptr(GMainContext) context = sandbox_signal_context_ref ();
+
+      sandbox_gateway_relay_set_context (self->relay, context);
+      g_set_object (&self->parked_policy, policy);
     }
   g_mutex_unlock (&self->lock);
 
@@ -746,6 +766,116 @@ sandbox_gateway_remove_proxy_listener (SandboxGateway *self,
 }
 
 /**
+ * sandbox_gateway_park:
+ * @self: a [class@Sandbox.Gateway]
+ *
+ * Stops serving while nothing needs the gateway — a driver's idle session,
+ * none of whose guests runs — so that it holds no socket, no connection
+ * and no upstream handle: it closes every connection (as
+ * [method@Sandbox.Gateway.close] does) and removes its socket, but keeps
+ * its directory, its policy (which [method@Sandbox.Gateway.set_policy]
+ * still changes) and its CA. [method@Sandbox.Gateway.unpark] serves again,
+ * at the same path. Nothing after [method@Sandbox.Gateway.close].
+ *
+ * Returns: %TRUE when it was serving and is parked now
+ */
+gboolean
+sandbox_gateway_park (SandboxGateway *self)
+{
+  SandboxGatewayServer *server;
+
+  g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), FALSE);
+
+  g_mutex_lock (&self->park_lock);
+  g_mutex_lock (&self->lock);
+  server = g_steal_pointer (&self->server);
+  if (server != NULL)
+    self->parked_policy = sandbox_gateway_server_dup_policy (server);
+  g_mutex_unlock (&self->lock);
+  if (server != NULL)
+    {
+      sandbox_gateway_server_free (server);
+      if (g_unlink (self->socket_path) != 0 && errno != ENOENT)
+        g_warning ("Could not remove the gateway socket %s: %s", self->socket_path,
+                   g_strerror (errno));
+      g_debug ("Gateway %s parked", self->socket_path);
+    }
+  g_mutex_unlock (&self->park_lock);
+  return server != NULL;
+}
+
+/**
+ * sandbox_gateway_unpark:
+ * @self: a [class@Sandbox.Gateway]
+ * @error: return location for a #GError
+ *
+ * Serves again after [method@Sandbox.Gateway.park]: listens on a new
+ * socket at the same path (mode 0600, as at first), under the policy set
+ * last. Does nothing for a gateway that is serving.
+ *
+ * Returns: %TRUE when the gateway serves; %FALSE with @error set when it
+ *   could not listen again (it stays parked), or with %G_IO_ERROR_CLOSED
+ *   after [method@Sandbox.Gateway.close]
+ */
+gboolean
+sandbox_gateway_unpark (SandboxGateway  *self,
+                        GError         **error)
+{
+  g_autoptr(SandboxNetworkPolicy) policy = NULL;
+  SandboxGatewayServer *server = NULL;
+  gboolean serving;
+
+  g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  g_mutex_lock (&self->park_lock);
+  g_mutex_lock (&self->lock);
+  serving = self->server != NULL;
+  if (self->parked_policy != NULL)
+    policy = g_object_ref (self->parked_policy);
+  g_mutex_unlock (&self->lock);
+  if (policy != NULL)
+    {
+      server = start_server (self, policy, error);
+      g_mutex_lock (&self->lock);
+      if (server != NULL)
+        {
+          /* The policy set while it was being started wins. */
+          sandbox_gateway_server_set_policy (server, self->parked_policy);
+          self->server = server;
+          g_clear_object (&self->parked_policy);
+        }
+      g_mutex_unlock (&self->lock);
+      if (server != NULL)
+        g_debug ("Gateway %s serves again", self->socket_path);
+    }
+  else if (!serving)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "The gateway is closed");
+  g_mutex_unlock (&self->park_lock);
+  return serving || server != NULL;
+}
+
+/**
+ * sandbox_gateway_is_parked:
+ * @self: a [class@Sandbox.Gateway]
+ *
+ * Returns: whether [method@Sandbox.Gateway.park] stopped it and nothing
+ *   has served it again since
+ */
+gboolean
+sandbox_gateway_is_parked (SandboxGateway *self)
+{
+  gboolean parked;
+
+  g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), FALSE);
+
+  g_mutex_lock (&self->lock);
+  parked = self->parked_policy != NULL;
+  g_mutex_unlock (&self->lock);
+  return parked;
+}
+
+/**
  * sandbox_gateway_close:
  * @self: a [class@Sandbox.Gateway]
  *
@@ -757,17 +887,22 @@ void
 sandbox_gateway_close (SandboxGateway *self)
 {
   SandboxGatewayServer *server;
+  g_autoptr(SandboxNetworkPolicy) parked = NULL;
 
   g_return_if_fail (SANDBOX_IS_GATEWAY (self));
 
+  g_mutex_lock (&self->park_lock);
   g_mutex_lock (&self->lock);
   server = g_steal_pointer (&self->server);
+  parked = g_steal_pointer (&self->parked_policy);
   g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->park_lock);
 
-  if (server == NULL)
+  if (server == NULL && parked == NULL)
     return;
 
-  sandbox_gateway_server_free (server);
+  if (server != NULL)
+    sandbox_gateway_server_free (server);
   remove_socket_and_directory (self);
   sandbox_log_gateway_event ("gateway-stop", self->socket_path, self->session_id, NULL);
 }

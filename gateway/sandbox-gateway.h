@@ -69,5 +69,12 @@ void                  sandbox_gateway_remove_proxy_listener (SandboxGateway  *se
                                                              guint            id);
 SANDBOX_AVAILABLE_IN_ALL
 void                  sandbox_gateway_close           (SandboxGateway        *self);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean              sandbox_gateway_park            (SandboxGateway        *self);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean              sandbox_gateway_unpark          (SandboxGateway        *self,
+                                                       GError               **error);
+SANDBOX_AVAILABLE_IN_ALL
+gboolean              sandbox_gateway_is_parked       (SandboxGateway        *self);
 
 G_END_DECLS

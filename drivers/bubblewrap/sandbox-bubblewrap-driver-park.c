@@ -15,7 +15,8 @@
  * idle-helpers-timeout-ms has passed since its last command or file call,
  * with no command (background ones included) live and every sandbox
  * reaped, they end: the session is *parked* and holds no process, no
- * mount and no descriptor on its overlay. The next command or file call
+ * mount and no descriptor on its overlay; an allow-list's gateway is
+ * parked (no socket, no connection). The next command or file call
  * starts the keeper again over the same layers (the path a keeper that was
  * killed takes: sandbox_bubblewrap_driver_revive_keeper()), the next
  * command the network. Nothing of the workspace is lost: it is the upper
@@ -99,6 +100,10 @@ park_locked (SandboxBubblewrapDriver *self)
   g_mutex_unlock (&self->ready_lock);
   sandbox_bubblewrap_ready_discard (ready);
   sandbox_bubblewrap_net_slot_drop (&self->net);
+  /* No guest is left to connect: its socket, connections and upstream
+   * handles go until the next command (see wake_gateway()). */
+  if (self->gateway != NULL)
+    sandbox_gateway_park (self->gateway);
   if (self->keeper == NULL)
     return;
   /* As sandbox_bubblewrap_driver_stop() does: the two never overlap. */

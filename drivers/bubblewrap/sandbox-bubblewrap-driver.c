@@ -113,6 +113,18 @@ give_gateway_to_guest (SandboxBubblewrapDriver  *self,
   return FALSE;
 }
 
+/* A parked session's gateway (sandbox-bubblewrap-driver-park.c) serves
+ * again before a sandbox binds its socket: a new socket at the same path,
+ * given to the guest as the first was. */
+static gboolean
+wake_gateway (SandboxBubblewrapDriver  *self,
+              GError                  **error)
+{
+  if (self->gateway == NULL || !sandbox_gateway_is_parked (self->gateway))
+    return TRUE;
+  return sandbox_gateway_unpark (self->gateway, error) && give_gateway_to_guest (self, error);
+}
+
 /* The guests get the certificate of the gateway's CA as bytes, never a
  * path into the state directory. */
 static gboolean
@@ -353,7 +365,7 @@ spawn_process_locked (SandboxBubblewrapDriver  *self,
   /* It takes the proxy listener the command's stub hands over. */
   input.gateway = gateway_socket != NULL ? self->gateway : NULL;
 
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (g_cancellable_set_error_if_cancelled (cancellable, error) || !wake_gateway (self, error))
     return NULL;
   /* The proof of isolation at create runs in a namespace of its own: a
    * session without commands holds no network keeper. */

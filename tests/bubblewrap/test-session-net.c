@@ -38,6 +38,7 @@
 #include "sandbox-test-bwrap-children.h"
 #include "sandbox-test-fixture.h"
 #include "sandbox-test-session.h"
+#include "sandbox-test-upstream.h"
 
 #define PORT "8471"
 
@@ -434,6 +435,109 @@ test_idle_helpers_end (SandboxTestFixture *f,
   g_assert_true (helpers_end ());
 }
 
+/* An upstream that answers with the token the gateway injected. */
+static void
+serve_token (SoupServer        *server,
+             SoupServerMessage *msg,
+             const char        *path,
+             GHashTable        *query,
+             gpointer           data)
+{
+  const char *token = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                    "x-token");
+  g_autofree char *body = g_strdup_printf ("token %s", token != NULL ? token : "none");
+
+  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
+  soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_COPY, body, strlen (body));
+}
+
+static SandboxNetworkPolicy *
+allow_with_token (SandboxTestUpstream *upstream,
+                  const char          *token)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = g_strdup_printf ("{\"allow\":[{\"origin\":\"%s\","
+                                           "\"headers\":{\"x-token\":\"%s\"}}]}",
+                                           sandbox_test_upstream_get_origin (upstream), token);
+  SandboxNetworkPolicy *policy = sandbox_network_policy_new_from_json (json, &error);
+
+  g_assert_no_error (error);
+  return policy;
+}
+
+/* How many sockets this process holds. */
+static guint
+count_sockets (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/fd", name, NULL);
+      g_autofree char *target = g_file_read_link (path, NULL);
+
+      if (target != NULL && g_str_has_prefix (target, "socket:"))
+        n++;
+    }
+  return n;
+}
+
+static char *
+fetch_through_gateway (SandboxSession      *session,
+                       SandboxTestUpstream *upstream)
+{
+  g_autofree char *script = g_strdup_printf ("curl -s --unix-socket %s %s/",
+                                             SANDBOX_GATEWAY_GUEST_SOCKET,
+                                             sandbox_test_upstream_get_origin (upstream));
+
+  return sandbox_test_guest_sh (session, script);
+}
+
+/* An idle allow-list session parks its gateway too: no socket, no
+ * connection, no upstream handle left (fewer sockets in this process);
+ * the next command finds it serving again, under the policy set while it
+ * was parked. Without the park in park_locked() the count stays. */
+static void
+test_idle_gateway_parks (void)
+{
+  SandboxTestFixture f = { 0 };
+  g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
+  SandboxTestUpstream *upstream = sandbox_test_upstream_start (SANDBOX_TEST_UPSTREAM_NONE,
+                                                               serve_token, NULL);
+  g_autoptr(SandboxNetworkPolicy) first = allow_with_token (upstream, "first");
+  g_autoptr(SandboxNetworkPolicy) second = allow_with_token (upstream, "second");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *answer = NULL;
+  guint serving, parked;
+
+  sandbox_test_fixture_set_up (&f, "bubblewrap", template_, "idle-helpers-timeout-ms", "300",
+                               NULL);
+  sandbox_test_fixture_open_session (&f, first);
+  answer = fetch_through_gateway (f.session, upstream);
+  serving = count_sockets ();
+  g_assert_cmpstr (answer, ==, "token first");
+  g_assert_true (helpers_end ());
+  /* The park follows the helpers' end, in the same pass. */
+  for (guint i = 0; i < 200 && (parked = count_sockets ()) >= serving; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (parked, <, serving);
+
+  g_assert_true (sandbox_session_set_network_policy (f.session, second, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&answer, g_free);
+  answer = fetch_through_gateway (f.session, upstream);
+  g_assert_cmpstr (answer, ==, "token second");
+  g_assert_true (helpers_end ());
+  g_clear_pointer (&answer, g_free);
+  answer = fetch_through_gateway (f.session, upstream);
+  g_assert_cmpstr (answer, ==, "token second");
+
+  sandbox_test_fixture_tear_down (&f, NULL);
+  sandbox_test_upstream_stop (upstream);
+}
+
 /* Commands and file calls from two threads on a session whose helpers end
  * after 1 ms of idleness: every call starts what it needs and none fails
  * or sees another workspace. */
@@ -638,6 +742,7 @@ main (int    argc,
               sandbox_test_fixture_tear_down);
   g_test_add ("/sandbox/session-net/idle-helpers-end", SandboxTestFixture, DENY_ALL,
               set_up_idle, test_idle_helpers_end, sandbox_test_fixture_tear_down);
+  g_test_add_func ("/sandbox/session-net/idle-gateway-parks", test_idle_gateway_parks);
   g_test_add ("/sandbox/session-net/idle-helpers-race", SandboxTestFixture, NULL,
               set_up_idle_at_once, test_idle_helpers_race, sandbox_test_fixture_tear_down);
   return g_test_run ();
