@@ -465,11 +465,16 @@ allow_with_token (SandboxTestUpstream *upstream,
   return policy;
 }
 
-/* How many sockets this process holds. */
+/* How many gateway sockets (bound at a path ending in network.sock) this
+ * process listens on: /proc/net/unix's paths by inode, against the
+ * inodes of this process's sockets. */
 static guint
-count_sockets (void)
+count_gateway_listeners (void)
 {
   g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  g_autoptr(GHashTable) inodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *table = NULL;
+  g_auto(GStrv) lines = NULL;
   const char *name;
   guint n = 0;
 
@@ -478,7 +483,20 @@ count_sockets (void)
       g_autofree char *path = g_build_filename ("/proc/self/fd", name, NULL);
       g_autofree char *target = g_file_read_link (path, NULL);
 
-      if (target != NULL && g_str_has_prefix (target, "socket:"))
+      /* "socket:[INODE]" */
+      if (target != NULL && g_str_has_prefix (target, "socket:["))
+        g_hash_table_add (inodes, g_strndup (target + 8, strlen (target) - 9));
+    }
+  g_assert_true (g_file_get_contents ("/proc/net/unix", &table, NULL, NULL));
+  lines = g_strsplit (table, "\n", -1);
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
+      guint n_fields = g_strv_length (fields);
+
+      /* Num RefCount Protocol Flags Type St Inode [Path] */
+      if (n_fields >= 8 && g_str_has_suffix (fields[n_fields - 1], "/network.sock") &&
+          g_hash_table_contains (inodes, fields[n_fields - 2]))
         n++;
     }
   return n;
@@ -496,7 +514,7 @@ fetch_through_gateway (SandboxSession      *session,
 }
 
 /* An idle allow-list session parks its gateway too: no socket, no
- * connection, no upstream handle left (fewer sockets in this process);
+ * connection, no upstream handle left (its listening socket gone);
  * the next command finds it serving again, under the policy set while it
  * was parked. Without the park in park_locked() the count stays. */
 static void
@@ -510,25 +528,26 @@ test_idle_gateway_parks (void)
   g_autoptr(SandboxNetworkPolicy) second = allow_with_token (upstream, "second");
   g_autoptr(GError) error = NULL;
   g_autofree char *answer = NULL;
-  guint serving, parked;
+  guint parked = 1;
 
   sandbox_test_fixture_set_up (&f, "bubblewrap", template_, "idle-helpers-timeout-ms", "300",
                                NULL);
   sandbox_test_fixture_open_session (&f, first);
   answer = fetch_through_gateway (f.session, upstream);
-  serving = count_sockets ();
   g_assert_cmpstr (answer, ==, "token first");
+  g_assert_cmpuint (count_gateway_listeners (), ==, 1);
   g_assert_true (helpers_end ());
   /* The park follows the helpers' end, in the same pass. */
-  for (guint i = 0; i < 200 && (parked = count_sockets ()) >= serving; i++)
+  for (guint i = 0; i < 200 && (parked = count_gateway_listeners ()) > 0; i++)
     g_usleep (10 * 1000);
-  g_assert_cmpuint (parked, <, serving);
+  g_assert_cmpuint (parked, ==, 0);
 
   g_assert_true (sandbox_session_set_network_policy (f.session, second, NULL, &error));
   g_assert_no_error (error);
   g_clear_pointer (&answer, g_free);
   answer = fetch_through_gateway (f.session, upstream);
   g_assert_cmpstr (answer, ==, "token second");
+  g_assert_cmpuint (count_gateway_listeners (), ==, 1);
   g_assert_true (helpers_end ());
   g_clear_pointer (&answer, g_free);
   answer = fetch_through_gateway (f.session, upstream);
