@@ -52,6 +52,8 @@ chmod 0755 "$cache"
       exit 1
     fi
     work=$(mktemp -d "$cache/make-XXXXXX")
+    # apt drops to _apt for downloads where it can reach the tree.
+    chmod 0755 "$work"
     # mmdebstrap mounts /proc, /sys and the host's device nodes into the
     # tree while it works: a removal after an interrupted run must never
     # go down into them.
