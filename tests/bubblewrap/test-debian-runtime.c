@@ -25,29 +25,12 @@
 #include <sandbox.h>
 
 #include "sandbox-test-fixture.h"
+#include "sandbox-test-runtime.h"
 #include "sandbox-test-session.h"
 
 /* The backend and the imported runtime, made by the first case that asks. */
 static SandboxTestFixture shared;
 static char *runtime_key;
-
-/* tests/runtime-cache/debian-pytest in the build directory, next to this
- * test's own directory (tests/bubblewrap). */
-static char *
-debian_runtime_path (void)
-{
-  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *directory = NULL;
-  char *path;
-
-  g_assert_nonnull (self);
-  directory = g_path_get_dirname (self);
-  path = g_build_filename (directory, "..", "runtime-cache", "debian-pytest", NULL);
-  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
-    g_error ("No Debian runtime at %s: run this test through meson (with-debian-runtime.sh)",
-             path);
-  return path;
-}
 
 /* The runtime's key in the shared backend, imported on first use. */
 static const char *
@@ -61,7 +44,7 @@ debian_runtime_key (void)
   if (runtime_key != NULL)
     return runtime_key;
   sandbox_test_fixture_set_up (&shared, "bubblewrap", NULL, NULL);
-  path = debian_runtime_path ();
+  path = sandbox_test_runtime_path ("debian-pytest");
   source = g_file_new_for_path (path);
   started = g_get_monotonic_time ();
   runtime_key = sandbox_backend_import_runtime (shared.backend, source, NULL, NULL, &error);
@@ -200,7 +183,7 @@ host_only_file (const char *runtime)
 static SandboxHandle *
 open_session_on_runtime (SandboxTemplate *template_)
 {
-  g_autofree char *runtime = debian_runtime_path ();
+  g_autofree char *runtime = sandbox_test_runtime_path ("debian-pytest");
   const char *host_only = host_only_file (runtime);
   g_autofree char *check = g_strdup_printf ("test -e %s", host_only);
   g_autofree char *template_key = NULL;
@@ -239,7 +222,7 @@ test_pytest (void)
   g_autoptr(SandboxTemplate) template_ = project_template ();
   g_autoptr(SandboxHandle) handle = open_session_on_runtime (template_);
   SandboxSession *session = sandbox_handle_get_session (handle);
-  g_autofree char *runtime = debian_runtime_path ();
+  g_autofree char *runtime = sandbox_test_runtime_path ("debian-pytest");
   g_autofree char *module = NULL;
   g_autofree char *in_runtime = NULL;
   g_autoptr(SandboxResult) passing = NULL;
@@ -285,7 +268,7 @@ test_os_release (void)
   g_autoptr(SandboxTemplate) template_ = project_template ();
   g_autoptr(SandboxHandle) handle = open_session_on_runtime (template_);
   SandboxSession *session = sandbox_handle_get_session (handle);
-  g_autofree char *runtime = debian_runtime_path ();
+  g_autofree char *runtime = sandbox_test_runtime_path ("debian-pytest");
   g_autofree char *os_release_path = g_build_filename (runtime, "etc", "os-release", NULL);
   g_autofree char *expected = NULL;
   g_autofree char *os_release = NULL;
@@ -338,6 +321,72 @@ test_pip (void)
   sandbox_test_delete_session (handle);
 }
 
+/* On a runtime writable per session the same install succeeds, into
+ * /usr/local (pip's system install, as the guest owns its copy of the
+ * runtime), and the package stays across the session's commands, stop
+ * and resume; another session of the same template has none. dpkg, which
+ * needs root, refuses even a local package: the guest is not root. */
+static void
+test_pip_writable (void)
+{
+  g_autoptr(SandboxTemplate) template_ = project_template ();
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxHandle) resumed = NULL;
+  g_autoptr(SandboxHandle) other = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  g_autoptr(SandboxResult) install = NULL;
+  g_autoptr(SandboxResult) dpkg = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *layering = NULL;
+  g_autofree char *where = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *err = NULL;
+
+  debian_runtime_key ();
+  g_object_get (shared.backend, "workspace-layering", &layering, NULL);
+  if (g_strcmp0 (layering, "overlay") != 0)
+    {
+      g_test_skip ("a writable runtime needs layered sessions; this run copies");
+      return;
+    }
+  sandbox_template_set_runtime_writable (template_, TRUE);
+  handle = open_session_on_runtime (template_);
+  g_assert_true (sandbox_template_get_runtime_writable (template_));
+
+  install = run_sh (sandbox_handle_get_session (handle),
+                    "pip install --no-index --break-system-packages --disable-pip-version-check"
+                    " --no-cache-dir wheels/pkg-0.1-py3-none-any.whl");
+  err = sandbox_result_dup_stderr_text (install);
+  g_test_message ("pip install on a writable runtime: %s", err);
+  g_assert_cmpint (sandbox_result_get_exit_status (install), ==, 0);
+  where = sandbox_test_guest_sh (sandbox_handle_get_session (handle),
+                                 "python3 -c 'import pkg; print(pkg.GREETING, pkg.__file__)'");
+  g_assert_true (g_str_has_prefix (where, "hello from pkg /usr/local/lib/python3"));
+
+  dpkg = run_sh (sandbox_handle_get_session (handle), "dpkg -i wheels/none.deb");
+  g_clear_pointer (&err, g_free);
+  err = sandbox_result_dup_stderr_text (dpkg);
+  g_assert_cmpint (sandbox_result_get_exit_status (dpkg), !=, 0);
+  g_assert_nonnull (strstr (err, "requires superuser privilege"));
+
+  state = sandbox_handle_capture_state (handle, &error);
+  g_assert_no_error (error);
+  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
+  g_assert_no_error (error);
+  resumed = sandbox_backend_resume (shared.backend, state, policy, NULL, &error);
+  g_assert_no_error (error);
+  again = sandbox_test_guest_sh (sandbox_handle_get_session (resumed),
+                                 "python3 -c 'import pkg; print(pkg.GREETING)'");
+  g_assert_cmpstr (again, ==, "hello from pkg\n");
+
+  other = open_session_on_runtime (template_);
+  g_assert_cmpint (sandbox_test_guest_status (sandbox_handle_get_session (other),
+                                              "python3 -c 'import pkg' 2>/dev/null"), ==, 1);
+  sandbox_test_delete_session (other);
+  sandbox_test_delete_session (resumed);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -349,6 +398,7 @@ main (int   argc,
   g_test_add_func ("/bubblewrap/debian-runtime/pytest", test_pytest);
   g_test_add_func ("/bubblewrap/debian-runtime/os-release", test_os_release);
   g_test_add_func ("/bubblewrap/debian-runtime/pip", test_pip);
+  g_test_add_func ("/bubblewrap/debian-runtime/pip-writable", test_pip_writable);
 
   status = g_test_run ();
   if (shared.backend != NULL)
