@@ -513,6 +513,16 @@ fetch_through_gateway (SandboxSession      *session,
   return sandbox_test_guest_sh (session, script);
 }
 
+static char *
+fetch_through_proxy (SandboxSession      *session,
+                     SandboxTestUpstream *upstream)
+{
+  g_autofree char *script = g_strdup_printf ("curl -s %s/",
+                                             sandbox_test_upstream_get_origin (upstream));
+
+  return sandbox_test_guest_sh (session, script);
+}
+
 /* An idle allow-list session parks its gateway too: no socket, no
  * connection, no upstream handle left (its listening socket gone);
  * the next command finds it serving again, under the policy set while it
@@ -522,7 +532,7 @@ test_idle_gateway_parks (void)
 {
   SandboxTestFixture f = { 0 };
   g_autoptr(SandboxTemplate) template_ = sandbox_test_template_hello ();
-  SandboxTestUpstream *upstream = sandbox_test_upstream_start (SANDBOX_TEST_UPSTREAM_NONE,
+  SandboxTestUpstream *upstream = sandbox_test_upstream_start (SANDBOX_TEST_UPSTREAM_IPV6,
                                                                serve_token, NULL);
   g_autoptr(SandboxNetworkPolicy) first = allow_with_token (upstream, "first");
   g_autoptr(SandboxNetworkPolicy) second = allow_with_token (upstream, "second");
@@ -549,8 +559,10 @@ test_idle_gateway_parks (void)
   g_assert_cmpstr (answer, ==, "token second");
   g_assert_cmpuint (count_gateway_listeners (), ==, 1);
   g_assert_true (helpers_end ());
+  /* Through the guest's proxy (its http_proxy), which the network keeper
+   * hands the gateway again. */
   g_clear_pointer (&answer, g_free);
-  answer = fetch_through_gateway (f.session, upstream);
+  answer = fetch_through_proxy (f.session, upstream);
   g_assert_cmpstr (answer, ==, "token second");
 
   sandbox_test_fixture_tear_down (&f, NULL);
