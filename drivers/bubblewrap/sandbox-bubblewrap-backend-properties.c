@@ -634,9 +634,11 @@ sandbox_bubblewrap_backend_install_properties (GObjectClass *object_class)
    * How long a live session with nothing running (no command, no
    * background command) keeps its helper processes, in milliseconds: a
    * layered session's overlay keeper, the network keeper its commands
-   * share, and its ready sandbox. Then they end, and the session holds no
-   * process and no mount until its next command or file call, which
-   * starts them again over the same layers (a few milliseconds, once).
+   * share, and its ready sandbox; an allow-list's gateway is parked
+   * (sandbox_gateway_park()). Then they end, and the session holds no
+   * process, no mount and no socket until its next command or file call,
+   * which starts them again over the same layers (a few milliseconds,
+   * once).
    * 60000 by default; 0 keeps them until stop.
    */
   g_object_class_install_property (object_class, PROP_IDLE_HELPERS_TIMEOUT_MS,
