@@ -8,7 +8,10 @@
  * inside the sandbox sees it, by a full-tree digest.
  */
 
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/xattr.h>
 
 #include <sandbox.h>
@@ -474,10 +477,159 @@ test_crafted_layer (Fixture       *fixture,
   sandbox_test_delete_session (layered);
 }
 
+/* Crashes ----------------------------------------------------------------
+ *
+ * A host SIGKILLed in a restore that rebases the session (its upper layers
+ * emptied, then its state.json naming the new base) leaves the session at
+ * its old base or at the new one, its stored state naming the base its
+ * layers are: recovered from the state the store has, it shows exactly
+ * that base's tree, and its restore leftovers are gone. A restore that
+ * wrote the state before emptying the layers would fail it whenever the
+ * kill lands between the two (the state naming the new base over the old
+ * upper layer); where the kill lands is chance, so this is not a proof. */
+
+#define CRASH_FILES 200
+
+/* Helper mode: a session on @key, and a snapshot two down its line; the
+ * session fills its workspace and restores to that snapshot, then to
+ * @key, again and again; prints its state and the snapshot's key first,
+ * then waits to be killed. */
+static int
+helper_crash (const char *state_directory,
+              const char *key)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxBackend) backend =
+    sandbox_test_bubblewrap_new (state_directory, &error, "layering", "auto", NULL);
+  g_autoptr(SandboxHandle) handle = NULL;
+  g_autoptr(SandboxHandle) child = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *key1 = NULL;
+  g_autofree char *key2 = NULL;
+  const char *fill = "mkdir -p /workspace/many && cd /workspace/many && for i in $(seq 1 "
+                     G_STRINGIFY (CRASH_FILES) "); do echo $i > f$i; done";
+
+  /* Never outlives the test, whatever becomes of it. */
+  g_assert_no_errno (prctl (PR_SET_PDEATHSIG, SIGKILL));
+  g_assert_no_error (error);
+  handle = sandbox_test_create_session (backend, key);
+  sh (handle, "printf one > /workspace/one");
+  key1 = snapshot (handle);
+  child = sandbox_test_create_session (backend, key1);
+  sh (child, "printf two > /workspace/two && rm /workspace/hello.txt");
+  key2 = snapshot (child);
+  sandbox_test_delete_session (child);
+  state = sandbox_handle_capture_state (handle, &error);
+  g_assert_no_error (error);
+  json = sandbox_state_to_json (state);
+  /* Prefixed: debug messages may go to stdout too (G_MESSAGES_DEBUG). */
+  printf ("state %s\nkey %s\n", json, key2);
+  fflush (stdout);
+  for (;;)
+    {
+      sh (handle, fill);
+      g_assert_true (sandbox_handle_restore (handle, key2, NULL, NULL));
+      sh (handle, fill);
+      g_assert_true (sandbox_handle_restore (handle, key, NULL, NULL));
+    }
+  return 1;
+}
+
+static char *
+read_prefixed_line (GDataInputStream *out,
+                    const char       *prefix)
+{
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (line);
+      if (g_str_has_prefix (line, prefix))
+        return g_strdup (line + strlen (prefix));
+    }
+}
+
+static guint
+count_restores (const char *layers)
+{
+  g_autoptr(GDir) dir = g_dir_open (layers, 0, NULL);
+  const char *name;
+  guint count = 0;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    count += g_str_has_prefix (name, "restore-");
+  return count;
+}
+
+static void
+test_crash_in_rebase (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "bubblewrap", -1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) helper = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(SandboxState) state = NULL;
+  g_autoptr(SandboxState) stored = NULL;
+  g_autoptr(SandboxBackend) after = NULL;
+  g_autoptr(SandboxHandle) recovered = NULL;
+  g_autoptr(SandboxHandle) base = NULL;
+  g_autofree char *json = NULL, *key2 = NULL, *layers = NULL;
+  g_autofree char *expected = NULL, *seen = NULL;
+  guint waited;
+
+  helper = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, self, "--helper-crash",
+                             fixture->state_directory, fixture->template_key, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (helper));
+  json = read_prefixed_line (out, "state ");
+  key2 = read_prefixed_line (out, "key ");
+  state = sandbox_state_new_from_json (json, &error);
+  g_assert_no_error (error);
+  layers = g_build_filename (fixture->state_directory, digest, "sessions",
+                             sandbox_state_get_session_id (state), "layers", NULL);
+
+  /* Killed while a restore is under way, its second time round at least. */
+  g_usleep (G_USEC_PER_SEC / 2);
+  for (waited = 0; count_restores (layers) == 0 && waited < 30000; waited++)
+    g_usleep (1000);
+  g_assert_cmpuint (count_restores (layers), >, 0);
+  g_subprocess_force_exit (helper);
+  g_assert_true (g_subprocess_wait (helper, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_subprocess_get_term_sig (helper), ==, SIGKILL);
+
+  /* The base the store's state names is the tree the session shows. */
+  after = sandbox_test_bubblewrap_new (fixture->state_directory, &error, "layering", "auto",
+                                       NULL);
+  g_assert_no_error (error);
+  stored = sandbox_backend_lookup_state (after, sandbox_state_get_session_id (state), NULL,
+                                         &error);
+  g_assert_no_error (error);
+  g_test_message ("killed at base %s", sandbox_state_get_template_key (stored));
+  g_assert_true (g_str_equal (sandbox_state_get_template_key (stored), key2) ||
+                 g_str_equal (sandbox_state_get_template_key (stored), fixture->template_key));
+  recovered = sandbox_backend_recover_session (after, stored, fixture->policy, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_restores (layers), ==, 0);
+  base = sandbox_test_create_session (after, sandbox_state_get_template_key (stored));
+  expected = tree_of (base);
+  seen = tree_of (recovered);
+  g_assert_cmpstr (seen, ==, expected);
+  sandbox_test_delete_session (base);
+  sandbox_test_delete_session (recovered);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
+  if (argc == 4 && g_str_equal (argv[1], "--helper-crash"))
+    return helper_crash (argv[2], argv[3]);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add ("/snapshot-line/restore-along-line", Fixture, NULL, fixture_set_up,
@@ -486,6 +638,8 @@ main (int   argc,
               test_copy_from_layered, fixture_tear_down);
   g_test_add ("/snapshot-line/crafted-layer", Fixture, NULL, fixture_set_up,
               test_crafted_layer, fixture_tear_down);
+  g_test_add ("/snapshot-line/crash-in-rebase", Fixture, NULL, fixture_set_up,
+              test_crash_in_rebase, fixture_tear_down);
   g_test_add ("/snapshot-line/flatten", Fixture, NULL, fixture_set_up, test_flatten,
               fixture_tear_down);
   return g_test_run ();
