@@ -147,18 +147,22 @@ sandbox_bubblewrap_handle_restore (SandboxHandle  *handle,
     {
       /* Held until the state names the key: no delete takes it meanwhile. */
       key_lock = sandbox_bubblewrap_store_lock_template (store, key, error);
-      if (key_lock < 0 || !sandbox_bubblewrap_store_check_template (store, key, error) ||
-          (lowers = sandbox_bubblewrap_store_lower_chain (store, key, error)) == NULL ||
-          !sandbox_bubblewrap_store_runtime_of (store, key, &runtime_key, &runtime,
-                                                &runtime_lowers, error) ||
-          !sandbox_bubblewrap_store_give_template_to_host (store, key, error))
+      if (key_lock < 0 || !sandbox_bubblewrap_store_check_template (store, key, error))
+        return FALSE;
+      /* A copying session has no lower layers to follow the key. */
+      if (self->lease->layers != NULL &&
+          ((lowers = sandbox_bubblewrap_store_lower_chain (store, key, error)) == NULL ||
+           !sandbox_bubblewrap_store_runtime_of (store, key, &runtime_key, &runtime,
+                                                 &runtime_lowers, error) ||
+           !sandbox_bubblewrap_store_give_template_to_host (store, key, error)))
         return FALSE;
       refill.rebase_key = key;
       refill.rebase_lowers = g_strdupv (lowers);
     }
   ok = sandbox_bubblewrap_driver_replace_layers (self->driver,
-                                                 (const char * const *) (rebase ? lowers
-                                                                                : self->lease->lowers),
+                                                 (const char * const *) (lowers != NULL
+                                                                         ? lowers
+                                                                         : self->lease->lowers),
                                                  (const char * const *) runtime_lowers,
                                                  self->lease->layers, refill_upper, &refill,
                                                  cancellable, error);

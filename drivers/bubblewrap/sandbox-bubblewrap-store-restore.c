@@ -44,10 +44,12 @@
  * from its check until the state names it, so no delete removes it
  * meanwhile.
  *
- * A copying session's workspace is swapped for a copy of the key's files:
- * a flat snapshot's or a template's data, or a layered snapshot's chain
- * materialised (sandbox-bubblewrap-store-merge.c); its state keeps naming
- * its base, as its workspace depends on no stored layer. */
+ * A copying session's workspace is swapped for a copy of the key's files
+ * (one rename): a flat snapshot's or a template's data, or a layered
+ * snapshot's chain materialised (sandbox-bubblewrap-store-merge.c). Its
+ * state names the key where a layered session's would (its workspace
+ * depends on no stored layer, so a crash between the swap and the state
+ * leaves a session whose base is only its identity, not its files). */
 
 /* How many parents a lineage walk follows: far more than a line holds
  * between flattenings, a bound for a damaged store. */
@@ -128,19 +130,21 @@ sandbox_bubblewrap_store_restore_source (SandboxBubblewrapStore  *self,
       return FALSE;
     }
   *source = g_build_filename (self->templates, key, "data", NULL);
-  if (copying)
-    return TRUE;
-  /* Over the same lower layers: the snapshot's layer copied. */
-  if (g_strcmp0 (parent, base) == 0 && sandbox_bubblewrap_store_is_layer (self, key))
+  /* A snapshot over its base: copied into the session, nothing else
+   * changes (a layer only where it lies over the same lower layers). */
+  if (g_strcmp0 (parent, base) == 0)
     {
       g_autofree char *below = NULL;
 
       if (!sandbox_bubblewrap_store_read_flattened (self, key, &below, error))
         return FALSE;
-      if (below == NULL)
+      if (copying || (below == NULL && sandbox_bubblewrap_store_is_layer (self, key)))
         return TRUE;
     }
-  g_clear_pointer (source, g_free);
+  /* Elsewhere the key becomes its base: a layered session's layers start
+   * empty over it, a copying one's workspace is a copy of it. */
+  if (!copying)
+    g_clear_pointer (source, g_free);
   *rebase = TRUE;
   return TRUE;
 }
@@ -148,9 +152,11 @@ sandbox_bubblewrap_store_restore_source (SandboxBubblewrapStore  *self,
 /**
  * sandbox_bubblewrap_store_rebase_state:
  * @self: a store
- * @lease: a layered session's lease whose upper layers are empty
+ * @lease: a layered session's lease whose upper layers are empty, or a
+ *   copying one's whose workspace is @key's files
  * @key: its new base
- * @lowers: (transfer full): @key's lower chain
+ * @lowers: (transfer full) (nullable): @key's lower chain (%NULL for a
+ *   copying session)
  * @error: return location for a #GError
  *
  * Step 3 above: the session's state.json names @key, and its lease too.
@@ -177,8 +183,11 @@ sandbox_bubblewrap_store_rebase_state (SandboxBubblewrapStore  *self,
   if (!sandbox_bubblewrap_store_write_atomically (path, json, self->durable, error))
     return FALSE;
   g_set_object (&lease->state, state);
-  g_strfreev (lease->lowers);
-  lease->lowers = g_steal_pointer (&owned_lowers);
+  if (owned_lowers != NULL)
+    {
+      g_strfreev (lease->lowers);
+      lease->lowers = g_steal_pointer (&owned_lowers);
+    }
   return TRUE;
 }
 
