@@ -50,9 +50,21 @@
  * "libsandbox-snapshot-flat-1" in its key), whose data is a whole tree: a
  * session layered over it has it as its only lower layer, and a copying
  * session is created from it by copying it, as from a template. Time and
- * space then follow the workspace, not the changes. Restores stay in a
- * layout: a copying session restores to flat snapshots (and its template),
- * a layered one to layered snapshots.
+ * space then follow the workspace, not the changes. A copying session is
+ * created from a layered snapshot by materialising its chain
+ * (sandbox-bubblewrap-store-merge.c); restores are
+ * sandbox-bubblewrap-store-restore.c's.
+ *
+ * A layered session that already lies over SNAPSHOT_MAX_DEPTH snapshots
+ * is not refused: its snapshot is *flattened*, its upper layer and every
+ * layer of its chain but the bottom tree merged into one layer over that
+ * tree (sandbox_bubblewrap_store_merge_layers_at()), a `flattened` file
+ * naming the bottom's key beside `parent` (which still names the real
+ * parent: the lineage stays). Forks of it lie over two layers again. Its
+ * key is sha256 over "libsandbox-snapshot-flattened-1", the parent's key,
+ * the bottom's key and the merged layer's digest (as stored, by the same
+ * walk as any layer's), and the runtime part as below: deterministic, and
+ * the same changes over the same line are one key.
  *
  * A session whose runtime is writable per session has a second upper
  * layer, its changes to the runtime (layers/runtime-upper): a snapshot
@@ -60,7 +72,9 @@
  * covers that tree's digest too ("runtime" and the digest after the
  * workspace's, only then, so no other snapshot's key changes). Its forks'
  * runtime overlays lie over it (sandbox_bubblewrap_store_runtime_of()),
- * and a restore puts it back as it puts back data.
+ * and a restore puts it back as it puts back data. A flattened snapshot's
+ * runtime-data is the runtime's layers merged the same way, over the
+ * runtime's tree.
  */
 
 /* How deep a layer's directories may nest. */
