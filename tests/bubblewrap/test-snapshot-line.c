@@ -445,9 +445,12 @@ test_copy_from_layered (Fixture       *fixture,
  * peer's published snapshot) may be: a directory that is not opaque over
  * a guest's link to a host directory in the layer below. Materialised,
  * the link is replaced, never merged into: nothing lands in the host
- * directory. Watched failing with the merge following links
- * (fstatat without AT_SYMLINK_NOFOLLOW, openat without O_NOFOLLOW in
- * sandbox-bubblewrap-store-merge.c): x was written into it. */
+ * directory; overlayfs attributes planted in the layer (a redirect, a
+ * metacopy mark) are not copied. Watched failing with the merge following
+ * links (fstatat without AT_SYMLINK_NOFOLLOW, openat without O_NOFOLLOW
+ * in sandbox-bubblewrap-store-merge.c): x was written into it; and with
+ * kept_attribute() in sandbox-bubblewrap-store-snapshots.c keeping every
+ * user.* attribute: the copy carried both. */
 static void
 test_crafted_layer (Fixture       *fixture,
                     gconstpointer  data)
@@ -456,7 +459,8 @@ test_crafted_layer (Fixture       *fixture,
   g_autoptr(SandboxHandle) copied = NULL;
   g_autofree char *plant = g_strdup_printf ("ln -s %s /workspace/escape",
                                             fixture->host_directory);
-  g_autofree char *key1 = NULL, *key2 = NULL, *escape = NULL, *seen = NULL;
+  g_autofree char *key1 = NULL, *key2 = NULL, *escape = NULL, *escape_x = NULL, *seen = NULL;
+  g_autofree char *attributes = NULL;
 
   sh (fixture->handle, plant);
   key1 = snapshot (fixture->handle);
@@ -464,8 +468,13 @@ test_crafted_layer (Fixture       *fixture,
   sh (layered, "cd /workspace && rm escape && mkdir escape && printf x > escape/x");
   key2 = snapshot (layered);
   escape = stored_file (fixture, key2, "data/escape");
-  /* overlayfs made it opaque (it replaced a whiteout): no longer. */
+  escape_x = stored_file (fixture, key2, "data/escape/x");
+  /* overlayfs made it opaque (it replaced a whiteout): no longer. And
+   * overlayfs' own attributes, which a copy must never carry to where a
+   * later overlay (a flat snapshot's forks) would read them. */
   g_assert_cmpint (removexattr (escape, "user.overlay.opaque"), ==, 0);
+  g_assert_cmpint (setxattr (escape, "user.overlay.redirect", "/", 1, 0), ==, 0);
+  g_assert_cmpint (setxattr (escape_x, "user.overlay.metacopy", "", 0, 0), ==, 0);
 
   copied = sandbox_test_create_session (fixture->copying, key2);
   assert_host_directory_untouched (fixture);
@@ -473,6 +482,11 @@ test_crafted_layer (Fixture       *fixture,
                                 "cd /workspace && test -d escape && ! test -L escape && "
                                 "cat escape/x");
   g_assert_cmpstr (seen, ==, "x");
+  attributes = sandbox_test_guest_sh (sandbox_handle_get_session (copied),
+                                      "cd /workspace && /usr/bin/python3 -c '"
+                                      "import os; print(os.listxattr(\"escape\"), "
+                                      "os.listxattr(\"escape/x\"))'");
+  g_assert_cmpstr (attributes, ==, "[] []\n");
   sandbox_test_delete_session (copied);
   sandbox_test_delete_session (layered);
 }
