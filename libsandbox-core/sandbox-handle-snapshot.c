@@ -90,7 +90,11 @@ sandbox_handle_snapshot (SandboxHandle  *self,
  * what was changed since is gone. The session keeps its id, lease,
  * network policy and exposed ports. @key must be the session's template
  * or a snapshot in its line (taken from it, or from what it was created
- * from): any other key fails with %SANDBOX_ERROR_INVALID. Refused with
+ * from; a backend may take any key of the session's line, see the
+ * backend's documentation): any other key fails with
+ * %SANDBOX_ERROR_INVALID. A restore that moves the session onto another
+ * key than the one it was created from changes the state
+ * [method@Sandbox.Handle.capture_state] returns: capture it again. Refused with
  * %SANDBOX_ERROR_BUSY while a command of the session runs; otherwise as
  * [method@Sandbox.Handle.snapshot].
  *

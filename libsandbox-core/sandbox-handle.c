@@ -269,21 +269,46 @@ sandbox_handle_capture_state (SandboxHandle  *self,
                               GError        **error)
 {
   SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+  SandboxState *state;
   gboolean deleted;
 
   g_return_val_if_fail (SANDBOX_IS_HANDLE (self), NULL);
 
   g_mutex_lock (&priv->mutex);
   deleted = priv->deleted;
+  state = deleted ? NULL : g_object_ref (priv->state);
   g_mutex_unlock (&priv->mutex);
 
   if (deleted)
-    {
-      sandbox_set_error_deleted (error);
-      return NULL;
-    }
+    sandbox_set_error_deleted (error);
+  return state;
+}
 
-  return g_object_ref (priv->state);
+/**
+ * sandbox_handle_set_state:
+ * @self: a [class@Sandbox.Handle]
+ * @state: the session's state from now on: the same backend and session id
+ *
+ * For backends: a restore that moved the live session onto another
+ * template or snapshot (see [method@Sandbox.Handle.restore]) makes its
+ * stored state name that key, and reports it here, so that
+ * [method@Sandbox.Handle.capture_state] gives what a resume now needs.
+ */
+void
+sandbox_handle_set_state (SandboxHandle *self,
+                          SandboxState  *state)
+{
+  SandboxHandlePrivate *priv = sandbox_handle_get_instance_private (self);
+
+  g_return_if_fail (SANDBOX_IS_HANDLE (self));
+  g_return_if_fail (SANDBOX_IS_STATE (state));
+  g_return_if_fail (g_str_equal (sandbox_state_get_session_id (state),
+                                 sandbox_state_get_session_id (priv->state)));
+
+  g_mutex_lock (&priv->mutex);
+  g_set_object (&priv->state, state);
+  g_mutex_unlock (&priv->mutex);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
 }
 
 /**

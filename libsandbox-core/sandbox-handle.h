@@ -92,6 +92,9 @@ SANDBOX_AVAILABLE_IN_ALL
 SandboxState   *sandbox_handle_capture_state   (SandboxHandle        *self,
                                                 GError              **error);
 SANDBOX_AVAILABLE_IN_ALL
+void            sandbox_handle_set_state       (SandboxHandle        *self,
+                                                SandboxState         *state);
+SANDBOX_AVAILABLE_IN_ALL
 SandboxCodingBinding *sandbox_handle_get_coding_binding (SandboxHandle *self);
 SANDBOX_AVAILABLE_IN_ALL
 gboolean        sandbox_handle_is_stopped      (SandboxHandle        *self);

@@ -83,6 +83,31 @@ sandboxctl_cmd_snapshot (SandboxctlContext   *ctx,
   return sandboxctl_session_finish (ctx, handle, status);
 }
 
+/* A restore further along the session's line moves it onto the key, and
+ * its state with it (sandbox_handle_restore()): --state's file follows,
+ * written whole (a temporary renamed over it), only when it changed. */
+static gboolean
+update_state_file (const char     *path,
+                   SandboxHandle  *handle,
+                   GError        **error)
+{
+  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, error);
+  g_autofree char *saved = NULL;
+  g_autofree char *compact = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr(SandboxState) old = NULL;
+
+  if (state == NULL)
+    return FALSE;
+  if (g_file_get_contents (path, &saved, NULL, NULL) &&
+      (old = sandbox_state_new_from_json (saved, NULL)) != NULL &&
+      sandbox_state_equal (old, state))
+    return TRUE;
+  compact = sandbox_state_to_json (state);
+  json = g_strconcat (compact, "\n", NULL);
+  return g_file_set_contents (path, json, -1, error);
+}
+
 int
 sandboxctl_cmd_restore (SandboxctlContext   *ctx,
                         char              ***argv)
@@ -91,9 +116,10 @@ sandboxctl_cmd_restore (SandboxctlContext   *ctx,
   g_autofree GOptionEntry *entries = sandboxctl_session_entries (&session_options);
   g_autoptr(GOptionContext) context =
     sandboxctl_option_context_new (ctx, "KEY",
-                                   "Reset the session's workspace, in place, to KEY: a snapshot "
-                                   "taken of it (or of what it was forked from) or its template. "
-                                   "The session keeps its id; what changed since is gone. Refused "
+                                   "Reset the session's workspace, in place, to KEY: its "
+                                   "template or any snapshot of its line. The session keeps its "
+                                   "id; what changed since is gone; a --state file is rewritten "
+                                   "when the session moves onto another key. Refused "
                                    "(SANDBOX_BUSY) while a command of the session runs.",
                                    entries, FALSE);
   g_autoptr(SandboxHandle) handle = NULL;
@@ -105,7 +131,9 @@ sandboxctl_cmd_restore (SandboxctlContext   *ctx,
     return status;
   key = (*argv)[1];
 
-  if (!sandbox_handle_restore (handle, key, ctx->cancellable, &error))
+  if (!sandbox_handle_restore (handle, key, ctx->cancellable, &error) ||
+      (session_options.state_file != NULL &&
+       !update_state_file (session_options.state_file, handle, &error)))
     status = sandboxctl_report_error (ctx, error);
   else
     print_done (ctx, handle, "restoredTo", key, "restored: session %s to %s\n",

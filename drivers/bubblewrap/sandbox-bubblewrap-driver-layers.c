@@ -31,6 +31,7 @@ typedef struct
 {
   SandboxBubblewrapDriver *self;
   const char * const *lowers;
+  const char * const *runtime_lowers;
   const char *layers;
   SandboxBubblewrapRefillFunc refill;
   gpointer refill_data;
@@ -82,10 +83,14 @@ replace_quietly (SandboxNetworkPolicy  *unused,
   /* Whether or not it refilled the layer, the session needs its overlay:
    * the same layers when there is no refill (a keeper that exited). */
   refilled = replace->refill == NULL || replace->refill (replace->refill_data, error);
-  if (replace->lowers != NULL)
-    keeper = sandbox_bubblewrap_keeper_start (replace->lowers,
-                                              sandbox_bubblewrap_keeper_get_runtime_lowers (self->keeper),
-                                              replace->layers, &self->guest, &cause);
+  /* New lowers only over what was refilled for them (a restore further
+   * down the session's line); the old ones otherwise. */
+  if (replace->lowers != NULL && refilled)
+    keeper = sandbox_bubblewrap_keeper_start (
+      replace->lowers,
+      replace->runtime_lowers != NULL ? replace->runtime_lowers
+                                      : sandbox_bubblewrap_keeper_get_runtime_lowers (self->keeper),
+      replace->layers, &self->guest, &cause);
   else
     keeper = sandbox_bubblewrap_keeper_start_again (self->keeper, &self->guest, &cause);
   if (keeper != NULL)
@@ -109,6 +114,8 @@ replace_quietly (SandboxNetworkPolicy  *unused,
  * @self: a session's driver
  * @lowers: (nullable): the session's lower layers, top first (%NULL for a
  *   session that copies its template)
+ * @runtime_lowers: (nullable): its writable runtime's, top first; %NULL:
+ *   those the keeper has
  * @layers: (nullable): the host path of the session's layers/
  * @refill: (scope call): rewrites layers/upper while nothing has it mounted
  *   (or swaps a copying session's workspace while no command runs)
@@ -117,7 +124,8 @@ replace_quietly (SandboxNetworkPolicy  *unused,
  * @error: return location for a #GError
  *
  * Stops the session's keeper, calls @refill and starts the keeper again
- * (see above). %SANDBOX_ERROR_BUSY while a command runs.
+ * (see above), over @lowers and @runtime_lowers when @refill succeeded,
+ * over the old ones when it failed. %SANDBOX_ERROR_BUSY while a command runs.
  *
  * Returns: %TRUE when @refill succeeded and the session's overlay is
  *   mounted again
@@ -125,6 +133,7 @@ replace_quietly (SandboxNetworkPolicy  *unused,
 gboolean
 sandbox_bubblewrap_driver_replace_layers (SandboxBubblewrapDriver     *self,
                                           const char * const          *lowers,
+                                          const char * const          *runtime_lowers,
                                           const char                  *layers,
                                           SandboxBubblewrapRefillFunc  refill,
                                           gpointer                     refill_data,
@@ -132,7 +141,7 @@ sandbox_bubblewrap_driver_replace_layers (SandboxBubblewrapDriver     *self,
                                           GError                     **error)
 {
   g_autoptr(GRWLockWriterLocker) locker = NULL;
-  Replace replace = { self, lowers, layers, refill, refill_data };
+  Replace replace = { self, lowers, runtime_lowers, layers, refill, refill_data };
 
   /* Before the gate's lock, as commands take them. */
   locker = g_rw_lock_writer_locker_new (&self->layers_lock);
@@ -175,7 +184,7 @@ sandbox_bubblewrap_driver_revive_keeper (SandboxBubblewrapDriver  *self,
                                          GError                  **error)
 {
   g_autoptr(GRWLockWriterLocker) locker = NULL;
-  Replace replace = { self, NULL, NULL, NULL, NULL };
+  Replace replace = { self, NULL, NULL, NULL, NULL, NULL };
   gboolean exited;
 
   g_rw_lock_reader_lock (&self->layers_lock);

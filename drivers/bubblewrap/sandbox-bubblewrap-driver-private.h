@@ -77,6 +77,7 @@ GRWLockReaderLocker *sandbox_bubblewrap_driver_lock_files (SandboxBubblewrapDriv
                                                            GError                  **error);
 gboolean sandbox_bubblewrap_driver_replace_layers (SandboxBubblewrapDriver     *self,
                                                    const char * const          *lowers,
+                                                   const char * const          *runtime_lowers,
                                                    const char                  *layers,
                                                    SandboxBubblewrapRefillFunc  refill,
                                                    gpointer                     refill_data,

@@ -7,6 +7,7 @@
 
 #include "sandbox-bubblewrap-coding.h"
 #include "sandbox-bubblewrap-handle-private.h"
+#include "sandbox-bubblewrap-store-layout-private.h"
 
 /*
  * Stop and delete exactly as DESIGN.md §5: stop kills every live command
@@ -96,6 +97,8 @@ typedef struct
 {
   SandboxBubblewrapLease *lease;
   const char *source;
+  const char *rebase_key;   /* the new base, or NULL */
+  char **rebase_lowers;     /* its chain, taken once the uppers are empty */
 } Refill;
 
 static gboolean
@@ -104,12 +107,20 @@ refill_upper (gpointer   data,
 {
   Refill *refill = data;
 
-  return sandbox_bubblewrap_store_refill (refill->lease->store, refill->lease,
-                                                refill->source, error);
+  if (!sandbox_bubblewrap_store_refill (refill->lease->store, refill->lease, refill->source,
+                                        error))
+    return FALSE;
+  /* Empty upper layers now: the state may name the new base. */
+  return refill->rebase_key == NULL ||
+         sandbox_bubblewrap_store_rebase_state (refill->lease->store, refill->lease,
+                                                refill->rebase_key,
+                                                g_steal_pointer (&refill->rebase_lowers), error);
 }
 
-/* The session's keeper stopped and started again around a new upper
- * layer (sandbox-bubblewrap-driver-layers.c). */
+/* The session's keeper stopped and started again around new upper layers
+ * (sandbox-bubblewrap-driver-layers.c); over a new base's lower layers for
+ * a key further along the session's line, which its state then names
+ * (sandbox-bubblewrap-store-restore.c). */
 static gboolean
 sandbox_bubblewrap_handle_restore (SandboxHandle  *handle,
                                    const char     *key,
@@ -117,17 +128,50 @@ sandbox_bubblewrap_handle_restore (SandboxHandle  *handle,
                                    GError        **error)
 {
   SandboxBubblewrapHandle *self = SANDBOX_BUBBLEWRAP_HANDLE (handle);
+  SandboxBubblewrapStore *store = self->lease->store;
   g_autofree char *source = NULL;
-  Refill refill = { self->lease, NULL };
+  g_auto(GStrv) lowers = NULL;
+  g_autofree char *runtime_key = NULL;
+  g_autofree char *runtime = NULL;
+  g_auto(GStrv) runtime_lowers = NULL;
+  g_auto(SandboxBubblewrapFd) key_lock = -1;
+  Refill refill = { self->lease, NULL, NULL, NULL };
+  gboolean rebase;
+  gboolean ok;
 
-  if (!sandbox_bubblewrap_store_restore_source (self->lease->store, self->lease, key, &source,
+  if (!sandbox_bubblewrap_store_restore_source (store, self->lease, key, &source, &rebase,
                                                 error))
     return FALSE;
   refill.source = source;
-  return sandbox_bubblewrap_driver_replace_layers (self->driver,
-                                                   (const char * const *) self->lease->lowers,
-                                                   self->lease->layers, refill_upper, &refill,
-                                                   cancellable, error);
+  if (rebase)
+    {
+      /* Held until the state names the key: no delete takes it meanwhile. */
+      key_lock = sandbox_bubblewrap_store_lock_template (store, key, error);
+      if (key_lock < 0 || !sandbox_bubblewrap_store_check_template (store, key, error))
+        return FALSE;
+      /* A copying session has no lower layers to follow the key. */
+      if (self->lease->layers != NULL &&
+          ((lowers = sandbox_bubblewrap_store_lower_chain (store, key, error)) == NULL ||
+           !sandbox_bubblewrap_store_runtime_of (store, key, &runtime_key, &runtime,
+                                                 &runtime_lowers, error) ||
+           !sandbox_bubblewrap_store_give_template_to_host (store, key, error)))
+        return FALSE;
+      refill.rebase_key = key;
+      refill.rebase_lowers = g_strdupv (lowers);
+    }
+  ok = sandbox_bubblewrap_driver_replace_layers (self->driver,
+                                                 (const char * const *) (lowers != NULL
+                                                                         ? lowers
+                                                                         : self->lease->lowers),
+                                                 (const char * const *) runtime_lowers,
+                                                 self->lease->layers, refill_upper, &refill,
+                                                 cancellable, error);
+  g_strfreev (refill.rebase_lowers);
+  /* Whether or not the keeper came back, the stored state may name the
+   * key now: so does the handle's. */
+  if (rebase && g_str_equal (sandbox_state_get_template_key (self->lease->state), key))
+    sandbox_handle_set_state (handle, self->lease->state);
+  return ok;
 }
 
 static SandboxCodingBinding *

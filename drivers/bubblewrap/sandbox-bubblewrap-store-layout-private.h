@@ -225,6 +225,30 @@ gboolean      sandbox_bubblewrap_store_measure_template (SandboxBubblewrapStore 
  * data/. */
 #define RUNTIME_WRITABLE "runtime-writable"
 #define RUNTIME_LAYER "runtime-data"
+/* In templates/KEY/ of a snapshot past SNAPSHOT_MAX_DEPTH: the key of the
+ * whole tree its data lies over (the bottom of its line). */
+#define FLATTENED_MARK "flattened"
+gboolean      sandbox_bubblewrap_store_read_flattened  (SandboxBubblewrapStore  *self,
+                                                         const char              *key,
+                                                         char                   **below,
+                                                         GError                 **error);
+gboolean      sandbox_bubblewrap_store_copy_entry_at   (int                      from,
+                                                         int                      to,
+                                                         const char              *name,
+                                                         const char              *path,
+                                                         GCancellable            *cancellable,
+                                                         GError                 **error);
+gboolean      sandbox_bubblewrap_store_copy_attributes_at (int                   from,
+                                                            int                   to,
+                                                            const char           *path,
+                                                            GError              **error);
+/* sandbox-bubblewrap-store-merge.c */
+gboolean      sandbox_bubblewrap_store_merge_layers_at (const char * const      *layers,
+                                                         gboolean                 as_layer,
+                                                         int                      parent_fd,
+                                                         const char              *name,
+                                                         GCancellable            *cancellable,
+                                                         GError                 **error);
 char         *sandbox_bubblewrap_store_copy_layer_at   (int                      from,
                                                          int                      to,
                                                          const char              *path,

@@ -130,6 +130,12 @@ gboolean                sandbox_bubblewrap_store_restore_source (SandboxBubblewr
                                                                  SandboxBubblewrapLease  *lease,
                                                                  const char              *key,
                                                                  char                   **source,
+                                                                 gboolean                *rebase,
+                                                                 GError                 **error);
+gboolean                sandbox_bubblewrap_store_rebase_state   (SandboxBubblewrapStore  *self,
+                                                                 SandboxBubblewrapLease  *lease,
+                                                                 const char              *key,
+                                                                 char                   **lowers,
                                                                  GError                 **error);
 gboolean                sandbox_bubblewrap_store_refill         (SandboxBubblewrapStore  *self,
                                                                  SandboxBubblewrapLease  *lease,

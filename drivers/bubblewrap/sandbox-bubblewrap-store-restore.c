@@ -14,40 +14,101 @@
 
 /* Restores ----------------------------------------------------------------
  *
- * A session restores to its base (the template or snapshot it was created
- * from: an empty upper layer) or to a snapshot over that base (taken from
- * it, or from another session of the same base): its data copied into a
- * new upper layer, which the session's guest owns, swapped with the old
- * one in one rename (a crash leaves one or the other, whole) before the
- * old one is removed without following a link. A key further down the
- * session's line would change its lower layers: refused (INVALID) for
- * now. */
+ * A session restores, in place and keeping its id, to any key of its line:
+ * the template or snapshot it was created from (its base), any snapshot
+ * whose parents lead to its base (taken from it or from any session of its
+ * lineage), and any of its base's own parents back to the template — every
+ * key whose line of parents ends at the template the session's ends at. A
+ * key of another template's line is refused (INVALID).
+ *
+ * A layered session restores to its base, or to a layered snapshot whose
+ * parent is its base, without changing its lower layers: an empty upper
+ * layer, or that snapshot's data copied into one. Anywhere else in its
+ * line it is *rebased*: the key becomes its base, its lower layers (and
+ * its writable runtime's) that key's chain, its upper layers empty, and
+ * its state.json names the key (sandbox_handle_capture_state() reports it,
+ * and a resume needs it). The steps, and what a SIGKILL after each leaves:
+ *
+ *  1. empty new upper layers filled beside the old ones (restore-<uuid>):
+ *     nothing changed; recovery removes them;
+ *  2. each swapped in by one rename (RENAME_EXCHANGE): an empty upper
+ *     layer over the *old* base, which is the old base's tree — the state
+ *     still names it and its layers match (an empty layer matches any
+ *     base); the old layers, under restore-<uuid>, go in recovery;
+ *  3. state.json written to a temporary and renamed over the old one: the
+ *     new base, over empty layers, from then on.
+ *
+ * So the state never names a base whose layers do not match the upper
+ * layer: a crash leaves the session at its old base (emptied) or at the
+ * new one. The key stays locked (shared, as a create holds its template)
+ * from its check until the state names it, so no delete removes it
+ * meanwhile.
+ *
+ * A copying session's workspace is swapped for a copy of the key's files
+ * (one rename): a flat snapshot's or a template's data, or a layered
+ * snapshot's chain materialised (sandbox-bubblewrap-store-merge.c). Its
+ * state names the key where a layered session's would (its workspace
+ * depends on no stored layer, so a crash between the swap and the state
+ * leaves a session whose base is only its identity, not its files). */
+
+/* How many parents a lineage walk follows: far more than a line holds
+ * between flattenings, a bound for a damaged store. */
+#define LINEAGE_MAX_STEPS 65536u
+
+/* The template at the end of @key's line of parents. */
+static char *
+root_of (SandboxBubblewrapStore  *self,
+         const char              *key,
+         GError                 **error)
+{
+  g_autofree char *current = g_strdup (key);
+
+  for (guint steps = 0; steps < LINEAGE_MAX_STEPS; steps++)
+    {
+      g_autofree char *parent = NULL;
+
+      if (!sandbox_bubblewrap_store_read_parent (self, current, &parent, error))
+        return NULL;
+      if (parent == NULL)
+        return g_steal_pointer (&current);
+      g_free (current);
+      current = g_steal_pointer (&parent);
+    }
+  g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
+               "Snapshot %s lies over more than %u snapshots", key, LINEAGE_MAX_STEPS);
+  return NULL;
+}
 
 /**
  * sandbox_bubblewrap_store_restore_source:
  * @self: a store
  * @lease: a live session's lease
  * @key: the key to restore to (a valid key)
- * @source: (out) (transfer full): the data to copy, %NULL for the base
+ * @source: (out) (transfer full): the data to copy, %NULL for an empty
+ *   upper layer
+ * @rebase: (out): whether @key becomes the session's base (see above)
  * @error: return location for a #GError
  *
  * Returns: whether the session may restore to @key: %FALSE with
- *   %G_IO_ERROR_NOT_SUPPORTED for a copy, %SANDBOX_ERROR_INVALID for a
- *   key outside its line, or the check of a stored snapshot's error
+ *   %SANDBOX_ERROR_INVALID for a key outside its line, or the check of a
+ *   stored snapshot's error
  */
 gboolean
 sandbox_bubblewrap_store_restore_source (SandboxBubblewrapStore  *self,
                                          SandboxBubblewrapLease  *lease,
                                          const char              *key,
                                          char                   **source,
+                                         gboolean                *rebase,
                                          GError                 **error)
 {
   const char *base = sandbox_state_get_template_key (lease->state);
   g_autofree char *parent = NULL;
-
+  g_autofree char *root = NULL;
+  g_autofree char *base_root = NULL;
   gboolean copying = lease->layers == NULL;
 
   *source = NULL;
+  *rebase = FALSE;
   /* A layered session's base is its lower layers: an empty upper layer. */
   if (g_str_equal (key, base))
     {
@@ -56,24 +117,77 @@ sandbox_bubblewrap_store_restore_source (SandboxBubblewrapStore  *self,
       return TRUE;
     }
   if (!sandbox_bubblewrap_store_check_template (self, key, error) ||
-      !sandbox_bubblewrap_store_read_parent (self, key, &parent, error))
+      !sandbox_bubblewrap_store_read_parent (self, key, &parent, error) ||
+      (root = root_of (self, key, error)) == NULL ||
+      (base_root = root_of (self, base, error)) == NULL)
     return FALSE;
-  if (g_strcmp0 (parent, base) != 0)
+  if (!g_str_equal (root, base_root))
     {
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "%s is not a snapshot over this session's template %s: a session restores "
-                   "to its template or to a snapshot taken over it", key, base);
-      return FALSE;
-    }
-  if (sandbox_bubblewrap_store_is_flat (self, key) != copying)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_INVALID,
-                   "%s was taken by a session that %s its template, and this one %s it: a "
-                   "session restores to snapshots taken the way it keeps its files",
-                   key, copying ? "layered over" : "copied", copying ? "copied" : "layers over");
+                   "%s is not in this session's line: it comes from template %s, the session "
+                   "from template %s; a session restores to its template and the snapshots "
+                   "taken over it", key, root, base_root);
       return FALSE;
     }
   *source = g_build_filename (self->templates, key, "data", NULL);
+  /* A snapshot over its base: copied into the session, nothing else
+   * changes (a layer only where it lies over the same lower layers). */
+  if (g_strcmp0 (parent, base) == 0)
+    {
+      g_autofree char *below = NULL;
+
+      if (!sandbox_bubblewrap_store_read_flattened (self, key, &below, error))
+        return FALSE;
+      if (copying || (below == NULL && sandbox_bubblewrap_store_is_layer (self, key)))
+        return TRUE;
+    }
+  /* Elsewhere the key becomes its base: a layered session's layers start
+   * empty over it, a copying one's workspace is a copy of it. */
+  if (!copying)
+    g_clear_pointer (source, g_free);
+  *rebase = TRUE;
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_store_rebase_state:
+ * @self: a store
+ * @lease: a layered session's lease whose upper layers are empty, or a
+ *   copying one's whose workspace is @key's files
+ * @key: its new base
+ * @lowers: (transfer full) (nullable): @key's lower chain (%NULL for a
+ *   copying session)
+ * @error: return location for a #GError
+ *
+ * Step 3 above: the session's state.json names @key, and its lease too.
+ *
+ * Returns: %TRUE on success; on failure the state names the old base
+ */
+gboolean
+sandbox_bubblewrap_store_rebase_state (SandboxBubblewrapStore  *self,
+                                       SandboxBubblewrapLease  *lease,
+                                       const char              *key,
+                                       char                   **lowers,
+                                       GError                 **error)
+{
+  g_auto(GStrv) owned_lowers = lowers;
+  g_autofree char *path = g_build_filename (lease->directory, "state.json", NULL);
+  g_autofree char *json = NULL;
+  g_autoptr(SandboxState) state = sandbox_state_new (sandbox_state_get_backend (lease->state),
+                                                     sandbox_state_get_session_id (lease->state),
+                                                     key, error);
+
+  if (state == NULL)
+    return FALSE;
+  json = sandbox_state_to_json (state);
+  if (!sandbox_bubblewrap_store_write_atomically (path, json, self->durable, error))
+    return FALSE;
+  g_set_object (&lease->state, state);
+  if (owned_lowers != NULL)
+    {
+      g_strfreev (lease->lowers);
+      lease->lowers = g_steal_pointer (&owned_lowers);
+    }
   return TRUE;
 }
 
@@ -145,6 +259,7 @@ typedef struct
   int source_fd;
   const SandboxWorkspaceOwner *guest;
   gboolean exact;
+  char **chain;
 } FillFrom;
 
 /* @name made in @parent_fd, the guest's: an exact copy of a flat
@@ -161,6 +276,12 @@ fill_from_source (int            parent_fd,
   g_auto(SandboxBubblewrapFd) to = -1;
   g_autofree char *tree = NULL;
 
+  /* A layered snapshot: its chain materialised (whiteouts applied). */
+  if (fill->chain != NULL)
+    return sandbox_bubblewrap_store_merge_layers_at ((const char * const *) fill->chain, FALSE,
+                                                     parent_fd, name, cancellable, error) &&
+           (fill->guest == NULL ||
+            sandbox_workspace_give_tree_at (parent_fd, name, fill->guest, error));
   if (!fill->exact)
     return sandbox_workspace_copy_tree_at (fill->source_fd, parent_fd, name, fill->guest,
                                            cancellable, error);
@@ -179,14 +300,15 @@ fill_from_source (int            parent_fd,
  * @lease: a copying session's lease
  * @session_fd: the descriptor of the session's directory
  * @name: what to make there
- * @source: the directory to copy: a flat snapshot's data, or a template's
+ * @source: the directory to copy: a snapshot's data, or a template's
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
  * Makes @name the session's next workspace: a copy of @source (exact for a
- * flat snapshot's, as a create makes it for a template's), the guest's, with the store's workspace quota (a subvolume of its own when
- * there is one), synced when the store is durable. Nothing is left when it
- * fails.
+ * flat snapshot's, as a create makes it for a template's; a layered
+ * snapshot's chain materialised), the guest's, with the store's workspace
+ * quota (a subvolume of its own when there is one), synced when the store
+ * is durable. Nothing is left when it fails.
  *
  * Returns: %TRUE on success
  */
@@ -202,11 +324,16 @@ sandbox_bubblewrap_store_copy_exactly (SandboxBubblewrapStore  *self,
   g_autofree char *path = g_build_filename (lease->directory, name, NULL);
   g_autofree char *stored = g_path_get_dirname (source);
   g_autofree char *flat = g_build_filename (stored, "flat", NULL);
+  g_autofree char *key = g_path_get_basename (stored);
   g_auto(SandboxBubblewrapFd) from = open_directory (source, error);
+  g_auto(GStrv) chain = NULL;
   SandboxWorkspaceOwner owner;
   FillFrom fill = { from, sandbox_bubblewrap_lease_owner (lease, &owner),
-                    g_file_test (flat, G_FILE_TEST_EXISTS) };
+                    g_file_test (flat, G_FILE_TEST_EXISTS), NULL };
 
+  if (from >= 0 && sandbox_bubblewrap_store_is_layer (self, key) &&
+      (fill.chain = chain = sandbox_bubblewrap_store_lower_chain (self, key, error)) == NULL)
+    return FALSE;
   if (from < 0 ||
       !sandbox_bubblewrap_quota_fill_directory (session_fd, name, self->workspace_quota,
                                                 fill_from_source, &fill, cancellable, error))

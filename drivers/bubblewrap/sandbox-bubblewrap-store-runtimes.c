@@ -321,7 +321,11 @@ find_runtime (SandboxBubblewrapStore  *self,
         }
       if (g_file_test (layer, G_FILE_TEST_IS_DIR))
         g_strv_builder_add (layers, layer);
-      if (!sandbox_bubblewrap_store_read_parent (self, current, &parent, error))
+      /* A flattened snapshot's runtime-data lies over the runtime's tree:
+       * on to the bottom of its line, which names the runtime. */
+      if (!sandbox_bubblewrap_store_read_flattened (self, current, &parent, error) ||
+          (parent == NULL &&
+           !sandbox_bubblewrap_store_read_parent (self, current, &parent, error)))
         return FALSE;
       if (parent == NULL)
         return TRUE;

@@ -298,17 +298,11 @@ populate_new_session (SandboxBubblewrapStore  *self,
           !make_layers (lease, session_fd, error))
         return FALSE;
     }
-  else if (sandbox_bubblewrap_store_is_layer (self, template_key))
+  else if (sandbox_bubblewrap_store_is_flat (self, template_key) ||
+           sandbox_bubblewrap_store_is_layer (self, template_key))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "Sessions that copy their template (layering \"copy\") cannot be created "
-                   "from snapshot %s yet: it was taken by a layered session, and only "
-                   "layered ones can", template_key);
-      return FALSE;
-    }
-  else if (sandbox_bubblewrap_store_is_flat (self, template_key))
-    {
-      /* A snapshot keeps modes, which a template's copy makes its own. */
+      /* A snapshot keeps modes, which a template's copy makes its own; a
+       * layered one's chain is materialised. */
       if (!sandbox_bubblewrap_store_copy_exactly (self, lease, session_fd, "workspace", data,
                                                   cancellable, error))
         return FALSE;

@@ -50,9 +50,21 @@
  * "libsandbox-snapshot-flat-1" in its key), whose data is a whole tree: a
  * session layered over it has it as its only lower layer, and a copying
  * session is created from it by copying it, as from a template. Time and
- * space then follow the workspace, not the changes. Restores stay in a
- * layout: a copying session restores to flat snapshots (and its template),
- * a layered one to layered snapshots.
+ * space then follow the workspace, not the changes. A copying session is
+ * created from a layered snapshot by materialising its chain
+ * (sandbox-bubblewrap-store-merge.c); restores are
+ * sandbox-bubblewrap-store-restore.c's.
+ *
+ * A layered session that already lies over SNAPSHOT_MAX_DEPTH snapshots
+ * is not refused: its snapshot is *flattened*, its upper layer and every
+ * layer of its chain but the bottom tree merged into one layer over that
+ * tree (sandbox_bubblewrap_store_merge_layers_at()), a `flattened` file
+ * naming the bottom's key beside `parent` (which still names the real
+ * parent: the lineage stays). Forks of it lie over two layers again. Its
+ * key is sha256 over "libsandbox-snapshot-flattened-1", the parent's key,
+ * the bottom's key and the merged layer's digest (as stored, by the same
+ * walk as any layer's), and the runtime part as below: deterministic, and
+ * the same changes over the same line are one key.
  *
  * A session whose runtime is writable per session has a second upper
  * layer, its changes to the runtime (layers/runtime-upper): a snapshot
@@ -60,7 +72,9 @@
  * covers that tree's digest too ("runtime" and the digest after the
  * workspace's, only then, so no other snapshot's key changes). Its forks'
  * runtime overlays lie over it (sandbox_bubblewrap_store_runtime_of()),
- * and a restore puts it back as it puts back data.
+ * and a restore puts it back as it puts back data. A flattened snapshot's
+ * runtime-data is the runtime's layers merged the same way, over the
+ * runtime's tree.
  */
 
 /* How deep a layer's directories may nest. */
@@ -348,6 +362,56 @@ copy_directory (LayerCopy   *copy,
   return TRUE;
 }
 
+/**
+ * sandbox_bubblewrap_store_copy_entry_at:
+ * @from: the directory holding @name
+ * @to: the directory to copy it into, where @name does not exist
+ * @name: an entry's name
+ * @path: its path, for messages
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Copies one entry of a layer (a directory with all it holds) as a
+ * snapshot does (see above), for sandbox-bubblewrap-store-merge.c.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_bubblewrap_store_copy_entry_at (int            from,
+                                        int            to,
+                                        const char    *name,
+                                        const char    *path,
+                                        GCancellable  *cancellable,
+                                        GError       **error)
+{
+  g_autoptr(GChecksum) digest = g_checksum_new (G_CHECKSUM_SHA256);
+  LayerCopy copy = { digest, cancellable };
+
+  return copy_entry (&copy, from, to, name, path, 0, error);
+}
+
+/**
+ * sandbox_bubblewrap_store_copy_attributes_at:
+ * @from: a file or directory
+ * @to: another
+ * @path: @from's path, for messages
+ * @error: return location for a #GError
+ *
+ * Copies the attributes a snapshot keeps (see above).
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+sandbox_bubblewrap_store_copy_attributes_at (int          from,
+                                             int          to,
+                                             const char  *path,
+                                             GError     **error)
+{
+  g_autoptr(GChecksum) digest = g_checksum_new (G_CHECKSUM_SHA256);
+
+  return copy_attributes (from, to, digest, path, error);
+}
+
 /* Reads templates/@key/parent: TRUE with *@parent NULL for a template. */
 gboolean
 sandbox_bubblewrap_store_read_parent (SandboxBubblewrapStore  *self,
@@ -371,6 +435,43 @@ sandbox_bubblewrap_store_read_parent (SandboxBubblewrapStore  *self,
       g_clear_pointer (parent, g_free);
       g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
                    "Snapshot %s names no valid parent", key);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * sandbox_bubblewrap_store_read_flattened:
+ * @self: a store
+ * @key: a stored template's or snapshot's key
+ * @below: (out) (transfer full): for a flattened snapshot, the key of the
+ *   whole tree its data lies over; %NULL otherwise
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE, or %FALSE with @error set when the record is damaged
+ */
+gboolean
+sandbox_bubblewrap_store_read_flattened (SandboxBubblewrapStore  *self,
+                                         const char              *key,
+                                         char                   **below,
+                                         GError                 **error)
+{
+  g_autofree char *path = g_build_filename (self->templates, key, FLATTENED_MARK, NULL);
+  g_autoptr(GError) local_error = NULL;
+
+  *below = NULL;
+  if (!g_file_get_contents (path, below, NULL, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  if (!sandbox_template_key_is_valid (*below))
+    {
+      g_clear_pointer (below, g_free);
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STATE_MISMATCH,
+                   "Snapshot %s names no valid flattened base", key);
       return FALSE;
     }
   return TRUE;
@@ -421,10 +522,20 @@ sandbox_bubblewrap_store_lower_chain (SandboxBubblewrapStore  *self,
         return NULL;
       g_autofree char *data = g_build_filename (self->templates, current, "data", NULL);
 
+      g_autofree char *below = NULL;
+
       g_strv_builder_add (chain, data);
-      /* A flat snapshot's data is a whole tree: nothing lies below it. */
+      if (!sandbox_bubblewrap_store_read_flattened (self, current, &below, error))
+        return NULL;
+      /* A flat snapshot's data is a whole tree: nothing lies below it; a
+       * flattened one's lies over the bottom of its line. */
       if (sandbox_bubblewrap_store_is_flat (self, current))
         g_clear_pointer (&parent, g_free);
+      else if (below != NULL)
+        {
+          g_free (parent);
+          parent = g_steal_pointer (&below);
+        }
       g_free (current);
       current = g_steal_pointer (&parent);
     }
@@ -556,6 +667,87 @@ snapshot_name (SandboxBubblewrapStore *self,
   return g_strdup_printf ("%s (snapshot)", name);
 }
 
+/* Merges @layers (top first) into a layer over what lies below the last,
+ * made as @build/@name, and returns its digest: merged in a scratch
+ * directory beside it, then copied as a snapshot copies a layer, so the
+ * stored layer and its digest are exactly what the copy keeps. */
+static char *
+merge_layer (const char * const  *layers,
+             const char          *build,
+             const char          *name,
+             GCancellable        *cancellable,
+             GError             **error)
+{
+  g_autofree char *scratch_name = g_strconcat ("merging-", name, NULL);
+  g_autofree char *scratch = g_build_filename (build, scratch_name, NULL);
+  g_autofree char *data = g_build_filename (build, name, NULL);
+  g_auto(SandboxBubblewrapFd) build_fd = open_directory (build, error);
+  char *digest = NULL;
+
+  if (build_fd < 0)
+    return NULL;
+  if (sandbox_bubblewrap_store_merge_layers_at (layers, TRUE, build_fd, scratch_name,
+                                                cancellable, error))
+    digest = copy_layer (scratch, data, cancellable, error);
+  sandbox_workspace_remove_tree_at (build_fd, scratch_name, NULL);
+  return digest;
+}
+
+/* @first, then @chain but its last element (the whole tree at the
+ * bottom). */
+static char **
+layers_above_bottom (const char  *first,
+                     char       **chain)
+{
+  g_autoptr(GStrvBuilder) layers = g_strv_builder_new ();
+  guint n = g_strv_length (chain);
+
+  g_strv_builder_add (layers, first);
+  for (guint i = 0; i + 1 < n; i++)
+    g_strv_builder_add (layers, chain[i]);
+  return g_strv_builder_end (layers);
+}
+
+/* A session past SNAPSHOT_MAX_DEPTH: its changes and every layer of its
+ * line but the bottom tree merged into one layer over that tree (and its
+ * runtime's likewise over the runtime's tree): *@bottom its key. */
+static gboolean
+flatten_layers (SandboxBubblewrapStore  *self,
+                SandboxBubblewrapLease  *lease,
+                char                   **chain,
+                const char              *build,
+                char                   **bottom,
+                char                   **tree,
+                char                   **runtime_tree,
+                GCancellable            *cancellable,
+                GError                 **error)
+{
+  g_auto(GStrv) layers = layers_above_bottom (lease->workspace, chain);
+  g_autofree char *bottom_dir = g_path_get_dirname (chain[g_strv_length (chain) - 1]);
+  g_autofree char *upper = g_build_filename (lease->layers, STUB_KEEPER_RUNTIME_UPPER, NULL);
+  g_autofree char *runtime_key = NULL;
+  g_autofree char *runtime = NULL;
+  g_auto(GStrv) runtime_lowers = NULL;
+  g_auto(GStrv) runtime_layers = NULL;
+  struct stat st;
+
+  *bottom = g_path_get_basename (bottom_dir);
+  *tree = merge_layer ((const char * const *) layers, build, "data", cancellable, error);
+  if (*tree == NULL)
+    return FALSE;
+  if (lstat (upper, &st) < 0 && errno == ENOENT)
+    return TRUE;
+  if (!sandbox_bubblewrap_store_runtime_of (self, sandbox_state_get_template_key (lease->state),
+                                            &runtime_key, &runtime, &runtime_lowers, error))
+    return FALSE;
+  if (runtime_lowers == NULL)
+    return TRUE;
+  runtime_layers = layers_above_bottom (upper, runtime_lowers);
+  *runtime_tree = merge_layer ((const char * const *) runtime_layers, build, RUNTIME_LAYER,
+                               cancellable, error);
+  return *runtime_tree != NULL;
+}
+
 /* Writes the record of templates/@uuid (and its `flat` mark) and renames
  * it to templates/@key, unless that is stored already. */
 static gboolean
@@ -565,11 +757,13 @@ name_snapshot (SandboxBubblewrapStore  *self,
                const char              *key,
                const char              *parent,
                gboolean                 flat,
+               const char              *flattened,
                GError                 **error)
 {
   g_autofree char *temporary = g_build_filename (self->templates, uuid, NULL);
   g_autofree char *parent_path = g_build_filename (temporary, "parent", NULL);
   g_autofree char *flat_path = g_build_filename (temporary, "flat", NULL);
+  g_autofree char *flattened_path = g_build_filename (temporary, FLATTENED_MARK, NULL);
   g_autofree char *ready = g_build_filename (temporary, "ready", NULL);
   g_autofree char *directory = g_build_filename (self->templates, key, NULL);
   g_autofree char *name = snapshot_name (self, parent);
@@ -577,6 +771,9 @@ name_snapshot (SandboxBubblewrapStore  *self,
 
   if (!sandbox_bubblewrap_store_write_new_file (parent_path, parent, self->durable, error) ||
       (flat && !sandbox_bubblewrap_store_write_new_file (flat_path, "", self->durable, error)) ||
+      (flattened != NULL &&
+       !sandbox_bubblewrap_store_write_new_file (flattened_path, flattened, self->durable,
+                                                 error)) ||
       !sandbox_bubblewrap_store_write_new_file (ready, record, self->durable, error) ||
       (self->durable &&
        !sandbox_bubblewrap_store_sync_tree (templates_fd, uuid, temporary, 0, error)))
@@ -599,8 +796,7 @@ name_snapshot (SandboxBubblewrapStore  *self,
  * copying session's workspace as a flat snapshot (see above). The session
  * itself is left as it is.
  *
- * Returns: (transfer full): the snapshot's key, or %NULL with @error set:
- *   %SANDBOX_ERROR_LIMIT past %SNAPSHOT_MAX_DEPTH snapshots
+ * Returns: (transfer full): the snapshot's key, or %NULL with @error set
  */
 char *
 sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
@@ -618,19 +814,16 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
   g_auto(GStrv) chain = NULL;
   g_auto(SandboxBubblewrapFd) templates_fd = -1;
   g_auto(SandboxBubblewrapFd) build = -1;
+  g_autofree char *bottom = NULL;
   gboolean flat = lease->layers == NULL;
+  gboolean flattened;
   gboolean ok;
 
   chain = sandbox_bubblewrap_store_lower_chain (self, parent, error);
   if (chain == NULL)
     return NULL;
-  if (!flat && g_strv_length (chain) > SNAPSHOT_MAX_DEPTH)
-    {
-      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_LIMIT,
-                   "Could not snapshot: the session lies over %u snapshots already, the most "
-                   "there may be", SNAPSHOT_MAX_DEPTH);
-      return NULL;
-    }
+  /* Past the bound, a layer over the line's bottom tree (see above). */
+  flattened = !flat && g_strv_length (chain) > SNAPSHOT_MAX_DEPTH;
   templates_fd = open_directory (self->templates, error);
   if (templates_fd < 0 ||
       (build = sandbox_bubblewrap_store_begin_build (self->templates, templates_fd, &uuid,
@@ -638,20 +831,28 @@ sandbox_bubblewrap_store_snapshot (SandboxBubblewrapStore  *self,
     return NULL;
   build_path = g_build_filename (self->templates, uuid, NULL);
   data = g_build_filename (build_path, "data", NULL);
-  tree = copy_layer (lease->workspace, data, cancellable, error);
-  if (tree != NULL &&
-      copy_runtime_layer (lease, build_path, &runtime_tree, cancellable, error))
+  if (flattened)
+    ok = flatten_layers (self, lease, chain, build_path, &bottom, &tree, &runtime_tree,
+                         cancellable, error);
+  else
+    ok = (tree = copy_layer (lease->workspace, data, cancellable, error)) != NULL &&
+         copy_runtime_layer (lease, build_path, &runtime_tree, cancellable, error);
+  if (ok)
     {
       g_autofree char *runtime_part = runtime_tree != NULL
                                       ? g_strconcat ("\nruntime\n", runtime_tree, NULL)
                                       : g_strdup ("");
-      g_autofree char *material = g_strconcat (flat ? "libsandbox-snapshot-flat-1"
-                                                    : "libsandbox-snapshot-1",
-                                               "\n", parent, "\n", tree, runtime_part, NULL);
+      g_autofree char *material = NULL;
 
+      if (flattened)
+        material = g_strconcat ("libsandbox-snapshot-flattened-1\n", parent, "\n", bottom, "\n",
+                                tree, runtime_part, NULL);
+      else
+        material = g_strconcat (flat ? "libsandbox-snapshot-flat-1" : "libsandbox-snapshot-1",
+                                "\n", parent, "\n", tree, runtime_part, NULL);
       key = sha256_hex (material);
     }
-  ok = key != NULL && name_snapshot (self, templates_fd, uuid, key, parent, flat, error);
+  ok = key != NULL && name_snapshot (self, templates_fd, uuid, key, parent, flat, bottom, error);
   /* Gone after a successful rename; a duplicate or a leftover otherwise. */
   sandbox_workspace_remove_tree_at (templates_fd, uuid, NULL);
   return ok ? g_steal_pointer (&key) : NULL;

@@ -1286,6 +1286,7 @@ def test_snapshots(key):
         ids = created_ids(result)
         states = [json.loads(line) for line in result.stdout.decode().splitlines()]
         forks += ids
+        fork_state = states[2] if len(states) == 3 else {}
         tap.check(len(ids) == 3 and len(set(ids)) == 3 and session_id not in ids
                   and all(s.get("templateKey") == snapshot and s.get("backend") == "bubblewrap"
                           for s in states),
@@ -1336,6 +1337,22 @@ def test_snapshots(key):
                   "restore --json to the session's template", describe(result))
         result = ctl("read", "--session", session_id, "sub/deep.txt")
         expect(result, 0, "…brings the template's files back", stdout_has="deep")
+
+        # A fork restored to its base's parent is moved onto that key: the
+        # --state file follows.
+        state_file = os.path.join(work, "rebased-state.json")
+        with open(state_file, "w") as f:
+            f.write(json.dumps(fork_state) + "\n")
+        result = ctl("restore", "--state", state_file, key)
+        with open(state_file) as f:
+            rewritten = json.loads(f.read() or "{}")
+        tap.check(result.returncode == 0 and rewritten.get("templateKey") == key
+                  and rewritten.get("sessionId") == fork_state.get("sessionId"),
+                  "restore further along the line rewrites the --state file to name the key",
+                  describe(result))
+        result = ctl("read", "--state", state_file, "sub/deep.txt")
+        expect(result, 0, "…which resumes the session on the template's files",
+               stdout_has="deep")
 
         test_snapshot_errors(key, session_id, snapshot)
         snapshots.append(test_snapshot_busy(session_id, snapshot))
