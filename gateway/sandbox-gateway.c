@@ -624,20 +624,16 @@ sandbox_gateway_set_policy (SandboxGateway       *self,
   g_return_if_fail (SANDBOX_IS_NETWORK_POLICY (policy));
 
   g_mutex_lock (&self->lock);
-  if (self->server != NULL)
+  if (self->server != NULL || self->parked_policy != NULL)
     {
       g_autoptr(GMainContext) context = sandbox_signal_context_ref ();
 
       /* Before the swap, so the aborted requests' events follow the caller. */
       sandbox_gateway_relay_set_context (self->relay, context);
-      sandbox_gateway_server_set_policy (self->server, policy);
-    }
-  else if (self->parked_policy != NULL)
-    {
-      g_autoptr(GMainContext) context = sandbox_signal_context_ref ();
-
-      sandbox_gateway_relay_set_context (self->relay, context);
-      g_set_object (&self->parked_policy, policy);
+      if (self->server != NULL)
+        sandbox_gateway_server_set_policy (self->server, policy);
+      else
+        g_set_object (&self->parked_policy, policy);   /* applied by unpark */
     }
   g_mutex_unlock (&self->lock);
 
@@ -798,7 +794,6 @@ sandbox_gateway_park (SandboxGateway *self)
       if (g_unlink (self->socket_path) != 0 && errno != ENOENT)
         g_warning ("Could not remove the gateway socket %s: %s", self->socket_path,
                    g_strerror (errno));
-      g_debug ("Gateway %s parked", self->socket_path);
     }
   g_mutex_unlock (&self->park_lock);
   return server != NULL;
@@ -823,41 +818,36 @@ sandbox_gateway_unpark (SandboxGateway  *self,
 {
   g_autoptr(SandboxNetworkPolicy) policy = NULL;
   SandboxGatewayServer *server = NULL;
-  gboolean serving;
+  gboolean closed;
 
   g_return_val_if_fail (SANDBOX_IS_GATEWAY (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   g_mutex_lock (&self->park_lock);
   g_mutex_lock (&self->lock);
-  serving = self->server != NULL;
-  if (self->parked_policy != NULL)
-    policy = g_object_ref (self->parked_policy);
+  closed = self->server == NULL && self->parked_policy == NULL;
+  g_set_object (&policy, self->parked_policy);
   g_mutex_unlock (&self->lock);
-  if (policy != NULL)
+  if (policy != NULL && (server = start_server (self, policy, error)) != NULL)
     {
-      server = start_server (self, policy, error);
       g_mutex_lock (&self->lock);
-      if (server != NULL)
-        {
-          /* The policy set while it was being started wins. */
-          sandbox_gateway_server_set_policy (server, self->parked_policy);
-          self->server = server;
-          g_clear_object (&self->parked_policy);
-        }
+      /* The policy set while it was being started wins. */
+      sandbox_gateway_server_set_policy (server, self->parked_policy);
+      self->server = server;
+      g_clear_object (&self->parked_policy);
       g_mutex_unlock (&self->lock);
-      if (server != NULL)
-        g_debug ("Gateway %s serves again", self->socket_path);
     }
-  else if (!serving)
-    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "The gateway is closed");
   g_mutex_unlock (&self->park_lock);
-  return serving || server != NULL;
+  if (closed)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "The gateway is closed");
+  return !closed && (policy == NULL || server != NULL);
 }
 
 /**
  * sandbox_gateway_is_parked:
  * @self: a [class@Sandbox.Gateway]
+ *
+ * Gets whether the gateway is parked ([method@Sandbox.Gateway.park]).
  *
  * Returns: whether [method@Sandbox.Gateway.park] stopped it and nothing
  *   has served it again since

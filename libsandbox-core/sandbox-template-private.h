@@ -12,6 +12,16 @@
 
 G_BEGIN_DECLS
 
+/* The runtime a template names (sandbox-template-runtime.c): its key, or
+ * NULL, and whether each session gets a writable copy of it. */
+typedef struct
+{
+  char *key;
+  gboolean writable;
+} SandboxTemplateRuntime;
+
+SandboxTemplateRuntime *sandbox_template_get_runtime_slot (SandboxTemplate *self);
+
 /* An imported host directory, shared by the files read from it: its
  * descriptor (files are opened again beneath it when they are stored) and
  * its path, for messages. Reference-counted. */

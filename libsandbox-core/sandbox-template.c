@@ -53,8 +53,7 @@ struct _SandboxTemplate
   GObject parent_instance;
 
   char *name;
-  char *runtime; /* the key of the runtime its sessions run on, or NULL */
-  gboolean runtime_writable;
+  SandboxTemplateRuntime runtime;
   GHashTable *entries; /* canonical path → SandboxTemplateEntry */
   GHashTable *directories; /* canonical path of an implied directory → entries below it */
   guint n_listed; /* entries part of the key: all but directories with entries below */
@@ -94,7 +93,7 @@ sandbox_template_finalize (GObject *object)
   SandboxTemplate *self = SANDBOX_TEMPLATE (object);
 
   g_clear_pointer (&self->name, g_free);
-  g_clear_pointer (&self->runtime, g_free);
+  g_clear_pointer (&self->runtime.key, g_free);
   g_clear_pointer (&self->entries, g_hash_table_unref);
   g_clear_pointer (&self->directories, g_hash_table_unref);
   /* A queued emission holds a reference, so none is pending here. */
@@ -218,82 +217,11 @@ sandbox_template_new (const char *name)
   return g_object_new (SANDBOX_TYPE_TEMPLATE, "name", name, NULL);
 }
 
-/**
- * sandbox_template_set_runtime:
- * @self: a [class@Sandbox.Template]
- * @runtime_key: (nullable): the key of an imported runtime
- *   ([method@Sandbox.Backend.import_runtime]), or %NULL for none
- *
- * Names the runtime the template's sessions run on: the tree their commands
- * see as /usr, /bin, /lib*, /sbin and /etc instead of the host's. The
- * template's key covers it, so the same files on two runtimes are two
- * templates; without one the key is what it always was. The runtime must be
- * imported into the backend before the template is stored.
- */
-void
-sandbox_template_set_runtime (SandboxTemplate *self,
-                              const char      *runtime_key)
+/* The template's runtime, for sandbox-template-runtime.c. */
+SandboxTemplateRuntime *
+sandbox_template_get_runtime_slot (SandboxTemplate *self)
 {
-  g_return_if_fail (SANDBOX_IS_TEMPLATE (self));
-
-  /* Checked by the backend that stores the template, which looks it up. */
-  g_free (self->runtime);
-  self->runtime = g_strdup (runtime_key);
-}
-
-/**
- * sandbox_template_set_runtime_writable:
- * @self: a [class@Sandbox.Template]
- * @writable: whether each session may change its runtime
- *
- * Makes the runtime ([method@Sandbox.Template.set_runtime]) writable per
- * session: each session's commands see it through an overlay whose upper
- * layer is the session's own, so `pip install` or `npm install -g` into
- * /usr persist across its commands, stop and resume, and snapshots, and
- * no other session and not the stored runtime see them. The template's
- * key covers it. Only a backend whose sessions layer over their template
- * can: elsewhere a session of such a template is refused
- * (%G_IO_ERROR_NOT_SUPPORTED). Meaningless without a runtime.
- */
-void
-sandbox_template_set_runtime_writable (SandboxTemplate *self,
-                                       gboolean         writable)
-{
-  g_return_if_fail (SANDBOX_IS_TEMPLATE (self));
-
-  self->runtime_writable = !!writable;
-}
-
-/**
- * sandbox_template_get_runtime_writable:
- * @self: a [class@Sandbox.Template]
- *
- * Returns: whether the template's sessions each get a writable copy of its
- *   runtime; %FALSE when it names none
- */
-gboolean
-sandbox_template_get_runtime_writable (SandboxTemplate *self)
-{
-  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), FALSE);
-
-  return self->runtime != NULL && self->runtime_writable;
-}
-
-/**
- * sandbox_template_get_runtime:
- * @self: a [class@Sandbox.Template]
- *
- * Gets the key of the runtime the template's sessions run on.
- *
- * Returns: (transfer none) (nullable): the runtime's key, or %NULL when its
- *   sessions see the host's /usr
- */
-const char *
-sandbox_template_get_runtime (SandboxTemplate *self)
-{
-  g_return_val_if_fail (SANDBOX_IS_TEMPLATE (self), NULL);
-
-  return self->runtime;
+  return &self->runtime;
 }
 
 /**
