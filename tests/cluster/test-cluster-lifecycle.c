@@ -271,10 +271,16 @@ test_rejoin (Fixture       *fixture,
   state = sandbox_handle_capture_state (handle, &error);
   g_assert_no_error (error);
 
-  /* Longer than the TTL: the host fences itself. */
+  /* Down until the host has fenced itself (its deadline is within the
+   * TTL of its last renewal). */
+  start = g_get_monotonic_time ();
   etcd_fixture_stop_member (fixture->etcd, 0);
-  g_usleep ((atoi (LEASE_TTL) + 1) * G_USEC_PER_SEC);
+  while (!sandbox_handle_is_stopped (handle) &&
+         g_get_monotonic_time () - start < 2 * atoi (LEASE_TTL) * G_USEC_PER_SEC)
+    g_usleep (50 * 1000);
   g_assert_true (sandbox_handle_is_stopped (handle));
+  g_test_message ("fenced %" G_GINT64_FORMAT " ms after etcd stopped",
+                  (g_get_monotonic_time () - start) / 1000);
   g_assert_true (etcd_fixture_restart_member (fixture->etcd, 0, &error));
   g_assert_no_error (error);
   g_assert_true (etcd_fixture_wait_healthy (fixture->etcd, 0, 10000, &error));
