@@ -483,6 +483,7 @@ sandbox_cluster_host_rejoin (SandboxClusterHost  *self,
                              GCancellable        *cancellable,
                              GError             **error)
 {
+  g_autoptr(GError) local_error = NULL;
   HostLease *old;
   HostLease *lease;
   gboolean fenced;
@@ -513,13 +514,15 @@ sandbox_cluster_host_rejoin (SandboxClusterHost  *self,
    * never be the owners' again, whatever a write still in flight under
    * them does. Then a new lease, renewed and fenced like the first. */
   sent_at = g_get_monotonic_time ();
-  if (!sandbox_cluster_etcd_lease_revoke (self->etcd, old->id, cancellable, error) ||
+  if (!sandbox_cluster_etcd_lease_revoke (self->etcd, old->id, cancellable, &local_error) ||
       !sandbox_cluster_etcd_lease_grant (self->etcd, self->ttl_seconds, &id, &granted_ttl,
-                                         cancellable, error))
+                                         cancellable, &local_error))
     {
       g_mutex_unlock (&self->rejoin_lock);
-      g_prefix_error (error, "Sandbox host %s lost its cluster lease and cannot rejoin yet: ",
-                      self->id);
+      /* Still lost: STOPPED, as before the attempt, with etcd's reason. */
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
+                   "Sandbox host %s lost its cluster lease and cannot rejoin yet: %s", self->id,
+                   local_error->message);
       return FALSE;
     }
   lease = host_lease_new (self, id, granted_ttl, sent_at, old->owner_context);

@@ -126,8 +126,9 @@ void                sandbox_cluster_host_close           (SandboxClusterHost  *s
  * one of its epochs can ever succeed again, even where etcd still held the
  * lease — and takes a new one with the same TTL: alive again, its sessions
  * claimable anew. Blocking (two etcd calls). %SANDBOX_ERROR_STOPPED while
- * ::lost is still being handled or after close; etcd's error (prefixed)
- * when it does not answer: the host stays lost, and a later call retries. */
+ * ::lost is still being handled, after close, and when etcd does not
+ * answer (its reason in the message): the host stays lost, and a later
+ * call retries. */
 gboolean            sandbox_cluster_host_rejoin          (SandboxClusterHost  *self,
                                                           GCancellable        *cancellable,
                                                           GError             **error);
