@@ -11,7 +11,8 @@
  * written after each commit here and removed while the session is live)
  * — or imports the checkpoint (or a fresh template copy, for a session
  * never checkpointed); then bubblewrap resumes it. delete: claim again,
- * fenced delete of the record, then bubblewrap's delete.
+ * fenced delete of the record, then bubblewrap's delete; the other hosts'
+ * copies go when they next look (sandbox-cluster-deleted-private.h).
  */
 
 #include "config.h"

@@ -15,7 +15,8 @@
  * sandbox-cluster-handle.c.
  * Losing the lease (::lost, on the driver's own context thread, so it
  * arrives whatever the application's main loop does): every live handle is
- * fenced — its commands killed, STOPPED, nothing published.
+ * fenced — its commands killed, STOPPED, nothing published. The host
+ * rejoins with a new lease at its next claim (sandbox_cluster_host_rejoin()).
  */
 
 #include "config.h"
