@@ -17,6 +17,7 @@
 #include <glib/gstdio.h>
 
 #include "sandbox-cluster-backend-fields-private.h"
+#include "sandbox-cluster-deleted-private.h"
 #include "sandbox-context-thread-private.h"
 
 /* ::lost arrives here, whatever the application's main loop does. */
@@ -180,5 +181,9 @@ sandbox_cluster_backend_init_backend (SandboxBackendBase  *base,
       return FALSE;
     }
   self->lost_id = g_signal_connect (self->host, "lost", G_CALLBACK (sandbox_cluster_backend_on_lost), self);
-  return announce_first (self, cancellable, error);
+  if (!announce_first (self, cancellable, error))
+    return FALSE;
+  /* What was deleted elsewhere while this host was down goes now. */
+  sandbox_cluster_deleted_sweep (self, cancellable);
+  return TRUE;
 }

@@ -11,7 +11,8 @@
  * written after each commit here and removed while the session is live)
  * — or imports the checkpoint (or a fresh template copy, for a session
  * never checkpointed); then bubblewrap resumes it. delete: claim again,
- * fenced delete of the record, then bubblewrap's delete.
+ * fenced delete of the record, then bubblewrap's delete; the other hosts'
+ * copies go when they next look (sandbox-cluster-deleted-private.h).
  */
 
 #include "config.h"
@@ -23,6 +24,7 @@
 
 #include "sandbox-cluster-backend-fields-private.h"
 #include "sandbox-cluster-checkpoint-private.h"
+#include "sandbox-cluster-deleted-private.h"
 #include "sandbox-cluster-handle-private.h"
 #include "sandbox-cluster-owner-private.h"
 
@@ -361,14 +363,23 @@ sandbox_cluster_backend_load_state (SandboxBackendBase  *base,
 {
   SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (base);
   g_autoptr(SandboxState) state = NULL;
+  g_autoptr(GError) local_error = NULL;
   g_autoptr(SandboxClusterSessionRecord) record =
-    read_session (self, session_id, cancellable, &state, error);
+    read_session (self, session_id, cancellable, &state, &local_error);
   Claim *claim = sandbox_backend_base_steal_lease (base, session_id);
 
   g_return_val_if_fail (claim != NULL, NULL);
   hold_claim (self, session_id, claim);
-  if (record == NULL || !sandbox_cluster_session_record_check_claimed (record, claim->epoch,
-                                                                         error))
+  /* No record under this host's claim: deleted (ids are never reused), so
+   * a copy this host still has is removed, never resumed. */
+  if (g_error_matches (local_error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND))
+    sandbox_cluster_deleted_remove_local (self, session_id, cancellable);
+  if (record == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  if (!sandbox_cluster_session_record_check_claimed (record, claim->epoch, error))
     return NULL;
   claim->digest = g_strdup (record->manifest_digest);
   return g_steal_pointer (&state);

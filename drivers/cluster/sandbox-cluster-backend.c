@@ -15,7 +15,8 @@
  * sandbox-cluster-handle.c.
  * Losing the lease (::lost, on the driver's own context thread, so it
  * arrives whatever the application's main loop does): every live handle is
- * fenced — its commands killed, STOPPED, nothing published.
+ * fenced — its commands killed, STOPPED, nothing published. The host
+ * rejoins with a new lease at its next claim (sandbox_cluster_host_rejoin()).
  */
 
 #include "config.h"
@@ -23,6 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "sandbox-cluster-backend-fields-private.h"
+#include "sandbox-cluster-deleted-private.h"
 #include "sandbox-cluster-handle-private.h"
 #include "sandbox-cluster-runtime-share-private.h"
 #include "sandbox-cluster-template-share-private.h"
@@ -222,13 +224,22 @@ sandbox_cluster_backend_prewarm (SandboxBackend   *backend,
   return g_steal_pointer (&key);
 }
 
+/* This host's copies, less those of sessions the cluster deleted (which
+ * go now): read before etcd, so a copy made meanwhile is not taken for a
+ * deleted one. etcd not answering fails the list rather than show a
+ * session that may be deleted. */
 static GPtrArray *
 sandbox_cluster_backend_list_sessions (SandboxBackend  *backend,
                                        GCancellable    *cancellable,
                                        GError         **error)
 {
-  return sandbox_backend_list_sessions (SANDBOX_CLUSTER_BACKEND (backend)->bubblewrap,
-                                        cancellable, error);
+  SandboxClusterBackend *self = SANDBOX_CLUSTER_BACKEND (backend);
+  g_autoptr(GPtrArray) sessions = sandbox_backend_list_sessions (self->bubblewrap, cancellable,
+                                                                 error);
+
+  if (sessions == NULL || !sandbox_cluster_deleted_filter (self, sessions, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&sessions);
 }
 
 static GPtrArray *

@@ -34,6 +34,7 @@ typedef struct
   GMutex lock;
   gint64 deadline;              /* monotonic µs; under lock */
   gboolean lost;                /* under lock; never goes back */
+  gboolean fenced;              /* under lock: ::lost has been handled */
   gboolean renewing;            /* a renewal is in flight (lease thread only) */
 
   SandboxClusterEtcd *etcd;
@@ -57,7 +58,15 @@ struct _SandboxClusterHost
   SandboxClusterEtcd *etcd;
   char *prefix;
   char *id;
+  guint ttl_seconds;            /* asked for: a rejoin asks for it again */
+
+  /* The lease in use, replaced by a rejoin (under lock). Leases replaced
+   * stay in retired until the host goes: other threads may still read the
+   * one they got, and its lease-thread sources hold their own references. */
+  GMutex lock;
   HostLease *lease;
+  GPtrArray *retired;
+  GMutex rejoin_lock;           /* one rejoin at a time */
   gboolean closed;
 };
 
@@ -119,6 +128,11 @@ emit_lost (gpointer data)
 
   if (host != NULL)
     g_signal_emit (host, signals[SIGNAL_LOST], 0, emission->reason);
+  /* Every handler has fenced what it had under this lease: only now may
+   * the host rejoin with another (sandbox_cluster_host_rejoin()). */
+  g_mutex_lock (&emission->lease->lock);
+  emission->lease->fenced = TRUE;
+  g_mutex_unlock (&emission->lease->lock);
   return G_SOURCE_REMOVE;
 }
 
@@ -306,6 +320,9 @@ sandbox_cluster_host_finalize (GObject *object)
   SandboxClusterHost *self = SANDBOX_CLUSTER_HOST (object);
 
   g_clear_pointer (&self->lease, host_lease_unref);
+  g_clear_pointer (&self->retired, g_ptr_array_unref);
+  g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->rejoin_lock);
   g_clear_object (&self->etcd);
   g_free (self->prefix);
   g_free (self->id);
@@ -338,6 +355,44 @@ sandbox_cluster_host_class_init (SandboxClusterHostClass *klass)
 static void
 sandbox_cluster_host_init (SandboxClusterHost *self)
 {
+  g_mutex_init (&self->lock);
+  g_mutex_init (&self->rejoin_lock);
+  self->retired = g_ptr_array_new_with_free_func ((GDestroyNotify) host_lease_unref);
+}
+
+/* The lease in use: valid while the host lives (see retired). */
+static HostLease *
+current_lease (SandboxClusterHost *self)
+{
+  HostLease *lease;
+
+  g_mutex_lock (&self->lock);
+  lease = self->lease;
+  g_mutex_unlock (&self->lock);
+  return lease;
+}
+
+/* A new lease's state, not started yet: its deadline counts from @sent_at,
+ * when its grant was sent. */
+static HostLease *
+host_lease_new (SandboxClusterHost *self,
+                gint64              id,
+                gint64              granted_ttl,
+                gint64              sent_at,
+                GMainContext       *owner_context)
+{
+  HostLease *lease = g_atomic_rc_box_new0 (HostLease);
+
+  g_mutex_init (&lease->lock);
+  lease->etcd = g_object_ref (self->etcd);
+  lease->id = id;
+  lease->ttl_seconds = (guint) MIN (granted_ttl, G_MAXUINT / 1000);
+  lease->margin_us = MAX (lease->ttl_seconds * G_USEC_PER_SEC / 10, 200 * 1000);
+  lease->deadline = sent_at + lease->ttl_seconds * G_USEC_PER_SEC - lease->margin_us;
+  lease->cancellable = g_cancellable_new ();
+  g_weak_ref_init (&lease->host, self);
+  lease->owner_context = g_main_context_ref (owner_context);
+  return lease;
 }
 
 gboolean
@@ -356,6 +411,7 @@ sandbox_cluster_host_new (SandboxClusterEtcd  *etcd,
                           GError             **error)
 {
   g_autoptr(SandboxClusterHost) self = NULL;
+  g_autoptr(GMainContext) context = NULL;
   HostLease *lease;
   gint64 sent_at;
   gint64 id;
@@ -388,17 +444,10 @@ sandbox_cluster_host_new (SandboxClusterEtcd  *etcd,
   self->etcd = g_object_ref (etcd);
   self->prefix = g_strdup (prefix);
   self->id = g_strdup (host_id);
+  self->ttl_seconds = ttl_seconds;
 
-  lease = g_atomic_rc_box_new0 (HostLease);
-  g_mutex_init (&lease->lock);
-  lease->etcd = g_object_ref (etcd);
-  lease->id = id;
-  lease->ttl_seconds = (guint) MIN (granted_ttl, G_MAXUINT / 1000);
-  lease->margin_us = MAX (lease->ttl_seconds * G_USEC_PER_SEC / 10, 200 * 1000);
-  lease->deadline = sent_at + lease->ttl_seconds * G_USEC_PER_SEC - lease->margin_us;
-  lease->cancellable = g_cancellable_new ();
-  g_weak_ref_init (&lease->host, self);
-  lease->owner_context = g_main_context_ref_thread_default ();
+  context = g_main_context_ref_thread_default ();
+  lease = host_lease_new (self, id, granted_ttl, sent_at, context);
   self->lease = lease;
 
   sandbox_context_thread_invoke_sync (&lease_thread, host_lease_start, lease);
@@ -409,16 +458,86 @@ void
 sandbox_cluster_host_close (SandboxClusterHost *self)
 {
   g_autoptr(GError) error = NULL;
+  HostLease *lease;
 
   g_return_if_fail (SANDBOX_CLUSTER_IS_HOST (self));
 
+  /* Not while a rejoin swaps the lease: the one stopped is the last. */
+  g_mutex_lock (&self->rejoin_lock);
   if (self->closed || self->lease == NULL)
-    return;
+    {
+      g_mutex_unlock (&self->rejoin_lock);
+      return;
+    }
   self->closed = TRUE;
-  sandbox_context_thread_invoke_sync (&lease_thread, host_lease_stop, self->lease);
+  g_mutex_unlock (&self->rejoin_lock);
+  lease = current_lease (self);
+  sandbox_context_thread_invoke_sync (&lease_thread, host_lease_stop, lease);
   /* Best effort: when etcd does not answer, the lease expires by itself. */
-  if (!sandbox_cluster_etcd_lease_revoke (self->etcd, self->lease->id, NULL, &error))
-    g_debug ("cluster lease %" G_GINT64_FORMAT " not revoked: %s", self->lease->id, error->message);
+  if (!sandbox_cluster_etcd_lease_revoke (self->etcd, lease->id, NULL, &error))
+    g_debug ("cluster lease %" G_GINT64_FORMAT " not revoked: %s", lease->id, error->message);
+}
+
+gboolean
+sandbox_cluster_host_rejoin (SandboxClusterHost  *self,
+                             GCancellable        *cancellable,
+                             GError             **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  HostLease *old;
+  HostLease *lease;
+  gboolean fenced;
+  gint64 sent_at, id, granted_ttl;
+
+  g_return_val_if_fail (SANDBOX_CLUSTER_IS_HOST (self), FALSE);
+
+  g_mutex_lock (&self->rejoin_lock);
+  old = current_lease (self);
+  if (!host_lease_is_lost (old))
+    {
+      g_mutex_unlock (&self->rejoin_lock);
+      return TRUE;
+    }
+  g_mutex_lock (&old->lock);
+  fenced = old->fenced;
+  g_mutex_unlock (&old->lock);
+  /* Closed: for good. Not fenced yet: ::lost is still on its way, and the
+   * handles it stops must not outlive the old lease under a new one. */
+  if (self->closed || !fenced)
+    {
+      g_mutex_unlock (&self->rejoin_lock);
+      return sandbox_cluster_host_check_alive (self, error);
+    }
+
+  /* The old lease goes first, with every owner key on it: etcd may still
+   * hold it (a restarted etcd extends every lease), and its epochs must
+   * never be the owners' again, whatever a write still in flight under
+   * them does. Then a new lease, renewed and fenced like the first. */
+  sent_at = g_get_monotonic_time ();
+  if (!sandbox_cluster_etcd_lease_revoke (self->etcd, old->id, cancellable, &local_error) ||
+      !sandbox_cluster_etcd_lease_grant (self->etcd, self->ttl_seconds, &id, &granted_ttl,
+                                         cancellable, &local_error))
+    {
+      g_mutex_unlock (&self->rejoin_lock);
+      /* Still lost: STOPPED, as before the attempt, with etcd's reason. */
+      g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
+                   "Sandbox host %s lost its cluster lease and cannot rejoin yet: %s", self->id,
+                   local_error->message);
+      return FALSE;
+    }
+  lease = host_lease_new (self, id, granted_ttl, sent_at, old->owner_context);
+  g_mutex_lock (&self->lock);
+  g_ptr_array_add (self->retired, self->lease);
+  self->lease = lease;
+  g_mutex_unlock (&self->lock);
+  sandbox_context_thread_invoke_sync (&lease_thread, host_lease_start, lease);
+  g_mutex_unlock (&self->rejoin_lock);
+
+  g_log_structured (G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE, "SANDBOX_EVENT", "cluster-rejoined",
+                    "MESSAGE", "Host %s rejoined the cluster with lease %" G_GINT64_FORMAT
+                               " (lease %" G_GINT64_FORMAT " revoked)",
+                    self->id, id, old->id);
+  return TRUE;
 }
 
 const char *
@@ -450,7 +569,7 @@ sandbox_cluster_host_get_lease (SandboxClusterHost *self)
 {
   g_return_val_if_fail (SANDBOX_CLUSTER_IS_HOST (self), 0);
 
-  return self->lease->id;
+  return current_lease (self)->id;
 }
 
 guint
@@ -458,7 +577,7 @@ sandbox_cluster_host_get_ttl_seconds (SandboxClusterHost *self)
 {
   g_return_val_if_fail (SANDBOX_CLUSTER_IS_HOST (self), 0);
 
-  return self->lease->ttl_seconds;
+  return current_lease (self)->ttl_seconds;
 }
 
 gboolean
@@ -466,19 +585,21 @@ sandbox_cluster_host_is_lost (SandboxClusterHost *self)
 {
   g_return_val_if_fail (SANDBOX_CLUSTER_IS_HOST (self), TRUE);
 
-  return host_lease_is_lost (self->lease);
+  return host_lease_is_lost (current_lease (self));
 }
 
 gint64
 sandbox_cluster_host_get_deadline (SandboxClusterHost *self)
 {
+  HostLease *lease;
   gint64 deadline;
 
   g_return_val_if_fail (SANDBOX_CLUSTER_IS_HOST (self), 0);
 
-  g_mutex_lock (&self->lease->lock);
-  deadline = self->lease->deadline;
-  g_mutex_unlock (&self->lease->lock);
+  lease = current_lease (self);
+  g_mutex_lock (&lease->lock);
+  deadline = lease->deadline;
+  g_mutex_unlock (&lease->lock);
   return deadline;
 }
 
@@ -486,7 +607,7 @@ gboolean
 sandbox_cluster_host_check_alive (SandboxClusterHost  *self,
                                   GError             **error)
 {
-  if (!host_lease_is_lost (self->lease))
+  if (!host_lease_is_lost (current_lease (self)))
     return TRUE;
   g_set_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED,
                "Sandbox host %s lost its cluster lease: it writes nothing more", self->id);

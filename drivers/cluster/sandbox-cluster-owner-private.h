@@ -25,8 +25,9 @@
  * says the lease is gone, the host is *lost*: #SandboxClusterHost::lost is
  * emitted once (the driver kills every command and marks its handles
  * STOPPED) and every further fenced write is refused locally, before any
- * request, with %SANDBOX_ERROR_STOPPED. A lost host stays lost: make a new
- * one to rejoin.
+ * request, with %SANDBOX_ERROR_STOPPED, until it rejoins: its next claim
+ * (sandbox_cluster_host_rejoin()) revokes the old lease, with every owner
+ * key on it, and takes a new one once etcd answers again.
  *
  * Errors: %SANDBOX_ERROR_UNAVAILABLE when etcd does not answer (construction
  * included: there is no local-only fallback); %SANDBOX_ERROR_BUSY "Sandbox
@@ -117,8 +118,20 @@ SandboxClusterHost *sandbox_cluster_host_new             (SandboxClusterEtcd  *e
                                                           GCancellable        *cancellable,
                                                           GError             **error);
 /* Stops renewing and revokes the lease (best effort): every session the
- * host owns is free at once. The host is lost afterwards. Idempotent. */
+ * host owns is free at once. The host is lost afterwards, for good (no
+ * rejoin). Idempotent. */
 void                sandbox_cluster_host_close           (SandboxClusterHost  *self);
+/* %TRUE at once while the host is alive. A lost host whose ::lost handlers
+ * have run (its sessions fenced) revokes its old lease — so no write under
+ * one of its epochs can ever succeed again, even where etcd still held the
+ * lease — and takes a new one with the same TTL: alive again, its sessions
+ * claimable anew. Blocking (two etcd calls). %SANDBOX_ERROR_STOPPED while
+ * ::lost is still being handled, after close, and when etcd does not
+ * answer (its reason in the message): the host stays lost, and a later
+ * call retries. */
+gboolean            sandbox_cluster_host_rejoin          (SandboxClusterHost  *self,
+                                                          GCancellable        *cancellable,
+                                                          GError             **error);
 
 const char         *sandbox_cluster_host_get_id          (SandboxClusterHost  *self);
 const char         *sandbox_cluster_host_get_prefix      (SandboxClusterHost  *self);

@@ -315,7 +315,10 @@ sandbox_cluster_host_claim (SandboxClusterHost  *self,
 {
   g_return_val_if_fail (SANDBOX_CLUSTER_IS_HOST (self), FALSE);
 
-  if (!check_session_id (session_id, error) || !sandbox_cluster_host_check_alive (self, error))
+  /* Every create, resume and delete starts with a claim: a host that lost
+   * its lease rejoins here, once etcd answers again. */
+  if (!check_session_id (session_id, error) || !sandbox_cluster_host_rejoin (self, cancellable,
+                                                                             error))
     return FALSE;
   return claim (self, session_id, TRUE, out_epoch, cancellable, error);
 }

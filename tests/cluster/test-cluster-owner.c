@@ -911,6 +911,74 @@ test_lost_signal_at_deadline (void)
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
 }
 
+/* etcd down past the TTL: the host fences itself; once etcd is back it
+ * rejoins with a new lease at its next claim. A restarted etcd extends
+ * every lease, so the old one (and the old owner key on it) would still be
+ * there: the rejoin revokes it first, so the old epoch's writes stay
+ * refused and the session is claimable at once. Seen to fail before
+ * issue 39's item 3 (every claim STOPPED), and with the revoke taken out
+ * of sandbox_cluster_host_rejoin() (the commit under the old epoch
+ * succeeds, the claim is BUSY). */
+static void
+test_rejoin_fences_old_epoch (void)
+{
+  g_autoptr(EtcdFixture) etcd_fixture = start_etcd (1);
+  g_autofree char *prefix = new_prefix ();
+  g_autoptr(SandboxClusterEtcd) etcd = NULL;
+  g_autoptr(SandboxClusterHost) host = NULL;
+  g_autoptr(GError) error = NULL;
+  GThread *lost_in = NULL;
+  gboolean timed_out = FALSE;
+  guint timeout_id;
+  gint64 old_epoch = 0, epoch = 0, old_lease;
+
+  if (etcd_fixture == NULL)
+    return;
+  etcd = sandbox_cluster_etcd_new_from_list (etcd_fixture_get_endpoints (etcd_fixture), 300, &error);
+  g_assert_no_error (error);
+  host = sandbox_cluster_host_new (etcd, prefix, "me", TTL_SECONDS, NULL, &error);
+  g_assert_no_error (error);
+  g_signal_connect (host, "lost", G_CALLBACK (note_lost), &lost_in);
+  g_assert_true (sandbox_cluster_host_claim (host, "s1", &old_epoch, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (sandbox_cluster_host_commit (host, "s1", old_epoch, "tkey", "m1", NULL, &error));
+  g_assert_no_error (error);
+  old_lease = sandbox_cluster_host_get_lease (host);
+
+  etcd_fixture_stop_member (etcd_fixture, 0);
+  timeout_id = g_timeout_add (TTL_MS + 2000, flag_timeout, &timed_out);
+  while (lost_in == NULL && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (timeout_id);
+  g_assert_true (sandbox_cluster_host_is_lost (host));
+  /* etcd down: still lost, STOPPED as before, with the reason. */
+  g_assert_false (sandbox_cluster_host_claim (host, "s2", NULL, NULL, &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
+  g_test_message ("while etcd is down: %s", error->message);
+  g_clear_error (&error);
+
+  g_assert_true (etcd_fixture_restart_member (etcd_fixture, 0, &error));
+  g_assert_no_error (error);
+  g_assert_true (etcd_fixture_wait_healthy (etcd_fixture, 0, 20000, &error));
+  g_assert_no_error (error);
+
+  /* The next claim rejoins: a new lease, the session claimable now. */
+  g_assert_true (sandbox_cluster_host_claim (host, "s1", &epoch, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (sandbox_cluster_host_is_lost (host));
+  g_assert_cmpint (sandbox_cluster_host_get_lease (host), !=, old_lease);
+  g_assert_cmpint (epoch, >, old_epoch);
+  /* The old epoch writes nothing, even now that the host is alive. */
+  g_assert_false (sandbox_cluster_host_commit (host, "s1", old_epoch, "tkey", "forged", NULL,
+                                               &error));
+  g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_STOPPED);
+  g_clear_error (&error);
+  g_assert_true (sandbox_cluster_host_commit (host, "s1", epoch, "tkey", "m2", NULL, &error));
+  g_assert_no_error (error);
+  sandbox_cluster_host_close (host);
+}
+
 /* A record read after a claim was written under an earlier epoch: one that
  * says it was written under the claim's own epoch or a later one was
  * forged. To see it fail, make sandbox_cluster_session_record_check_claimed()
@@ -957,6 +1025,7 @@ main (int    argc,
   g_test_add_func ("/cluster/owner/leader-stopped-lease-survives", test_leader_stopped_lease_survives);
   g_test_add_func ("/cluster/owner/async-round-trip", test_async_round_trip);
   g_test_add_func ("/cluster/owner/lost-signal-at-deadline", test_lost_signal_at_deadline);
+  g_test_add_func ("/cluster/owner/rejoin-fences-old-epoch", test_rejoin_fences_old_epoch);
 
   return g_test_run ();
 }
