@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "sandbox-backend.h"
 #include "sandbox-error.h"
 #include "sandbox-runtime-import.h"
 #include "sandbox-runtime-unpack-private.h"
@@ -90,5 +91,65 @@ sandbox_runtime_import_at (GFile                            *source,
   close (source_fd);
   if (ok)
     key = sandbox_runtime_compute_key (target_dirfd, cancellable, error);
+  return key;
+}
+
+/* A backend's ::import-progress, at most every 50 ms (the unpacker calls
+ * every 256 entries), and the totals once unpacked. */
+typedef struct
+{
+  SandboxBackend *backend;
+  gint64 last;
+  guint64 n_entries, n_bytes;
+} ImportProgress;
+
+static void
+import_progress_cb (guint64  n_entries,
+                    guint64  n_bytes,
+                    gpointer user_data)
+{
+  ImportProgress *progress = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  progress->n_entries = n_entries;
+  progress->n_bytes = n_bytes;
+  if (now - progress->last < 50 * G_TIME_SPAN_MILLISECOND)
+    return;
+  progress->last = now;
+  sandbox_backend_emit_import_progress (progress->backend, n_entries, n_bytes);
+}
+
+/**
+ * sandbox_runtime_import_reporting:
+ * @backend: the backend whose [signal@Sandbox.Backend::import-progress]
+ *   reports the import
+ * @source: as for [func@Sandbox.runtime_import_at]
+ * @target_dirfd: as for [func@Sandbox.runtime_import_at]
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * [func@Sandbox.runtime_import_at], reporting its progress on @backend at
+ * most every 50 ms and its totals once @source is unpacked: what a
+ * driver's [method@Sandbox.Backend.import_runtime] calls.
+ *
+ * Returns: (transfer full): the tree's key, or %NULL with @error set, as
+ *   for [func@Sandbox.runtime_import_at]
+ */
+char *
+sandbox_runtime_import_reporting (SandboxBackend  *backend,
+                                  GFile           *source,
+                                  int              target_dirfd,
+                                  GCancellable    *cancellable,
+                                  GError         **error)
+{
+  ImportProgress progress = { backend, g_get_monotonic_time (), 0, 0 };
+  char *key;
+
+  g_return_val_if_fail (SANDBOX_IS_BACKEND (backend), NULL);
+
+  key = sandbox_runtime_import_at (source, target_dirfd, import_progress_cb, &progress,
+                                   cancellable, error);
+  if (key != NULL)
+    sandbox_backend_emit_import_progress (backend, progress.n_entries, progress.n_bytes);
   return key;
 }

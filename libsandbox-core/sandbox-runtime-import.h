@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 
+#include "sandbox-backend.h"
 #include "sandbox-version-macros.h"
 
 G_BEGIN_DECLS
@@ -35,5 +36,11 @@ char *sandbox_runtime_import_at (GFile                            *source,
                                  gpointer                          user_data,
                                  GCancellable                     *cancellable,
                                  GError                          **error);
+SANDBOX_AVAILABLE_IN_ALL
+char *sandbox_runtime_import_reporting (SandboxBackend  *backend,
+                                        GFile           *source,
+                                        int              target_dirfd,
+                                        GCancellable    *cancellable,
+                                        GError         **error);
 
 G_END_DECLS

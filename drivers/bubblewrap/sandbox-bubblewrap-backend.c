@@ -651,31 +651,6 @@ sandbox_bubblewrap_backend_delete_template (SandboxBackend  *backend,
   return sandbox_bubblewrap_store_delete_template (self->store, template_key, error);
 }
 
-/* An import's ::import-progress, at most every 50 ms (the unpacker calls
- * every 256 entries), and its totals once it is unpacked. */
-typedef struct
-{
-  SandboxBackend *backend;
-  gint64 last;
-  guint64 n_entries, n_bytes;
-} ImportProgress;
-
-static void
-import_progress_cb (guint64  n_entries,
-                    guint64  n_bytes,
-                    gpointer user_data)
-{
-  ImportProgress *progress = user_data;
-  gint64 now = g_get_monotonic_time ();
-
-  progress->n_entries = n_entries;
-  progress->n_bytes = n_bytes;
-  if (now - progress->last < 50 * G_TIME_SPAN_MILLISECOND)
-    return;
-  progress->last = now;
-  sandbox_backend_emit_import_progress (progress->backend, n_entries, n_bytes);
-}
-
 static char *
 sandbox_bubblewrap_backend_import_runtime (SandboxBackend  *backend,
                                            GFile           *source,
@@ -684,14 +659,9 @@ sandbox_bubblewrap_backend_import_runtime (SandboxBackend  *backend,
                                            GError         **error)
 {
   SandboxBubblewrapBackend *self = SANDBOX_BUBBLEWRAP_BACKEND (backend);
-  ImportProgress progress = { backend, g_get_monotonic_time (), 0, 0 };
-  char *key = sandbox_bubblewrap_store_import_runtime (self->store, source, reused,
-                                                       import_progress_cb, &progress,
-                                                       cancellable, error);
 
-  if (key != NULL)
-    sandbox_backend_emit_import_progress (backend, progress.n_entries, progress.n_bytes);
-  return key;
+  return sandbox_bubblewrap_store_import_runtime (self->store, source, reused, backend,
+                                                  cancellable, error);
 }
 
 static GPtrArray *

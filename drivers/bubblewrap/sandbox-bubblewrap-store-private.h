@@ -146,8 +146,7 @@ guint                   sandbox_bubblewrap_store_remove_build_leftovers (Sandbox
 char                   *sandbox_bubblewrap_store_import_runtime (SandboxBubblewrapStore *self,
                                                                  GFile                  *source,
                                                                  gboolean               *reused,
-                                                                 SandboxRuntimeImportProgressFunc progress,
-                                                                 gpointer                user_data,
+                                                                 SandboxBackend         *reporter,
                                                                  GCancellable           *cancellable,
                                                                  GError                **error);
 GPtrArray              *sandbox_bubblewrap_store_list_runtimes  (SandboxBubblewrapStore  *self,

@@ -203,8 +203,7 @@ name_runtime (SandboxBubblewrapStore  *self,
  * @self: a store
  * @source: a root file system or OCI image layout directory
  * @reused: (out): set to whether the runtime was already stored
- * @progress: (nullable): called as entries are unpacked (in this thread)
- * @user_data: data for @progress
+ * @reporter: the backend whose ::import-progress reports the unpacking
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -218,8 +217,7 @@ char *
 sandbox_bubblewrap_store_import_runtime (SandboxBubblewrapStore  *self,
                                          GFile                   *source,
                                          gboolean                *reused,
-                                         SandboxRuntimeImportProgressFunc progress,
-                                         gpointer                 user_data,
+                                         SandboxBackend          *reporter,
                                          GCancellable            *cancellable,
                                          GError                 **error)
 {
@@ -243,8 +241,8 @@ sandbox_bubblewrap_store_import_runtime (SandboxBubblewrapStore  *self,
       (tree_fd = openat (build, RUNTIME_TREE,
                          O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
     set_errno_error (error, errno, "Could not create directory", RUNTIME_TREE);
-  else if ((key = sandbox_runtime_import_at (source, tree_fd, progress, user_data,
-                                             cancellable, error)) != NULL)
+  else if ((key = sandbox_runtime_import_reporting (reporter, source, tree_fd, cancellable,
+                                                    error)) != NULL)
     ok = prepare_etc (tree_fd, error) &&
          name_runtime (self, runtimes_fd, uuid, key, reused, error);
 

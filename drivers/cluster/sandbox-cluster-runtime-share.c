@@ -200,31 +200,6 @@ publish_tree (const SandboxClusterTemplateShare  *share,
   return put_record (share, runtime_key, digest, cancellable, error);
 }
 
-/* The unpacking's ::import-progress on the cluster backend, at most every
- * 50 ms (the unpacker calls every 256 entries), and its totals at the end. */
-typedef struct
-{
-  SandboxBackend *backend;
-  gint64 last;
-  guint64 n_entries, n_bytes;
-} ImportProgress;
-
-static void
-import_progress_cb (guint64  n_entries,
-                    guint64  n_bytes,
-                    gpointer user_data)
-{
-  ImportProgress *progress = user_data;
-  gint64 now = g_get_monotonic_time ();
-
-  progress->n_entries = n_entries;
-  progress->n_bytes = n_bytes;
-  if (now - progress->last < 50 * G_TIME_SPAN_MILLISECOND)
-    return;
-  progress->last = now;
-  sandbox_backend_emit_import_progress (progress->backend, n_entries, n_bytes);
-}
-
 /* Unpacks @source into @tree_fd (incoming/@entry), stores it here and
  * publishes it unless it is published already (*@reused). */
 static char *
@@ -237,12 +212,10 @@ import_at (const SandboxClusterTemplateShare  *share,
            GCancellable                       *cancellable,
            GError                            **error)
 {
-  ImportProgress progress = { backend, g_get_monotonic_time (), 0, 0 };
   g_autoptr(GError) local_error = NULL;
   g_autofree char *key = NULL;
 
-  key = sandbox_runtime_import_at (source, tree_fd, import_progress_cb, &progress, cancellable,
-                                   error);
+  key = sandbox_runtime_import_reporting (backend, source, tree_fd, cancellable, error);
   if (key == NULL || !import_tree (share, key, entry, cancellable, error))
     return NULL;
   *reused = sandbox_cluster_runtime_is_published (share, key, cancellable, &local_error);
@@ -256,7 +229,6 @@ import_at (const SandboxClusterTemplateShare  *share,
       if (!publish_tree (share, key, tree_fd, cancellable, error))
         return NULL;
     }
-  sandbox_backend_emit_import_progress (backend, progress.n_entries, progress.n_bytes);
   return g_steal_pointer (&key);
 }
 
