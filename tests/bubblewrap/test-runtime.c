@@ -41,20 +41,6 @@ prewarm_on (SandboxBackend *backend,
   return sandbox_test_prewarm (backend, template_, NULL);
 }
 
-static SandboxRuntimeInfo *
-find_runtime (SandboxBackend *backend,
-              const char     *key)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) runtimes = sandbox_backend_list_runtimes (backend, NULL, &error);
-
-  g_assert_no_error (error);
-  for (guint i = 0; i < runtimes->len; i++)
-    if (g_str_equal (sandbox_runtime_info_get_key (runtimes->pdata[i]), key))
-      return g_object_ref (runtimes->pdata[i]);
-  return NULL;
-}
-
 /* A template's key covers its runtime, and only when it has one (the
  * conformance vectors pin the keys of templates without). */
 static void
@@ -213,7 +199,7 @@ test_list_and_delete (void)
   f.template_key = prewarm_on (f.backend, runtime_key);
   sandbox_test_fixture_open_session (&f, NULL);
 
-  info = find_runtime (f.backend, runtime_key);
+  info = sandbox_test_find_runtime (f.backend, runtime_key);
   g_assert_nonnull (info);
   g_assert_cmpuint (sandbox_runtime_info_get_n_templates (info), ==, 1);
   g_assert_cmpuint (sandbox_runtime_info_get_n_sessions (info), ==, 1);
@@ -231,7 +217,7 @@ test_list_and_delete (void)
   g_assert_no_error (error);
   g_assert_true (sandbox_backend_delete_runtime (f.backend, runtime_key, NULL, &error));
   g_assert_no_error (error);
-  gone = find_runtime (f.backend, runtime_key);
+  gone = sandbox_test_find_runtime (f.backend, runtime_key);
   g_assert_null (gone);
   g_assert_false (sandbox_backend_delete_runtime (f.backend, runtime_key, NULL, &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_NOT_FOUND);

@@ -116,20 +116,6 @@ import_progress_cb (SandboxBackend *backend,
 }
 
 static char *
-import_runtime (SandboxBackend *backend,
-                const char     *path,
-                gboolean       *reused)
-{
-  g_autoptr(GFile) source = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  char *key = sandbox_backend_import_runtime (backend, source, reused, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_true (sandbox_template_key_is_valid (key));
-  return key;
-}
-
-static char *
 prewarm_on (SandboxBackend *backend,
             const char     *runtime_key)
 {
@@ -148,20 +134,6 @@ count_runtimes (SandboxBackend *backend)
 
   g_assert_no_error (error);
   return runtimes->len;
-}
-
-static SandboxRuntimeInfo *
-find_runtime (SandboxBackend *backend,
-              const char     *key)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) runtimes = sandbox_backend_list_runtimes (backend, NULL, &error);
-
-  g_assert_no_error (error);
-  for (guint i = 0; i < runtimes->len; i++)
-    if (g_str_equal (sandbox_runtime_info_get_key (runtimes->pdata[i]), key))
-      return g_object_ref (runtimes->pdata[i]);
-  return NULL;
 }
 
 static guint
@@ -233,7 +205,7 @@ fixture_set_up (Fixture       *fixture,
   fixture->runtime = make_runtime (fixture->base, "runtime", "one");
   host_new (fixture, "a", &fixture->a);
   host_new (fixture, "b", &fixture->b);
-  fixture->runtime_key = import_runtime (fixture->a, fixture->runtime, &reused);
+  fixture->runtime_key = sandbox_test_import_runtime (fixture->a, fixture->runtime, &reused);
   g_assert_false (reused);
 }
 
@@ -313,7 +285,7 @@ test_follows_template (Fixture       *fixture,
   /* Published already: reused, on a host that stored it too and one that
    * did not (b stores it now), with the unpacking's progress. */
   g_signal_connect (fixture->b, "import-progress", G_CALLBACK (import_progress_cb), &progress);
-  again = import_runtime (fixture->b, fixture->runtime, &reused);
+  again = sandbox_test_import_runtime (fixture->b, fixture->runtime, &reused);
   g_assert_true (reused);
   g_assert_cmpstr (again, ==, fixture->runtime_key);
   g_assert_cmpuint (progress.n_reports, >=, 1);
@@ -336,7 +308,7 @@ test_follows_template (Fixture       *fixture,
   g_assert_cmpstr (extra, ==, "one\n");
   assert_incoming_empty (fixture);
 
-  info = find_runtime (fixture->b, fixture->runtime_key);
+  info = sandbox_test_find_runtime (fixture->b, fixture->runtime_key);
   g_assert_nonnull (info);
   g_assert_cmpuint (sandbox_runtime_info_get_n_templates (info), ==, 1);
 
@@ -403,7 +375,7 @@ test_list_and_delete (Fixture       *fixture,
 
   if (fixture->etcd == NULL)
     return;
-  info = find_runtime (fixture->a, fixture->runtime_key);
+  info = sandbox_test_find_runtime (fixture->a, fixture->runtime_key);
   g_assert_nonnull (info);
   g_assert_cmpuint (sandbox_runtime_info_get_n_templates (info), ==, 0);
   g_assert_cmpuint (sandbox_runtime_info_get_n_bytes (info), >, 1000000);
@@ -446,7 +418,7 @@ test_forged_runtime_record (Fixture       *fixture,
   if (fixture->etcd == NULL)
     return;
   other = make_runtime (fixture->base, "other", "two");
-  other_key = import_runtime (fixture->a, other, NULL);
+  other_key = sandbox_test_import_runtime (fixture->a, other, NULL);
   g_assert_cmpstr (other_key, !=, fixture->runtime_key);
   template_key = prewarm_on (fixture->a, fixture->runtime_key);
 

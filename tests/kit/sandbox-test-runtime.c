@@ -52,3 +52,25 @@ sandbox_test_import_runtime (SandboxBackend *backend,
   g_assert_true (sandbox_template_key_is_valid (key));
   return key;
 }
+
+/**
+ * sandbox_test_find_runtime:
+ * @backend: a backend that stores runtimes
+ * @key: a runtime's key
+ *
+ * Returns: (transfer full) (nullable): what @backend lists for @key, or
+ *   %NULL when it does not list it
+ */
+SandboxRuntimeInfo *
+sandbox_test_find_runtime (SandboxBackend *backend,
+                           const char     *key)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) runtimes = sandbox_backend_list_runtimes (backend, NULL, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < runtimes->len; i++)
+    if (g_str_equal (sandbox_runtime_info_get_key (runtimes->pdata[i]), key))
+      return g_object_ref (runtimes->pdata[i]);
+  return NULL;
+}

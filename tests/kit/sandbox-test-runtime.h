@@ -13,5 +13,7 @@ char *sandbox_test_runtime_path   (const char     *name);
 char *sandbox_test_import_runtime (SandboxBackend *backend,
                                    const char     *path,
                                    gboolean       *reused);
+SandboxRuntimeInfo *sandbox_test_find_runtime (SandboxBackend *backend,
+                                               const char     *key);
 
 G_END_DECLS
