@@ -117,23 +117,6 @@ stored_runtime_has (const char *state_directory,
   return FALSE;
 }
 
-static SandboxHandle *
-stop_and_resume (SandboxBackend *backend,
-                 SandboxHandle  *handle)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, &error);
-  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
-  SandboxHandle *resumed;
-
-  g_assert_no_error (error);
-  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
-  g_assert_no_error (error);
-  resumed = sandbox_backend_resume (backend, state, policy, NULL, &error);
-  g_assert_no_error (error);
-  return resumed;
-}
-
 /* The key says whether the runtime is writable, and only when it is. */
 static void
 test_key (void)
@@ -206,7 +189,7 @@ test_install_persists (void)
   g_assert_false (stored_runtime_has (f.state_directory, "usr/local/bin/tool"));
   g_assert_false (stored_runtime_has (f.state_directory, "usr/bin/extra"));
 
-  resumed = stop_and_resume (f.backend, f.handle);
+  resumed = sandbox_test_stop_and_resume (f.backend, f.handle);
   g_clear_pointer (&ran, g_free);
   ran = sandbox_test_guest_sh (sandbox_handle_get_session (resumed), "/usr/local/bin/tool");
   g_assert_cmpstr (ran, ==, "installed\n");
@@ -244,14 +227,14 @@ test_guest_breaks_its_true (void)
   if (!set_up_session (&f, &runtime_key))
     return;
   g_assert_cmpint (sandbox_test_guest_status (f.session, "rm /usr/bin/true"), ==, 0);
-  resumed = stop_and_resume (f.backend, f.handle);
+  resumed = sandbox_test_stop_and_resume (f.backend, f.handle);
   ran = sandbox_test_guest_sh (sandbox_handle_get_session (resumed), "echo still");
   g_assert_cmpstr (ran, ==, "still\n");
   /* One that never ends: the proof's deadline ends it. */
   g_assert_cmpint (sandbox_test_guest_status (sandbox_handle_get_session (resumed),
                                               "printf '#!/bin/sh\\nwhile :; do :; done\\n' > "
                                               "/usr/bin/true && chmod 0755 /usr/bin/true"), ==, 0);
-  again = stop_and_resume (f.backend, resumed);
+  again = sandbox_test_stop_and_resume (f.backend, resumed);
   g_clear_pointer (&ran, g_free);
   ran = sandbox_test_guest_sh (sandbox_handle_get_session (again), "echo again");
   g_assert_cmpstr (ran, ==, "again\n");
@@ -259,26 +242,6 @@ test_guest_breaks_its_true (void)
   g_clear_object (&f.handle);
   f.session = NULL;
   sandbox_test_fixture_tear_down (&f, NULL);
-}
-
-static char *
-snapshot (SandboxHandle *handle)
-{
-  g_autoptr(GError) error = NULL;
-  char *key = sandbox_handle_snapshot (handle, NULL, &error);
-
-  g_assert_no_error (error);
-  return key;
-}
-
-static void
-restore (SandboxHandle *handle,
-         const char    *key)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (sandbox_handle_restore (handle, key, NULL, &error));
-  g_assert_no_error (error);
 }
 
 /* A snapshot keeps what the session installed; its forks start from it and
@@ -300,13 +263,13 @@ test_snapshot_fork_restore (void)
     return;
   g_assert_cmpint (sandbox_test_guest_status (f.session, INSTALL " && echo w > /workspace/w"),
                    ==, 0);
-  key = snapshot (f.handle);
+  key = sandbox_test_snapshot (f.handle);
 
   /* The same workspace changes without the runtime's: another key. */
   other = sandbox_test_create_session (f.backend, f.template_key);
   g_assert_cmpint (sandbox_test_guest_status (sandbox_handle_get_session (other),
                                               "echo w > /workspace/w"), ==, 0);
-  other_key = snapshot (other);
+  other_key = sandbox_test_snapshot (other);
   g_assert_cmpstr (other_key, !=, key);
 
   fork = sandbox_test_create_session (f.backend, key);
@@ -319,11 +282,11 @@ test_snapshot_fork_restore (void)
   ran = sandbox_test_guest_sh (f.session, "/usr/local/bin/tool; cat /usr/bin/extra");
   g_assert_cmpstr (ran, ==, "installed\nextra\n");
 
-  restore (f.handle, f.template_key);
+  sandbox_test_restore (f.handle, f.template_key);
   g_assert_cmpint (sandbox_test_guest_status (f.session, "test -e /usr/bin/extra"), ==, 1);
   g_assert_cmpint (sandbox_test_guest_status (f.session, "test -e /usr/local/bin/tool"), ==, 1);
   g_assert_cmpint (sandbox_test_guest_status (f.session, "test -e /workspace/w"), ==, 1);
-  restore (f.handle, key);
+  sandbox_test_restore (f.handle, key);
   g_clear_pointer (&ran, g_free);
   ran = sandbox_test_guest_sh (f.session, "/usr/local/bin/tool; cat /usr/bin/extra /workspace/w");
   g_assert_cmpstr (ran, ==, "installed\nextra\nw\n");

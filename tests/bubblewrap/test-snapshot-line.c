@@ -104,27 +104,6 @@ sh (SandboxHandle *handle,
 }
 
 static char *
-snapshot (SandboxHandle *handle)
-{
-  g_autoptr(GError) error = NULL;
-  char *key = sandbox_handle_snapshot (handle, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_true (sandbox_template_key_is_valid (key));
-  return key;
-}
-
-static void
-restore (SandboxHandle *handle,
-         const char    *key)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (sandbox_handle_restore (handle, key, NULL, &error));
-  g_assert_no_error (error);
-}
-
-static char *
 base_of (SandboxHandle *handle)
 {
   g_autoptr(GError) error = NULL;
@@ -226,19 +205,19 @@ test_restore_along_line (Fixture       *fixture,
 
   sh (fixture->handle, "cd /workspace && printf one > hello.txt && rm src/util.c");
   tree1 = tree_of (fixture->handle);
-  key1 = snapshot (fixture->handle);
+  key1 = sandbox_test_snapshot (fixture->handle);
   child = sandbox_test_create_session (fixture->backend, key1);
   sh (child, "cd /workspace && rm -r old && mkdir old && printf two > old/new && ln -s x y");
   tree2 = tree_of (child);
-  key2 = snapshot (child);
+  key2 = sandbox_test_snapshot (child);
   grandchild = sandbox_test_create_session (fixture->backend, key2);
   sh (grandchild, "cd /workspace && printf three > src/util.c && chmod 0700 src && rm y");
   tree3 = tree_of (grandchild);
-  key3 = snapshot (grandchild);
+  key3 = sandbox_test_snapshot (grandchild);
 
   /* Down: two snapshots below its own. */
   sh (fixture->handle, "cd /workspace && rm -rf ./* && printf junk > junk");
-  restore (fixture->handle, key3);
+  sandbox_test_restore (fixture->handle, key3);
   g_assert_cmpstr (sandbox_session_get_id (sandbox_handle_get_session (fixture->handle)), ==,
                    id);
   after = tree_of (fixture->handle);
@@ -262,19 +241,19 @@ test_restore_along_line (Fixture       *fixture,
   g_assert_cmpstr (after, ==, tree3);
 
   /* Up: the grandchild to its base's parent, then to the template. */
-  restore (grandchild, key1);
+  sandbox_test_restore (grandchild, key1);
   g_clear_pointer (&after, g_free);
   after = tree_of (grandchild);
   g_assert_cmpstr (after, ==, tree1);
   g_clear_pointer (&base, g_free);
   base = base_of (grandchild);
   g_assert_cmpstr (base, ==, key1);
-  restore (grandchild, fixture->template_key);
+  sandbox_test_restore (grandchild, fixture->template_key);
   g_clear_pointer (&after, g_free);
   after = tree_of (grandchild);
   g_assert_cmpstr (after, ==, pristine);
   /* And down again, to its old base's sibling line. */
-  restore (grandchild, key2);
+  sandbox_test_restore (grandchild, key2);
   g_clear_pointer (&after, g_free);
   after = tree_of (grandchild);
   g_assert_cmpstr (after, ==, tree2);
@@ -341,7 +320,7 @@ test_flatten (Fixture       *fixture,
                                   step, step, step);
       sh (current, script);
       expected = tree_of (current);
-      key = snapshot (current);
+      key = sandbox_test_snapshot (current);
       g_assert_cmpuint (lower_depth (fixture, key), <=, MAX_DEPTH + 1);
       mark = stored_file (fixture, key, "flattened");
       flattened |= g_file_test (mark, G_FILE_TEST_EXISTS);
@@ -358,10 +337,10 @@ test_flatten (Fixture       *fixture,
     }
   g_assert_true (flattened);
   /* Restores into the line past the flattening, and to one before it. */
-  restore (fixture->handle, keys->pdata[39]);
+  sandbox_test_restore (fixture->handle, keys->pdata[39]);
   after = tree_of (fixture->handle);
   g_assert_cmpstr (after, ==, trees->pdata[39]);
-  restore (fixture->handle, keys->pdata[20]);
+  sandbox_test_restore (fixture->handle, keys->pdata[20]);
   g_clear_pointer (&after, g_free);
   after = tree_of (fixture->handle);
   g_assert_cmpstr (after, ==, trees->pdata[20]);
@@ -399,24 +378,24 @@ test_copy_from_layered (Fixture       *fixture,
     "        pass\n'", fixture->host_directory);
   sh (fixture->handle, plant);
   tree1 = tree_of (fixture->handle);
-  key1 = snapshot (fixture->handle);
+  key1 = sandbox_test_snapshot (fixture->handle);
   layered = sandbox_test_create_session (fixture->backend, key1);
   sh (layered, "cd /workspace && rm escape && mkdir escape && printf x > escape/x && "
                "rm -r renamed && mkdir renamed && printf n > renamed/n && rm link && "
                "chmod 0600 src/main.c");
   tree2 = tree_of (layered);
-  key2 = snapshot (layered);
+  key2 = sandbox_test_snapshot (layered);
 
   copied = sandbox_test_create_session (fixture->copying, key2);
   seen = tree_of (copied);
   g_assert_cmpstr (seen, ==, tree2);
   assert_host_directory_untouched (fixture);
 
-  restore (copied, key1);
+  sandbox_test_restore (copied, key1);
   g_clear_pointer (&seen, g_free);
   seen = tree_of (copied);
   g_assert_cmpstr (seen, ==, tree1);
-  restore (copied, key2);
+  sandbox_test_restore (copied, key2);
   g_clear_pointer (&seen, g_free);
   seen = tree_of (copied);
   g_assert_cmpstr (seen, ==, tree2);
@@ -424,13 +403,13 @@ test_copy_from_layered (Fixture       *fixture,
   /* Its own snapshot is a flat one, forked by both layouts. */
   sh (copied, "printf mine > /workspace/mine");
   flat_tree = tree_of (copied);
-  flat_key = snapshot (copied);
+  flat_key = sandbox_test_snapshot (copied);
   copied_fork = sandbox_test_create_session (fixture->copying, flat_key);
   g_clear_pointer (&seen, g_free);
   seen = tree_of (copied_fork);
   g_assert_cmpstr (seen, ==, flat_tree);
   /* And a layered session of the line restores to it. */
-  restore (layered, flat_key);
+  sandbox_test_restore (layered, flat_key);
   g_clear_pointer (&seen, g_free);
   seen = tree_of (layered);
   g_assert_cmpstr (seen, ==, flat_tree);
@@ -463,10 +442,10 @@ test_crafted_layer (Fixture       *fixture,
   g_autofree char *attributes = NULL;
 
   sh (fixture->handle, plant);
-  key1 = snapshot (fixture->handle);
+  key1 = sandbox_test_snapshot (fixture->handle);
   layered = sandbox_test_create_session (fixture->backend, key1);
   sh (layered, "cd /workspace && rm escape && mkdir escape && printf x > escape/x");
-  key2 = snapshot (layered);
+  key2 = sandbox_test_snapshot (layered);
   escape = stored_file (fixture, key2, "data/escape");
   escape_x = stored_file (fixture, key2, "data/escape/x");
   /* overlayfs made it opaque (it replaced a whiteout): no longer. And
@@ -531,10 +510,10 @@ helper_crash (const char *state_directory,
   g_assert_no_error (error);
   handle = sandbox_test_create_session (backend, key);
   sh (handle, "printf one > /workspace/one");
-  key1 = snapshot (handle);
+  key1 = sandbox_test_snapshot (handle);
   child = sandbox_test_create_session (backend, key1);
   sh (child, "printf two > /workspace/two && rm /workspace/hello.txt");
-  key2 = snapshot (child);
+  key2 = sandbox_test_snapshot (child);
   sandbox_test_delete_session (child);
   state = sandbox_handle_capture_state (handle, &error);
   g_assert_no_error (error);

@@ -84,43 +84,6 @@ view_of (SandboxHandle *handle)
   return sandbox_test_guest_sh (sandbox_handle_get_session (handle), VIEW);
 }
 
-static char *
-snapshot (SandboxHandle *handle)
-{
-  g_autoptr(GError) error = NULL;
-  char *key = sandbox_handle_snapshot (handle, NULL, &error);
-
-  g_assert_no_error (error);
-  return key;
-}
-
-static void
-restore (SandboxHandle *handle,
-         const char    *key)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (sandbox_handle_restore (handle, key, NULL, &error));
-  g_assert_no_error (error);
-}
-
-static SandboxHandle *
-stop_and_resume (SandboxBackend *backend,
-                 SandboxHandle  *handle)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, &error);
-  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
-  SandboxHandle *resumed;
-
-  g_assert_no_error (error);
-  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
-  g_assert_no_error (error);
-  resumed = sandbox_backend_resume (backend, state, policy, NULL, &error);
-  g_assert_no_error (error);
-  return resumed;
-}
-
 /* A session restored two snapshots down its line runs on that line's
  * runtime changes (and keeps them across a stop and resume); one restored
  * up to its base's parent, and to the template, on theirs. */
@@ -141,31 +104,31 @@ test_restore_along_line (void)
                 "/usr/local/bin/tool && chmod 0755 /usr/local/bin/tool && "
                 "echo one > /usr/bin/extra && echo w1 > /workspace/w");
   view1 = view_of (f.handle);
-  key1 = snapshot (f.handle);
+  key1 = sandbox_test_snapshot (f.handle);
   child = sandbox_test_create_session (f.backend, key1);
   sh (child, "rm /usr/local/bin/tool && echo two > /usr/bin/extra2");
-  key2 = snapshot (child);
+  key2 = sandbox_test_snapshot (child);
   grandchild = sandbox_test_create_session (f.backend, key2);
   sh (grandchild, "echo three >> /usr/bin/extra && echo w3 > /workspace/w");
   view3 = view_of (grandchild);
-  key3 = snapshot (grandchild);
+  key3 = sandbox_test_snapshot (grandchild);
 
   sh (f.handle, "rm -r /usr/local/bin && echo junk > /usr/bin/extra");
-  restore (f.handle, key3);
+  sandbox_test_restore (f.handle, key3);
   seen = view_of (f.handle);
   g_assert_cmpstr (seen, ==, view3);
-  resumed = stop_and_resume (f.backend, f.handle);
+  resumed = sandbox_test_stop_and_resume (f.backend, f.handle);
   g_clear_object (&f.handle);
   f.session = NULL;
   g_clear_pointer (&seen, g_free);
   seen = view_of (resumed);
   g_assert_cmpstr (seen, ==, view3);
 
-  restore (grandchild, key1);
+  sandbox_test_restore (grandchild, key1);
   g_clear_pointer (&seen, g_free);
   seen = view_of (grandchild);
   g_assert_cmpstr (seen, ==, view1);
-  restore (grandchild, f.template_key);
+  sandbox_test_restore (grandchild, f.template_key);
   g_clear_pointer (&seen, g_free);
   seen = view_of (grandchild);
   g_assert_cmpstr (seen, ==, pristine);
@@ -208,7 +171,7 @@ test_flatten (void)
                                   step, step, step);
       sh (current, script);
       expected = view_of (current);
-      key = snapshot (current);
+      key = sandbox_test_snapshot (current);
       next = sandbox_test_create_session (f.backend, key);
       forked = view_of (next);
       g_assert_cmpstr (forked, ==, expected);

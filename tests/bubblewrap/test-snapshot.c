@@ -106,17 +106,6 @@ assert_tree (SandboxHandle *handle,
     g_assert_cmpstr (tree, !=, expected);
 }
 
-static char *
-snapshot (SandboxHandle *handle)
-{
-  g_autoptr(GError) error = NULL;
-  char *key = sandbox_handle_snapshot (handle, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_true (sandbox_template_key_is_valid (key));
-  return key;
-}
-
 /* Edits, deletions of template files (whiteouts), a renamed directory, an
  * opaque one (removed and made again), new links, an empty directory and
  * modes. */
@@ -155,10 +144,10 @@ test_fork (Fixture       *fixture,
   g_assert_null (strstr (parent_tree, "util.c"));
   g_assert_null (strstr (parent_tree, "gone.txt"));
 
-  key = snapshot (fixture->handle);
+  key = sandbox_test_snapshot (fixture->handle);
   g_assert_cmpstr (key, !=, fixture->template_key);
   /* Nothing changed since: the same snapshot. */
-  again = snapshot (fixture->handle);
+  again = sandbox_test_snapshot (fixture->handle);
   g_assert_cmpstr (again, ==, key);
   assert_tree (fixture->handle, TRUE, parent_tree);
 
@@ -191,7 +180,7 @@ test_fork (Fixture       *fixture,
   /* A snapshot of a fork lies over the first: its fork sees both. */
   {
     g_autofree char *fork_tree = tree_of (forks[0]);
-    g_autofree char *second = snapshot (forks[0]);
+    g_autofree char *second = sandbox_test_snapshot (forks[0]);
     g_autoptr(SandboxHandle) grandchild = create (fixture, second);
     g_autofree char *grandchild_tree = tree_of (grandchild);
 
@@ -232,7 +221,7 @@ test_busy (Fixture       *fixture,
   g_assert_no_error (error);
   result = sandbox_process_wait (process, NULL, &error);
   g_assert_no_error (error);
-  key = snapshot (fixture->handle);
+  key = sandbox_test_snapshot (fixture->handle);
 }
 
 /* A template or snapshot that a session or snapshot lies over stays. */
@@ -245,7 +234,7 @@ test_delete_refused (Fixture       *fixture,
   g_autoptr(SandboxHandle) fork = NULL;
 
   make_changes (fixture->session);
-  key = snapshot (fixture->handle);
+  key = sandbox_test_snapshot (fixture->handle);
   fork = create (fixture, key);
   g_assert_false (sandbox_backend_delete_template (fixture->backend, key, NULL, &error));
   g_assert_error (error, SANDBOX_ERROR, SANDBOX_ERROR_BUSY);
@@ -293,11 +282,11 @@ test_lineage_listed (Fixture       *fixture,
   SandboxTemplateInfo *info;
 
   g_assert_true (sandbox_session_write_text (fixture->session, "one.txt", "1", NULL, &error));
-  first = snapshot (fixture->handle);
+  first = sandbox_test_snapshot (fixture->handle);
   fork = create (fixture, first);
   g_assert_true (sandbox_session_write_text (sandbox_handle_get_session (fork), "two.txt", "22",
                                              NULL, &error));
-  second = snapshot (fork);
+  second = sandbox_test_snapshot (fork);
   listed = sandbox_backend_list_templates (fixture->backend, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (listed->len, ==, 3);
@@ -339,7 +328,7 @@ test_hundred_forks (Fixture       *fixture,
 
   g_assert_true (sandbox_session_write_text (fixture->session, "hello.txt", "parent", NULL,
                                              &error));
-  key = snapshot (fixture->handle);
+  key = sandbox_test_snapshot (fixture->handle);
   for (guint i = 0; i < N_FORKS; i++)
     {
       g_autofree char *mine = g_strdup_printf ("%u", i);
@@ -383,7 +372,7 @@ test_fork_resumes (Fixture       *fixture,
 
   make_changes (fixture->session);
   parent_tree = tree_of (fixture->handle);
-  key = snapshot (fixture->handle);
+  key = sandbox_test_snapshot (fixture->handle);
   fork = create (fixture, key);
   state = sandbox_handle_capture_state (fork, &error);
   g_assert_no_error (error);
@@ -413,7 +402,7 @@ test_restore (Fixture       *fixture,
 
   make_changes (fixture->session);
   snapshot_tree = tree_of (fixture->handle);
-  key = snapshot (fixture->handle);
+  key = sandbox_test_snapshot (fixture->handle);
   g_free (sandbox_test_guest_sh (fixture->session,
                                  "cd /workspace && rm -rf ./* && printf junk > junk && "
                                  "mkdir src && printf j > src/main.c"));
@@ -476,10 +465,10 @@ test_restore_refused (Fixture       *fixture,
   g_clear_error (&error);
 
   make_changes (fixture->session);
-  key = snapshot (fixture->handle);
+  key = sandbox_test_snapshot (fixture->handle);
   fork = create (fixture, key);
   g_free (sandbox_test_guest_sh (sandbox_handle_get_session (fork), "printf g > /workspace/g"));
-  grandchild_key = snapshot (fork);
+  grandchild_key = sandbox_test_snapshot (fork);
   /* Further down its line: rebased (test-snapshot-line.c). */
   g_assert_true (sandbox_handle_restore (fixture->handle, grandchild_key, NULL, &error));
   g_assert_no_error (error);
@@ -548,7 +537,7 @@ test_guest_attacks (Fixture       *fixture,
   planted = sandbox_test_guest_sh (fixture->session, plant);
   g_test_message ("the guest's plants: %s", planted);
   parent_tree = tree_of (fixture->handle);
-  key = snapshot (fixture->handle);
+  key = sandbox_test_snapshot (fixture->handle);
   fork = create (fixture, key);
   fork_tree = tree_of (fork);
   g_assert_cmpstr (fork_tree, ==, parent_tree);
@@ -602,7 +591,7 @@ test_depth_limit (Fixture       *fixture,
       SandboxHandle *next;
 
       g_free (sandbox_test_guest_sh (sandbox_handle_get_session (current), script));
-      step_key = snapshot (current);
+      step_key = sandbox_test_snapshot (current);
       next = create (fixture, step_key);
       if (current != fixture->handle)
         sandbox_test_delete_session (current);
@@ -614,7 +603,7 @@ test_depth_limit (Fixture       *fixture,
   g_assert_cmpstr (count, ==, "32\n");
   g_free (sandbox_test_guest_sh (sandbox_handle_get_session (current),
                                  "rm /workspace/layer-1"));
-  key = snapshot (current);
+  key = sandbox_test_snapshot (current);
   flattened = create (fixture, key);
   g_clear_pointer (&count, g_free);
   count = sandbox_test_guest_sh (sandbox_handle_get_session (flattened),
@@ -667,7 +656,7 @@ test_copy_layout (Fixture       *fixture,
   make_changes (sandbox_handle_get_session (handle));
   changed = tree_of (handle);
   changed_below = tree_below_top (handle);
-  key = snapshot (handle);
+  key = sandbox_test_snapshot (handle);
   g_assert_cmpstr (key, !=, fixture->template_key);
 
   /* Forks of both layouts see exactly the snapshot. */
@@ -698,7 +687,7 @@ test_copy_layout (Fixture       *fixture,
    * session of the line restores to the flat snapshot, rebased onto it. */
   g_free (sandbox_test_guest_sh (sandbox_handle_get_session (layered_fork),
                                  "cd /workspace && printf layered > layered.txt"));
-  layered_key = snapshot (layered_fork);
+  layered_key = sandbox_test_snapshot (layered_fork);
   refused = sandbox_backend_create (copying, layered_key, NULL, fixture->policy, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (sandbox_test_guest_status (sandbox_handle_get_session (refused),
@@ -760,7 +749,7 @@ helper_crash (const char *state_directory,
   g_free (sandbox_test_guest_sh (sandbox_handle_get_session (handle),
                                  "mkdir many && cd many && for i in $(seq 1 "
                                  G_STRINGIFY (CRASH_FILES) "); do echo $i > f$i; done"));
-  snapshot_key = snapshot (handle);
+  snapshot_key = sandbox_test_snapshot (handle);
   state = sandbox_handle_capture_state (handle, &error);
   g_assert_no_error (error);
   json = sandbox_state_to_json (state);
@@ -772,7 +761,7 @@ helper_crash (const char *state_directory,
       if (g_str_has_prefix (what, "restore"))
         g_assert_true (sandbox_handle_restore (handle, snapshot_key, NULL, NULL));
       else
-        g_free (snapshot (handle));
+        g_free (sandbox_test_snapshot (handle));
     }
   return 1;
 }

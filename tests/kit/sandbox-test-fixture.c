@@ -295,3 +295,64 @@ sandbox_test_become_unprivileged (void)
   g_assert_cmpint (setuid (SANDBOX_TEST_UNPRIVILEGED_ID), ==, 0);
   g_assert_cmpint (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0), ==, 0);
 }
+
+/**
+ * sandbox_test_snapshot:
+ * @handle: a live session's handle
+ *
+ * Returns: (transfer full): the key of a new snapshot of it; fails the
+ *   test otherwise
+ */
+char *
+sandbox_test_snapshot (SandboxHandle *handle)
+{
+  g_autoptr(GError) error = NULL;
+  char *key = sandbox_handle_snapshot (handle, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (sandbox_template_key_is_valid (key));
+  return key;
+}
+
+/**
+ * sandbox_test_restore:
+ * @handle: a live session's handle
+ * @key: what to restore it to
+ *
+ * Restores it; fails the test otherwise.
+ */
+void
+sandbox_test_restore (SandboxHandle *handle,
+                      const char    *key)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (sandbox_handle_restore (handle, key, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/**
+ * sandbox_test_stop_and_resume:
+ * @backend: the backend @handle's session is of
+ * @handle: a live session's handle
+ *
+ * Stops the session and resumes it from its state, deny-all.
+ *
+ * Returns: (transfer full): the resumed session's handle
+ */
+SandboxHandle *
+sandbox_test_stop_and_resume (SandboxBackend *backend,
+                              SandboxHandle  *handle)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SandboxState) state = sandbox_handle_capture_state (handle, &error);
+  g_autoptr(SandboxNetworkPolicy) policy = sandbox_network_policy_new_deny_all ();
+  SandboxHandle *resumed;
+
+  g_assert_no_error (error);
+  g_assert_true (sandbox_handle_stop (handle, NULL, &error));
+  g_assert_no_error (error);
+  resumed = sandbox_backend_resume (backend, state, policy, NULL, &error);
+  g_assert_no_error (error);
+  return resumed;
+}

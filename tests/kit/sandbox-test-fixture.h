@@ -44,6 +44,11 @@ char           *sandbox_test_prewarm_hello          (SandboxBackend      *backen
 SandboxHandle  *sandbox_test_create_session         (SandboxBackend      *backend,
                                                      const char          *template_key);
 void            sandbox_test_delete_session         (SandboxHandle       *handle);
+char           *sandbox_test_snapshot               (SandboxHandle       *handle);
+void            sandbox_test_restore                (SandboxHandle       *handle,
+                                                     const char          *key);
+SandboxHandle  *sandbox_test_stop_and_resume        (SandboxBackend      *backend,
+                                                     SandboxHandle       *handle);
 
 void            sandbox_test_fixture_set_up         (SandboxTestFixture  *fixture,
                                                      const char          *driver,
